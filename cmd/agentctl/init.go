@@ -1,0 +1,80 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+
+	"agentctl/config"
+	"agentctl/internal/atomicfile"
+	"agentctl/mailbox"
+)
+
+const initUsage = `
+Usage: agentctl init [--agents N] [--root DIR]
+
+Creates a runtime folder: a mailbox for each agent, the devlog, board, lore
+and lock folders, and a commented agentctl.yaml listing Agent-1..Agent-N.
+
+Running it again never destroys anything: an existing agentctl.yaml is kept
+as it is, and only missing folders are created, for the agents it lists.
+
+Examples:
+  agentctl init
+  agentctl init --agents 5
+  agentctl --root /srv/swarm init --agents 8
+`
+
+// runtimeDirs are the shared folders of a runtime root, besides mailboxes.
+var runtimeDirs = []string{"devlogs", "project_board", "lore", "locks"}
+
+func runInit(ctx context.Context, env *Env, args []string) error {
+	fs := newFlagSet(env, "init", initUsage)
+	n := fs.Int("agents", 3, "number of agents `N` (Agent-1..Agent-N) for a new agentctl.yaml")
+	rest, err := parseArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	if err := wantArgs(fs, rest, 0, 0, "no arguments"); err != nil {
+		return err
+	}
+	if *n < 1 || *n > 999 {
+		return usageError{msg: fmt.Sprintf("--agents %d: want a number from 1 to 999", *n)}
+	}
+	for _, d := range runtimeDirs {
+		if err := atomicfile.MkdirAll(filepath.Join(env.Root, d)); err != nil {
+			return fmt.Errorf("cannot initialise %s: %w", env.Root, err)
+		}
+	}
+
+	cfg, err := config.Load(env.Root)
+	switch {
+	case errors.Is(err, config.ErrNotFound):
+		names := make([]string, *n)
+		for i := range names {
+			names[i] = fmt.Sprintf("Agent-%d", i+1)
+		}
+		if err := atomicfile.WriteFile(config.Path(env.Root), config.Initial(names)); err != nil {
+			return fmt.Errorf("cannot initialise %s: %w", env.Root, err)
+		}
+		if cfg, err = config.Load(env.Root); err != nil {
+			return err
+		}
+		fmt.Fprintf(env.Stdout, "wrote %s\n", config.Path(env.Root))
+	case err != nil:
+		return withHint(err, "fix agentctl.yaml; init never overwrites it")
+	default:
+		fmt.Fprintf(env.Stdout, "kept %s\n", config.Path(env.Root))
+		if isFlagSet(fs, "agents") {
+			fmt.Fprintf(env.Stdout, "note: --agents is ignored because agentctl.yaml exists; add agents there\n")
+		}
+	}
+	for _, name := range cfg.AgentNames() {
+		if err := mailbox.Create(env.Root, name); err != nil {
+			return err
+		}
+	}
+	fmt.Fprintf(env.Stdout, "runtime %s ready with %d agents\n", env.Root, len(cfg.Agents))
+	return nil
+}

@@ -1,0 +1,111 @@
+// Command agentctl runs a swarm of AI coding agents that live in Cursor chat
+// windows (or headless CLI agents) and coordinates them through plain files.
+//
+// main only parses the global flags and dispatches; each subcommand lives in
+// its own file with its own flag set and usage text.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+}
+
+// command is one subcommand: its name, a one-line summary for the top-level
+// usage, and the function that parses its own flags and does the work.
+type command struct {
+	name    string
+	summary string
+	run     func(ctx context.Context, env *Env, args []string) error
+}
+
+// commands lists every subcommand in the order the usage shows them.
+var commands = []command{
+	{"init", "create a runtime folder and agentctl.yaml", runInit},
+}
+
+// Env is what every subcommand gets: where the runtime is and the standard
+// streams, so tests can run commands in-process.
+type Env struct {
+	Root   string
+	Stdin  io.Reader
+	Stdout io.Writer
+	Stderr io.Writer
+}
+
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	env := &Env{Root: defaultRoot(), Stdin: stdin, Stdout: stdout, Stderr: stderr}
+	args, err := parseGlobal(env, args)
+	if err == nil && len(args) == 0 {
+		err = usageError{msg: "no command given"}
+	}
+	if err == nil {
+		err = dispatch(env, args)
+	}
+	return report(stderr, err)
+}
+
+func dispatch(env *Env, args []string) error {
+	name := args[0]
+	if name == "help" || name == "-h" || name == "--help" {
+		if len(args) > 1 {
+			return dispatch(env, []string{args[1], "--help"})
+		}
+		printUsage(env.Stdout)
+		return nil
+	}
+	for _, c := range commands {
+		if c.name == name {
+			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+			defer stop()
+			return c.run(ctx, env, args[1:])
+		}
+	}
+	return usageError{msg: fmt.Sprintf("unknown command %q", name), hint: "run 'agentctl help' to list the commands"}
+}
+
+// report prints err the one way agentctl prints errors and returns the exit
+// code: 0 for success, 2 for usage errors, 1 for everything else.
+func report(stderr io.Writer, err error) int {
+	if err == nil || errors.Is(err, errHelpShown) {
+		return 0
+	}
+	fmt.Fprintf(stderr, "agentctl: %v\n", err)
+	var h interface{ Hint() string }
+	if errors.As(err, &h) && h.Hint() != "" {
+		fmt.Fprintf(stderr, "hint: %s\n", h.Hint())
+	}
+	var u usageError
+	if errors.As(err, &u) {
+		return 2
+	}
+	return 1
+}
+
+func printUsage(w io.Writer) {
+	fmt.Fprint(w, `agentctl coordinates AI coding agents through mailbox folders, a project
+board and devlogs.
+
+Usage:
+  agentctl [--root DIR] COMMAND [ARGS]
+
+Commands:
+`)
+	for _, c := range commands {
+		fmt.Fprintf(w, "  %-10s %s\n", c.name, c.summary)
+	}
+	fmt.Fprint(w, `
+Global flags:
+  --root DIR   runtime folder (default ./runtime, or $AGENTCTL_ROOT)
+
+Run 'agentctl help COMMAND' for a command's flags and examples.
+`)
+}

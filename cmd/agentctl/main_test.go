@@ -1,0 +1,28 @@
+package main
+
+import (
+	"os"
+	"testing"
+
+	"github.com/rogpeppe/go-internal/testscript"
+)
+
+// TestMain lets scripts run "agentctl" as a real process: the test binary
+// re-executes itself as the command.
+func TestMain(m *testing.M) {
+	testscript.Main(m, map[string]func(){
+		"agentctl": func() { os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
+	})
+}
+
+// TestScripts runs the end-to-end scripts in testdata/script, each in a fresh
+// work folder that is also its runtime root.
+func TestScripts(t *testing.T) {
+	testscript.Run(t, testscript.Params{
+		Dir: "testdata/script",
+		Setup: func(env *testscript.Env) error {
+			env.Setenv("AGENTCTL_ROOT", env.WorkDir+"/runtime")
+			return nil
+		},
+	})
+}

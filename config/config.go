@@ -1,0 +1,164 @@
+// Package config owns agentctl.yaml: its defaults, how it is read, what makes
+// it valid, and the commented file that `agentctl init` writes.
+//
+// No other package reads YAML configuration. Commands load a Config here and
+// hand plain values (durations, names, coordinates) down to the packages that
+// do the work, so those packages never depend on the file's shape.
+package config
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v3"
+
+	"agentctl/internal/agentname"
+)
+
+// FileName is the config file's name inside the runtime root.
+const FileName = "agentctl.yaml"
+
+// Config is the whole of agentctl.yaml.
+type Config struct {
+	// Agents are the agents this runtime knows. A name not listed here is
+	// refused everywhere, so a typo never creates a mailbox.
+	Agents  []Agent `yaml:"agents"`
+	Mailbox Mailbox `yaml:"mailbox"`
+}
+
+// Agent is one agent's seat: its name and how its turns are driven.
+type Agent struct {
+	Name string `yaml:"name"`
+}
+
+// Mailbox holds the mailbox and watcher settings shared by every agent.
+type Mailbox struct {
+	// Watch is "events" (fsnotify, the default) or "poll" for network and
+	// synced folders where file events never arrive.
+	Watch string `yaml:"watch"`
+	// PollInterval is how often the poll mode looks at the folders.
+	PollInterval Duration `yaml:"poll_interval"`
+	// RescanInterval is how often a full rescan runs even with events on,
+	// because events can be lost when the kernel queue overflows.
+	RescanInterval Duration `yaml:"rescan_interval"`
+	// Settle is how long a dropped file that is not yet complete JSON (a
+	// Markdown message, a copy in progress) must stay unchanged before it is
+	// read.
+	Settle Duration `yaml:"settle"`
+	// MaxAttempts is how many times a message is tried before it is
+	// dead-lettered.
+	MaxAttempts int `yaml:"max_attempts"`
+	// Backoff is the wait before the first retry; it doubles on each retry.
+	Backoff Duration `yaml:"backoff"`
+}
+
+// Default returns the configuration used when a setting is absent.
+func Default() Config {
+	return Config{
+		Mailbox: Mailbox{
+			Watch:          "events",
+			PollInterval:   Duration(time.Second),
+			RescanInterval: Duration(30 * time.Second),
+			Settle:         Duration(time.Second),
+			MaxAttempts:    3,
+			Backoff:        Duration(30 * time.Second),
+		},
+	}
+}
+
+// ErrNotFound is returned by Load when the runtime has no agentctl.yaml.
+var ErrNotFound = errors.New("no agentctl.yaml")
+
+// Path is where the config file of a runtime root lives.
+func Path(root string) string { return filepath.Join(root, FileName) }
+
+// Load reads and validates root/agentctl.yaml, filling absent settings with
+// their defaults.
+func Load(root string) (Config, error) {
+	data, err := os.ReadFile(Path(root))
+	if errors.Is(err, fs.ErrNotExist) {
+		return Config{}, fmt.Errorf("%w in %s", ErrNotFound, root)
+	}
+	if err != nil {
+		return Config{}, fmt.Errorf("cannot read config: %w", err)
+	}
+	return Parse(Path(root), data)
+}
+
+// Parse decodes and validates config data; name is used in error messages.
+func Parse(name string, data []byte) (Config, error) {
+	cfg := Default()
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(&cfg); err != nil && !errors.Is(err, io.EOF) {
+		return Config{}, fmt.Errorf("%s: %w", name, err)
+	}
+	if err := cfg.Validate(); err != nil {
+		return Config{}, fmt.Errorf("%s: %w", name, err)
+	}
+	return cfg, nil
+}
+
+// Validate reports the first thing in the config that cannot work.
+func (c Config) Validate() error {
+	seen := map[string]bool{}
+	for i, a := range c.Agents {
+		if err := agentname.Valid(a.Name); err != nil {
+			return fmt.Errorf("agents[%d]: %w", i, err)
+		}
+		key := strings.ToLower(a.Name)
+		if seen[key] {
+			return fmt.Errorf("agents[%d]: agent %q is listed twice", i, a.Name)
+		}
+		seen[key] = true
+	}
+	m := c.Mailbox
+	switch m.Watch {
+	case "events", "poll":
+	default:
+		return fmt.Errorf("mailbox.watch: %q is neither events nor poll", m.Watch)
+	}
+	for _, d := range []struct {
+		name string
+		v    Duration
+	}{{"poll_interval", m.PollInterval}, {"rescan_interval", m.RescanInterval}, {"settle", m.Settle}, {"backoff", m.Backoff}} {
+		if d.v <= 0 {
+			return fmt.Errorf("mailbox.%s: must be a positive duration such as 30s", d.name)
+		}
+	}
+	if m.MaxAttempts < 1 {
+		return fmt.Errorf("mailbox.max_attempts: must be at least 1")
+	}
+	return nil
+}
+
+// AgentNames lists the configured agents in file order.
+func (c Config) AgentNames() []string {
+	names := make([]string, len(c.Agents))
+	for i, a := range c.Agents {
+		names[i] = a.Name
+	}
+	return names
+}
+
+// Agent finds a configured agent by name, ignoring case, because Dream.OS
+// wrote "agent-2" as often as "Agent-2".
+func (c Config) Agent(name string) (Agent, error) {
+	canonical, err := agentname.Resolve(c.AgentNames(), name)
+	if err != nil {
+		return Agent{}, err
+	}
+	for _, a := range c.Agents {
+		if a.Name == canonical {
+			return a, nil
+		}
+	}
+	panic("unreachable")
+}

@@ -1,0 +1,97 @@
+// Package atomicfile is the one way agentctl writes files that other
+// processes read: every replace is atomic and durable, and every create can
+// refuse to clobber.
+//
+// A reader never sees a half-written file: data goes to a dot-prefixed temp
+// file in the destination folder (so watchers skip it and the final rename
+// never crosses a file system), is fsynced, and is then renamed or linked into
+// place, after which the folder itself is fsynced so the new name survives a
+// power cut.
+//
+// The package owns only the mechanics of writing. It never decides names,
+// formats or locking; callers do.
+package atomicfile
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// FilePerm and DirPerm are the permissions agentctl gives everything it
+// creates under the runtime root: readable by others, writable by nobody else.
+const (
+	FilePerm fs.FileMode = 0o644
+	DirPerm  fs.FileMode = 0o755
+)
+
+// TempPrefix starts the name of every temp file this package creates.
+// Watchers and listings skip names that start with a dot.
+const TempPrefix = "."
+
+// WriteFile atomically replaces path with data.
+func WriteFile(path string, data []byte) error {
+	if err := replace(path, data, FilePerm); err != nil {
+		return fmt.Errorf("cannot write %s: %w", path, err)
+	}
+	return SyncDir(filepath.Dir(path))
+}
+
+// Create writes data to path only if nothing exists there yet. It returns an
+// error wrapping fs.ErrExist when the name is taken, so concurrent writers of
+// the same name (the same message id, say) end with exactly one file.
+func Create(path string, data []byte) error {
+	tmp, err := writeTemp(filepath.Dir(path), filepath.Base(path), data)
+	if err != nil {
+		return fmt.Errorf("cannot write %s: %w", path, err)
+	}
+	defer os.Remove(tmp)
+	if err := os.Link(tmp, path); err != nil {
+		if errors.Is(err, fs.ErrExist) {
+			return fmt.Errorf("cannot create %s: %w", path, fs.ErrExist)
+		}
+		return fmt.Errorf("cannot create %s: %w", path, err)
+	}
+	return SyncDir(filepath.Dir(path))
+}
+
+// writeTemp writes data to a new, fsynced temp file in dir and returns its path.
+func writeTemp(dir, base string, data []byte) (string, error) {
+	f, err := os.CreateTemp(dir, TempPrefix+base+".tmp*")
+	if err != nil {
+		return "", err
+	}
+	name := f.Name()
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Chmod(FilePerm)
+	}
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		os.Remove(name)
+		return "", err
+	}
+	return name, nil
+}
+
+// IsTemp reports whether a file name is one of our temp files, or any other
+// dot-file, which readers must never consume.
+func IsTemp(name string) bool {
+	return strings.HasPrefix(filepath.Base(name), TempPrefix)
+}
+
+// MkdirAll creates dir and its parents with DirPerm.
+func MkdirAll(dir string) error {
+	if err := os.MkdirAll(dir, DirPerm); err != nil {
+		return fmt.Errorf("cannot create folder: %w", err)
+	}
+	return nil
+}

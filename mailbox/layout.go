@@ -1,0 +1,49 @@
+package mailbox
+
+import (
+	"fmt"
+	"path/filepath"
+
+	"agentctl/internal/agentname"
+	"agentctl/internal/atomicfile"
+)
+
+// The folders and files of one agent's mailbox, relative to its folder.
+const (
+	InboxDir      = "inbox"
+	ProcessingDir = "processing"
+	ArchiveDir    = "archive"
+	DeadletterDir = "deadletter"
+	// SeenDir holds one empty marker per message id ever delivered, so that
+	// a message delivered twice is stored once even after it was archived.
+	SeenDir        = ".seen"
+	InboxJSON      = "inbox.json"
+	InboxJSONLock  = "inbox.json.lock"
+	StatusJSON     = "status.json"
+	mailboxesDir   = "agent_mailboxes"
+	runtimeLockDir = "locks"
+)
+
+// Dir is the folder of an agent's mailbox under a runtime root. The name must
+// already be valid; Dir never sees a raw user string (see Open).
+func Dir(root, agent string) string {
+	return filepath.Join(root, mailboxesDir, agent)
+}
+
+// LocksDir is the runtime root's folder of cross-process locks.
+func LocksDir(root string) string { return filepath.Join(root, runtimeLockDir) }
+
+// Create makes the folders of an agent's mailbox. It is idempotent and never
+// touches what is already there.
+func Create(root, agent string) error {
+	if err := agentname.Valid(agent); err != nil {
+		return err
+	}
+	dir := Dir(root, agent)
+	for _, sub := range []string{InboxDir, ProcessingDir, ArchiveDir, DeadletterDir, SeenDir} {
+		if err := atomicfile.MkdirAll(filepath.Join(dir, sub)); err != nil {
+			return fmt.Errorf("cannot create mailbox of %s: %w", agent, err)
+		}
+	}
+	return nil
+}
