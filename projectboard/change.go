@@ -1,0 +1,245 @@
+package projectboard
+
+import (
+	"fmt"
+	"reflect"
+	"slices"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+// changedKeys lists the keys whose values differ between two versions of a
+// task, with the new values.
+func changedKeys(old, new Task) ([]string, map[string]any) {
+	var keys []string
+	values := map[string]any{}
+	set := func(key string, changed bool, v any) {
+		if changed {
+			keys = append(keys, key)
+			values[key] = v
+		}
+	}
+	set(keyTitle, old.Title != new.Title, new.Title)
+	set(keyStatus, old.Status != new.Status, string(new.Status))
+	set(keyOwner, old.Owner != new.Owner, new.Owner)
+	set(keyPriority, old.Priority != new.Priority, new.Priority)
+	set(keyDependsOn, !slices.Equal(old.DependsOn, new.DependsOn), append([]string{}, new.DependsOn...))
+	set(keyNotes, old.Notes != new.Notes, new.Notes)
+	set(keyUpdatedAt, old.UpdatedAt != new.UpdatedAt, new.UpdatedAt)
+	return keys, values
+}
+
+// checkTask refuses values a board must never hold.
+func checkTask(t Task) error {
+	if _, err := ParseStatus(string(t.Status)); err != nil {
+		return err
+	}
+	if strings.TrimSpace(t.ID) == "" || strings.ContainsAny(t.ID, " \t\r\n") {
+		return fmt.Errorf("task id %q must be a non-empty single word", t.ID)
+	}
+	if strings.TrimSpace(t.Title) == "" {
+		return fmt.Errorf("task %q needs a title", t.ID)
+	}
+	for _, v := range []string{t.Owner, t.Priority, t.UpdatedAt} {
+		if strings.ContainsAny(v, "\r\n") {
+			return fmt.Errorf("owner, priority and updated_at must be single lines")
+		}
+	}
+	for _, d := range t.DependsOn {
+		if strings.TrimSpace(d) == "" || strings.ContainsAny(d, "\r\n") {
+			return fmt.Errorf("depends_on must list task ids")
+		}
+	}
+	return nil
+}
+
+// withTask returns the board's text with task i changed to t, touching only
+// the lines of the keys that changed, after checking the result.
+func (b *Board) withTask(i int, t Task) ([]byte, error) {
+	if err := checkTask(t); err != nil {
+		return nil, err
+	}
+	if t.ID != b.Tasks[i].ID {
+		return nil, fmt.Errorf("a task's id cannot be changed")
+	}
+	keys, values := changedKeys(b.Tasks[i], t)
+	if len(keys) == 0 {
+		return b.data, nil
+	}
+	src := newSource(b.data)
+	edits, err := b.taskEdit(src, i, keys, values)
+	if err != nil {
+		return nil, err
+	}
+	out := apply(b.data, edits)
+	if err := b.verify(out, i, t, keys, false); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// withNewTask returns the board's text with t appended to its tasks.
+func (b *Board) withNewTask(t Task) ([]byte, error) {
+	if err := checkTask(t); err != nil {
+		return nil, err
+	}
+	src := newSource(b.data)
+	item := newTaskText(t, src.nl)
+	var out []byte
+	switch {
+	case b.root == nil:
+		out = append(append([]byte{}, b.data...), []byte(ensureNL(b.data, src.nl)+"tasks:"+src.nl+indentLines(item, "  "))...)
+	case b.seq == nil || len(b.seq.Content) == 0:
+		if b.seq != nil && b.seq.Style&yaml.FlowStyle == 0 {
+			return nil, fmt.Errorf("%s: cannot find where to add a task", b.Name())
+		}
+		colon, err := b.colon(src, b.tasksKey)
+		if err != nil {
+			return nil, err
+		}
+		// Replace "tasks:" / "tasks: []" / "tasks: ~" and whatever value
+		// follows on that line with a block list.
+		end := src.lineEnd(b.tasksKey.Line)
+		indent := strings.Repeat(" ", b.tasksKey.Column-1+2)
+		out = apply(b.data, []edit{{colon, end, src.nl + indentLines(item, indent)}})
+	default:
+		if b.seq.Style&yaml.FlowStyle != 0 {
+			return nil, fmt.Errorf("%s: tasks: is written as a [...] flow list, which agentctl does not edit; write it as a block list", b.Name())
+		}
+		last := len(b.taskNodes) - 1
+		n := b.taskNodes[last]
+		if n.Kind != yaml.MappingNode || n.Style&yaml.FlowStyle != 0 || len(n.Content) == 0 {
+			return nil, fmt.Errorf("%s: the last task is not a block mapping, cannot add after it", b.Name())
+		}
+		bounds := b.keyBounds(src, last)
+		k, v := n.Content[len(n.Content)-2], n.Content[len(n.Content)-1]
+		at := src.lineEnd(src.valueEndLine(k, v, bounds[len(bounds)-1]))
+		first := src.line(n.Line)
+		dash := strings.Repeat(" ", strings.IndexByte(string(first), '-'))
+		if strings.IndexByte(string(first), '-') < 0 {
+			return nil, fmt.Errorf("%s: cannot find the '-' of the last task", b.Name())
+		}
+		out = apply(b.data, []edit{{at, at, ensureNL(b.data[:at], src.nl) + indentLines(item, dash)}})
+	}
+	if err := b.verify(out, len(b.Tasks), t, nil, true); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func ensureNL(data []byte, nl string) string {
+	if len(data) == 0 || data[len(data)-1] == '\n' {
+		return ""
+	}
+	return nl
+}
+
+// newTaskText is a new task as a "- id: ..." item at indentation zero.
+func newTaskText(t Task, nl string) string {
+	var sb strings.Builder
+	line := func(key string, v any) {
+		text, multi := render(key, v, nil, 2, nl)
+		sb.WriteString("  " + key + ": " + text)
+		if !multi {
+			sb.WriteString(nl)
+		}
+	}
+	line(keyID, t.ID)
+	line(keyTitle, t.Title)
+	line(keyStatus, string(t.Status))
+	line(keyOwner, t.Owner)
+	if t.Priority != "" {
+		line(keyPriority, t.Priority)
+	}
+	if len(t.DependsOn) > 0 {
+		line(keyDependsOn, t.DependsOn)
+	}
+	if t.Notes != "" {
+		line(keyNotes, t.Notes)
+	}
+	if t.UpdatedAt != "" {
+		line(keyUpdatedAt, t.UpdatedAt)
+	}
+	s := sb.String()
+	return "- " + s[2:]
+}
+
+func indentLines(s, pad string) string {
+	lines := strings.SplitAfter(s, "\n")
+	for i, l := range lines {
+		if strings.TrimSpace(l) != "" {
+			lines[i] = pad + l
+		}
+	}
+	return strings.Join(lines, "")
+}
+
+// verify checks an edit before it is written: the new text parses as a
+// board, task i reads back as want, and everything else decodes exactly as
+// before. A failure here means agentctl could not express the change without
+// touching something else, so nothing is written.
+func (b *Board) verify(out []byte, i int, want Task, keys []string, added bool) error {
+	fail := func(why string) error {
+		return fmt.Errorf("%s: cannot apply the change to task %q without disturbing the rest of the board (%s); board left unchanged", b.Name(), want.ID, why)
+	}
+	nb, err := Parse(b.Path, out)
+	if err != nil {
+		return fail(err.Error())
+	}
+	if i >= len(nb.Tasks) || nb.Tasks[i].ID != want.ID {
+		return fail("the task moved")
+	}
+	got := nb.Tasks[i]
+	got.Line, got.Board, got.Extra, want.Extra, want.Line, want.Board = 0, "", nil, nil, 0, ""
+	if len(got.DependsOn) == 0 && len(want.DependsOn) == 0 {
+		got.DependsOn, want.DependsOn = nil, nil
+	}
+	if !reflect.DeepEqual(got, want) {
+		return fail(fmt.Sprintf("it would read back as %+v", got))
+	}
+	var before, after any
+	if err := yaml.Unmarshal(b.data, &before); err != nil {
+		return fail(err.Error())
+	}
+	if err := yaml.Unmarshal(out, &after); err != nil {
+		return fail(err.Error())
+	}
+	tasksAfter := tasksOf(after)
+	if added {
+		if len(tasksAfter) != len(tasksOf(before))+1 {
+			return fail("the number of tasks is wrong")
+		}
+		setTasks(after, tasksAfter[:len(tasksAfter)-1])
+		if tasksOf(before) == nil {
+			setTasks(before, tasksAfter[:0])
+		}
+	} else {
+		for _, tasks := range [][]any{tasksOf(before), tasksAfter} {
+			if m, ok := tasks[i].(map[string]any); ok {
+				for _, k := range keys {
+					delete(m, k)
+				}
+			}
+		}
+	}
+	if before == nil { // the board was empty: only "tasks" may have appeared
+		before = map[string]any{"tasks": []any{}}
+	}
+	if !reflect.DeepEqual(before, after) {
+		return fail("other values would change")
+	}
+	return nil
+}
+
+func tasksOf(doc any) []any {
+	m, _ := doc.(map[string]any)
+	t, _ := m["tasks"].([]any)
+	return t
+}
+
+func setTasks(doc any, tasks []any) {
+	if m, ok := doc.(map[string]any); ok {
+		m["tasks"] = tasks
+	}
+}

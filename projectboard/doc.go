@@ -1,0 +1,29 @@
+// Package projectboard owns the task boards: the *.yaml files under
+// <root>/project_board/ that humans edit by hand while agents update them.
+//
+// A board is a YAML file with a top-level "tasks:" sequence. Each task is a
+// mapping with id, title, status (todo, in_progress, review, blocked, done)
+// and owner, and optionally priority, depends_on, notes and updated_at; any
+// other key is kept as it is. Task ids are unique across all boards.
+//
+// Boards are the humans' files first. An agent's change is made as a text
+// edit of exactly the lines it changes: the file is parsed into yaml.v3 nodes
+// only to find where each value sits, and everything else (comments, key
+// order, blank lines, quoting, indentation) stays byte for byte. Every edit is
+// checked before it is written: the new text must parse, the changed task
+// must read back with the new values, and every other task and top-level key
+// must decode exactly as before.
+//
+// Writers in several processes are serialised by a lock file in
+// <root>/locks/. Humans' editors take no lock, so under the lock the board is
+// read, edited, read again and compared just before the atomic replace: if a
+// human saved in between, the edit is redone on the human's version instead
+// of overwriting it. A board that does not parse is never written; the change
+// fails with the file, line and reason, and the file stays as the human left
+// it. No file protocol can stop an editor that saves a stale buffer from
+// overwriting what was written after it loaded the file; editors warn about
+// that ("file changed on disk"), and agentctl itself never does it.
+//
+// The package never reads agentctl.yaml and never decides who may own a
+// task: callers check agent names before they reach a board.
+package projectboard

@@ -1,0 +1,320 @@
+package projectboard
+
+import (
+	"bytes"
+	"fmt"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Status is where a task stands.
+type Status string
+
+// The statuses a task may have, in the order work moves through them.
+const (
+	Todo       Status = "todo"
+	InProgress Status = "in_progress"
+	Review     Status = "review"
+	Blocked    Status = "blocked"
+	Done       Status = "done"
+)
+
+// Statuses lists every valid status.
+var Statuses = []Status{Todo, InProgress, Review, Blocked, Done}
+
+// ParseStatus checks s against the valid statuses.
+func ParseStatus(s string) (Status, error) {
+	for _, st := range Statuses {
+		if string(st) == s {
+			return st, nil
+		}
+	}
+	return "", fmt.Errorf("status %q is not one of %s", s, statusList())
+}
+
+func statusList() string {
+	names := make([]string, len(Statuses))
+	for i, s := range Statuses {
+		names[i] = string(s)
+	}
+	return strings.Join(names, ", ")
+}
+
+// Task is one task as read from a board. Values are the scalars' text as
+// written; an absent or null key reads as "".
+type Task struct {
+	ID        string         `json:"id"`
+	Title     string         `json:"title"`
+	Status    Status         `json:"status"`
+	Owner     string         `json:"owner"`
+	Priority  string         `json:"priority,omitempty"`
+	DependsOn []string       `json:"depends_on,omitempty"`
+	Notes     string         `json:"notes,omitempty"`
+	UpdatedAt string         `json:"updated_at,omitempty"`
+	Extra     map[string]any `json:"extra,omitempty"`
+	// Board is the file name of the board holding the task, Line the line
+	// its mapping starts on.
+	Board string `json:"board"`
+	Line  int    `json:"line"`
+}
+
+// The keys agentctl reads and writes; any other key of a task is kept.
+const (
+	keyID        = "id"
+	keyTitle     = "title"
+	keyStatus    = "status"
+	keyOwner     = "owner"
+	keyPriority  = "priority"
+	keyDependsOn = "depends_on"
+	keyNotes     = "notes"
+	keyUpdatedAt = "updated_at"
+)
+
+var knownKeys = []string{keyID, keyTitle, keyStatus, keyOwner, keyPriority, keyDependsOn, keyNotes, keyUpdatedAt}
+
+// ParseError is a board that cannot be used, with where and why.
+type ParseError struct {
+	File   string
+	Line   int // 0 when unknown
+	Reason string
+}
+
+func (e *ParseError) Error() string {
+	if e.Line > 0 {
+		return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Reason)
+	}
+	return fmt.Sprintf("%s: %s", e.File, e.Reason)
+}
+
+// Board is one parsed board file.
+type Board struct {
+	Path  string
+	Tasks []Task
+
+	data      []byte
+	root      *yaml.Node // the top-level mapping; nil for an empty file
+	tasksKey  *yaml.Node // the "tasks" key; nil when absent
+	seq       *yaml.Node // the tasks sequence; nil when absent or null
+	taskNodes []*yaml.Node
+}
+
+// Name is the board's file name.
+func (b *Board) Name() string { return filepath.Base(b.Path) }
+
+// Data is the board's text as read.
+func (b *Board) Data() []byte { return b.data }
+
+var yamlLine = regexp.MustCompile(`line (\d+)`)
+
+// Parse reads a board; path is used in errors and as the board's Path. An
+// empty file (or one with only comments) is a board with no tasks.
+func Parse(path string, data []byte) (*Board, error) {
+	b := &Board{Path: path, data: data}
+	fail := func(line int, format string, args ...any) error {
+		return &ParseError{File: path, Line: line, Reason: fmt.Sprintf(format, args...)}
+	}
+	var doc yaml.Node
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(&doc); err != nil {
+		if err.Error() == "EOF" {
+			return b, nil
+		}
+		return nil, yamlError(path, err)
+	}
+	var extra yaml.Node
+	if err := dec.Decode(&extra); err == nil {
+		return nil, fail(extra.Line, "a board holds one YAML document, this is a second one")
+	}
+	if len(doc.Content) == 0 {
+		return b, nil
+	}
+	root := doc.Content[0]
+	if root.Kind != yaml.MappingNode {
+		return nil, fail(root.Line, "a board is a mapping with a top-level tasks: list")
+	}
+	if err := checkKeys(path, root); err != nil {
+		return nil, err
+	}
+	b.root = root
+	for i := 0; i < len(root.Content); i += 2 {
+		if root.Content[i].Value == "tasks" {
+			b.tasksKey, b.seq = root.Content[i], root.Content[i+1]
+		}
+	}
+	if b.tasksKey == nil {
+		return nil, fail(root.Line, "no top-level tasks: list")
+	}
+	if b.seq.Kind == yaml.ScalarNode && b.seq.Tag == "!!null" {
+		b.seq = nil
+		return b, nil
+	}
+	if b.seq.Kind != yaml.SequenceNode {
+		return nil, fail(b.seq.Line, "tasks: must be a list of tasks")
+	}
+	ids := map[string]int{}
+	for _, n := range b.seq.Content {
+		t, err := parseTask(path, n)
+		if err != nil {
+			return nil, err
+		}
+		if prev, ok := ids[t.ID]; ok {
+			return nil, fail(n.Line, "task id %q is used twice (first on line %d)", t.ID, prev)
+		}
+		ids[t.ID] = n.Line
+		t.Board = b.Name()
+		b.Tasks = append(b.Tasks, t)
+		b.taskNodes = append(b.taskNodes, n)
+	}
+	return b, nil
+}
+
+// yamlError turns a yaml.v3 error into a ParseError with its line.
+func yamlError(path string, err error) error {
+	msg := strings.TrimPrefix(err.Error(), "yaml: ")
+	line := 0
+	if m := yamlLine.FindStringSubmatch(msg); m != nil {
+		line, _ = strconv.Atoi(m[1])
+		msg = strings.TrimSpace(strings.Replace(msg, m[0]+":", "", 1))
+	}
+	msg = strings.Join(strings.Fields(msg), " ")
+	return &ParseError{File: path, Line: line, Reason: "not valid YAML: " + msg}
+}
+
+// checkKeys refuses duplicate and non-scalar keys in a mapping, which
+// yaml.v3 nodes let through.
+func checkKeys(path string, m *yaml.Node) error {
+	seen := map[string]int{}
+	for i := 0; i < len(m.Content); i += 2 {
+		k := m.Content[i]
+		if k.Kind != yaml.ScalarNode {
+			return &ParseError{File: path, Line: k.Line, Reason: "keys must be plain words"}
+		}
+		if prev, ok := seen[k.Value]; ok {
+			return &ParseError{File: path, Line: k.Line, Reason: fmt.Sprintf("key %q is given twice (first on line %d)", k.Value, prev)}
+		}
+		seen[k.Value] = k.Line
+	}
+	return nil
+}
+
+func parseTask(path string, n *yaml.Node) (Task, error) {
+	fail := func(line int, format string, args ...any) (Task, error) {
+		return Task{}, &ParseError{File: path, Line: line, Reason: fmt.Sprintf(format, args...)}
+	}
+	if n.Kind != yaml.MappingNode {
+		return fail(n.Line, "each task must be a mapping with id, title, status and owner")
+	}
+	if err := checkKeys(path, n); err != nil {
+		return Task{}, err
+	}
+	t := Task{Line: n.Line}
+	vals := map[string]*yaml.Node{}
+	for i := 0; i < len(n.Content); i += 2 {
+		vals[n.Content[i].Value] = n.Content[i+1]
+	}
+	scalar := func(key string, required bool) (string, error) {
+		v, ok := vals[key]
+		if !ok {
+			if required {
+				return "", &ParseError{File: path, Line: n.Line, Reason: fmt.Sprintf("task has no %s", key)}
+			}
+			return "", nil
+		}
+		if v.Kind == yaml.AliasNode {
+			return "", &ParseError{File: path, Line: v.Line, Reason: fmt.Sprintf("%s: aliases are not supported in tasks", key)}
+		}
+		if v.Kind != yaml.ScalarNode {
+			return "", &ParseError{File: path, Line: v.Line, Reason: fmt.Sprintf("%s must be a single value", key)}
+		}
+		if v.Tag == "!!null" {
+			if required && key != keyOwner {
+				return "", &ParseError{File: path, Line: v.Line, Reason: fmt.Sprintf("%s is empty", key)}
+			}
+			return "", nil
+		}
+		return v.Value, nil
+	}
+	var err error
+	if t.ID, err = scalar(keyID, true); err != nil {
+		return Task{}, err
+	}
+	if strings.TrimSpace(t.ID) == "" || strings.ContainsAny(t.ID, "\n\r\t") {
+		return fail(n.Line, "task id %q must be a non-empty single word", t.ID)
+	}
+	if t.Title, err = scalar(keyTitle, true); err != nil {
+		return Task{}, err
+	}
+	st, err := scalar(keyStatus, true)
+	if err != nil {
+		return Task{}, err
+	}
+	if t.Status, err = ParseStatus(st); err != nil {
+		return fail(vals[keyStatus].Line, "task %q: %v", t.ID, err)
+	}
+	for _, f := range []struct {
+		key string
+		dst *string
+	}{{keyOwner, &t.Owner}, {keyPriority, &t.Priority}, {keyNotes, &t.Notes}, {keyUpdatedAt, &t.UpdatedAt}} {
+		if *f.dst, err = scalar(f.key, false); err != nil {
+			return Task{}, err
+		}
+	}
+	if v, ok := vals[keyDependsOn]; ok && v.Tag != "!!null" {
+		if v.Kind != yaml.SequenceNode {
+			return fail(v.Line, "task %q: depends_on must be a list of task ids", t.ID)
+		}
+		for _, d := range v.Content {
+			if d.Kind != yaml.ScalarNode {
+				return fail(d.Line, "task %q: depends_on must be a list of task ids", t.ID)
+			}
+			t.DependsOn = append(t.DependsOn, d.Value)
+		}
+	}
+	for i := 0; i < len(n.Content); i += 2 {
+		k := n.Content[i].Value
+		if isKnown(k) {
+			continue
+		}
+		var v any
+		if err := n.Content[i+1].Decode(&v); err != nil {
+			return fail(n.Content[i+1].Line, "task %q: %s: %v", t.ID, k, err)
+		}
+		if t.Extra == nil {
+			t.Extra = map[string]any{}
+		}
+		t.Extra[k] = v
+	}
+	return t, nil
+}
+
+func isKnown(key string) bool {
+	for _, k := range knownKeys {
+		if k == key {
+			return true
+		}
+	}
+	return false
+}
+
+// Task returns the task with id on this board.
+func (b *Board) Task(id string) (Task, bool) {
+	for _, t := range b.Tasks {
+		if t.ID == id {
+			return t, true
+		}
+	}
+	return Task{}, false
+}
+
+func (b *Board) index(id string) int {
+	for i, t := range b.Tasks {
+		if t.ID == id {
+			return i
+		}
+	}
+	return -1
+}

@@ -1,0 +1,296 @@
+package projectboard
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/gofrs/flock"
+
+	"agentctl/internal/atomicfile"
+)
+
+// Folder and lock names under a runtime root.
+const (
+	BoardsDir = "project_board"
+	lockName  = "project_board.lock"
+)
+
+// ErrNoTask is returned for a task id that is on no board.
+var ErrNoTask = errors.New("no such task")
+
+// Dir is the boards folder of a runtime root.
+func Dir(root string) string { return filepath.Join(root, BoardsDir) }
+
+// Store reads and changes the boards of one runtime root.
+type Store struct {
+	Root string
+	// Now stamps updated_at; time.Now when nil.
+	Now func() time.Time
+	// LockWait is how long a change waits for another writer; 30s when zero.
+	LockWait time.Duration
+
+	// afterRead runs between reading a board and the check before it is
+	// replaced, so tests can save the file "from an editor" at the worst
+	// moment.
+	afterRead func(path string)
+}
+
+func (s *Store) now() time.Time {
+	if s.Now != nil {
+		return s.Now()
+	}
+	return time.Now()
+}
+
+// Boards reads every board, sorted by file name. Boards that do not parse
+// are left out and reported in the error (joined *ParseError values), so a
+// caller can show the good ones and still say what is wrong.
+func (s *Store) Boards() ([]*Board, error) {
+	entries, err := os.ReadDir(Dir(s.Root))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("cannot list boards: %w", err)
+	}
+	var boards []*Board
+	var errs []error
+	for _, e := range entries {
+		name := e.Name()
+		if e.IsDir() || atomicfile.IsTemp(name) || !strings.HasSuffix(name, ".yaml") {
+			continue
+		}
+		b, err := ReadBoard(filepath.Join(Dir(s.Root), name))
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		boards = append(boards, b)
+	}
+	sort.Slice(boards, func(i, j int) bool { return boards[i].Path < boards[j].Path })
+	return boards, errors.Join(errs...)
+}
+
+// ReadBoard reads and parses one board file.
+func ReadBoard(path string) (*Board, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("cannot read board: %w", err)
+	}
+	return Parse(path, data)
+}
+
+// Tasks lists the tasks of every readable board, board by board.
+func (s *Store) Tasks() ([]Task, error) {
+	boards, err := s.Boards()
+	var tasks []Task
+	for _, b := range boards {
+		tasks = append(tasks, b.Tasks...)
+	}
+	return tasks, err
+}
+
+// Find returns the task with id. If the id is on no readable board and some
+// board is invalid, the error says so, since the task may be on it.
+func (s *Store) Find(id string) (Task, error) {
+	boards, berr := s.Boards()
+	b, i, err := locate(boards, berr, id)
+	if err != nil {
+		return Task{}, err
+	}
+	return b.Tasks[i], nil
+}
+
+func locate(boards []*Board, berr error, id string) (*Board, int, error) {
+	var found *Board
+	idx := -1
+	for _, b := range boards {
+		if i := b.index(id); i >= 0 {
+			if found != nil {
+				return nil, -1, fmt.Errorf("task %q is on two boards, %s and %s; give one of them another id", id, found.Name(), b.Name())
+			}
+			found, idx = b, i
+		}
+	}
+	if found == nil {
+		if berr != nil {
+			return nil, -1, fmt.Errorf("%w %q on the readable boards, and a board is invalid: %w", ErrNoTask, id, berr)
+		}
+		return nil, -1, fmt.Errorf("%w %q", ErrNoTask, id)
+	}
+	return found, idx, nil
+}
+
+// lock takes the boards' cross-process write lock.
+func (s *Store) lock(ctx context.Context) (func(), error) {
+	dir := filepath.Join(s.Root, "locks")
+	if err := atomicfile.MkdirAll(dir); err != nil {
+		return nil, err
+	}
+	wait := s.LockWait
+	if wait == 0 {
+		wait = 30 * time.Second
+	}
+	ctx, cancel := context.WithTimeout(ctx, wait)
+	defer cancel()
+	l := flock.New(filepath.Join(dir, lockName), flock.SetPermissions(atomicfile.FilePerm))
+	ok, err := l.TryLockContext(ctx, 5*time.Millisecond)
+	if err != nil || !ok {
+		if err == nil {
+			err = ctx.Err()
+		}
+		return nil, fmt.Errorf("cannot lock the boards (another agentctl is writing them): %w", err)
+	}
+	return func() { l.Unlock() }, nil
+}
+
+// maxAttempts bounds how often a change is redone because a human saved
+// the board while it was being made.
+const maxAttempts = 20
+
+// Update changes the task with id across the boards: change gets the task
+// as it is now and edits it; the keys that differ are written, updated_at is
+// set, and nothing else in the file moves. It returns the task as written.
+func (s *Store) Update(ctx context.Context, id string, change func(*Task) error) (Task, error) {
+	unlock, err := s.lock(ctx)
+	if err != nil {
+		return Task{}, err
+	}
+	defer unlock()
+	for attempt := 0; attempt < maxAttempts; attempt++ {
+		boards, berr := s.Boards()
+		b, i, err := locate(boards, berr, id)
+		if err != nil {
+			return Task{}, err
+		}
+		t := b.Tasks[i]
+		t.DependsOn = append([]string(nil), t.DependsOn...)
+		if err := change(&t); err != nil {
+			return Task{}, err
+		}
+		if t.ID != id {
+			return Task{}, fmt.Errorf("task %q: a task's id cannot be changed", id)
+		}
+		if keys, _ := changedKeys(b.Tasks[i], t); len(keys) == 0 {
+			return b.Tasks[i], nil
+		}
+		t.UpdatedAt = s.now().UTC().Format(time.RFC3339)
+		out, err := b.withTask(i, t)
+		if err != nil {
+			return Task{}, err
+		}
+		written, err := s.replace(b, out)
+		if err != nil {
+			return Task{}, err
+		}
+		if written {
+			t.Line = b.Tasks[i].Line
+			return t, nil
+		}
+	}
+	return Task{}, fmt.Errorf("task %q: the board kept changing while agentctl was updating it; try again", id)
+}
+
+// Add appends a new task to the named board (a file name in the boards
+// folder, created if missing). The id must not be on any board yet.
+func (s *Store) Add(ctx context.Context, board string, t Task) (Task, error) {
+	if board != filepath.Base(board) || !strings.HasSuffix(board, ".yaml") || atomicfile.IsTemp(board) {
+		return Task{}, fmt.Errorf("board %q must be a file name ending in .yaml", board)
+	}
+	unlock, err := s.lock(ctx)
+	if err != nil {
+		return Task{}, err
+	}
+	defer unlock()
+	if err := atomicfile.MkdirAll(Dir(s.Root)); err != nil {
+		return Task{}, err
+	}
+	if t.UpdatedAt == "" {
+		t.UpdatedAt = s.now().UTC().Format(time.RFC3339)
+	}
+	path := filepath.Join(Dir(s.Root), board)
+	for attempt := 0; attempt < maxAttempts; attempt++ {
+		boards, berr := s.Boards()
+		if _, _, err := locate(boards, nil, t.ID); err == nil {
+			return Task{}, fmt.Errorf("task %q already exists", t.ID)
+		}
+		var b *Board
+		for _, x := range boards {
+			if x.Path == path {
+				b = x
+			}
+		}
+		if b == nil {
+			if _, err := os.Stat(path); err == nil {
+				return Task{}, berr // the board exists but is invalid
+			}
+			b = &Board{Path: path, data: []byte(newBoardHeader)}
+		}
+		out, err := b.withNewTask(t)
+		if err != nil {
+			return Task{}, err
+		}
+		written, err := s.replace(b, out)
+		if err != nil {
+			return Task{}, err
+		}
+		if written {
+			t.Board = b.Name()
+			return t, nil
+		}
+	}
+	return Task{}, fmt.Errorf("board %s kept changing while agentctl was adding to it; try again", board)
+}
+
+const newBoardHeader = "# Task board: agents and humans both edit this file.\n" +
+	"# status is one of todo, in_progress, review, blocked, done.\n"
+
+// NextID returns the next free id of the form PREFIX-N across all boards.
+func (s *Store) NextID(prefix string) (string, error) {
+	tasks, err := s.Tasks()
+	max := 0
+	for _, t := range tasks {
+		var n int
+		if rest, ok := strings.CutPrefix(t.ID, prefix+"-"); ok {
+			if _, serr := fmt.Sscanf(rest, "%d", &n); serr == nil && fmt.Sprint(n) == strings.TrimLeft(rest, "0") && n > max {
+				max = n
+			}
+		}
+	}
+	return fmt.Sprintf("%s-%d", prefix, max+1), err
+}
+
+// replace writes out over board b unless the file changed since b was read
+// (a human saved it): then it reports false and the caller starts again.
+func (s *Store) replace(b *Board, out []byte) (bool, error) {
+	if s.afterRead != nil {
+		s.afterRead(b.Path)
+	}
+	cur, err := os.ReadFile(b.Path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist) && b.root == nil && len(b.Tasks) == 0 && string(b.data) == newBoardHeader:
+		if err := atomicfile.Create(b.Path, out); err != nil {
+			if errors.Is(err, fs.ErrExist) {
+				return false, nil
+			}
+			return false, err
+		}
+		return true, nil
+	case err != nil:
+		return false, fmt.Errorf("cannot read board: %w", err)
+	case !bytes.Equal(cur, b.data):
+		return false, nil
+	}
+	if err := atomicfile.WriteFile(b.Path, out); err != nil {
+		return false, fmt.Errorf("cannot update board: %w", err)
+	}
+	return true, nil
+}

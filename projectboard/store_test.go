@@ -1,0 +1,136 @@
+package projectboard
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestInvalidBoardIsNeverWritten(t *testing.T) {
+	cases := map[string]struct{ text, reason string }{
+		"bad-yaml":   {"tasks:\n  - id: A-1\n    title: broken: here\n    status: todo\n", "handwritten.yaml:3: not valid YAML"},
+		"bad-status": {"tasks:\n  - id: A-1\n    title: x\n    status: finished\n    owner: Agent-1\n", `handwritten.yaml:4: task "A-1": status "finished" is not one of todo, in_progress, review, blocked, done`},
+		"dup-id":     {"tasks:\n  - {id: A-1, title: x, status: todo}\n  - id: A-1\n    title: y\n    status: todo\n", `handwritten.yaml:3: task id "A-1" is used twice (first on line 2)`},
+		"dup-key":    {"tasks:\n  - id: A-1\n    title: x\n    status: todo\n    status: done\n", `handwritten.yaml:5: key "status" is given twice (first on line 4)`},
+		"no-title":   {"tasks:\n  - id: A-1\n    status: todo\n", "handwritten.yaml:2: task has no title"},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			s, root := newRoot(t)
+			path := filepath.Join(Dir(root), "handwritten.yaml")
+			if err := os.WriteFile(path, []byte(c.text), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			before, _ := os.Stat(path)
+			_, err := s.Update(context.Background(), "A-1", func(t *Task) error { t.Status = Done; return nil })
+			if err == nil || !strings.Contains(err.Error(), c.reason) {
+				t.Fatalf("got error %v, want one containing %q", err, c.reason)
+			}
+			var pe *ParseError
+			if !errors.As(err, &pe) || pe.Line == 0 {
+				t.Errorf("error %v carries no *ParseError with a line", err)
+			}
+			after, _ := os.Stat(path)
+			data, _ := os.ReadFile(path)
+			if string(data) != c.text || !after.ModTime().Equal(before.ModTime()) || !os.SameFile(before, after) {
+				t.Errorf("the invalid board was touched")
+			}
+		})
+	}
+}
+
+// TestHumanSaveBetweenReadAndReplace saves the board "from an editor" after
+// the update read it and before it replaces it: the human's save must
+// survive and the update must land on top of it.
+func TestHumanSaveBetweenReadAndReplace(t *testing.T) {
+	s, root := newRoot(t, "handwritten.yaml")
+	path := filepath.Join(Dir(root), "handwritten.yaml")
+	saves := 0
+	s.afterRead = func(p string) {
+		if saves > 0 {
+			return
+		}
+		saves++
+		data, _ := os.ReadFile(p)
+		human := strings.Replace(string(data), "version: 2", "version: 3  # bumped by a human", 1)
+		tmp := p + ".swp"
+		os.WriteFile(tmp, []byte(human), 0o644)
+		os.Rename(tmp, p)
+	}
+	if _, err := s.Update(context.Background(), "MB-2", func(t *Task) error { t.Status = Blocked; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	data, _ := os.ReadFile(path)
+	if !strings.Contains(string(data), "version: 3  # bumped by a human") {
+		t.Errorf("the human's save was lost:\n%s", data)
+	}
+	b, err := Parse(path, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if task, _ := b.Task("MB-2"); task.Status != Blocked {
+		t.Errorf("the agent's update was lost: %+v", task)
+	}
+}
+
+func TestUpdateErrors(t *testing.T) {
+	s, _ := newRoot(t, "handwritten.yaml")
+	ctx := context.Background()
+	if _, err := s.Update(ctx, "NOPE-1", func(*Task) error { return nil }); !errors.Is(err, ErrNoTask) {
+		t.Errorf("unknown id: got %v", err)
+	}
+	if _, err := s.Update(ctx, "MB-1", func(t *Task) error { t.Status = "finished"; return nil }); err == nil || !strings.Contains(err.Error(), `status "finished"`) {
+		t.Errorf("bad status: got %v", err)
+	}
+	if _, err := s.Update(ctx, "MB-1", func(t *Task) error { t.ID = "MB-9"; return nil }); err == nil {
+		t.Errorf("changing the id was accepted")
+	}
+	if task, err := s.Update(ctx, "MB-1", func(*Task) error { return nil }); err != nil || task.UpdatedAt != "" {
+		t.Errorf("a no-op update wrote updated_at: %+v, %v", task, err)
+	}
+}
+
+func TestAddAndFind(t *testing.T) {
+	s, root := newRoot(t, "handwritten.yaml")
+	ctx := context.Background()
+	id, err := s.NextID("T")
+	if err != nil || id != "T-1" {
+		t.Fatalf("NextID = %q, %v", id, err)
+	}
+	for _, board := range []string{"handwritten.yaml", "new.yaml", "new.yaml"} {
+		id, _ := s.NextID("T")
+		if _, err := s.Add(ctx, board, Task{ID: id, Title: "Write the: README", Status: Todo, Owner: "Agent-1", Notes: "a\nb"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, id := range []string{"T-1", "T-2", "T-3", "MB-1"} {
+		if _, err := s.Find(id); err != nil {
+			t.Errorf("Find(%s): %v", id, err)
+		}
+	}
+	task, _ := s.Find("T-3")
+	if task.Board != "new.yaml" || task.Title != "Write the: README" || task.Notes != "a\nb" || task.UpdatedAt == "" {
+		t.Errorf("T-3 reads back as %+v", task)
+	}
+	if _, err := s.Add(ctx, "new.yaml", Task{ID: "MB-1", Title: "dup", Status: Todo}); err == nil {
+		t.Error("a duplicate id was added")
+	}
+	if _, err := s.Add(ctx, "../evil.yaml", Task{ID: "X-1", Title: "x", Status: Todo}); err == nil {
+		t.Error("a board outside the folder was accepted")
+	}
+	// An empty board and a "tasks: []" board take new tasks too.
+	for name, text := range map[string]string{"empty.yaml": "# nothing yet\n", "flow.yaml": "tasks: []  # none\n", "null.yaml": "tasks:\n"} {
+		os.WriteFile(filepath.Join(Dir(root), name), []byte(text), 0o644)
+		id, _ := s.NextID("T")
+		if _, err := s.Add(ctx, name, Task{ID: id, Title: "t", Status: Todo}); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+		data, _ := os.ReadFile(filepath.Join(Dir(root), name))
+		if !strings.HasPrefix(string(data), strings.SplitN(text, "tasks", 2)[0]) {
+			t.Errorf("%s lost its head:\n%s", name, data)
+		}
+	}
+}
