@@ -1,0 +1,265 @@
+package mailbox
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gofrs/flock"
+
+	"agentctl/internal/atomicfile"
+)
+
+// Options are the consumer's settings; callers take them from agentctl.yaml.
+type Options struct {
+	// Known lists the agents of the runtime. A message addressed to anyone
+	// else is dead-lettered rather than guessed at.
+	Known []string
+	// MaxAttempts is how many tries a message gets before it is dead-lettered.
+	MaxAttempts int
+	// Backoff is the wait before the first retry; it doubles each retry.
+	Backoff time.Duration
+	// Settle is how long a dropped file that is not complete JSON must stay
+	// unchanged before it is read.
+	Settle time.Duration
+	// MaxMessageBytes refuses files larger than this (default 4 MiB).
+	MaxMessageBytes int64
+	// LockWait bounds the wait for inbox.json.lock (default 10s).
+	LockWait time.Duration
+	// OnEvent, if set, hears about everything the consumer does on its own:
+	// ingests, duplicates, dead letters and recoveries. Callers log them.
+	OnEvent func(Event)
+}
+
+// Event reports something the consumer did without being asked directly.
+type Event struct {
+	Kind   string // "ingested", "duplicate", "deadlettered", "recovered"
+	ID     string
+	File   string
+	Reason string
+}
+
+func (o *Options) defaults() {
+	if o.MaxAttempts < 1 {
+		o.MaxAttempts = 3
+	}
+	if o.Backoff <= 0 {
+		o.Backoff = 30 * time.Second
+	}
+	if o.Settle <= 0 {
+		o.Settle = time.Second
+	}
+	if o.MaxMessageBytes <= 0 {
+		o.MaxMessageBytes = 4 << 20
+	}
+	if o.LockWait <= 0 {
+		o.LockWait = 10 * time.Second
+	}
+}
+
+// ErrConsumerRunning is returned by Consume when another process already
+// consumes the mailbox.
+var ErrConsumerRunning = errors.New("another process is consuming this mailbox")
+
+// LockedError says which process holds the consumer lock.
+type LockedError struct {
+	Agent string
+	PID   int // 0 when unknown
+}
+
+func (e *LockedError) Error() string {
+	if e.PID > 0 {
+		return fmt.Sprintf("%s: pid %d is consuming %s's mailbox", ErrConsumerRunning, e.PID, e.Agent)
+	}
+	return fmt.Sprintf("%s (%s)", ErrConsumerRunning, e.Agent)
+}
+
+func (e *LockedError) Unwrap() error { return ErrConsumerRunning }
+
+// Consumer claims and settles the messages of one mailbox. Only one
+// consumer per mailbox exists at a time, across processes, so everything in
+// processing/ belongs to it. A Consumer is not safe for concurrent use: one
+// goroutine owns it.
+type Consumer struct {
+	mb       *Mailbox
+	opts     Options
+	lock     *flock.Flock
+	q        *queue
+	settling map[string]settleState
+	orphans  []string // stems a crashed consumer left in processing/
+	inflight *Claim
+}
+
+type settleState struct {
+	size  int64
+	mtime time.Time
+	since time.Time
+}
+
+// ConsumerLockPath is the lock file that makes a process the consumer of an
+// agent's mailbox; it holds the consumer's pid.
+func ConsumerLockPath(root, agent string) string {
+	return filepath.Join(LocksDir(root), agent+".consumer.lock")
+}
+
+// Consume makes this process the mailbox's consumer. It fails with a
+// *LockedError if another live process is the consumer. It recovers what a
+// crashed consumer left in processing/ and runs a first full scan.
+func (m *Mailbox) Consume(opts Options, now time.Time) (*Consumer, error) {
+	opts.defaults()
+	if err := atomicfile.MkdirAll(LocksDir(m.Root)); err != nil {
+		return nil, err
+	}
+	path := ConsumerLockPath(m.Root, m.Agent)
+	lock := flock.New(path, flock.SetPermissions(atomicfile.FilePerm))
+	ok, err := lock.TryLock()
+	if err != nil {
+		return nil, fmt.Errorf("cannot lock %s: %w", path, err)
+	}
+	if !ok {
+		return nil, &LockedError{Agent: m.Agent, PID: ReadLockPID(path)}
+	}
+	// The pid is written in place: the lock lives on this inode, so the file
+	// must never be replaced while held.
+	if err := os.WriteFile(path, []byte(strconv.Itoa(os.Getpid())+"\n"), atomicfile.FilePerm); err != nil {
+		lock.Unlock()
+		return nil, fmt.Errorf("cannot record pid in %s: %w", path, err)
+	}
+	c := &Consumer{mb: m, opts: opts, lock: lock, q: newQueue(), settling: map[string]settleState{}}
+	if err := c.recover(now); err != nil {
+		c.Close()
+		return nil, err
+	}
+	if err := c.Scan(now); err != nil {
+		c.Close()
+		return nil, err
+	}
+	return c, nil
+}
+
+// ReadLockPID returns the pid recorded in a lock file, or 0.
+func ReadLockPID(path string) int {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return 0
+	}
+	pid, _ := strconv.Atoi(strings.TrimSpace(string(data)))
+	return pid
+}
+
+// Close releases the consumer lock. A claim still in flight stays in
+// processing/ for the next consumer to recover.
+func (c *Consumer) Close() error {
+	return c.lock.Unlock()
+}
+
+// Mailbox returns the mailbox being consumed.
+func (c *Consumer) Mailbox() *Mailbox { return c.mb }
+
+// Pending is the number of messages indexed in inbox/.
+func (c *Consumer) Pending() int { return c.q.len() }
+
+// NextWake is when the consumer next has something to do without any new
+// file event: a held-back message comes due, or a settling file may be
+// read. ok is false when nothing is scheduled.
+func (c *Consumer) NextWake() (t time.Time, ok bool) {
+	t, ok = c.q.nextDue()
+	for _, st := range c.settling {
+		due := st.since.Add(c.opts.Settle)
+		if !ok || due.Before(t) {
+			t, ok = due, true
+		}
+	}
+	if len(c.orphans) > 0 {
+		return time.Time{}, true
+	}
+	return t, ok
+}
+
+func (c *Consumer) emit(kind, id, file, reason string) {
+	if c.opts.OnEvent != nil {
+		c.opts.OnEvent(Event{Kind: kind, ID: id, File: file, Reason: reason})
+	}
+}
+
+// Scan is the full rescan: it ingests inbox.json, reads every file in
+// inbox/ that the index does not know yet, and drops index entries whose
+// files are gone. It runs at start and periodically, because file events
+// can be lost and never arrive on network folders.
+func (c *Consumer) Scan(now time.Time) error {
+	if err := c.ingestInboxJSON(now); err != nil {
+		return err
+	}
+	entries, err := os.ReadDir(c.mb.path(InboxDir))
+	if err != nil {
+		return fmt.Errorf("cannot scan %s's inbox: %w", c.mb.Agent, err)
+	}
+	present := make(map[string]bool, len(entries))
+	for _, e := range entries {
+		present[e.Name()] = true
+		if err := c.ingestFile(e.Name(), now); err != nil {
+			return err
+		}
+	}
+	for stem := range c.q.byStem {
+		if !present[stem+".json"] {
+			c.q.remove(stem)
+		}
+	}
+	for name := range c.settling {
+		if !present[name] {
+			delete(c.settling, name)
+		}
+	}
+	return nil
+}
+
+// Notice handles names that file events reported as changed in inbox/ or
+// in the mailbox folder (inbox.json).
+func (c *Consumer) Notice(now time.Time, names ...string) error {
+	for _, name := range names {
+		var err error
+		if name == InboxJSON {
+			err = c.ingestInboxJSON(now)
+		} else {
+			err = c.ingestFile(name, now)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Tick reads the settling files whose settle period has passed.
+func (c *Consumer) Tick(now time.Time) error {
+	for name, st := range c.settling {
+		if !now.Before(st.since.Add(c.opts.Settle)) {
+			if err := c.ingestFile(name, now); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+func (c *Consumer) settled(name string, fi fs.FileInfo, now time.Time) bool {
+	st, ok := c.settling[name]
+	if !ok && now.Sub(fi.ModTime()) >= c.opts.Settle {
+		return true // found by a scan, long untouched
+	}
+	if !ok || st.size != fi.Size() || !st.mtime.Equal(fi.ModTime()) {
+		c.settling[name] = settleState{size: fi.Size(), mtime: fi.ModTime(), since: now}
+		return false
+	}
+	if now.Sub(st.since) < c.opts.Settle {
+		return false
+	}
+	delete(c.settling, name)
+	return true
+}

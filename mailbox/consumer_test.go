@@ -1,0 +1,289 @@
+package mailbox
+
+import (
+	"errors"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+var t0 = time.Date(2026, 11, 21, 20, 0, 0, 0, time.UTC)
+
+func TestDeliverStoresAnIDOnce(t *testing.T) {
+	root := newRuntime(t, "Agent-3")
+	mb := openMailbox(t, root, "Agent-3")
+	msg := testMessage("msg_1", "Agent-3", Normal)
+	if err := mb.Deliver(msg); err != nil {
+		t.Fatal(err)
+	}
+	if err := mb.Deliver(msg); !errors.Is(err, ErrDuplicate) {
+		t.Fatalf("second delivery: %v, want ErrDuplicate", err)
+	}
+	c := consume(t, mb, Options{}, t0)
+	cl, err := c.Claim(t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Complete(cl, Receipt{Reply: "done"}, t0); err != nil {
+		t.Fatal(err)
+	}
+	if err := mb.Deliver(msg); !errors.Is(err, ErrDuplicate) {
+		t.Fatalf("delivery after archiving: %v, want ErrDuplicate", err)
+	}
+	if got := names(t, mb.path(InboxDir)); len(got) != 0 {
+		t.Errorf("inbox holds %v after the duplicates", got)
+	}
+	if got := archivedIDs(t, mb); got["msg_1"] != 1 || len(got) != 1 {
+		t.Errorf("archive = %v, want msg_1 once", got)
+	}
+}
+
+func TestStemIsSafeAndOneToOne(t *testing.T) {
+	ids := []string{"msg_1", "a/b", "../../etc/passwd", "x.progress", "{{uuid}}", strings.Repeat("z", 300), "ünï", "a_b", "a-b", ""}
+	seen := map[string]string{}
+	for _, id := range ids {
+		s := Stem(id)
+		if s == "" || strings.ContainsAny(s, `/\.`) || len(s) > 100 {
+			t.Errorf("Stem(%q) = %q is not a safe file name", id, s)
+		}
+		if other, ok := seen[s]; ok {
+			t.Errorf("Stem(%q) = Stem(%q) = %q", id, other, s)
+		}
+		seen[s] = id
+	}
+}
+
+func TestClaimOrderPriorityThenAge(t *testing.T) {
+	root := newRuntime(t, "Agent-1")
+	mb := openMailbox(t, root, "Agent-1")
+	deliver := func(id string, p Priority, age time.Duration) {
+		m := testMessage(id, "Agent-1", p)
+		m.CreatedAt = t0.Add(-age)
+		if err := mb.Deliver(m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	deliver("low-old", Low, time.Hour)
+	deliver("normal-new", Normal, time.Minute)
+	deliver("normal-old", Normal, time.Hour)
+	deliver("urgent-new", Urgent, 0)
+	deliver("high", High, time.Minute)
+	c := consume(t, mb, Options{}, t0)
+	var order []string
+	for {
+		cl, err := c.Claim(t0)
+		if errors.Is(err, ErrEmpty) {
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.Claim(t0); !errors.Is(err, ErrInFlight) {
+			t.Fatalf("second claim while one is in flight: %v", err)
+		}
+		order = append(order, cl.Message.ID)
+		if err := c.Complete(cl, Receipt{}, t0); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := []string{"urgent-new", "high", "normal-old", "normal-new", "low-old"}
+	if !slices.Equal(order, want) {
+		t.Errorf("claimed %v, want %v", order, want)
+	}
+}
+
+func TestRetryBacksOffThenDeadletters(t *testing.T) {
+	root := newRuntime(t, "Agent-1")
+	mb := openMailbox(t, root, "Agent-1")
+	if err := mb.Deliver(testMessage("flaky", "Agent-1", Normal)); err != nil {
+		t.Fatal(err)
+	}
+	c := consume(t, mb, Options{MaxAttempts: 3, Backoff: time.Minute}, t0)
+	now := t0
+	for attempt := 1; attempt <= 3; attempt++ {
+		cl, err := c.Claim(now)
+		if err != nil {
+			t.Fatalf("attempt %d: %v", attempt, err)
+		}
+		if cl.Progress.Attempt != attempt {
+			t.Errorf("attempt = %d, want %d", cl.Progress.Attempt, attempt)
+		}
+		dead, err := c.Retry(cl, errors.New("window not found"), now)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if dead != (attempt == 3) {
+			t.Fatalf("attempt %d: dead = %v", attempt, dead)
+		}
+		if dead {
+			break
+		}
+		wait := time.Minute << (attempt - 1)
+		if _, err := c.Claim(now.Add(wait - time.Second)); !errors.Is(err, ErrEmpty) {
+			t.Fatalf("claimed %v before its backoff of %s ended", err, wait)
+		}
+		if due, ok := c.NextWake(); !ok || !due.Equal(now.Add(wait)) {
+			t.Errorf("NextWake = %v %v, want %v", due, ok, now.Add(wait))
+		}
+		now = now.Add(wait)
+	}
+	dl := names(t, mb.path(DeadletterDir))
+	if !slices.Equal(dl, []string{"flaky.json", "flaky.json.reason.txt"}) {
+		t.Fatalf("deadletter = %v", dl)
+	}
+	reason, _ := os.ReadFile(mb.path(DeadletterDir, "flaky.json.reason.txt"))
+	if !strings.Contains(string(reason), "failed 3 times; last error: window not found") {
+		t.Errorf("reason = %s", reason)
+	}
+	if got := names(t, mb.path(ProcessingDir)); len(got) != 0 {
+		t.Errorf("processing = %v", got)
+	}
+}
+
+func TestExpiredMessageIsDeadlettered(t *testing.T) {
+	root := newRuntime(t, "Agent-1")
+	mb := openMailbox(t, root, "Agent-1")
+	m := testMessage("stale", "Agent-1", Normal)
+	exp := t0.Add(time.Minute)
+	m.ExpiresAt = &exp
+	if err := mb.Deliver(m); err != nil {
+		t.Fatal(err)
+	}
+	c := consume(t, mb, Options{}, t0)
+	if _, err := c.Claim(t0.Add(2 * time.Minute)); !errors.Is(err, ErrEmpty) {
+		t.Fatalf("claimed an expired message: %v", err)
+	}
+	reason, err := os.ReadFile(mb.path(DeadletterDir, "stale.json.reason.txt"))
+	if err != nil || !strings.Contains(string(reason), "expired") {
+		t.Errorf("reason = %q, %v", reason, err)
+	}
+}
+
+func TestSecondConsumerIsRefused(t *testing.T) {
+	root := newRuntime(t, "Agent-1")
+	mb := openMailbox(t, root, "Agent-1")
+	consume(t, mb, Options{}, t0)
+	_, err := mb.Consume(Options{}, t0)
+	var locked *LockedError
+	if !errors.As(err, &locked) || locked.PID != os.Getpid() {
+		t.Fatalf("second consumer: %v, want a LockedError naming pid %d", err, os.Getpid())
+	}
+}
+
+// Each case leaves processing/ the way a consumer killed at that point
+// would, and checks what the next consumer makes of it.
+func TestRecoveryAfterCrash(t *testing.T) {
+	steps := []struct {
+		name      string
+		crash     func(t *testing.T, c *Consumer, cl *Claim)
+		archived  bool
+		resumed   bool
+		wantStage string
+	}{
+		{"after claim", func(t *testing.T, c *Consumer, cl *Claim) {}, false, true, StageClaimed},
+		{"after a recorded step", func(t *testing.T, c *Consumer, cl *Claim) {
+			cl.Progress.Data = map[string]any{"sent": true}
+			if err := c.Record(cl, "submitted", t0); err != nil {
+				t.Fatal(err)
+			}
+		}, false, true, "submitted"},
+		{"before the progress record", func(t *testing.T, c *Consumer, cl *Claim) {
+			os.Remove(c.processing(cl.stem, ".progress.json"))
+		}, false, true, StageClaimed},
+		{"while archiving", func(t *testing.T, c *Consumer, cl *Claim) {
+			r := Receipt{Reply: "r", CompletedAt: t0}
+			cl.Progress.Receipt = &r
+			if err := c.Record(cl, stageCompleting, t0); err != nil {
+				t.Fatal(err)
+			}
+		}, true, false, ""},
+		{"after the archive rename", func(t *testing.T, c *Consumer, cl *Claim) {
+			r := Receipt{ID: cl.Message.ID, Reply: "r", CompletedAt: t0}
+			cl.Progress.Receipt = &r
+			if err := c.Record(cl, stageCompleting, t0); err != nil {
+				t.Fatal(err)
+			}
+			if err := c.finishComplete(cl.stem, r); err != nil {
+				t.Fatal(err)
+			}
+			// put the record back as if the process died before removing it
+			if err := c.saveProgress(cl); err != nil {
+				t.Fatal(err)
+			}
+		}, true, false, ""},
+	}
+	for _, step := range steps {
+		t.Run(step.name, func(t *testing.T) {
+			root := newRuntime(t, "Agent-1")
+			mb := openMailbox(t, root, "Agent-1")
+			if err := mb.Deliver(testMessage("m1", "Agent-1", Normal)); err != nil {
+				t.Fatal(err)
+			}
+			c, err := mb.Consume(Options{Known: []string{"Agent-1"}}, t0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cl, err := c.Claim(t0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			step.crash(t, c, cl)
+			c.Close() // the lock dies with the process
+
+			c2 := consume(t, mb, Options{Known: []string{"Agent-1"}}, t0.Add(time.Minute))
+			got, err := c2.Claim(t0.Add(time.Minute))
+			if step.archived {
+				if !errors.Is(err, ErrEmpty) {
+					t.Fatalf("claim after recovery: %v, %v", got, err)
+				}
+				if a := archivedIDs(t, mb); a["m1"] != 1 {
+					t.Fatalf("archive = %v", a)
+				}
+			} else {
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !got.Resumed || got.Progress.Stage != step.wantStage || got.Progress.Attempt != 2 {
+					t.Errorf("resumed claim: resumed=%v stage=%q attempt=%d", got.Resumed, got.Progress.Stage, got.Progress.Attempt)
+				}
+				if step.wantStage == "submitted" && got.Progress.Data["sent"] != true {
+					t.Errorf("caller data lost: %v", got.Progress.Data)
+				}
+				if err := c2.Complete(got, Receipt{}, t0); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if p := names(t, mb.path(ProcessingDir)); len(p) != 0 {
+				t.Errorf("processing/ still holds %v", p)
+			}
+		})
+	}
+}
+
+func TestMessageThatKeepsCrashingIsDeadlettered(t *testing.T) {
+	root := newRuntime(t, "Agent-1")
+	mb := openMailbox(t, root, "Agent-1")
+	if err := mb.Deliver(testMessage("poison", "Agent-1", Normal)); err != nil {
+		t.Fatal(err)
+	}
+	for range 3 {
+		c, err := mb.Consume(Options{Known: []string{"Agent-1"}, MaxAttempts: 3}, t0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.Claim(t0); err != nil {
+			t.Fatal(err)
+		}
+		c.Close() // "crash" with the message in flight
+	}
+	c := consume(t, mb, Options{Known: []string{"Agent-1"}, MaxAttempts: 3}, t0)
+	if _, err := c.Claim(t0); !errors.Is(err, ErrEmpty) {
+		t.Fatalf("claim: %v", err)
+	}
+	reason, err := os.ReadFile(mb.path(DeadletterDir, "poison.json.reason.txt"))
+	if err != nil || !strings.Contains(string(reason), "stopped 3 times") {
+		t.Fatalf("reason = %q, %v", reason, err)
+	}
+}

@@ -1,0 +1,41 @@
+// Package mailbox owns each agent's mailbox folder under the runtime root:
+// the canonical message, tolerant decoding of every Dream.OS message shape,
+// delivery, ingest of dropped files and of the Dream.OS inbox.json, the claim
+// → complete / fail / dead-letter life cycle, crash recovery, the folder
+// watcher and the status.json heartbeat.
+//
+// The on-disk contract is the product's main interface, so everything here
+// is observable from a shell:
+//
+//	agent_mailboxes/Agent-3/
+//	  inbox.json          Dream.OS writers append here under flock(inbox.json.lock)
+//	  inbox/              pending messages, one canonical <stem>.json each
+//	  processing/         the one message in flight, with <stem>.progress.json
+//	  archive/YYYY-MM-DD/ finished messages, each with <stem>.receipt.json
+//	  deadletter/         what could not be used, each with <name>.reason.txt
+//	  .seen/              one empty marker per id ever delivered
+//	  status.json         the runner's heartbeat
+//
+// The rules that keep messages from being lost or doubled:
+//
+//   - A message is in exactly one place and moves by rename. Files that are
+//     replaced are replaced atomically (package atomicfile).
+//   - A message's file name is derived from its id, and delivery links the
+//     file into inbox/ only if the name is free, so concurrent deliveries of
+//     one id store it once. A marker in .seen/ remembers the id after the
+//     message has moved on, so a late duplicate is refused too.
+//   - Files humans drop into inbox/ are read only when complete: JSON once it
+//     parses in full, anything else once it has stopped changing for a
+//     settle period. Dot-files and editor temp names are never read.
+//   - inbox.json is read and emptied under the same flock the Dream.OS
+//     writers take, and always left as valid JSON. Messages without an id get
+//     one written back first, so a crash half-way cannot deliver them twice.
+//   - Nothing is deleted silently: what cannot be decoded, addressed or
+//     delivered goes to deadletter/ with a readable reason beside it.
+//   - Only one consumer per agent claims messages (a lock under
+//     runtime/locks/); whatever a crashed consumer left in processing/ is
+//     recovered by the next one.
+//
+// The package never reads agentctl.yaml (callers pass the settings in), never
+// prompts agents and never touches boards or devlogs.
+package mailbox

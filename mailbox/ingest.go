@@ -1,0 +1,156 @@
+package mailbox
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"agentctl/internal/agentname"
+	"agentctl/internal/atomicfile"
+)
+
+// isIgnored reports names that are never messages: dot-files (our temp
+// files, editors' swap files) and the temp names of editors and downloads.
+func isIgnored(name string) bool {
+	if atomicfile.IsTemp(name) {
+		return true
+	}
+	for _, suffix := range []string{"~", ".tmp", ".swp", ".part", ".crdownload", ".partial"} {
+		if strings.HasSuffix(name, suffix) {
+			return true
+		}
+	}
+	return strings.HasPrefix(name, "#") || strings.HasSuffix(name, ".reason.txt")
+}
+
+// ingestFile looks at one name in inbox/ and leaves it indexed, normalised
+// into a canonical message, settling, or dead-lettered.
+func (c *Consumer) ingestFile(name string, now time.Time) error {
+	if isIgnored(name) || strings.ContainsAny(name, `/\`) {
+		return nil
+	}
+	path := c.mb.path(InboxDir, name)
+	fi, err := os.Lstat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		c.q.remove(strings.TrimSuffix(name, ".json"))
+		delete(c.settling, name)
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("cannot read %s: %w", path, err)
+	}
+	stem, isStem := strings.CutSuffix(name, ".json")
+	if isStem && c.q.has(stem) {
+		return nil // indexed already; canonical files never change in place
+	}
+	switch {
+	case fi.Mode()&fs.ModeSymlink != 0:
+		return c.deadletterFile(name, "it is a symbolic link; agentctl reads only regular files, so a link cannot make it read another file", now)
+	case !fi.Mode().IsRegular():
+		return c.deadletterFile(name, "it is not a regular file", now)
+	case fi.Size() > c.opts.MaxMessageBytes:
+		return c.deadletterFile(name, fmt.Sprintf("it is %d bytes, over the %d-byte limit for one message", fi.Size(), c.opts.MaxMessageBytes), now)
+	}
+	ext := strings.ToLower(filepath.Ext(name))
+	if ext != ".json" && ext != ".md" {
+		if c.settled(name, fi, now) {
+			return c.deadletterFile(name, "only *.json and Dream.OS *.md files are messages", now)
+		}
+		return nil
+	}
+	data, err := readRegular(path, fi)
+	if errors.Is(err, errChanged) || errors.Is(err, fs.ErrNotExist) {
+		return nil // replaced or removed meanwhile; its own event follows
+	}
+	if err != nil {
+		return fmt.Errorf("cannot read %s: %w", path, err)
+	}
+	// Complete JSON can be read at once: a file still being written is
+	// never valid JSON. Anything else waits until it stops changing.
+	if ext != ".json" || !IsCompleteJSON(data) {
+		if !c.settled(name, fi, now) {
+			return nil
+		}
+	}
+	delete(c.settling, name)
+
+	msg, err := Decode(data, Source{Name: name, ModTime: fi.ModTime(), Owner: c.mb.Agent})
+	if err == nil {
+		err = c.checkRecipient(&msg)
+	}
+	if err != nil {
+		return c.deadletterFile(name, err.Error(), now)
+	}
+	if Stem(msg.ID)+".json" == name {
+		// Already where and what a delivered message is.
+		if _, err := c.mb.markSeen(Stem(msg.ID)); err != nil {
+			return err
+		}
+		c.index(msg)
+		return nil
+	}
+	// A dropped file: deliver it under its canonical name, then remove the
+	// original. A crash in between leaves both, and the next look finds the
+	// original to be a duplicate of its own delivery.
+	err = c.mb.Deliver(msg)
+	switch {
+	case errors.Is(err, ErrDuplicate):
+		c.emit("duplicate", msg.ID, name, "already delivered")
+	case err != nil:
+		return err
+	default:
+		c.index(msg)
+		c.emit("ingested", msg.ID, name, "")
+	}
+	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("cannot remove ingested %s: %w", path, err)
+	}
+	return nil
+}
+
+// checkRecipient makes sure a message found in this mailbox is for this
+// agent, and spells the recipient the configured way.
+func (c *Consumer) checkRecipient(msg *Message) error {
+	to, err := agentname.Resolve(c.opts.Known, msg.To)
+	if err != nil {
+		return fmt.Errorf("recipient %q is not an agent of this runtime", msg.To)
+	}
+	if to != c.mb.Agent {
+		return fmt.Errorf("it is addressed to %s, not %s", to, c.mb.Agent)
+	}
+	msg.To = to
+	return nil
+}
+
+func (c *Consumer) index(msg Message) {
+	p := &pending{stem: Stem(msg.ID), rank: msg.Priority.Rank(), createdAt: msg.CreatedAt}
+	if msg.DeliverAfter != nil {
+		p.notBefore = *msg.DeliverAfter
+	}
+	c.q.add(p)
+}
+
+var errChanged = errors.New("file changed while being read")
+
+// readRegular reads the file that Lstat described, refusing to follow a
+// symlink swapped in since.
+func readRegular(path string, want fs.FileInfo) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	got, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !os.SameFile(want, got) {
+		return nil, errChanged
+	}
+	return io.ReadAll(io.LimitReader(f, want.Size()+1))
+}

@@ -1,0 +1,289 @@
+package mailbox
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// claimAll claims and archives everything claimable, returning the ids.
+func claimAll(t *testing.T, c *Consumer, now time.Time) []string {
+	t.Helper()
+	var ids []string
+	for {
+		cl, err := c.Claim(now)
+		if errors.Is(err, ErrEmpty) {
+			return ids
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, cl.Message.ID)
+		if err := c.Complete(cl, Receipt{}, now); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+func TestIngestDroppedDreamOSFiles(t *testing.T) {
+	root := newRuntime(t, "Agent-1")
+	mb := openMailbox(t, root, "Agent-1")
+	for _, s := range []string{
+		"agentcellphone__agent_workspaces__Agent-1__inbox__2025-07-02T07-50-01_agent-2_to_agent-1.json",
+		"victoros__runtime__agent_comms__agent_mailboxes__Agent-1__agent8_autonomy_query_20231116T110000Z.json",
+		"victor-dreamos__agent_workspaces__Agent-1__inbox__CAPTAIN_MESSAGE_2025-12-02T10-48-52-968834_msg_20251202_104852_6def4a.md",
+		"victor-dreamos__agent_workspaces__Agent-1__inbox__INBOX_MESSAGE_20251206_063526_041170_4a9687d0.md",
+	} {
+		writeFile(t, inboxPath(mb, sampleName(s)), readSample(t, s))
+	}
+	now := time.Now()
+	c := consume(t, mb, Options{Known: []string{"Agent-1", "Agent-2"}, Settle: time.Second}, now)
+	// The JSON files are complete and taken at once; the Markdown files
+	// wait until they have been still for the settle period.
+	if c.Pending() != 2 {
+		t.Fatalf("pending after the first scan = %d, want 2", c.Pending())
+	}
+	if due, ok := c.NextWake(); !ok || due.After(now.Add(time.Second)) {
+		t.Fatalf("NextWake = %v, %v", due, ok)
+	}
+	if err := c.Tick(now.Add(time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	ids := claimAll(t, c, now.Add(time.Second))
+	slices.Sort(ids)
+	if len(ids) != 4 || ids[0] != "2025-07-02T07-50-01_agent-2_to_agent-1" {
+		t.Fatalf("claimed %v", ids)
+	}
+	if got := names(t, mb.path(InboxDir)); len(got) != 0 {
+		t.Errorf("inbox still holds %v", got)
+	}
+	if got := names(t, mb.path(DeadletterDir)); len(got) != 0 {
+		t.Errorf("deadletter holds %v", got)
+	}
+	// The urgent Markdown message was claimed first.
+	if !strings.Contains(strings.Join(ids, ","), "msg_20251202_104852_6def4a") {
+		t.Errorf("the CAPTAIN message is missing from %v", ids)
+	}
+}
+
+func TestIngestWaitsForAFileBeingWritten(t *testing.T) {
+	root := newRuntime(t, "Agent-1")
+	mb := openMailbox(t, root, "Agent-1")
+	now := time.Now()
+	c := consume(t, mb, Options{Known: []string{"Agent-1"}, Settle: time.Second}, now)
+	full := testMessage("slow-copy", "Agent-1", Normal).Encode()
+	path := inboxPath(mb, "copy.json")
+	writeFile(t, path, full[:len(full)/2])
+	if err := c.Notice(now, "copy.json"); err != nil {
+		t.Fatal(err)
+	}
+	if c.Pending() != 0 || len(names(t, mb.path(DeadletterDir))) != 0 {
+		t.Fatal("a half-written file was consumed")
+	}
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.Write(full[len(full)/2:])
+	f.Close()
+	if err := c.Notice(now.Add(10*time.Millisecond), "copy.json"); err != nil {
+		t.Fatal(err)
+	}
+	if got := claimAll(t, c, now); !slices.Equal(got, []string{"slow-copy"}) {
+		t.Fatalf("claimed %v", got)
+	}
+	if _, err := os.Stat(path); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the dropped file was left behind: %v", err)
+	}
+}
+
+func TestIgnoresTempAndDotFiles(t *testing.T) {
+	root := newRuntime(t, "Agent-1")
+	mb := openMailbox(t, root, "Agent-1")
+	junk := []string{".hidden.json", ".msg.json.tmp123", "draft.json~", "draft.json.swp", "x.json.part", "#draft.json#"}
+	for _, n := range junk {
+		writeFile(t, inboxPath(mb, n), []byte(`{"body": "not yet"}`))
+	}
+	now := time.Now()
+	c := consume(t, mb, Options{Known: []string{"Agent-1"}}, now)
+	if err := c.Tick(now.Add(time.Hour)); err != nil {
+		t.Fatal(err)
+	}
+	if c.Pending() != 0 || len(names(t, mb.path(DeadletterDir))) != 0 {
+		t.Errorf("temp files were touched: pending %d, deadletter %v", c.Pending(), names(t, mb.path(DeadletterDir)))
+	}
+	if got := len(names(t, mb.path(InboxDir))); got != len(junk)-2 { // names() hides the two dot-files
+		t.Errorf("inbox lost files: %v", names(t, mb.path(InboxDir)))
+	}
+}
+
+// Every kind of bad input ends in deadletter/ with a reason, and the
+// consumer goes on with the good message behind them.
+func TestBadInputIsDeadletteredWithReason(t *testing.T) {
+	root := newRuntime(t, "Agent-1", "Agent-2")
+	mb := openMailbox(t, root, "Agent-1")
+	secret := filepath.Join(t.TempDir(), "secret.json")
+	writeFile(t, secret, testMessage("secret", "Agent-1", Normal).Encode())
+	big := bytes.Repeat([]byte("x"), 50<<20)
+	cases := map[string]struct {
+		data   []byte
+		reason string
+	}{
+		"truncated.json":   {[]byte(`{"from": "Agent-2", "body": "hel`), "ends early"},
+		"empty.json":       {nil, "empty"},
+		"big.json":         {big, "over the 4194304-byte limit"},
+		"binary.json":      {[]byte{0x89, 'P', 'N', 'G', 0, 0xff, 0xfe}, "not UTF-8"},
+		"types.json":       {[]byte(`{"from": ["Agent-2"], "body": "x"}`), `field "from": want a string, got a list`},
+		"unknown.json":     {[]byte(`{"to": "Agent-9", "body": "x"}`), `recipient "Agent-9" is not an agent`},
+		"other.json":       {[]byte(`{"to": "Agent-2", "body": "x"}`), "addressed to Agent-2, not Agent-1"},
+		"slash.json":       {[]byte(`{"to": "../Agent-2", "body": "x"}`), `recipient "../Agent-2"`},
+		"dotdot.json":      {[]byte(`{"to": "..", "body": "x"}`), `recipient ".."`},
+		"notes.txt":        {[]byte("hello"), "only *.json and Dream.OS *.md"},
+		"misrouted.md":     {readSample(t, "victor-dreamos__agent_workspaces__archive__invalid_workspaces__Agent_INBOX_MESSAGE_20251206_081844_899125_1fe934c2.md"), `recipient "Agent" is not an agent`},
+		"claim.json":       {readSample(t, "victoros__runtime__agent_comms__agent_mailboxes__Agent-1__claim.json"), "not a JSON message object"},
+		"placeholder.json": {readSample(t, "victoros__runtime__agent_comms__directive_resume_autonomy_template.json"), "unrendered template placeholder"},
+	}
+	for name, c := range cases {
+		writeFile(t, inboxPath(mb, name), c.data)
+	}
+	if err := os.Symlink(secret, inboxPath(mb, "link.json")); err != nil {
+		t.Fatal(err)
+	}
+	if err := mb.Deliver(testMessage("good", "Agent-1", Low)); err != nil {
+		t.Fatal(err)
+	}
+
+	now := time.Now()
+	c := consume(t, mb, Options{Known: []string{"Agent-1", "Agent-2"}, Settle: time.Second}, now)
+	if err := c.Tick(now.Add(time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Tick(now.Add(2 * time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	if got := claimAll(t, c, now); !slices.Equal(got, []string{"good"}) {
+		t.Fatalf("claimed %v, want only the good message", got)
+	}
+	cases["link.json"] = struct {
+		data   []byte
+		reason string
+	}{nil, "symbolic link"}
+	dl := names(t, mb.path(DeadletterDir))
+	for name, c := range cases {
+		var reasonFile string
+		for _, n := range dl {
+			if strings.HasSuffix(n, "-"+name+ReasonSuffix) {
+				reasonFile = n
+			}
+		}
+		if reasonFile == "" {
+			t.Errorf("%s: not in deadletter/ (%v)", name, dl)
+			continue
+		}
+		reason, _ := os.ReadFile(mb.path(DeadletterDir, reasonFile))
+		if !strings.Contains(string(reason), c.reason) {
+			t.Errorf("%s: reason %q does not say %q", name, reason, c.reason)
+		}
+		moved := strings.TrimSuffix(reasonFile, ReasonSuffix)
+		if name != "link.json" && name != "big.json" {
+			if data, err := os.ReadFile(mb.path(DeadletterDir, moved)); err != nil || !bytes.Equal(data, c.data) {
+				t.Errorf("%s: dead letter does not hold the original bytes (%v)", name, err)
+			}
+		}
+	}
+	if fi, err := os.Lstat(mb.path(DeadletterDir, strings.TrimSuffix(findSuffix(dl, "-link.json"), ""))); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Errorf("the symlink itself should be in deadletter/: %v", err)
+	}
+	if got := names(t, mb.path(InboxDir)); len(got) != 0 {
+		t.Errorf("inbox still holds %v", got)
+	}
+}
+
+func findSuffix(names []string, suffix string) string {
+	for _, n := range names {
+		if strings.HasSuffix(n, suffix) {
+			return n
+		}
+	}
+	return ""
+}
+
+func TestIngestInboxJSON(t *testing.T) {
+	root := newRuntime(t, "Agent-1", "Agent-2")
+	mb := openMailbox(t, root, "Agent-1")
+	entries := []map[string]any{
+		{"message_id": "dream-1", "sender": "Agent-2", "recipient": "Agent-1", "body": map[string]any{"text": "hello"}, "priority": "HIGH"},
+		{"sender": "Agent-2", "recipient": "Agent-1", "content": "no id here"},
+		{"sender": "Agent-2", "recipient": "Agent-1", "content": "no id here"}, // the same again: a second message
+		{"sender": "Agent-2", "recipient": "Agent 1", "content": "bad recipient"},
+		{"message_id": "dream-1", "sender": "Agent-2", "recipient": "Agent-1", "content": "same id again"},
+	}
+	data, _ := json.MarshalIndent(entries, "", "  ")
+	writeFile(t, mb.path(InboxJSON), data)
+	now := time.Now()
+	c := consume(t, mb, Options{Known: []string{"Agent-1", "Agent-2"}}, now)
+	ids := claimAll(t, c, now)
+	if len(ids) != 3 || ids[0] != "dream-1" {
+		t.Fatalf("claimed %v, want dream-1 first and two id-less messages", ids)
+	}
+	left, _ := os.ReadFile(mb.path(InboxJSON))
+	if strings.TrimSpace(string(left)) != "[]" {
+		t.Errorf("inbox.json = %q, want []", left)
+	}
+	dl := names(t, mb.path(DeadletterDir))
+	if len(dl) != 2 || !strings.HasSuffix(dl[0], "inbox.json-3.json") {
+		t.Fatalf("deadletter = %v", dl)
+	}
+}
+
+func TestIngestCorruptedInboxJSON(t *testing.T) {
+	root := newRuntime(t, "Agent-4")
+	mb := openMailbox(t, root, "Agent-4")
+	sample := readSample(t, "victor-dreamos__ops__messaging__message_queue__queue_20251130_025028_corrupted.json")
+	writeFile(t, mb.path(InboxJSON), sample)
+	now := time.Now()
+	// The queue holds messages for several agents: only Agent-4's are kept
+	// here, the rest are dead-lettered as misaddressed.
+	known := []string{"Agent-1", "Agent-2", "Agent-3", "Agent-4", "Agent-5", "Agent-6", "Agent-7", "Agent-8"}
+	c := consume(t, mb, Options{Known: known}, now)
+	ids := claimAll(t, c, now)
+	entries, tail, err := decodeArrayPrefix(sample)
+	if err != nil || tail == 0 {
+		t.Fatal(err)
+	}
+	dl := names(t, mb.path(DeadletterDir))
+	if len(ids)+(len(dl)-2)/2 != len(entries) {
+		t.Errorf("%d claimed + %d dead-lettered entries != %d entries", len(ids), (len(dl)-2)/2, len(entries))
+	}
+	tailFile := findSuffix(dl, "-inbox.json-tail")
+	got, _ := os.ReadFile(mb.path(DeadletterDir, tailFile))
+	if !bytes.Equal(got, sample[tail:]) {
+		t.Errorf("the stale tail was not kept in deadletter/ (%s)", tailFile)
+	}
+	if left, _ := os.ReadFile(mb.path(InboxJSON)); strings.TrimSpace(string(left)) != "[]" {
+		t.Errorf("inbox.json = %.80q, want []", left)
+	}
+}
+
+func TestInvalidInboxJSONIsNeverReadAsEmpty(t *testing.T) {
+	root := newRuntime(t, "Agent-1")
+	mb := openMailbox(t, root, "Agent-1")
+	bad := []byte(`{{ "sender": "Agent-2", "body": "x" }}`)
+	writeFile(t, mb.path(InboxJSON), bad)
+	now := time.Now()
+	consume(t, mb, Options{Known: []string{"Agent-1"}}, now)
+	dl := names(t, mb.path(DeadletterDir))
+	kept, _ := os.ReadFile(mb.path(DeadletterDir, findSuffix(dl, "-inbox.json")))
+	if !bytes.Equal(kept, bad) {
+		t.Fatalf("deadletter = %v; the invalid inbox.json was not kept whole", dl)
+	}
+	if left, _ := os.ReadFile(mb.path(InboxJSON)); strings.TrimSpace(string(left)) != "[]" {
+		t.Errorf("inbox.json = %q, want []", left)
+	}
+}

@@ -1,0 +1,138 @@
+package mailbox
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"agentctl/internal/agentname"
+	"agentctl/internal/atomicfile"
+)
+
+// Mailbox is one agent's mailbox folder. It is cheap to open; opening does
+// not lock anything, and every method is safe to call from several
+// processes at once.
+type Mailbox struct {
+	Root  string
+	Agent string
+	Dir   string
+}
+
+// ErrNoMailbox is returned by Open when the agent's folder does not exist.
+var ErrNoMailbox = errors.New("no mailbox")
+
+// Open returns the mailbox of agent under root. The name must be valid (it
+// becomes a folder name) and the folder must exist: agentctl never creates a
+// mailbox as a side effect of a message, only `agentctl init` does.
+func Open(root, agent string) (*Mailbox, error) {
+	if err := agentname.Valid(agent); err != nil {
+		return nil, err
+	}
+	dir := Dir(root, agent)
+	if fi, err := os.Stat(filepath.Join(dir, InboxDir)); err != nil || !fi.IsDir() {
+		return nil, fmt.Errorf("%w for %s in %s", ErrNoMailbox, agent, root)
+	}
+	return &Mailbox{Root: root, Agent: agent, Dir: dir}, nil
+}
+
+func (m *Mailbox) path(parts ...string) string {
+	return filepath.Join(append([]string{m.Dir}, parts...)...)
+}
+
+// safeStem matches ids that can be used as file names unchanged.
+var safeStem = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{0,99}$`)
+
+// Stem is the file name (without ".json") a message with this id gets in
+// every folder of the mailbox. Ids that are not plain names (uuids are;
+// "a/b", "{{uuid}}" or 300 characters are not) get a sanitised prefix and a
+// hash, so the mapping stays one to one and never builds a path. Dots are
+// not allowed in stems, which keeps "x.progress.json" and "x.receipt.json"
+// unmistakable for sidecars.
+func Stem(id string) string {
+	if safeStem.MatchString(id) {
+		return id
+	}
+	var b strings.Builder
+	for _, r := range id {
+		if b.Len() >= 60 {
+			break
+		}
+		if r < 128 && (r == '-' || r == '_' || r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z') {
+			b.WriteRune(r)
+		} else {
+			b.WriteByte('_')
+		}
+	}
+	sum := sha256.Sum256([]byte(id))
+	return "x" + b.String() + "-" + hex.EncodeToString(sum[:])[:16]
+}
+
+// ErrDuplicate is returned when a message with the same id was delivered
+// before. The message is stored once; the duplicate is dropped.
+var ErrDuplicate = errors.New("a message with this id was already delivered")
+
+// Deliver stores msg in the inbox, durably and atomically. Delivering an id
+// that is already pending, in flight, archived or dead-lettered stores
+// nothing and returns ErrDuplicate.
+func (m *Mailbox) Deliver(msg Message) error {
+	if msg.ID == "" {
+		return errors.New("cannot deliver a message without an id")
+	}
+	stem := Stem(msg.ID)
+	if m.seen(stem) {
+		return fmt.Errorf("cannot deliver %s to %s: %w", msg.ID, m.Agent, ErrDuplicate)
+	}
+	err := atomicfile.Create(m.path(InboxDir, stem+".json"), msg.Encode())
+	if errors.Is(err, fs.ErrExist) {
+		return fmt.Errorf("cannot deliver %s to %s: %w", msg.ID, m.Agent, ErrDuplicate)
+	}
+	if err != nil {
+		return fmt.Errorf("cannot deliver %s to %s: %w", msg.ID, m.Agent, err)
+	}
+	// The marker goes in after the message landed: if we crash in between,
+	// the next rescan adds it. Had another delivery of this id already been
+	// claimed and marked meanwhile, ours is the duplicate and is withdrawn.
+	if fresh, err := m.markSeen(stem); err != nil {
+		return fmt.Errorf("cannot deliver %s to %s: %w", msg.ID, m.Agent, err)
+	} else if !fresh {
+		// Removing finds nothing only if the consumer already claimed (and
+		// marked) the file we linked, in which case ours was delivered.
+		if err := os.Remove(m.path(InboxDir, stem+".json")); errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		return fmt.Errorf("cannot deliver %s to %s: %w", msg.ID, m.Agent, ErrDuplicate)
+	}
+	return nil
+}
+
+func (m *Mailbox) seen(stem string) bool {
+	_, err := os.Lstat(m.path(SeenDir, stem))
+	return err == nil
+}
+
+// markSeen records that stem was delivered; fresh is false when it already
+// was. Markers are empty and not fsynced: losing one in a power cut only
+// weakens duplicate detection for that id, it never loses a message.
+func (m *Mailbox) markSeen(stem string) (fresh bool, err error) {
+	f, err := os.OpenFile(m.path(SeenDir, stem), os.O_CREATE|os.O_EXCL|os.O_WRONLY, atomicfile.FilePerm)
+	if errors.Is(err, fs.ErrExist) {
+		return false, nil
+	}
+	if errors.Is(err, fs.ErrNotExist) {
+		// A mailbox made before .seen existed: create it and try again.
+		if err := atomicfile.MkdirAll(m.path(SeenDir)); err != nil {
+			return false, err
+		}
+		return m.markSeen(stem)
+	}
+	if err != nil {
+		return false, err
+	}
+	return true, f.Close()
+}

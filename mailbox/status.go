@@ -1,0 +1,51 @@
+package mailbox
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"time"
+
+	"agentctl/internal/atomicfile"
+)
+
+// Status is the heartbeat a runner writes to status.json. Readers judge
+// liveness by UpdatedAt and by checking the pid, never by State alone.
+type Status struct {
+	Agent     string         `json:"agent"`
+	PID       int            `json:"pid"`
+	Host      string         `json:"host"`
+	State     string         `json:"state"`
+	Current   string         `json:"current,omitempty"`
+	Subject   string         `json:"subject,omitempty"`
+	StartedAt time.Time      `json:"started_at"`
+	UpdatedAt time.Time      `json:"updated_at"`
+	Counters  map[string]int `json:"counters,omitempty"`
+}
+
+// WriteStatus replaces status.json atomically.
+func (m *Mailbox) WriteStatus(s Status) error {
+	s.Agent = m.Agent
+	data, err := json.MarshalIndent(s, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := atomicfile.WriteFile(m.path(StatusJSON), append(data, '\n')); err != nil {
+		return fmt.Errorf("cannot write heartbeat: %w", err)
+	}
+	return nil
+}
+
+// ReadStatus reads status.json; a missing file is an error wrapping
+// fs.ErrNotExist.
+func (m *Mailbox) ReadStatus() (Status, error) {
+	var s Status
+	data, err := os.ReadFile(m.path(StatusJSON))
+	if err != nil {
+		return s, err
+	}
+	if err := json.Unmarshal(data, &s); err != nil {
+		return s, fmt.Errorf("cannot read %s: %w", m.path(StatusJSON), err)
+	}
+	return s, nil
+}

@@ -1,0 +1,131 @@
+package mailbox
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/fsnotify/fsnotify"
+)
+
+// Change is a batch of things to look at again: names in inbox/ (or
+// InboxJSON), or a full rescan when events may have been lost.
+type Change struct {
+	Names  []string
+	Rescan bool
+}
+
+// WatchOptions configures a Watcher.
+type WatchOptions struct {
+	// Poll replaces file events by a rescan every PollInterval, for network
+	// and synced folders where events never arrive.
+	Poll         bool
+	PollInterval time.Duration
+	// RescanInterval asks for a full rescan this often even with events on.
+	RescanInterval time.Duration
+}
+
+// Watcher turns file events in a mailbox into Changes. One goroutine owns
+// all of its state; Close cancels it and waits for it.
+type Watcher struct {
+	C      <-chan Change
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+	fsw    *fsnotify.Watcher
+}
+
+// Watch starts watching the mailbox. It watches folders, never files: a
+// watch on a file is lost when an editor replaces it.
+func Watch(m *Mailbox, opts WatchOptions) (*Watcher, error) {
+	if opts.PollInterval <= 0 {
+		opts.PollInterval = time.Second
+	}
+	if opts.RescanInterval <= 0 {
+		opts.RescanInterval = 30 * time.Second
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	out := make(chan Change)
+	w := &Watcher{C: out, cancel: cancel}
+	var events <-chan fsnotify.Event
+	var errs <-chan error
+	interval := opts.RescanInterval
+	if opts.Poll {
+		interval = min(opts.PollInterval, opts.RescanInterval)
+	} else {
+		fsw, err := fsnotify.NewWatcher()
+		if err != nil {
+			cancel()
+			return nil, fmt.Errorf("cannot watch %s: %w", m.Dir, err)
+		}
+		for _, dir := range []string{m.Dir, m.path(InboxDir)} {
+			if err := fsw.Add(dir); err != nil {
+				fsw.Close()
+				cancel()
+				return nil, fmt.Errorf("cannot watch %s: %w", dir, err)
+			}
+		}
+		w.fsw, events, errs = fsw, fsw.Events, fsw.Errors
+	}
+	w.wg.Add(1)
+	go func() {
+		defer w.wg.Done()
+		w.loop(ctx, m, out, events, errs, interval)
+	}()
+	return w, nil
+}
+
+// loop batches what happened while the consumer was busy, so a burst of
+// events for one file costs one look: that is the debounce, and it adds no
+// delay when the consumer is idle.
+func (w *Watcher) loop(ctx context.Context, m *Mailbox, out chan<- Change, events <-chan fsnotify.Event, errs <-chan error, interval time.Duration) {
+	inbox := m.path(InboxDir)
+	ticker := time.NewTicker(interval)
+	defer ticker.Stop()
+	var batch Change
+	seen := map[string]bool{}
+	for {
+		var send chan<- Change
+		if batch.Rescan || len(batch.Names) > 0 {
+			send = out
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case ev, ok := <-events:
+			if !ok {
+				events = nil
+				continue
+			}
+			dir, name := filepath.Dir(ev.Name), filepath.Base(ev.Name)
+			if (dir == inbox || dir == m.Dir && name == InboxJSON) && !seen[name] {
+				seen[name] = true
+				batch.Names = append(batch.Names, name)
+			}
+		case _, ok := <-errs:
+			if !ok {
+				errs = nil
+				continue
+			}
+			// An error (typically fsnotify.ErrEventOverflow) means events
+			// were dropped: only a rescan can tell what changed.
+			batch.Rescan = true
+		case <-ticker.C:
+			batch.Rescan = true
+		case send <- batch:
+			batch = Change{}
+			clear(seen)
+		}
+	}
+}
+
+// Close stops the watcher and waits for its goroutine.
+func (w *Watcher) Close() error {
+	w.cancel()
+	w.wg.Wait()
+	if w.fsw != nil {
+		return w.fsw.Close()
+	}
+	return nil
+}
