@@ -31,11 +31,17 @@ type Config struct {
 	// refused everywhere, so a typo never creates a mailbox.
 	Agents  []Agent `yaml:"agents"`
 	Mailbox Mailbox `yaml:"mailbox"`
+	GUI     GUI     `yaml:"gui"`
 }
 
 // Agent is one agent's seat: its name and how its turns are driven.
 type Agent struct {
 	Name string `yaml:"name"`
+	// Driver is how turns reach the agent: "gui" (a chat window on this
+	// desktop, the default) or "exec" (a headless command per turn).
+	Driver string `yaml:"driver,omitempty"`
+	Window Window `yaml:"window,omitempty"`
+	Exec   Exec   `yaml:"exec,omitempty"`
 }
 
 // Mailbox holds the mailbox and watcher settings shared by every agent.
@@ -70,6 +76,7 @@ func Default() Config {
 			MaxAttempts:    3,
 			Backoff:        Duration(30 * time.Second),
 		},
+		GUI: DefaultGUI(),
 	}
 }
 
@@ -118,6 +125,12 @@ func (c Config) Validate() error {
 			return fmt.Errorf("agents[%d]: agent %q is listed twice", i, a.Name)
 		}
 		seen[key] = true
+		if err := a.validateDriver(); err != nil {
+			return fmt.Errorf("agents[%d] (%s): %w", i, a.Name, err)
+		}
+	}
+	if err := c.GUI.validate(); err != nil {
+		return err
 	}
 	m := c.Mailbox
 	switch m.Watch {

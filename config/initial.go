@@ -18,6 +18,28 @@ agents:
 {{- range .Agents}}
   - name: {{.}}
 {{- end}}
+# Each agent's turns go to a Cursor chat window ("driver: gui", the default)
+# or to a headless command ("driver: exec"). 'agentctl calibrate' fills in
+# the window section; by hand it looks like this:
+#
+#  - name: Agent-3
+#    driver: gui
+#    window:
+#      title: 'Agent-3 .* Cursor'  # regular expression; exactly one window must match
+#      pid: 0                      # optional: the window must belong to this process
+#      absolute: false             # true: screen coordinates, not offsets in the window
+#      input: [420, 610]           # the chat input box
+#      copy: [760, 380]            # the reply's copy button ...
+#      # copy_keys: [ctrl+a, ctrl+c]  # ... or the keys that copy it
+#      reply: [20, 60, 760, 500]   # x, y, width, height of the reply; no caret or spinner in it
+#      submit_key: enter           # or ctrl+enter
+#      new_chat_key: ctrl+n        # optional; "mod" means Cmd on macOS, Ctrl elsewhere
+#
+#  - name: Agent-4
+#    driver: exec
+#    exec:
+#      command: [claude, -p, "{prompt}"]  # without {prompt} the prompt goes to stdin
+#      timeout: 10m                       # then the whole process group is killed
 
 mailbox:
   # How new messages are noticed: "events" (file system events, instant) or
@@ -34,6 +56,22 @@ mailbox:
   max_attempts: {{.M.MaxAttempts}}
   # Wait before the first retry; it doubles with each further retry.
   backoff: {{.M.Backoff}}
+
+# Timings of GUI turns, for every agent on this desktop.
+gui:
+  # The reply is finished when its region has not changed for this long. It
+  # must be longer than the longest pause while a reply streams (700ms at least).
+  quiet: {{.G.Quiet}}
+  # How long the model may think before its reply starts to appear.
+  first_change: {{.G.FirstChange}}
+  # How long the chat may take to show a submitted prompt; the submit key is
+  # pressed once more, then the turn fails as "pasted but not submitted".
+  submit: {{.G.Submit}}
+  # Upper bound for a whole turn.
+  turn_timeout: {{.G.TurnTimeout}}
+  # How long a turn waits for the desktop input lock (one mouse, keyboard and
+  # clipboard shared by every agent on this display).
+  lock_wait: {{.G.LockWait}}
 `))
 
 // Initial returns the commented agentctl.yaml for a new runtime with the
@@ -43,7 +81,8 @@ func Initial(agents []string) []byte {
 	data := struct {
 		Agents []string
 		M      Mailbox
-	}{agents, Default().Mailbox}
+		G      GUI
+	}{agents, Default().Mailbox, Default().GUI}
 	if err := initialTemplate.Execute(&buf, data); err != nil {
 		panic(fmt.Sprintf("config template: %v", err))
 	}

@@ -1,0 +1,203 @@
+package config
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+)
+
+// Driver names for Agent.Driver.
+const (
+	DriverGUI  = "gui"
+	DriverExec = "exec"
+)
+
+// Window says where an agent's chat window is and where its controls are.
+// `agentctl calibrate` writes it.
+type Window struct {
+	// Title is a regular expression matched against window titles; exactly
+	// one window must match (or, with PID, one window of that process).
+	Title string `yaml:"title"`
+	// PID, when set, also requires the window to belong to this process.
+	PID int `yaml:"pid,omitempty"`
+	// Absolute means the positions below are screen coordinates (Dream.OS
+	// style, negative x on a monitor left of the primary one) rather than
+	// offsets from the window's top-left corner.
+	Absolute bool `yaml:"absolute,omitempty"`
+	// Input is the chat input box.
+	Input *Point `yaml:"input,omitempty"`
+	// Copy is the reply's copy button; CopyKeys is the alternative: key
+	// chords pressed in turn to copy the reply, such as [ctrl+a, ctrl+c].
+	Copy     *Point   `yaml:"copy,omitempty"`
+	CopyKeys []string `yaml:"copy_keys,omitempty"`
+	// Reply is the region whose pixels show the reply streaming in. It must
+	// not contain a blinking caret or a spinner.
+	Reply *Rect `yaml:"reply,omitempty"`
+	// SubmitKey sends the prompt: "enter" (default) or "ctrl+enter".
+	SubmitKey string `yaml:"submit_key,omitempty"`
+	// NewChatKey, if set, is pressed when a turn asks for a fresh chat
+	// ("ctrl+n" or "ctrl+t"). "mod" in a chord means Cmd on macOS, Ctrl
+	// elsewhere.
+	NewChatKey string `yaml:"new_chat_key,omitempty"`
+}
+
+// Point is a position in pixels, written [x, y].
+type Point struct{ X, Y int }
+
+// Rect is a region in pixels, written [x, y, width, height].
+type Rect struct{ X, Y, W, H int }
+
+// Exec runs a headless agent: one process per turn, the reply is its stdout.
+type Exec struct {
+	// Command is the program and its arguments. An argument containing
+	// {prompt} gets the prompt substituted; without one the prompt goes to
+	// stdin.
+	Command []string `yaml:"command,omitempty"`
+	// Timeout ends the turn and kills the whole process group.
+	Timeout Duration `yaml:"timeout,omitempty"`
+}
+
+// PromptPlaceholder is replaced by the prompt in Exec.Command arguments.
+const PromptPlaceholder = "{prompt}"
+
+// GUI holds the timings of GUI turns, shared by every agent.
+type GUI struct {
+	// Quiet is how long the reply region must stay unchanged for the reply
+	// to count as finished. It must be longer than the longest pause in a
+	// streaming reply; shorter than 700ms cut replies short in measurements.
+	Quiet Duration `yaml:"quiet"`
+	// FirstChange is how long the model may think before its reply starts.
+	FirstChange Duration `yaml:"first_change"`
+	// Submit is how long to wait for the chat to show a submitted prompt
+	// before pressing the submit key once more, and then giving up.
+	Submit Duration `yaml:"submit"`
+	// TurnTimeout bounds a whole turn.
+	TurnTimeout Duration `yaml:"turn_timeout"`
+	// LockWait is how long a turn waits for the desktop input lock, which
+	// every agentctl process on the same display shares.
+	LockWait Duration `yaml:"lock_wait"`
+}
+
+// DefaultGUI returns the GUI timings used when the file sets none.
+func DefaultGUI() GUI {
+	return GUI{
+		Quiet:       Duration(800 * time.Millisecond),
+		FirstChange: Duration(2 * time.Minute),
+		Submit:      Duration(2 * time.Second),
+		TurnTimeout: Duration(15 * time.Minute),
+		LockWait:    Duration(2 * time.Minute),
+	}
+}
+
+// DefaultExecTimeout bounds an exec turn whose timeout is not set.
+const DefaultExecTimeout = 10 * time.Minute
+
+// MinQuiet is the shortest quiet period that did not cut streamed replies
+// short on a real desktop.
+const MinQuiet = 700 * time.Millisecond
+
+var chordPattern = regexp.MustCompile(`^([a-z]+\+)*([a-z0-9]+)$`)
+
+// ValidChord checks the shape of a key chord such as "ctrl+enter".
+func ValidChord(s string) error {
+	if !chordPattern.MatchString(s) {
+		return fmt.Errorf("%q is not a key chord such as enter, ctrl+enter or mod+n", s)
+	}
+	return nil
+}
+
+// EffectiveDriver returns the agent's driver name, "gui" when unset.
+func (a Agent) EffectiveDriver() string {
+	if a.Driver == "" {
+		return DriverGUI
+	}
+	return a.Driver
+}
+
+func (a Agent) validateDriver() error {
+	switch a.EffectiveDriver() {
+	case DriverGUI:
+		return a.Window.validate()
+	case DriverExec:
+		if len(a.Exec.Command) == 0 || a.Exec.Command[0] == "" {
+			return fmt.Errorf("exec.command: the exec driver needs a command, such as [claude, -p, \"{prompt}\"]")
+		}
+		if a.Exec.Timeout < 0 {
+			return fmt.Errorf("exec.timeout: must be a positive duration such as 10m")
+		}
+		return nil
+	default:
+		return fmt.Errorf("driver: %q is neither gui nor exec", a.Driver)
+	}
+}
+
+// validate checks what is set; a window without a title is allowed here
+// (a fresh config before calibration) and refused when a turn runs.
+func (w Window) validate() error {
+	if w.Title != "" {
+		if _, err := regexp.Compile(w.Title); err != nil {
+			return fmt.Errorf("window.title: not a regular expression: %v", err)
+		}
+	}
+	if w.PID < 0 {
+		return fmt.Errorf("window.pid: must be a process id")
+	}
+	if w.Reply != nil && (w.Reply.W <= 0 || w.Reply.H <= 0) {
+		return fmt.Errorf("window.reply: width and height must be positive")
+	}
+	if w.Copy != nil && len(w.CopyKeys) > 0 {
+		return fmt.Errorf("window: set copy or copy_keys, not both")
+	}
+	keys := append([]string{}, w.CopyKeys...)
+	for _, k := range []string{w.SubmitKey, w.NewChatKey} {
+		if k != "" {
+			keys = append(keys, k)
+		}
+	}
+	for _, k := range keys {
+		if err := ValidChord(strings.ToLower(k)); err != nil {
+			return fmt.Errorf("window: %w", err)
+		}
+	}
+	return nil
+}
+
+// Calibrated reports what a GUI window still lacks before a turn can run.
+func (w Window) Calibrated() error {
+	var missing []string
+	if w.Title == "" {
+		missing = append(missing, "title")
+	}
+	if w.Input == nil {
+		missing = append(missing, "input")
+	}
+	if w.Copy == nil && len(w.CopyKeys) == 0 {
+		missing = append(missing, "copy or copy_keys")
+	}
+	if w.Reply == nil {
+		missing = append(missing, "reply")
+	}
+	if len(missing) > 0 {
+		return fmt.Errorf("window not calibrated: missing %s", strings.Join(missing, ", "))
+	}
+	return nil
+}
+
+func (g GUI) validate() error {
+	for _, d := range []struct {
+		name string
+		v    Duration
+	}{{"quiet", g.Quiet}, {"first_change", g.FirstChange}, {"submit", g.Submit}, {"turn_timeout", g.TurnTimeout}, {"lock_wait", g.LockWait}} {
+		if d.v <= 0 {
+			return fmt.Errorf("gui.%s: must be a positive duration such as 30s", d.name)
+		}
+	}
+	if g.Quiet.D() < MinQuiet {
+		return fmt.Errorf("gui.quiet: %s is shorter than %s, which cuts streamed replies short", g.Quiet, MinQuiet)
+	}
+	if g.TurnTimeout.D() <= g.Quiet.D() {
+		return fmt.Errorf("gui.turn_timeout: must be longer than gui.quiet")
+	}
+	return nil
+}

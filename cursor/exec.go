@@ -1,0 +1,126 @@
+package cursor
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os/exec"
+	"strings"
+	"time"
+
+	"agentctl/config"
+)
+
+// Exec is the driver for headless agents: each turn runs the configured
+// command once.
+type Exec struct {
+	command []string
+	timeout time.Duration
+}
+
+// NewExec checks the settings and returns the driver.
+func NewExec(s config.Exec) (*Exec, error) {
+	if len(s.Command) == 0 || s.Command[0] == "" {
+		return nil, fmt.Errorf("exec driver: no command configured")
+	}
+	return &Exec{command: s.Command, timeout: durationOr(s.Timeout, config.DefaultExecTimeout)}, nil
+}
+
+// stderrKept bounds how much of the command's stderr an error quotes.
+const stderrKept = 2048
+
+// waitAfterKill bounds how long Run waits for pipes held open by grandchildren
+// once the process group has been killed.
+const waitAfterKill = 2 * time.Second
+
+// Run runs the command with the prompt and returns its stdout exactly.
+func (e *Exec) Run(ctx context.Context, t Turn) (string, error) {
+	if t.Resume {
+		return "", fmt.Errorf("%w: the exec driver's process ended with the one that started it", ErrReplyLost)
+	}
+	args, viaStdin := e.args(t.Prompt)
+	ctx, cancel := context.WithTimeout(ctx, e.timeout)
+	defer cancel()
+
+	cmd := exec.CommandContext(ctx, args[0], args[1:]...)
+	setProcessGroup(cmd)
+	cmd.Cancel = func() error { return killProcessGroup(cmd) }
+	cmd.WaitDelay = waitAfterKill
+	if viaStdin {
+		cmd.Stdin = strings.NewReader(t.Prompt)
+	}
+	var stdout bytes.Buffer
+	stderr := &tailBuffer{max: stderrKept}
+	cmd.Stdout, cmd.Stderr = &stdout, stderr
+
+	if err := cmd.Start(); err != nil {
+		return "", fmt.Errorf("%w: cannot start %s: %v", ErrExecFailed, args[0], err)
+	}
+	// Once started, the command has the prompt: report both stages so a
+	// crash from here on is never answered by running it twice.
+	for _, s := range []Stage{StageInjected, StageSubmitted} {
+		if err := t.stage(s); err != nil {
+			killProcessGroup(cmd)
+			cmd.Wait()
+			return "", err
+		}
+	}
+	err := cmd.Wait()
+	// Grandchildren may outlive the command; a turn leaves nothing behind.
+	killProcessGroup(cmd)
+	switch {
+	case errors.Is(ctx.Err(), context.DeadlineExceeded):
+		return "", fmt.Errorf("%w after %s: %s%s", ErrExecTimeout, e.timeout, args[0], stderr.quote())
+	case ctx.Err() != nil:
+		return "", fmt.Errorf("%w: %s stopped: %w", ErrExecFailed, args[0], ctx.Err())
+	case err != nil:
+		return "", fmt.Errorf("%w: %s: %v%s", ErrExecFailed, args[0], err, stderr.quote())
+	}
+	if err := t.stage(StageReplied); err != nil {
+		return "", err
+	}
+	return stdout.String(), nil
+}
+
+// args substitutes the prompt into the command; viaStdin is true when no
+// argument asked for it.
+func (e *Exec) args(prompt string) (args []string, viaStdin bool) {
+	viaStdin = true
+	args = make([]string, len(e.command))
+	for i, a := range e.command {
+		if strings.Contains(a, config.PromptPlaceholder) {
+			a = strings.ReplaceAll(a, config.PromptPlaceholder, prompt)
+			viaStdin = false
+		}
+		args[i] = a
+	}
+	return args, viaStdin
+}
+
+// tailBuffer keeps the last max bytes written to it.
+type tailBuffer struct {
+	buf []byte
+	max int
+	cut bool
+}
+
+func (b *tailBuffer) Write(p []byte) (int, error) {
+	b.buf = append(b.buf, p...)
+	if over := len(b.buf) - b.max; over > 0 {
+		b.buf = append(b.buf[:0], b.buf[over:]...)
+		b.cut = true
+	}
+	return len(p), nil
+}
+
+func (b *tailBuffer) quote() string {
+	s := strings.TrimSpace(string(b.buf))
+	if s == "" {
+		return ""
+	}
+	if b.cut {
+		s = "…" + s
+	}
+	return "; stderr: " + s
+}

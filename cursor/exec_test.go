@@ -1,0 +1,157 @@
+package cursor
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"agentctl/config"
+)
+
+// awkwardText has what replies contain and naive code mangles.
+const awkwardText = "héllo 😀 wörld\n\tindented\r\nCRLF line\n```go\nfunc main() {}\n```\ntrailing spaces   \n"
+
+func TestExecReplyIsStdoutExactly(t *testing.T) {
+	for name, command := range map[string][]string{
+		"stdin":    {"cat"},
+		"argument": {"printf", "%s", "{prompt}"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			d, err := NewExec(config.Exec{Command: command})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var stages []Stage
+			reply, err := d.Run(context.Background(), Turn{Prompt: awkwardText, OnStage: func(s Stage) error {
+				stages = append(stages, s)
+				return nil
+			}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if reply != awkwardText {
+				t.Errorf("reply = %q, want %q", reply, awkwardText)
+			}
+			if got := stagesString(stages); got != "injected submitted replied" {
+				t.Errorf("stages = %s", got)
+			}
+		})
+	}
+}
+
+func stagesString(s []Stage) string {
+	var parts []string
+	for _, x := range s {
+		parts = append(parts, string(x))
+	}
+	return strings.Join(parts, " ")
+}
+
+func TestExecFailureKeepsStderr(t *testing.T) {
+	d, _ := NewExec(config.Exec{Command: []string{"sh", "-c", "echo partial; echo 'model overloaded' >&2; exit 3"}})
+	_, err := d.Run(context.Background(), Turn{Prompt: "x"})
+	if !errors.Is(err, ErrExecFailed) || !strings.Contains(err.Error(), "model overloaded") || !strings.Contains(err.Error(), "exit status 3") {
+		t.Fatalf("err = %v, want ErrExecFailed with the exit status and stderr", err)
+	}
+}
+
+func TestExecMissingCommand(t *testing.T) {
+	d, _ := NewExec(config.Exec{Command: []string{"/nonexistent/agent"}})
+	if _, err := d.Run(context.Background(), Turn{Prompt: "x"}); !errors.Is(err, ErrExecFailed) {
+		t.Fatalf("err = %v, want ErrExecFailed", err)
+	}
+}
+
+// The command starts a grandchild that would outlive it; a timeout must end
+// both.
+func TestExecTimeoutKillsProcessTree(t *testing.T) {
+	dir := t.TempDir()
+	pidFile := filepath.Join(dir, "grandchild.pid")
+	script := "sleep 60 & echo $! > " + pidFile + "; echo started >&2; wait"
+	d, _ := NewExec(config.Exec{Command: []string{"sh", "-c", script}, Timeout: config.Duration(300 * time.Millisecond)})
+	start := time.Now()
+	_, err := d.Run(context.Background(), Turn{Prompt: "x"})
+	if !errors.Is(err, ErrExecTimeout) {
+		t.Fatalf("err = %v, want ErrExecTimeout", err)
+	}
+	if !strings.Contains(err.Error(), "started") {
+		t.Errorf("error lacks the stderr: %v", err)
+	}
+	if elapsed := time.Since(start); elapsed > 5*time.Second {
+		t.Errorf("Run returned after %s: something kept it waiting", elapsed)
+	}
+	assertGone(t, pidFile)
+}
+
+func TestExecCancelKillsProcessTree(t *testing.T) {
+	dir := t.TempDir()
+	pidFile := filepath.Join(dir, "grandchild.pid")
+	d, _ := NewExec(config.Exec{Command: []string{"sh", "-c", "sleep 60 & echo $! > " + pidFile + "; wait"}})
+	ctx, cancel := context.WithCancel(context.Background())
+	_, err := d.Run(ctx, Turn{Prompt: "x", OnStage: func(s Stage) error {
+		if s == StageSubmitted {
+			go func() {
+				waitForFile(t, pidFile)
+				cancel()
+			}()
+		}
+		return nil
+	}})
+	if !errors.Is(err, ErrExecFailed) || !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want ErrExecFailed and context.Canceled", err)
+	}
+	assertGone(t, pidFile)
+}
+
+func TestExecResumeRefuses(t *testing.T) {
+	d, _ := NewExec(config.Exec{Command: []string{"cat"}})
+	if _, err := d.Run(context.Background(), Turn{Prompt: "x", Resume: true}); !errors.Is(err, ErrReplyLost) {
+		t.Fatalf("err = %v, want ErrReplyLost", err)
+	}
+}
+
+func TestExecStageErrorStopsTheCommand(t *testing.T) {
+	d, _ := NewExec(config.Exec{Command: []string{"sleep", "60"}})
+	boom := errors.New("cannot record")
+	start := time.Now()
+	_, err := d.Run(context.Background(), Turn{Prompt: "x", OnStage: func(Stage) error { return boom }})
+	if !errors.Is(err, boom) || time.Since(start) > 5*time.Second {
+		t.Fatalf("err = %v after %s, want the callback's error at once", err, time.Since(start))
+	}
+}
+
+func waitForFile(t *testing.T, path string) {
+	for i := 0; i < 500; i++ {
+		if b, err := os.ReadFile(path); err == nil && len(b) > 0 && b[len(b)-1] == '\n' {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Errorf("%s never appeared", path)
+}
+
+// assertGone checks that the pid in pidFile is neither running nor a
+// zombie waiting to be reaped, for up to a second (the kill is immediate;
+// reaping by init is not).
+func assertGone(t *testing.T, pidFile string) {
+	t.Helper()
+	waitForFile(t, pidFile)
+	b, _ := os.ReadFile(pidFile)
+	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil {
+		t.Fatalf("bad pid file: %q", b)
+	}
+	for i := 0; i < 100; i++ {
+		stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+		if err != nil || strings.Contains(string(stat), ") Z ") {
+			return
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	t.Errorf("grandchild %d still running after the turn ended", pid)
+}

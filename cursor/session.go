@@ -1,0 +1,106 @@
+package cursor
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"image"
+)
+
+// session is one stretch of a turn during which this process owns the
+// mouse, keyboard and clipboard: the input lock is held, the user's clipboard
+// is saved, and the agent's window is active.
+type session struct {
+	g    *GUI
+	w    windowID
+	clip savedClipboard
+}
+
+// begin takes the lock, saves the clipboard, and finds, activates and
+// confirms the window. On error nothing is held.
+func (g *GUI) begin(ctx context.Context) (*session, error) {
+	if err := g.lock.Acquire(ctx); err != nil {
+		return nil, err
+	}
+	s := &session{g: g, clip: saveClipboard()}
+	w, err := g.find()
+	if err == nil {
+		s.w = w
+		err = s.activate(ctx)
+	}
+	if err != nil {
+		s.end(ctx, &err)
+		return nil, err
+	}
+	return s, nil
+}
+
+// end restores the clipboard and releases the lock, adding any failure to
+// *err.
+func (s *session) end(ctx context.Context, err *error) {
+	// Restore even when the turn's context has ended: the user's clipboard
+	// matters more than the deadline.
+	rerr := s.clip.restore(context.WithoutCancel(ctx))
+	lerr := s.g.lock.Release()
+	*err = errors.Join(*err, rerr, lerr)
+}
+
+func (s *session) activate(ctx context.Context) error {
+	actx, cancel := context.WithTimeout(ctx, activateWait)
+	defer cancel()
+	if err := s.g.d.activate(actx, s.w); err != nil {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		return fmt.Errorf("%w: it did not take the keyboard focus within %s: %v", ErrWindowNotConfirmed, activateWait, err)
+	}
+	s.g.logf("window %#x active and focused", s.w)
+	return nil
+}
+
+// confirm is asked before every keystroke and click.
+func (s *session) confirm() error {
+	ok, err := s.g.d.focused(s.w)
+	if err != nil {
+		return fmt.Errorf("%w: %v", ErrWindowNotConfirmed, err)
+	}
+	if !ok {
+		exists, _ := s.g.d.exists(s.w)
+		if !exists {
+			return fmt.Errorf("%w: the window was closed during the turn", ErrWindowNotFound)
+		}
+		return fmt.Errorf("%w: another window took the focus; no key was sent", ErrWindowNotConfirmed)
+	}
+	return nil
+}
+
+func (s *session) key(c chord) error {
+	if err := s.confirm(); err != nil {
+		return err
+	}
+	if err := s.g.d.key(c); err != nil {
+		return fmt.Errorf("cannot press %s: %w", c, err)
+	}
+	return nil
+}
+
+// clickAt clicks a configured position, which must lie inside the window.
+func (s *session) clickAt(x, y int, what string) error {
+	origin, err := s.g.origin(s.w)
+	if err != nil {
+		return err
+	}
+	p := origin.Add(image.Pt(x, y))
+	if b, err := s.g.d.bounds(s.w); err == nil && !p.In(b) {
+		return fmt.Errorf("%w: the %s at %d,%d is outside the window (%v); recalibrate", ErrWindowNotConfirmed, what, p.X, p.Y, b)
+	}
+	if err := s.confirm(); err != nil {
+		return err
+	}
+	if err := s.g.d.click(p); err != nil {
+		return fmt.Errorf("cannot click the %s: %w", what, err)
+	}
+	return nil
+}
+
+func (s *session) region() (image.Rectangle, error) { return s.g.screenRect(s.w) }

@@ -1,0 +1,131 @@
+package xvfb
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+)
+
+func start(ctx context.Context, d *Display, opts Options) error {
+	r, w, err := os.Pipe()
+	if err != nil {
+		return fmt.Errorf("cannot start Xvfb: %w", err)
+	}
+	defer r.Close()
+	// -displayfd makes Xvfb pick a free display number itself and write it
+	// to fd 3 once it accepts connections, which avoids racing other servers.
+	server := exec.Command("Xvfb", "-displayfd", "3", "-auth", d.Authority, "-nolisten", "tcp",
+		"-screen", "0", fmt.Sprintf("%dx%dx24", opts.Width, opts.Height))
+	server.ExtraFiles = []*os.File{w}
+	server.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGTERM}
+	var serverLog strings.Builder
+	server.Stderr = &limitedWriter{b: &serverLog, n: 4096}
+	if err := server.Start(); err != nil {
+		w.Close()
+		return withHint(fmt.Errorf("cannot start Xvfb: %w", err))
+	}
+	w.Close()
+	serverDone := make(chan error, 1)
+	go func() { serverDone <- server.Wait() }()
+
+	number := make(chan string, 1)
+	go func() {
+		line, _ := bufio.NewReader(r).ReadString('\n')
+		number <- strings.TrimSpace(line)
+	}()
+	select {
+	case n := <-number:
+		if _, err := strconv.Atoi(n); err != nil {
+			terminate(server, serverDone)
+			return fmt.Errorf("cannot start Xvfb: it reported no display number: %s", strings.TrimSpace(serverLog.String()))
+		}
+		d.Name = ":" + n
+	case <-ctx.Done():
+		terminate(server, serverDone)
+		return fmt.Errorf("cannot start Xvfb: %w", ctx.Err())
+	}
+
+	wm := exec.Command("matchbox-window-manager", "-use_titlebar", "no", "-use_dialog_mode", "free", "-use_cursor", "no")
+	wm.Env = append(os.Environ(), d.Env()...)
+	wm.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGTERM}
+	if err := wm.Start(); err != nil {
+		terminate(server, serverDone)
+		return withHint(fmt.Errorf("cannot start the window manager: %w", err))
+	}
+	wmDone := make(chan error, 1)
+	go func() { wmDone <- wm.Wait() }()
+	d.stop = func() error {
+		terminate(wm, wmDone)
+		return terminate(server, serverDone)
+	}
+	if err := waitForWM(ctx, d, wmDone); err != nil {
+		d.stop()
+		return err
+	}
+	return nil
+}
+
+// waitForWM polls the root window until the window manager has set
+// _NET_SUPPORTING_WM_CHECK: before that, new windows are unmanaged and EWMH
+// queries fail.
+func waitForWM(ctx context.Context, d *Display, wmDone chan error) error {
+	for {
+		ok, err := wmRunning(d)
+		if err == nil && ok {
+			return nil
+		}
+		select {
+		case err := <-wmDone:
+			wmDone <- err
+			return fmt.Errorf("the window manager exited at start: %v", err)
+		case <-ctx.Done():
+			if err == nil {
+				err = errors.New("it never announced itself")
+			}
+			return fmt.Errorf("window manager not ready: %v: %w", err, ctx.Err())
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+}
+
+// terminate sends SIGTERM and waits; SIGKILL only if the process ignores it.
+func terminate(cmd *exec.Cmd, done chan error) error {
+	cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-done:
+		return nil
+	case <-time.After(5 * time.Second):
+		cmd.Process.Kill()
+		<-done
+		return fmt.Errorf("%s ignored SIGTERM and was killed", cmd.Path)
+	}
+}
+
+func withHint(err error) error {
+	if errors.Is(err, exec.ErrNotFound) {
+		return fmt.Errorf("%w (install the Debian packages xvfb and matchbox-window-manager)", err)
+	}
+	return err
+}
+
+type limitedWriter struct {
+	b *strings.Builder
+	n int
+}
+
+func (w *limitedWriter) Write(p []byte) (int, error) {
+	if room := w.n - w.b.Len(); room > 0 {
+		if len(p) < room {
+			room = len(p)
+		}
+		w.b.Write(p[:room])
+	}
+	return len(p), nil
+}
