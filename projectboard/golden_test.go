@@ -19,8 +19,10 @@ func fixedClock() time.Time { return time.Date(2026, 11, 21, 20, 0, 0, 0, time.U
 func newRoot(t testing.TB, fixtures ...string) (*Store, string) {
 	t.Helper()
 	root := t.TempDir()
-	if err := os.MkdirAll(Dir(root), 0o755); err != nil {
-		t.Fatal(err)
+	for _, d := range []string{Dir(root), filepath.Join(root, "locks")} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
 	}
 	for _, f := range fixtures {
 		data, err := os.ReadFile(filepath.Join("..", "fixtures", "boards", f))
