@@ -12,7 +12,9 @@ type chord struct {
 	mods []string
 }
 
-func (c chord) String() string { return strings.Join(append(append([]string{}, c.mods...), c.key), "+") }
+func (c chord) String() string {
+	return strings.Join(append(append([]string{}, c.mods...), c.key), "+")
+}
 
 var modifierNames = map[string]string{
 	"ctrl": "ctrl", "control": "ctrl", "shift": "shift", "alt": "alt",
