@@ -87,10 +87,9 @@ func (c *Consumer) ingestFile(name string, now time.Time) error {
 		return c.deadletterFile(name, err.Error(), now)
 	}
 	if Stem(msg.ID)+".json" == name {
-		// Already where and what a delivered message is.
-		if _, err := c.mb.markSeen(Stem(msg.ID)); err != nil {
-			return err
-		}
+		// Already where and what a delivered message is. Its .seen marker
+		// is not ours to write: the delivering process may be about to, and
+		// would then take ours for an earlier delivery. Claim writes it.
 		c.index(msg)
 		return nil
 	}

@@ -1,0 +1,201 @@
+package mailbox
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// waitArchived waits, with a deadline, until want messages are archived.
+func waitArchived(t *testing.T, mb *Mailbox, want int, deadline time.Duration) map[string]int {
+	t.Helper()
+	end := time.Now().Add(deadline)
+	for {
+		got := archivedIDs(t, mb)
+		if len(got) >= want || time.Now().After(end) {
+			return got
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func stopConsumer(t *testing.T, root string, cmd *exec.Cmd) {
+	t.Helper()
+	writeFile(t, filepath.Join(root, "done"), nil)
+	if err := cmd.Wait(); err != nil {
+		t.Errorf("consumer: %v", err)
+	}
+}
+
+func checkExactlyOnce(t *testing.T, mb *Mailbox, got map[string]int, want []string) {
+	t.Helper()
+	for _, id := range want {
+		if got[id] != 1 {
+			t.Errorf("%s archived %d times", id, got[id])
+		}
+	}
+	if len(got) != len(want) {
+		t.Errorf("%d distinct messages archived, want %d", len(got), len(want))
+	}
+	for _, dir := range []string{InboxDir, ProcessingDir, DeadletterDir} {
+		if left := names(t, mb.path(dir)); len(left) != 0 {
+			t.Errorf("%s/ still holds %d files: %.5v", dir, len(left), left)
+		}
+	}
+}
+
+// Eight processes deliver to one inbox while a consumer process claims and
+// archives: every message exactly once.
+func TestConcurrentSendersOneConsumer(t *testing.T) {
+	const senders, each = 8, 100
+	root := newRuntime(t, "Agent-1")
+	mb := openMailbox(t, root, "Agent-1")
+	env := []string{"MAILBOX_ROOT=" + root, "MAILBOX_AGENT=Agent-1"}
+	consumer := startRole(t, "consume", append(env, "MAILBOX_DONE="+filepath.Join(root, "done"))...)
+	var want []string
+	var procs []*exec.Cmd
+	for s := range senders {
+		prefix := fmt.Sprintf("s%d", s)
+		for i := range each {
+			want = append(want, fmt.Sprintf("%s-%05d", prefix, i))
+		}
+		procs = append(procs, startRole(t, "send", append(env, "MAILBOX_PREFIX="+prefix, fmt.Sprintf("MAILBOX_COUNT=%d", each))...))
+	}
+	for _, p := range procs {
+		if err := p.Wait(); err != nil {
+			t.Fatalf("sender: %v", err)
+		}
+	}
+	got := waitArchived(t, mb, len(want), 60*time.Second)
+	stopConsumer(t, root, consumer)
+	checkExactlyOnce(t, mb, got, want)
+}
+
+// A consumer killed with SIGKILL at random moments, again and again, and
+// restarted each time: nothing lost, nothing archived twice, nothing left
+// in processing/.
+func TestConsumerKilledAtRandom(t *testing.T) {
+	const total, kills = 600, 25
+	root := newRuntime(t, "Agent-1")
+	mb := openMailbox(t, root, "Agent-1")
+	var want []string
+	for i := range total {
+		id := fmt.Sprintf("k-%05d", i)
+		want = append(want, id)
+		if err := mb.Deliver(testMessage(id, "Agent-1", Normal)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	env := []string{"MAILBOX_ROOT=" + root, "MAILBOX_AGENT=Agent-1", "MAILBOX_DONE=" + filepath.Join(root, "done")}
+	for range kills {
+		c := startRole(t, "consume", env...)
+		// Kill only once this consumer is busy, at a random point of a
+		// message's life cycle.
+		before := countArchived(mb)
+		for countArchived(mb) == before && before < total {
+			time.Sleep(time.Millisecond)
+		}
+		time.Sleep(time.Duration(rand.IntN(3000)) * time.Microsecond)
+		c.Process.Signal(syscall.SIGKILL)
+		c.Wait()
+	}
+	if n := countArchived(mb); n >= total {
+		t.Fatalf("all %d messages were archived before the last kill; the test killed nothing mid-way", n)
+	}
+	c := startRole(t, "consume", env...)
+	got := waitArchived(t, mb, total, 60*time.Second)
+	stopConsumer(t, root, c)
+	checkExactlyOnce(t, mb, got, want)
+}
+
+// Writers that behave exactly like the Dream.OS Python ones (flock, read,
+// append, rewrite in place) race with the consumer's ingest of inbox.json:
+// nothing lost or doubled, and inbox.json is always valid JSON.
+func TestDreamOSWritersRaceIngest(t *testing.T) {
+	python, err := exec.LookPath("python3")
+	if err != nil {
+		t.Fatal("python3 is needed to run the Dream.OS writer: ", err)
+	}
+	const writers, each = 4, 100
+	root := newRuntime(t, "Agent-1")
+	mb := openMailbox(t, root, "Agent-1")
+	consumer := startRole(t, "consume", "MAILBOX_ROOT="+root, "MAILBOX_AGENT=Agent-1", "MAILBOX_DONE="+filepath.Join(root, "done"))
+	var procs []*exec.Cmd
+	for w := range writers {
+		cmd := exec.Command(python, "../fixtures/dreamos/inbox_writer.py", mb.Dir, fmt.Sprintf("py%d", w), fmt.Sprint(each), "--no-ids")
+		cmd.Stderr = os.Stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		procs = append(procs, cmd)
+	}
+	for _, p := range procs {
+		if err := p.Wait(); err != nil {
+			t.Fatalf("Dream.OS writer: %v", err)
+		}
+	}
+	end := time.Now().Add(60 * time.Second)
+	var bodies map[string]int
+	for {
+		bodies = archivedBodies(t, mb)
+		if len(bodies) >= writers*each || time.Now().After(end) {
+			break
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	stopConsumer(t, root, consumer)
+	for w := range writers {
+		for n := range each {
+			if b := fmt.Sprintf("py%d-%d", w, n); bodies[b] != 1 {
+				t.Errorf("%s archived %d times", b, bodies[b])
+			}
+		}
+	}
+	if left, _ := os.ReadFile(mb.path(InboxJSON)); strings.TrimSpace(string(left)) != "[]" {
+		t.Errorf("inbox.json = %.100q", left)
+	}
+	if dl := names(t, mb.path(DeadletterDir)); len(dl) != 0 {
+		t.Errorf("deadletter holds %v", dl)
+	}
+}
+
+// countArchived counts receipts without reading them: cheap enough to poll.
+func countArchived(mb *Mailbox) int {
+	n := 0
+	days, _ := os.ReadDir(mb.path(ArchiveDir))
+	for _, d := range days {
+		entries, _ := os.ReadDir(mb.path(ArchiveDir, d.Name()))
+		for _, e := range entries {
+			if strings.HasSuffix(e.Name(), ".receipt.json") {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+func archivedBodies(t *testing.T, mb *Mailbox) map[string]int {
+	t.Helper()
+	bodies := map[string]int{}
+	days, _ := os.ReadDir(mb.path(ArchiveDir))
+	for _, d := range days {
+		for _, name := range names(t, mb.path(ArchiveDir, d.Name())) {
+			if strings.HasSuffix(name, ".receipt.json") {
+				continue
+			}
+			data, _ := os.ReadFile(mb.path(ArchiveDir, d.Name(), name))
+			msg, err := Decode(data, Source{Name: name, Owner: mb.Agent})
+			if err != nil {
+				t.Fatal(err)
+			}
+			bodies[msg.Body]++
+		}
+	}
+	return bodies
+}
