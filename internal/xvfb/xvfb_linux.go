@@ -7,13 +7,45 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
 	"time"
 )
 
+// lockedThread runs functions on one OS thread that lives as long as the
+// display. Pdeathsig fires when the thread that started a child exits, not
+// the process, and the Go runtime may end idle threads: children started
+// from an ordinary goroutine can be killed at random.
+type lockedThread chan func()
+
+func newLockedThread() lockedThread {
+	t := make(lockedThread)
+	go func() {
+		runtime.LockOSThread() // never unlocked: the thread ends with the goroutine
+		for f := range t {
+			f()
+		}
+	}()
+	return t
+}
+
+// startOn starts cmd on the thread.
+func (t lockedThread) startOn(cmd *exec.Cmd) error {
+	done := make(chan error)
+	t <- func() { done <- cmd.Start() }
+	return <-done
+}
+
 func start(ctx context.Context, d *Display, opts Options) error {
+	thread := newLockedThread()
+	stopped := false
+	defer func() {
+		if !stopped {
+			close(thread)
+		}
+	}()
 	r, w, err := os.Pipe()
 	if err != nil {
 		return fmt.Errorf("cannot start Xvfb: %w", err)
@@ -27,7 +59,7 @@ func start(ctx context.Context, d *Display, opts Options) error {
 	server.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGTERM}
 	var serverLog strings.Builder
 	server.Stderr = &limitedWriter{b: &serverLog, n: 4096}
-	if err := server.Start(); err != nil {
+	if err := thread.startOn(server); err != nil {
 		w.Close()
 		return withHint(fmt.Errorf("cannot start Xvfb: %w", err))
 	}
@@ -55,18 +87,25 @@ func start(ctx context.Context, d *Display, opts Options) error {
 	wm := exec.Command("matchbox-window-manager", "-use_titlebar", "no", "-use_dialog_mode", "free", "-use_cursor", "no")
 	wm.Env = append(os.Environ(), d.Env()...)
 	wm.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGTERM}
-	if err := wm.Start(); err != nil {
+	var wmLog strings.Builder
+	wm.Stderr = &limitedWriter{b: &wmLog, n: 4096}
+	if err := thread.startOn(wm); err != nil {
 		terminate(server, serverDone)
 		return withHint(fmt.Errorf("cannot start the window manager: %w", err))
 	}
 	wmDone := make(chan error, 1)
 	go func() { wmDone <- wm.Wait() }()
+	stopped = true
 	d.stop = func() error {
+		defer close(thread)
 		terminate(wm, wmDone)
 		return terminate(server, serverDone)
 	}
 	if err := waitForWM(ctx, d, wmDone); err != nil {
 		d.stop()
+		if msg := strings.TrimSpace(wmLog.String()); msg != "" {
+			err = fmt.Errorf("%w: %s", err, msg)
+		}
 		return err
 	}
 	return nil

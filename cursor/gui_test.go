@@ -1,0 +1,190 @@
+//go:build linux && x11
+
+package cursor
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"agentctl/config"
+)
+
+// bigPrompt is about 20 KB of what prompts contain: Unicode, emoji, tabs,
+// CRLF and LF line ends, code fences, trailing spaces.
+func bigPrompt() string {
+	var b strings.Builder
+	for i := 0; b.Len() < 20*1024; i++ {
+		fmt.Fprintf(&b, "line %d: héllo 😀 🚀 naïve café\tcol2\tcol3   \r\n", i)
+		if i%20 == 0 {
+			b.WriteString("```go\nfunc f() {\n\treturn \"x\"\n}\n```\n")
+		}
+	}
+	return b.String()
+}
+
+func TestGUIRoundTripIsExact(t *testing.T) {
+	chat := startChat(t, chatOptions{title: "Cursor - Agent-1", x: 10, y: 10})
+	g := newTestGUI(t, chat.window(), t.TempDir())
+	setUserClipboard(t, "the user's own clipboard ✂")
+
+	prompt := bigPrompt()
+	var stages []Stage
+	reply, err := g.Run(context.Background(), Turn{Prompt: prompt, OnStage: func(s Stage) error {
+		stages = append(stages, s)
+		return nil
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := chat.prompts(t)
+	if len(got) != 1 || got[0] != prompt {
+		t.Fatalf("the window received %d prompts; first differs from the %d-byte prompt", len(got), len(prompt))
+	}
+	if reply != prompt { // the stand-in echoes the prompt
+		t.Fatalf("reply differs from what the window sent (%d vs %d bytes)", len(reply), len(prompt))
+	}
+	if s := stagesString(stages); s != "injected submitted replied" {
+		t.Errorf("stages = %s", s)
+	}
+	assertClipboard(t, "the user's own clipboard ✂")
+}
+
+func TestGUINeverTypesIntoADecoy(t *testing.T) {
+	decoy := startChat(t, chatOptions{title: "Terminal - decoy", x: 440, y: 10, decoy: true})
+	// Calibrated for a window that is not open: the decoy has the focus.
+	w := configWindow("Cursor - Agent-missing")
+	g := newTestGUI(t, w, t.TempDir())
+	setUserClipboard(t, "before")
+	_, err := g.Run(context.Background(), Turn{Prompt: "rm -rf ~\n"})
+	if !errors.Is(err, ErrWindowNotFound) {
+		t.Fatalf("err = %v, want ErrWindowNotFound", err)
+	}
+	if ev := decoy.events(t); len(ev) != 0 {
+		t.Fatalf("the decoy received input: %v", ev)
+	}
+	assertClipboard(t, "before")
+}
+
+func TestGUIRefusesAmbiguousWindows(t *testing.T) {
+	a := startChat(t, chatOptions{title: "Cursor - Agent-7 (a)", x: 10, y: 400})
+	b := startChat(t, chatOptions{title: "Cursor - Agent-7 (b)", x: 440, y: 400, decoy: true})
+	w := a.window()
+	w.Title, w.PID = "Agent-7", 0 // matches both
+	g := newTestGUI(t, w, t.TempDir())
+	if _, err := g.Run(context.Background(), Turn{Prompt: "hello"}); !errors.Is(err, ErrWindowNotConfirmed) {
+		t.Fatalf("err = %v, want ErrWindowNotConfirmed", err)
+	}
+	if p := a.prompts(t); len(p) != 0 {
+		t.Errorf("window a received %q", p)
+	}
+	if ev := b.events(t); len(ev) != 0 {
+		t.Errorf("window b received input: %v", ev)
+	}
+}
+
+func TestGUISubmitIsRetriedOnce(t *testing.T) {
+	chat := startChat(t, chatOptions{title: "Cursor - Agent-2", x: 440, y: 10, ignoreSubmits: 1})
+	g := newTestGUI(t, chat.window(), t.TempDir())
+	reply, err := g.Run(context.Background(), Turn{Prompt: "first Enter is lost"})
+	if err != nil || reply != "first Enter is lost" {
+		t.Fatalf("reply %q, err %v", reply, err)
+	}
+	if p := chat.prompts(t); len(p) != 1 {
+		t.Fatalf("window received %d prompts, want exactly 1", len(p))
+	}
+}
+
+func TestGUIPastedButNotSubmitted(t *testing.T) {
+	chat := startChat(t, chatOptions{title: "Cursor - Agent-3", x: 870, y: 10, ignoreSubmits: 2})
+	g := newTestGUI(t, chat.window(), t.TempDir())
+	setUserClipboard(t, "keep me")
+	var stages []Stage
+	_, err := g.Run(context.Background(), Turn{Prompt: "never sent", OnStage: func(s Stage) error {
+		stages = append(stages, s)
+		return nil
+	}})
+	if !errors.Is(err, ErrNotSubmitted) {
+		t.Fatalf("err = %v, want ErrNotSubmitted", err)
+	}
+	if s := stagesString(stages); s != "injected" {
+		t.Errorf("stages = %q, want only injected", s)
+	}
+	if p := chat.prompts(t); len(p) != 0 {
+		t.Errorf("window received %q", p)
+	}
+	assertClipboard(t, "keep me")
+}
+
+func TestGUIWindowClosedMidTurn(t *testing.T) {
+	chat := startChat(t, chatOptions{title: "Cursor - Agent-4", x: 10, y: 400, think: 2, pause: 0.2, chunks: 2})
+	g := newTestGUI(t, chat.window(), t.TempDir())
+	setUserClipboard(t, "user text")
+	_, err := g.Run(context.Background(), Turn{Prompt: "think long", OnStage: func(s Stage) error {
+		if s == StageSubmitted {
+			chat.close() // the user closes the window while the model thinks
+		}
+		return nil
+	}})
+	if !errors.Is(err, ErrWindowNotFound) || !strings.Contains(err.Error(), "closed") {
+		t.Fatalf("err = %v, want ErrWindowNotFound saying the window was closed", err)
+	}
+	assertClipboard(t, "user text")
+}
+
+func TestGUIResumeReadsTheReplyWithoutPasting(t *testing.T) {
+	chat := startChat(t, chatOptions{title: "Cursor - Agent-5", x: 440, y: 400})
+	g := newTestGUI(t, chat.window(), t.TempDir())
+	crash := errors.New("process died")
+	_, err := g.Run(context.Background(), Turn{Prompt: "resume me", OnStage: func(s Stage) error {
+		if s == StageSubmitted {
+			return crash
+		}
+		return nil
+	}})
+	if !errors.Is(err, crash) {
+		t.Fatalf("err = %v, want the simulated crash", err)
+	}
+	reply, err := g.Run(context.Background(), Turn{Prompt: "resume me", Resume: true})
+	if err != nil || reply != "resume me" {
+		t.Fatalf("resumed reply %q, err %v", reply, err)
+	}
+	if p := chat.prompts(t); len(p) != 1 {
+		t.Fatalf("window received %d prompts, want 1: resume must not paste again", len(p))
+	}
+}
+
+func TestGUINothingCopied(t *testing.T) {
+	chat := startChat(t, chatOptions{title: "Cursor - Agent-6", x: 870, y: 400})
+	w := chat.window()
+	w.Copy.X, w.Copy.Y = w.Reply.X+10, w.Reply.Y+10 // calibrated onto the transcript, not the button
+	g := newTestGUI(t, w, t.TempDir())
+	setUserClipboard(t, "mine")
+	if _, err := g.Run(context.Background(), Turn{Prompt: "hello"}); !errors.Is(err, ErrNothingCopied) {
+		t.Fatalf("err = %v, want ErrNothingCopied", err)
+	}
+	assertClipboard(t, "mine")
+}
+
+func TestGUIInputLockTimeout(t *testing.T) {
+	needDisplay(t)
+	dir := t.TempDir()
+	held := NewInputLock(dir, time.Second)
+	if err := held.Acquire(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	defer held.Release()
+	gui := testGUI()
+	gui.LockWait = config.Duration(100 * time.Millisecond)
+	g, err := NewGUI(configWindow("whatever"), gui, Options{LockDir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
+	if _, err := g.Run(context.Background(), Turn{Prompt: "x"}); !errors.Is(err, ErrInputLockTimeout) {
+		t.Fatalf("err = %v, want ErrInputLockTimeout", err)
+	}
+}
