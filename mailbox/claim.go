@@ -370,3 +370,12 @@ func (c *Consumer) resume(stem string, now time.Time) (*Claim, error) {
 	c.inflight = cl
 	return cl, nil
 }
+
+func readReceipt(path string) (Receipt, error) {
+	var r Receipt
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return r, err
+	}
+	return r, json.Unmarshal(data, &r)
+}

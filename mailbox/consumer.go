@@ -58,9 +58,13 @@ func (o *Options) defaults() {
 		o.MaxMessageBytes = 4 << 20
 	}
 	if o.LockWait <= 0 {
-		o.LockWait = 10 * time.Second
+		o.LockWait = defaultLockWait
 	}
 }
+
+// defaultLockWait bounds waits for inbox.json.lock: the Dream.OS writers
+// hold it for one read and one rewrite, so longer means a stuck writer.
+const defaultLockWait = 10 * time.Second
 
 // ErrConsumerRunning is returned by Consume when another process already
 // consumes the mailbox.

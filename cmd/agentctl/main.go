@@ -30,6 +30,9 @@ type command struct {
 // commands lists every subcommand in the order the usage shows them.
 var commands = []command{
 	{"init", "create a runtime folder and agentctl.yaml", runInit},
+	{"send", "deliver a message to an agent's inbox", runSend},
+	{"inbox", "list an agent's messages", runInbox},
+	{"status", "show every agent's runner and mailbox counts", runStatus},
 }
 
 // Env is what every subcommand gets: where the runtime is and the standard

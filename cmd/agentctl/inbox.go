@@ -1,0 +1,152 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"agentctl/mailbox"
+)
+
+const inboxUsage = `
+Usage: agentctl inbox AGENT [--state pending|processing|done|dead|all] [--json]
+
+Lists an agent's messages without changing anything. Pending messages
+include those still waiting inside inbox.json, in the order they will be
+processed; the other states are listed newest first. Dead letters show the
+reason they could not be used.
+
+Examples:
+  agentctl inbox Agent-3
+  agentctl inbox Agent-3 --state dead
+  agentctl inbox Agent-3 --state all --json | jq -r '.[] | [.state, .id] | @tsv'
+`
+
+// inboxItem is one message in --json output.
+type inboxItem struct {
+	ID        string    `json:"id"`
+	From      string    `json:"from"`
+	To        string    `json:"to"`
+	Type      string    `json:"type"`
+	Priority  string    `json:"priority"`
+	Subject   string    `json:"subject"`
+	Body      string    `json:"body"`
+	CreatedAt time.Time `json:"created_at"`
+	State     string    `json:"state"`
+	File      string    `json:"file"`
+	TaskID    string    `json:"task_id,omitempty"`
+	ReplyTo   string    `json:"reply_to,omitempty"`
+	Attempts  int       `json:"attempts,omitempty"`
+	LastError string    `json:"last_error,omitempty"`
+	Problem   string    `json:"problem,omitempty"`
+	Reason    string    `json:"reason,omitempty"`
+	Reply     string    `json:"reply,omitempty"`
+}
+
+func runInbox(ctx context.Context, env *Env, args []string) error {
+	fs := newFlagSet(env, "inbox", inboxUsage)
+	state := fs.String("state", mailbox.StatePending, "`state` to list: pending, processing, done, dead or all")
+	asJSON := fs.Bool("json", false, "print a JSON array")
+	rest, err := parseArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	if err := wantArgs(fs, rest, 1, 1, "one agent name"); err != nil {
+		return err
+	}
+	states := []string{*state}
+	if *state == "all" {
+		states = mailbox.States
+	} else if !contains(mailbox.States, *state) {
+		return usageError{msg: fmt.Sprintf("--state %q: want pending, processing, done, dead or all", *state)}
+	}
+	cfg, err := loadConfig(env)
+	if err != nil {
+		return err
+	}
+	mb, err := openMailbox(env, cfg, rest[0])
+	if err != nil {
+		return err
+	}
+	items := []inboxItem{}
+	for _, s := range states {
+		entries, err := mb.List(s)
+		if err != nil {
+			return err
+		}
+		for _, e := range entries {
+			items = append(items, toItem(e))
+		}
+	}
+	if *asJSON {
+		enc := json.NewEncoder(env.Stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(items)
+	}
+	if len(items) == 0 {
+		fmt.Fprintf(env.Stdout, "no %s messages for %s\n", strings.Join(states, "/"), mb.Agent)
+		return nil
+	}
+	tw := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "STATE\tPRIORITY\tCREATED\tFROM\tID\tSUBJECT")
+	for _, it := range items {
+		subject := it.Subject
+		if subject == "" {
+			subject = firstLine(it.Body)
+		}
+		if it.Reason != "" {
+			subject = "(" + it.Reason + ")"
+		} else if it.Problem != "" {
+			subject = "(" + it.Problem + ")"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", it.State, dash(it.Priority), it.CreatedAt.Local().Format("2006-01-02 15:04"),
+			dash(it.From), dash(it.ID), clipText(subject, 60))
+	}
+	return tw.Flush()
+}
+
+func toItem(e mailbox.Entry) inboxItem {
+	m := e.Message
+	it := inboxItem{
+		ID: m.ID, From: m.From, To: m.To, Type: m.Type, Priority: string(m.Priority), Subject: m.Subject,
+		Body: m.Body, CreatedAt: m.CreatedAt, State: e.State, File: e.File, TaskID: m.TaskID, ReplyTo: m.ReplyTo,
+		Attempts: m.Attempts, LastError: m.LastError, Problem: e.Problem, Reason: e.Reason,
+	}
+	if e.Receipt != nil {
+		it.Reply = e.Receipt.Reply
+		it.Attempts = e.Receipt.Attempts
+	}
+	return it
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
+	return s
+}
+
+func clipText(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}

@@ -1,0 +1,102 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"agentctl/internal/agentname"
+	"agentctl/mailbox"
+)
+
+const sendUsage = `
+Usage: agentctl send --to AGENT|all [flags] [TEXT | -]
+
+Delivers a message to an agent's inbox, durably and atomically, and prints
+its id. With --to all it goes to every configured agent except the sender,
+one id per line. TEXT is the message body; "-" reads it from stdin.
+
+Examples:
+  agentctl send --to Agent-3 "Review the parser changes in PR 12"
+  agentctl send --to Agent-2 --priority urgent --subject "build broken" -- "main fails to compile"
+  git log -5 | agentctl send --to Agent-1 --type task --task T-7 -
+  agentctl send --to all --from Agent-1 "Standup in 5 minutes"
+`
+
+func runSend(ctx context.Context, env *Env, args []string) error {
+	fs := newFlagSet(env, "send", sendUsage)
+	to := fs.String("to", "", "recipient `agent`, or all")
+	from := fs.String("from", "human", "sender `name`")
+	typ := fs.String("type", "message", "message `type` (message, task, …)")
+	priority := fs.String("priority", "normal", "`priority`: low, normal, high or urgent")
+	subject := fs.String("subject", "", "`subject` line")
+	replyTo := fs.String("reply-to", "", "`id` of the message this answers")
+	task := fs.String("task", "", "board task `id` the message is about")
+	ack := fs.Bool("ack", false, "ask for a receipt message when the message is done or dead-lettered")
+	rest, err := parseArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	if *to == "" {
+		return usageError{msg: "send: --to is required", hint: "name an agent, e.g. --to Agent-3, or --to all"}
+	}
+	prio, err := mailbox.ParsePriority(*priority)
+	if err != nil {
+		return usageError{msg: err.Error()}
+	}
+	if err := agentname.Valid(*from); err != nil {
+		return usageError{msg: "--from: " + err.Error()}
+	}
+	body, err := messageText(env, rest)
+	if err != nil {
+		return err
+	}
+	cfg, err := loadConfig(env)
+	if err != nil {
+		return err
+	}
+	recipients := []string{*to}
+	if strings.EqualFold(*to, "all") {
+		recipients = recipients[:0]
+		for _, a := range cfg.AgentNames() {
+			if !strings.EqualFold(a, *from) {
+				recipients = append(recipients, a)
+			}
+		}
+	}
+	now := time.Now().UTC()
+	for _, r := range recipients {
+		mb, err := openMailbox(env, cfg, r)
+		if err != nil {
+			return err
+		}
+		msg := mailbox.Message{
+			ID: mailbox.NewID(now), From: *from, To: mb.Agent, Type: *typ, Priority: prio,
+			Subject: *subject, Body: body, CreatedAt: now, ReplyTo: *replyTo, TaskID: *task,
+			RequiresAck: *ack,
+		}
+		if err := mb.Deliver(msg); err != nil {
+			return fmt.Errorf("cannot send: %w", err)
+		}
+		fmt.Fprintln(env.Stdout, msg.ID)
+	}
+	return nil
+}
+
+// messageText is the body: the arguments joined, or stdin for "-".
+func messageText(env *Env, args []string) (string, error) {
+	if len(args) == 1 && args[0] == "-" {
+		data, err := io.ReadAll(env.Stdin)
+		if err != nil {
+			return "", fmt.Errorf("cannot read the message from stdin: %w", err)
+		}
+		args = []string{string(data)}
+	}
+	text := strings.Join(args, " ")
+	if strings.TrimSpace(text) == "" {
+		return "", usageError{msg: "send: no message text", hint: `give the text as arguments, or "-" to read it from stdin`}
+	}
+	return text, nil
+}
