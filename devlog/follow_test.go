@@ -1,0 +1,127 @@
+package devlog
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// notifyBuffer is the follower's output; every write wakes the test.
+type notifyBuffer struct {
+	mu    sync.Mutex
+	buf   bytes.Buffer
+	wrote chan struct{}
+}
+
+func newNotifyBuffer() *notifyBuffer { return &notifyBuffer{wrote: make(chan struct{}, 1)} }
+
+func (b *notifyBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	select {
+	case b.wrote <- struct{}{}:
+	default:
+	}
+	return b.buf.Write(p)
+}
+
+func (b *notifyBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// waitFor waits until the output holds want, nudging the follower with
+// tick (when given) whenever nothing new arrived. The timeout only fails a
+// broken follower; a working one never waits for it.
+func (b *notifyBuffer) waitFor(t *testing.T, want string, tick chan time.Time) {
+	t.Helper()
+	deadline := time.After(10 * time.Second)
+	for !strings.Contains(b.String(), want) {
+		if tick != nil {
+			select {
+			case tick <- time.Now():
+			case <-deadline:
+				t.Fatalf("output never showed %q; got:\n%s", want, b.String())
+			}
+			continue
+		}
+		select {
+		case <-b.wrote:
+		case <-deadline:
+			t.Fatalf("output never showed %q; got:\n%s", want, b.String())
+		}
+	}
+}
+
+func note(agent, text string) Entry { return Entry{Time: t0, Agent: agent, Note: text} }
+
+// TestFollowAcrossRotation follows one existing devlog and one that does
+// not exist yet, through a rename-and-recreate and a truncation, with real
+// fsnotify events and then with polling alone.
+func TestFollowAcrossRotation(t *testing.T) {
+	for _, mode := range []string{"events", "poll"} {
+		t.Run(mode, func(t *testing.T) {
+			root := t.TempDir()
+			if err := Append(root, note("Agent-1", "before the follower started")); err != nil {
+				t.Fatal(err)
+			}
+			p1, _ := Path(root, "Agent-1")
+			p2, _ := Path(root, "Agent-2")
+			out := newNotifyBuffer()
+			fl, sizes := NewFollower(out, p1, p2)
+			if sizes[0] == 0 || sizes[1] != 0 {
+				t.Fatalf("start sizes %v", sizes)
+			}
+			var tick chan time.Time
+			if mode == "poll" {
+				tick = make(chan time.Time)
+				fl.Ticks, fl.NoEvents = tick, true
+			} else {
+				fl.Ticks = make(chan time.Time) // never ticks: events alone must do
+			}
+			ctx, cancel := context.WithCancel(context.Background())
+			done := make(chan error)
+			go func() { done <- fl.Run(ctx) }()
+			defer func() { cancel(); <-done }()
+
+			step := func(agent, text string) {
+				t.Helper()
+				if err := Append(root, note(agent, text)); err != nil {
+					t.Fatal(err)
+				}
+				out.waitFor(t, text, tick)
+			}
+			step("Agent-1", "first live entry")
+			step("Agent-2", "a devlog created while following")
+			// logrotate style: rename away, keep writing to the old file
+			// briefly, then a new file appears under the same name.
+			if err := os.Rename(p1, p1+".1"); err != nil {
+				t.Fatal(err)
+			}
+			f, _ := os.OpenFile(p1+".1", os.O_APPEND|os.O_WRONLY, 0)
+			f.Write(Format(note("Agent-1", "late write to the rotated file")))
+			f.Close()
+			step("Agent-1", "first entry of the new file")
+			if !strings.Contains(out.String(), "late write to the rotated file") {
+				t.Errorf("lost the rotated file's last entry")
+			}
+			// copytruncate style: the same file emptied, then regrown past
+			// the old offset before the follower looks.
+			if err := os.Truncate(p2, 0); err != nil {
+				t.Fatal(err)
+			}
+			step("Agent-2", "after truncation "+strings.Repeat("long ", 40)+"end")
+			if strings.Contains(out.String(), "before the follower started") {
+				t.Errorf("printed an entry from before the start")
+			}
+			if n := strings.Count(out.String(), "## "); n != 5 {
+				t.Errorf("got %d entries, want 5:\n%s", n, out.String())
+			}
+		})
+	}
+}
