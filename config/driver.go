@@ -18,7 +18,7 @@ const (
 type Window struct {
 	// Title is a regular expression matched against window titles; exactly
 	// one window must match (or, with PID, one window of that process).
-	Title string `yaml:"title"`
+	Title string `yaml:"title,omitempty"`
 	// PID, when set, also requires the window to belong to this process.
 	PID int `yaml:"pid,omitempty"`
 	// Absolute means the positions below are screen coordinates (Dream.OS
@@ -97,7 +97,7 @@ const DefaultExecTimeout = 10 * time.Minute
 // short on a real desktop.
 const MinQuiet = 700 * time.Millisecond
 
-var chordPattern = regexp.MustCompile(`^([a-z]+\+)*([a-z0-9]+)$`)
+var chordPattern = regexp.MustCompile(`^((ctrl|control|shift|alt|cmd|command|super|win|mod)\+)*([a-z0-9]+)$`)
 
 // ValidChord checks the shape of a key chord such as "ctrl+enter".
 func ValidChord(s string) error {

@@ -34,6 +34,8 @@ type desktop interface {
 	// bounds is w's client area in screen coordinates; errNoBounds where
 	// the platform cannot tell.
 	bounds(w windowID) (image.Rectangle, error)
+	// pointer is where the mouse pointer is.
+	pointer() (image.Point, error)
 	click(p image.Point) error
 	key(c chord) error
 	close()

@@ -105,6 +105,11 @@ func (winDesktop) bounds(w windowID) (image.Rectangle, error) {
 	return image.Rectangle{Min: min, Max: min.Add(image.Pt(int(r.Right-r.Left), int(r.Bottom-r.Top)))}, nil
 }
 
+func (winDesktop) pointer() (image.Point, error) {
+	x, y := robotgo.Location()
+	return image.Pt(x, y), nil
+}
+
 func (winDesktop) click(p image.Point) error {
 	robotgo.Move(p.X, p.Y)
 	return robotgo.Click("left")

@@ -158,6 +158,14 @@ func (d *x11Desktop) bounds(w windowID) (image.Rectangle, error) {
 	return image.Rectangle{Min: min, Max: min.Add(image.Pt(int(geo.Width), int(geo.Height)))}, nil
 }
 
+func (d *x11Desktop) pointer() (image.Point, error) {
+	q, err := xproto.QueryPointer(d.xu.Conn(), d.xu.RootWin()).Reply()
+	if err != nil {
+		return image.Point{}, err
+	}
+	return image.Pt(int(q.RootX), int(q.RootY)), nil
+}
+
 func (d *x11Desktop) click(p image.Point) error {
 	robotgo.Move(p.X, p.Y)
 	return robotgo.Click("left")

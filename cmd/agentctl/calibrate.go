@@ -1,0 +1,270 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"image"
+	"os"
+	"sort"
+	"strconv"
+	"strings"
+
+	"agentctl/config"
+	"agentctl/cursor"
+)
+
+const calibrateUsage = `
+Usage: agentctl calibrate AGENT --title PATTERN [--input X,Y --copy X,Y --reply X,Y,W,H]
+                         [--absolute] [--pid N] [--copy-keys K,K] [--submit-key K] [--new-chat-key K]
+       agentctl calibrate --from-coords FILE [--layout NAME]
+
+Records where an agent's chat window and its controls are, in agentctl.yaml.
+The file's comments and other settings are kept.
+
+With --input, --copy and --reply, the positions are written as given:
+offsets from the window's top-left corner, or screen coordinates with
+--absolute. Without them, calibration is guided: hover the mouse over each
+place it asks for (the input box, the copy button, the reply region's
+top-left and bottom-right corners) and press Enter in this terminal. Guided
+positions are made relative to the window found by --title unless
+--absolute is given.
+
+--from-coords imports a Dream.OS cursor_agent_coords.json (any of its
+generations) for every configured agent it lists. Dream.OS positions are
+screen coordinates; files keyed by layout ("4-agent", ...) need --layout.
+Dream.OS files have no reply region or window title: add them afterwards.
+
+Examples:
+  agentctl calibrate Agent-3 --title 'Agent-3.*Cursor'
+  agentctl calibrate Agent-3 --title 'Agent-3.*Cursor' --input 420,610 --copy 760,380 --reply 20,60,760,500
+  agentctl calibrate Agent-3 --title Cursor --absolute --input -1280,479 --copy -1018,299 --reply -1500,100,700,350
+  agentctl calibrate --from-coords cursor_agent_coords.json --layout 4-agent
+`
+
+func runCalibrate(ctx context.Context, env *Env, args []string) error {
+	fs := newFlagSet(env, "calibrate", calibrateUsage)
+	title := fs.String("title", "", "regular expression `PATTERN` matching the window's title")
+	pid := fs.Int("pid", 0, "the window must belong to process `N`")
+	input := fs.String("input", "", "input box position `X,Y`")
+	copyAt := fs.String("copy", "", "copy button position `X,Y`")
+	reply := fs.String("reply", "", "reply region `X,Y,W,H`")
+	absolute := fs.Bool("absolute", false, "positions are screen coordinates, not offsets in the window")
+	copyKeys := fs.String("copy-keys", "", "key chords that copy the reply, `K,K` (instead of --copy)")
+	submitKey := fs.String("submit-key", "", "key that sends the prompt: enter or ctrl+enter")
+	newChatKey := fs.String("new-chat-key", "", "key that starts a new chat, e.g. ctrl+n")
+	fromCoords := fs.String("from-coords", "", "import a Dream.OS cursor_agent_coords.json `FILE`")
+	layout := fs.String("layout", "", "with --from-coords: the layout `NAME` to import, e.g. 4-agent")
+	rest, err := parseArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	cfg, err := config.Load(env.Root)
+	if err != nil {
+		return withHint(err, "run 'agentctl init' first, or pass --root")
+	}
+	if *fromCoords != "" {
+		if err := wantArgs(fs, rest, 0, 0, "no AGENT with --from-coords"); err != nil {
+			return err
+		}
+		return importCoords(env, cfg, *fromCoords, *layout)
+	}
+	if err := wantArgs(fs, rest, 1, 1, "AGENT"); err != nil {
+		return err
+	}
+	agent, err := cfg.Agent(rest[0])
+	if err != nil {
+		return withHint(err, "agents are listed in "+config.Path(env.Root))
+	}
+	w := agent.Window
+	if *title != "" {
+		w.Title = *title
+	}
+	if isFlagSet(fs, "pid") {
+		w.PID = *pid
+	}
+	if isFlagSet(fs, "absolute") {
+		w.Absolute = *absolute
+	}
+	if *submitKey != "" {
+		w.SubmitKey = *submitKey
+	}
+	if *newChatKey != "" {
+		w.NewChatKey = *newChatKey
+	}
+	if *copyKeys != "" {
+		w.CopyKeys, w.Copy = strings.Split(*copyKeys, ","), nil
+	}
+	given := *input != "" || *copyAt != "" || *reply != ""
+	if given {
+		if err := applyPositions(&w, *input, *copyAt, *reply); err != nil {
+			return err
+		}
+	} else if *copyKeys == "" || w.Input == nil || w.Reply == nil {
+		if w.Title == "" {
+			return usageError{msg: "calibrate: guided calibration needs --title", hint: "run 'agentctl calibrate --help' for usage"}
+		}
+		if err := guide(env, &w, *copyKeys == ""); err != nil {
+			return err
+		}
+	}
+	if err := writeWindow(env.Root, agent.Name, w); err != nil {
+		return err
+	}
+	fmt.Fprintf(env.Stdout, "calibrated %s in %s\n", agent.Name, config.Path(env.Root))
+	if err := w.Calibrated(); err != nil {
+		fmt.Fprintf(env.Stdout, "note: %v\n", err)
+	}
+	return nil
+}
+
+func applyPositions(w *config.Window, input, copyAt, reply string) error {
+	if input != "" {
+		p, err := parseInts(input, 2, "--input")
+		if err != nil {
+			return err
+		}
+		w.Input = &config.Point{X: p[0], Y: p[1]}
+	}
+	if copyAt != "" {
+		p, err := parseInts(copyAt, 2, "--copy")
+		if err != nil {
+			return err
+		}
+		w.Copy, w.CopyKeys = &config.Point{X: p[0], Y: p[1]}, nil
+	}
+	if reply != "" {
+		r, err := parseInts(reply, 4, "--reply")
+		if err != nil {
+			return err
+		}
+		w.Reply = &config.Rect{X: r[0], Y: r[1], W: r[2], H: r[3]}
+	}
+	return nil
+}
+
+func parseInts(s string, n int, flag string) ([]int, error) {
+	parts := strings.Split(s, ",")
+	if len(parts) != n {
+		return nil, usageError{msg: fmt.Sprintf("%s %q: want %d numbers separated by commas", flag, s, n)}
+	}
+	out := make([]int, n)
+	for i, p := range parts {
+		v, err := strconv.Atoi(strings.TrimSpace(p))
+		if err != nil {
+			return nil, usageError{msg: fmt.Sprintf("%s %q: %q is not a whole number", flag, s, p)}
+		}
+		out[i] = v
+	}
+	return out, nil
+}
+
+// guide asks the user to point at each control and records the pointer.
+func guide(env *Env, w *config.Window, wantCopy bool) error {
+	found, err := cursor.FindWindows(w.Title, w.PID)
+	if err != nil {
+		return withHint(err, "run 'agentctl doctor'")
+	}
+	if len(found) != 1 {
+		return withHint(fmt.Errorf("%d windows match %q", len(found), w.Title), "make --title match exactly one window")
+	}
+	origin := found[0].Bounds.Min
+	if w.Absolute {
+		origin = image.Point{}
+	}
+	in := bufio.NewReader(env.Stdin)
+	ask := func(what string) (image.Point, error) {
+		fmt.Fprintf(env.Stdout, "Hover over %s and press Enter here: ", what)
+		if _, err := in.ReadString('\n'); err != nil {
+			return image.Point{}, fmt.Errorf("calibration stopped: %w", err)
+		}
+		p, err := cursor.Pointer()
+		if err != nil {
+			return image.Point{}, err
+		}
+		return p.Sub(origin), nil
+	}
+	fmt.Fprintf(env.Stdout, "Calibrating window %q.\n", found[0].Title)
+	p, err := ask("the chat input box")
+	if err != nil {
+		return err
+	}
+	w.Input = &config.Point{X: p.X, Y: p.Y}
+	if wantCopy {
+		if p, err = ask("the reply's copy button"); err != nil {
+			return err
+		}
+		w.Copy = &config.Point{X: p.X, Y: p.Y}
+	}
+	a, err := ask("the top-left corner of the reply region (no caret or spinner inside)")
+	if err != nil {
+		return err
+	}
+	b, err := ask("the bottom-right corner of the reply region")
+	if err != nil {
+		return err
+	}
+	r := image.Rectangle{Min: a, Max: b}.Canon()
+	if r.Empty() {
+		return fmt.Errorf("the reply region from %v to %v is empty", a, b)
+	}
+	w.Reply = &config.Rect{X: r.Min.X, Y: r.Min.Y, W: r.Dx(), H: r.Dy()}
+	return nil
+}
+
+// writeWindow records one agent's window in agentctl.yaml.
+func writeWindow(root, agent string, w config.Window) error {
+	if err := config.SetWindows(root, map[string]config.Window{agent: w}); err != nil {
+		return fmt.Errorf("cannot calibrate %s: %w", agent, err)
+	}
+	return nil
+}
+
+// importCoords imports a Dream.OS coordinates file for the configured
+// agents it lists, keeping each agent's title and reply region.
+func importCoords(env *Env, cfg config.Config, file, layout string) error {
+	data, err := os.ReadFile(file)
+	if err != nil {
+		return fmt.Errorf("cannot import coordinates: %w", err)
+	}
+	found, err := config.DreamOSCoords(data, layout)
+	if err != nil {
+		return fmt.Errorf("cannot import %s: %w", file, err)
+	}
+	windows := map[string]config.Window{}
+	var skipped []string
+	for name, pos := range found {
+		agent, err := cfg.Agent(name)
+		if err != nil {
+			skipped = append(skipped, name)
+			continue
+		}
+		w := agent.Window
+		w.Absolute, w.Input = true, pos.Input
+		if pos.Copy != nil {
+			w.Copy, w.CopyKeys = pos.Copy, nil
+		}
+		windows[agent.Name] = w
+	}
+	if len(windows) == 0 {
+		return withHint(fmt.Errorf("none of the agents in %s is configured", file), "add them to agentctl.yaml first")
+	}
+	if err := config.SetWindows(env.Root, windows); err != nil {
+		return fmt.Errorf("cannot import %s: %w", file, err)
+	}
+	names := make([]string, 0, len(windows))
+	for _, a := range cfg.Agents {
+		if w, ok := windows[a.Name]; ok {
+			names = append(names, a.Name)
+			if err := w.Calibrated(); err != nil {
+				fmt.Fprintf(env.Stdout, "note: %s: %v\n", a.Name, err)
+			}
+		}
+	}
+	sort.Strings(skipped)
+	fmt.Fprintf(env.Stdout, "imported %s from %s\n", strings.Join(names, ", "), file)
+	if len(skipped) > 0 {
+		fmt.Fprintf(env.Stdout, "skipped (not configured): %s\n", strings.Join(skipped, ", "))
+	}
+	return nil
+}

@@ -1,0 +1,173 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"runtime"
+	"strings"
+
+	"agentctl/config"
+	"agentctl/cursor"
+	"agentctl/internal/atomicfile"
+)
+
+const doctorUsage = `
+Usage: agentctl doctor
+
+Checks that this desktop can run agentctl's agents: the display, the window
+manager, the clipboard tool, the lock folder, and for every configured
+agent its window (found exactly once) or its exec command. Prints one line
+per check, with a hint for each failure, and exits non-zero if any failed.
+It never sends a key or a click.
+
+Examples:
+  agentctl doctor
+  DISPLAY=:1 agentctl doctor
+`
+
+// check is one line of the doctor's report.
+type check struct {
+	name string
+	err  error
+	hint string
+	note string
+}
+
+func runDoctor(ctx context.Context, env *Env, args []string) error {
+	fs := newFlagSet(env, "doctor", doctorUsage)
+	rest, err := parseArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	if err := wantArgs(fs, rest, 0, 0, "no arguments"); err != nil {
+		return err
+	}
+	cfg, cfgErr := config.Load(env.Root)
+	checks := []check{{name: "config " + config.Path(env.Root), err: cfgErr, hint: "run 'agentctl init', or fix the file"}}
+	checks = append(checks, lockCheck(env.Root))
+
+	needGUI := false
+	for _, a := range cfg.Agents {
+		needGUI = needGUI || a.EffectiveDriver() == config.DriverGUI
+	}
+	desktopOK := false
+	if needGUI {
+		checks = append(checks, displayCheck())
+		dc := check{name: "desktop control and window manager", err: cursor.CheckDesktop(),
+			hint: "build with CGO_ENABLED=0 go build -tags x11 (Linux), run an EWMH window manager, and set DISPLAY"}
+		desktopOK = dc.err == nil
+		checks = append(checks, dc, clipboardCheck())
+	}
+	for _, a := range cfg.Agents {
+		checks = append(checks, agentCheck(a, desktopOK))
+	}
+
+	failed := 0
+	for _, c := range checks {
+		if c.err != nil {
+			failed++
+			fmt.Fprintf(env.Stdout, "FAIL %s: %v\n     hint: %s\n", c.name, c.err, c.hint)
+			continue
+		}
+		line := "ok   " + c.name
+		if c.note != "" {
+			line += " (" + c.note + ")"
+		}
+		fmt.Fprintln(env.Stdout, line)
+	}
+	if failed > 0 {
+		return fmt.Errorf("%d of %d checks failed", failed, len(checks))
+	}
+	return nil
+}
+
+func lockCheck(root string) check {
+	dir := cursor.LockDir(root)
+	c := check{name: "lock folder " + dir, hint: "run 'agentctl init', or make " + dir + " writable by this user"}
+	if err := atomicfile.MkdirAll(dir); err != nil {
+		c.err = err
+		return c
+	}
+	f, err := os.CreateTemp(dir, ".doctor-*")
+	if err != nil {
+		c.err = fmt.Errorf("not writable: %w", err)
+		return c
+	}
+	f.Close()
+	os.Remove(f.Name())
+	if fi, err := os.Stat(dir); err == nil && fi.Mode().Perm()&0o002 != 0 {
+		c.err = fmt.Errorf("world-writable (%v): another user could hold the desktop lock", fi.Mode().Perm())
+		c.hint = "chmod o-w " + dir
+	}
+	return c
+}
+
+func displayCheck() check {
+	c := check{name: "display"}
+	if runtime.GOOS != "linux" {
+		c.note = runtime.GOOS + " desktop"
+		return c
+	}
+	if d := os.Getenv("DISPLAY"); d == "" {
+		c.err = fmt.Errorf("DISPLAY is not set")
+		c.hint = "run agentctl from a terminal on the desktop, or set DISPLAY (e.g. DISPLAY=:0)"
+	} else {
+		c.note = d
+	}
+	return c
+}
+
+func clipboardCheck() check {
+	c := check{name: "clipboard tool"}
+	if runtime.GOOS != "linux" {
+		c.note = "built in"
+		return c
+	}
+	for _, tool := range []string{"xclip", "xsel"} {
+		if p, err := exec.LookPath(tool); err == nil {
+			c.note = p
+			return c
+		}
+	}
+	c.err = fmt.Errorf("neither xclip nor xsel is installed")
+	c.hint = "sudo apt-get install xclip"
+	return c
+}
+
+func agentCheck(a config.Agent, desktopOK bool) check {
+	if a.EffectiveDriver() == config.DriverExec {
+		c := check{name: fmt.Sprintf("agent %s: exec command", a.Name), hint: "install it, or fix exec.command for " + a.Name}
+		p, err := exec.LookPath(a.Exec.Command[0])
+		c.err, c.note = err, p
+		return c
+	}
+	c := check{name: fmt.Sprintf("agent %s: window", a.Name)}
+	if err := a.Window.Calibrated(); err != nil {
+		c.err, c.hint = err, "run 'agentctl calibrate "+a.Name+"'"
+		return c
+	}
+	if !desktopOK {
+		c.err, c.hint = fmt.Errorf("not checked: no desktop control"), "fix the desktop check above"
+		return c
+	}
+	found, err := cursor.FindWindows(a.Window.Title, a.Window.PID)
+	switch {
+	case err != nil:
+		c.err = err
+	case len(found) == 0:
+		c.err = fmt.Errorf("no window with a title matching %q", a.Window.Title)
+		c.hint = "open the agent's window, or fix window.title"
+	case len(found) > 1:
+		titles := make([]string, len(found))
+		for i, f := range found {
+			titles[i] = fmt.Sprintf("%q", f.Title)
+		}
+		c.err = fmt.Errorf("%d windows match %q: %s", len(found), a.Window.Title, strings.Join(titles, ", "))
+		c.hint = "make window.title match exactly one window, or set window.pid"
+	default:
+		c.note = fmt.Sprintf("%q at %v", found[0].Title, found[0].Bounds.Min)
+	}
+	return c
+}

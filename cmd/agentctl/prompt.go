@@ -1,0 +1,106 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"time"
+
+	"agentctl/config"
+	"agentctl/cursor"
+)
+
+const promptUsage = `
+Usage: agentctl prompt AGENT [TEXT | -] [--new-chat] [-v]
+
+Takes one turn with AGENT through its configured driver: pastes TEXT into
+the agent's chat window (or runs its exec command), waits for the reply and
+prints it on stdout exactly as the agent wrote it. With no TEXT, or "-",
+the prompt is read from stdin. On failure it exits non-zero and says why.
+
+Use it to check a seat after calibrating it, or from scripts.
+
+Examples:
+  agentctl prompt Agent-3 "Reply with the word ready."
+  git diff | agentctl prompt Agent-3 -
+  agentctl prompt Agent-3 --new-chat -v "Summarise your task."
+`
+
+func runPrompt(ctx context.Context, env *Env, args []string) error {
+	fs := newFlagSet(env, "prompt", promptUsage)
+	newChat := fs.Bool("new-chat", false, "start a fresh chat first (needs window.new_chat_key)")
+	verbose := fs.Bool("v", false, "log each step of the turn on stderr")
+	rest, err := parseArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	if err := wantArgs(fs, rest, 1, 2, "AGENT and optionally TEXT"); err != nil {
+		return err
+	}
+	cfg, err := config.Load(env.Root)
+	if err != nil {
+		return withHint(err, "run 'agentctl init' first, or pass --root")
+	}
+	agent, err := cfg.Agent(rest[0])
+	if err != nil {
+		return withHint(err, "agents are listed in "+config.Path(env.Root))
+	}
+	text := "-"
+	if len(rest) == 2 {
+		text = rest[1]
+	}
+	if text == "-" {
+		data, err := io.ReadAll(env.Stdin)
+		if err != nil {
+			return fmt.Errorf("cannot read the prompt from stdin: %w", err)
+		}
+		text = string(data)
+	}
+	if text == "" {
+		return usageError{msg: "the prompt is empty", hint: "give TEXT, or pipe it in with -"}
+	}
+	opts := cursor.Options{LockDir: cursor.LockDir(env.Root)}
+	if *verbose {
+		opts.Log = env.Stderr
+	}
+	driver, err := cursor.New(agent, cfg.GUI, opts)
+	if err != nil {
+		return promptError(agent.Name, err)
+	}
+	start := time.Now()
+	reply, err := driver.Run(ctx, cursor.Turn{Prompt: text, NewChat: *newChat})
+	if err != nil {
+		return promptError(agent.Name, err)
+	}
+	if *verbose {
+		fmt.Fprintf(env.Stderr, "turn took %s\n", time.Since(start).Round(time.Millisecond))
+	}
+	_, err = io.WriteString(env.Stdout, reply)
+	return err
+}
+
+// promptError says what to do about a failed turn.
+func promptError(agent string, err error) error {
+	err = fmt.Errorf("%s: %w", agent, err)
+	for _, h := range []struct {
+		target error
+		hint   string
+	}{
+		{cursor.ErrNotCalibrated, "run 'agentctl calibrate " + agent + "'"},
+		{cursor.ErrWindowNotFound, "open the agent's window, or check window.title with 'agentctl doctor'"},
+		{cursor.ErrWindowNotConfirmed, "make window.title (and window.pid) match exactly one window; nothing was typed"},
+		{cursor.ErrNotSubmitted, "the prompt is still in the input box; check window.submit_key and that the chat is not busy"},
+		{cursor.ErrNoReply, "raise gui.first_change or gui.turn_timeout, or check that the reply region shows the reply"},
+		{cursor.ErrNothingCopied, "recalibrate the copy button, or set window.copy_keys"},
+		{cursor.ErrInputLockTimeout, "another agentctl is using the desktop; raise gui.lock_wait or try again"},
+		{cursor.ErrGUIUnavailable, "run 'agentctl doctor'"},
+		{cursor.ErrExecTimeout, "raise exec.timeout for " + agent},
+		{cursor.ErrExecFailed, "run the agent's exec.command by hand to see why it fails"},
+	} {
+		if errors.Is(err, h.target) {
+			return withHint(err, h.hint)
+		}
+	}
+	return err
+}

@@ -1,0 +1,156 @@
+package config
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"sort"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	"agentctl/internal/atomicfile"
+)
+
+// SetWindows replaces the window section of the named agents in
+// root/agentctl.yaml. It edits the YAML document node by node, so comments
+// and every other setting survive, checks that the result is a valid config,
+// and replaces the file atomically.
+func SetWindows(root string, windows map[string]Window) error {
+	path := Path(root)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Errorf("cannot read config: %w", err)
+	}
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	agents := mapValue(doc.Content[0], "agents")
+	if agents == nil || agents.Kind != yaml.SequenceNode {
+		return fmt.Errorf("%s: no agents list", path)
+	}
+	for name, w := range windows {
+		var entry *yaml.Node
+		for _, a := range agents.Content {
+			if n := mapValue(a, "name"); n != nil && strings.EqualFold(n.Value, name) {
+				entry = a
+			}
+		}
+		if entry == nil {
+			return fmt.Errorf("%s: agent %s is not listed", path, name)
+		}
+		var value yaml.Node
+		if err := value.Encode(w); err != nil {
+			return fmt.Errorf("cannot encode the window of %s: %w", name, err)
+		}
+		if old := mapValue(entry, "window"); old != nil {
+			value.HeadComment, value.LineComment = old.HeadComment, old.LineComment
+			*old = value
+		} else {
+			entry.Content = append(entry.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: "window"}, &value)
+		}
+	}
+	var out bytes.Buffer
+	enc := yaml.NewEncoder(&out)
+	enc.SetIndent(2)
+	if err := enc.Encode(&doc); err != nil {
+		return fmt.Errorf("cannot encode config: %w", err)
+	}
+	if _, err := Parse(path, out.Bytes()); err != nil {
+		return fmt.Errorf("the calibrated config would not be valid: %w", err)
+	}
+	return atomicfile.WriteFile(path, out.Bytes())
+}
+
+// mapValue returns the value of key in a mapping node, or nil.
+func mapValue(m *yaml.Node, key string) *yaml.Node {
+	if m == nil || m.Kind != yaml.MappingNode {
+		return nil
+	}
+	for i := 0; i+1 < len(m.Content); i += 2 {
+		if m.Content[i].Value == key {
+			return m.Content[i+1]
+		}
+	}
+	return nil
+}
+
+// DreamOSCoords reads a Dream.OS cursor_agent_coords.json, in any of its
+// generations, and returns the window positions per agent name. All of them
+// are screen coordinates.
+//
+//   - Victor.os: {"Agent-1": {"input_box": {x,y}, "copy_button": {x,y}, ...}, "global_ui": ...}
+//   - Agent_Cellphone: {"4-agent": {"Agent-1": {"input_box": {x,y}, ...}}, ...}, one per layout
+//   - AutoDream.Os / Dream.os: {"agents": {"Agent-1": {"chat_input_coordinates": [x,y], ...}}}
+func DreamOSCoords(data []byte, layout string) (map[string]Window, error) {
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(data, &top); err != nil {
+		return nil, fmt.Errorf("not a cursor_agent_coords.json: %w", err)
+	}
+	if raw, ok := top["agents"]; ok {
+		return dreamAgents(raw)
+	}
+	var layouts []string
+	for k := range top {
+		if strings.HasSuffix(k, "-agent") {
+			layouts = append(layouts, k)
+		}
+	}
+	sort.Strings(layouts)
+	if len(layouts) > 0 {
+		raw, ok := top[layout]
+		if !ok {
+			return nil, fmt.Errorf("the file has one set of positions per layout (%s): choose one with --layout", strings.Join(layouts, ", "))
+		}
+		return dreamAgents(raw)
+	}
+	return dreamAgents(data)
+}
+
+type dreamPoint struct {
+	X *int `json:"x"`
+	Y *int `json:"y"`
+}
+
+type dreamAgent struct {
+	InputBox    *dreamPoint `json:"input_box"`
+	CopyButton  *dreamPoint `json:"copy_button"`
+	ChatInput   []int       `json:"chat_input_coordinates"`
+	Description string      `json:"description"`
+}
+
+func dreamAgents(raw json.RawMessage) (map[string]Window, error) {
+	var entries map[string]json.RawMessage
+	if err := json.Unmarshal(raw, &entries); err != nil {
+		return nil, fmt.Errorf("unexpected layout of agents: %w", err)
+	}
+	out := map[string]Window{}
+	for name, e := range entries {
+		var a dreamAgent
+		if json.Unmarshal(e, &a) != nil {
+			continue // not an agent entry (version, description, ...)
+		}
+		w := Window{Absolute: true}
+		switch {
+		case a.InputBox != nil && a.InputBox.X != nil && a.InputBox.Y != nil:
+			w.Input = &Point{*a.InputBox.X, *a.InputBox.Y}
+		case len(a.ChatInput) == 2:
+			if a.ChatInput[0] == 0 && a.ChatInput[1] == 0 {
+				continue // Dream.os marks non-window recipients (Discord) with [0, 0]
+			}
+			w.Input = &Point{a.ChatInput[0], a.ChatInput[1]}
+		default:
+			continue
+		}
+		if a.CopyButton != nil && a.CopyButton.X != nil && a.CopyButton.Y != nil {
+			w.Copy = &Point{*a.CopyButton.X, *a.CopyButton.Y}
+		}
+		out[name] = w
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("no agent positions found")
+	}
+	return out, nil
+}
