@@ -30,6 +30,9 @@ type command struct {
 // commands lists every subcommand in the order the usage shows them.
 var commands = []command{
 	{"init", "create a runtime folder and agentctl.yaml", runInit},
+	{"calibrate", "record where an agent's chat window and its controls are", runCalibrate},
+	{"prompt", "take one turn with an agent and print its reply", runPrompt},
+	{"doctor", "check the display, clipboard, locks and every agent's window", runDoctor},
 	{"send", "deliver a message to an agent's inbox", runSend},
 	{"inbox", "list an agent's messages", runInbox},
 	{"status", "show every agent's runner and mailbox counts", runStatus},
