@@ -291,10 +291,20 @@ var timeLayouts = []string{
 func parseTime(s string) (time.Time, error) {
 	for _, layout := range timeLayouts {
 		if t, err := time.Parse(layout, s); err == nil {
-			return t.UTC(), nil
+			return inRange(t)
 		}
 	}
 	return time.Time{}, fmt.Errorf("%q is not a timestamp agentctl can read", s)
+}
+
+// inRange refuses times that JSON cannot carry (years before 1 or after
+// 9999), which would otherwise make the canonical message unwritable.
+func inRange(t time.Time) (time.Time, error) {
+	t = t.UTC()
+	if t.Year() < 1 || t.Year() > 9999 {
+		return time.Time{}, fmt.Errorf("%s is outside the years 1 to 9999", t.Format(time.RFC3339))
+	}
+	return t, nil
 }
 
 func takeTime(f fields, keys ...string) (time.Time, error) {
@@ -319,10 +329,13 @@ func takeTime(f fields, keys ...string) (time.Time, error) {
 			if err != nil || n < 0 {
 				return time.Time{}, fmt.Errorf("field %q: %s is not a Unix time", k, v)
 			}
-			if n > 1e12 { // milliseconds
-				return time.UnixMilli(int64(n)).UTC(), nil
+			if n > 1e15 {
+				return time.Time{}, fmt.Errorf("field %q: %s is not a Unix time", k, v)
 			}
-			return time.Unix(int64(n), 0).UTC(), nil
+			if n > 1e12 { // milliseconds
+				return inRange(time.UnixMilli(int64(n)))
+			}
+			return inRange(time.Unix(int64(n), 0))
 		default:
 			return time.Time{}, fmt.Errorf("field %q: want a timestamp, got %s", k, jsonKind(v))
 		}
