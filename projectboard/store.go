@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/gofrs/flock"
+	"gopkg.in/yaml.v3"
 
 	"agentctl/internal/atomicfile"
 )
@@ -293,4 +294,55 @@ func (s *Store) replace(b *Board, out []byte) (bool, error) {
 		return false, fmt.Errorf("cannot update board: %w", err)
 	}
 	return true, nil
+}
+
+// CreateBoard writes a new board file (an import) under the lock, refusing
+// a name that exists and ids that are on other boards already.
+func (s *Store) CreateBoard(ctx context.Context, board string, data []byte) error {
+	if board != filepath.Base(board) || !strings.HasSuffix(board, ".yaml") || atomicfile.IsTemp(board) {
+		return fmt.Errorf("board %q must be a file name ending in .yaml", board)
+	}
+	path := filepath.Join(Dir(s.Root), board)
+	nb, err := Parse(path, data)
+	if err != nil {
+		return err
+	}
+	unlock, err := s.lock(ctx)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	if _, err := os.Lstat(path); err == nil {
+		return fmt.Errorf("cannot create %s: %w", path, fs.ErrExist)
+	}
+	boards, berr := s.Boards()
+	for _, t := range nb.Tasks {
+		if b, _, err := locate(boards, nil, t.ID); err == nil {
+			return fmt.Errorf("task %q is already on %s", t.ID, b.Name())
+		}
+	}
+	if berr != nil {
+		return fmt.Errorf("cannot check the new board's ids against an invalid board: %w", berr)
+	}
+	if err := atomicfile.MkdirAll(Dir(s.Root)); err != nil {
+		return err
+	}
+	return atomicfile.Create(path, data)
+}
+
+// TaskText is the task's text exactly as it stands in the board file.
+func (b *Board) TaskText(id string) string {
+	i := b.index(id)
+	if i < 0 {
+		return ""
+	}
+	n := b.taskNodes[i]
+	src := newSource(b.data)
+	first := n.Line
+	last := first
+	if n.Kind == yaml.MappingNode && n.Style&yaml.FlowStyle == 0 && len(n.Content) > 0 {
+		bounds := b.keyBounds(src, i)
+		last = src.valueEndLine(n.Content[len(n.Content)-2], n.Content[len(n.Content)-1], bounds[len(bounds)-1])
+	}
+	return string(src.data[src.start[first-1]:src.lineEnd(last)])
 }

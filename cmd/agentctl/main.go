@@ -36,6 +36,10 @@ var commands = []command{
 	{"send", "deliver a message to an agent's inbox", runSend},
 	{"inbox", "list an agent's messages", runInbox},
 	{"status", "show every agent's runner and mailbox counts", runStatus},
+	{"board", "list, show, add, change and import board tasks", runBoard},
+	{"tail", "print and follow agents' devlogs", runTail},
+	{"devlog", "add a human note to an agent's devlog", runDevlog},
+	{"lore", "write the day's lore from devlogs and the board", runLore},
 }
 
 // Env is what every subcommand gets: where the runtime is and the standard

@@ -1,0 +1,366 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"text/tabwriter"
+
+	"agentctl/config"
+	"agentctl/internal/agentname"
+	"agentctl/projectboard"
+)
+
+const boardUsage = `
+Usage:
+  agentctl board list [--status S] [--owner A] [--json]
+  agentctl board show ID [--json]
+  agentctl board add --title T [--owner A] [--priority P] [--status S] [--board FILE] [--id ID]
+  agentctl board set ID key=value...
+  agentctl board import FILE [--name NAME]
+
+Reads and changes the task boards, the *.yaml files in <root>/project_board/
+that you may also edit by hand. A change rewrites only the lines it changes
+(comments, order and formatting stay as they are), sets updated_at, and is
+refused if a board does not parse: fix the file first, agentctl never
+overwrites it.
+
+set takes status (todo, in_progress, review, blocked, done), owner (an agent
+from agentctl.yaml, or empty to unassign), title, priority, notes and
+depends_on (comma-separated ids).
+
+import converts a Dream.OS JSON board (working_tasks.json,
+task_ready_queue.json, backlog/*.json, a cycle plan or contracts.json) into a
+new board, dropping unrendered {{...}} placeholders and keeping every other
+field.
+
+Examples:
+  agentctl board list --status in_progress
+  agentctl board show T-3
+  agentctl board add --title "Make ingest lossless" --owner Agent-2
+  agentctl board set T-3 status=done owner=Agent-3
+  agentctl board set T-3 notes="waiting for review" depends_on=T-1,T-2
+  agentctl board import ~/dreamos/runtime/agent_comms/central_task_boards/working_tasks.json
+`
+
+func runBoard(ctx context.Context, env *Env, args []string) error {
+	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		fs := newFlagSet(env, "board", boardUsage)
+		fs.Usage()
+		if len(args) == 0 {
+			return usageError{msg: "board: want list, show, add, set or import", hint: "run 'agentctl board --help' for usage"}
+		}
+		return errHelpShown
+	}
+	store := &projectboard.Store{Root: env.Root}
+	switch args[0] {
+	case "list", "ls":
+		return boardList(env, store, args[1:])
+	case "show":
+		return boardShow(env, store, args[1:])
+	case "add":
+		return boardAdd(ctx, env, store, args[1:])
+	case "set":
+		return boardSet(ctx, env, store, args[1:])
+	case "import":
+		return boardImport(ctx, env, store, args[1:])
+	}
+	return usageError{msg: fmt.Sprintf("board: unknown action %q; want list, show, add, set or import", args[0]), hint: "run 'agentctl board --help' for usage"}
+}
+
+// invalidBoards explains boards that could not be read.
+func invalidBoards(err error) error {
+	return withHint(fmt.Errorf("some boards cannot be read:\n  %s", strings.ReplaceAll(err.Error(), "\n", "\n  ")),
+		"fix the file at the line shown; agentctl leaves invalid boards untouched")
+}
+
+func boardList(env *Env, store *projectboard.Store, args []string) error {
+	fs := newFlagSet(env, "board list", boardUsage)
+	status := fs.String("status", "", "show only tasks with status `S`")
+	owner := fs.String("owner", "", "show only tasks owned by agent `A`")
+	asJSON := fs.Bool("json", false, "print the tasks as a JSON array")
+	rest, err := parseArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	if err := wantArgs(fs, rest, 0, 0, "no arguments"); err != nil {
+		return err
+	}
+	if *status != "" {
+		if _, err := projectboard.ParseStatus(*status); err != nil {
+			return usageError{msg: err.Error()}
+		}
+	}
+	tasks, berr := store.Tasks()
+	shown := []projectboard.Task{}
+	for _, t := range tasks {
+		if (*status == "" || string(t.Status) == *status) && (*owner == "" || strings.EqualFold(t.Owner, *owner)) {
+			shown = append(shown, t)
+		}
+	}
+	if *asJSON {
+		enc := json.NewEncoder(env.Stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(shown); err != nil {
+			return err
+		}
+	} else if len(shown) > 0 {
+		tw := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
+		fmt.Fprintln(tw, "ID\tSTATUS\tOWNER\tPRIORITY\tTITLE\tBOARD")
+		for _, t := range shown {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s:%d\n", t.ID, t.Status, boardDash(t.Owner), boardDash(t.Priority), boardOneLine(t.Title), t.Board, t.Line)
+		}
+		tw.Flush()
+	} else if berr == nil {
+		fmt.Fprintln(env.Stdout, "no tasks")
+	}
+	if berr != nil {
+		return invalidBoards(berr)
+	}
+	return nil
+}
+
+func boardDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func boardOneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
+
+func boardShow(env *Env, store *projectboard.Store, args []string) error {
+	fs := newFlagSet(env, "board show", boardUsage)
+	asJSON := fs.Bool("json", false, "print the task as JSON")
+	rest, err := parseArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	if err := wantArgs(fs, rest, 1, 1, "one task ID"); err != nil {
+		return err
+	}
+	t, err := store.Find(rest[0])
+	if err != nil {
+		return taskError(err)
+	}
+	if *asJSON {
+		enc := json.NewEncoder(env.Stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(t)
+	}
+	b, err := projectboard.ReadBoard(filepath.Join(projectboard.Dir(env.Root), t.Board))
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(env.Stdout, "# %s:%d\n%s", t.Board, t.Line, b.TaskText(t.ID))
+	return nil
+}
+
+func taskError(err error) error {
+	var pe *projectboard.ParseError
+	if errors.As(err, &pe) {
+		return withHint(err, "fix the file at the line shown; agentctl leaves invalid boards untouched")
+	}
+	if errors.Is(err, projectboard.ErrNoTask) {
+		return withHint(err, "run 'agentctl board list' to see the task ids")
+	}
+	return err
+}
+
+// resolveOwner checks an owner against the agents in agentctl.yaml; empty
+// means unassigned.
+func resolveOwner(env *Env, owner string) (string, error) {
+	if owner == "" {
+		return "", nil
+	}
+	cfg, err := config.Load(env.Root)
+	if err != nil {
+		return "", withHint(fmt.Errorf("cannot check owner %q: %w", owner, err), "run 'agentctl init' first")
+	}
+	name, err := agentname.Resolve(cfg.AgentNames(), owner)
+	if err != nil {
+		return "", withHint(fmt.Errorf("cannot assign the task: %w", err), "known agents: "+strings.Join(cfg.AgentNames(), ", "))
+	}
+	return name, nil
+}
+
+func boardAdd(ctx context.Context, env *Env, store *projectboard.Store, args []string) error {
+	fs := newFlagSet(env, "board add", boardUsage)
+	title := fs.String("title", "", "the task's `title` (required)")
+	owner := fs.String("owner", "", "agent `A` who owns the task")
+	priority := fs.String("priority", "", "priority `P`, such as high or 2")
+	status := fs.String("status", "todo", "initial status `S`")
+	board := fs.String("board", "", "board `FILE` in project_board/ (default: the only board, or board.yaml)")
+	id := fs.String("id", "", "task `ID` (default: the next free T-N)")
+	rest, err := parseArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	if err := wantArgs(fs, rest, 0, 0, "no arguments besides flags"); err != nil {
+		return err
+	}
+	if strings.TrimSpace(*title) == "" {
+		return usageError{msg: "board add: --title is required", hint: `agentctl board add --title "What to do"`}
+	}
+	st, err := projectboard.ParseStatus(*status)
+	if err != nil {
+		return usageError{msg: err.Error()}
+	}
+	who, err := resolveOwner(env, *owner)
+	if err != nil {
+		return err
+	}
+	name, err := pickBoard(store, *board)
+	if err != nil {
+		return err
+	}
+	if *id == "" {
+		if *id, err = store.NextID("T"); err != nil {
+			return invalidBoards(err)
+		}
+	}
+	t, err := store.Add(ctx, name, projectboard.Task{ID: *id, Title: *title, Status: st, Owner: who, Priority: *priority})
+	if err != nil {
+		return taskError(fmt.Errorf("cannot add the task: %w", err))
+	}
+	fmt.Fprintf(env.Stdout, "added %s to %s\n", t.ID, t.Board)
+	return nil
+}
+
+// pickBoard chooses the board a new task goes to.
+func pickBoard(store *projectboard.Store, name string) (string, error) {
+	if name != "" {
+		if !strings.HasSuffix(name, ".yaml") {
+			name += ".yaml"
+		}
+		return name, nil
+	}
+	files, _ := filepath.Glob(filepath.Join(projectboard.Dir(store.Root), "*.yaml"))
+	switch {
+	case len(files) == 1:
+		return filepath.Base(files[0]), nil
+	case len(files) == 0:
+		return "board.yaml", nil
+	}
+	for _, f := range files {
+		if filepath.Base(f) == "board.yaml" {
+			return "board.yaml", nil
+		}
+	}
+	names := make([]string, len(files))
+	for i, f := range files {
+		names[i] = filepath.Base(f)
+	}
+	return "", usageError{msg: "board add: there are several boards; say which with --board", hint: "boards: " + strings.Join(names, ", ")}
+}
+
+var settable = []string{"status", "owner", "title", "priority", "notes", "depends_on"}
+
+func boardSet(ctx context.Context, env *Env, store *projectboard.Store, args []string) error {
+	fs := newFlagSet(env, "board set", boardUsage)
+	rest, err := parseArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	if err := wantArgs(fs, rest, 2, -1, "a task ID and at least one key=value"); err != nil {
+		return err
+	}
+	id := rest[0]
+	type pair struct{ key, value string }
+	var pairs []pair
+	for _, kv := range rest[1:] {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok {
+			return usageError{msg: fmt.Sprintf("board set: %q is not key=value", kv), hint: "agentctl board set T-3 status=done"}
+		}
+		switch k {
+		case "status":
+			if _, err := projectboard.ParseStatus(v); err != nil {
+				return usageError{msg: "board set: " + err.Error()}
+			}
+		case "owner":
+			if v, err = resolveOwner(env, v); err != nil {
+				return err
+			}
+		case "title", "priority", "notes", "depends_on":
+		default:
+			return usageError{msg: fmt.Sprintf("board set: %q cannot be set", k), hint: "settable keys: " + strings.Join(settable, ", ")}
+		}
+		pairs = append(pairs, pair{k, v})
+	}
+	t, err := store.Update(ctx, id, func(t *projectboard.Task) error {
+		for _, p := range pairs {
+			switch p.key {
+			case "status":
+				t.Status = projectboard.Status(p.value)
+			case "owner":
+				t.Owner = p.value
+			case "title":
+				t.Title = p.value
+			case "priority":
+				t.Priority = p.value
+			case "notes":
+				t.Notes = p.value
+			case "depends_on":
+				t.DependsOn = nil
+				for _, d := range strings.Split(p.value, ",") {
+					if d = strings.TrimSpace(d); d != "" {
+						t.DependsOn = append(t.DependsOn, d)
+					}
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return taskError(fmt.Errorf("cannot update task: %w", err))
+	}
+	fmt.Fprintf(env.Stdout, "%s: status %s, owner %s (%s:%d)\n", t.ID, t.Status, boardDash(t.Owner), t.Board, t.Line)
+	return nil
+}
+
+var unsafeName = regexp.MustCompile(`[^A-Za-z0-9_-]+`)
+
+func boardImport(ctx context.Context, env *Env, store *projectboard.Store, args []string) error {
+	fs := newFlagSet(env, "board import", boardUsage)
+	name := fs.String("name", "", "name of the new board (default: the file's name)")
+	rest, err := parseArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	if err := wantArgs(fs, rest, 1, 1, "one Dream.OS JSON file"); err != nil {
+		return err
+	}
+	data, err := os.ReadFile(rest[0])
+	if err != nil {
+		return fmt.Errorf("cannot import: %w", err)
+	}
+	imp, err := projectboard.ImportDreamOS(filepath.Base(rest[0]), data)
+	if err != nil {
+		return fmt.Errorf("cannot import: %w", err)
+	}
+	base := *name
+	if base == "" {
+		base = strings.TrimSuffix(filepath.Base(rest[0]), filepath.Ext(rest[0]))
+	}
+	base = strings.Trim(unsafeName.ReplaceAllString(strings.TrimSuffix(base, ".yaml"), "_"), "_")
+	if base == "" {
+		return usageError{msg: "board import: give the new board a --name"}
+	}
+	if err := store.CreateBoard(ctx, base+".yaml", imp.Data); err != nil {
+		if errors.Is(err, os.ErrExist) {
+			return withHint(fmt.Errorf("cannot import: board %s.yaml exists already", base), "choose another with --name")
+		}
+		return fmt.Errorf("cannot import: %w", err)
+	}
+	for _, w := range imp.Warnings {
+		fmt.Fprintf(env.Stderr, "warning: %s\n", w)
+	}
+	fmt.Fprintf(env.Stdout, "imported %d tasks into %s\n", len(imp.IDs), filepath.Join(projectboard.Dir(env.Root), base+".yaml"))
+	return nil
+}

@@ -1,0 +1,63 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"agentctl/devlog"
+)
+
+const devlogUsage = `
+Usage: agentctl devlog AGENT TEXT... [--by NAME]
+       agentctl devlog AGENT - [--by NAME]
+
+Adds a human note to an agent's devlog (<root>/devlogs/AGENT.md), as one
+entry appended in a single write beside the agent's own entries. With "-"
+the note is read from standard input.
+
+Examples:
+  agentctl devlog Agent-3 "Paused for the release; back at 14:00"
+  git log -1 --format=%B | agentctl devlog Agent-3 - --by release-bot
+`
+
+func runDevlog(ctx context.Context, env *Env, args []string) error {
+	fs := newFlagSet(env, "devlog", devlogUsage)
+	by := fs.String("by", os.Getenv("USER"), "who writes the note")
+	rest, err := parseArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	if err := wantArgs(fs, rest, 2, -1, "an agent and the note's text"); err != nil {
+		return err
+	}
+	agents, err := devlogAgents(env, rest[:1], false)
+	if err != nil {
+		return err
+	}
+	text := strings.Join(rest[1:], " ")
+	if len(rest) == 2 && rest[1] == "-" {
+		data, err := io.ReadAll(env.Stdin)
+		if err != nil {
+			return fmt.Errorf("cannot read the note: %w", err)
+		}
+		text = string(data)
+	}
+	if strings.TrimSpace(text) == "" {
+		return usageError{msg: "devlog: the note is empty"}
+	}
+	author := *by
+	if author == "" {
+		author = "human"
+	}
+	e := devlog.Entry{Time: time.Now(), Agent: agents[0], Note: text, Author: author}
+	if err := devlog.Append(env.Root, e); err != nil {
+		return err
+	}
+	path, _ := devlog.Path(env.Root, agents[0])
+	fmt.Fprintf(env.Stdout, "noted in %s\n", path)
+	return nil
+}

@@ -1,0 +1,121 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+
+	"agentctl/devlog"
+	"agentctl/lore"
+	"agentctl/projectboard"
+)
+
+const loreUsage = `
+Usage: agentctl lore [--date YYYY-MM-DD] [--dict FILE] [--template FILE] [--print]
+
+Writes the lore of a day, <root>/lore/YYYY-MM-DD.md: a chronicle of what the
+agents did (their devlog entries) and how the board moved (tasks whose
+updated_at falls on that day), told through a text/template and a
+translation dictionary. Days are UTC days; the default is today. The same
+events always give the same file, so running it again is safe.
+
+The dictionary is --dict, else <root>/lore/dictionary.yaml, else the
+built-in one; Dream.OS dream_translation.yaml files work as they are. The
+template is --template, else <root>/lore/template.md.tmpl, else the
+built-in one (run with --print-template to start your own).
+
+Examples:
+  agentctl lore
+  agentctl lore --date 2026-11-21 --print
+  agentctl lore --dict dream_translation.yaml
+`
+
+func runLore(ctx context.Context, env *Env, args []string) error {
+	fset := newFlagSet(env, "lore", loreUsage)
+	date := fset.String("date", time.Now().UTC().Format(time.DateOnly), "the UTC `day` to tell")
+	dictPath := fset.String("dict", "", "translation dictionary `FILE` (YAML)")
+	tmplPath := fset.String("template", "", "text/template `FILE`")
+	print := fset.Bool("print", false, "print the lore instead of writing it")
+	printTemplate := fset.Bool("print-template", false, "print the built-in template and exit")
+	rest, err := parseArgs(fset, args)
+	if err != nil {
+		return err
+	}
+	if err := wantArgs(fset, rest, 0, 0, "no arguments"); err != nil {
+		return err
+	}
+	if *printTemplate {
+		fmt.Fprint(env.Stdout, lore.DefaultTemplate())
+		return nil
+	}
+	if _, _, err := lore.Day(*date); err != nil {
+		return usageError{msg: "lore: " + err.Error()}
+	}
+	dict := lore.DefaultDictionary()
+	if p := orExisting(*dictPath, filepath.Join(env.Root, lore.LoreDir, "dictionary.yaml")); p != "" {
+		if dict, err = lore.LoadDictionary(p); err != nil {
+			return err
+		}
+	}
+	text := lore.DefaultTemplate()
+	if p := orExisting(*tmplPath, filepath.Join(env.Root, lore.LoreDir, "template.md.tmpl")); p != "" {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return fmt.Errorf("cannot read template: %w", err)
+		}
+		text = string(data)
+	}
+	tmpl, err := lore.ParseTemplate("lore", text, dict)
+	if err != nil {
+		return err
+	}
+	agents, err := devlogAgents(env, nil, true)
+	if err != nil {
+		return err
+	}
+	in := lore.Input{Date: *date}
+	for _, a := range agents {
+		entries, err := devlog.ReadAgent(env.Root, a)
+		if err != nil {
+			return err
+		}
+		in.Entries = append(in.Entries, entries...)
+	}
+	tasks, berr := (&projectboard.Store{Root: env.Root}).Tasks()
+	if berr != nil {
+		fmt.Fprintf(env.Stderr, "warning: %v\n", berr)
+	}
+	for _, t := range tasks {
+		if at, err := time.Parse(time.RFC3339, t.UpdatedAt); err == nil {
+			in.Changes = append(in.Changes, lore.BoardChange{Time: at, TaskID: t.ID, Title: t.Title, Status: string(t.Status), Owner: t.Owner})
+		}
+	}
+	out, err := lore.Render(in, dict, tmpl)
+	if err != nil {
+		return err
+	}
+	if *print {
+		_, err := env.Stdout.Write(out)
+		return err
+	}
+	if err := lore.Write(env.Root, *date, out); err != nil {
+		return err
+	}
+	fmt.Fprintf(env.Stdout, "wrote %s\n", lore.Path(env.Root, *date))
+	return nil
+}
+
+// orExisting returns flag if set, else def when that file exists.
+func orExisting(flag, def string) string {
+	if flag != "" {
+		return flag
+	}
+	if _, err := os.Stat(def); errors.Is(err, fs.ErrNotExist) || err != nil {
+		return ""
+	}
+	return def
+}
