@@ -8,9 +8,8 @@
 // the clock. Days are UTC days, like the devlog times.
 //
 // The dictionary has the shape of Dream.OS's dream_translation.yaml, which
-// loads as is; a default dictionary and template are built in. The package
-// reads devlog entries and board changes it is given; it never reads or
-// writes devlogs or boards itself.
+// loads as is; a default dictionary and template are built in. Gather reads
+// a day's devlogs and boards; the package never writes either.
 package lore
 
 import (

@@ -105,3 +105,20 @@ func TestSilentDayAndBadInput(t *testing.T) {
 		t.Error("bad date accepted as a path")
 	}
 }
+
+func TestGather(t *testing.T) {
+	root := t.TempDir()
+	if err := devlog.Append(root, devlog.Entry{Time: day(9, 5), Agent: "Agent-3", MessageID: "m1", Subject: "s", Outcome: "done"}); err != nil {
+		t.Fatal(err)
+	}
+	os.MkdirAll(filepath.Join(root, "project_board"), 0o755)
+	os.WriteFile(filepath.Join(root, "project_board", "b.yaml"), []byte("tasks:\n  - id: T-1\n    title: t\n    status: done\n    owner: Agent-3\n    updated_at: 2026-11-21T09:06:00Z\n  - id: T-2\n    title: never touched\n    status: todo\n"), 0o644)
+	os.WriteFile(filepath.Join(root, "project_board", "bad.yaml"), []byte("tasks: [\n"), 0o644)
+	in, err := Gather(root, []string{"Agent-3", "Agent-1"}, "2026-11-21")
+	if err == nil || !strings.Contains(err.Error(), "bad.yaml") {
+		t.Errorf("the invalid board was not reported: %v", err)
+	}
+	if len(in.Entries) != 1 || len(in.Changes) != 1 || in.Changes[0].TaskID != "T-1" {
+		t.Errorf("gathered %+v", in)
+	}
+}

@@ -9,7 +9,6 @@ import (
 	"path/filepath"
 	"time"
 
-	"agentctl/devlog"
 	"agentctl/lore"
 	"agentctl/projectboard"
 )
@@ -77,22 +76,13 @@ func runLore(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	in := lore.Input{Date: *date}
-	for _, a := range agents {
-		entries, err := devlog.ReadAgent(env.Root, a)
-		if err != nil {
+	in, err := lore.Gather(env.Root, agents, *date)
+	if err != nil {
+		var pe *projectboard.ParseError
+		if !errors.As(err, &pe) {
 			return err
 		}
-		in.Entries = append(in.Entries, entries...)
-	}
-	tasks, berr := (&projectboard.Store{Root: env.Root}).Tasks()
-	if berr != nil {
-		fmt.Fprintf(env.Stderr, "warning: %v\n", berr)
-	}
-	for _, t := range tasks {
-		if at, err := time.Parse(time.RFC3339, t.UpdatedAt); err == nil {
-			in.Changes = append(in.Changes, lore.BoardChange{Time: at, TaskID: t.ID, Title: t.Title, Status: string(t.Status), Owner: t.Owner})
-		}
+		fmt.Fprintf(env.Stderr, "warning: board changes left out: %v\n", err)
 	}
 	out, err := lore.Render(in, dict, tmpl)
 	if err != nil {
