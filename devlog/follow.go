@@ -97,9 +97,9 @@ func (fl *Follower) Run(ctx context.Context) error {
 				dir := filepath.Dir(ff.path)
 				if !dirs[dir] {
 					dirs[dir] = true
-					if err := w.Add(dir); err != nil {
-						return fmt.Errorf("cannot watch %s: %w", dir, err)
-					}
+					// A folder that cannot be watched (missing, or a
+					// file system without events) is still polled.
+					w.Add(dir)
 				}
 			}
 			events, errs = w.Events, w.Errors
