@@ -32,6 +32,11 @@ type Config struct {
 	Agents  []Agent `yaml:"agents"`
 	Mailbox Mailbox `yaml:"mailbox"`
 	GUI     GUI     `yaml:"gui"`
+	// The runner's settings (config/agents.go).
+	Run        Run        `yaml:"run"`
+	RateLimit  RateLimit  `yaml:"rate_limit"`
+	Recovery   Recovery   `yaml:"recovery"`
+	Supervisor Supervisor `yaml:"supervisor"`
 }
 
 // Agent is one agent's seat: its name and how its turns are driven.
@@ -76,7 +81,10 @@ func Default() Config {
 			MaxAttempts:    3,
 			Backoff:        Duration(30 * time.Second),
 		},
-		GUI: DefaultGUI(),
+		GUI:       DefaultGUI(),
+		Run:       defaultRun(),
+		RateLimit: defaultRateLimit(),
+		Recovery:  defaultRecovery(),
 	}
 }
 
@@ -130,6 +138,9 @@ func (c Config) Validate() error {
 		}
 	}
 	if err := c.GUI.validate(); err != nil {
+		return err
+	}
+	if err := c.validateRunner(); err != nil {
 		return err
 	}
 	m := c.Mailbox

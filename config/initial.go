@@ -72,6 +72,53 @@ gui:
   # How long a turn waits for the desktop input lock (one mouse, keyboard and
   # clipboard shared by every agent on this display).
   lock_wait: {{.G.LockWait}}
+
+# The runner, 'agentctl run AGENT': one long-lived process per agent.
+run:
+  # status.json is rewritten this often even when nothing happens.
+  heartbeat: {{.R.Heartbeat}}
+  # A self-prompt longer than this is dead-lettered with the reason, never cut.
+  max_prompt_bytes: {{.R.MaxPromptBytes}}
+  # On Ctrl+C or SIGTERM a running turn may finish for this long; after that it
+  # is left in processing/ for the next runner to resume.
+  shutdown_grace: {{.R.ShutdownGrace}}
+  # May a turn cut off after its prompt was submitted send the prompt again?
+  # auto: yes for exec agents (their command just runs again), never for chat
+  # windows, which already have it. Or: never, always.
+  resend: {{.R.Resend}}
+  # <type>.tmpl files in this folder (under the runtime root) replace the
+  # built-in prompt template of that message type; default.tmpl replaces all.
+  templates: {{.R.Templates}}
+
+# Prompts per agent, so that a flood of messages cannot burn the model quota.
+# 0 means no limit. Messages wait in the inbox until the limit allows them.
+rate_limit:
+  per_minute: {{.L.PerMinute}}
+  per_hour: {{.L.PerHour}}
+
+# Recovery checks. Every runner runs them on these schedules; 'agentctl
+# reconcile' runs them all once (for a system cron when no runner is up).
+recovery:
+  # A claim left in processing/ by a runner that is gone is put back in the
+  # inbox after this long (unless its prompt was already submitted).
+  lease: {{.V.Lease}}
+  # A heartbeat older than this means the runner is stalled or gone.
+  stale_after: {{.V.StaleAfter}}
+  # A turn running longer than this while messages wait means a stalled agent.
+  stall_after: {{.V.StallAfter}}
+  # Cron specs: five fields, an optional leading seconds field, or @every 30s.
+  cron:
+    requeue: "{{.V.Cron.Requeue}}"
+    expire: "{{.V.Cron.Expire}}"
+    stall: "{{.V.Cron.Stall}}"
+    rescan: "{{.V.Cron.Rescan}}"
+
+# Who hears about stalled agents.
+supervisor:
+  # This agent gets a recovery notice for every stall (empty: devlog only).
+  agent: "{{.S.Agent}}"
+  # If set, a stalled agent is sent this text as an urgent "resume" message.
+  nudge: "{{.S.Nudge}}"
 `))
 
 // Initial returns the commented agentctl.yaml for a new runtime with the
@@ -82,7 +129,11 @@ func Initial(agents []string) []byte {
 		Agents []string
 		M      Mailbox
 		G      GUI
-	}{agents, Default().Mailbox, Default().GUI}
+		R      Run
+		L      RateLimit
+		V      Recovery
+		S      Supervisor
+	}{agents, Default().Mailbox, Default().GUI, Default().Run, Default().RateLimit, Default().Recovery, Default().Supervisor}
 	if err := initialTemplate.Execute(&buf, data); err != nil {
 		panic(fmt.Sprintf("config template: %v", err))
 	}

@@ -1,0 +1,33 @@
+// Package agents owns the per-agent runner, the long-lived loop behind
+// `agentctl run Agent-3`, and the recovery checks behind the runner's cron
+// loops and `agentctl reconcile`.
+//
+// One runner serves one agent, one message at a time:
+//
+//	claim → self-prompt → driver turn → parse reply → effects → archive
+//
+// The claim comes from package mailbox (highest priority first, oldest
+// first within a priority, deliver_after and expires_at honoured). The
+// self-prompt is a text/template per message type, built in or overridden
+// by <root>/templates/<type>.tmpl, and tells the agent the reply protocol.
+// The turn goes through a cursor.Driver: a chat window on the desktop, or a
+// headless command. The reply may end with a fenced block whose info string
+// is agentctl, holding one JSON object with optional "send", "board" and
+// "devlog" keys; a Dream.OS report (Task:, Actions:, Commit Message:,
+// Status:) is read as a devlog note and Status: done completes the
+// message's task.
+//
+// Every step is recorded in the claim's progress record before the next
+// one starts, so a runner killed at any moment and started again resumes
+// where it was: a prompt whose submission was recorded is never sent again
+// (the driver reads the reply back instead), a reply that was read back is
+// not asked for again, and each effect is applied once. Effects are also
+// idempotent on their own: messages a reply causes get ids derived from the
+// message that caused them, so delivering one again is refused as a
+// duplicate; board changes set values; a devlog entry is looked for before
+// it is written again.
+//
+// The package never reads agentctl.yaml (the command hands Settings down),
+// never touches a window except through package cursor, and never edits a
+// board or devlog except through packages projectboard and devlog.
+package agents

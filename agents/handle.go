@@ -1,0 +1,223 @@
+package agents
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"agentctl/cursor"
+	"agentctl/mailbox"
+	"agentctl/projectboard"
+)
+
+// Keys of the runner's own bookkeeping in a claim's progress record. They
+// are what makes every step happen once across crashes.
+const (
+	dataReply   = "reply"   // the reply, once read back
+	dataEffects = "effects" // keys of the effects already applied
+	dataPrompt  = "prompt_bytes"
+	stageSubmit = string(cursor.StageSubmitted)
+	stageReply  = string(cursor.StageReplied)
+)
+
+// Message types the runner settles without a turn: receipts only say that
+// something happened, and prompting a model with them would waste a turn.
+var noTurnTypes = map[string]bool{"receipt": true}
+
+// handle takes one claimed message through the whole loop and settles it.
+// An error means the runner must stop: the claim stays in processing/ and
+// the next runner resumes it from its progress record.
+func (r *Runner) handle(ctx context.Context, cl *mailbox.Claim) error {
+	msg := cl.Message
+	log := r.log.With().Str("id", msg.ID).Logger()
+	if cl.Progress.Data == nil {
+		cl.Progress.Data = map[string]any{}
+	}
+	log.Info().Str("event", "claimed").Str("from", msg.From).Str("type", msg.Type).Str("priority", string(msg.Priority)).
+		Bool("resumed", cl.Resumed).Int("attempt", cl.Progress.Attempt).Str("subject", msg.Subject).Msg("claimed")
+	r.hb.count("claimed")
+	if err := r.hb.set("working", msg.ID, msg.Subject); err != nil {
+		return err
+	}
+	started := r.s.Now()
+
+	reply, haveReply := cl.Progress.Data[dataReply].(string)
+	if !haveReply && noTurnTypes[strings.ToLower(msg.Type)] {
+		reply, haveReply = "", true
+	}
+	if !haveReply {
+		var err error
+		reply, err = r.takeTurn(ctx, log, cl)
+		if err != nil {
+			return r.failed(ctx, log, cl, err)
+		}
+	}
+	parsed := ParseReply(reply)
+	out, err := r.applyEffects(ctx, log, cl, reply, parsed)
+	if err != nil {
+		return err
+	}
+	now := r.s.Now()
+	timings := map[string]string{"total": now.Sub(started).Round(time.Millisecond).String()}
+	if t, ok := cl.Progress.Stages[stageSubmit]; ok {
+		timings["claim_to_submit"] = t.Sub(cl.Progress.ClaimedAt).Round(time.Millisecond).String()
+		if rt, ok := cl.Progress.Stages[stageReply]; ok {
+			timings["submit_to_reply"] = rt.Sub(t).Round(time.Millisecond).String()
+		}
+	}
+	receipt := mailbox.Receipt{Reply: reply, Timings: timings, Data: out.receiptData()}
+	if err := r.c.Complete(cl, receipt, now); err != nil {
+		return err
+	}
+	r.hb.count("done")
+	log.Info().Str("event", "archived").Int("sent", len(out.Sent)).Int("board", len(out.Board)).
+		Str("took", timings["total"]).Msg("archived")
+	return nil
+}
+
+// takeTurn renders the prompt and runs the driver. A claim whose
+// submission was recorded is resumed, never sent again, unless the runner
+// may resend.
+func (r *Runner) takeTurn(ctx context.Context, log zerolog.Logger, cl *mailbox.Claim) (string, error) {
+	prompt, err := r.prompt(cl.Message)
+	if err != nil {
+		return "", err
+	}
+	if len(prompt) > r.s.MaxPromptBytes {
+		return "", &deadError{fmt.Sprintf("its prompt is %d bytes, over run.max_prompt_bytes (%d); it was not cut short", len(prompt), r.s.MaxPromptBytes)}
+	}
+	_, submitted := cl.Progress.Stages[stageSubmit]
+	turn := cursor.Turn{Prompt: prompt, Resume: submitted}
+	turn.OnStage = func(s cursor.Stage) error {
+		now := r.s.Now()
+		if s != cursor.StageReplied { // logged below, with the reply's size
+			log.Info().Str("event", string(s)).Msg(string(s))
+		}
+		switch s {
+		case cursor.StageSubmitted:
+			r.limit.add(now)
+			r.hb.count("turns")
+			cl.Progress.Data[dataPrompt] = len(prompt)
+			return r.c.Record(cl, stageSubmit, now)
+		}
+		return nil
+	}
+	turnCtx, cancel := r.turnContext(ctx)
+	defer cancel()
+	defer r.hb.beatDuring(r.s.Heartbeat)()
+	reply, err := r.s.Driver.Run(turnCtx, turn)
+	if err != nil && turn.Resume && errors.Is(err, cursor.ErrReplyLost) && r.s.Resend {
+		log.Warn().Str("event", "retry").Err(err).Msg("reply of the interrupted turn is lost; sending the prompt again (run.resend)")
+		turn.Resume = false
+		reply, err = r.s.Driver.Run(turnCtx, turn)
+	}
+	if err != nil {
+		return "", err
+	}
+	now := r.s.Now()
+	cl.Progress.Data[dataReply] = reply
+	if err := r.c.Record(cl, stageReply, now); err != nil {
+		return "", err
+	}
+	log.Info().Str("event", "replied").Int("bytes", len(reply)).Msg("replied")
+	return reply, nil
+}
+
+// turnContext ends a turn ShutdownGrace after ctx ends, so that Ctrl+C
+// lets a nearly finished turn complete.
+func (r *Runner) turnContext(ctx context.Context) (context.Context, context.CancelFunc) {
+	turnCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	stop := context.AfterFunc(ctx, func() {
+		t := time.AfterFunc(r.s.ShutdownGrace, cancel)
+		context.AfterFunc(turnCtx, func() { t.Stop() })
+	})
+	return turnCtx, func() { stop(); cancel() }
+}
+
+func (r *Runner) prompt(msg mailbox.Message) (string, error) {
+	d := PromptData{Agent: r.s.Agent, Message: msg}
+	for _, a := range r.s.Agents {
+		if a != r.s.Agent {
+			d.Others = append(d.Others, a)
+		}
+	}
+	if msg.TaskID != "" {
+		store := projectboard.Store{Root: r.s.Root}
+		t, err := store.Find(msg.TaskID)
+		switch {
+		case err == nil:
+			d.Task = &t
+		case errors.Is(err, projectboard.ErrNoTask):
+		default:
+			d.TaskError = err.Error()
+		}
+	}
+	return r.templates.Render(d)
+}
+
+// deadError is a failure that no retry can fix.
+type deadError struct{ reason string }
+
+func (e *deadError) Error() string { return e.reason }
+
+// failed settles a message whose turn did not produce a reply: retry with
+// backoff, dead-letter (telling the sender), or, when the runner is
+// stopping, leave it in processing/ for the next runner.
+func (r *Runner) failed(ctx context.Context, log zerolog.Logger, cl *mailbox.Claim, cause error) error {
+	now := r.s.Now()
+	_, submitted := cl.Progress.Stages[stageSubmit]
+	var dead *deadError
+	reason := ""
+	switch {
+	case ctx.Err() != nil:
+		log.Warn().Str("event", "interrupted").Err(cause).Bool("submitted", submitted).Msg("turn cut off by shutdown; left in processing/ for the next runner")
+		return ctx.Err()
+	case errors.As(cause, &dead):
+		reason = dead.reason
+	case errors.Is(cause, cursor.ErrReplyLost):
+		reason = fmt.Sprintf("the prompt was submitted but its reply was lost (%v); it was not sent again (run.resend)", cause)
+	case submitted && !r.s.Resend:
+		reason = fmt.Sprintf("the prompt was submitted but the turn failed: %v; it was not sent again, to avoid a second paste (run.resend)", cause)
+	case cl.Progress.Attempt >= r.maxAttempts():
+		reason = fmt.Sprintf("it failed %d times; last error: %v", cl.Progress.Attempt, cause)
+	default:
+		if err := r.devlogOnce(cl, devlogEntry(r.s.Agent, cl.Message, now, "retry", "", cause.Error())); err != nil {
+			return err
+		}
+		if _, err := r.c.Retry(cl, cause, now); err != nil {
+			return err
+		}
+		r.hb.count("retried")
+		log.Warn().Str("event", "retry").Err(cause).Int("attempt", cl.Progress.Attempt).Msg("turn failed; will retry after a backoff")
+		return nil
+	}
+	return r.deadletter(log, cl, reason)
+}
+
+func (r *Runner) maxAttempts() int {
+	if r.s.Consumer.MaxAttempts < 1 {
+		return 3
+	}
+	return r.s.Consumer.MaxAttempts
+}
+
+// deadletter tells the sender and the devlog, then moves the message to
+// deadletter/. The notices have ids derived from the message, so a crash
+// in between sends none of them twice.
+func (r *Runner) deadletter(log zerolog.Logger, cl *mailbox.Claim, reason string) error {
+	now := r.s.Now()
+	if err := r.devlogOnce(cl, devlogEntry(r.s.Agent, cl.Message, now, "deadletter", "", reason)); err != nil {
+		return err
+	}
+	r.notifySettled(cl.Message, "dead-lettered: "+reason, now)
+	if err := r.c.Deadletter(cl, reason, now); err != nil {
+		return err
+	}
+	r.hb.count("deadlettered")
+	log.Warn().Str("event", "deadlettered").Str("reason", reason).Msg("deadlettered")
+	return nil
+}

@@ -1,0 +1,83 @@
+package agents
+
+import (
+	"os"
+	"sync"
+	"time"
+
+	"agentctl/mailbox"
+)
+
+// heartbeat keeps status.json: what the runner does now, and counters. A
+// turn runs on the runner's goroutine, so a second goroutine beats while
+// it lasts (see beatDuring); the mutex keeps the two apart.
+type heartbeat struct {
+	mu  sync.Mutex
+	mb  *mailbox.Mailbox
+	now func() time.Time
+	st  mailbox.Status
+}
+
+func newHeartbeat(mb *mailbox.Mailbox, now func() time.Time) *heartbeat {
+	host, _ := os.Hostname()
+	return &heartbeat{mb: mb, now: now, st: mailbox.Status{
+		PID: os.Getpid(), Host: host, StartedAt: now().UTC(), Counters: map[string]int{},
+	}}
+}
+
+// set changes the state and writes status.json; an unchanged idle state is
+// not rewritten, so an idle runner does not touch the disk between beats.
+func (h *heartbeat) set(state, current, subject string) error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if state == h.st.State && current == h.st.Current && state != "working" {
+		return nil
+	}
+	h.st.State, h.st.Current, h.st.Subject = state, current, subject
+	return h.writeLocked()
+}
+
+func (h *heartbeat) state() string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.st.State
+}
+
+func (h *heartbeat) count(name string) {
+	h.mu.Lock()
+	h.st.Counters[name]++
+	h.mu.Unlock()
+}
+
+// beat rewrites status.json with a fresh updated_at.
+func (h *heartbeat) beat() error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.writeLocked()
+}
+
+func (h *heartbeat) writeLocked() error {
+	h.st.UpdatedAt = h.now().UTC()
+	return h.mb.WriteStatus(h.st)
+}
+
+// beatDuring beats every interval until the returned stop is called.
+func (h *heartbeat) beatDuring(interval time.Duration) (stop func()) {
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		t := time.NewTicker(interval)
+		defer t.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-t.C:
+				h.beat() // a failed beat is retried at the next tick
+			}
+		}
+	}()
+	return func() { close(done); wg.Wait() }
+}

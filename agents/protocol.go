@@ -1,0 +1,219 @@
+package agents
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+)
+
+// Actions is what a reply asks agentctl to do, from the last fenced block
+// whose info string is "agentctl":
+//
+//	```agentctl
+//	{"send": [{"to": "Agent-2", "subject": "review", "body": "Please review T-7"}],
+//	 "board": [{"id": "T-7", "status": "review", "owner": "Agent-2"}],
+//	 "devlog": "Parser done, handed to Agent-2 for review"}
+//	```
+type Actions struct {
+	Send   []Send        `json:"send,omitempty"`
+	Board  []BoardChange `json:"board,omitempty"`
+	Devlog string        `json:"devlog,omitempty"`
+}
+
+// Send is one message the reply asks to send. To may be "all".
+type Send struct {
+	To       string `json:"to"`
+	Body     string `json:"body"`
+	Subject  string `json:"subject,omitempty"`
+	Type     string `json:"type,omitempty"`
+	Priority string `json:"priority,omitempty"`
+	TaskID   string `json:"task_id,omitempty"`
+}
+
+// BoardChange changes one board task; absent keys are left as they are.
+type BoardChange struct {
+	ID     string  `json:"id"`
+	Status *string `json:"status,omitempty"`
+	Owner  *string `json:"owner,omitempty"`
+	Notes  *string `json:"notes,omitempty"`
+}
+
+// Report is a Dream.OS completion report found in a reply:
+//
+//	Task: T-7 parser cleanup
+//	Actions:
+//	- split the tokenizer
+//	Commit Message: refactor: split tokenizer
+//	Status: done
+type Report struct {
+	Task          string   `json:"task,omitempty"`
+	Actions       []string `json:"actions,omitempty"`
+	CommitMessage string   `json:"commit_message,omitempty"`
+	Status        string   `json:"status,omitempty"`
+}
+
+// Done reports whether the report says the task is finished.
+func (r *Report) Done() bool {
+	if r == nil {
+		return false
+	}
+	s := strings.ToLower(strings.Trim(strings.TrimSpace(r.Status), ".!*_ "))
+	for _, w := range []string{"done", "complete", "completed"} {
+		if s == w || strings.HasPrefix(s, w+" ") || strings.HasPrefix(s, w+":") {
+			return true
+		}
+	}
+	return false
+}
+
+// Parsed is everything agentctl reads out of a reply.
+type Parsed struct {
+	// Actions is nil when the reply has no agentctl block, or a bad one.
+	Actions *Actions `json:"actions,omitempty"`
+	// BlockError says why the last agentctl block could not be used; none
+	// of it is then applied.
+	BlockError string  `json:"block_error,omitempty"`
+	Report     *Report `json:"report,omitempty"`
+}
+
+// fence matches the opening line of a fenced block and captures the fence
+// and the info string.
+var fence = regexp.MustCompile("^[ \t]{0,3}(```+|~~~+)[ \t]*([^`\n]*)$")
+
+// ParseReply reads the reply protocol out of an agent's reply.
+func ParseReply(reply string) Parsed {
+	var p Parsed
+	body, found, err := lastAgentctlBlock(reply)
+	if err == nil && found {
+		var a Actions
+		err = decodeActions(body, &a)
+		if err == nil {
+			p.Actions = &a
+		}
+	}
+	if err != nil {
+		p.BlockError = err.Error()
+	}
+	p.Report = parseReport(reply)
+	return p
+}
+
+// lastAgentctlBlock returns the body of the last fenced block with the info
+// string agentctl. An opened block that never closes is an error: the
+// reply was probably cut off.
+func lastAgentctlBlock(reply string) (body string, found bool, err error) {
+	lines := strings.Split(strings.ReplaceAll(reply, "\r\n", "\n"), "\n")
+	for i := 0; i < len(lines); i++ {
+		m := fence.FindStringSubmatch(lines[i])
+		if m == nil {
+			continue
+		}
+		open, info := m[1], strings.TrimSpace(m[2])
+		end := -1
+		for j := i + 1; j < len(lines); j++ {
+			t := strings.TrimSpace(lines[j])
+			if strings.HasPrefix(t, open[:3]) && strings.Trim(t, open[:1]) == "" && len(t) >= len(open) {
+				end = j
+				break
+			}
+		}
+		isOurs := strings.EqualFold(strings.Fields(info + " x")[0], "agentctl")
+		if end < 0 {
+			if isOurs {
+				return "", true, errors.New("the agentctl block is not closed (the reply may have been cut off)")
+			}
+			break
+		}
+		if isOurs {
+			body, found, err = strings.Join(lines[i+1:end], "\n"), true, nil
+		}
+		i = end
+	}
+	return body, found, err
+}
+
+func decodeActions(body string, a *Actions) error {
+	dec := json.NewDecoder(strings.NewReader(body))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(a); err != nil {
+		return fmt.Errorf("the agentctl block is not one JSON object with send, board and devlog: %v", err)
+	}
+	if strings.TrimSpace(body[dec.InputOffset():]) != "" {
+		return errors.New("the agentctl block has more after its JSON object")
+	}
+	for i, s := range a.Send {
+		if strings.TrimSpace(s.To) == "" {
+			return fmt.Errorf("send[%d]: \"to\" is missing", i)
+		}
+		if strings.TrimSpace(s.Body) == "" {
+			return fmt.Errorf("send[%d] to %s: \"body\" is empty", i, s.To)
+		}
+	}
+	for i, b := range a.Board {
+		if strings.TrimSpace(b.ID) == "" {
+			return fmt.Errorf("board[%d]: \"id\" is missing", i)
+		}
+		if b.Status == nil && b.Owner == nil && b.Notes == nil {
+			return fmt.Errorf("board[%d] (%s): nothing to change; give status, owner or notes", i, b.ID)
+		}
+	}
+	return nil
+}
+
+var reportKey = regexp.MustCompile(`^[\s>*_#-]*(Task|Actions|Commit Message|Status)[*_]*\s*:[*_]*\s*(.*)$`)
+
+// parseReport finds the Dream.OS report lines; it needs Task: or Actions:
+// and Status: to count as a report, so a passing "Status:" in prose does
+// not.
+func parseReport(reply string) *Report {
+	var r Report
+	var inActions, sawTask bool
+	for _, line := range strings.Split(strings.ReplaceAll(reply, "\r\n", "\n"), "\n") {
+		if m := reportKey.FindStringSubmatch(line); m != nil {
+			inActions = false
+			v := strings.TrimSpace(m[2])
+			switch m[1] {
+			case "Task":
+				r.Task, sawTask = v, true
+			case "Actions":
+				inActions, sawTask = true, true
+				if v != "" {
+					r.Actions = append(r.Actions, v)
+				}
+			case "Commit Message":
+				r.CommitMessage = v
+			case "Status":
+				r.Status = v
+			}
+			continue
+		}
+		t := strings.TrimSpace(line)
+		if inActions {
+			if item, ok := cutBullet(t); ok {
+				r.Actions = append(r.Actions, item)
+				continue
+			}
+			if t != "" {
+				inActions = false
+			}
+		}
+	}
+	if !sawTask || r.Status == "" {
+		return nil
+	}
+	return &r
+}
+
+func cutBullet(t string) (string, bool) {
+	for _, p := range []string{"- ", "* ", "• "} {
+		if rest, ok := strings.CutPrefix(t, p); ok {
+			return strings.TrimSpace(rest), true
+		}
+	}
+	if i := strings.IndexAny(t, ".)"); i > 0 && i <= 3 && strings.Trim(t[:i], "0123456789") == "" && len(t) > i+1 {
+		return strings.TrimSpace(t[i+1:]), true
+	}
+	return "", false
+}

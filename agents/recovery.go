@@ -1,0 +1,302 @@
+package agents
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"agentctl/devlog"
+	"agentctl/internal/process"
+	"agentctl/mailbox"
+)
+
+// RecoverySettings are the thresholds and schedules of the recovery loops.
+type RecoverySettings struct {
+	Lease      time.Duration // a claim with no runner is requeued after this
+	StaleAfter time.Duration // a heartbeat this old means a stalled runner
+	StallAfter time.Duration // a turn this long while work waits means a stall
+	Cron       CronSpecs
+	Supervisor string // agent told about stalls; "" for devlog only
+	Nudge      string // text sent to a stalled agent as an urgent resume message
+}
+
+// CronSpecs are the schedules of the loops inside a runner.
+type CronSpecs struct {
+	Requeue, Expire, Stall, Rescan string
+}
+
+// Recovery runs the checks that keep a swarm moving. A runner runs them on
+// its schedule; `agentctl reconcile` runs them once. Every check takes the
+// time as an argument, and every notice it sends has an id derived from
+// what it is about, so running a check again, from several runners at
+// once, or after a crash, never sends a notice twice.
+type Recovery struct {
+	S        RecoverySettings
+	Root     string
+	Agents   []string
+	Self     string // the runner's own agent, whose mailbox it already holds; "" for reconcile
+	Consumer mailbox.Options
+	Log      zerolog.Logger
+}
+
+// Finding is one thing a check found or did.
+type Finding struct {
+	Agent  string `json:"agent"`
+	Kind   string `json:"kind"` // stale-heartbeat, stalled-turn, requeued, expired, waiting-for-resume, busy
+	ID     string `json:"id,omitempty"`
+	Detail string `json:"detail"`
+}
+
+func (f Finding) String() string {
+	s := f.Agent + ": " + f.Kind
+	if f.ID != "" {
+		s += " " + f.ID
+	}
+	return s + ": " + f.Detail
+}
+
+// Stalls looks for stalled agents: a heartbeat older than StaleAfter from a
+// runner that did not stop cleanly, or a turn running longer than
+// StallAfter while messages wait. Each stall is told once to the
+// supervisor and the agent's devlog, and the agent is nudged if a nudge is
+// configured.
+func (rc *Recovery) Stalls(now time.Time) ([]Finding, error) {
+	var found []Finding
+	var errs []error
+	for _, agent := range rc.Agents {
+		mb, err := mailbox.Open(rc.Root, agent)
+		if err != nil {
+			continue // no mailbox yet: nothing can be stalled
+		}
+		st, err := mb.ReadStatus()
+		if errors.Is(err, fs.ErrNotExist) || (err == nil && st.State == "stopped") {
+			continue
+		}
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		var f *Finding
+		key := ""
+		if age := now.Sub(st.UpdatedAt); age > rc.S.StaleAfter {
+			alive := "its process is gone"
+			if process.Alive(st.PID) {
+				alive = "its process is alive but not moving"
+			}
+			f = &Finding{Agent: agent, Kind: "stale-heartbeat", ID: st.Current,
+				Detail: fmt.Sprintf("last heartbeat %s ago (pid %d, %s, state %s)", age.Round(time.Second), st.PID, alive, st.State)}
+			key = st.UpdatedAt.UTC().Format(time.RFC3339Nano)
+		} else if st.State == "working" && st.Current != "" {
+			claimed, ok := claimedAt(mb, st.Current)
+			counts, _ := mb.Count()
+			if ok && now.Sub(claimed) > rc.S.StallAfter && counts.Pending > 0 {
+				f = &Finding{Agent: agent, Kind: "stalled-turn", ID: st.Current,
+					Detail: fmt.Sprintf("its turn has run for %s while %d messages wait", now.Sub(claimed).Round(time.Second), counts.Pending)}
+				key = st.Current
+			}
+		}
+		if f == nil {
+			continue
+		}
+		found = append(found, *f)
+		if err := rc.tellStall(*f, key, now); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return found, errors.Join(errs...)
+}
+
+// tellStall sends the recovery notice, the devlog entry and the nudge of
+// one stall, each at most once.
+func (rc *Recovery) tellStall(f Finding, key string, now time.Time) error {
+	noticeID := derivedID("stall", f.Agent, f.Kind, key)
+	rc.Log.Warn().Str("event", "stall").Str("stalled", f.Agent).Str("kind", f.Kind).Str("id", f.ID).Str("notice", noticeID).Msg(f.Detail)
+	if sup := rc.S.Supervisor; sup != "" && sup != f.Agent {
+		n := mailbox.Message{
+			ID: noticeID, From: "agentctl", To: sup, Type: "recovery", Priority: mailbox.High,
+			Subject: fmt.Sprintf("%s looks stalled (%s)", f.Agent, f.Kind), CreatedAt: now.UTC(),
+			Body: fmt.Sprintf("%s looks stalled: %s.\nCheck its window or runner (agentctl status), and resume it if needed.", f.Agent, f.Detail),
+			Meta: map[string]any{"stalled": f.Agent, "kind": f.Kind, "current": f.ID},
+		}
+		if _, err := deliver(rc.Root, n); err != nil {
+			return fmt.Errorf("cannot tell %s about %s: %w", sup, f.Agent, err)
+		}
+	}
+	if !devlogHas(rc.Root, f.Agent, noticeID, "stalled") {
+		e := devlog.Entry{Time: now, Agent: f.Agent, MessageID: noticeID, Subject: "stalled: " + f.Kind,
+			From: "agentctl", Outcome: "stalled", Note: f.Detail}
+		if err := devlog.Append(rc.Root, e); err != nil {
+			return err
+		}
+	}
+	if rc.S.Nudge != "" {
+		n := mailbox.Message{
+			ID: derivedID("nudge", f.Agent, f.Kind, key), From: "agentctl", To: f.Agent, Type: "resume",
+			Priority: mailbox.Urgent, Subject: "resume", Body: rc.S.Nudge, CreatedAt: now.UTC(),
+		}
+		if _, err := deliver(rc.Root, n); err != nil {
+			return fmt.Errorf("cannot nudge %s: %w", f.Agent, err)
+		}
+	}
+	return nil
+}
+
+// claimedAt reads when the message in processing/ was claimed, from its
+// progress record.
+func claimedAt(mb *mailbox.Mailbox, id string) (time.Time, bool) {
+	p, ok := readProgress(mb, id)
+	return p.ClaimedAt, ok
+}
+
+func readProgress(mb *mailbox.Mailbox, id string) (mailbox.Progress, bool) {
+	var p mailbox.Progress
+	data, err := os.ReadFile(filepath.Join(mb.Dir, mailbox.ProcessingDir, mailbox.Stem(id)+".progress.json"))
+	if err != nil || json.Unmarshal(data, &p) != nil {
+		return p, false
+	}
+	return p, true
+}
+
+// Requeue puts back in the inbox the claims whose runner is gone and whose
+// lease has passed, for agents other than Self. A claim whose prompt was
+// already submitted is not requeued (that would send it again): it waits
+// for a runner to resume it, and is reported. Agents whose runner is alive
+// are left alone: the runner owns its claim.
+func (rc *Recovery) Requeue(now time.Time) ([]Finding, error) {
+	var found []Finding
+	var errs []error
+	for _, agent := range rc.Agents {
+		if agent == rc.Self {
+			continue
+		}
+		f, err := rc.requeueAgent(agent, now)
+		found = append(found, f...)
+		if err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return found, errors.Join(errs...)
+}
+
+func (rc *Recovery) requeueAgent(agent string, now time.Time) ([]Finding, error) {
+	mb, err := mailbox.Open(rc.Root, agent)
+	if err != nil {
+		return nil, nil
+	}
+	inFlight, err := mb.List(mailbox.StateProcessing)
+	if err != nil || len(inFlight) == 0 {
+		return nil, err
+	}
+	due := false
+	for _, e := range inFlight {
+		p, ok := readProgress(mb, e.Message.ID)
+		if !ok || now.Sub(p.ClaimedAt) > rc.S.Lease {
+			due = true
+		}
+	}
+	if !due {
+		return nil, nil
+	}
+	c, err := mb.Consume(rc.Consumer, now)
+	if errors.Is(err, mailbox.ErrConsumerRunning) {
+		return nil, nil // its runner is alive and owns the claim
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer c.Close()
+	var found []Finding
+	for _, e := range inFlight {
+		p, ok := readProgress(mb, e.Message.ID)
+		if ok && now.Sub(p.ClaimedAt) <= rc.S.Lease {
+			continue
+		}
+		if _, submitted := p.Stages[stageSubmit]; submitted {
+			found = append(found, Finding{Agent: agent, Kind: "waiting-for-resume", ID: e.Message.ID,
+				Detail: "its prompt was submitted before the runner stopped; start 'agentctl run " + agent + "' to read the reply back"})
+			continue
+		}
+		cl, err := c.Claim(now)
+		if err != nil {
+			return found, fmt.Errorf("cannot requeue %s of %s: %w", e.Message.ID, agent, err)
+		}
+		if cl == nil || !cl.Resumed {
+			return found, fmt.Errorf("cannot requeue %s of %s: the consumer handed out %v first", e.Message.ID, agent, cl)
+		}
+		dead, err := c.Retry(cl, fmt.Errorf("its claim outlived the %s lease with no runner", rc.S.Lease), now)
+		if err != nil {
+			return found, err
+		}
+		kind := "requeued"
+		if dead {
+			kind = "deadlettered"
+		}
+		found = append(found, Finding{Agent: agent, Kind: kind, ID: cl.Message.ID,
+			Detail: fmt.Sprintf("claimed %s ago by pid %d, which is gone", now.Sub(p.ClaimedAt).Round(time.Second), p.PID)})
+		rc.Log.Warn().Str("event", kind).Str("id", cl.Message.ID).Str("of", agent).Msg("claim outlived its lease")
+	}
+	return found, nil
+}
+
+// Expire dead-letters the expired pending messages of agents with no
+// runner (a runner expires its own) and tells their senders.
+func (rc *Recovery) Expire(now time.Time) ([]Finding, error) {
+	var found []Finding
+	var errs []error
+	for _, agent := range rc.Agents {
+		if agent == rc.Self {
+			continue
+		}
+		mb, err := mailbox.Open(rc.Root, agent)
+		if err != nil {
+			continue
+		}
+		c, err := mb.Consume(rc.Consumer, now)
+		if errors.Is(err, mailbox.ErrConsumerRunning) {
+			continue
+		}
+		if err != nil {
+			errs = append(errs, err)
+			continue
+		}
+		expired, err := c.Expire(now)
+		c.Close()
+		for _, m := range expired {
+			found = append(found, Finding{Agent: agent, Kind: "expired", ID: m.ID, Detail: "dead-lettered: it expired at " + m.ExpiresAt.UTC().Format(time.RFC3339)})
+			notifySettled(rc.Root, agent, rc.Log, m, "dead-lettered: it expired before it could be processed", now)
+		}
+		if err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return found, errors.Join(errs...)
+}
+
+// Reconcile runs every check once, for `agentctl reconcile`: the ingest of
+// inbox.json and the rescan happen as each idle mailbox is opened.
+func (rc *Recovery) Reconcile(now time.Time) ([]Finding, error) {
+	var all []Finding
+	var errs []error
+	for _, check := range []func(time.Time) ([]Finding, error){rc.Requeue, rc.Expire, rc.Stalls} {
+		f, err := check(now)
+		all = append(all, f...)
+		if err != nil {
+			errs = append(errs, err)
+		}
+	}
+	for _, agent := range rc.Agents {
+		if mb, err := mailbox.Open(rc.Root, agent); err == nil {
+			if st, err := mb.ReadStatus(); err == nil && st.State != "stopped" && process.Alive(st.PID) && now.Sub(st.UpdatedAt) <= rc.S.StaleAfter {
+				all = append(all, Finding{Agent: agent, Kind: "running", Detail: fmt.Sprintf("pid %d, %s", st.PID, strings.TrimSpace(st.State+" "+st.Current))})
+			}
+		}
+	}
+	return all, errors.Join(errs...)
+}
