@@ -63,7 +63,7 @@ func checkGolden(t *testing.T, name, got string) {
 }
 
 func TestDreamOSDictionaryLoadsAsIs(t *testing.T) {
-	d, err := LoadDictionary(filepath.Join("..", "fixtures", "lore", "dream_translation.yaml"))
+	d, err := LoadDictionary(filepath.Join("..", "fixtures", "dreamos-samples", "victoros__runtime__operational_logs__config__dream_translation.yaml"))
 	if err != nil {
 		t.Fatal(err)
 	}

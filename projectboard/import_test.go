@@ -10,14 +10,20 @@ import (
 // TestImportDreamOS converts every Dream.OS board sample and compares the
 // YAML with a golden copy; the results must be valid boards.
 func TestImportDreamOS(t *testing.T) {
-	files, _ := filepath.Glob(filepath.Join("..", "fixtures", "boards", "dreamos", "*.json"))
-	if len(files) < 5 {
-		t.Fatalf("found %d samples", len(files))
+	// The board samples, under the names Dream.OS gave them.
+	samples := map[string]string{
+		"working_tasks.json":                    "victoros__runtime__agent_comms__central_task_boards__working_tasks.json",
+		"task_ready_queue.json":                 "victoros__runtime__agent_comms__central_task_boards__task_ready_queue.json",
+		"REFACTOR-MAILBOX-ASYNC-001.json":       "victoros__runtime__agent_comms__central_task_boards__backlog__REFACTOR-MAILBOX-ASYNC-001.json",
+		"2025-12-09_agent-4_pending_tasks.json": "victor-dreamos__agent_workspaces__swarm_cycle_planner__cycles__2025-12-09_agent-4_pending_tasks.json",
+		"contracts.json":                        "victor-dreamos__agent_workspaces__contracts__contracts.json",
 	}
-	for _, f := range files {
-		name := filepath.Base(f)
+	for name, sample := range samples {
 		t.Run(name, func(t *testing.T) {
-			data, _ := os.ReadFile(f)
+			data, err := os.ReadFile(filepath.Join("..", "fixtures", "dreamos-samples", sample))
+			if err != nil {
+				t.Fatal(err)
+			}
 			imp, err := ImportDreamOS(name, data)
 			if err != nil {
 				t.Fatal(err)
