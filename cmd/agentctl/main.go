@@ -36,6 +36,8 @@ var commands = []command{
 	{"send", "deliver a message to an agent's inbox", runSend},
 	{"inbox", "list an agent's messages", runInbox},
 	{"status", "show every agent's runner and mailbox counts", runStatus},
+	{"run", "run an agent's loop: mailbox → prompt → reply → effects", runRun},
+	{"reconcile", "run the recovery checks once (for a system cron)", runReconcile},
 	{"board", "list, show, add, change and import board tasks", runBoard},
 	{"tail", "print and follow agents' devlogs", runTail},
 	{"devlog", "add a human note to an agent's devlog", runDevlog},

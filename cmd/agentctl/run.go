@@ -1,0 +1,163 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"agentctl/agents"
+	"agentctl/config"
+	"agentctl/cursor"
+	"agentctl/mailbox"
+)
+
+const runUsage = `
+Usage: agentctl run AGENT [--driver gui|exec] [--log-format console|json] [-- CMD ARGS...]
+
+Runs AGENT's long-lived loop: it watches the agent's mailbox and, one
+message at a time (most urgent first, oldest first within a priority),
+turns the message into a self-prompt, takes a turn with the agent's chat
+window (driver gui) or headless command (driver exec), and applies what the
+reply asks for: messages to other agents, board changes, a devlog entry.
+Then the message is archived with a receipt. Leave it running, one per
+agent; a second run for the same agent refuses and names the first one's
+pid. Ctrl+C or SIGTERM finish the current step and stop; a runner killed
+mid-turn is resumed by the next one without sending the prompt twice.
+
+A reply asks for effects with a fenced block at its end:
+
+  ` + "```agentctl" + `
+  {"send": [{"to": "Agent-2", "subject": "review", "body": "Please review T-7"}],
+   "board": [{"id": "T-7", "status": "review", "owner": "Agent-2"}],
+   "devlog": "Parser done; Agent-2 reviews."}
+  ` + "```" + `
+
+Everything after "--" is the exec command for this run (the prompt goes to
+its stdin, or replaces an argument "{prompt}"); it implies --driver exec.
+
+Examples:
+  agentctl run Agent-3
+  agentctl run Agent-4 --driver exec -- claude -p "{prompt}"
+  agentctl run Agent-2 --log-format json 2>>runtime/Agent-2.log
+`
+
+func runRun(ctx context.Context, env *Env, args []string) error {
+	fs := newFlagSet(env, "run", runUsage)
+	driverName := fs.String("driver", "", "`driver` for this run: gui or exec (default: the agent's setting)")
+	logFormat := fs.String("log-format", "console", "log `format` on stderr: console or json")
+	rest, err := parseArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(rest) < 1 {
+		return usageError{msg: "run: want AGENT", hint: "run 'agentctl run --help' for usage"}
+	}
+	name, command := rest[0], rest[1:]
+	log, err := newLogger(env.Stderr, *logFormat)
+	if err != nil {
+		return err
+	}
+	cfg, err := loadConfig(env)
+	if err != nil {
+		return err
+	}
+	agent, err := cfg.Agent(name)
+	if err != nil {
+		return withHint(err, fmt.Sprintf("the agents of this runtime are %v (see %s)", cfg.AgentNames(), config.Path(env.Root)))
+	}
+	if len(command) > 0 {
+		agent.Driver, agent.Exec.Command = config.DriverExec, command
+	}
+	switch *driverName {
+	case "":
+	case config.DriverGUI, config.DriverExec:
+		agent.Driver = *driverName
+	default:
+		return usageError{msg: fmt.Sprintf("run: --driver %q is neither gui nor exec", *driverName)}
+	}
+	if agent.EffectiveDriver() == config.DriverExec && len(agent.Exec.Command) == 0 {
+		return usageError{msg: "run: the exec driver needs a command", hint: "give it after --, e.g. agentctl run " + agent.Name + " --driver exec -- claude -p \"{prompt}\""}
+	}
+	if agent.EffectiveDriver() == config.DriverGUI {
+		if err := agent.Window.Calibrated(); err != nil {
+			return withHint(fmt.Errorf("%s: %w", agent.Name, err), "run 'agentctl calibrate "+agent.Name+"' first")
+		}
+	}
+	driver, err := cursor.New(agent, cfg.GUI, cursor.Options{LockDir: cursor.LockDir(env.Root)})
+	if err != nil {
+		return fmt.Errorf("cannot set up the %s driver of %s: %w", agent.EffectiveDriver(), agent.Name, err)
+	}
+	if c, ok := driver.(interface{ Close() }); ok {
+		defer c.Close()
+	}
+	r, err := agents.New(runnerSettings(env, cfg, agent, driver, log))
+	if errors.Is(err, mailbox.ErrNoMailbox) {
+		return withHint(err, "run 'agentctl init' to create the mailboxes of the configured agents")
+	}
+	if err != nil {
+		return err
+	}
+	err = r.Run(ctx)
+	var locked *mailbox.LockedError
+	if errors.As(err, &locked) {
+		return withHint(fmt.Errorf("cannot run %s: %w", agent.Name, err), "only one runner per agent; stop the other one first (kill "+fmt.Sprint(locked.PID)+")")
+	}
+	if err != nil && !errors.Is(err, context.Canceled) {
+		return fmt.Errorf("runner of %s stopped: %w", agent.Name, err)
+	}
+	log.Info().Str("agent", agent.Name).Str("event", "stopped").Msg("runner stopped")
+	return nil
+}
+
+// runnerSettings hands the runner its settings from agentctl.yaml as plain
+// values.
+func runnerSettings(env *Env, cfg config.Config, agent config.Agent, driver cursor.Driver, log zerolog.Logger) agents.Settings {
+	return agents.Settings{
+		Root: env.Root, Agent: agent.Name, Agents: cfg.AgentNames(), Driver: driver,
+		Consumer: consumerOptions(cfg),
+		Watch: mailbox.WatchOptions{Poll: cfg.Mailbox.Watch == "poll", PollInterval: cfg.Mailbox.PollInterval.D(),
+			RescanInterval: cfg.Mailbox.RescanInterval.D()},
+		Heartbeat:      cfg.Run.Heartbeat.D(),
+		MaxPromptBytes: cfg.Run.MaxPromptBytes,
+		ShutdownGrace:  cfg.Run.ShutdownGrace.D(),
+		Resend:         cfg.Run.Resends(agent),
+		TemplatesDir:   filepath.Join(env.Root, cfg.Run.Templates),
+		PerMinute:      cfg.RateLimit.PerMinute,
+		PerHour:        cfg.RateLimit.PerHour,
+		Recovery:       recoverySettings(cfg),
+		Log:            log,
+	}
+}
+
+func recoverySettings(cfg config.Config) agents.RecoverySettings {
+	r := cfg.Recovery
+	return agents.RecoverySettings{
+		Lease: r.Lease.D(), StaleAfter: r.StaleAfter.D(), StallAfter: r.StallAfter.D(),
+		Cron:       agents.CronSpecs{Requeue: r.Cron.Requeue, Expire: r.Cron.Expire, Stall: r.Cron.Stall, Rescan: r.Cron.Rescan},
+		Supervisor: cfg.Supervisor.Agent, Nudge: cfg.Supervisor.Nudge,
+	}
+}
+
+// newLogger logs one event per step: readable lines on a terminal, one JSON
+// object per line with --log-format json.
+func newLogger(w io.Writer, format string) (zerolog.Logger, error) {
+	switch format {
+	case "json":
+		return zerolog.New(w).With().Timestamp().Logger(), nil
+	case "console":
+		noColor := true
+		if f, ok := w.(*os.File); ok {
+			if fi, err := f.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
+				noColor = false
+			}
+		}
+		return zerolog.New(zerolog.ConsoleWriter{Out: w, NoColor: noColor, TimeFormat: time.TimeOnly}).With().Timestamp().Logger(), nil
+	}
+	return zerolog.Logger{}, usageError{msg: fmt.Sprintf("--log-format %q is neither console nor json", format)}
+}
