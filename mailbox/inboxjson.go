@@ -120,14 +120,8 @@ func (c *Consumer) ingestInboxJSON(now time.Time) error {
 			c.emit("deadlettered", "", name, err.Error())
 			continue
 		}
-		switch err := c.mb.Deliver(msg); {
-		case errors.Is(err, ErrDuplicate):
-			c.emit("duplicate", msg.ID, name, "already delivered")
-		case err != nil:
+		if err := c.deliverFound(msg, name); err != nil {
 			return err
-		default:
-			c.index(msg)
-			c.emit("ingested", msg.ID, name, "")
 		}
 	}
 	return atomicfile.WriteFile(path, []byte("[]\n"))

@@ -96,18 +96,28 @@ func (c *Consumer) ingestFile(name string, now time.Time) error {
 	// A dropped file: deliver it under its canonical name, then remove the
 	// original. A crash in between leaves both, and the next look finds the
 	// original to be a duplicate of its own delivery.
-	err = c.mb.Deliver(msg)
+	if err := c.deliverFound(msg, name); err != nil {
+		return err
+	}
+	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("cannot remove ingested %s: %w", path, err)
+	}
+	return nil
+}
+
+// deliverFound delivers a message found in a dropped file or in inbox.json
+// and indexes it. A duplicate is no error: it is the same message again, or
+// our own delivery from before a crash.
+func (c *Consumer) deliverFound(msg Message, from string) error {
+	err := c.mb.Deliver(msg)
 	switch {
 	case errors.Is(err, ErrDuplicate):
-		c.emit("duplicate", msg.ID, name, "already delivered")
+		c.emit("duplicate", msg.ID, from, "already delivered")
 	case err != nil:
 		return err
 	default:
 		c.index(msg)
-		c.emit("ingested", msg.ID, name, "")
-	}
-	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("cannot remove ingested %s: %w", path, err)
+		c.emit("ingested", msg.ID, from, "")
 	}
 	return nil
 }
