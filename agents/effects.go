@@ -82,17 +82,10 @@ func (r *Runner) applyEffects(ctx context.Context, log zerolog.Logger, cl *mailb
 		out.Board = append(out.Board, c.ID)
 	}
 	store := &projectboard.Store{Root: r.s.Root, Now: r.s.Now}
+	// Board changes and the devlog entry come before the messages: a
+	// message sent starts work elsewhere that may change the same task,
+	// and a resumed runner must never replay an older change over it.
 	var effects []effect
-	for _, m := range sends {
-		effects = append(effects, effect{"send/" + m.ID, func() error {
-			fresh, err := r.deliver(m)
-			if err != nil {
-				return err
-			}
-			log.Info().Str("event", "sent").Str("to", m.To).Str("sent_id", m.ID).Bool("fresh", fresh).Msg("sent")
-			return nil
-		}})
-	}
 	boardEffect := func(key string, c BoardChange) effect {
 		return effect{key, func() error {
 			_, err := store.Update(ctx, c.ID, func(t *projectboard.Task) error {
@@ -135,6 +128,16 @@ func (r *Runner) applyEffects(ctx context.Context, log zerolog.Logger, cl *mailb
 		e.Actions = actionsOf(out, p.Report)
 		return r.devlogOnce(cl, e)
 	}})
+	for _, m := range sends {
+		effects = append(effects, effect{"send/" + m.ID, func() error {
+			fresh, err := r.deliver(m)
+			if err != nil {
+				return err
+			}
+			log.Info().Str("event", "sent").Str("to", m.To).Str("sent_id", m.ID).Bool("fresh", fresh).Msg("sent")
+			return nil
+		}})
+	}
 	if msg.RequiresAck {
 		effects = append(effects, effect{"ack", func() error {
 			r.notifySettled(msg, "done", r.s.Now())
