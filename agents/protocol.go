@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"unicode"
 )
 
 // Actions is what a reply asks agentctl to do, from the last fenced block
@@ -59,7 +60,9 @@ func (r *Report) Done() bool {
 	if r == nil {
 		return false
 	}
-	s := strings.ToLower(strings.Trim(strings.TrimSpace(r.Status), ".!*_ "))
+	// Dream.OS wrote "✅ COMPLETE", "**Done**.", "complete: merged".
+	s := strings.ToLower(strings.TrimRightFunc(strings.TrimLeftFunc(r.Status, notLetter), func(r rune) bool { return notLetter(r) && r != ' ' }))
+	s = strings.TrimSpace(s)
 	for _, w := range []string{"done", "complete", "completed"} {
 		if s == w || strings.HasPrefix(s, w+" ") || strings.HasPrefix(s, w+":") {
 			return true
@@ -67,6 +70,8 @@ func (r *Report) Done() bool {
 	}
 	return false
 }
+
+func notLetter(r rune) bool { return !unicode.IsLetter(r) }
 
 // Parsed is everything agentctl reads out of a reply.
 type Parsed struct {
