@@ -1,0 +1,99 @@
+//go:build linux && x11
+
+package agents
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"syscall"
+	"testing"
+	"time"
+
+	"agentctl/config"
+	"agentctl/cursor"
+	"agentctl/internal/xvfb"
+)
+
+// TestGUIFlow runs the demo's work with the GUI driver: three runners, three
+// stand-in chat windows on a private Xvfb display, real keystrokes, a real
+// clipboard. The task must travel Agent-1 → Agent-2 → Agent-3, and each
+// window must have received exactly one prompt.
+func TestGUIFlow(t *testing.T) {
+	if testing.Short() {
+		t.Skip("the GUI flow starts a private X display")
+	}
+	d, err := xvfb.Start(context.Background(), xvfb.Options{})
+	if err != nil {
+		t.Fatalf("cannot start the private X display: %v", err)
+	}
+	t.Cleanup(func() { d.Stop() })
+	// Set before any X connection exists: robotgo caches its first one.
+	if err := d.Setenv(); err != nil {
+		t.Fatal(err)
+	}
+	root := newRuntime(t, demoAgents)
+	logs := map[string]string{}
+	for i, a := range demoAgents {
+		w, log := startDemoWindow(t, a, 20+i*420)
+		logs[a] = log
+		g, err := cursor.NewGUI(w, config.GUI{
+			Quiet: config.Duration(config.MinQuiet), FirstChange: config.Duration(10 * time.Second),
+			Submit: config.Duration(time.Second), TurnTimeout: config.Duration(60 * time.Second), LockWait: config.Duration(60 * time.Second),
+		}, cursor.Options{LockDir: cursor.LockDir(root)})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(g.Close)
+		s := testSettings(root, a, demoAgents, g)
+		s.Resend = false
+		startRunner(t, s)
+	}
+	deliverTo(t, root, demoTask())
+	waitFor(t, 60*time.Second, "the task to reach Agent-3's archive", func() bool { return counts(t, root, "Agent-3").Done == 1 })
+	checkDemoOutcome(t, root)
+	for a, log := range logs {
+		data, _ := os.ReadFile(log)
+		if n := len(regexp.MustCompile(`"event": "prompt"`).FindAll(data, -1)); n != 1 {
+			t.Errorf("%s's window received %d prompts, want 1:\n%s", a, n, data)
+		}
+	}
+}
+
+// startDemoWindow runs fixtures/chatwindow answering with the agent's
+// canned demo reply, and returns the calibration a user would record.
+func startDemoWindow(t *testing.T, agent string, x int) (config.Window, string) {
+	t.Helper()
+	dir := t.TempDir()
+	layout, log := filepath.Join(dir, "layout.json"), filepath.Join(dir, "log.jsonl")
+	title := agent + " - Cursor (stand-in)"
+	cmd := exec.Command("/usr/bin/python3", filepath.Join(repoRoot(), "fixtures", "chatwindow", "chatwindow.py"),
+		"--title", title, "--geometry", "400x360+"+strconv.Itoa(x)+"+20",
+		"--reply-file", filepath.Join(repoRoot(), "fixtures", "demo", "replies", agent+".md"),
+		"--think", "0.3", "--chunks", "3", "--pause", "0.2", "--log", log, "--layout", layout)
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Signal(syscall.SIGTERM); cmd.Wait() })
+	var l struct {
+		PID   int    `json:"pid"`
+		Input [2]int `json:"input"`
+		Copy  [2]int `json:"copy"`
+		Reply [4]int `json:"reply"`
+	}
+	waitFor(t, 15*time.Second, "the window of "+agent+" to show", func() bool {
+		data, err := os.ReadFile(layout)
+		return err == nil && json.Unmarshal(data, &l) == nil
+	})
+	return config.Window{
+		Title: "^" + regexp.QuoteMeta(title) + "$", PID: l.PID,
+		Input: &config.Point{X: l.Input[0], Y: l.Input[1]},
+		Copy:  &config.Point{X: l.Copy[0], Y: l.Copy[1]},
+		Reply: &config.Rect{X: l.Reply[0], Y: l.Reply[1], W: l.Reply[2], H: l.Reply[3]},
+	}, log
+}
