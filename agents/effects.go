@@ -126,7 +126,11 @@ func (r *Runner) applyEffects(ctx context.Context, log zerolog.Logger, cl *mailb
 		e := devlogEntry(r.s.Agent, msg, r.s.Now(), "done", reply, strings.Join(append(slices.Clone(out.Errors), blockNote(out.Block)...), "\n"))
 		e.Note = noteOf(p)
 		e.Actions = actionsOf(out, p.Report)
-		return r.devlogOnce(cl, e)
+		// Recorded by the loop below, like every effect.
+		if cl.Resumed && devlogHas(r.s.Root, e.Agent, e.MessageID, e.Outcome) {
+			return nil
+		}
+		return devlog.Append(r.s.Root, e)
 	}})
 	for _, m := range sends {
 		effects = append(effects, effect{"send/" + m.ID, func() error {
