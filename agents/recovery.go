@@ -1,12 +1,9 @@
 package agents
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -156,12 +153,8 @@ func claimedAt(mb *mailbox.Mailbox, id string) (time.Time, bool) {
 }
 
 func readProgress(mb *mailbox.Mailbox, id string) (mailbox.Progress, bool) {
-	var p mailbox.Progress
-	data, err := os.ReadFile(filepath.Join(mb.Dir, mailbox.ProcessingDir, mailbox.Stem(id)+".progress.json"))
-	if err != nil || json.Unmarshal(data, &p) != nil {
-		return p, false
-	}
-	return p, true
+	p, err := mb.ReadProgress(id)
+	return p, err == nil
 }
 
 // Requeue puts back in the inbox the claims whose runner is gone and whose

@@ -54,7 +54,7 @@ mailbox:
   settle: {{.M.Settle}}
   # Tries before a message goes to deadletter/ with its reason.
   max_attempts: {{.M.MaxAttempts}}
-  # Wait before the first retry; it doubles with each further retry.
+  # Wait before the first retry; it doubles with each further retry, up to an hour.
   backoff: {{.M.Backoff}}
 
 # Timings of GUI turns, for every agent on this desktop.

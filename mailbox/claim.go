@@ -1,12 +1,11 @@
 package mailbox
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
 	"os"
-	"strings"
+	"path/filepath"
 	"time"
 
 	"agentctl/internal/atomicfile"
@@ -15,33 +14,18 @@ import (
 // Stages a claim records in its progress record. The runner adds its own
 // (injected, submitted, replied, …); these are the ones this package acts on.
 const (
-	StageClaimed       = "claimed"
-	stageCompleting    = "completing"
+	StageClaimed = "claimed"
+	// StageDone is recorded with the receipt; it commits the message to
+	// the archive.
+	StageDone          = "done"
 	stageDeadlettering = "deadlettering"
 )
 
-// Progress is the record kept beside a message in processing/. It is
-// rewritten atomically at every step, so after a crash the next consumer
-// knows how far the message got.
-type Progress struct {
-	ID        string               `json:"id"`
-	Agent     string               `json:"agent"`
-	PID       int                  `json:"pid"`
-	Host      string               `json:"host"`
-	ClaimedAt time.Time            `json:"claimed_at"`
-	Attempt   int                  `json:"attempt"`
-	Stage     string               `json:"stage"`
-	Stages    map[string]time.Time `json:"stages"`
-	// Data is the caller's own bookkeeping (what it already did), kept
-	// across crashes.
-	Data map[string]any `json:"data,omitempty"`
-	// Set while the message is being archived or dead-lettered, so that a
-	// crash half-way is finished the same way.
-	Receipt *Receipt `json:"receipt,omitempty"`
-	Reason  string   `json:"reason,omitempty"`
-}
+// ReceiptSuffix ends the name of an archived message's receipt: its
+// progress log, whose last line holds the Receipt.
+const ReceiptSuffix = ".receipt.jsonl"
 
-// Receipt is written beside an archived message.
+// Receipt is the outcome of a message, the last record of its log.
 type Receipt struct {
 	ID          string            `json:"id"`
 	Agent       string            `json:"agent"`
@@ -60,8 +44,9 @@ type Claim struct {
 	Progress Progress
 	// Resumed is set when a previous consumer died with this message in
 	// flight; Progress says how far it got.
-	Resumed bool
-	stem    string
+	Resumed   bool
+	stem      string
+	logSynced bool // the progress log's name is durable
 }
 
 var (
@@ -107,15 +92,17 @@ func (c *Consumer) Claim(now time.Time) (*Claim, error) {
 		if err != nil {
 			return nil, fmt.Errorf("cannot claim %s: %w", p.stem, err)
 		}
+		// Marked only once out of inbox/: a delivery that finds the marker
+		// withdraws its copy, which must never be the one being claimed.
+		if _, err := c.mb.markSeen(p.stem); err != nil {
+			return nil, fmt.Errorf("cannot claim %s: %w", p.stem, err)
+		}
 		msg, err := c.readProcessing(p.stem)
 		if err != nil {
 			if err := c.deadletterProcessing(p.stem, "", err.Error(), now); err != nil {
 				return nil, err
 			}
 			continue
-		}
-		if _, err := c.mb.markSeen(p.stem); err != nil {
-			return nil, fmt.Errorf("cannot claim %s: %w", msg.ID, err)
 		}
 		cl := &Claim{Message: msg, stem: p.stem, Progress: Progress{
 			ID: msg.ID, Agent: c.mb.Agent, PID: os.Getpid(), Host: hostname(),
@@ -129,7 +116,9 @@ func (c *Consumer) Claim(now time.Time) (*Claim, error) {
 			}
 			continue
 		}
-		if err := c.saveProgress(cl); err != nil {
+		// The first record needs no fsync: if a power cut takes it, the
+		// message is still in processing/ and is recovered without it.
+		if err := c.appendProgress(cl, false); err != nil {
 			return nil, fmt.Errorf("cannot claim %s: %w", msg.ID, err)
 		}
 		c.inflight = cl
@@ -154,69 +143,76 @@ func (c *Consumer) readProcessing(stem string) (Message, error) {
 	return msg, nil
 }
 
-func (c *Consumer) saveProgress(cl *Claim) error {
-	data, err := json.MarshalIndent(cl.Progress, "", "  ")
-	if err != nil {
-		return err
-	}
-	return atomicfile.WriteFile(c.processing(cl.stem, ".progress.json"), append(data, '\n'))
-}
-
-// Record marks that the claim reached stage (and saves any change the
-// caller made to cl.Progress.Data) before the caller goes on, so a crash
-// after this point resumes from here.
-func (c *Consumer) Record(cl *Claim, stage string, now time.Time) error {
-	cl.Progress.Stage = stage
-	cl.Progress.Stages[stage] = now
-	if err := c.saveProgress(cl); err != nil {
-		return fmt.Errorf("cannot record %s of %s: %w", stage, cl.Message.ID, err)
-	}
-	return nil
-}
-
-// Complete archives the message with its receipt under archive/YYYY-MM-DD/.
+// Complete archives the message and its progress log, which ends with the
+// receipt, under archive/YYYY-MM-DD/.
+//
+// Recording the receipt is the commit point: a message whose log ends with
+// a receipt is finished by recovery, never redone. The moves after it need
+// no fsync of their own, and no file is created, which here costs more than
+// an fsync.
 func (c *Consumer) Complete(cl *Claim, r Receipt, now time.Time) error {
 	r.ID, r.Agent, r.ClaimedAt, r.CompletedAt, r.Attempts = cl.Message.ID, c.mb.Agent, cl.Progress.ClaimedAt, now, cl.Progress.Attempt
 	if r.Outcome == "" {
 		r.Outcome = "done"
 	}
 	cl.Progress.Receipt = &r
-	if err := c.Record(cl, stageCompleting, now); err != nil {
-		return err
+	if err := c.Record(cl, StageDone, now); err != nil {
+		return fmt.Errorf("cannot archive %s: %w", r.ID, err)
 	}
-	if err := c.finishComplete(cl.stem, r); err != nil {
+	if err := c.finishComplete(cl.stem, r.CompletedAt); err != nil {
 		return err
 	}
 	c.inflight = nil
 	return nil
 }
 
-func (c *Consumer) finishComplete(stem string, r Receipt) error {
-	day := c.mb.path(ArchiveDir, r.CompletedAt.UTC().Format("2006-01-02"))
+// finishComplete moves a message whose receipt is recorded, and its log,
+// into the archive folder of the day it completed. It is idempotent, so
+// recovery can repeat it.
+func (c *Consumer) finishComplete(stem string, completed time.Time) error {
+	day := c.mb.path(ArchiveDir, completed.UTC().Format("2006-01-02"))
 	if err := atomicfile.MkdirAll(day); err != nil {
 		return err
 	}
-	data, err := json.MarshalIndent(r, "", "  ")
+	for _, mv := range [][2]string{
+		{c.processing(stem, ProgressSuffix), filepath.Join(day, stem+ReceiptSuffix)},
+		{c.processing(stem, ".json"), filepath.Join(day, stem+".json")},
+	} {
+		if err := os.Rename(mv[0], mv[1]); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("cannot archive %s: %w", stem, err)
+		}
+	}
+	return nil
+}
+
+// archivedReceipt finds stem's receipt in the archive, looking at the days
+// from the claim on: a crash between moving the log and moving the message
+// leaves the message in processing/ with its receipt already archived.
+func (c *Consumer) archivedReceipt(stem string, claimedAt time.Time) (Receipt, bool) {
+	days, err := os.ReadDir(c.mb.path(ArchiveDir))
 	if err != nil {
-		return err
+		return Receipt{}, false
 	}
-	if err := atomicfile.WriteFile(day+"/"+stem+".receipt.json", append(data, '\n')); err != nil {
-		return fmt.Errorf("cannot archive %s: %w", r.ID, err)
+	from := claimedAt.UTC().Format("2006-01-02")
+	for i := len(days) - 1; i >= 0; i-- {
+		name := days[i].Name()
+		if !claimedAt.IsZero() && name < from {
+			break
+		}
+		if r, err := readReceipt(c.mb.path(ArchiveDir, name, stem+ReceiptSuffix)); err == nil {
+			return r, true
+		}
 	}
-	if err := os.Rename(c.processing(stem, ".json"), day+"/"+stem+".json"); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("cannot archive %s: %w", r.ID, err)
-	}
-	if err := atomicfile.SyncDir(day); err != nil {
-		return err
-	}
-	return c.dropProgress(stem)
+	return Receipt{}, false
 }
 
 func (c *Consumer) dropProgress(stem string) error {
-	if err := os.Remove(c.processing(stem, ".progress.json")); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	// No fsync: a record that comes back after a power cut is dropped by
+	// recovery, since its message has moved on.
+	if err := os.Remove(c.processing(stem, ProgressSuffix)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return err
 	}
-	return atomicfile.SyncDir(c.mb.path(ProcessingDir))
+	return nil
 }
 
 // Retry puts a failed message back in the inbox, held back by an
@@ -230,7 +226,7 @@ func (c *Consumer) Retry(cl *Claim, cause error, now time.Time) (dead bool, err 
 	msg := cl.Message
 	msg.Attempts = cl.Progress.Attempt
 	msg.LastError = cause.Error()
-	after := now.Add(c.opts.Backoff << (msg.Attempts - 1))
+	after := now.Add(backoff(c.opts.Backoff, msg.Attempts))
 	msg.DeliverAfter = &after
 	if err := atomicfile.WriteFile(c.processing(cl.stem, ".json"), msg.Encode()); err != nil {
 		return false, fmt.Errorf("cannot requeue %s: %w", msg.ID, err)
@@ -244,6 +240,19 @@ func (c *Consumer) Retry(cl *Claim, cause error, now time.Time) (dead bool, err 
 	c.index(msg)
 	c.inflight = nil
 	return false, nil
+}
+
+// maxBackoff caps the doubling wait between retries.
+const maxBackoff = time.Hour
+
+// backoff is the wait before retry number attempt: base, doubling with
+// each attempt, at most maxBackoff (and never an overflowed shift).
+func backoff(base time.Duration, attempt int) time.Duration {
+	wait := base
+	for i := 1; i < attempt && wait < maxBackoff; i++ {
+		wait *= 2
+	}
+	return min(wait, max(base, maxBackoff))
 }
 
 // Deadletter moves the claimed message to deadletter/ with reason.
@@ -276,106 +285,14 @@ func (c *Consumer) deadletterProcessing(stem, id, reason string, now time.Time) 
 	return c.dropProgress(stem)
 }
 
-// recover deals with what a crashed consumer left in processing/: archives
-// and dead letters that were half done are finished, messages that were in
-// flight are handed out again first (see Claim), and progress records whose
-// message already moved on are dropped.
-func (c *Consumer) recover(now time.Time) error {
-	entries, err := os.ReadDir(c.mb.path(ProcessingDir))
-	if err != nil {
-		return fmt.Errorf("cannot recover %s's processing folder: %w", c.mb.Agent, err)
-	}
-	for _, e := range entries {
-		name := e.Name()
-		if isIgnored(name) {
-			continue
-		}
-		if stem, ok := strings.CutSuffix(name, ".progress.json"); ok {
-			if _, err := os.Lstat(c.processing(stem, ".json")); errors.Is(err, fs.ErrNotExist) {
-				p, _ := c.loadProgress(stem)
-				if p.Receipt != nil { // archived, but the record outlived it
-					if err := c.finishComplete(stem, *p.Receipt); err != nil {
-						return err
-					}
-				} else if err := c.dropProgress(stem); err != nil {
-					return err
-				}
-			}
-			continue
-		}
-		stem, ok := strings.CutSuffix(name, ".json")
-		if !ok || strings.Contains(stem, ".") {
-			continue
-		}
-		p, err := c.loadProgress(stem)
-		switch {
-		case err == nil && p.Stage == stageCompleting && p.Receipt != nil:
-			err = c.finishComplete(stem, *p.Receipt)
-		case err == nil && p.Stage == stageDeadlettering:
-			err = c.deadletterProcessing(stem, p.ID, p.Reason, now)
-		default:
-			c.orphans = append(c.orphans, stem)
-			err = nil
-		}
-		if err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-func (c *Consumer) loadProgress(stem string) (Progress, error) {
-	var p Progress
-	data, err := os.ReadFile(c.processing(stem, ".progress.json"))
-	if err != nil {
-		return p, err
-	}
-	return p, json.Unmarshal(data, &p)
-}
-
-// resume hands out a message a crashed consumer left in flight, counting
-// the crash as an attempt; a message that keeps crashing its consumer ends
-// in deadletter/ instead of looping forever.
-func (c *Consumer) resume(stem string, now time.Time) (*Claim, error) {
-	msg, err := c.readProcessing(stem)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, c.deadletterProcessing(stem, "", err.Error(), now)
-	}
-	p, err := c.loadProgress(stem)
-	if err != nil || p.ID != msg.ID {
-		// Crashed between the claim's rename and its first record.
-		p = Progress{ID: msg.ID, ClaimedAt: now, Attempt: msg.Attempts + 1, Stage: StageClaimed, Stages: map[string]time.Time{}}
-	}
-	if p.Stages == nil {
-		p.Stages = map[string]time.Time{}
-	}
-	p.Agent, p.PID, p.Host = c.mb.Agent, os.Getpid(), hostname()
-	p.Attempt++
-	p.Stages["resumed"] = now
-	cl := &Claim{Message: msg, Progress: p, Resumed: true, stem: stem}
-	if p.Attempt > c.opts.MaxAttempts {
-		reason := fmt.Sprintf("the consumer stopped %d times while processing it", p.Attempt-1)
-		return nil, c.settleDead(cl, reason, now)
-	}
-	if err := c.saveProgress(cl); err != nil {
-		return nil, err
-	}
-	if _, err := c.mb.markSeen(stem); err != nil {
-		return nil, err
-	}
-	c.emit("recovered", msg.ID, stem+".json", "left in flight by a stopped consumer")
-	c.inflight = cl
-	return cl, nil
-}
-
+// readReceipt reads the receipt at the end of an archived progress log.
 func readReceipt(path string) (Receipt, error) {
-	var r Receipt
-	data, err := os.ReadFile(path)
+	p, err := readProgressLog(path)
 	if err != nil {
-		return r, err
+		return Receipt{}, err
 	}
-	return r, json.Unmarshal(data, &r)
+	if p.Receipt == nil {
+		return Receipt{}, fmt.Errorf("%s ends without a receipt", path)
+	}
+	return *p.Receipt, nil
 }

@@ -3,6 +3,7 @@ package mailbox
 import (
 	"errors"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -190,26 +191,31 @@ func TestRecoveryAfterCrash(t *testing.T) {
 			}
 		}, false, true, "submitted"},
 		{"before the progress record", func(t *testing.T, c *Consumer, cl *Claim) {
-			os.Remove(c.processing(cl.stem, ".progress.json"))
+			os.Remove(c.processing(cl.stem, ProgressSuffix))
 		}, false, true, StageClaimed},
-		{"while archiving", func(t *testing.T, c *Consumer, cl *Claim) {
-			r := Receipt{Reply: "r", CompletedAt: t0}
-			cl.Progress.Receipt = &r
-			if err := c.Record(cl, stageCompleting, t0); err != nil {
+		{"after the receipt", func(t *testing.T, c *Consumer, cl *Claim) {
+			cl.Progress.Receipt = &Receipt{ID: cl.Message.ID, Reply: "r", CompletedAt: t0}
+			if err := c.Record(cl, StageDone, t0); err != nil {
+				t.Fatal(err)
+			}
+		}, true, false, ""},
+		{"after archiving the log", func(t *testing.T, c *Consumer, cl *Claim) {
+			cl.Progress.Receipt = &Receipt{ID: cl.Message.ID, Reply: "r", CompletedAt: t0}
+			if err := c.Record(cl, StageDone, t0); err != nil {
+				t.Fatal(err)
+			}
+			day := c.mb.path(ArchiveDir, t0.Format("2006-01-02"))
+			os.MkdirAll(day, 0o755)
+			if err := os.Rename(c.processing(cl.stem, ProgressSuffix), filepath.Join(day, cl.stem+ReceiptSuffix)); err != nil {
 				t.Fatal(err)
 			}
 		}, true, false, ""},
 		{"after the archive rename", func(t *testing.T, c *Consumer, cl *Claim) {
-			r := Receipt{ID: cl.Message.ID, Reply: "r", CompletedAt: t0}
-			cl.Progress.Receipt = &r
-			if err := c.Record(cl, stageCompleting, t0); err != nil {
-				t.Fatal(err)
-			}
-			if err := c.finishComplete(cl.stem, r); err != nil {
+			if err := c.Complete(cl, Receipt{Reply: "r"}, t0); err != nil {
 				t.Fatal(err)
 			}
 			// put the record back as if the process died before removing it
-			if err := c.saveProgress(cl); err != nil {
+			if err := c.appendProgress(cl, true); err != nil {
 				t.Fatal(err)
 			}
 		}, true, false, ""},
@@ -285,5 +291,43 @@ func TestMessageThatKeepsCrashingIsDeadlettered(t *testing.T) {
 	reason, err := os.ReadFile(mb.path(DeadletterDir, "poison.json.reason.txt"))
 	if err != nil || !strings.Contains(string(reason), "stopped 3 times") {
 		t.Fatalf("reason = %q, %v", reason, err)
+	}
+}
+
+// Markers are links to a shared empty file; replacing that file (as when
+// it runs out of links) must keep every earlier marker.
+func TestSeenMarkersSurviveANewBase(t *testing.T) {
+	mb := openMailbox(t, newRuntime(t, "Agent-1"), "Agent-1")
+	if fresh, err := mb.markSeen("a"); !fresh || err != nil {
+		t.Fatal(fresh, err)
+	}
+	if err := mb.newSeenBase(); err != nil {
+		t.Fatal(err)
+	}
+	if fresh, err := mb.markSeen("b"); !fresh || err != nil {
+		t.Fatal(fresh, err)
+	}
+	if fresh, err := mb.markSeen("b"); fresh || err != nil {
+		t.Fatalf("marking twice: fresh=%v, %v", fresh, err)
+	}
+	if !mb.seen("a") || !mb.seen("b") || mb.seen("c") {
+		t.Errorf("seen a=%v b=%v c=%v", mb.seen("a"), mb.seen("b"), mb.seen("c"))
+	}
+	if err := mb.Deliver(testMessage("a", "Agent-1", Normal)); !errors.Is(err, ErrDuplicate) {
+		t.Errorf("delivering a marked id: %v", err)
+	}
+}
+
+func TestBackoffDoublesUpToACap(t *testing.T) {
+	for _, c := range []struct {
+		attempt int
+		want    time.Duration
+	}{{1, time.Minute}, {2, 2 * time.Minute}, {3, 4 * time.Minute}, {7, time.Hour}, {64, time.Hour}, {1000, time.Hour}} {
+		if got := backoff(time.Minute, c.attempt); got != c.want {
+			t.Errorf("backoff(1m, %d) = %s, want %s", c.attempt, got, c.want)
+		}
+	}
+	if got := backoff(2*time.Hour, 5); got != 2*time.Hour {
+		t.Errorf("a base above the cap is kept: got %s", got)
 	}
 }

@@ -10,8 +10,8 @@
 //	agent_mailboxes/Agent-3/
 //	  inbox.json          Dream.OS writers append here under flock(inbox.json.lock)
 //	  inbox/              pending messages, one canonical <stem>.json each
-//	  processing/         the one message in flight, with <stem>.progress.json
-//	  archive/YYYY-MM-DD/ finished messages, each with <stem>.receipt.json
+//	  processing/         the one message in flight, with its <stem>.progress.jsonl log
+//	  archive/YYYY-MM-DD/ finished messages, each with its <stem>.receipt.jsonl
 //	  deadletter/         what could not be used, each with <name>.reason.txt
 //	  .seen/              one empty marker per id ever delivered
 //	  status.json         the runner's heartbeat

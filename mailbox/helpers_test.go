@@ -2,6 +2,7 @@ package mailbox
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -40,7 +41,7 @@ func playRole(role string) error {
 		prefix := os.Getenv("MAILBOX_PREFIX")
 		for i := range n {
 			msg := testMessage(fmt.Sprintf("%s-%05d", prefix, i), agent, Normal)
-			if err := mb.Deliver(msg); err != nil {
+			if err := mb.Deliver(msg); err != nil && !errors.Is(err, ErrDuplicate) {
 				return err
 			}
 		}
@@ -158,7 +159,7 @@ func archivedIDs(t testing.TB, mb *Mailbox) map[string]int {
 	days, _ := os.ReadDir(mb.path(ArchiveDir))
 	for _, d := range days {
 		for _, name := range names(t, mb.path(ArchiveDir, d.Name())) {
-			if strings.HasSuffix(name, ".receipt.json") {
+			if strings.HasSuffix(name, ReceiptSuffix) {
 				continue
 			}
 			data, err := os.ReadFile(mb.path(ArchiveDir, d.Name(), name))
@@ -170,7 +171,7 @@ func archivedIDs(t testing.TB, mb *Mailbox) map[string]int {
 				t.Fatalf("archived %s: %v", name, err)
 			}
 			counts[msg.ID]++
-			if _, err := os.Stat(mb.path(ArchiveDir, d.Name(), strings.TrimSuffix(name, ".json")+".receipt.json")); err != nil {
+			if _, err := os.Stat(mb.path(ArchiveDir, d.Name(), strings.TrimSuffix(name, ".json")+ReceiptSuffix)); err != nil {
 				t.Errorf("archived %s has no receipt: %v", name, err)
 			}
 		}

@@ -53,7 +53,7 @@ func (m *Mailbox) List(state string) ([]Entry, error) {
 // isMessageFile tells message files from their sidecars and from files that
 // are not ours to read.
 func isMessageFile(name string) bool {
-	return !isIgnored(name) && !strings.HasSuffix(name, ".progress.json") && !strings.HasSuffix(name, ".receipt.json")
+	return !isIgnored(name) && !strings.HasSuffix(name, ProgressSuffix) && !strings.HasSuffix(name, ReceiptSuffix)
 }
 
 func (m *Mailbox) listDir(state, dir string) ([]Entry, error) {
@@ -182,7 +182,7 @@ func (m *Mailbox) listDone() ([]Entry, error) {
 		}
 		for i := range entries {
 			stem := strings.TrimSuffix(entries[i].File, ".json")
-			if r, err := readReceipt(m.path(stem + ".receipt.json")); err == nil {
+			if r, err := readReceipt(m.path(stem + ReceiptSuffix)); err == nil {
 				entries[i].Receipt = &r
 			}
 		}
@@ -246,7 +246,7 @@ func (m *Mailbox) Count() (Counts, error) {
 		return c, fmt.Errorf("cannot count the archive of %s: %w", m.Agent, err)
 	}
 	for _, d := range days {
-		n, err := count(ArchiveDir+"/"+d.Name(), func(n string) bool { return strings.HasSuffix(n, ".receipt.json") })
+		n, err := count(ArchiveDir+"/"+d.Name(), func(n string) bool { return strings.HasSuffix(n, ReceiptSuffix) })
 		if err != nil {
 			return c, err
 		}

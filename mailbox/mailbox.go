@@ -52,7 +52,7 @@ var safeStem = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{0,99}$`)
 // every folder of the mailbox. Ids that are not plain names (uuids are;
 // "a/b", "{{uuid}}" or 300 characters are not) get a sanitised prefix and a
 // hash, so the mapping stays one to one and never builds a path. Dots are
-// not allowed in stems, which keeps "x.progress.json" and "x.receipt.json"
+// not allowed in stems, which keeps "x.progress.jsonl" and "x.receipt.jsonl"
 // unmistakable for sidecars.
 func Stem(id string) string {
 	if safeStem.MatchString(id) {
@@ -80,6 +80,11 @@ var ErrDuplicate = errors.New("a message with this id was already delivered")
 // Deliver stores msg in the inbox, durably and atomically. Delivering an id
 // that is already pending, in flight, archived or dead-lettered stores
 // nothing and returns ErrDuplicate.
+//
+// Without any lock: the file is linked in only if its name is free (one
+// pending copy at most), and a .seen marker, taken by whichever of this
+// delivery and the claim comes first, remembers the id once the file has
+// left inbox/.
 func (m *Mailbox) Deliver(msg Message) error {
 	if msg.ID == "" {
 		return errors.New("cannot deliver a message without an id")
@@ -88,7 +93,8 @@ func (m *Mailbox) Deliver(msg Message) error {
 	if m.seen(stem) {
 		return fmt.Errorf("cannot deliver %s to %s: %w", msg.ID, m.Agent, ErrDuplicate)
 	}
-	err := atomicfile.Create(m.path(InboxDir, stem+".json"), msg.Encode())
+	path := m.path(InboxDir, stem+".json")
+	err := atomicfile.Create(path, msg.Encode())
 	if errors.Is(err, fs.ErrExist) {
 		return fmt.Errorf("cannot deliver %s to %s: %w", msg.ID, m.Agent, ErrDuplicate)
 	}
@@ -96,14 +102,17 @@ func (m *Mailbox) Deliver(msg Message) error {
 		return fmt.Errorf("cannot deliver %s to %s: %w", msg.ID, m.Agent, err)
 	}
 	// The marker goes in after the message landed: if we crash in between,
-	// the next rescan adds it. Had another delivery of this id already been
-	// claimed and marked meanwhile, ours is the duplicate and is withdrawn.
-	if fresh, err := m.markSeen(stem); err != nil {
+	// the claim adds it. If it is there already, either the consumer
+	// claimed our file (and marked it) meanwhile, or an earlier copy of this
+	// id went through and ours is the duplicate.
+	fresh, err := m.markSeen(stem)
+	if err != nil {
 		return fmt.Errorf("cannot deliver %s to %s: %w", msg.ID, m.Agent, err)
-	} else if !fresh {
-		// Removing finds nothing only if the consumer already claimed (and
-		// marked) the file we linked, in which case ours was delivered.
-		if err := os.Remove(m.path(InboxDir, stem+".json")); errors.Is(err, fs.ErrNotExist) {
+	}
+	if !fresh {
+		// Removing finds nothing only if the consumer already claimed the
+		// file we linked, in which case ours was the one delivered.
+		if err := os.Remove(path); errors.Is(err, fs.ErrNotExist) {
 			return nil
 		}
 		return fmt.Errorf("cannot deliver %s to %s: %w", msg.ID, m.Agent, ErrDuplicate)
@@ -116,23 +125,44 @@ func (m *Mailbox) seen(stem string) bool {
 	return err == nil
 }
 
-// markSeen records that stem was delivered; fresh is false when it already
-// was. Markers are empty and not fsynced: losing one in a power cut only
-// weakens duplicate detection for that id, it never loses a message.
+// markSeen records that stem was delivered or claimed; fresh is false when
+// it already was. A marker is a hard link to one shared empty file: a link
+// costs a folder entry, while creating a file costs an inode, which on some
+// file systems takes longer than an fsync. Markers are not fsynced: losing
+// one in a power cut only weakens duplicate detection for that id, it never
+// loses a message.
 func (m *Mailbox) markSeen(stem string) (fresh bool, err error) {
-	f, err := os.OpenFile(m.path(SeenDir, stem), os.O_CREATE|os.O_EXCL|os.O_WRONLY, atomicfile.FilePerm)
+	marker := m.path(SeenDir, stem)
+	err = os.Link(m.path(SeenDir, seenBase), marker)
+	if err == nil || errors.Is(err, fs.ErrExist) {
+		return err == nil, nil
+	}
+	// No base yet, or it has all the links its file system allows (65,000
+	// on ext4, 1,024 on NTFS): start a new base, or fall back to a file.
+	if err := m.newSeenBase(); err == nil {
+		err = os.Link(m.path(SeenDir, seenBase), marker)
+		if err == nil || errors.Is(err, fs.ErrExist) {
+			return err == nil, nil
+		}
+	}
+	f, err := os.OpenFile(marker, os.O_CREATE|os.O_EXCL|os.O_WRONLY, atomicfile.FilePerm)
 	if errors.Is(err, fs.ErrExist) {
 		return false, nil
 	}
-	if errors.Is(err, fs.ErrNotExist) {
-		// A mailbox made before .seen existed: create it and try again.
-		if err := atomicfile.MkdirAll(m.path(SeenDir)); err != nil {
-			return false, err
-		}
-		return m.markSeen(stem)
-	}
 	if err != nil {
-		return false, err
+		return false, fmt.Errorf("cannot mark %s as seen: %w", stem, err)
 	}
 	return true, f.Close()
+}
+
+// seenBase is the empty file that .seen markers link to.
+const seenBase = ".base"
+
+// newSeenBase replaces the base with a fresh empty file; markers linked to
+// the old one keep it alive.
+func (m *Mailbox) newSeenBase() error {
+	if err := atomicfile.MkdirAll(m.path(SeenDir)); err != nil {
+		return err
+	}
+	return atomicfile.WriteFileNoSync(m.path(SeenDir, seenBase), nil)
 }

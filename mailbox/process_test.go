@@ -77,6 +77,33 @@ func TestConcurrentSendersOneConsumer(t *testing.T) {
 	checkExactlyOnce(t, mb, got, want)
 }
 
+// Four processes deliver the same ids at once while a consumer claims
+// them: each id is stored, and archived, exactly once, and none is lost to
+// a delivery that took another's copy for a duplicate.
+func TestDuplicateDeliveriesRaceTheConsumer(t *testing.T) {
+	const senders, each = 4, 150
+	root := newRuntime(t, "Agent-1")
+	mb := openMailbox(t, root, "Agent-1")
+	env := []string{"MAILBOX_ROOT=" + root, "MAILBOX_AGENT=Agent-1"}
+	consumer := startRole(t, "consume", append(env, "MAILBOX_DONE="+filepath.Join(root, "done"))...)
+	var want []string
+	for i := range each {
+		want = append(want, fmt.Sprintf("same-%05d", i))
+	}
+	var procs []*exec.Cmd
+	for range senders {
+		procs = append(procs, startRole(t, "send", append(env, "MAILBOX_PREFIX=same", fmt.Sprintf("MAILBOX_COUNT=%d", each))...))
+	}
+	for _, p := range procs {
+		if err := p.Wait(); err != nil {
+			t.Fatalf("sender: %v", err)
+		}
+	}
+	got := waitArchived(t, mb, len(want), 60*time.Second)
+	stopConsumer(t, root, consumer)
+	checkExactlyOnce(t, mb, got, want)
+}
+
 // A consumer killed with SIGKILL at random moments, again and again, and
 // restarted each time: nothing lost, nothing archived twice, nothing left
 // in processing/.
@@ -172,7 +199,7 @@ func countArchived(mb *Mailbox) int {
 	for _, d := range days {
 		entries, _ := os.ReadDir(mb.path(ArchiveDir, d.Name()))
 		for _, e := range entries {
-			if strings.HasSuffix(e.Name(), ".receipt.json") {
+			if strings.HasSuffix(e.Name(), ReceiptSuffix) {
 				n++
 			}
 		}
@@ -186,7 +213,7 @@ func archivedBodies(t *testing.T, mb *Mailbox) map[string]int {
 	days, _ := os.ReadDir(mb.path(ArchiveDir))
 	for _, d := range days {
 		for _, name := range names(t, mb.path(ArchiveDir, d.Name())) {
-			if strings.HasSuffix(name, ".receipt.json") {
+			if strings.HasSuffix(name, ReceiptSuffix) {
 				continue
 			}
 			data, _ := os.ReadFile(mb.path(ArchiveDir, d.Name(), name))

@@ -40,6 +40,23 @@ func WriteFile(path string, data []byte) error {
 	return SyncDir(filepath.Dir(path))
 }
 
+// WriteFileNoSync atomically replaces path with data without waiting for
+// the disk. Readers still never see a torn file, but after a power cut the
+// previous version may come back. It is for files that are rewritten often
+// and whose loss costs nothing: a heartbeat, a record that recovery can
+// rebuild.
+func WriteFileNoSync(path string, data []byte) error {
+	tmp, err := writeTempNoSync(filepath.Dir(path), filepath.Base(path), data)
+	if err != nil {
+		return fmt.Errorf("cannot write %s: %w", path, err)
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("cannot write %s: %w", path, err)
+	}
+	return nil
+}
+
 // Create writes data to path only if nothing exists there yet. It returns an
 // error wrapping fs.ErrExist when the name is taken, so concurrent writers of
 // the same name (the same message id, say) end with exactly one file.
@@ -60,6 +77,14 @@ func Create(path string, data []byte) error {
 
 // writeTemp writes data to a new, fsynced temp file in dir and returns its path.
 func writeTemp(dir, base string, data []byte) (string, error) {
+	return writeTempFile(dir, base, data, true)
+}
+
+func writeTempNoSync(dir, base string, data []byte) (string, error) {
+	return writeTempFile(dir, base, data, false)
+}
+
+func writeTempFile(dir, base string, data []byte, sync bool) (string, error) {
 	f, err := os.CreateTemp(dir, TempPrefix+base+".tmp*")
 	if err != nil {
 		return "", err
@@ -69,7 +94,7 @@ func writeTemp(dir, base string, data []byte) (string, error) {
 	if err == nil {
 		err = f.Chmod(FilePerm)
 	}
-	if err == nil {
+	if err == nil && sync {
 		err = f.Sync()
 	}
 	if cerr := f.Close(); err == nil {

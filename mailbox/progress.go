@@ -1,0 +1,130 @@
+package mailbox
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"time"
+
+	"agentctl/internal/atomicfile"
+)
+
+// ProgressSuffix ends the name of a claim's progress log in processing/.
+const ProgressSuffix = ".progress.jsonl"
+
+// Progress is the state of a claimed message. It is kept beside the
+// message in processing/ as a log: each step appends one line holding the
+// whole state, so `cat` shows the history and the last line is the truth.
+// Appending rather than replacing a file keeps a step to one write and one
+// fsync, where a replace would also create a file, which costs more than
+// the fsync here.
+type Progress struct {
+	ID        string               `json:"id"`
+	Agent     string               `json:"agent"`
+	PID       int                  `json:"pid"`
+	Host      string               `json:"host"`
+	ClaimedAt time.Time            `json:"claimed_at"`
+	Attempt   int                  `json:"attempt"`
+	Stage     string               `json:"stage"`
+	Stages    map[string]time.Time `json:"stages"`
+	// Data is the caller's own bookkeeping (what it already did), kept
+	// across crashes.
+	Data map[string]any `json:"data,omitempty"`
+	// Set while the message is being dead-lettered, so that a crash
+	// half-way is finished the same way.
+	Reason string `json:"reason,omitempty"`
+	// Receipt is set by the last record of a completed message.
+	Receipt *Receipt `json:"receipt,omitempty"`
+}
+
+// Record marks that the claim reached stage (and saves any change the
+// caller made to cl.Progress.Data) before the caller goes on, so a crash
+// after this point resumes from here.
+func (c *Consumer) Record(cl *Claim, stage string, now time.Time) error {
+	cl.Progress.Stage = stage
+	cl.Progress.Stages[stage] = now
+	if err := c.appendProgress(cl, true); err != nil {
+		return fmt.Errorf("cannot record %s of %s: %w", stage, cl.Message.ID, err)
+	}
+	return nil
+}
+
+// appendProgress adds the claim's state to its log in one write; durable
+// asks for an fsync before returning.
+func (c *Consumer) appendProgress(cl *Claim, durable bool) error {
+	line, err := json.Marshal(cl.Progress)
+	if err != nil {
+		return err
+	}
+	path := c.processing(cl.stem, ProgressSuffix)
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, atomicfile.FilePerm)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write(append(line, '\n'))
+	if err == nil && durable {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil && durable && !cl.logSynced {
+		// The log's name was created without an fsync of the folder; make
+		// it as durable as its contents once.
+		if err = atomicfile.SyncDir(c.mb.path(ProcessingDir)); err == nil {
+			cl.logSynced = true
+		}
+	}
+	return err
+}
+
+// ReadProgress returns the last recorded state of the message with this id
+// in processing/, for readers such as recovery checks and status.
+func (m *Mailbox) ReadProgress(id string) (Progress, error) {
+	return readProgressLog(m.path(ProcessingDir, Stem(id)+ProgressSuffix))
+}
+
+func (c *Consumer) loadProgress(stem string) (Progress, error) {
+	return readProgressLog(c.processing(stem, ProgressSuffix))
+}
+
+// readProgressLog returns the last whole line of a progress log. A line
+// torn by a crash mid-write does not parse and is skipped.
+func readProgressLog(path string) (Progress, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return Progress{}, err
+	}
+	lines := bytes.Split(bytes.TrimRight(data, "\n"), []byte("\n"))
+	for i := len(lines) - 1; i >= 0; i-- {
+		var p Progress
+		if json.Unmarshal(lines[i], &p) == nil {
+			return p, nil
+		}
+	}
+	return Progress{}, fmt.Errorf("%s holds no whole progress record: %w", path, fs.ErrNotExist)
+}
+
+// endTornLine ends a log whose last write was cut short, so the next record
+// starts on a line of its own.
+func endTornLine(path string) error {
+	data, err := os.ReadFile(path)
+	if err != nil || len(data) == 0 || data[len(data)-1] == '\n' {
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		return err
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		return err
+	}
+	_, err = f.Write([]byte("\n"))
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}

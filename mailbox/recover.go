@@ -1,0 +1,104 @@
+package mailbox
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"strings"
+	"time"
+)
+
+// recover deals with what a crashed consumer left in processing/: archives
+// and dead letters that were half done are finished, messages that were in
+// flight are handed out again first (see Claim), and progress logs whose
+// message already moved on are dropped.
+func (c *Consumer) recover(now time.Time) error {
+	entries, err := os.ReadDir(c.mb.path(ProcessingDir))
+	if err != nil {
+		return fmt.Errorf("cannot recover %s's processing folder: %w", c.mb.Agent, err)
+	}
+	for _, e := range entries {
+		name := e.Name()
+		if isIgnored(name) {
+			continue
+		}
+		if stem, ok := strings.CutSuffix(name, ProgressSuffix); ok {
+			if _, err := os.Lstat(c.processing(stem, ".json")); !errors.Is(err, fs.ErrNotExist) {
+				continue // handled with its message below
+			}
+			// The message has moved on: archive a completed log, drop any other.
+			if p, err := c.loadProgress(stem); err == nil && p.Receipt != nil {
+				err = c.finishComplete(stem, p.Receipt.CompletedAt)
+			} else {
+				err = c.dropProgress(stem)
+			}
+			if err != nil {
+				return err
+			}
+			continue
+		}
+		stem, ok := strings.CutSuffix(name, ".json")
+		if !ok || strings.Contains(stem, ".") {
+			continue
+		}
+		p, perr := c.loadProgress(stem)
+		switch {
+		case perr == nil && p.Stage == stageDeadlettering:
+			err = c.deadletterProcessing(stem, p.ID, p.Reason, now)
+		case perr == nil && p.Receipt != nil:
+			err = c.finishComplete(stem, p.Receipt.CompletedAt)
+		default:
+			if r, ok := c.archivedReceipt(stem, p.ClaimedAt); ok {
+				err = c.finishComplete(stem, r.CompletedAt)
+			} else {
+				c.orphans = append(c.orphans, stem)
+			}
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// resume hands out a message a crashed consumer left in flight, counting
+// the crash as an attempt; a message that keeps crashing its consumer ends
+// in deadletter/ instead of looping forever.
+func (c *Consumer) resume(stem string, now time.Time) (*Claim, error) {
+	msg, err := c.readProcessing(stem)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, c.deadletterProcessing(stem, "", err.Error(), now)
+	}
+	if err := endTornLine(c.processing(stem, ProgressSuffix)); err != nil {
+		return nil, fmt.Errorf("cannot resume %s: %w", msg.ID, err)
+	}
+	p, err := c.loadProgress(stem)
+	if err != nil || p.ID != msg.ID {
+		// Crashed between the claim's rename and its first record.
+		p = Progress{ID: msg.ID, ClaimedAt: now, Attempt: msg.Attempts + 1, Stage: StageClaimed, Stages: map[string]time.Time{}}
+	}
+	if p.Stages == nil {
+		p.Stages = map[string]time.Time{}
+	}
+	p.Agent, p.PID, p.Host = c.mb.Agent, os.Getpid(), hostname()
+	p.Attempt++
+	p.Stages["resumed"] = now
+	cl := &Claim{Message: msg, Progress: p, Resumed: true, stem: stem}
+	if p.Attempt > c.opts.MaxAttempts {
+		reason := fmt.Sprintf("the consumer stopped %d times while processing it", p.Attempt-1)
+		return nil, c.settleDead(cl, reason, now)
+	}
+	if err := c.appendProgress(cl, true); err != nil {
+		return nil, err
+	}
+	if _, err := c.mb.markSeen(stem); err != nil { // the crash may have come before the claim marked it
+		return nil, err
+	}
+	c.emit("recovered", msg.ID, stem+".json", "left in flight by a stopped consumer")
+	c.inflight = cl
+	return cl, nil
+}
