@@ -31,7 +31,13 @@ func BenchmarkLoopExec(b *testing.B) {
 	b.ResetTimer()
 	start := time.Now()
 	startRunner(b, testSettings(root, "Agent-1", demoAgents, d))
-	waitFor(b, 10*time.Minute, "every message archived", func() bool { return counts(b, root, "Agent-1").Done == b.N })
+	// Look rarely: counting lists folders, and would compete with the runner.
+	for counts(b, root, "Agent-1").Done < b.N {
+		if time.Since(start) > 10*time.Minute {
+			b.Fatal("timed out waiting for every message to be archived")
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
 	b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "msgs/s")
 }
 

@@ -25,15 +25,25 @@ func newHeartbeat(mb *mailbox.Mailbox, now func() time.Time) *heartbeat {
 	}}
 }
 
+// busyRewriteGap is how stale status.json may get while a runner goes from
+// one message to the next: rewriting it for every message of a burst would
+// cost more than the messages themselves.
+const busyRewriteGap = time.Second
+
 // set changes the state and writes status.json; an unchanged idle state is
-// not rewritten, so an idle runner does not touch the disk between beats.
+// not rewritten, so an idle runner does not touch the disk between beats,
+// and a busy one rewrites it at most every busyRewriteGap.
 func (h *heartbeat) set(state, current, subject string) error {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if state == h.st.State && current == h.st.Current && state != "working" {
 		return nil
 	}
+	sameState := state == h.st.State
 	h.st.State, h.st.Current, h.st.Subject = state, current, subject
+	if sameState && h.now().Sub(h.st.UpdatedAt) < busyRewriteGap {
+		return nil
+	}
 	return h.writeLocked()
 }
 
