@@ -206,6 +206,10 @@ func (c *Consumer) Scan(now time.Time) error {
 	present := make(map[string]bool, len(entries))
 	for _, e := range entries {
 		present[e.Name()] = true
+		if atomicfile.IsLeftover(e.Name()) {
+			c.removeLeftover(e, now)
+			continue
+		}
 		if err := c.ingestFile(e.Name(), now); err != nil {
 			return err
 		}
@@ -266,4 +270,21 @@ func (c *Consumer) settled(name string, fi fs.FileInfo, now time.Time) bool {
 	}
 	delete(c.settling, name)
 	return true
+}
+
+// leftoverAge is how old a temp file must be before a scan removes it: far
+// longer than any delivery takes to write one.
+const leftoverAge = time.Hour
+
+// removeLeftover removes the temp file of a delivery that died before
+// linking it in. It never was a message; only its writer could have made
+// it one.
+func (c *Consumer) removeLeftover(e fs.DirEntry, now time.Time) {
+	fi, err := e.Info()
+	if err != nil || now.Sub(fi.ModTime()) < leftoverAge {
+		return
+	}
+	if os.Remove(c.mb.path(InboxDir, e.Name())) == nil {
+		c.emit("cleaned", "", e.Name(), "temp file of a delivery that did not finish")
+	}
 }

@@ -287,3 +287,26 @@ func TestInvalidInboxJSONIsNeverReadAsEmpty(t *testing.T) {
 		t.Errorf("inbox.json = %q, want []", left)
 	}
 }
+
+func TestScanRemovesOldLeftoverTempFiles(t *testing.T) {
+	root := newRuntime(t, "Agent-1")
+	mb := openMailbox(t, root, "Agent-1")
+	old, fresh := inboxPath(mb, ".m1.json.tmp123"), inboxPath(mb, ".m2.json.tmp456")
+	writeFile(t, old, []byte("{"))
+	writeFile(t, fresh, []byte("{"))
+	hourAgo := time.Now().Add(-2 * time.Hour)
+	if err := os.Chtimes(old, hourAgo, hourAgo); err != nil {
+		t.Fatal(err)
+	}
+	var events []Event
+	consume(t, mb, Options{Known: []string{"Agent-1"}, OnEvent: func(e Event) { events = append(events, e) }}, time.Now())
+	if _, err := os.Stat(old); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("an hour-old leftover was kept: %v", err)
+	}
+	if _, err := os.Stat(fresh); err != nil {
+		t.Errorf("a temp file still being written was removed: %v", err)
+	}
+	if len(events) != 1 || events[0].Kind != "cleaned" {
+		t.Errorf("events = %+v", events)
+	}
+}

@@ -18,6 +18,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 )
 
@@ -105,6 +106,15 @@ func writeTempFile(dir, base string, data []byte, sync bool) (string, error) {
 		return "", err
 	}
 	return name, nil
+}
+
+// tempPattern matches the temp files writeTemp makes.
+var tempPattern = regexp.MustCompile(`^\..+\.tmp[0-9]+$`)
+
+// IsLeftover reports whether name is a temp file of ours, which only a
+// writer that died before renaming or linking it leaves behind.
+func IsLeftover(name string) bool {
+	return tempPattern.MatchString(filepath.Base(name))
 }
 
 // IsTemp reports whether a file name is one of our temp files, or any other
