@@ -54,3 +54,17 @@ func TestAgentLookupIgnoresCase(t *testing.T) {
 		t.Errorf("settle = %v", cfg.Mailbox.Settle)
 	}
 }
+
+func TestDurationString(t *testing.T) {
+	for d, want := range map[time.Duration]string{
+		30 * time.Minute: "30m", time.Hour: "1h", 90 * time.Minute: "1h30m", 2 * time.Second: "2s",
+		800 * time.Millisecond: "800ms", 61 * time.Second: "1m1s", 0: "0s",
+	} {
+		if got := Duration(d).String(); got != want {
+			t.Errorf("Duration(%v) = %q, want %q", d, got, want)
+		}
+		if back, err := time.ParseDuration(Duration(d).String()); err != nil || back != d {
+			t.Errorf("%q does not parse back to %v", Duration(d).String(), d)
+		}
+	}
+}
