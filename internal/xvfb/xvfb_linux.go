@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	mrand "math/rand/v2"
 	"os"
 	"os/exec"
 	"runtime"
@@ -38,7 +39,23 @@ func (t lockedThread) startOn(cmd *exec.Cmd) error {
 	return <-done
 }
 
+// start tries a few random display numbers: one may be taken by a server
+// that is not ours, which makes Xvfb exit at once.
 func start(ctx context.Context, d *Display, opts Options) error {
+	var err error
+	for attempt := 0; attempt < 5; attempt++ {
+		number := 100 + mrand.IntN(800)
+		if _, serr := os.Stat(fmt.Sprintf("/tmp/.X%d-lock", number)); serr == nil {
+			continue
+		}
+		if err = startOn(ctx, d, opts, number); err == nil || ctx.Err() != nil {
+			return err
+		}
+	}
+	return err
+}
+
+func startOn(ctx context.Context, d *Display, opts Options, number int) error {
 	thread := newLockedThread()
 	stopped := false
 	defer func() {
@@ -51,9 +68,12 @@ func start(ctx context.Context, d *Display, opts Options) error {
 		return fmt.Errorf("cannot start Xvfb: %w", err)
 	}
 	defer r.Close()
-	// -displayfd makes Xvfb pick a free display number itself and write it
-	// to fd 3 once it accepts connections, which avoids racing other servers.
-	server := exec.Command("Xvfb", "-displayfd", "3", "-auth", d.Authority, "-nolisten", "tcp",
+	// -displayfd makes Xvfb write the display number to fd 3 once it
+	// accepts connections. The number is ours to pick: left to itself,
+	// Xvfb takes the lowest free one, and servers started and stopped in
+	// quick succession by parallel tests then hand the same number from one
+	// to the next while clients still reach the old one.
+	server := exec.Command("Xvfb", fmt.Sprintf(":%d", number), "-displayfd", "3", "-auth", d.Authority, "-nolisten", "tcp",
 		"-screen", "0", fmt.Sprintf("%dx%dx24", opts.Width, opts.Height))
 	server.ExtraFiles = []*os.File{w}
 	server.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGTERM}
@@ -67,13 +87,13 @@ func start(ctx context.Context, d *Display, opts Options) error {
 	serverDone := make(chan error, 1)
 	go func() { serverDone <- server.Wait() }()
 
-	number := make(chan string, 1)
+	reported := make(chan string, 1)
 	go func() {
 		line, _ := bufio.NewReader(r).ReadString('\n')
-		number <- strings.TrimSpace(line)
+		reported <- strings.TrimSpace(line)
 	}()
 	select {
-	case n := <-number:
+	case n := <-reported:
 		if _, err := strconv.Atoi(n); err != nil {
 			terminate(server, serverDone)
 			return fmt.Errorf("cannot start Xvfb: it reported no display number: %s", strings.TrimSpace(serverLog.String()))
