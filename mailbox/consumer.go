@@ -78,9 +78,9 @@ type LockedError struct {
 
 func (e *LockedError) Error() string {
 	if e.PID > 0 {
-		return fmt.Sprintf("%s: pid %d is consuming %s's mailbox", ErrConsumerRunning, e.PID, e.Agent)
+		return fmt.Sprintf("pid %d is already consuming %s's mailbox", e.PID, e.Agent)
 	}
-	return fmt.Sprintf("%s (%s)", ErrConsumerRunning, e.Agent)
+	return fmt.Sprintf("another process is already consuming %s's mailbox", e.Agent)
 }
 
 func (e *LockedError) Unwrap() error { return ErrConsumerRunning }
