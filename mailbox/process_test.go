@@ -2,10 +2,12 @@ package mailbox
 
 import (
 	"fmt"
+	"maps"
 	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -50,20 +52,20 @@ func checkExactlyOnce(t *testing.T, mb *Mailbox, got map[string]int, want []stri
 	}
 }
 
-// Eight processes deliver to one inbox while a consumer process claims and
-// archives: every message exactly once.
-func TestConcurrentSendersOneConsumer(t *testing.T) {
-	const senders, each = 8, 100
+// sendWhileConsuming runs a consumer process and one sender process per
+// prefix, each delivering ids PREFIX-00000 on, then checks that exactly the
+// distinct ids sent were archived, each once.
+func sendWhileConsuming(t *testing.T, prefixes []string, each int) {
+	t.Helper()
 	root := newRuntime(t, "Agent-1")
 	mb := openMailbox(t, root, "Agent-1")
 	env := []string{"MAILBOX_ROOT=" + root, "MAILBOX_AGENT=Agent-1"}
 	consumer := startRole(t, "consume", append(env, "MAILBOX_DONE="+filepath.Join(root, "done"))...)
-	var want []string
+	distinct := map[string]bool{}
 	var procs []*exec.Cmd
-	for s := range senders {
-		prefix := fmt.Sprintf("s%d", s)
+	for _, prefix := range prefixes {
 		for i := range each {
-			want = append(want, fmt.Sprintf("%s-%05d", prefix, i))
+			distinct[fmt.Sprintf("%s-%05d", prefix, i)] = true
 		}
 		procs = append(procs, startRole(t, "send", append(env, "MAILBOX_PREFIX="+prefix, fmt.Sprintf("MAILBOX_COUNT=%d", each))...))
 	}
@@ -72,36 +74,23 @@ func TestConcurrentSendersOneConsumer(t *testing.T) {
 			t.Fatalf("sender: %v", err)
 		}
 	}
+	want := slices.Sorted(maps.Keys(distinct))
 	got := waitArchived(t, mb, len(want), 60*time.Second)
 	stopConsumer(t, root, consumer)
 	checkExactlyOnce(t, mb, got, want)
+}
+
+// Eight processes deliver to one inbox while a consumer process claims and
+// archives: every message exactly once.
+func TestConcurrentSendersOneConsumer(t *testing.T) {
+	sendWhileConsuming(t, []string{"s0", "s1", "s2", "s3", "s4", "s5", "s6", "s7"}, 100)
 }
 
 // Four processes deliver the same ids at once while a consumer claims
 // them: each id is stored, and archived, exactly once, and none is lost to
 // a delivery that took another's copy for a duplicate.
 func TestDuplicateDeliveriesRaceTheConsumer(t *testing.T) {
-	const senders, each = 4, 150
-	root := newRuntime(t, "Agent-1")
-	mb := openMailbox(t, root, "Agent-1")
-	env := []string{"MAILBOX_ROOT=" + root, "MAILBOX_AGENT=Agent-1"}
-	consumer := startRole(t, "consume", append(env, "MAILBOX_DONE="+filepath.Join(root, "done"))...)
-	var want []string
-	for i := range each {
-		want = append(want, fmt.Sprintf("same-%05d", i))
-	}
-	var procs []*exec.Cmd
-	for range senders {
-		procs = append(procs, startRole(t, "send", append(env, "MAILBOX_PREFIX=same", fmt.Sprintf("MAILBOX_COUNT=%d", each))...))
-	}
-	for _, p := range procs {
-		if err := p.Wait(); err != nil {
-			t.Fatalf("sender: %v", err)
-		}
-	}
-	got := waitArchived(t, mb, len(want), 60*time.Second)
-	stopConsumer(t, root, consumer)
-	checkExactlyOnce(t, mb, got, want)
+	sendWhileConsuming(t, []string{"same", "same", "same", "same"}, 150)
 }
 
 // A consumer killed with SIGKILL at random moments, again and again, and
