@@ -37,6 +37,7 @@ func TestGUIFlow(t *testing.T) {
 		t.Fatal(err)
 	}
 	root := newRuntime(t, demoAgents)
+	runnerLog := logOnFailure(t)
 	logs := map[string]string{}
 	for i, a := range demoAgents {
 		w, log := startDemoWindow(t, a, 20+i*420)
@@ -51,6 +52,7 @@ func TestGUIFlow(t *testing.T) {
 		t.Cleanup(g.Close)
 		s := testSettings(root, a, demoAgents, g)
 		s.Resend = false
+		s.Log = runnerLog.With().Str("agent", a).Logger()
 		startRunner(t, s)
 	}
 	deliverTo(t, root, demoTask())

@@ -1,10 +1,13 @@
 package agents
 
 import (
+	"bytes"
 	"context"
+	"io"
 	"os"
 	"path/filepath"
 	"runtime"
+	"sync"
 	"testing"
 	"time"
 
@@ -171,6 +174,33 @@ func task(t testing.TB, root, id string) projectboard.Task {
 }
 
 // testLog writes the runners' events to stderr when AGENTS_TEST_LOG is set.
+// logOnFailure returns a logger whose lines are shown only if the test
+// fails, after everything the test started has stopped.
+func logOnFailure(t *testing.T) zerolog.Logger {
+	var mu sync.Mutex
+	var buf bytes.Buffer
+	t.Cleanup(func() {
+		mu.Lock()
+		defer mu.Unlock()
+		if t.Failed() {
+			t.Logf("runner log:\n%s", buf.String())
+		}
+	})
+	w := zerolog.SyncWriter(lockedWriter{&mu, &buf})
+	return zerolog.New(zerolog.ConsoleWriter{Out: w, NoColor: true}).With().Timestamp().Logger()
+}
+
+type lockedWriter struct {
+	mu *sync.Mutex
+	w  io.Writer
+}
+
+func (l lockedWriter) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.w.Write(p)
+}
+
 func testLog() zerolog.Logger {
 	if os.Getenv("AGENTS_TEST_LOG") == "" {
 		return zerolog.Nop()

@@ -174,36 +174,17 @@ func (c *Consumer) finishComplete(stem string, completed time.Time) error {
 	if err := atomicfile.MkdirAll(day); err != nil {
 		return err
 	}
+	// The message first, the receipt last: the archive counts a message as
+	// done by its receipt, so it never counts one still in processing/.
 	for _, mv := range [][2]string{
-		{c.processing(stem, ProgressSuffix), filepath.Join(day, stem+ReceiptSuffix)},
 		{c.processing(stem, ".json"), filepath.Join(day, stem+".json")},
+		{c.processing(stem, ProgressSuffix), filepath.Join(day, stem+ReceiptSuffix)},
 	} {
 		if err := os.Rename(mv[0], mv[1]); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			return fmt.Errorf("cannot archive %s: %w", stem, err)
 		}
 	}
 	return nil
-}
-
-// archivedReceipt finds stem's receipt in the archive, looking at the days
-// from the claim on: a crash between moving the log and moving the message
-// leaves the message in processing/ with its receipt already archived.
-func (c *Consumer) archivedReceipt(stem string, claimedAt time.Time) (Receipt, bool) {
-	days, err := os.ReadDir(c.mb.path(ArchiveDir))
-	if err != nil {
-		return Receipt{}, false
-	}
-	from := claimedAt.UTC().Format("2006-01-02")
-	for i := len(days) - 1; i >= 0; i-- {
-		name := days[i].Name()
-		if !claimedAt.IsZero() && name < from {
-			break
-		}
-		if r, err := readReceipt(c.mb.path(ArchiveDir, name, stem+ReceiptSuffix)); err == nil {
-			return r, true
-		}
-	}
-	return Receipt{}, false
 }
 
 func (c *Consumer) dropProgress(stem string) error {

@@ -199,14 +199,14 @@ func TestRecoveryAfterCrash(t *testing.T) {
 				t.Fatal(err)
 			}
 		}, true, false, ""},
-		{"after archiving the log", func(t *testing.T, c *Consumer, cl *Claim) {
+		{"after archiving the message", func(t *testing.T, c *Consumer, cl *Claim) {
 			cl.Progress.Receipt = &Receipt{ID: cl.Message.ID, Reply: "r", CompletedAt: t0}
 			if err := c.Record(cl, StageDone, t0); err != nil {
 				t.Fatal(err)
 			}
 			day := c.mb.path(ArchiveDir, t0.Format("2006-01-02"))
 			os.MkdirAll(day, 0o755)
-			if err := os.Rename(c.processing(cl.stem, ProgressSuffix), filepath.Join(day, cl.stem+ReceiptSuffix)); err != nil {
+			if err := os.Rename(c.processing(cl.stem, ".json"), filepath.Join(day, cl.stem+".json")); err != nil {
 				t.Fatal(err)
 			}
 		}, true, false, ""},

@@ -49,11 +49,7 @@ func (c *Consumer) recover(now time.Time) error {
 		case perr == nil && p.Receipt != nil:
 			err = c.finishComplete(stem, p.Receipt.CompletedAt)
 		default:
-			if r, ok := c.archivedReceipt(stem, p.ClaimedAt); ok {
-				err = c.finishComplete(stem, r.CompletedAt)
-			} else {
-				c.orphans = append(c.orphans, stem)
-			}
+			c.orphans = append(c.orphans, stem)
 		}
 		if err != nil {
 			return err
