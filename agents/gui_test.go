@@ -44,7 +44,7 @@ func TestGUIFlow(t *testing.T) {
 		logs[a] = log
 		g, err := cursor.NewGUI(w, config.GUI{
 			Quiet: config.Duration(config.MinQuiet), FirstChange: config.Duration(10 * time.Second),
-			Submit: config.Duration(time.Second), TurnTimeout: config.Duration(60 * time.Second), LockWait: config.Duration(60 * time.Second),
+			Submit: config.Duration(3 * time.Second), TurnTimeout: config.Duration(60 * time.Second), LockWait: config.Duration(60 * time.Second),
 		}, cursor.Options{LockDir: cursor.LockDir(root)})
 		if err != nil {
 			t.Fatal(err)
