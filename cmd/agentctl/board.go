@@ -11,7 +11,6 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"agentctl/config"
 	"agentctl/internal/agentname"
 	"agentctl/projectboard"
 )
@@ -178,9 +177,9 @@ func resolveOwner(env *Env, owner string) (string, error) {
 	if owner == "" {
 		return "", nil
 	}
-	cfg, err := config.Load(env.Root)
+	cfg, err := loadConfig(env)
 	if err != nil {
-		return "", withHint(fmt.Errorf("cannot check owner %q: %w", owner, err), "run 'agentctl init' first")
+		return "", fmt.Errorf("cannot check owner %q: %w", owner, err)
 	}
 	name, err := agentname.Resolve(cfg.AgentNames(), owner)
 	if err != nil {

@@ -59,9 +59,9 @@ func runCalibrate(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	cfg, err := config.Load(env.Root)
+	cfg, err := loadConfig(env)
 	if err != nil {
-		return withHint(err, "run 'agentctl init' first, or pass --root")
+		return err
 	}
 	if *fromCoords != "" {
 		if err := wantArgs(fs, rest, 0, 0, "no AGENT with --from-coords"); err != nil {

@@ -38,9 +38,9 @@ func runPrompt(ctx context.Context, env *Env, args []string) error {
 	if err := wantArgs(fs, rest, 1, 2, "AGENT and optionally TEXT"); err != nil {
 		return err
 	}
-	cfg, err := config.Load(env.Root)
+	cfg, err := loadConfig(env)
 	if err != nil {
-		return withHint(err, "run 'agentctl init' first, or pass --root")
+		return err
 	}
 	agent, err := cfg.Agent(rest[0])
 	if err != nil {

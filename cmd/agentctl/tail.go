@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"strings"
 
-	"agentctl/config"
 	"agentctl/devlog"
 	"agentctl/internal/agentname"
 )
@@ -93,9 +92,9 @@ func runTail(ctx context.Context, env *Env, args []string) error {
 // devlogAgents resolves the agents named on the command line against
 // agentctl.yaml, or lists them all.
 func devlogAgents(env *Env, names []string, all bool) ([]string, error) {
-	cfg, err := config.Load(env.Root)
+	cfg, err := loadConfig(env)
 	if err != nil {
-		return nil, withHint(err, "run 'agentctl init' first, or pass --root")
+		return nil, err
 	}
 	if all {
 		return cfg.AgentNames(), nil
