@@ -70,13 +70,20 @@ func TestGUIFlow(t *testing.T) {
 // canned demo reply, and returns the calibration a user would record.
 func startDemoWindow(t *testing.T, agent string, x int) (config.Window, string) {
 	t.Helper()
+	return startWindow(t, agent, x, "--reply-file", filepath.Join(repoRoot(), "fixtures", "demo", "replies", agent+".md"),
+		"--think", "0.3", "--chunks", "3", "--pause", "0.2")
+}
+
+// startWindow runs a stand-in chat window for agent at x with the given
+// chatwindow.py options, and returns its calibration and prompt log.
+func startWindow(t *testing.T, agent string, x int, options ...string) (config.Window, string) {
+	t.Helper()
 	dir := t.TempDir()
 	layout, log := filepath.Join(dir, "layout.json"), filepath.Join(dir, "log.jsonl")
 	title := agent + " - Cursor (stand-in)"
-	cmd := exec.Command("/usr/bin/python3", filepath.Join(repoRoot(), "fixtures", "chatwindow", "chatwindow.py"),
-		"--title", title, "--geometry", "400x360+"+strconv.Itoa(x)+"+20",
-		"--reply-file", filepath.Join(repoRoot(), "fixtures", "demo", "replies", agent+".md"),
-		"--think", "0.3", "--chunks", "3", "--pause", "0.2", "--log", log, "--layout", layout)
+	args := append([]string{filepath.Join(repoRoot(), "fixtures", "chatwindow", "chatwindow.py"),
+		"--title", title, "--geometry", "400x360+" + strconv.Itoa(x) + "+20", "--log", log, "--layout", layout}, options...)
+	cmd := exec.Command("/usr/bin/python3", args...)
 	cmd.Stderr = os.Stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

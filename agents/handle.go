@@ -20,8 +20,12 @@ const (
 	dataReply   = "reply"   // the reply, once read back
 	dataEffects = "effects" // keys of the effects already applied
 	dataPrompt  = "prompt_bytes"
-	stageSubmit = string(cursor.StageSubmitted)
-	stageReply  = string(cursor.StageReplied)
+	// dataResumeState is what the driver needs to resume the turn after a
+	// crash: for a chat window, how the chat looked before the reply began.
+	dataResumeState = "resume_state"
+	stageSubmit     = string(cursor.StageSubmitted)
+	stageWaiting    = "waiting" // the prompt is shown, the reply not begun
+	stageReply      = string(cursor.StageReplied)
 )
 
 // Message types the runner settles without a turn: receipts only say that
@@ -91,7 +95,12 @@ func (r *Runner) takeTurn(ctx context.Context, log zerolog.Logger, cl *mailbox.C
 		return "", &deadError{fmt.Sprintf("its prompt is %d bytes, over run.max_prompt_bytes (%d); it was not cut short", len(prompt), r.s.MaxPromptBytes)}
 	}
 	_, submitted := cl.Progress.Stages[stageSubmit]
-	turn := cursor.Turn{Prompt: prompt, Resume: submitted}
+	resumeState, _ := cl.Progress.Data[dataResumeState].(string)
+	turn := cursor.Turn{Prompt: prompt, Resume: submitted, ResumeState: resumeState}
+	turn.OnResumeState = func(state string) error {
+		cl.Progress.Data[dataResumeState] = state
+		return r.c.Record(cl, stageWaiting, r.s.Now())
+	}
 	turn.OnStage = func(s cursor.Stage) error {
 		now := r.s.Now()
 		if s != cursor.StageReplied { // logged below, with the reply's size

@@ -9,11 +9,15 @@ import (
 // processes: a runner that a test can kill with SIGKILL, and a scripted
 // headless agent that the exec driver runs per turn.
 func TestMain(m *testing.M) {
-	switch os.Getenv("AGENTS_TEST_ROLE") {
-	case "runner":
-		os.Exit(runnerProcess())
-	case "hop-agent":
-		os.Exit(hopAgent())
+	if role := os.Getenv("AGENTS_TEST_ROLE"); role != "" {
+		os.Exit(roles[role]())
 	}
 	os.Exit(m.Run())
+}
+
+// roles are the parts the test binary can play; GUI-only ones add
+// themselves in files built with the x11 tag.
+var roles = map[string]func() int{
+	"runner":    runnerProcess,
+	"hop-agent": hopAgent,
 }

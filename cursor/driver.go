@@ -28,9 +28,19 @@ type Turn struct {
 	// (through OnStage) before it died: the driver only waits for the reply
 	// and reads it back. It never sends the prompt again.
 	Resume bool
+	// ResumeState is what the earlier process got from OnResumeState, if
+	// it got that far. With it, Resume can tell a reply that has not
+	// started yet from one already written; without it, Resume takes
+	// whatever the chat shows once it has been still for a while.
+	ResumeState string
 	// OnStage, if set, is called synchronously as the turn passes each
 	// Stage, before the driver goes on; an error from it ends the turn.
 	OnStage func(Stage) error
+	// OnResumeState, if set, is called once the prompt is shown and before
+	// the reply starts, with the state a later Resume of this turn needs.
+	// Callers keep it with the turn's progress. Only drivers that can
+	// resume a turn call it.
+	OnResumeState func(state string) error
 }
 
 // Stage is a point of no return in a turn.

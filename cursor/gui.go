@@ -3,6 +3,7 @@ package cursor
 import (
 	"context"
 	"crypto/rand"
+	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -118,16 +119,25 @@ func (g *GUI) Run(ctx context.Context, t Turn) (string, error) {
 		if w, err = g.find(); err != nil {
 			return "", err
 		}
-		g.logf("resuming: waiting for the reply to be still for %s", g.quiet)
-		if _, err := g.watcher(w).still(ctx, g.quiet); err != nil {
-			return "", g.watchError(ctx, err)
+		if err := g.resume(ctx, w, t.ResumeState); err != nil {
+			return "", err
 		}
 	} else {
 		if w, err = g.send(ctx, t); err != nil {
 			return "", err
 		}
+		watch := g.watcher(w)
+		base, err := watch.still(ctx, settleWait)
+		if err != nil {
+			return "", g.watchError(ctx, err)
+		}
+		if t.OnResumeState != nil {
+			if err := t.OnResumeState(fingerprint(base)); err != nil {
+				return "", fmt.Errorf("turn stopped while waiting for the reply: %w", err)
+			}
+		}
 		g.logf("waiting for the reply (first change within %s, then %s still)", g.first, g.quiet)
-		if err := g.watcher(w).reply(ctx, settleWait, g.first, g.quiet); err != nil {
+		if err := watch.replyFrom(ctx, base, g.first, g.quiet); err != nil {
 			return "", g.watchError(ctx, err)
 		}
 	}
@@ -139,6 +149,46 @@ func (g *GUI) Run(ctx context.Context, t Turn) (string, error) {
 		return "", err
 	}
 	return reply, nil
+}
+
+// resume waits for the reply of a turn sent by an earlier process. If the
+// chat still shows what it showed when that process saw the prompt arrive,
+// the reply has not started and is waited for like a fresh one; otherwise
+// it is under way or done, and only needs to be still.
+func (g *GUI) resume(ctx context.Context, w windowID, state string) error {
+	watch := g.watcher(w)
+	now, err := watch.frame()
+	if err != nil {
+		return g.watchError(ctx, err)
+	}
+	switch {
+	case state != "" && fingerprint(now) == state:
+		g.logf("resuming: the reply has not started; waiting for it (within %s)", g.first)
+		err = watch.replyFrom(ctx, now, g.first, g.quiet)
+	case state != "":
+		g.logf("resuming: the reply has started; waiting for it to be still for %s", g.quiet)
+		_, err = watch.still(ctx, g.quiet)
+	default:
+		// The earlier process died before it saw the chat settle: the reply
+		// may be yet to come, streaming, or done. Wait for it as for a new
+		// one, and take what the chat shows if nothing changes.
+		g.logf("resuming: waiting up to %s for the reply to change, then %s still", g.first, g.quiet)
+		var started bool
+		if started, err = watch.changeFrom(ctx, now, g.first); err == nil && started {
+			_, err = watch.still(ctx, g.quiet)
+		}
+	}
+	if err != nil {
+		return g.watchError(ctx, err)
+	}
+	return nil
+}
+
+// fingerprint names a screenshot of the reply region compactly enough to
+// keep in a progress record.
+func fingerprint(frame []byte) string {
+	sum := sha256.Sum256(frame)
+	return hex.EncodeToString(sum[:])
 }
 
 // send is steps 1–5 of the turn: under the input lock, paste the prompt

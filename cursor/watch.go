@@ -91,6 +91,12 @@ func (w *watcher) reply(ctx context.Context, settle, firstChange, quiet time.Dur
 	if err != nil {
 		return w.explain(ctx, err, "while the prompt was shown")
 	}
+	return w.replyFrom(ctx, base, firstChange, quiet)
+}
+
+// replyFrom waits for the region to change from base (the reply starts,
+// within firstChange), then to stay still for quiet.
+func (w *watcher) replyFrom(ctx context.Context, base []byte, firstChange, quiet time.Duration) error {
 	started, err := w.changeFrom(ctx, base, firstChange)
 	if err != nil {
 		return w.explain(ctx, err, "while waiting for the reply to start")
