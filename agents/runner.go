@@ -96,6 +96,9 @@ func New(s Settings) (*Runner, error) {
 func (r *Runner) Run(ctx context.Context) (err error) {
 	opts := r.s.Consumer
 	opts.OnEvent = r.onMailboxEvent
+	// A runner restarted right after a crash may find the lock held for a
+	// moment by a child the dead runner was starting.
+	opts.ConsumerWait = 2 * time.Second
 	c, err := r.mb.Consume(opts, r.s.Now())
 	if err != nil {
 		return err

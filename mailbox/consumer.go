@@ -1,6 +1,7 @@
 package mailbox
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -31,6 +32,11 @@ type Options struct {
 	MaxMessageBytes int64
 	// LockWait bounds the wait for inbox.json.lock (default 10s).
 	LockWait time.Duration
+	// ConsumerWait is how long Consume waits for another consumer to let
+	// go before giving up (default: not at all). A consumer killed a moment
+	// ago can hold its lock a little longer through a child process that
+	// was between fork and exec; a restarted runner should wait that out.
+	ConsumerWait time.Duration
 	// OnEvent, if set, hears about everything the consumer does on its own:
 	// ingests, duplicates, dead letters and recoveries. Callers log them.
 	OnEvent func(Event)
@@ -122,6 +128,14 @@ func (m *Mailbox) Consume(opts Options, now time.Time) (*Consumer, error) {
 	path := ConsumerLockPath(m.Root, m.Agent)
 	lock := flock.New(path, flock.SetPermissions(atomicfile.FilePerm))
 	ok, err := lock.TryLock()
+	if !ok && err == nil && opts.ConsumerWait > 0 {
+		ctx, cancel := context.WithTimeout(context.Background(), opts.ConsumerWait)
+		ok, err = lock.TryLockContext(ctx, 20*time.Millisecond)
+		cancel()
+		if errors.Is(err, context.DeadlineExceeded) {
+			err = nil
+		}
+	}
 	if err != nil {
 		return nil, fmt.Errorf("cannot lock %s: %w", path, err)
 	}

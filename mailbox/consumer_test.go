@@ -331,3 +331,28 @@ func TestBackoffDoublesUpToACap(t *testing.T) {
 		t.Errorf("a base above the cap is kept: got %s", got)
 	}
 }
+
+func TestConsumerWaitOutlastsABriefHolder(t *testing.T) {
+	root := newRuntime(t, "Agent-1")
+	mb := openMailbox(t, root, "Agent-1")
+	first, err := mb.Consume(Options{}, t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	released := make(chan struct{})
+	go func() {
+		time.Sleep(100 * time.Millisecond)
+		first.Close()
+		close(released)
+	}()
+	second, err := mb.Consume(Options{ConsumerWait: 5 * time.Second}, t0)
+	if err != nil {
+		t.Fatalf("a consumer willing to wait was refused: %v", err)
+	}
+	<-released
+	defer second.Close()
+	var locked *LockedError
+	if _, err := mb.Consume(Options{ConsumerWait: 50 * time.Millisecond}, t0); !errors.As(err, &locked) {
+		t.Fatalf("a third consumer got %v, want a LockedError once its wait ran out", err)
+	}
+}
