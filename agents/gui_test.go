@@ -71,7 +71,7 @@ func TestGUIFlow(t *testing.T) {
 func startDemoWindow(t *testing.T, agent string, x int) (config.Window, string) {
 	t.Helper()
 	return startWindow(t, agent, x, "--reply-file", filepath.Join(repoRoot(), "fixtures", "demo", "replies", agent+".md"),
-		"--think", "0.3", "--chunks", "3", "--pause", "0.2")
+		"--think", "0.8", "--chunks", "3", "--pause", "0.2") // think well past the driver's settle wait
 }
 
 // startWindow runs a stand-in chat window for agent at x with the given

@@ -16,8 +16,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rs/zerolog"
-
 	"agentctl/config"
 	"agentctl/cursor"
 	"agentctl/mailbox"
@@ -35,7 +33,7 @@ func runnerProcess() int {
 	}
 	s := testSettings(root, agent, agents, d)
 	s.Consumer.MaxAttempts = 1000 // every kill counts as an attempt
-	s.Log = zerolog.New(io.Discard)
+	s.Log = testLog()
 	r, err := New(s)
 	if err == nil {
 		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -174,7 +172,7 @@ func TestCrashTorture(t *testing.T) {
 	}
 	for id := range want {
 		if seen[id] != 1 || seen["devlog:"+id] != 1 {
-			t.Errorf("%s archived %d times with %d devlog entries, want 1 and 1", id, seen[id], seen["devlog:"+id])
+			t.Errorf("%s archived %d times with %d devlog entries, want 1 and 1; its steps:\n%s", id, seen[id], seen["devlog:"+id], receiptsOf(root, id))
 		}
 		delete(seen, id)
 		delete(seen, "devlog:"+id)
@@ -187,4 +185,16 @@ func TestCrashTorture(t *testing.T) {
 			t.Errorf("C-%d = %s %q, want done, hop 0", k, tk.Status, tk.Notes)
 		}
 	}
+}
+
+// receiptsOf shows every archived step log of message id, to tell how a
+// failed check came about.
+func receiptsOf(root, id string) string {
+	paths, _ := filepath.Glob(filepath.Join(root, "agent_mailboxes", "*", mailbox.ArchiveDir, "*", mailbox.Stem(id)+mailbox.ReceiptSuffix))
+	var b strings.Builder
+	for _, p := range paths {
+		data, _ := os.ReadFile(p)
+		fmt.Fprintf(&b, "%s:\n%s", p, data)
+	}
+	return b.String()
 }

@@ -78,7 +78,10 @@ func startChat(t testing.TB, o chatOptions) *chatWindow {
 	c := &chatWindow{log: filepath.Join(dir, "log.jsonl")}
 	layout := filepath.Join(dir, "layout.json")
 	if o.think == 0 {
-		o.think, o.pause, o.chunks = 0.3, 0.25, 3
+		// The model "thinks" well past the driver's settle wait after a
+		// submission, as real models do; a reply that could start within
+		// it would be taken for the prompt still being drawn.
+		o.think, o.pause, o.chunks = 0.8, 0.25, 3
 	}
 	args := []string{fixture, "--title", o.title, "--geometry", geometry(o.x, o.y),
 		"--think", ftoa(o.think), "--pause", ftoa(o.pause), "--chunks", itoa(o.chunks),
