@@ -356,3 +356,39 @@ func TestConsumerWaitOutlastsABriefHolder(t *testing.T) {
 		t.Fatalf("a third consumer got %v, want a LockedError once its wait ran out", err)
 	}
 }
+
+// A consumer that died between taking a message and marking its id let a
+// second delivery of the id into inbox/; the next consumer works the
+// message once and drops the copy.
+func TestCopyDeliveredWhileUnmarkedIsDropped(t *testing.T) {
+	root := newRuntime(t, "Agent-1")
+	mb := openMailbox(t, root, "Agent-1")
+	msg := testMessage("twice", "Agent-1", Normal)
+	if err := mb.Deliver(msg); err != nil {
+		t.Fatal(err)
+	}
+	c, err := mb.Consume(Options{Known: []string{"Agent-1"}}, t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Claim(t0); err != nil {
+		t.Fatal(err)
+	}
+	c.Close()
+	// As if the claim had died before its marker: remove the marker and
+	// deliver the id again.
+	os.Remove(mb.path(SeenDir, "twice"))
+	if err := mb.Deliver(msg); err != nil {
+		t.Fatalf("the redelivery: %v", err)
+	}
+	c2 := consume(t, mb, Options{Known: []string{"Agent-1"}}, t0)
+	if got := claimAll(t, c2, t0); !slices.Equal(got, []string{"twice"}) {
+		t.Fatalf("claimed %v, want the message once", got)
+	}
+	if a := archivedIDs(t, mb); a["twice"] != 1 {
+		t.Errorf("archive = %v", a)
+	}
+	if err := mb.Deliver(msg); !errors.Is(err, ErrDuplicate) {
+		t.Errorf("a third delivery: %v, want ErrDuplicate", err)
+	}
+}

@@ -49,11 +49,29 @@ func (c *Consumer) recover(now time.Time) error {
 		case perr == nil && p.Receipt != nil:
 			err = c.finishComplete(stem, p.Receipt.CompletedAt)
 		default:
-			c.orphans = append(c.orphans, stem)
+			err = c.adoptOrphan(stem)
 		}
 		if err != nil {
 			return err
 		}
+	}
+	return nil
+}
+
+// adoptOrphan queues a message left in flight to be handed out first. A
+// crash between the claim's rename and its .seen marker let a delivery of
+// the same id put a second copy in inbox/; that copy is the same message
+// and is dropped, and the marker is written now.
+func (c *Consumer) adoptOrphan(stem string) error {
+	c.orphans = append(c.orphans, stem)
+	if _, err := c.mb.markSeen(stem); err != nil {
+		return err
+	}
+	err := os.Remove(c.mb.path(InboxDir, stem+".json"))
+	if err == nil {
+		c.emit("duplicate", "", stem+".json", "a copy of the message left in flight")
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("cannot drop the inbox copy of %s: %w", stem, err)
 	}
 	return nil
 }
@@ -89,9 +107,6 @@ func (c *Consumer) resume(stem string, now time.Time) (*Claim, error) {
 		return nil, c.settleDead(cl, reason, now)
 	}
 	if err := c.appendProgress(cl, true); err != nil {
-		return nil, err
-	}
-	if _, err := c.mb.markSeen(stem); err != nil { // the crash may have come before the claim marked it
 		return nil, err
 	}
 	c.emit("recovered", msg.ID, stem+".json", "left in flight by a stopped consumer")
