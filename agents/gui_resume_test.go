@@ -3,12 +3,10 @@
 package agents
 
 import (
-	"context"
 	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
-	"os/signal"
 	"regexp"
 	"strings"
 	"syscall"
@@ -17,7 +15,6 @@ import (
 
 	"agentctl/config"
 	"agentctl/cursor"
-	"agentctl/internal/xvfb"
 	"agentctl/mailbox"
 )
 
@@ -33,10 +30,7 @@ func guiRunnerProcess() int {
 		return 1
 	}
 	root, agent := os.Getenv("AGENTS_ROOT"), os.Getenv("AGENTS_AGENT")
-	g, err := cursor.NewGUI(w, config.GUI{
-		Quiet: config.Duration(config.MinQuiet), FirstChange: config.Duration(20 * time.Second),
-		Submit: config.Duration(3 * time.Second), TurnTimeout: config.Duration(60 * time.Second), LockWait: config.Duration(60 * time.Second),
-	}, cursor.Options{LockDir: cursor.LockDir(root)})
+	g, err := newTestGUI(w, root, 20*time.Second)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "gui-runner:", err)
 		return 1
@@ -44,18 +38,7 @@ func guiRunnerProcess() int {
 	defer g.Close()
 	s := testSettings(root, agent, demoAgents, g)
 	s.Resend = false
-	s.Log = testLog()
-	r, err := New(s)
-	if err == nil {
-		ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-		defer stop()
-		err = r.Run(ctx)
-	}
-	if err != nil {
-		fmt.Fprintln(os.Stderr, "gui-runner:", err)
-		return 1
-	}
-	return 0
+	return runUntilStopped("gui-runner", s)
 }
 
 // TestGUIRunnerKilledMidTurnResumes kills a real runner process with
@@ -68,14 +51,7 @@ func TestGUIRunnerKilledMidTurnResumes(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a private X display")
 	}
-	d, err := xvfb.Start(context.Background(), xvfb.Options{})
-	if err != nil {
-		t.Fatalf("cannot start the private X display: %v", err)
-	}
-	t.Cleanup(func() { d.Stop() })
-	if err := d.Setenv(); err != nil {
-		t.Fatal(err)
-	}
+	usePrivateDisplay(t)
 	for i, killAt := range []string{string(cursor.StageSubmitted), stageWaiting} {
 		t.Run("after "+killAt, func(t *testing.T) {
 			killMidTurn(t, killAt, 20+i*420)

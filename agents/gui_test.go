@@ -27,25 +27,14 @@ func TestGUIFlow(t *testing.T) {
 	if testing.Short() {
 		t.Skip("the GUI flow starts a private X display")
 	}
-	d, err := xvfb.Start(context.Background(), xvfb.Options{})
-	if err != nil {
-		t.Fatalf("cannot start the private X display: %v", err)
-	}
-	t.Cleanup(func() { d.Stop() })
-	// Set before any X connection exists: robotgo caches its first one.
-	if err := d.Setenv(); err != nil {
-		t.Fatal(err)
-	}
+	usePrivateDisplay(t)
 	root := newRuntime(t, demoAgents)
 	runnerLog := logOnFailure(t)
 	logs := map[string]string{}
 	for i, a := range demoAgents {
 		w, log := startDemoWindow(t, a, 20+i*420)
 		logs[a] = log
-		g, err := cursor.NewGUI(w, config.GUI{
-			Quiet: config.Duration(config.MinQuiet), FirstChange: config.Duration(10 * time.Second),
-			Submit: config.Duration(3 * time.Second), TurnTimeout: config.Duration(60 * time.Second), LockWait: config.Duration(60 * time.Second),
-		}, cursor.Options{LockDir: cursor.LockDir(root)})
+		g, err := newTestGUI(w, root, 10*time.Second)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -64,6 +53,30 @@ func TestGUIFlow(t *testing.T) {
 			t.Errorf("%s's window received %d prompts, want 1:\n%s", a, n, data)
 		}
 	}
+}
+
+// usePrivateDisplay starts a private X display for the test and points
+// this process at it, before any X connection exists: robotgo caches its
+// first one.
+func usePrivateDisplay(t *testing.T) {
+	t.Helper()
+	d, err := xvfb.Start(context.Background(), xvfb.Options{})
+	if err != nil {
+		t.Fatalf("cannot start the private X display: %v", err)
+	}
+	t.Cleanup(func() { d.Stop() })
+	if err := d.Setenv(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// newTestGUI is the GUI driver the tests use: the shortest quiet period
+// allowed, and room for a loaded machine everywhere else.
+func newTestGUI(w config.Window, root string, firstChange time.Duration) (*cursor.GUI, error) {
+	return cursor.NewGUI(w, config.GUI{
+		Quiet: config.Duration(config.MinQuiet), FirstChange: config.Duration(firstChange),
+		Submit: config.Duration(3 * time.Second), TurnTimeout: config.Duration(60 * time.Second), LockWait: config.Duration(60 * time.Second),
+	}, cursor.Options{LockDir: cursor.LockDir(root)})
 }
 
 // startDemoWindow runs fixtures/chatwindow answering with the agent's

@@ -33,6 +33,12 @@ func runnerProcess() int {
 	}
 	s := testSettings(root, agent, agents, d)
 	s.Consumer.MaxAttempts = 1000 // every kill counts as an attempt
+	return runUntilStopped("runner", s)
+}
+
+// runUntilStopped runs a runner in a test process until SIGINT or SIGTERM
+// and turns the outcome into the process's exit code.
+func runUntilStopped(role string, s Settings) int {
 	s.Log = testLog()
 	r, err := New(s)
 	if err == nil {
@@ -41,7 +47,7 @@ func runnerProcess() int {
 		err = r.Run(ctx)
 	}
 	if err != nil {
-		fmt.Fprintln(os.Stderr, "runner:", err)
+		fmt.Fprintln(os.Stderr, role+":", err)
 		return 1
 	}
 	return 0
