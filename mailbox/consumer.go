@@ -176,9 +176,6 @@ func (c *Consumer) Close() error {
 	return c.lock.Unlock()
 }
 
-// Mailbox returns the mailbox being consumed.
-func (c *Consumer) Mailbox() *Mailbox { return c.mb }
-
 // Pending is the number of messages indexed in inbox/.
 func (c *Consumer) Pending() int { return c.q.len() }
 
