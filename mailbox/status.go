@@ -18,6 +18,12 @@ type Status struct {
 	State     string         `json:"state"`
 	Current   string         `json:"current,omitempty"`
 	Subject   string         `json:"subject,omitempty"`
+	// Since is when State began: with State "working", the turn's start,
+	// from which status tells a stalled turn.
+	Since time.Time `json:"since,omitzero"`
+	// Waiting says what keeps the runner from its work while it waits for
+	// it to go away, e.g. a lock another process holds. Empty when nothing.
+	Waiting string `json:"waiting,omitempty"`
 	StartedAt time.Time      `json:"started_at"`
 	UpdatedAt time.Time      `json:"updated_at"`
 	Counters  map[string]int `json:"counters,omitempty"`
