@@ -12,18 +12,18 @@ import (
 // Status is the heartbeat a runner writes to status.json. Readers judge
 // liveness by UpdatedAt and by checking the pid, never by State alone.
 type Status struct {
-	Agent     string         `json:"agent"`
-	PID       int            `json:"pid"`
-	Host      string         `json:"host"`
-	State     string         `json:"state"`
-	Current   string         `json:"current,omitempty"`
-	Subject   string         `json:"subject,omitempty"`
+	Agent   string `json:"agent"`
+	PID     int    `json:"pid"`
+	Host    string `json:"host"`
+	State   string `json:"state"`
+	Current string `json:"current,omitempty"`
+	Subject string `json:"subject,omitempty"`
 	// Since is when State began: with State "working", the turn's start,
 	// from which status tells a stalled turn.
 	Since time.Time `json:"since,omitzero"`
 	// Waiting says what keeps the runner from its work while it waits for
 	// it to go away, e.g. a lock another process holds. Empty when nothing.
-	Waiting string `json:"waiting,omitempty"`
+	Waiting   string         `json:"waiting,omitempty"`
 	StartedAt time.Time      `json:"started_at"`
 	UpdatedAt time.Time      `json:"updated_at"`
 	Counters  map[string]int `json:"counters,omitempty"`
