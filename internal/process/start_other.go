@@ -1,0 +1,10 @@
+//go:build !linux
+
+package process
+
+import "errors"
+
+// StartTime is known only on Linux; elsewhere callers trust the pid alone.
+func StartTime(pid int) (uint64, error) {
+	return 0, errors.ErrUnsupported
+}
