@@ -81,7 +81,7 @@ func (r *Runner) applyEffects(ctx context.Context, log zerolog.Logger, cl *mailb
 	for _, c := range changes {
 		out.Board = append(out.Board, c.ID)
 	}
-	store := &projectboard.Store{Root: r.s.Root, Now: r.s.Now}
+	store := &projectboard.Store{Root: r.s.Root, Now: r.now}
 	// Board changes and the devlog entry come before the messages: a
 	// message sent starts work elsewhere that may change the same task,
 	// and a resumed runner must never replay an older change over it.
@@ -123,7 +123,7 @@ func (r *Runner) applyEffects(ctx context.Context, log zerolog.Logger, cl *mailb
 		effects = append(effects, boardEffect("board/report", BoardChange{ID: msg.TaskID, Status: &done}))
 	}
 	effects = append(effects, effect{"devlog/done", func() error {
-		e := devlogEntry(r.s.Agent, msg, r.s.Now(), "done", reply, strings.Join(append(slices.Clone(out.Errors), blockNote(out.Block)...), "\n"))
+		e := devlogEntry(r.s.Agent, msg, r.now(), "done", reply, strings.Join(append(slices.Clone(out.Errors), blockNote(out.Block)...), "\n"))
 		e.Note = noteOf(p)
 		e.Actions = actionsOf(out, p.Report)
 		// Recorded by the loop below, like every effect.
@@ -144,7 +144,7 @@ func (r *Runner) applyEffects(ctx context.Context, log zerolog.Logger, cl *mailb
 	}
 	if msg.RequiresAck {
 		effects = append(effects, effect{"ack", func() error {
-			r.notifySettled(msg, "done", r.s.Now())
+			r.notifySettled(msg, "done", r.now())
 			return nil
 		}})
 	}
@@ -158,7 +158,7 @@ func (r *Runner) applyEffects(ctx context.Context, log zerolog.Logger, cl *mailb
 			return out, fmt.Errorf("cannot apply %s of %s: %w", e.key, msg.ID, err)
 		}
 		cl.Progress.Data[dataEffects] = append(effectKeys(cl), e.key)
-		if err := r.c.Record(cl, "effects", r.s.Now()); err != nil {
+		if err := r.c.Record(cl, "effects", r.now()); err != nil {
 			return out, err
 		}
 	}
@@ -228,7 +228,7 @@ func recordedEffects(cl *mailbox.Claim) map[string]bool {
 // recipient must be a configured agent, every status and priority valid.
 func (r *Runner) plan(msg mailbox.Message, a Actions) ([]mailbox.Message, []BoardChange, error) {
 	var sends []mailbox.Message
-	now := r.s.Now().UTC()
+	now := r.now().UTC()
 	thread := msg.ThreadID
 	if thread == "" {
 		thread = msg.ID
@@ -385,7 +385,7 @@ func (r *Runner) devlogOnce(cl *mailbox.Claim, e devlog.Entry) error {
 		return err
 	}
 	cl.Progress.Data[dataEffects] = append(effectKeys(cl), key)
-	return r.c.Record(cl, "devlog", r.s.Now())
+	return r.c.Record(cl, "devlog", r.now())
 }
 
 func devlogHas(root, agent, id, outcome string) bool {

@@ -47,7 +47,7 @@ func (r *Runner) handle(ctx context.Context, cl *mailbox.Claim) error {
 	if err := r.hb.set("working", msg.ID, msg.Subject); err != nil {
 		return err
 	}
-	started := r.s.Now()
+	started := r.now()
 
 	reply, haveReply := cl.Progress.Data[dataReply].(string)
 	if !haveReply && noTurnTypes[strings.ToLower(msg.Type)] {
@@ -65,7 +65,7 @@ func (r *Runner) handle(ctx context.Context, cl *mailbox.Claim) error {
 	if err != nil {
 		return err
 	}
-	now := r.s.Now()
+	now := r.now()
 	timings := map[string]string{"total": now.Sub(started).Round(time.Millisecond).String()}
 	if t, ok := cl.Progress.Stages[stageSubmit]; ok {
 		timings["claim_to_submit"] = t.Sub(cl.Progress.ClaimedAt).Round(time.Millisecond).String()
@@ -99,10 +99,10 @@ func (r *Runner) takeTurn(ctx context.Context, log zerolog.Logger, cl *mailbox.C
 	turn := cursor.Turn{Prompt: prompt, Resume: submitted, ResumeState: resumeState}
 	turn.OnResumeState = func(state string) error {
 		cl.Progress.Data[dataResumeState] = state
-		return r.c.Record(cl, stageWaiting, r.s.Now())
+		return r.c.Record(cl, stageWaiting, r.now())
 	}
 	turn.OnStage = func(s cursor.Stage) error {
-		now := r.s.Now()
+		now := r.now()
 		if s != cursor.StageReplied { // logged below, with the reply's size
 			log.Info().Str("event", string(s)).Msg(string(s))
 		}
@@ -127,7 +127,7 @@ func (r *Runner) takeTurn(ctx context.Context, log zerolog.Logger, cl *mailbox.C
 	if err != nil {
 		return "", err
 	}
-	now := r.s.Now()
+	now := r.now()
 	cl.Progress.Data[dataReply] = reply
 	if err := r.c.Record(cl, stageReply, now); err != nil {
 		return "", err
@@ -177,7 +177,7 @@ func (e *deadError) Error() string { return e.reason }
 // backoff, dead-letter (telling the sender), or, when the runner is
 // stopping, leave it in processing/ for the next runner.
 func (r *Runner) failed(ctx context.Context, log zerolog.Logger, cl *mailbox.Claim, cause error) error {
-	now := r.s.Now()
+	now := r.now()
 	_, submitted := cl.Progress.Stages[stageSubmit]
 	var dead *deadError
 	reason := ""
@@ -218,7 +218,7 @@ func (r *Runner) maxAttempts() int {
 // deadletter/. The notices have ids derived from the message, so a crash
 // in between sends none of them twice.
 func (r *Runner) deadletter(log zerolog.Logger, cl *mailbox.Claim, reason string) error {
-	now := r.s.Now()
+	now := r.now()
 	if err := r.devlogOnce(cl, devlogEntry(r.s.Agent, cl.Message, now, "deadletter", "", reason)); err != nil {
 		return err
 	}

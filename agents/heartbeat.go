@@ -40,6 +40,9 @@ func (h *heartbeat) set(state, current, subject string) error {
 		return nil
 	}
 	sameState := state == h.st.State
+	if !sameState || current != h.st.Current {
+		h.st.Since = h.now().UTC()
+	}
 	h.st.State, h.st.Current, h.st.Subject = state, current, subject
 	if sameState && h.now().Sub(h.st.UpdatedAt) < busyRewriteGap {
 		return nil

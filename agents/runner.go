@@ -3,7 +3,6 @@ package agents
 import (
 	"context"
 	"errors"
-	"fmt"
 	"os"
 	"time"
 
@@ -41,8 +40,9 @@ type Settings struct {
 	Recovery RecoverySettings
 
 	Log zerolog.Logger
-	// Now is the clock; time.Now when nil.
-	Now func() time.Time
+	// Clock is the runner's time; the wall clock when nil. Tests step a
+	// fake one, so nothing in them waits for a backoff or a heartbeat.
+	Clock mailbox.Clock
 }
 
 // Runner is the long-lived loop of one agent. One goroutine runs it.
@@ -62,8 +62,8 @@ func New(s Settings) (*Runner, error) {
 	if s.Driver == nil {
 		return nil, errors.New("the runner has no driver")
 	}
-	if s.Now == nil {
-		s.Now = time.Now
+	if s.Clock == nil {
+		s.Clock = mailbox.SystemClock
 	}
 	if s.Heartbeat <= 0 {
 		s.Heartbeat = 10 * time.Second
@@ -94,18 +94,20 @@ func New(s Settings) (*Runner, error) {
 // finish; a turn cut off after that stays in processing/ for the next
 // runner to resume.
 func (r *Runner) Run(ctx context.Context) (err error) {
+	// The heartbeat exists before the consumer: opening it scans the
+	// mailbox, and what the scan dead-letters is counted there.
+	r.hb = newHeartbeat(r.mb, r.now)
 	opts := r.s.Consumer
 	opts.OnEvent = r.onMailboxEvent
 	// A runner restarted right after a crash may find the lock held for a
 	// moment by a child the dead runner was starting.
 	opts.ConsumerWait = 2 * time.Second
-	c, err := r.mb.Consume(opts, r.s.Now())
+	c, err := r.mb.Consume(opts, r.now())
 	if err != nil {
 		return err
 	}
 	r.c = c
 	defer c.Close()
-	r.hb = newHeartbeat(r.mb, r.s.Now)
 	if err := r.hb.set("starting", "", ""); err != nil {
 		return err
 	}
@@ -121,7 +123,7 @@ func (r *Runner) Run(ctx context.Context) (err error) {
 	defer w.Close()
 	// What arrived between Consume's scan and the watch's start has no
 	// event coming.
-	if err := c.Scan(r.s.Now()); err != nil {
+	if err := c.Scan(r.now()); err != nil {
 		return err
 	}
 	sched, err := r.schedule()
@@ -129,87 +131,51 @@ func (r *Runner) Run(ctx context.Context) (err error) {
 		return err
 	}
 	r.log.Info().Str("event", "started").Int("pid", os.Getpid()).Int("pending", c.Pending()).Msg("runner started")
-
-	timer := time.NewTimer(time.Hour)
-	defer timer.Stop()
-	for {
-		wait, err := r.drain(ctx)
-		if err != nil || ctx.Err() != nil {
-			return err
-		}
-		now := r.s.Now()
-		next := now.Add(r.s.Heartbeat)
-		if t, ok := c.NextWake(); ok && t.Before(next) {
-			next = t
-		}
-		if t, ok := sched.Next(); ok && t.Before(next) {
-			next = t
-		}
-		if !wait.IsZero() && wait.Before(next) {
-			next = wait
-		}
-		timer.Reset(max(next.Sub(now), 0))
-		select {
-		case <-ctx.Done():
-			return nil
-		case ch := <-w.C:
-			now := r.s.Now()
-			if ch.Rescan {
-				err = c.Scan(now)
+	nextBeat := r.now().Add(r.s.Heartbeat)
+	return mailbox.Serve(ctx, c, w.C, r.s.Clock, mailbox.Worker{
+		Handle: r.handle,
+		Hold:   r.hold,
+		Between: func(now time.Time) (time.Time, error) {
+			if err := sched.RunDue(now); err != nil {
+				return time.Time{}, err
 			}
-			if err == nil {
-				err = c.Notice(now, ch.Names...)
+			if err := r.idle(now); err != nil {
+				return time.Time{}, err
 			}
-		case <-timer.C:
-			now := r.s.Now()
-			err = c.Tick(now)
-			if err == nil {
-				err = sched.RunDue(now)
+			if !now.Before(nextBeat) {
+				if err := r.hb.beat(); err != nil {
+					return time.Time{}, err
+				}
+				nextBeat = now.Add(r.s.Heartbeat)
 			}
-			if err == nil {
-				err = r.hb.beat()
+			if t, ok := sched.Next(); ok && t.Before(nextBeat) {
+				return t, nil
 			}
-		}
-		if err != nil {
-			return err
-		}
-	}
+			return nextBeat, nil
+		},
+	})
 }
 
-// drain works every claimable message. It returns early with the time the
-// rate limit allows the next prompt.
-func (r *Runner) drain(ctx context.Context) (rateWait time.Time, err error) {
-	for ctx.Err() == nil {
-		now := r.s.Now()
-		if r.c.Pending() > 0 || r.mustResume() {
-			if ok, until := r.limit.allow(now); !ok {
-				if r.hb.state() != "rate-limited" {
-					r.log.Warn().Str("event", "rate-limited").Time("until", until).Int("pending", r.c.Pending()).Msg("prompt rate limit reached; messages wait")
-				}
-				return until, r.hb.set("rate-limited", "", "")
-			}
-		}
-		cl, err := r.c.Claim(now)
-		if errors.Is(err, mailbox.ErrEmpty) {
-			break
-		}
-		if err != nil {
-			return time.Time{}, fmt.Errorf("cannot claim a message: %w", err)
-		}
-		if err := r.handle(ctx, cl); err != nil {
-			return time.Time{}, err
-		}
-	}
-	if ctx.Err() != nil {
+func (r *Runner) now() time.Time { return r.s.Clock.Now() }
+
+// hold keeps prompts back while the rate limit is reached.
+func (r *Runner) hold(now time.Time) (time.Time, error) {
+	ok, until := r.limit.allow(now)
+	if ok {
 		return time.Time{}, nil
 	}
-	return time.Time{}, r.hb.set("idle", "", "")
+	if r.hb.state() != "rate-limited" {
+		r.log.Warn().Str("event", "rate-limited").Time("until", until).Int("pending", r.c.Pending()).Msg("prompt rate limit reached; messages wait")
+	}
+	return until, r.hb.set("rate-limited", "", "")
 }
 
-// mustResume is true while a crashed runner's claim waits to be resumed.
-func (r *Runner) mustResume() bool {
-	t, ok := r.c.NextWake()
-	return ok && t.IsZero()
+// idle records that nothing can be worked on now, unless a hold says why.
+func (r *Runner) idle(now time.Time) error {
+	if r.c.Claimable(now) {
+		return nil // held back: hold has set the state
+	}
+	return r.hb.set("idle", "", "")
 }
 
 func (r *Runner) onMailboxEvent(e mailbox.Event) {
@@ -225,7 +191,7 @@ func (r *Runner) onMailboxEvent(e mailbox.Event) {
 
 // schedule sets up the recovery loops that run inside the runner.
 func (r *Runner) schedule() (*Schedule, error) {
-	s := NewSchedule(r.s.Now())
+	s := NewSchedule(r.now())
 	specs := r.s.Recovery.Cron
 	jobs := []struct {
 		name, spec string

@@ -69,10 +69,10 @@ func BenchmarkPickupLatency(b *testing.B) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error)
 	go func() {
-		done <- Serve(ctx, c, w, func(ctx context.Context, c *Consumer, cl *Claim) error {
+		done <- Serve(ctx, c, w.C, SystemClock, Worker{Handle: func(ctx context.Context, cl *Claim) error {
 			claimed <- time.Now()
 			return c.Complete(cl, Receipt{}, time.Now())
-		})
+		}})
 	}()
 	lat := make([]time.Duration, 0, b.N)
 	b.ResetTimer()

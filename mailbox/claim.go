@@ -87,6 +87,18 @@ func (c *Consumer) Claim(now time.Time) (*Claim, error) {
 		}
 		err := os.Rename(c.mb.path(InboxDir, p.stem+".json"), c.processing(p.stem, ".json"))
 		if errors.Is(err, fs.ErrNotExist) {
+			// Either the message was removed by hand since it was
+			// indexed, or processing/ was: then it is put back and the
+			// claim tried again.
+			repaired, rerr := c.repair()
+			if rerr != nil {
+				return nil, rerr
+			}
+			if repaired {
+				err = os.Rename(c.mb.path(InboxDir, p.stem+".json"), c.processing(p.stem, ".json"))
+			}
+		}
+		if errors.Is(err, fs.ErrNotExist) {
 			continue // removed by hand since it was indexed
 		}
 		if err != nil {

@@ -179,6 +179,11 @@ func (c *Consumer) Close() error {
 // Pending is the number of messages indexed in inbox/.
 func (c *Consumer) Pending() int { return c.q.len() }
 
+// Claimable reports whether Claim would hand out a message at now.
+func (c *Consumer) Claimable(now time.Time) bool {
+	return c.inflight == nil && (len(c.orphans) > 0 || c.q.claimable(now))
+}
+
 // NextWake is when the consumer next has something to do without any new
 // file event: a held-back message comes due, or a settling file may be
 // read. ok is false when nothing is scheduled.
@@ -207,10 +212,18 @@ func (c *Consumer) emit(kind, id, file, reason string) {
 // files are gone. It runs at start and periodically, because file events
 // can be lost and never arrive on network folders.
 func (c *Consumer) Scan(now time.Time) error {
+	if _, err := c.repair(); err != nil {
+		return err
+	}
 	if err := c.ingestInboxJSON(now); err != nil {
 		return err
 	}
 	entries, err := os.ReadDir(c.mb.path(InboxDir))
+	if errors.Is(err, fs.ErrNotExist) {
+		// Removed since the repair: repair again, or say the mailbox is gone.
+		_, err := c.repair()
+		return err
+	}
 	if err != nil {
 		return fmt.Errorf("cannot scan %s's inbox: %w", c.mb.Agent, err)
 	}
@@ -236,6 +249,19 @@ func (c *Consumer) Scan(now time.Time) error {
 		}
 	}
 	return nil
+}
+
+// repair recreates the mailbox's folders that someone removed, so that the
+// consumer never stalls on a folder that is not there, and says so.
+func (c *Consumer) repair() (bool, error) {
+	recreated, err := c.mb.Repair()
+	if err != nil {
+		return false, fmt.Errorf("cannot go on with %s's mailbox: %w", c.mb.Agent, err)
+	}
+	for _, dir := range recreated {
+		c.emit("repaired", "", dir+"/", "the folder was removed while the mailbox was in use; recreated it")
+	}
+	return len(recreated) > 0, nil
 }
 
 // Notice handles names that file events reported as changed in inbox/ or

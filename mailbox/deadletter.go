@@ -55,6 +55,10 @@ func (c *Consumer) deadletterFile(name, reason string, now time.Time) error {
 }
 
 func (m *Mailbox) moveToDeadletter(src, dstName string, reason []byte) error {
+	// Recreated if someone removed it: a dead letter must always land.
+	if err := atomicfile.MkdirAll(m.path(DeadletterDir)); err != nil {
+		return fmt.Errorf("cannot dead-letter %s: %w", src, err)
+	}
 	if err := atomicfile.WriteFile(m.path(DeadletterDir, dstName+ReasonSuffix), reason); err != nil {
 		return fmt.Errorf("cannot dead-letter %s: %w", src, err)
 	}
@@ -71,6 +75,9 @@ func (m *Mailbox) moveToDeadletter(src, dstName string, reason []byte) error {
 // deadletterData writes bytes that never were a file of their own (a bad
 // entry of inbox.json, the stale tail of a torn rewrite) into deadletter/.
 func (m *Mailbox) deadletterData(name string, data []byte, origin, reason string, now time.Time) error {
+	if err := atomicfile.MkdirAll(m.path(DeadletterDir)); err != nil {
+		return fmt.Errorf("cannot dead-letter %s: %w", origin, err)
+	}
 	dst := m.freeDeadletterName(now.UTC().Format("20060102T150405Z") + "-" + name)
 	if err := atomicfile.WriteFile(m.path(DeadletterDir, dst+ReasonSuffix), reasonText(m.Agent, origin, "", reason, now)); err != nil {
 		return fmt.Errorf("cannot dead-letter %s: %w", origin, err)

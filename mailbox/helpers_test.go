@@ -76,12 +76,12 @@ func consumeUntil(mb *Mailbox, done string) error {
 			time.Sleep(20 * time.Millisecond)
 		}
 	}()
-	return Serve(ctx, c, w, func(ctx context.Context, c *Consumer, cl *Claim) error {
+	return Serve(ctx, c, w.C, SystemClock, Worker{Handle: func(ctx context.Context, cl *Claim) error {
 		if err := c.Record(cl, "worked", time.Now()); err != nil {
 			return err
 		}
 		return c.Complete(cl, Receipt{Reply: "ok " + cl.Message.ID}, time.Now())
-	})
+	}})
 }
 
 // startRole starts this test binary as a child process in role.

@@ -1,7 +1,10 @@
 package mailbox
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
 
 	"agentctl/internal/agentname"
@@ -33,6 +36,9 @@ func Dir(root, agent string) string {
 // LocksDir is the runtime root's folder of cross-process locks.
 func LocksDir(root string) string { return filepath.Join(root, runtimeLockDir) }
 
+// layoutDirs are the folders inside every mailbox.
+var layoutDirs = []string{InboxDir, ProcessingDir, ArchiveDir, DeadletterDir, SeenDir}
+
 // Create makes the folders of an agent's mailbox. It is idempotent and never
 // touches what is already there.
 func Create(root, agent string) error {
@@ -40,10 +46,38 @@ func Create(root, agent string) error {
 		return err
 	}
 	dir := Dir(root, agent)
-	for _, sub := range []string{InboxDir, ProcessingDir, ArchiveDir, DeadletterDir, SeenDir} {
+	for _, sub := range layoutDirs {
 		if err := atomicfile.MkdirAll(filepath.Join(dir, sub)); err != nil {
 			return fmt.Errorf("cannot create mailbox of %s: %w", agent, err)
 		}
 	}
 	return nil
+}
+
+// Repair recreates the folders of the mailbox that were removed while it
+// was in use, and returns their names. The mailbox folder itself is never
+// recreated: when it is gone, the agent was removed or the runtime moved,
+// and only a person can say which.
+func (m *Mailbox) Repair() (recreated []string, err error) {
+	gone := func() bool {
+		_, err := os.Stat(m.Dir)
+		return errors.Is(err, fs.ErrNotExist)
+	}
+	if gone() {
+		return nil, fmt.Errorf("the mailbox folder %s was removed: %w", m.Dir, ErrNoMailbox)
+	}
+	for _, sub := range layoutDirs {
+		path := m.path(sub)
+		if _, err := os.Stat(path); !errors.Is(err, fs.ErrNotExist) {
+			continue
+		}
+		if err := atomicfile.MkdirAll(path); err != nil {
+			if gone() {
+				return recreated, fmt.Errorf("the mailbox folder %s was removed: %w", m.Dir, ErrNoMailbox)
+			}
+			return recreated, fmt.Errorf("cannot recreate %s: %w", path, err)
+		}
+		recreated = append(recreated, sub)
+	}
+	return recreated, nil
 }

@@ -246,6 +246,9 @@ func (m *Mailbox) Count() (Counts, error) {
 		return c, fmt.Errorf("cannot count the archive of %s: %w", m.Agent, err)
 	}
 	for _, d := range days {
+		if !d.IsDir() {
+			continue // not a day of the archive; a person's stray file
+		}
 		n, err := count(ArchiveDir+"/"+d.Name(), func(n string) bool { return strings.HasSuffix(n, ReceiptSuffix) })
 		if err != nil {
 			return c, err

@@ -71,6 +71,11 @@ func (q *queue) pop(now time.Time) *pending {
 	return p
 }
 
+// claimable reports whether pop would return a message at now.
+func (q *queue) claimable(now time.Time) bool {
+	return q.ready.Len() > 0 || q.waiting.Len() > 0 && !q.waiting[0].notBefore.After(now)
+}
+
 // nextDue is when the first held-back message becomes claimable.
 func (q *queue) nextDue() (time.Time, bool) {
 	if q.waiting.Len() == 0 {

@@ -40,6 +40,14 @@ func (c *Consumer) recover(now time.Time) error {
 		}
 		stem, ok := strings.CutSuffix(name, ".json")
 		if !ok || strings.Contains(stem, ".") {
+			// Nothing agentctl writes: a person's file. It is kept, where
+			// status counts it as dead rather than forever in flight.
+			dst := c.mb.freeDeadletterName(now.UTC().Format("20060102T150405Z") + "-" + name)
+			reason := "found in processing/, where only claimed messages and their progress logs belong"
+			if err := c.mb.moveToDeadletter(c.processing(name, ""), dst, reasonText(c.mb.Agent, ProcessingDir+"/"+name, "", reason, now)); err != nil {
+				return err
+			}
+			c.emit("deadlettered", "", ProcessingDir+"/"+name, reason)
 			continue
 		}
 		p, perr := c.loadProgress(stem)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"sync"
 	"time"
 
@@ -99,7 +100,16 @@ func (w *Watcher) loop(ctx context.Context, m *Mailbox, out chan<- Change, event
 				continue
 			}
 			dir, name := filepath.Dir(ev.Name), filepath.Base(ev.Name)
-			if (dir == inbox || dir == m.Dir && name == InboxJSON) && !seen[name] {
+			switch {
+			case ev.Name == m.Dir || dir == m.Dir && slices.Contains(layoutDirs, name):
+				// A folder of the mailbox (or the mailbox) was removed or
+				// made again: the scan repairs or reports it, and a new
+				// inbox/ needs a new watch, its old one died with it.
+				batch.Rescan = true
+				if ev.Name == inbox && ev.Has(fsnotify.Create) && w.fsw != nil {
+					w.fsw.Add(inbox) // fails only if it is gone again; the next event says so
+				}
+			case (dir == inbox || dir == m.Dir && name == InboxJSON) && !seen[name]:
 				seen[name] = true
 				batch.Names = append(batch.Names, name)
 			}

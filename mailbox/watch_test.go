@@ -75,10 +75,10 @@ func serveInBackground(t *testing.T, mb *Mailbox, opts Options, wopts WatchOptio
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
-		done <- Serve(ctx, c, w, func(ctx context.Context, c *Consumer, cl *Claim) error {
+		done <- Serve(ctx, c, w.C, SystemClock, Worker{Handle: func(ctx context.Context, cl *Claim) error {
 			handled <- cl.Message.ID
 			return c.Complete(cl, Receipt{}, time.Now())
-		})
+		}})
 	}()
 	t.Cleanup(func() {
 		cancel()

@@ -1,0 +1,76 @@
+// Package fakeclock is a clock that moves only when a test moves it, for
+// testing loops that sleep until something is due (mailbox.Serve, the
+// runner) without sleeping in the test.
+//
+// It owns nothing but its own time and the channels waiting on it.
+package fakeclock
+
+import (
+	"sync"
+	"time"
+)
+
+// Clock satisfies mailbox.Clock. The zero value is not usable; use New.
+type Clock struct {
+	mu      sync.Mutex
+	now     time.Time
+	waiters []waiter
+	// waiting is signalled whenever After registers a waiter, so a test
+	// can tell that the loop under test went to sleep.
+	waiting chan struct{}
+}
+
+type waiter struct {
+	at time.Time
+	ch chan time.Time
+}
+
+// New returns a clock standing at now.
+func New(now time.Time) *Clock {
+	return &Clock{now: now, waiting: make(chan struct{}, 1)}
+}
+
+// Now is the clock's time.
+func (c *Clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+// After returns a channel that receives once the clock has been moved d
+// past now.
+func (c *Clock) After(d time.Duration) <-chan time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	ch := make(chan time.Time, 1)
+	if d <= 0 {
+		ch <- c.now
+		return ch
+	}
+	c.waiters = append(c.waiters, waiter{at: c.now.Add(d), ch: ch})
+	select {
+	case c.waiting <- struct{}{}:
+	default:
+	}
+	return ch
+}
+
+// Sleeping returns a channel that receives after a new After call: the
+// loop under test has gone to sleep on this clock.
+func (c *Clock) Sleeping() <-chan struct{} { return c.waiting }
+
+// Advance moves the clock by d and wakes every waiter that is due.
+func (c *Clock) Advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(d)
+	kept := c.waiters[:0]
+	for _, w := range c.waiters {
+		if w.at.After(c.now) {
+			kept = append(kept, w)
+			continue
+		}
+		w.ch <- c.now
+	}
+	c.waiters = kept
+}
