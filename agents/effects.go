@@ -4,8 +4,10 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -18,13 +20,28 @@ import (
 	"agentctl/projectboard"
 )
 
-// outcome is what the effects of one reply did, for the receipt.
+// outcome is what the effects of one reply did, for the receipt and the
+// devlog. Only what happened is listed as done.
 type outcome struct {
-	Sent   []string // ids of the messages sent
-	Board  []string // task ids changed
-	Errors []string // effects that could not be applied, and why
-	Block  string   // why the agentctl block was refused
-	Report *Report
+	Sent     []string // ids of the messages sent
+	Board    []string // task ids changed
+	Deferred []string // board changes kept until the boards can take them
+	Errors   []string // items refused or effects that failed, and why
+	Block    string   // why the agentctl block was refused whole
+	Report   *Report
+}
+
+// Outcomes of a message whose reply was worked, as its receipt says.
+const (
+	outcomeDone       = "done"
+	outcomeWithErrors = "done with errors"
+)
+
+func (o outcome) receiptOutcome() string {
+	if len(o.Errors) > 0 || len(o.Deferred) > 0 || o.Block != "" {
+		return outcomeWithErrors
+	}
+	return outcomeDone
 }
 
 func (o outcome) receiptData() map[string]any {
@@ -34,6 +51,9 @@ func (o outcome) receiptData() map[string]any {
 	}
 	if len(o.Board) > 0 {
 		d["board"] = o.Board
+	}
+	if len(o.Deferred) > 0 {
+		d["deferred"] = o.Deferred
 	}
 	if len(o.Errors) > 0 {
 		d["errors"] = o.Errors
@@ -48,38 +68,53 @@ func (o outcome) receiptData() map[string]any {
 }
 
 // effect is one thing a reply causes. Its key names it in the progress
-// record; apply must be safe to run again after a crash between applying
-// and recording it (deliveries have derived ids, board changes set values).
+// record, with what it did; apply must be safe to run again after a crash
+// between applying and recording it (deliveries have derived ids, board
+// changes are kept under their key).
 type effect struct {
 	key   string
-	apply func() error
+	apply func() (result, error)
+}
+
+// result is what one effect did, recorded with its key so that a resumed
+// runner reports it too.
+type result struct {
+	Kind   string `json:"kind"` // sent, board, deferred, failed, devlog, ack
+	ID     string `json:"id,omitempty"`
+	Detail string `json:"detail,omitempty"`
 }
 
 // applyEffects plans the effects of a reply and applies those not yet
 // recorded, recording each before going on.
 func (r *Runner) applyEffects(ctx context.Context, log zerolog.Logger, cl *mailbox.Claim, reply string, p Parsed) (outcome, error) {
 	msg := cl.Message
-	out := outcome{Block: p.BlockError, Report: p.Report}
-	var sends []mailbox.Message
-	var changes []BoardChange
+	var pl plan
 	if p.Actions != nil {
-		var err error
-		sends, changes, err = r.plan(msg, *p.Actions)
-		if err != nil {
-			out.Block = err.Error()
-			sends, changes = nil, nil
+		pl = r.plan(msg, *p.Actions)
+	}
+	if p.BlockError != "" {
+		log.Warn().Str("event", "block-refused").Str("reason", p.BlockError).Msg("agentctl block refused; nothing of it applied")
+	}
+	for _, why := range pl.refused {
+		log.Warn().Str("event", "item-refused").Str("reason", why).Msg("an item of the agentctl block was refused; the rest applies")
+	}
+	results := recordedResults(cl)
+	out := func() outcome {
+		o := outcome{Block: p.BlockError, Report: p.Report, Errors: slices.Clone(pl.refused)}
+		for _, e := range results {
+			switch e.Kind {
+			case "sent":
+				o.Sent = append(o.Sent, e.ID)
+			case "board":
+				o.Board = append(o.Board, e.ID)
+			case "deferred":
+				o.Deferred = append(o.Deferred, e.ID)
+				o.Errors = append(o.Errors, fmt.Sprintf("board %s: not changed yet, kept until the boards can take it: %s", e.ID, e.Detail))
+			case "failed":
+				o.Errors = append(o.Errors, e.Detail)
+			}
 		}
-	}
-	if out.Block != "" {
-		log.Warn().Str("event", "block-refused").Str("reason", out.Block).Msg("agentctl block refused; nothing of it applied")
-	}
-	// The receipt lists everything planned, including what a crashed run
-	// already applied.
-	for _, m := range sends {
-		out.Sent = append(out.Sent, m.ID)
-	}
-	for _, c := range changes {
-		out.Board = append(out.Board, c.ID)
+		return o
 	}
 	store := &projectboard.Store{Root: r.s.Root, Now: r.now}
 	// Board changes and the devlog entry come before the messages: a
@@ -87,82 +122,79 @@ func (r *Runner) applyEffects(ctx context.Context, log zerolog.Logger, cl *mailb
 	// and a resumed runner must never replay an older change over it.
 	var effects []effect
 	boardEffect := func(key string, c BoardChange) effect {
-		return effect{key, func() error {
-			_, err := store.Update(ctx, c.ID, func(t *projectboard.Task) error {
-				if c.Status != nil {
-					t.Status = projectboard.Status(*c.Status)
-				}
-				if c.Owner != nil {
-					t.Owner = *c.Owner
-				}
-				if c.Notes != nil {
-					t.Notes = *c.Notes
-				}
-				return nil
-			})
-			if err != nil {
-				if ctx.Err() != nil {
-					return err
-				}
-				// A missing task or a board a human left invalid is the
-				// reply's problem or the human's, not a reason to run the
-				// turn again: it is reported and the message completes.
-				out.Errors = append(out.Errors, fmt.Sprintf("board %s: %v", c.ID, err))
-				log.Warn().Str("event", "board").Str("task", c.ID).Err(err).Msg("board change not applied")
-				return nil
+		return effect{key, func() (result, error) {
+			ch := projectboard.Change{Task: c.ID, Owner: c.Owner, Notes: c.Notes, Key: msg.ID + "/" + key, By: r.s.Agent, At: r.now().UTC()}
+			if c.Status != nil {
+				st := projectboard.Status(*c.Status)
+				ch.Status = &st
+			}
+			deferred, err := store.Apply(ctx, ch)
+			switch {
+			case err != nil && ctx.Err() != nil:
+				return result{}, err
+			case err != nil:
+				// A task on none of the boards is the reply's mistake: it
+				// is reported, and the message completes.
+				log.Warn().Str("event", "board").Str("task", c.ID).Err(err).Msg("board change refused")
+				return result{Kind: "failed", ID: c.ID, Detail: fmt.Sprintf("board %s: %v", c.ID, err)}, nil
+			case deferred:
+				log.Warn().Str("event", "board-deferred").Str("task", c.ID).Msg("the boards cannot take the change now; kept until they can")
+				return result{Kind: "deferred", ID: c.ID, Detail: "a board is invalid or busy; see agentctl board list"}, nil
 			}
 			log.Info().Str("event", "board").Str("task", c.ID).Msg("board updated")
-			return nil
+			return result{Kind: "board", ID: c.ID}, nil
 		}}
 	}
-	for i, c := range changes {
-		effects = append(effects, boardEffect(fmt.Sprintf("board/%d", i), c))
+	for _, c := range pl.changes {
+		effects = append(effects, boardEffect(fmt.Sprintf("board/%d", c.Index), c))
 	}
-	if p.Report.Done() && msg.TaskID != "" && !slices.ContainsFunc(changes, func(c BoardChange) bool { return c.ID == msg.TaskID && c.Status != nil }) {
+	if p.Report.Done() && msg.TaskID != "" && !slices.ContainsFunc(pl.changes, func(c BoardChange) bool { return c.ID == msg.TaskID && c.Status != nil }) {
 		done := string(projectboard.Done)
 		effects = append(effects, boardEffect("board/report", BoardChange{ID: msg.TaskID, Status: &done}))
 	}
-	effects = append(effects, effect{"devlog/done", func() error {
-		e := devlogEntry(r.s.Agent, msg, r.now(), "done", reply, strings.Join(append(slices.Clone(out.Errors), blockNote(out.Block)...), "\n"))
+	effects = append(effects, effect{"devlog/done", func() (result, error) {
+		o := out()
+		e := devlogEntry(r.s.Agent, msg, r.now(), o.receiptOutcome(), reply, strings.Join(append(slices.Clone(o.Errors), blockNote(o.Block)...), "\n"))
 		e.Note = noteOf(p)
-		e.Actions = actionsOf(out, p.Report)
-		// Recorded by the loop below, like every effect.
+		e.Actions = actionsOf(o, pl, p.Report)
 		if cl.Resumed && devlogHas(r.s.Root, e.Agent, e.MessageID, e.Outcome) {
-			return nil
+			return result{Kind: "devlog"}, nil
 		}
-		return devlog.Append(r.s.Root, e)
+		return result{Kind: "devlog"}, devlog.Append(r.s.Root, e)
 	}})
-	for _, m := range sends {
-		effects = append(effects, effect{"send/" + m.ID, func() error {
+	for _, m := range append(slices.Clone(pl.sends), pl.escalations...) {
+		effects = append(effects, effect{"send/" + m.ID, func() (result, error) {
 			fresh, err := r.deliver(m)
 			if err != nil {
-				return err
+				return result{}, err
 			}
 			log.Info().Str("event", "sent").Str("to", m.To).Str("sent_id", m.ID).Bool("fresh", fresh).Msg("sent")
-			return nil
+			return result{Kind: "sent", ID: m.ID}, nil
 		}})
 	}
 	if msg.RequiresAck {
-		effects = append(effects, effect{"ack", func() error {
+		effects = append(effects, effect{"ack", func() (result, error) {
 			r.notifySettled(msg, "done", r.now())
-			return nil
+			return result{Kind: "ack"}, nil
 		}})
 	}
 
-	done := recordedEffects(cl)
 	for _, e := range effects {
-		if done[e.key] {
+		if _, done := results[e.key]; done {
 			continue
 		}
-		if err := e.apply(); err != nil {
-			return out, fmt.Errorf("cannot apply %s of %s: %w", e.key, msg.ID, err)
+		res, err := e.apply()
+		if err != nil {
+			return out(), fmt.Errorf("cannot apply %s of %s: %w", e.key, msg.ID, err)
 		}
+		results[e.key] = res
 		cl.Progress.Data[dataEffects] = append(effectKeys(cl), e.key)
+		cl.Progress.Data[dataResults] = results
 		if err := r.c.Record(cl, "effects", r.now()); err != nil {
-			return out, err
+			return out(), err
 		}
 	}
-	return out, nil
+	return out(), nil
 }
 
 func blockNote(reason string) []string {
@@ -187,16 +219,26 @@ func noteOf(p Parsed) string {
 	return strings.Join(parts, "\n")
 }
 
-func actionsOf(o outcome, rp *Report) []string {
+// actionsOf lists what the reply did, for the devlog: board changes as
+// they went, and the messages it is about to send (sending them comes
+// after the devlog entry, and a runner stopped in between sends them when
+// it resumes).
+func actionsOf(o outcome, pl plan, rp *Report) []string {
 	var a []string
 	if rp != nil {
 		a = append(a, rp.Actions...)
 	}
-	for _, id := range o.Sent {
-		a = append(a, "sent "+id)
+	for _, m := range pl.sends {
+		a = append(a, "sent "+m.ID+" to "+m.To)
+	}
+	for _, m := range pl.escalations {
+		a = append(a, "sent "+m.ID+" to "+m.To+" (over the thread's hop budget)")
 	}
 	for _, id := range o.Board {
 		a = append(a, "updated task "+id)
+	}
+	for _, id := range o.Deferred {
+		a = append(a, "kept the change of task "+id+" until the boards can take it")
 	}
 	return a
 }
@@ -224,21 +266,56 @@ func recordedEffects(cl *mailbox.Claim) map[string]bool {
 	return m
 }
 
-// plan checks the whole block before anything of it is applied: every
-// recipient must be a configured agent, every status and priority valid.
-func (r *Runner) plan(msg mailbox.Message, a Actions) ([]mailbox.Message, []BoardChange, error) {
-	var sends []mailbox.Message
+// recordedResults reads back what the effects recorded so far did; an
+// effect recorded by an older runner without its result counts as done
+// with nothing to report.
+func recordedResults(cl *mailbox.Claim) map[string]result {
+	out := map[string]result{}
+	for k := range recordedEffects(cl) {
+		out[k] = result{}
+	}
+	switch v := cl.Progress.Data[dataResults].(type) {
+	case map[string]result:
+		maps.Copy(out, v)
+	case map[string]any: // as read back from the progress record
+		for k, raw := range v {
+			data, _ := json.Marshal(raw)
+			var res result
+			if json.Unmarshal(data, &res) == nil {
+				out[k] = res
+			}
+		}
+	}
+	return out
+}
+
+// plan is what a reply's block will do, item by item.
+type plan struct {
+	sends       []mailbox.Message
+	escalations []mailbox.Message // sends over the hop budget, to a person instead
+	changes     []BoardChange
+	refused     []string // the items that will not happen, and why
+}
+
+// plan judges each item of the block on its own: every recipient must be
+// a configured agent or person, every status and priority valid, the
+// thread within its hop budget and the reply within its cap on sends.
+func (r *Runner) plan(msg mailbox.Message, a Actions) plan {
+	pl := plan{refused: slices.Clone(a.Refused)}
 	now := r.now().UTC()
 	thread := msg.ThreadID
 	if thread == "" {
 		thread = msg.ID
 	}
-	for i, s := range a.Send {
+	hops := Hops(msg) + 1
+	for _, s := range a.Send {
+		i := s.Index
 		prio := mailbox.Normal
 		if s.Priority != "" {
 			p, err := mailbox.ParsePriority(s.Priority)
 			if err != nil {
-				return nil, nil, fmt.Errorf("send[%d]: %w", i, err)
+				pl.refused = append(pl.refused, fmt.Sprintf("send[%d]: %v", i, err))
+				continue
 			}
 			prio = p
 		}
@@ -250,9 +327,10 @@ func (r *Runner) plan(msg mailbox.Message, a Actions) ([]mailbox.Message, []Boar
 				}
 			}
 		} else {
-			name, err := agentname.Resolve(r.s.Agents, s.To)
+			name, err := agentname.Resolve(r.mailboxes(), s.To)
 			if err != nil {
-				return nil, nil, fmt.Errorf("send[%d]: %w", i, err)
+				pl.refused = append(pl.refused, fmt.Sprintf("send[%d]: %v", i, err))
+				continue
 			}
 			to = []string{name}
 		}
@@ -265,32 +343,88 @@ func (r *Runner) plan(msg mailbox.Message, a Actions) ([]mailbox.Message, []Boar
 			task = msg.TaskID
 		}
 		for _, name := range to {
-			sends = append(sends, mailbox.Message{
+			m := mailbox.Message{
 				ID: derivedID(msg.ID, "send", fmt.Sprint(i), name), From: r.s.Agent, To: name,
 				Type: typ, Priority: prio, Subject: s.Subject, Body: s.Body, CreatedAt: now,
-				ReplyTo: msg.ID, ThreadID: thread, TaskID: task,
-			})
+				ReplyTo: msg.ID, ThreadID: thread, TaskID: task, Meta: map[string]any{metaHops: hops},
+			}
+			switch {
+			case len(pl.sends) >= r.s.MaxSendsPerReply:
+				pl.refused = append(pl.refused, fmt.Sprintf("send[%d] to %s: over the cap of %d messages per reply (run.max_sends_per_reply)", i, name, r.s.MaxSendsPerReply))
+			case hops > r.s.MaxHops && !r.isPerson(name):
+				why := fmt.Sprintf("send[%d] to %s: the thread %s has used its budget of %d hops (run.max_hops)", i, name, thread, r.s.MaxHops)
+				if r.s.Human == "" {
+					pl.refused = append(pl.refused, why+"; no person is configured to decide")
+					continue
+				}
+				pl.refused = append(pl.refused, why+"; sent to "+r.s.Human+" to decide")
+				pl.escalations = append(pl.escalations, r.escalation(m, thread))
+			default:
+				pl.sends = append(pl.sends, m)
+			}
 		}
 	}
-	for i, c := range a.Board {
+	for _, c := range a.Board {
+		i := c.Index
 		if c.Status != nil {
 			st, err := projectboard.ParseStatus(*c.Status)
 			if err != nil {
-				return nil, nil, fmt.Errorf("board[%d] (%s): %w", i, c.ID, err)
+				pl.refused = append(pl.refused, fmt.Sprintf("board[%d] (%s): %v", i, c.ID, err))
+				continue
 			}
 			v := string(st)
-			a.Board[i].Status = &v
+			c.Status = &v
 		}
 		if c.Owner != nil && *c.Owner != "" {
 			name, err := agentname.Resolve(r.s.Agents, *c.Owner)
 			if err != nil {
-				return nil, nil, fmt.Errorf("board[%d] (%s) owner: %w", i, c.ID, err)
+				pl.refused = append(pl.refused, fmt.Sprintf("board[%d] (%s) owner: %v", i, c.ID, err))
+				continue
 			}
-			a.Board[i].Owner = &name
+			c.Owner = &name
 		}
+		pl.changes = append(pl.changes, c)
 	}
-	return sends, a.Board, nil
+	return pl
 }
+
+// metaHops is the meta key that counts how many replies deep a thread is.
+const metaHops = "hops"
+
+// Hops is how many replies deep msg is in its thread: 0 for a message a
+// person or script sent.
+func Hops(msg mailbox.Message) int {
+	switch v := msg.Meta[metaHops].(type) {
+	case int:
+		return v
+	case float64:
+		return int(v)
+	case json.Number:
+		n, _ := v.Int64()
+		return int(n)
+	}
+	return 0
+}
+
+// escalation is the message a person gets instead of a send that went over
+// the thread's hop budget: what was to be sent, to whom, so they can send it
+// on or stop the thread.
+func (r *Runner) escalation(m mailbox.Message, thread string) mailbox.Message {
+	return mailbox.Message{
+		ID: derivedID(m.ID, "escalate"), From: r.s.Agent, To: r.s.Human, Type: "question", Priority: mailbox.High,
+		Subject: fmt.Sprintf("thread %s is over its hop budget: %s wants to send to %s", thread, r.s.Agent, m.To),
+		Body: fmt.Sprintf("Agents have answered each other %d times in thread %s (run.max_hops is %d), so this was not sent to %s.\n"+
+			"To let it through, send it yourself (agentctl send --to %s); to end the thread, do nothing.\n\nSubject: %s\n\n%s",
+			Hops(m)-1, thread, r.s.MaxHops, m.To, m.To, m.Subject, m.Body),
+		CreatedAt: m.CreatedAt, ReplyTo: m.ReplyTo, ThreadID: thread, TaskID: m.TaskID,
+		Meta: map[string]any{"held_to": m.To, "held_id": m.ID, metaHops: Hops(m)},
+	}
+}
+
+// mailboxes are the names a reply may send to: agents and people.
+func (r *Runner) mailboxes() []string { return append(slices.Clone(r.s.Agents), r.s.People...) }
+
+func (r *Runner) isPerson(name string) bool { return slices.Contains(r.s.People, name) }
 
 // derivedID names a message caused by another one. The same cause always
 // gives the same id, so delivering it again after a crash is refused as a
@@ -325,13 +459,15 @@ func deliver(root string, m mailbox.Message) (fresh bool, err error) {
 
 // notifySettled tells a message's sender how it ended: a receipt when it
 // asked for one (requires_ack / --ack), otherwise a notice when it was
-// dead-lettered. A sender without a mailbox (a person who has none, a
-// Dream.OS script) is only logged. Notices about notices are never sent.
+// dead-lettered. A dead-letter notice for a sender without a mailbox (a
+// Dream.OS script, a typo) goes to the person in the loop, human, instead;
+// with no person, and for receipts, it is only logged. Notices about
+// notices are never sent.
 func (r *Runner) notifySettled(msg mailbox.Message, how string, now time.Time) {
-	notifySettled(r.s.Root, r.s.Agent, r.log, msg, how, now)
+	notifySettled(r.s.Root, r.s.Agent, r.s.Human, r.log, msg, how, now)
 }
 
-func notifySettled(root, agent string, log zerolog.Logger, msg mailbox.Message, how string, now time.Time) {
+func notifySettled(root, agent, human string, log zerolog.Logger, msg mailbox.Message, how string, now time.Time) {
 	typ := strings.ToLower(msg.Type)
 	if typ == "receipt" || typ == "notice" || msg.From == "" || strings.EqualFold(msg.From, agent) {
 		return
@@ -340,9 +476,13 @@ func notifySettled(root, agent string, log zerolog.Logger, msg mailbox.Message, 
 	if !msg.RequiresAck && !dead {
 		return
 	}
-	if agentname.Valid(msg.From) != nil {
-		log.Warn().Str("id", msg.ID).Str("to", msg.From).Msg("sender is not an agent name; no receipt sent")
-		return
+	to := msg.From
+	if !hasMailbox(root, to) {
+		if !dead || human == "" {
+			log.Warn().Str("id", msg.ID).Str("to", msg.From).Msg("the sender has no mailbox; no " + map[bool]string{true: "notice", false: "receipt"}[dead] + " sent")
+			return
+		}
+		to = human
 	}
 	kind, nt := "notice", "notice"
 	if msg.RequiresAck {
@@ -352,18 +492,27 @@ func notifySettled(root, agent string, log zerolog.Logger, msg mailbox.Message, 
 	if subject == "" {
 		subject = msg.ID
 	}
+	body := fmt.Sprintf("Your message %s to %s was %s.", msg.ID, agent, how)
+	if to != msg.From {
+		body = fmt.Sprintf("The message %s from %q to %s was %s. Its sender has no mailbox, so you are told instead.", msg.ID, msg.From, agent, how)
+	}
 	n := mailbox.Message{
-		ID: derivedID(msg.ID, kind), From: agent, To: msg.From, Type: nt, Priority: mailbox.Normal,
+		ID: derivedID(msg.ID, kind), From: agent, To: to, Type: nt, Priority: mailbox.Normal,
 		Subject: kind + ": " + subject, CreatedAt: now.UTC(), ReplyTo: msg.ID, ThreadID: msg.ThreadID, TaskID: msg.TaskID,
-		Body: fmt.Sprintf("Your message %s to %s was %s.", msg.ID, agent, how),
-		Meta: map[string]any{"about": msg.ID, "outcome": how},
+		Body: body, Meta: map[string]any{"about": msg.ID, "outcome": how, "sender": msg.From},
 	}
 	fresh, err := deliver(root, n)
 	if err != nil {
-		log.Warn().Str("id", msg.ID).Str("to", msg.From).Err(err).Msg(kind + " not delivered")
+		log.Warn().Str("id", msg.ID).Str("to", to).Err(err).Msg(kind + " not delivered")
 		return
 	}
-	log.Info().Str("event", kind).Str("id", msg.ID).Str("to", msg.From).Str("sent_id", n.ID).Bool("fresh", fresh).Msg(kind + " sent")
+	log.Info().Str("event", kind).Str("id", msg.ID).Str("to", to).Str("sent_id", n.ID).Bool("fresh", fresh).Msg(kind + " sent")
+}
+
+// hasMailbox reports whether name is a valid name with a mailbox here.
+func hasMailbox(root, name string) bool {
+	_, err := mailbox.Open(root, name)
+	return err == nil
 }
 
 func devlogEntry(agent string, msg mailbox.Message, now time.Time, outcome, reply, errText string) devlog.Entry {

@@ -19,6 +19,7 @@ import (
 const (
 	dataReply   = "reply"   // the reply, once read back
 	dataEffects = "effects" // keys of the effects already applied
+	dataResults = "results" // what each applied effect did, by key
 	dataPrompt  = "prompt_bytes"
 	// dataResumeState is what the driver needs to resume the turn after a
 	// crash: for a chat window, how the chat looked before the reply began.
@@ -73,11 +74,11 @@ func (r *Runner) handle(ctx context.Context, cl *mailbox.Claim) error {
 			timings["submit_to_reply"] = rt.Sub(t).Round(time.Millisecond).String()
 		}
 	}
-	receipt := mailbox.Receipt{Reply: reply, Timings: timings, Data: out.receiptData()}
+	receipt := mailbox.Receipt{Outcome: out.receiptOutcome(), Reply: reply, Timings: timings, Data: out.receiptData()}
 	if err := r.c.Complete(cl, receipt, now); err != nil {
 		return err
 	}
-	r.hb.count("done")
+	r.hb.count(receipt.Outcome)
 	log.Info().Str("event", "archived").Int("sent", len(out.Sent)).Int("board", len(out.Board)).
 		Str("took", timings["total"]).Msg("archived")
 	return nil

@@ -1,10 +1,12 @@
 package agents
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"regexp"
+	"sort"
 	"strings"
 	"unicode"
 )
@@ -21,6 +23,9 @@ type Actions struct {
 	Send   []Send        `json:"send,omitempty"`
 	Board  []BoardChange `json:"board,omitempty"`
 	Devlog string        `json:"devlog,omitempty"`
+	// Refused lists each part of the block that could not be used, and
+	// why; everything else in the block still applies.
+	Refused []string `json:"refused,omitempty"`
 }
 
 // Send is one message the reply asks to send. To may be "all".
@@ -31,6 +36,8 @@ type Send struct {
 	Type     string `json:"type,omitempty"`
 	Priority string `json:"priority,omitempty"`
 	TaskID   string `json:"task_id,omitempty"`
+	// Index is the item's place in the block, which names it for good.
+	Index int `json:"-"`
 }
 
 // BoardChange changes one board task; absent keys are left as they are.
@@ -39,6 +46,7 @@ type BoardChange struct {
 	Status *string `json:"status,omitempty"`
 	Owner  *string `json:"owner,omitempty"`
 	Notes  *string `json:"notes,omitempty"`
+	Index  int     `json:"-"`
 }
 
 // Report is a Dream.OS completion report found in a reply:
@@ -75,10 +83,11 @@ func notLetter(r rune) bool { return !unicode.IsLetter(r) }
 
 // Parsed is everything agentctl reads out of a reply.
 type Parsed struct {
-	// Actions is nil when the reply has no agentctl block, or a bad one.
+	// Actions is nil when the reply has no agentctl block, or one with
+	// nothing usable in it.
 	Actions *Actions `json:"actions,omitempty"`
-	// BlockError says why the last agentctl block could not be used; none
-	// of it is then applied.
+	// BlockError says why the last agentctl block could not be used at
+	// all: it is not a JSON object, or it was cut off.
 	BlockError string  `json:"block_error,omitempty"`
 	Report     *Report `json:"report,omitempty"`
 }
@@ -139,32 +148,98 @@ func lastAgentctlBlock(reply string) (body string, found bool, err error) {
 	return body, found, err
 }
 
+// decodeActions reads the block item by item: an item that cannot be used
+// is refused with its reason in a.Refused and the rest still applies. Only
+// a block that is not a JSON object at all is refused whole.
 func decodeActions(body string, a *Actions) error {
 	dec := json.NewDecoder(strings.NewReader(body))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(a); err != nil {
-		return fmt.Errorf("the agentctl block is not one JSON object with send, board and devlog: %v", err)
+	var top map[string]json.RawMessage
+	if err := dec.Decode(&top); err != nil || top == nil {
+		return fmt.Errorf("the agentctl block is not a JSON object with send, board and devlog: %v", errOr(err, "it is null"))
 	}
 	if strings.TrimSpace(body[dec.InputOffset():]) != "" {
-		return errors.New("the agentctl block has more after its JSON object")
+		a.Refused = append(a.Refused, "the text after the block's JSON object was ignored")
 	}
-	for i, s := range a.Send {
-		if strings.TrimSpace(s.To) == "" {
-			return fmt.Errorf("send[%d]: \"to\" is missing", i)
-		}
-		if strings.TrimSpace(s.Body) == "" {
-			return fmt.Errorf("send[%d] to %s: \"body\" is empty", i, s.To)
-		}
+	keys := make([]string, 0, len(top))
+	for k := range top {
+		keys = append(keys, k)
 	}
-	for i, b := range a.Board {
-		if strings.TrimSpace(b.ID) == "" {
-			return fmt.Errorf("board[%d]: \"id\" is missing", i)
-		}
-		if b.Status == nil && b.Owner == nil && b.Notes == nil {
-			return fmt.Errorf("board[%d] (%s): nothing to change; give status, owner or notes", i, b.ID)
+	sort.Strings(keys)
+	for _, k := range keys {
+		raw := top[k]
+		switch k {
+		case "send":
+			for i, item := range items(raw, k, &a.Refused) {
+				var s Send
+				err := strictDecode(item, &s)
+				switch {
+				case err != nil:
+					a.Refused = append(a.Refused, fmt.Sprintf("send[%d]: %v", i, err))
+				case strings.TrimSpace(s.To) == "":
+					a.Refused = append(a.Refused, fmt.Sprintf("send[%d]: \"to\" is missing", i))
+				case strings.TrimSpace(s.Body) == "":
+					a.Refused = append(a.Refused, fmt.Sprintf("send[%d] to %s: \"body\" is empty", i, s.To))
+				default:
+					s.Index = i
+					a.Send = append(a.Send, s)
+				}
+			}
+		case "board":
+			for i, item := range items(raw, k, &a.Refused) {
+				var b BoardChange
+				err := strictDecode(item, &b)
+				switch {
+				case err != nil:
+					a.Refused = append(a.Refused, fmt.Sprintf("board[%d]: %v", i, err))
+				case strings.TrimSpace(b.ID) == "":
+					a.Refused = append(a.Refused, fmt.Sprintf("board[%d]: \"id\" is missing", i))
+				case b.Status == nil && b.Owner == nil && b.Notes == nil:
+					a.Refused = append(a.Refused, fmt.Sprintf("board[%d] (%s): nothing to change; give status, owner or notes", i, b.ID))
+				default:
+					b.Index = i
+					a.Board = append(a.Board, b)
+				}
+			}
+		case "devlog":
+			if err := json.Unmarshal(raw, &a.Devlog); err != nil {
+				a.Refused = append(a.Refused, "devlog: not a string")
+			}
+		default:
+			a.Refused = append(a.Refused, fmt.Sprintf("unknown key %q was ignored (the block takes send, board and devlog)", k))
 		}
 	}
 	return nil
+}
+
+// items reads a list of the block; one object stands for a list of one.
+func items(raw json.RawMessage, key string, refused *[]string) []json.RawMessage {
+	var list []json.RawMessage
+	if err := json.Unmarshal(raw, &list); err == nil {
+		return list
+	}
+	if t := bytes.TrimSpace(raw); len(t) > 0 && t[0] == '{' {
+		return []json.RawMessage{raw}
+	}
+	if string(bytes.TrimSpace(raw)) != "null" {
+		*refused = append(*refused, fmt.Sprintf("%s: not a list of objects", key))
+	}
+	return nil
+}
+
+func strictDecode(raw json.RawMessage, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return fmt.Errorf("not usable: %v", err)
+	}
+	return nil
+}
+
+func errOr(err error, text string) string {
+	if err != nil {
+		return err.Error()
+	}
+	return text
 }
 
 var reportKey = regexp.MustCompile(`^[\s>*_#-]*(Task|Actions|Commit Message|Status)[*_]*\s*:[*_]*\s*(.*)$`)

@@ -17,6 +17,7 @@ func TestParseReply(t *testing.T) {
 		board       int
 		devlog      string
 		blockErr    string
+		refused     string // an item refused while the rest applies
 		reportDone  bool
 	}{
 		{name: "no block", reply: "just text"},
@@ -24,12 +25,17 @@ func TestParseReply(t *testing.T) {
 		{name: "last block counts", reply: "```agentctl\n{\"devlog\": \"first\"}\n```\ntext\n```agentctl\n{\"devlog\": \"second\"}\n```", devlog: "second"},
 		{name: "other fences ignored", reply: "```json\n{\"devlog\": \"no\"}\n```\n```go\nx := 1\n```", devlog: ""},
 		{name: "agentctl inside another block is not a block", reply: "````md\n```agentctl\n{\"devlog\": \"quoted\"}\n```\n````"},
-		{name: "bad json", reply: "```agentctl\n{\"send\": [\n```", blockErr: "not one JSON object"},
-		{name: "unknown key", reply: "```agentctl\n{\"sned\": []}\n```", blockErr: "unknown field"},
-		{name: "two objects", reply: "```agentctl\n{} {}\n```", blockErr: "more after"},
+		{name: "bad json", reply: "```agentctl\n{\"send\": [\n```", blockErr: "not a JSON object"},
+		{name: "not an object", reply: "```agentctl\n[1, 2]\n```", blockErr: "not a JSON object"},
+		{name: "null", reply: "```agentctl\nnull\n```", blockErr: "not a JSON object"},
+		{name: "unknown key", reply: "```agentctl\n{\"sned\": [], \"devlog\": \"kept\"}\n```", devlog: "kept", refused: `unknown key "sned"`},
+		{name: "two objects", reply: "```agentctl\n{\"devlog\": \"kept\"} {}\n```", devlog: "kept", refused: "text after"},
 		{name: "unclosed", reply: "```agentctl\n{\"devlog\": \"x\"}", blockErr: "not closed"},
-		{name: "empty board change", reply: "```agentctl\n{\"board\": [{\"id\": \"T-1\"}]}\n```", blockErr: "nothing to change"},
-		{name: "missing body", reply: "```agentctl\n{\"send\": [{\"to\": \"Agent-2\"}]}\n```", blockErr: "body"},
+		{name: "empty board change", reply: "```agentctl\n{\"board\": [{\"id\": \"T-1\"}]}\n```", refused: "board[0] (T-1): nothing to change"},
+		{name: "missing body", reply: "```agentctl\n{\"send\": [{\"to\": \"Agent-2\"}]}\n```", refused: "send[0] to Agent-2: \"body\" is empty"},
+		{name: "item by item", reply: "```agentctl\n{\"send\": [{\"to\": \"Agent-2\", \"body\": \"ok\"}, {\"to\": \"Agent-3\", \"bdy\": \"typo\"}, 7], \"board\": [{\"id\": \"T-1\", \"status\": \"done\"}], \"devlog\": 3}\n```",
+			sends: 1, board: 1, refused: `send[1]: not usable: json: unknown field "bdy"`},
+		{name: "one object for a list", reply: "```agentctl\n{\"send\": {\"to\": \"Agent-2\", \"body\": \"ok\"}}\n```", sends: 1},
 		{name: "board", reply: "```agentctl\n{\"board\": [{\"id\": \"T-1\", \"status\": \"done\"}]}\n```", board: 1},
 		{name: "dream.os report", reply: "**Task:** T-7 parser\n**Actions:**\n- split it\n2. tested it\n**Commit Message:** refactor: split\n**Status:** ✅ done", reportDone: true},
 		{name: "dream.os report plain", reply: "Task: T-7 parser\nActions:\n- split it\n2. tested it\nCommit Message: refactor: split\nStatus: Complete", reportDone: true},
@@ -51,6 +57,9 @@ func TestParseReply(t *testing.T) {
 			}
 			if len(a.Send) != tc.sends || len(a.Board) != tc.board || a.Devlog != tc.devlog {
 				t.Errorf("got %+v", a)
+			}
+			if refused := strings.Join(a.Refused, "\n"); !strings.Contains(refused, tc.refused) || tc.refused == "" && refused != "" {
+				t.Errorf("refused %q, want it to mention %q", refused, tc.refused)
 			}
 			if p.Report.Done() != tc.reportDone {
 				t.Errorf("report %+v: done = %v, want %v", p.Report, p.Report.Done(), tc.reportDone)

@@ -20,7 +20,8 @@ type RecoverySettings struct {
 	StaleAfter time.Duration // a heartbeat this old means a stalled runner
 	StallAfter time.Duration // a turn this long while work waits means a stall
 	Cron       CronSpecs
-	Supervisor string // agent told about stalls; "" for devlog only
+	Supervisor string // agent told about stalls; "" for Human
+	Human      string // the person told what no agent is to be told; "" for nobody
 	Nudge      string // text sent to a stalled agent as an urgent resume message
 }
 
@@ -115,7 +116,11 @@ func (rc *Recovery) Stalls(now time.Time) ([]Finding, error) {
 func (rc *Recovery) tellStall(f Finding, key string, now time.Time) error {
 	noticeID := derivedID("stall", f.Agent, f.Kind, key)
 	rc.Log.Warn().Str("event", "stall").Str("stalled", f.Agent).Str("kind", f.Kind).Str("id", f.ID).Str("notice", noticeID).Msg(f.Detail)
-	if sup := rc.S.Supervisor; sup != "" && sup != f.Agent {
+	sup := rc.S.Supervisor
+	if sup == "" {
+		sup = rc.S.Human
+	}
+	if sup != "" && sup != f.Agent {
 		n := mailbox.Message{
 			ID: noticeID, From: "agentctl", To: sup, Type: "recovery", Priority: mailbox.High,
 			Subject: fmt.Sprintf("%s looks stalled (%s)", f.Agent, f.Kind), CreatedAt: now.UTC(),
@@ -263,7 +268,7 @@ func (rc *Recovery) Expire(now time.Time) ([]Finding, error) {
 		c.Close()
 		for _, m := range expired {
 			found = append(found, Finding{Agent: agent, Kind: "expired", ID: m.ID, Detail: "dead-lettered: it expired at " + m.ExpiresAt.UTC().Format(time.RFC3339)})
-			notifySettled(rc.Root, agent, rc.Log, m, "dead-lettered: it expired before it could be processed", now)
+			notifySettled(rc.Root, agent, rc.S.Human, rc.Log, m, "dead-lettered: it expired before it could be processed", now)
 		}
 		if err != nil {
 			errs = append(errs, err)
@@ -277,7 +282,7 @@ func (rc *Recovery) Expire(now time.Time) ([]Finding, error) {
 func (rc *Recovery) Reconcile(now time.Time) ([]Finding, error) {
 	var all []Finding
 	var errs []error
-	for _, check := range []func(time.Time) ([]Finding, error){rc.Requeue, rc.Expire, rc.Stalls} {
+	for _, check := range []func(time.Time) ([]Finding, error){rc.Requeue, rc.Expire, rc.Stalls, rc.ApplyDeferred} {
 		f, err := check(now)
 		all = append(all, f...)
 		if err != nil {

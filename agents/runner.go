@@ -18,6 +18,11 @@ type Settings struct {
 	Root   string
 	Agent  string   // the agent this runner serves; an already-resolved name
 	Agents []string // every configured agent
+	// People have mailboxes but no runner: replies may write to them, and
+	// Human, one of them, gets what needs a person (questions, threads
+	// over their hop budget, notices no agent can take). "" for nobody.
+	People []string
+	Human  string
 	Driver cursor.Driver
 
 	Consumer mailbox.Options
@@ -34,6 +39,11 @@ type Settings struct {
 	Resend bool
 	// TemplatesDir overrides the built-in prompt templates (see Templates).
 	TemplatesDir string
+	// MaxHops is how many replies deep a thread may go before its next
+	// message goes to Human instead; MaxSendsPerReply caps the messages
+	// one reply may send. Both keep agents from answering each other
+	// forever.
+	MaxHops, MaxSendsPerReply int
 	// Prompts per minute and per hour; 0 means no limit.
 	PerMinute, PerHour int
 
@@ -44,6 +54,12 @@ type Settings struct {
 	// fake one, so nothing in them waits for a backoff or a heartbeat.
 	Clock mailbox.Clock
 }
+
+// Defaults of the loop guards.
+const (
+	DefaultMaxHops          = 20
+	DefaultMaxSendsPerReply = 10
+)
 
 // Runner is the long-lived loop of one agent. One goroutine runs it.
 type Runner struct {
@@ -68,6 +84,12 @@ func New(s Settings) (*Runner, error) {
 	if s.Heartbeat <= 0 {
 		s.Heartbeat = 10 * time.Second
 	}
+	if s.MaxHops <= 0 {
+		s.MaxHops = DefaultMaxHops
+	}
+	if s.MaxSendsPerReply <= 0 {
+		s.MaxSendsPerReply = DefaultMaxSendsPerReply
+	}
 	if s.MaxPromptBytes <= 0 {
 		s.MaxPromptBytes = 64 * 1024
 	}
@@ -83,6 +105,9 @@ func New(s Settings) (*Runner, error) {
 		limit:     newRateLimit(s.PerMinute, s.PerHour),
 		templates: Templates{Dir: s.TemplatesDir},
 		log:       s.Log.With().Str("agent", s.Agent).Logger(),
+	}
+	if s.Recovery.Human == "" {
+		s.Recovery.Human = s.Human
 	}
 	r.recovery = &Recovery{S: s.Recovery, Root: s.Root, Agents: s.Agents, Self: s.Agent, Consumer: s.Consumer, Log: r.log}
 	return r, nil
@@ -138,6 +163,9 @@ func (r *Runner) Run(ctx context.Context) (err error) {
 		Between: func(now time.Time) (time.Time, error) {
 			if err := sched.RunDue(now); err != nil {
 				return time.Time{}, err
+			}
+			if _, err := r.recovery.ApplyDeferred(now); err != nil {
+				r.log.Warn().Err(err).Msg("kept board changes not applied yet")
 			}
 			if err := r.idle(now); err != nil {
 				return time.Time{}, err

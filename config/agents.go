@@ -28,6 +28,12 @@ type Run struct {
 	// <type>.tmpl file overrides the built-in prompt template of that
 	// message type (default.tmpl overrides all the others).
 	Templates string `yaml:"templates"`
+	// MaxHops is how many replies deep a thread may go (agents answering
+	// agents) before its next message goes to a person instead.
+	MaxHops int `yaml:"max_hops"`
+	// MaxSendsPerReply caps the messages one reply may send; the rest are
+	// refused and recorded.
+	MaxSendsPerReply int `yaml:"max_sends_per_reply"`
 }
 
 // RateLimit bounds the prompts one agent is sent, so that a flood of
@@ -83,11 +89,13 @@ var CronParser = cron.NewParser(cron.SecondOptional | cron.Minute | cron.Hour | 
 
 func defaultRun() Run {
 	return Run{
-		Heartbeat:      Duration(10 * time.Second),
-		MaxPromptBytes: 64 * 1024,
-		ShutdownGrace:  Duration(10 * time.Second),
-		Resend:         ResendAuto,
-		Templates:      "templates",
+		Heartbeat:        Duration(10 * time.Second),
+		MaxPromptBytes:   64 * 1024,
+		ShutdownGrace:    Duration(10 * time.Second),
+		Resend:           ResendAuto,
+		Templates:        "templates",
+		MaxHops:          20,
+		MaxSendsPerReply: 10,
 	}
 }
 
@@ -128,6 +136,9 @@ func (c Config) validateRunner() error {
 	}
 	if r.MaxPromptBytes < 1 {
 		return fmt.Errorf("run.max_prompt_bytes: must be at least 1")
+	}
+	if r.MaxHops < 1 || r.MaxSendsPerReply < 1 {
+		return fmt.Errorf("run.max_hops and run.max_sends_per_reply: must be at least 1")
 	}
 	switch r.Resend {
 	case ResendAuto, ResendNever, ResendAlways:

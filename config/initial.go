@@ -89,6 +89,10 @@ run:
   # <type>.tmpl files in this folder (under the runtime root) replace the
   # built-in prompt template of that message type; default.tmpl replaces all.
   templates: {{.R.Templates}}
+  # Loop guards. A thread whose agents have answered each other this many
+  # times goes to a person instead; one reply sends at most this many messages.
+  max_hops: {{.R.MaxHops}}
+  max_sends_per_reply: {{.R.MaxSendsPerReply}}
 
 # Prompts per agent, so that a flood of messages cannot burn the model quota.
 # 0 means no limit. Messages wait in the inbox until the limit allows them.

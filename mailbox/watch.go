@@ -77,6 +77,10 @@ func Watch(m *Mailbox, opts WatchOptions) (*Watcher, error) {
 	return w, nil
 }
 
+// layoutRecheck is how long after a mailbox folder was removed or made the
+// watcher asks for a second rescan.
+const layoutRecheck = 250 * time.Millisecond
+
 // loop batches what happened while the consumer was busy, so a burst of
 // events for one file costs one look: that is the debounce, and it adds no
 // delay when the consumer is idle.
@@ -86,6 +90,7 @@ func (w *Watcher) loop(ctx context.Context, m *Mailbox, out chan<- Change, event
 	defer ticker.Stop()
 	var batch Change
 	seen := map[string]bool{}
+	var recheck <-chan time.Time
 	for {
 		var send chan<- Change
 		if batch.Rescan || len(batch.Names) > 0 {
@@ -105,7 +110,11 @@ func (w *Watcher) loop(ctx context.Context, m *Mailbox, out chan<- Change, event
 				// A folder of the mailbox (or the mailbox) was removed or
 				// made again: the scan repairs or reports it, and a new
 				// inbox/ needs a new watch, its old one died with it.
+				// A removal may still be under way when the scan looks
+				// (rm -r empties a folder before removing it): look again
+				// once it must be over.
 				batch.Rescan = true
+				recheck = time.After(layoutRecheck)
 				if ev.Name == inbox && ev.Has(fsnotify.Create) && w.fsw != nil {
 					w.fsw.Add(inbox) // fails only if it is gone again; the next event says so
 				}
@@ -122,6 +131,9 @@ func (w *Watcher) loop(ctx context.Context, m *Mailbox, out chan<- Change, event
 			// were dropped: only a rescan can tell what changed.
 			batch.Rescan = true
 		case <-ticker.C:
+			batch.Rescan = true
+		case <-recheck:
+			recheck = nil
 			batch.Rescan = true
 		case send <- batch:
 			batch = Change{}

@@ -24,6 +24,12 @@
 // overwriting what was written after it loaded the file; editors warn about
 // that ("file changed on disk"), and agentctl itself never does it.
 //
+// A change an agent asks for while the boards cannot take it (a board a
+// person left invalid, the lock held too long) is not lost: it waits in
+// <root>/project_board/.deferred/ and is applied, in the order asked and
+// exactly once, as soon as the boards can take it (Store.Apply,
+// Store.ApplyDeferred).
+//
 // The package never reads agentctl.yaml and never decides who may own a
 // task: callers check agent names before they reach a board.
 package projectboard

@@ -166,6 +166,11 @@ func (s *Store) Update(ctx context.Context, id string, change func(*Task) error)
 		return Task{}, err
 	}
 	defer unlock()
+	return s.update(id, change)
+}
+
+// update is Update with the lock held.
+func (s *Store) update(id string, change func(*Task) error) (Task, error) {
 	for attempt := 0; attempt < maxAttempts; attempt++ {
 		boards, berr := s.Boards()
 		b, i, err := locate(boards, berr, id)

@@ -44,6 +44,10 @@ type inboxItem struct {
 	Problem   string    `json:"problem,omitempty"`
 	Reason    string    `json:"reason,omitempty"`
 	Reply     string    `json:"reply,omitempty"`
+	// Outcome is how a done message ended: "done", or "done with errors"
+	// when part of what its reply asked for was refused or has to wait.
+	Outcome string   `json:"outcome,omitempty"`
+	Errors  []string `json:"errors,omitempty"`
 }
 
 func runInbox(ctx context.Context, env *Env, args []string) error {
@@ -102,7 +106,11 @@ func runInbox(ctx context.Context, env *Env, args []string) error {
 		} else if it.Problem != "" {
 			subject = "(" + it.Problem + ")"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", it.State, dash(it.Priority), it.CreatedAt.Local().Format("2006-01-02 15:04"),
+		state := it.State
+		if it.Outcome != "" && it.Outcome != state {
+			state = it.Outcome
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", state, dash(it.Priority), it.CreatedAt.Local().Format("2006-01-02 15:04"),
 			dash(it.From), dash(it.ID), clipText(subject, 60))
 	}
 	return tw.Flush()
@@ -118,6 +126,12 @@ func toItem(e mailbox.Entry) inboxItem {
 	if e.Receipt != nil {
 		it.Reply = e.Receipt.Reply
 		it.Attempts = e.Receipt.Attempts
+		it.Outcome = e.Receipt.Outcome
+		if errs, ok := e.Receipt.Data["errors"].([]any); ok {
+			for _, x := range errs {
+				it.Errors = append(it.Errors, fmt.Sprint(x))
+			}
+		}
 	}
 	return it
 }

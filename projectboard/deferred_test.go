@@ -1,0 +1,81 @@
+package projectboard
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestDeferredChangeWaitsForAValidBoard: a change asked for while a person
+// left the board invalid is kept, not reported as made, and made exactly
+// once when the board is valid again, after the changes asked before it.
+func TestDeferredChangeWaitsForAValidBoard(t *testing.T) {
+	root := t.TempDir()
+	s := &Store{Root: root, LockWait: time.Second}
+	good := "tasks:\n  - id: T-1\n    title: parse\n    status: todo\n    owner: Agent-1\n"
+	if err := s.CreateBoard(context.Background(), "b.yaml", []byte(good)); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(Dir(root), "b.yaml")
+	if err := os.WriteFile(path, []byte(good+"  - id: [broken\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	review, done := Review, Done
+	owner := "Agent-2"
+	first := Change{Task: "T-1", Status: &review, Key: "m1/board/0", By: "Agent-1", At: time.Unix(100, 0)}
+	second := Change{Task: "T-1", Status: &done, Owner: &owner, Key: "m2/board/0", By: "Agent-2", At: time.Unix(200, 0)}
+	for _, c := range []Change{first, first, second} { // first twice: a crash before it was recorded
+		deferred, err := s.Apply(context.Background(), c)
+		if err != nil || !deferred {
+			t.Fatalf("Apply(%s) on an invalid board = %v, %v; want deferred", c.Key, deferred, err)
+		}
+	}
+	if applied, _, err := s.ApplyDeferred(context.Background()); err != nil || len(applied) != 0 {
+		t.Fatalf("ApplyDeferred on an invalid board = %v, %v", applied, err)
+	}
+	if err := os.WriteFile(path, []byte(good), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	applied, dropped, err := s.ApplyDeferred(context.Background())
+	if err != nil || len(applied) != 2 || len(dropped) != 0 || applied[0].Key != "m1/board/0" || applied[1].Key != "m2/board/0" {
+		t.Fatalf("ApplyDeferred = %+v, %+v, %v; want m1 then m2", applied, dropped, err)
+	}
+	if !strings.Contains(applied[0].Waited, "b.yaml") {
+		t.Errorf("the change does not say why it waited: %q", applied[0].Waited)
+	}
+	tk, err := s.Find("T-1")
+	if err != nil || tk.Status != Done || tk.Owner != "Agent-2" {
+		t.Fatalf("T-1 = %+v, %v; want done by Agent-2", tk, err)
+	}
+	if s.HasDeferred() {
+		t.Error("applied changes are still kept")
+	}
+	if applied, _, _ := s.ApplyDeferred(context.Background()); len(applied) != 0 {
+		t.Errorf("applied again: %+v", applied)
+	}
+}
+
+// TestApplyRefusesAMissingTask: a task on none of the valid boards is the
+// asker's mistake, not something to wait for.
+func TestApplyRefusesAMissingTask(t *testing.T) {
+	root := t.TempDir()
+	s := &Store{Root: root, LockWait: time.Second}
+	if err := s.CreateBoard(context.Background(), "b.yaml", []byte("tasks:\n  - id: T-1\n    title: x\n    status: todo\n")); err != nil {
+		t.Fatal(err)
+	}
+	done := Done
+	deferred, err := s.Apply(context.Background(), Change{Task: "T-9", Status: &done, Key: "k"})
+	if deferred || err == nil || !Refused(err) {
+		t.Fatalf("Apply(T-9) = %v, %v; want refused", deferred, err)
+	}
+	if s.HasDeferred() {
+		t.Error("a refused change was kept")
+	}
+	deferred, err = s.Apply(context.Background(), Change{Task: "T-1", Status: &done, Key: "k2"})
+	if deferred || err != nil {
+		t.Fatalf("Apply(T-1) = %v, %v; want applied", deferred, err)
+	}
+}
