@@ -61,8 +61,8 @@ func (e *Exec) Run(ctx context.Context, t Turn) (string, error) {
 	// to it returns without unlocking. Left unlocked, this thread could
 	// serve such a goroutine later and kill a healthy command. Locked from
 	// Start until the command is reaped, it serves only this goroutine,
-	// which unlocks before it returns: the thread lives as long as the
-	// command, and ends before it only when this whole process does.
+	// which unlocks before it returns: the thread outlives the command
+	// unless this whole process ends first.
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	if err := cmd.Start(); err != nil {
@@ -75,8 +75,9 @@ func (e *Exec) Run(ctx context.Context, t Turn) (string, error) {
 	}
 	if t.OnStart != nil {
 		child := Child{PID: cmd.Process.Pid, PGID: processGroupOf(cmd)}
-		// Not yet reaped, the pid cannot have been reused: its start time
-		// is unknown only where the system does not tell, and then stays 0.
+		// The command is not reaped yet, so its pid is still its own; a
+		// start time the system cannot tell stays 0, and EndChild then
+		// refuses to trust the pid alone.
 		child.StartTime, _ = process.StartTime(child.PID)
 		if err := t.OnStart(child); err != nil {
 			return abandon(fmt.Errorf("turn stopped after %s started: %w", args[0], err))

@@ -1,6 +1,7 @@
 package cursor
 
 import (
+	"fmt"
 	"os/exec"
 	"strconv"
 	"syscall"
@@ -34,10 +35,15 @@ func processGroupOf(*exec.Cmd) int { return 0 }
 func childAlive(c Child) (bool, error) { return process.Alive(c.PID), nil }
 
 // signalChild asks c's process tree to close, or with force terminates it.
+// Console programs refuse to be asked; the forced kill after the grace ends
+// them, so a refusal is no error.
 func signalChild(c Child, force bool) error {
-	args := []string{"/T", "/PID", strconv.Itoa(c.PID)}
-	if force {
-		args = append([]string{"/F"}, args...)
+	if !force {
+		exec.Command("taskkill", "/T", "/PID", strconv.Itoa(c.PID)).Run()
+		return nil
 	}
-	return exec.Command("taskkill", args...).Run()
+	if err := exec.Command("taskkill", "/F", "/T", "/PID", strconv.Itoa(c.PID)).Run(); err != nil {
+		return fmt.Errorf("cannot end process %d: %w", c.PID, err)
+	}
+	return nil
 }
