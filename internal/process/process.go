@@ -2,5 +2,5 @@
 // recorded pid still names a live process (and, with StartTime, the same
 // one), and whether a process group still runs. It lets status never trust
 // a pid file alone and lets a driver never signal a stranger. It never
-// signals or starts a process itself.
+// delivers a signal or starts a process.
 package process
