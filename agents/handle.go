@@ -95,9 +95,12 @@ func (r *Runner) takeTurn(ctx context.Context, log zerolog.Logger, cl *mailbox.C
 	if len(prompt) > r.s.MaxPromptBytes {
 		return "", &deadError{fmt.Sprintf("its prompt is %d bytes, over run.max_prompt_bytes (%d); it was not cut short", len(prompt), r.s.MaxPromptBytes)}
 	}
-	_, submitted := cl.Progress.Stages[stageSubmit]
+	if err := r.endRecordedChild(log, cl); err != nil {
+		return "", err
+	}
 	resumeState, _ := cl.Progress.Data[dataResumeState].(string)
-	turn := cursor.Turn{Prompt: prompt, Resume: submitted, ResumeState: resumeState}
+	turn := cursor.Turn{Prompt: prompt, Resume: promptDelivered(cl.Progress), ResumeState: resumeState}
+	turn.OnStart = r.recordChild(cl)
 	turn.OnResumeState = func(state string) error {
 		cl.Progress.Data[dataResumeState] = state
 		return r.c.Record(cl, stageWaiting, r.now())

@@ -216,7 +216,7 @@ func (rc *Recovery) requeueAgent(agent string, now time.Time) ([]Finding, error)
 		if ok && now.Sub(p.ClaimedAt) <= rc.S.Lease {
 			continue
 		}
-		if _, submitted := p.Stages[stageSubmit]; submitted {
+		if promptDelivered(p) {
 			found = append(found, Finding{Agent: agent, Kind: "waiting-for-resume", ID: e.Message.ID,
 				Detail: "its prompt was submitted before the runner stopped; start 'agentctl run " + agent + "' to read the reply back"})
 			continue

@@ -23,7 +23,10 @@
 // The exec driver runs a command per turn for headless agents (cursor-agent
 // -p, claude -p, any script): the prompt on stdin or in an argument, the
 // reply is stdout, and a timeout or cancellation kills the whole process
-// group.
+// group. The command dies with the process that started it (on Linux, by a
+// parent-death signal) and is reported through Turn.OnStart, so that what
+// a killed process leaves at work can be ended by the next one with
+// EndChild before it runs the prompt again.
 //
 // Failures are told apart with errors.Is against the Err* values, so the
 // per-agent runner can decide between retrying and dead-lettering. A runner

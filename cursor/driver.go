@@ -41,6 +41,24 @@ type Turn struct {
 	// Callers keep it with the turn's progress. Only drivers that can
 	// resume a turn call it.
 	OnResumeState func(state string) error
+	// OnStart, if set, is called with each process the driver starts for
+	// the turn, right after it starts and before the turn goes on, so that
+	// a later process can end it with EndChild if this one dies. An error
+	// from it ends the process and the turn. Only the exec driver starts
+	// processes.
+	OnStart func(Child) error
+}
+
+// Child is a process a driver started for a turn, as it must be recorded
+// to be ended by a later process: the pid alone could name a stranger by
+// then.
+type Child struct {
+	PID int `json:"pid"`
+	// PGID is the process group the child leads, which holds whatever it
+	// spawned; 0 where there are no process groups (Windows).
+	PGID int `json:"pgid,omitempty"`
+	// StartTime is process.StartTime of the pid, 0 if unknown.
+	StartTime uint64 `json:"start_time"`
 }
 
 // Stage is a point of no return in a turn.

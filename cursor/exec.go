@@ -6,10 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"os/exec"
+	"runtime"
 	"strings"
 	"time"
 
 	"agentctl/config"
+	"agentctl/internal/process"
 )
 
 // Exec is the driver for headless agents: each turn runs the configured
@@ -54,16 +56,38 @@ func (e *Exec) Run(ctx context.Context, t Turn) (string, error) {
 	stderr := &tailBuffer{max: stderrKept}
 	cmd.Stdout, cmd.Stderr = &stdout, stderr
 
+	// On Linux the command dies with the thread that starts it (see
+	// setParentDeathSignal), and Go ends a thread when a goroutine locked
+	// to it returns without unlocking. Left unlocked, this thread could
+	// serve such a goroutine later and kill a healthy command. Locked from
+	// Start until the command is reaped, it serves only this goroutine,
+	// which unlocks before it returns: the thread outlives the command
+	// unless this whole process ends first.
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
 	if err := cmd.Start(); err != nil {
 		return "", fmt.Errorf("%w: cannot start %s: %v", ErrExecFailed, args[0], err)
+	}
+	abandon := func(err error) (string, error) {
+		killProcessGroup(cmd)
+		cmd.Wait()
+		return "", err
+	}
+	if t.OnStart != nil {
+		child := Child{PID: cmd.Process.Pid, PGID: processGroupOf(cmd)}
+		// The command is not reaped yet, so its pid is still its own; a
+		// start time the system cannot tell stays 0, and EndChild then
+		// refuses to trust the pid alone.
+		child.StartTime, _ = process.StartTime(child.PID)
+		if err := t.OnStart(child); err != nil {
+			return abandon(fmt.Errorf("turn stopped after %s started: %w", args[0], err))
+		}
 	}
 	// Once started, the command has the prompt: report both stages so a
 	// crash from here on is never answered by running it twice.
 	for _, s := range []Stage{StageInjected, StageSubmitted} {
 		if err := t.stage(s); err != nil {
-			killProcessGroup(cmd)
-			cmd.Wait()
-			return "", err
+			return abandon(err)
 		}
 	}
 	err := cmd.Wait()

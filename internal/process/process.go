@@ -1,3 +1,6 @@
-// Package process answers whether a recorded pid still names a live
-// process, so that status never trusts a pid file alone.
+// Package process answers questions about processes by pid: whether a
+// recorded pid still names a live process (and, with StartTime, the same
+// one), and whether a process group still runs. It lets status never trust
+// a pid file alone and lets a driver never signal a stranger. It never
+// delivers a signal or starts a process.
 package process

@@ -6,28 +6,68 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
 )
 
 // StartTime returns a token for when the process with this pid started
 // (clock ticks since boot, field 22 of /proc/PID/stat). A pid recorded with
 // its token names the same process only while the token still matches:
-// pids are reused, tokens are not.
+// pids are reused, tokens are not. Tokens stay far below 2^53, so they
+// survive a round trip through JSON as numbers.
 func StartTime(pid int) (uint64, error) {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	fields, err := stat(pid)
 	if err != nil {
 		return 0, err
 	}
-	// The command name (field 2) is in parentheses and may hold spaces and
-	// parentheses itself; the fields after its last ')' are plain.
-	i := bytes.LastIndexByte(data, ')')
-	if i < 0 {
-		return 0, fmt.Errorf("cannot read the start time of pid %d: /proc/%d/stat has no command name", pid, pid)
-	}
-	fields := bytes.Fields(data[i+1:])
 	// fields[0] is field 3 (state), so field 22 is fields[19].
 	if len(fields) < 20 {
 		return 0, fmt.Errorf("cannot read the start time of pid %d: /proc/%d/stat is too short", pid, pid)
 	}
 	return strconv.ParseUint(string(fields[19]), 10, 64)
+}
+
+// GroupAlive reports whether any process of the process group pgid still
+// runs. Zombies do not count: they have ended and only wait for a parent
+// (or an init that may never come) to reap them.
+func GroupAlive(pgid int) (bool, error) {
+	if pgid <= 0 {
+		return false, nil
+	}
+	dirs, err := filepath.Glob("/proc/[0-9]*")
+	if err != nil {
+		return false, err
+	}
+	want := []byte(strconv.Itoa(pgid))
+	for _, d := range dirs {
+		pid, err := strconv.Atoi(filepath.Base(d))
+		if err != nil {
+			continue
+		}
+		fields, err := stat(pid)
+		// A process that ended since the listing has no stat any more.
+		if err != nil || len(fields) < 3 {
+			continue
+		}
+		// fields[0] is the state, fields[2] the process group.
+		if bytes.Equal(fields[2], want) && !bytes.Equal(fields[0], []byte("Z")) {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// stat returns the fields of /proc/PID/stat from field 3 (state) on.
+func stat(pid int) ([][]byte, error) {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return nil, err
+	}
+	// The command name (field 2) is in parentheses and may hold spaces and
+	// parentheses itself; the fields after its last ')' are plain.
+	i := bytes.LastIndexByte(data, ')')
+	if i < 0 {
+		return nil, fmt.Errorf("cannot read /proc/%d/stat: it has no command name", pid)
+	}
+	return bytes.Fields(data[i+1:]), nil
 }

@@ -1,0 +1,68 @@
+package agents
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/rs/zerolog"
+
+	"agentctl/cursor"
+	"agentctl/mailbox"
+)
+
+// A turn's command, once started, is recorded under dataChild with stage
+// stageStarted, so that a runner started after a crash can end it before
+// it runs the prompt again. A started command has the prompt: the claim
+// counts as submitted from then on.
+const (
+	dataChild    = "child"
+	stageStarted = "started"
+)
+
+// promptDelivered reports whether the claim's prompt may already be with the
+// agent, so that a retry must resume (or, with run.resend, knowingly
+// resend) rather than send it as new.
+func promptDelivered(p mailbox.Progress) bool {
+	_, sent := p.Stages[stageSubmit]
+	_, started := p.Stages[stageStarted]
+	return sent || started
+}
+
+// recordChild is the Turn.OnStart of a claim: the command is on record
+// before the turn goes on.
+func (r *Runner) recordChild(cl *mailbox.Claim) func(cursor.Child) error {
+	return func(c cursor.Child) error {
+		cl.Progress.Data[dataChild] = c
+		return r.c.Record(cl, stageStarted, r.s.Now())
+	}
+}
+
+// endRecordedChild ends the command an earlier runner started for this
+// claim's turn, if anything of it still runs, and returns only once it is
+// gone: a prompt never runs twice at once. A command that cannot be ended
+// makes the message dead: running the prompt beside it would do the work
+// twice.
+func (r *Runner) endRecordedChild(log zerolog.Logger, cl *mailbox.Claim) error {
+	v, ok := cl.Progress.Data[dataChild]
+	if !ok {
+		return nil
+	}
+	// Read back from the progress log, the record is a plain JSON object.
+	var c cursor.Child
+	b, err := json.Marshal(v)
+	if err == nil {
+		err = json.Unmarshal(b, &c)
+	}
+	if err != nil {
+		return &deadError{fmt.Sprintf("its progress names a command an earlier runner started (%v) that cannot be read back: %v; it was not sent again, to avoid running it twice at once", v, err)}
+	}
+	ended, err := cursor.EndChild(c)
+	if err != nil {
+		return &deadError{fmt.Sprintf("the command an earlier runner started for it (pid %d) could not be ended: %v; it was not sent again, to avoid running it twice at once", c.PID, err)}
+	}
+	if ended {
+		log.Warn().Str("event", "ended-leftover").Int("pid", c.PID).Int("pgid", c.PGID).
+			Msg("ended the command an earlier runner left at work on this prompt")
+	}
+	return nil
+}
