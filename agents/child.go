@@ -33,7 +33,7 @@ func promptDelivered(p mailbox.Progress) bool {
 func (r *Runner) recordChild(cl *mailbox.Claim) func(cursor.Child) error {
 	return func(c cursor.Child) error {
 		cl.Progress.Data[dataChild] = c
-		return r.c.Record(cl, stageStarted, r.s.Now())
+		return r.c.Record(cl, stageStarted, r.now())
 	}
 }
 
