@@ -13,6 +13,7 @@ import (
 	"github.com/gofrs/flock"
 
 	"agentctl/internal/atomicfile"
+	"agentctl/internal/lockfile"
 )
 
 // InputLock is the desktop input lock: one file lock per display under the
@@ -33,7 +34,7 @@ const lockRetry = 10 * time.Millisecond
 // Acquire.
 func NewInputLock(dir string, wait time.Duration) *InputLock {
 	path := filepath.Join(dir, "desktop-"+displayKey()+".lock")
-	return &InputLock{path: path, wait: wait, lock: flock.New(path, flock.SetPermissions(atomicfile.FilePerm))}
+	return &InputLock{path: path, wait: wait, lock: lockfile.New(path)}
 }
 
 // Path is the lock file.
