@@ -15,25 +15,24 @@ import (
 
 // Holders returns the pids the kernel lists as holding a lock on the file
 // at path (/proc/locks), whoever they are and whatever they wrote in the
-// file. It is nil when nobody holds it or the kernel does not say.
-func Holders(path string) []int {
+// file. known is false when the kernel does not say.
+func Holders(path string) (pids []int, known bool) {
 	fi, err := os.Stat(path)
 	if err != nil {
-		return nil
+		return nil, false
 	}
 	st, ok := fi.Sys().(*syscall.Stat_t)
 	if !ok {
-		return nil
+		return nil, false
 	}
 	f, err := os.Open("/proc/locks")
 	if err != nil {
-		return nil
+		return nil, false
 	}
 	defer f.Close()
 	// "1: FLOCK  ADVISORY  WRITE 4242 fe:00:9978179 0 EOF"; waiters have
 	// "->" after the number and hold nothing.
 	want := fmt.Sprintf("%02x:%02x:%d", unix.Major(uint64(st.Dev)), unix.Minor(uint64(st.Dev)), st.Ino)
-	var pids []int
 	sc := bufio.NewScanner(f)
 	for sc.Scan() {
 		fields := strings.Fields(sc.Text())
@@ -44,5 +43,5 @@ func Holders(path string) []int {
 			pids = append(pids, pid)
 		}
 	}
-	return pids
+	return pids, sc.Err() == nil
 }

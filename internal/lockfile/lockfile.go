@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -119,7 +120,8 @@ func (r Record) Live() bool {
 // "pid 4242 (flock)"; "" when the kernel does not say.
 func Describe(path string) string {
 	var names []string
-	for _, pid := range Holders(path) {
+	pids, _ := Holders(path)
+	for _, pid := range pids {
 		s := "pid " + strconv.Itoa(pid)
 		if name := process.Name(pid); name != "" {
 			s += " (" + name + ")"
@@ -127,4 +129,19 @@ func Describe(path string) string {
 		names = append(names, s)
 	}
 	return strings.Join(names, ", ")
+}
+
+// HeldBy returns the record in the lock file at path when it is believed:
+// it names a live process, the same one that wrote it, and the kernel,
+// where it says, lists that process among the lock's holders. A record
+// left by a holder that let go or died is not believed.
+func HeldBy(path string) (Record, bool) {
+	r, ok := Read(path)
+	if !ok || !r.Live() {
+		return Record{}, false
+	}
+	if holders, known := Holders(path); known && !slices.Contains(holders, r.PID) {
+		return Record{}, false
+	}
+	return r, true
 }

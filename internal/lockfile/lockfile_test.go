@@ -11,14 +11,21 @@ import (
 )
 
 // TestMain lets tests run this binary as another process holding a lock:
-// with LOCKFILE_TEST_HOLD set it locks that file, says "held" and keeps the
-// lock until its stdin closes.
+// with LOCKFILE_TEST_HOLD set it locks that file, records itself in it if
+// LOCKFILE_TEST_ROLE is set, says "held" and keeps the lock until its stdin
+// closes.
 func TestMain(m *testing.M) {
 	if path := os.Getenv("LOCKFILE_TEST_HOLD"); path != "" {
 		l := New(path)
 		if err := l.Lock(); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
+		}
+		if role := os.Getenv("LOCKFILE_TEST_ROLE"); role != "" {
+			if err := Write(path, Self(role)); err != nil {
+				fmt.Fprintln(os.Stderr, err)
+				os.Exit(1)
+			}
 		}
 		fmt.Println("held")
 		io.Copy(io.Discard, os.Stdin)
