@@ -21,7 +21,8 @@ import (
 
 // holdConsumerLock holds mb's consumer lock until stdin closes: as a real
 // runner ("runner"), or as a process that is not agentctl at all and only
-// flocks the file ("stranger"). It says "held" once it holds it.
+// flocks the file ("stranger"; MAILBOX_LOCK names another lock file for
+// it). It says "held" once it holds it.
 func holdConsumerLock(mb *Mailbox, role string) error {
 	if role == "runner" {
 		c, err := mb.Consume(Options{Runner: true, Known: []string{mb.Agent}}, time.Now())
@@ -33,7 +34,11 @@ func holdConsumerLock(mb *Mailbox, role string) error {
 		if err := os.MkdirAll(LocksDir(mb.Root), 0o755); err != nil {
 			return err
 		}
-		l := flock.New(ConsumerLockPath(mb.Root, mb.Agent))
+		path := ConsumerLockPath(mb.Root, mb.Agent)
+		if p := os.Getenv("MAILBOX_LOCK"); p != "" {
+			path = p
+		}
+		l := flock.New(path)
 		if err := l.Lock(); err != nil {
 			return err
 		}
@@ -46,10 +51,10 @@ func holdConsumerLock(mb *Mailbox, role string) error {
 
 // holdInChild starts a child process that holds the consumer lock of
 // Agent-1 under root in role; release lets it go and waits for it to end.
-func holdInChild(t *testing.T, root, role string) (cmd *exec.Cmd, release func()) {
+func holdInChild(t *testing.T, root, role string, env ...string) (cmd *exec.Cmd, release func()) {
 	t.Helper()
 	cmd = exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), "MAILBOX_TEST_ROLE="+role, "MAILBOX_ROOT="+root, "MAILBOX_AGENT=Agent-1")
+	cmd.Env = append(append(os.Environ(), "MAILBOX_TEST_ROLE="+role, "MAILBOX_ROOT="+root, "MAILBOX_AGENT=Agent-1"), env...)
 	cmd.Stderr = os.Stderr
 	stdin, _ := cmd.StdinPipe()
 	stdout, _ := cmd.StdoutPipe()
@@ -180,5 +185,21 @@ func TestRunnerWaitEndsWithItsContext(t *testing.T) {
 	var locked *LockedError
 	if _, err := mb.Consume(Options{}, t0); !errors.As(err, &locked) || locked.PID != 0 {
 		t.Fatalf("a visit to a mailbox a stranger locks: %v", err)
+	}
+}
+
+// A writer stuck holding inbox.json.lock is named when the wait for it
+// runs out.
+func TestHeldInboxJSONLockNamesItsHolder(t *testing.T) {
+	root := newRuntime(t, "Agent-1")
+	mb := openMailbox(t, root, "Agent-1")
+	writeFile(t, mb.path(InboxJSON), []byte(`[{"id": "m-1", "from": "Agent-2", "to": "Agent-1", "body": "hi"}]`))
+	writer, _ := holdInChild(t, root, "stranger", "MAILBOX_LOCK="+mb.path(InboxJSONLock))
+	_, err := mb.Consume(Options{LockWait: 50 * time.Millisecond}, t0)
+	if err == nil || !strings.Contains(err.Error(), mb.path(InboxJSONLock)) {
+		t.Fatalf("Consume with inbox.json.lock held: %v", err)
+	}
+	if want := fmt.Sprintf("pid %d", writer.Process.Pid); runtime.GOOS == "linux" && !strings.Contains(err.Error(), want) {
+		t.Errorf("error %q does not name the holder, %s", err, want)
 	}
 }

@@ -28,7 +28,11 @@ func (m *Mailbox) lockInboxJSON(wait time.Duration) (*flock.Flock, error) {
 		return nil, fmt.Errorf("cannot lock %s: %w", m.path(InboxJSONLock), err)
 	}
 	if !ok {
-		return nil, fmt.Errorf("cannot lock %s: still held by another process after %s", m.path(InboxJSONLock), wait)
+		holder := lockfile.Describe(m.path(InboxJSONLock))
+		if holder == "" {
+			holder = "another process"
+		}
+		return nil, fmt.Errorf("cannot lock %s: still held by %s after %s", m.path(InboxJSONLock), holder, wait)
 	}
 	return lock, nil
 }
