@@ -50,6 +50,15 @@ func (h *heartbeat) set(state, current, subject string) error {
 	return h.writeLocked()
 }
 
+// waiting writes status.json for a runner that cannot start yet, saying
+// what it waits for.
+func (h *heartbeat) waiting(what string) error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.st.State, h.st.Waiting = "starting", what
+	return h.writeLocked()
+}
+
 func (h *heartbeat) state() string {
 	h.mu.Lock()
 	defer h.mu.Unlock()

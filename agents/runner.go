@@ -114,8 +114,8 @@ func New(s Settings) (*Runner, error) {
 }
 
 // Run claims and works messages until ctx ends. It refuses to start while
-// another process consumes the same mailbox (a *mailbox.LockedError says
-// which). When ctx ends during a turn, the turn gets ShutdownGrace to
+// another runner consumes the same mailbox (a *mailbox.LockedError says
+// which), and waits while anything else holds the mailbox's lock. When ctx ends during a turn, the turn gets ShutdownGrace to
 // finish; a turn cut off after that stays in processing/ for the next
 // runner to resume.
 func (r *Runner) Run(ctx context.Context) (err error) {
@@ -127,6 +127,9 @@ func (r *Runner) Run(ctx context.Context) (err error) {
 	// A runner restarted right after a crash may find the lock held for a
 	// moment by a child the dead runner was starting.
 	opts.ConsumerWait = 2 * time.Second
+	// Anything else but a live runner holding the lock is waited out, and
+	// said so.
+	opts.Runner, opts.Wait, opts.OnWait = true, ctx, r.onConsumerWait
 	c, err := r.mb.Consume(opts, r.now())
 	if err != nil {
 		return err
@@ -204,6 +207,15 @@ func (r *Runner) idle(now time.Time) error {
 		return nil // held back: hold has set the state
 	}
 	return r.hb.set("idle", "", "")
+}
+
+// onConsumerWait tells, in the log and in status.json, what the runner
+// waits for before it can start.
+func (r *Runner) onConsumerWait(holder string) {
+	r.log.Warn().Str("event", "waiting").Str("reason", holder).Msg("waiting for the mailbox's consumer lock")
+	if err := r.hb.waiting(holder); err != nil {
+		r.log.Warn().Err(err).Msg("cannot show the wait in status.json")
+	}
 }
 
 func (r *Runner) onMailboxEvent(e mailbox.Event) {

@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -184,7 +185,11 @@ func TestGUIInputLockTimeout(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer g.Close()
-	if _, err := g.Run(context.Background(), Turn{Prompt: "x"}); !errors.Is(err, ErrInputLockTimeout) {
+	_, err = g.Run(context.Background(), Turn{Prompt: "x"})
+	if !errors.Is(err, ErrInputLockTimeout) {
 		t.Fatalf("err = %v, want ErrInputLockTimeout", err)
+	}
+	if want := fmt.Sprintf("pid %d", os.Getpid()); !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), held.Path()) {
+		t.Errorf("err = %v, want the holder (%s) and the lock %s", err, want, held.Path())
 	}
 }

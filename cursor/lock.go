@@ -13,6 +13,7 @@ import (
 	"github.com/gofrs/flock"
 
 	"agentctl/internal/atomicfile"
+	"agentctl/internal/lockfile"
 )
 
 // InputLock is the desktop input lock: one file lock per display under the
@@ -33,7 +34,7 @@ const lockRetry = 10 * time.Millisecond
 // Acquire.
 func NewInputLock(dir string, wait time.Duration) *InputLock {
 	path := filepath.Join(dir, "desktop-"+displayKey()+".lock")
-	return &InputLock{path: path, wait: wait, lock: flock.New(path, flock.SetPermissions(atomicfile.FilePerm))}
+	return &InputLock{path: path, wait: wait, lock: lockfile.New(path)}
 }
 
 // Path is the lock file.
@@ -53,7 +54,11 @@ func (l *InputLock) Acquire(ctx context.Context) error {
 	case ctx.Err() != nil:
 		return ctx.Err()
 	case err == nil || errors.Is(err, context.DeadlineExceeded):
-		return fmt.Errorf("%w after %s: another agentctl process is using the mouse and keyboard (lock %s)", ErrInputLockTimeout, l.wait, l.path)
+		holder := lockfile.Describe(l.path)
+		if holder == "" {
+			holder = "another process"
+		}
+		return fmt.Errorf("%w after %s: %s holds the desktop input lock %s (another agentctl using the mouse and keyboard, or a stuck process)", ErrInputLockTimeout, l.wait, holder, l.path)
 	default:
 		return fmt.Errorf("cannot take the desktop input lock %s: %w", l.path, err)
 	}

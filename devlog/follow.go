@@ -19,7 +19,10 @@ import (
 // It watches the files' folders with fsnotify (a watch on the file itself is
 // dropped when the file is replaced) and also looks on every tick, because
 // events can be lost and never arrive on network folders. Text is written
-// to Out in whole entries, so with several files entries never mix.
+// to Out as soon as its line is complete (at its newline), never half a
+// line and never twice. What one read finds is written in one piece, so an
+// entry appended in one write (as Append does) comes out whole, and with
+// several files such entries never mix.
 type Follower struct {
 	Out io.Writer
 	// Ticks is when to look at every file even without an event; nil means
@@ -40,8 +43,7 @@ type followed struct {
 	info    os.FileInfo
 	off     int64
 	tail    []byte // the last bytes read, to notice a truncate-and-regrow
-	pending []byte // read but not yet written: an entry still being appended
-	waited  bool   // pending survived one tick unchanged
+	pending []byte // read but not yet written: a line still being appended
 }
 
 // NewFollower starts following paths from their current ends. It returns,
@@ -112,7 +114,7 @@ func (fl *Follower) Run(ctx context.Context) error {
 		ticks = t.C
 	}
 	for _, ff := range fl.files { // catch up on anything since NewFollower
-		if err := fl.check(ff, false); err != nil {
+		if err := fl.check(ff); err != nil {
 			return err
 		}
 	}
@@ -123,20 +125,20 @@ func (fl *Follower) Run(ctx context.Context) error {
 		case ev := <-events:
 			for _, ff := range fl.files {
 				if filepath.Clean(ev.Name) == filepath.Clean(ff.path) {
-					if err := fl.check(ff, false); err != nil {
+					if err := fl.check(ff); err != nil {
 						return err
 					}
 				}
 			}
 		case <-errs: // overflow: events were lost, so look at everything
 			for _, ff := range fl.files {
-				if err := fl.check(ff, false); err != nil {
+				if err := fl.check(ff); err != nil {
 					return err
 				}
 			}
 		case <-ticks:
 			for _, ff := range fl.files {
-				if err := fl.check(ff, true); err != nil {
+				if err := fl.check(ff); err != nil {
 					return err
 				}
 			}
@@ -146,20 +148,22 @@ func (fl *Follower) Run(ctx context.Context) error {
 
 // check reads whatever is new in one followed file, switching to a new file
 // under the same name and starting over after a truncation.
-func (fl *Follower) check(ff *followed, tick bool) error {
+func (fl *Follower) check(ff *followed) error {
 	st, err := os.Stat(ff.path)
 	if ff.f != nil && err != nil {
 		// Renamed away or removed: keep reading the old file, which a
 		// writer may still append to, until a new one takes the name.
-		return fl.read(ff, false)
+		return fl.read(ff)
 	}
 	if ff.f != nil && !os.SameFile(st, ff.info) {
 		// A new file has the name: finish the old one, then switch.
-		if err := fl.read(ff, true); err != nil {
+		if err := fl.read(ff); err != nil {
 			return err
 		}
 		ff.f.Close()
-		ff.f, ff.info, ff.off, ff.tail = nil, nil, 0, nil
+		// A last line the old file never finished is not the start of
+		// the new file's first line.
+		ff.f, ff.info, ff.off, ff.tail, ff.pending = nil, nil, 0, nil, nil
 	}
 	if err != nil {
 		return nil // not there yet; a later event or tick brings it
@@ -171,22 +175,12 @@ func (fl *Follower) check(ff *followed, tick bool) error {
 		}
 		ff.f, ff.info, ff.off, ff.tail = f, st, 0, nil
 	}
-	before := len(ff.pending)
-	if err := fl.read(ff, false); err != nil {
-		return err
-	}
-	if tick && len(ff.pending) > 0 {
-		if len(ff.pending) == before && ff.waited {
-			return fl.flush(ff, true)
-		}
-		ff.waited = len(ff.pending) == before
-	}
-	return nil
+	return fl.read(ff)
 }
 
 // read appends the file's new bytes to pending and writes out the complete
-// entries among them; all flushes everything (the file is finished).
-func (fl *Follower) read(ff *followed, all bool) error {
+// lines among them.
+func (fl *Follower) read(ff *followed) error {
 	buf := make([]byte, 64*1024)
 	for {
 		// Read again the last bytes already seen along with the new ones:
@@ -218,22 +212,15 @@ func (fl *Follower) read(ff *followed, all bool) error {
 		if len(ff.tail) > 64 {
 			ff.tail = append([]byte(nil), ff.tail[len(ff.tail)-64:]...)
 		}
-		ff.waited = false
 	}
-	return fl.flush(ff, all)
+	return fl.flush(ff)
 }
 
-// flush writes pending up to the end of its last complete entry (an entry
-// ends with a blank line), or up to its last line break when all is set.
-func (fl *Follower) flush(ff *followed, all bool) error {
-	cut := bytes.LastIndex(ff.pending, []byte("\n\n"))
-	if cut >= 0 {
-		cut += 2
-	}
-	if all {
-		cut = bytes.LastIndexByte(ff.pending, '\n') + 1
-	}
-	if cut <= 0 {
+// flush writes pending up to the end of its last complete line. A line
+// without its newline yet stays pending: it may still be being written.
+func (fl *Follower) flush(ff *followed) error {
+	cut := bytes.LastIndexByte(ff.pending, '\n') + 1
+	if cut == 0 {
 		return nil
 	}
 	if _, err := fl.Out.Write(ff.pending[:cut]); err != nil {

@@ -125,3 +125,72 @@ func TestFollowAcrossRotation(t *testing.T) {
 		})
 	}
 }
+
+// TestFollowPrintsLinesAsTheyComplete appends by hand, the way a human
+// does with echo >>: each line is printed as soon as its newline is
+// written, without waiting for a blank line or a later append; half a line
+// is held back until it is finished, and nothing is printed twice.
+func TestFollowPrintsLinesAsTheyComplete(t *testing.T) {
+	for _, mode := range []string{"events", "poll"} {
+		t.Run(mode, func(t *testing.T) {
+			root := t.TempDir()
+			p1, _ := Path(root, "Agent-1")
+			p2, _ := Path(root, "Agent-2")
+			if err := Append(root, note("Agent-1", "before")); err != nil {
+				t.Fatal(err)
+			}
+			out := newNotifyBuffer()
+			fl, _ := NewFollower(out, p1, p2)
+			var tick chan time.Time
+			if mode == "poll" {
+				tick = make(chan time.Time)
+				fl.Ticks, fl.NoEvents = tick, true
+			} else {
+				fl.Ticks = make(chan time.Time) // never ticks: events alone must do
+			}
+			ctx, cancel := context.WithCancel(context.Background())
+			done := make(chan error)
+			go func() { done <- fl.Run(ctx) }()
+			defer func() { cancel(); <-done }()
+			appendTo := func(path, text string) {
+				t.Helper()
+				f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+				if err != nil {
+					t.Fatal(err)
+				}
+				defer f.Close()
+				if _, err := f.WriteString(text); err != nil {
+					t.Fatal(err)
+				}
+			}
+
+			appendTo(p1, "a human's note\n")
+			out.waitFor(t, "a human's note\n", tick)
+
+			// Half a line, then a whole line in the other devlog: once the
+			// follower has printed that, it has seen the half line too.
+			appendTo(p1, "half a li")
+			appendTo(p2, "marker\n")
+			out.waitFor(t, "marker\n", tick)
+			if strings.Contains(out.String(), "half a li") {
+				t.Fatalf("printed half a line:\n%s", out.String())
+			}
+			appendTo(p1, "ne, now finished\nand one more\n")
+			out.waitFor(t, "and one more\n", tick)
+
+			// A line the rotated file never finished is not glued to the
+			// first line of the new file.
+			appendTo(p1, "never finished")
+			if err := os.Rename(p1, p1+".1"); err != nil {
+				t.Fatal(err)
+			}
+			appendTo(p1, "first line of the new file\n")
+			out.waitFor(t, "first line of the new file\n", tick)
+
+			want := "a human's note\nmarker\nhalf a line, now finished\nand one more\nfirst line of the new file\n"
+			if got := out.String(); got != want {
+				t.Errorf("output:\n%q\nwant:\n%q", got, want)
+			}
+		})
+	}
+}

@@ -7,8 +7,6 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"time"
 
 	"github.com/gofrs/flock"
@@ -36,7 +34,19 @@ type Options struct {
 	// go before giving up (default: not at all). A consumer killed a moment
 	// ago can hold its lock a little longer through a child process that
 	// was between fork and exec; a restarted runner should wait that out.
+	// A live runner holding the lock is never waited for.
 	ConsumerWait time.Duration
+	// Runner marks this consumer as the agent's long-lived runner in the
+	// lock file, so that another runner refuses to start while it lives.
+	Runner bool
+	// Wait, if set, makes Consume wait past ConsumerWait while the lock is
+	// held by anything but a live runner (a recovery visit, a process that
+	// is not agentctl), until the lock comes free or Wait ends.
+	Wait context.Context
+	// OnWait, if set, is called once when that longer wait begins, with a
+	// sentence saying what holds the lock. Runners log it and show it in
+	// status.json.
+	OnWait func(holder string)
 	// OnEvent, if set, hears about everything the consumer does on its own:
 	// ingests, duplicates, dead letters and recoveries. Callers log them.
 	OnEvent func(Event)
@@ -112,42 +122,27 @@ type settleState struct {
 }
 
 // ConsumerLockPath is the lock file that makes a process the consumer of an
-// agent's mailbox; it holds the consumer's pid.
+// agent's mailbox; it holds the consumer's pid, start time and role
+// (lockfile.Record).
 func ConsumerLockPath(root, agent string) string {
 	return filepath.Join(LocksDir(root), agent+".consumer.lock")
 }
 
 // Consume makes this process the mailbox's consumer. It fails with a
-// *LockedError if another live process is the consumer. It recovers what a
-// crashed consumer left in processing/ and runs a first full scan.
+// *LockedError if another live process is the consumer (see Options for
+// how long it waits first). It recovers what a crashed consumer left in
+// processing/ and runs a first full scan; when it had to wait, now is
+// moved on by the time waited.
 func (m *Mailbox) Consume(opts Options, now time.Time) (*Consumer, error) {
 	opts.defaults()
 	if err := atomicfile.MkdirAll(LocksDir(m.Root)); err != nil {
 		return nil, err
 	}
-	path := ConsumerLockPath(m.Root, m.Agent)
-	lock := flock.New(path, flock.SetPermissions(atomicfile.FilePerm))
-	ok, err := lock.TryLock()
-	if !ok && err == nil && opts.ConsumerWait > 0 {
-		ctx, cancel := context.WithTimeout(context.Background(), opts.ConsumerWait)
-		ok, err = lock.TryLockContext(ctx, 20*time.Millisecond)
-		cancel()
-		if errors.Is(err, context.DeadlineExceeded) {
-			err = nil
-		}
-	}
+	lock, waited, err := m.lockConsumer(ConsumerLockPath(m.Root, m.Agent), opts)
 	if err != nil {
-		return nil, fmt.Errorf("cannot lock %s: %w", path, err)
+		return nil, err
 	}
-	if !ok {
-		return nil, &LockedError{Agent: m.Agent, PID: ReadLockPID(path)}
-	}
-	// The pid is written in place: the lock lives on this inode, so the file
-	// must never be replaced while held.
-	if err := os.WriteFile(path, []byte(strconv.Itoa(os.Getpid())+"\n"), atomicfile.FilePerm); err != nil {
-		lock.Unlock()
-		return nil, fmt.Errorf("cannot record pid in %s: %w", path, err)
-	}
+	now = now.Add(waited)
 	c := &Consumer{mb: m, opts: opts, lock: lock, q: newQueue(), settling: map[string]settleState{}}
 	if err := c.recover(now); err != nil {
 		c.Close()
@@ -158,16 +153,6 @@ func (m *Mailbox) Consume(opts Options, now time.Time) (*Consumer, error) {
 		return nil, err
 	}
 	return c, nil
-}
-
-// ReadLockPID returns the pid recorded in a lock file, or 0.
-func ReadLockPID(path string) int {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return 0
-	}
-	pid, _ := strconv.Atoi(strings.TrimSpace(string(data)))
-	return pid
 }
 
 // Close releases the consumer lock. A claim still in flight stays in

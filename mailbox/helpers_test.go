@@ -48,6 +48,8 @@ func playRole(role string) error {
 		return nil
 	case "consume":
 		return consumeUntil(mb, os.Getenv("MAILBOX_DONE"))
+	case "runner", "stranger":
+		return holdConsumerLock(mb, role)
 	}
 	return fmt.Errorf("unknown role %q", role)
 }

@@ -13,13 +13,14 @@ import (
 	"github.com/gofrs/flock"
 
 	"agentctl/internal/atomicfile"
+	"agentctl/internal/lockfile"
 )
 
 // lockInboxJSON takes the flock Dream.OS writers take (py-filelock is flock
 // on inbox.json.lock). The lock file is never removed: removing it while
 // someone waits on it would let two holders in.
 func (m *Mailbox) lockInboxJSON(wait time.Duration) (*flock.Flock, error) {
-	lock := flock.New(m.path(InboxJSONLock), flock.SetPermissions(atomicfile.FilePerm))
+	lock := lockfile.New(m.path(InboxJSONLock))
 	ctx, cancel := context.WithTimeout(context.Background(), wait)
 	defer cancel()
 	ok, err := lock.TryLockContext(ctx, 5*time.Millisecond)
@@ -27,7 +28,11 @@ func (m *Mailbox) lockInboxJSON(wait time.Duration) (*flock.Flock, error) {
 		return nil, fmt.Errorf("cannot lock %s: %w", m.path(InboxJSONLock), err)
 	}
 	if !ok {
-		return nil, fmt.Errorf("cannot lock %s: still held by another process after %s", m.path(InboxJSONLock), wait)
+		holder := lockfile.Describe(m.path(InboxJSONLock))
+		if holder == "" {
+			holder = "another process"
+		}
+		return nil, fmt.Errorf("cannot lock %s: still held by %s after %s", m.path(InboxJSONLock), holder, wait)
 	}
 	return lock, nil
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -24,8 +25,23 @@ func TestMain(m *testing.M) {
 		os.Exit(agentWorker(os.Args[1:]))
 	case "editor":
 		os.Exit(editorWorker(os.Args[1:]))
+	case "holder":
+		os.Exit(holderWorker(os.Args[1:]))
 	}
 	os.Exit(m.Run())
+}
+
+// holderWorker holds the boards' lock, as any other process could, until
+// its stdin closes.
+func holderWorker(args []string) int {
+	lock := flock.New(filepath.Join(args[0], "locks", lockName))
+	if err := lock.Lock(); err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 1
+	}
+	fmt.Println("held")
+	io.Copy(io.Discard, os.Stdin)
+	return 0
 }
 
 var countRE = regexp.MustCompile(`^count: (\d+)$`)

@@ -12,10 +12,10 @@ import (
 	"strings"
 	"time"
 
-	"github.com/gofrs/flock"
 	"gopkg.in/yaml.v3"
 
 	"agentctl/internal/atomicfile"
+	"agentctl/internal/lockfile"
 )
 
 // Folder and lock names under a runtime root.
@@ -35,7 +35,8 @@ type Store struct {
 	Root string
 	// Now stamps updated_at; time.Now when nil.
 	Now func() time.Time
-	// LockWait is how long a change waits for another writer; 30s when zero.
+	// LockWait is how long a change waits for another writer before it
+	// fails with a *LockError; DefaultLockWait when zero.
 	LockWait time.Duration
 
 	// afterRead runs between reading a board and the check before it is
@@ -130,6 +131,27 @@ func locate(boards []*Board, berr error, id string) (*Board, int, error) {
 	return found, idx, nil
 }
 
+// DefaultLockWait is how long a change waits for the boards' lock when
+// Store.LockWait is zero. A change holds it for milliseconds, so a lock
+// still held after this is stuck, or held by something that is not
+// agentctl; waiting longer would only hide that.
+const DefaultLockWait = 5 * time.Second
+
+// LockError says the boards' lock was still held when the wait ran out.
+type LockError struct {
+	Path   string        // the lock file
+	Holder string        // who holds it, e.g. "pid 4242 (flock)"; "" when unknown
+	Waited time.Duration // how long the change waited
+}
+
+func (e *LockError) Error() string {
+	msg := fmt.Sprintf("the boards' lock %s is still held after %s", e.Path, e.Waited)
+	if e.Holder != "" {
+		msg += " by " + e.Holder
+	}
+	return msg
+}
+
 // lock takes the boards' cross-process write lock.
 func (s *Store) lock(ctx context.Context) (func(), error) {
 	dir := filepath.Join(s.Root, "locks")
@@ -137,20 +159,24 @@ func (s *Store) lock(ctx context.Context) (func(), error) {
 		return nil, err
 	}
 	wait := s.LockWait
-	if wait == 0 {
-		wait = 30 * time.Second
+	if wait <= 0 {
+		wait = DefaultLockWait
 	}
-	ctx, cancel := context.WithTimeout(ctx, wait)
+	wctx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()
-	l := flock.New(filepath.Join(dir, lockName), flock.SetPermissions(atomicfile.FilePerm))
-	ok, err := l.TryLockContext(ctx, 5*time.Millisecond)
-	if err != nil || !ok {
-		if err == nil {
-			err = ctx.Err()
-		}
-		return nil, fmt.Errorf("cannot lock the boards (another agentctl is writing them): %w", err)
+	path := filepath.Join(dir, lockName)
+	l := lockfile.New(path)
+	ok, err := l.TryLockContext(wctx, 5*time.Millisecond)
+	switch {
+	case ok:
+		return func() { l.Unlock() }, nil
+	case ctx.Err() != nil:
+		return nil, ctx.Err()
+	case err == nil || errors.Is(err, context.DeadlineExceeded):
+		return nil, &LockError{Path: path, Holder: lockfile.Describe(path), Waited: wait}
+	default:
+		return nil, fmt.Errorf("cannot lock the boards: %w", err)
 	}
-	return func() { l.Unlock() }, nil
 }
 
 // maxAttempts bounds how often a change is redone because a human saved

@@ -168,6 +168,10 @@ func taskError(err error) error {
 	if errors.Is(err, projectboard.ErrNoTask) {
 		return withHint(err, "run 'agentctl board list' to see the task ids")
 	}
+	var le *projectboard.LockError
+	if errors.As(err, &le) {
+		return withHint(err, "a board change holds this lock for milliseconds, so its holder is stuck; stop it, then try again")
+	}
 	return err
 }
 
@@ -355,7 +359,7 @@ func boardImport(ctx context.Context, env *Env, store *projectboard.Store, args 
 		if errors.Is(err, os.ErrExist) {
 			return withHint(fmt.Errorf("cannot import: board %s.yaml exists already", base), "choose another with --name")
 		}
-		return fmt.Errorf("cannot import: %w", err)
+		return taskError(fmt.Errorf("cannot import: %w", err))
 	}
 	for _, w := range imp.Warnings {
 		fmt.Fprintf(env.Stderr, "warning: %s\n", w)

@@ -27,7 +27,8 @@ window (driver gui) or headless command (driver exec), and applies what the
 reply asks for: messages to other agents, board changes, a devlog entry.
 Then the message is archived with a receipt. Leave it running, one per
 agent; a second run for the same agent refuses and names the first one's
-pid. Ctrl+C or SIGTERM finish the current step and stop; a runner killed
+pid, and while anything else holds the agent's lock, run waits and logs
+what it waits for. Ctrl+C or SIGTERM finish the current step and stop; a runner killed
 mid-turn is resumed by the next one without sending the prompt twice.
 
 A reply asks for effects with a fenced block at its end:
@@ -106,7 +107,11 @@ func runRun(ctx context.Context, env *Env, args []string) error {
 	err = r.Run(ctx)
 	var locked *mailbox.LockedError
 	if errors.As(err, &locked) {
-		return withHint(fmt.Errorf("cannot run %s: %w", agent.Name, err), "only one runner per agent; stop the other one first (kill "+fmt.Sprint(locked.PID)+")")
+		hint := "only one runner per agent; stop the other one first"
+		if locked.PID > 0 { // believed: a live runner, the very process that took the lock
+			hint += fmt.Sprintf(" (kill %d)", locked.PID)
+		}
+		return withHint(fmt.Errorf("cannot run %s: %w", agent.Name, err), hint)
 	}
 	if err != nil && !errors.Is(err, context.Canceled) {
 		return fmt.Errorf("runner of %s stopped: %w", agent.Name, err)

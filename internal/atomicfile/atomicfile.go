@@ -16,17 +16,23 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 )
 
-// FilePerm and DirPerm are the permissions agentctl gives everything it
-// creates under the runtime root: readable by others, writable by nobody else.
+// FilePerm and DirPerm are the permissions agentctl asks for when it
+// creates a file or a folder under the runtime root. The user's umask
+// applies, so a umask of 022 gives 0644 and 0755, 002 gives 0664 and 0775,
+// 077 gives 0600 and 0700. Others never get write permission, whatever the
+// umask: a world-writable runtime would let any local user queue prompts.
+// Nothing is chmod'ed afterwards, so the umask is the last word.
 const (
-	FilePerm fs.FileMode = 0o644
-	DirPerm  fs.FileMode = 0o755
+	FilePerm fs.FileMode = 0o664
+	DirPerm  fs.FileMode = 0o775
 )
 
 // TempPrefix starts the name of every temp file this package creates.
@@ -86,15 +92,12 @@ func writeTempNoSync(dir, base string, data []byte) (string, error) {
 }
 
 func writeTempFile(dir, base string, data []byte, sync bool) (string, error) {
-	f, err := os.CreateTemp(dir, TempPrefix+base+".tmp*")
+	f, err := createTemp(dir, TempPrefix+base+".tmp")
 	if err != nil {
 		return "", err
 	}
 	name := f.Name()
 	_, err = f.Write(data)
-	if err == nil {
-		err = f.Chmod(FilePerm)
-	}
 	if err == nil && sync {
 		err = f.Sync()
 	}
@@ -106,6 +109,20 @@ func writeTempFile(dir, base string, data []byte, sync bool) (string, error) {
 		return "", err
 	}
 	return name, nil
+}
+
+// createTemp creates a new file named prefix and a random number in dir.
+// Unlike os.CreateTemp (always 0600) it asks for FilePerm, so the file ends
+// up as the umask says without a chmod.
+func createTemp(dir, prefix string) (*os.File, error) {
+	for try := 0; ; try++ {
+		name := filepath.Join(dir, prefix+strconv.FormatUint(uint64(rand.Uint32()), 10))
+		f, err := os.OpenFile(name, os.O_RDWR|os.O_CREATE|os.O_EXCL, FilePerm)
+		if errors.Is(err, fs.ErrExist) && try < 100 {
+			continue
+		}
+		return f, err
+	}
 }
 
 // tempPattern matches the temp files writeTemp makes.

@@ -12,7 +12,7 @@ import (
 
 func replace(path string, data []byte, perm fs.FileMode) error {
 	return renameio.WriteFile(path, data, perm,
-		renameio.WithTempDir(filepath.Dir(path)), renameio.WithStaticPermissions(perm))
+		renameio.WithTempDir(filepath.Dir(path)), renameio.WithPermissions(perm))
 }
 
 // SyncDir fsyncs a folder so that renames and links into it are durable.

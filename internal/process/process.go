@@ -2,5 +2,5 @@
 // recorded pid still names a live process (and, with StartTime, the same
 // one), and whether a process group still runs. It lets status never trust
 // a pid file alone and lets a driver never signal a stranger. It never
-// delivers a signal or starts a process.
+// delivers a signal or starts a process; it names a process for messages.
 package process

@@ -1,0 +1,147 @@
+// Package lockfile owns agentctl's cross-process lock files (the consumer,
+// board and desktop input locks under the runtime's locks folder, and the
+// Dream.OS inbox.json.lock): how they are created, so that no other user can
+// open them, and how a waiting process learns who holds one.
+//
+// Another local user who can open a lock file, even read-only, can flock it
+// and stall agentctl, so lock files get no permissions for others at all,
+// whatever the umask. A holder may write a Record into its lock file (in
+// place: the lock lives on the inode) so that others can name it; a record
+// is believed only while its pid still names the same process.
+//
+// The package never decides what a lock protects or how long to wait for
+// it; callers do.
+package lockfile
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/gofrs/flock"
+
+	"agentctl/internal/process"
+)
+
+// Perm is what a new lock file asks for: read and write for the owner and
+// the group, as the umask allows, and nothing for others.
+const Perm fs.FileMode = 0o660
+
+// New returns the lock on path; the file is created on first use. A lock
+// file an older agentctl created readable by others is tightened if this
+// user owns it; one this user cannot change is used as it is.
+func New(path string) *flock.Flock {
+	if fi, err := os.Stat(path); err == nil && fi.Mode().IsRegular() && fi.Mode().Perm()&0o007 != 0 {
+		os.Chmod(path, fi.Mode().Perm()&^0o007) // best effort: see above
+	}
+	return flock.New(path, flock.SetPermissions(Perm))
+}
+
+// Record says who holds a lock: what its holder wrote into the lock file.
+type Record struct {
+	PID   int
+	Start uint64 // process.StartTime of PID; 0 when unknown
+	Role  string // what the holder is, e.g. "runner"; one word
+}
+
+// Self is the record of this process in role.
+func Self(role string) Record {
+	start, _ := process.StartTime(os.Getpid())
+	return Record{PID: os.Getpid(), Start: start, Role: role}
+}
+
+// String is the record as written: "PID START ROLE".
+func (r Record) String() string {
+	return fmt.Sprintf("%d %d %s\n", r.PID, r.Start, r.Role)
+}
+
+// Write records r in the lock file at path, in place: the file must never
+// be replaced while held, since the lock lives on its inode.
+func Write(path string, r Record) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_TRUNC, 0)
+	if err != nil {
+		return fmt.Errorf("cannot record the holder of %s: %w", path, err)
+	}
+	_, err = f.WriteString(r.String())
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("cannot record the holder of %s: %w", path, err)
+	}
+	return nil
+}
+
+// Read returns the record in the lock file at path. It reads generously:
+// a bare pid (what older versions wrote) gives a record without start
+// time or role. ok is false when the file holds no pid.
+func Read(path string) (r Record, ok bool) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return Record{}, false
+	}
+	fields := strings.Fields(string(data))
+	if len(fields) == 0 {
+		return Record{}, false
+	}
+	r.PID, err = strconv.Atoi(fields[0])
+	if err != nil || r.PID <= 0 {
+		return Record{}, false
+	}
+	if len(fields) > 1 {
+		r.Start, _ = strconv.ParseUint(fields[1], 10, 64)
+	}
+	if len(fields) > 2 {
+		r.Role = fields[2]
+	}
+	return r, true
+}
+
+// Live reports whether the record still names a live process: its pid
+// exists and started when the record says. Where start times are unknown
+// (outside Linux) the pid alone is trusted; on Linux a record without a
+// start time is not, because pids are reused.
+func (r Record) Live() bool {
+	if !process.Alive(r.PID) {
+		return false
+	}
+	start, err := process.StartTime(r.PID)
+	if errors.Is(err, errors.ErrUnsupported) {
+		return true
+	}
+	return err == nil && r.Start != 0 && start == r.Start
+}
+
+// Describe names the holders of the lock at path for a human, e.g.
+// "pid 4242 (flock)"; "" when the kernel does not say.
+func Describe(path string) string {
+	var names []string
+	pids, _ := Holders(path)
+	for _, pid := range pids {
+		s := "pid " + strconv.Itoa(pid)
+		if name := process.Name(pid); name != "" {
+			s += " (" + name + ")"
+		}
+		names = append(names, s)
+	}
+	return strings.Join(names, ", ")
+}
+
+// HeldBy returns the record in the lock file at path when it is believed:
+// it names a live process, the same one that wrote it, and the kernel,
+// where it says, lists that process among the lock's holders. A record
+// left by a holder that let go or died is not believed.
+func HeldBy(path string) (Record, bool) {
+	r, ok := Read(path)
+	if !ok || !r.Live() {
+		return Record{}, false
+	}
+	if holders, known := Holders(path); known && !slices.Contains(holders, r.PID) {
+		return Record{}, false
+	}
+	return r, true
+}

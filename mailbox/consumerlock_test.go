@@ -1,0 +1,205 @@
+package mailbox
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"runtime"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gofrs/flock"
+
+	"agentctl/internal/lockfile"
+)
+
+// holdConsumerLock holds mb's consumer lock until stdin closes: as a real
+// runner ("runner"), or as a process that is not agentctl at all and only
+// flocks the file ("stranger"; MAILBOX_LOCK names another lock file for
+// it). It says "held" once it holds it.
+func holdConsumerLock(mb *Mailbox, role string) error {
+	if role == "runner" {
+		c, err := mb.Consume(Options{Runner: true, Known: []string{mb.Agent}}, time.Now())
+		if err != nil {
+			return err
+		}
+		defer c.Close()
+	} else {
+		if err := os.MkdirAll(LocksDir(mb.Root), 0o755); err != nil {
+			return err
+		}
+		path := ConsumerLockPath(mb.Root, mb.Agent)
+		if p := os.Getenv("MAILBOX_LOCK"); p != "" {
+			path = p
+		}
+		l := flock.New(path)
+		if err := l.Lock(); err != nil {
+			return err
+		}
+		defer l.Unlock()
+	}
+	fmt.Println("held")
+	_, err := io.Copy(io.Discard, os.Stdin)
+	return err
+}
+
+// holdInChild starts a child process that holds the consumer lock of
+// Agent-1 under root in role; release lets it go and waits for it to end.
+func holdInChild(t *testing.T, root, role string, env ...string) (cmd *exec.Cmd, release func()) {
+	t.Helper()
+	cmd = exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(append(os.Environ(), "MAILBOX_TEST_ROLE="+role, "MAILBOX_ROOT="+root, "MAILBOX_AGENT=Agent-1"), env...)
+	cmd.Stderr = os.Stderr
+	stdin, _ := cmd.StdinPipe()
+	stdout, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var once sync.Once
+	release = func() {
+		once.Do(func() {
+			stdin.Close()
+			if err := cmd.Wait(); err != nil {
+				t.Errorf("%s: %v", role, err)
+			}
+		})
+	}
+	t.Cleanup(release)
+	if line, _ := bufio.NewReader(stdout).ReadString('\n'); line != "held\n" {
+		t.Fatalf("the %s said %q", role, line)
+	}
+	return cmd, release
+}
+
+// A second runner is refused at once, naming the live runner's pid.
+func TestSecondRunnerIsRefusedNamingTheFirst(t *testing.T) {
+	root := newRuntime(t, "Agent-1")
+	mb := openMailbox(t, root, "Agent-1")
+	first, _ := holdInChild(t, root, "runner")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	_, err := mb.Consume(Options{Runner: true, Wait: ctx, ConsumerWait: time.Hour, OnWait: func(h string) {
+		t.Errorf("waited for a live runner: %s", h)
+	}}, t0)
+	var locked *LockedError
+	if !errors.As(err, &locked) || locked.PID != first.Process.Pid {
+		t.Fatalf("second runner: %v, want a LockedError naming pid %d", err, first.Process.Pid)
+	}
+}
+
+// A lock held by something that is not a live runner is waited out: the
+// runner says once what it waits for, and starts when the lock comes free.
+// A record left in the lock file by a runner that is gone, or naming a pid
+// now used by another process, is never taken for a live runner.
+func TestRunnerWaitsOutALockThatIsNotARunners(t *testing.T) {
+	cases := map[string]func(t *testing.T) lockfile.Record{
+		"no record": func(t *testing.T) lockfile.Record { return lockfile.Record{} },
+		"a runner that is gone": func(t *testing.T) lockfile.Record {
+			gone := exec.Command(os.Args[0], "-test.run=^$")
+			if err := gone.Run(); err != nil {
+				t.Fatal(err)
+			}
+			return lockfile.Record{PID: gone.Process.Pid, Start: lockfile.Self("").Start, Role: "runner"}
+		},
+		"a reused pid": func(t *testing.T) lockfile.Record {
+			self := lockfile.Self("runner")
+			self.Start++ // this pid, but another process than the one recorded
+			return self
+		},
+	}
+	for name, record := range cases {
+		t.Run(name, func(t *testing.T) {
+			root := newRuntime(t, "Agent-1")
+			mb := openMailbox(t, root, "Agent-1")
+			path := ConsumerLockPath(root, "Agent-1")
+			if r := record(t); r.PID != 0 {
+				if err := os.MkdirAll(LocksDir(root), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(path, []byte(r.String()), 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}
+			stranger, release := holdInChild(t, root, "stranger")
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			waiting := make(chan string, 2)
+			type result struct {
+				c   *Consumer
+				err error
+			}
+			done := make(chan result, 1)
+			go func() {
+				c, err := mb.Consume(Options{Runner: true, Wait: ctx, ConsumerWait: 10 * time.Millisecond,
+					OnWait: func(h string) { waiting <- h }}, t0)
+				done <- result{c, err}
+			}()
+			var said string
+			select {
+			case said = <-waiting:
+			case r := <-done:
+				t.Fatalf("Consume returned %v, %v while a stranger held the lock", r.c, r.err)
+			case <-time.After(20 * time.Second):
+				t.Fatal("the runner neither waited nor returned")
+			}
+			if !strings.Contains(said, path) || !strings.Contains(said, "waiting") {
+				t.Errorf("the runner said %q; want the lock %s and that it waits", said, path)
+			}
+			if want := fmt.Sprintf("pid %d", stranger.Process.Pid); runtime.GOOS == "linux" && !strings.Contains(said, want) {
+				t.Errorf("the runner said %q; want the holder, %s", said, want)
+			}
+			release()
+			r := <-done
+			if r.err != nil {
+				t.Fatalf("after the stranger let go: %v", r.err)
+			}
+			defer r.c.Close()
+			if len(waiting) != 0 {
+				t.Errorf("OnWait was called again: %q", <-waiting)
+			}
+			if rec, ok := lockfile.HeldBy(path); !ok || rec.PID != os.Getpid() || rec.Role != "runner" {
+				t.Errorf("lock file records %+v, %v; want this runner", rec, ok)
+			}
+		})
+	}
+}
+
+// A runner waiting for a lock stops when told to.
+func TestRunnerWaitEndsWithItsContext(t *testing.T) {
+	root := newRuntime(t, "Agent-1")
+	mb := openMailbox(t, root, "Agent-1")
+	holdInChild(t, root, "stranger")
+	ctx, cancel := context.WithCancel(context.Background())
+	_, err := mb.Consume(Options{Runner: true, Wait: ctx, OnWait: func(string) { cancel() }}, t0)
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("Consume after its context ended: %v", err)
+	}
+	// Recovery visits never wait past ConsumerWait, and never name a
+	// stranger's pid as a consumer's.
+	var locked *LockedError
+	if _, err := mb.Consume(Options{}, t0); !errors.As(err, &locked) || locked.PID != 0 {
+		t.Fatalf("a visit to a mailbox a stranger locks: %v", err)
+	}
+}
+
+// A writer stuck holding inbox.json.lock is named when the wait for it
+// runs out.
+func TestHeldInboxJSONLockNamesItsHolder(t *testing.T) {
+	root := newRuntime(t, "Agent-1")
+	mb := openMailbox(t, root, "Agent-1")
+	writeFile(t, mb.path(InboxJSON), []byte(`[{"id": "m-1", "from": "Agent-2", "to": "Agent-1", "body": "hi"}]`))
+	writer, _ := holdInChild(t, root, "stranger", "MAILBOX_LOCK="+mb.path(InboxJSONLock))
+	_, err := mb.Consume(Options{LockWait: 50 * time.Millisecond}, t0)
+	if err == nil || !strings.Contains(err.Error(), mb.path(InboxJSONLock)) {
+		t.Fatalf("Consume with inbox.json.lock held: %v", err)
+	}
+	if want := fmt.Sprintf("pid %d", writer.Process.Pid); runtime.GOOS == "linux" && !strings.Contains(err.Error(), want) {
+		t.Errorf("error %q does not name the holder, %s", err, want)
+	}
+}
