@@ -50,12 +50,18 @@ func (h *heartbeat) set(state, current, subject string) error {
 	return h.writeLocked()
 }
 
-// waiting writes status.json for a runner that cannot start yet, saying
-// what it waits for.
-func (h *heartbeat) waiting(what string) error {
+// wait records what keeps the runner from its work ("" for nothing, once
+// it has gone away), and rewrites status.json when that changes.
+func (h *heartbeat) wait(what string) error {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	h.st.State, h.st.Waiting = "starting", what
+	if what == h.st.Waiting {
+		return nil
+	}
+	h.st.Waiting = what
+	if h.st.State == "" {
+		h.st.State = "starting"
+	}
 	return h.writeLocked()
 }
 

@@ -135,6 +135,9 @@ func (r *Runner) Run(ctx context.Context) (err error) {
 		return err
 	}
 	r.c = c
+	if err := r.hb.wait(""); err != nil {
+		return err
+	}
 	defer c.Close()
 	if err := r.hb.set("starting", "", ""); err != nil {
 		return err
@@ -213,7 +216,7 @@ func (r *Runner) idle(now time.Time) error {
 // waits for before it can start.
 func (r *Runner) onConsumerWait(holder string) {
 	r.log.Warn().Str("event", "waiting").Str("reason", holder).Msg("waiting for the mailbox's consumer lock")
-	if err := r.hb.waiting(holder); err != nil {
+	if err := r.hb.wait(holder); err != nil {
 		r.log.Warn().Err(err).Msg("cannot show the wait in status.json")
 	}
 }
