@@ -15,6 +15,7 @@
 //	  deadletter/         what could not be used, each with <name>.reason.txt
 //	  .seen/              one empty marker per id ever delivered
 //	  status.json         the runner's heartbeat
+//	  skip.json           a person's request that the runner abandon the turn in flight
 //
 // The rules that keep messages from being lost or doubled:
 //
