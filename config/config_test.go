@@ -96,9 +96,9 @@ func TestPeopleHaveMailboxesButAreNotAgents(t *testing.T) {
 	}
 	for data, want := range map[string]string{
 		"agents:\n  - name: Agent-1\npeople: [agent-1]\n": `"agent-1" is listed twice, or is also an agent`,
-		"people: [human, Human]\n":                         `"Human" is listed twice`,
-		"people: [../x]\n":                                 "not a valid agent name",
-		"people: [all]\n":                                  "reserved",
+		"people: [human, Human]\n":                        `"Human" is listed twice`,
+		"people: [../x]\n":                                "not a valid agent name",
+		"people: [all]\n":                                 "reserved",
 	} {
 		if _, err := Parse("x", []byte(data)); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("Parse(%q) = %v, want %q", data, err, want)
