@@ -117,6 +117,8 @@ func (r *Runner) takeTurn(ctx context.Context, log zerolog.Logger, cl *mailbox.C
 	}
 	turnCtx, cancel := r.turnContext(ctx)
 	defer cancel()
+	skipRequested, stopSkipWatch := r.watchSkip(cl.Message.ID, cancel)
+	defer stopSkipWatch()
 	defer r.hb.beatDuring(r.s.Heartbeat)()
 	reply, err := r.s.Driver.Run(turnCtx, turn)
 	if err != nil && turn.Resume && errors.Is(err, cursor.ErrReplyLost) && r.s.Resend {
@@ -125,6 +127,9 @@ func (r *Runner) takeTurn(ctx context.Context, log zerolog.Logger, cl *mailbox.C
 		reply, err = r.s.Driver.Run(turnCtx, turn)
 	}
 	if err != nil {
+		if req, ok := skipRequested(); ok {
+			return "", &skipError{req}
+		}
 		return "", err
 	}
 	now := r.s.Now()
@@ -180,8 +185,11 @@ func (r *Runner) failed(ctx context.Context, log zerolog.Logger, cl *mailbox.Cla
 	now := r.s.Now()
 	_, submitted := cl.Progress.Stages[stageSubmit]
 	var dead *deadError
+	var skip *skipError
 	reason := ""
 	switch {
+	case errors.As(cause, &skip):
+		return r.skipped(log, cl, skip.req)
 	case ctx.Err() != nil:
 		log.Warn().Str("event", "interrupted").Err(cause).Bool("submitted", submitted).Msg("turn cut off by shutdown; left in processing/ for the next runner")
 		return ctx.Err()
