@@ -67,9 +67,13 @@ func runRun(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
+	name, err = resolveAgent(env, cfg, name)
+	if err != nil {
+		return err
+	}
 	agent, err := cfg.Agent(name)
 	if err != nil {
-		return withHint(err, fmt.Sprintf("the agents of this runtime are %v (see %s)", cfg.AgentNames(), config.Path(env.Root)))
+		return err
 	}
 	if len(command) > 0 {
 		agent.Driver, agent.Exec.Command = config.DriverExec, command
@@ -89,7 +93,7 @@ func runRun(ctx context.Context, env *Env, args []string) error {
 			return withHint(fmt.Errorf("%s: %w", agent.Name, err), "run 'agentctl calibrate "+agent.Name+"' first")
 		}
 	}
-	driver, err := cursor.New(agent, cfg.GUI, cursor.Options{LockDir: cursor.LockDir(env.Root)})
+	driver, err := cursor.New(agent, cfg.GUI, cursor.Options{LockDir: cursor.LockDir(env.Root), Agent: agent.Name})
 	if err != nil {
 		return fmt.Errorf("cannot set up the %s driver of %s: %w", agent.EffectiveDriver(), agent.Name, err)
 	}
