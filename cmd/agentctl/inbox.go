@@ -51,6 +51,7 @@ type inboxItem struct {
 	Problem   string    `json:"problem,omitempty"`
 	Reason    string    `json:"reason,omitempty"`
 	Reply     string    `json:"reply,omitempty"`
+	Outcome   string    `json:"outcome,omitempty"`
 }
 
 func runInbox(ctx context.Context, env *Env, args []string) error {
@@ -124,6 +125,7 @@ func toItem(e mailbox.Entry) inboxItem {
 	}
 	if e.Receipt != nil {
 		it.Reply = e.Receipt.Reply
+		it.Outcome = e.Receipt.Outcome
 		it.Attempts = e.Receipt.Attempts
 	}
 	return it

@@ -124,7 +124,7 @@ func printStatus(env *Env, rows []agentStatus, holders []cursor.Holder, now time
 			state += ", waiting: " + r.Waiting
 		}
 		if r.Problem != "" {
-			state = "broken: " + r.Problem
+			state = "broken (see below)"
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\t%d\t%s\n", r.Agent, runner, state, r.Pending, r.Processing, r.Done, r.Dead, dash(r.HeartbeatAge))
 	}
