@@ -33,7 +33,7 @@ var commands = []command{
 	{"calibrate", "record where an agent's chat window and its controls are", runCalibrate},
 	{"prompt", "take one turn with an agent and print its reply", runPrompt},
 	{"doctor", "check the display, clipboard, locks and every agent's window", runDoctor},
-	{"send", "deliver a message to an agent's inbox", runSend},
+	{"send", "deliver a message to an agent's or a person's inbox", runSend},
 	{"inbox", "list an agent's or a person's messages", runInbox},
 	{"reply", "answer a message in a person's mailbox", runReply},
 	{"status", "show every agent's runner and mailbox counts", runStatus},
