@@ -73,7 +73,7 @@ func (r *Runner) handle(ctx context.Context, cl *mailbox.Claim) error {
 			timings["submit_to_reply"] = rt.Sub(t).Round(time.Millisecond).String()
 		}
 	}
-	receipt := mailbox.Receipt{Reply: reply, Timings: timings, Data: out.receiptData()}
+	receipt := mailbox.Receipt{Reply: reply, Timings: timings, Data: withHistory(out.receiptData(), msg)}
 	if err := r.c.Complete(cl, receipt, now); err != nil {
 		return err
 	}

@@ -114,3 +114,17 @@ func Skip(root, agent, id, reason string, log zerolog.Logger, now time.Time) (ma
 	notifySettled(root, agent, log, msg, "dead-lettered: "+why, now)
 	return msg, mb.ClearSkipRequest(id)
 }
+
+// withHistory adds to a receipt's data how the message died before a person
+// brought it back (agentctl retry), so the receipt tells its whole story.
+func withHistory(data map[string]any, msg mailbox.Message) map[string]any {
+	h, ok := msg.Meta[mailbox.HistoryKey]
+	if !ok {
+		return data
+	}
+	if data == nil {
+		data = map[string]any{}
+	}
+	data[mailbox.HistoryKey] = h
+	return data
+}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -168,6 +169,9 @@ func TestSkipCutsTheTurnOfARunningRunnerAndRetryBringsTheMessageBack(t *testing.
 	}
 	if h, _ := done[0].Message.Meta[mailbox.HistoryKey].([]any); len(h) != 1 {
 		t.Errorf("the archived message lost how it died: meta %v", done[0].Message.Meta)
+	}
+	if h, _ := done[0].Receipt.Data[mailbox.HistoryKey].([]any); len(h) != 1 || !strings.Contains(fmt.Sprint(h[0]), "skipped by a person: stuck") {
+		t.Errorf("the receipt does not say how the message died before: %v", done[0].Receipt.Data)
 	}
 	if dead, _ := mb.List(mailbox.StateDead); len(dead) != 0 {
 		t.Errorf("deadletter/ still holds %+v", dead)
