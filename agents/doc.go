@@ -27,6 +27,10 @@
 // duplicate; board changes set values; a devlog entry is looked for before
 // it is written again.
 //
+// A person can abandon the turn in flight (agentctl skip): the turn watches
+// for the request in the mailbox folder, is cancelled, and its message is
+// dead-lettered with the person's reason (skip.go).
+//
 // The package never reads agentctl.yaml (the command hands Settings down),
 // never touches a window except through package cursor, and never edits a
 // board or devlog except through packages projectboard and devlog.

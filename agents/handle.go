@@ -74,7 +74,7 @@ func (r *Runner) handle(ctx context.Context, cl *mailbox.Claim) error {
 			timings["submit_to_reply"] = rt.Sub(t).Round(time.Millisecond).String()
 		}
 	}
-	receipt := mailbox.Receipt{Outcome: out.receiptOutcome(), Reply: reply, Timings: timings, Data: out.receiptData()}
+	receipt := mailbox.Receipt{Outcome: out.receiptOutcome(), Reply: reply, Timings: timings, Data: withHistory(out.receiptData(), msg)}
 	if err := r.c.Complete(cl, receipt, now); err != nil {
 		return err
 	}
@@ -121,6 +121,8 @@ func (r *Runner) takeTurn(ctx context.Context, log zerolog.Logger, cl *mailbox.C
 	}
 	turnCtx, cancel := r.turnContext(ctx)
 	defer cancel()
+	skipRequested, stopSkipWatch := r.watchSkip(cl.Message.ID, cancel)
+	defer stopSkipWatch()
 	defer r.hb.beatDuring(r.s.Heartbeat)()
 	reply, err := r.s.Driver.Run(turnCtx, turn)
 	if err != nil && turn.Resume && errors.Is(err, cursor.ErrReplyLost) && r.s.Resend {
@@ -129,6 +131,9 @@ func (r *Runner) takeTurn(ctx context.Context, log zerolog.Logger, cl *mailbox.C
 		reply, err = r.s.Driver.Run(turnCtx, turn)
 	}
 	if err != nil {
+		if req, ok := skipRequested(); ok {
+			return "", &skipError{req}
+		}
 		return "", err
 	}
 	now := r.now()
@@ -184,8 +189,11 @@ func (r *Runner) failed(ctx context.Context, log zerolog.Logger, cl *mailbox.Cla
 	now := r.now()
 	_, submitted := cl.Progress.Stages[stageSubmit]
 	var dead *deadError
+	var skip *skipError
 	reason := ""
 	switch {
+	case errors.As(cause, &skip):
+		return r.skipped(log, cl, skip.req)
 	case ctx.Err() != nil:
 		log.Warn().Str("event", "interrupted").Err(cause).Bool("submitted", submitted).Msg("turn cut off by shutdown; left in processing/ for the next runner")
 		return ctx.Err()

@@ -29,9 +29,12 @@ const FileName = "agentctl.yaml"
 type Config struct {
 	// Agents are the agents this runtime knows. A name not listed here is
 	// refused everywhere, so a typo never creates a mailbox.
-	Agents  []Agent `yaml:"agents"`
-	Mailbox Mailbox `yaml:"mailbox"`
-	GUI     GUI     `yaml:"gui"`
+	Agents []Agent `yaml:"agents"`
+	// People have mailboxes but no runner (config/people.go); nil means
+	// DefaultPeople.
+	People  []string `yaml:"people"`
+	Mailbox Mailbox  `yaml:"mailbox"`
+	GUI     GUI      `yaml:"gui"`
 	// The runner's settings (config/agents.go).
 	Run        Run        `yaml:"run"`
 	RateLimit  RateLimit  `yaml:"rate_limit"`
@@ -136,6 +139,9 @@ func (c Config) Validate() error {
 		if err := a.validateDriver(); err != nil {
 			return fmt.Errorf("agents[%d] (%s): %w", i, a.Name, err)
 		}
+	}
+	if err := c.validatePeople(); err != nil {
+		return err
 	}
 	if err := c.GUI.validate(); err != nil {
 		return err

@@ -11,7 +11,7 @@ func TestInitialConfigParsesToTheDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatalf("the file init writes does not load: %v", err)
 	}
-	if got := cfg.AgentNames(); len(got) != 2 || got[1] != "Agent-2" {
+	if got := cfg.AgentNames(); len(got) != 2 || got[1] != "Agent-2" || strings.Join(cfg.PeopleNames(), ",") != "human" {
 		t.Errorf("agents = %v", got)
 	}
 	if cfg.Mailbox != Default().Mailbox {
@@ -65,6 +65,43 @@ func TestDurationString(t *testing.T) {
 		}
 		if back, err := time.ParseDuration(Duration(d).String()); err != nil || back != d {
 			t.Errorf("%q does not parse back to %v", Duration(d).String(), d)
+		}
+	}
+}
+
+func TestPeopleHaveMailboxesButAreNotAgents(t *testing.T) {
+	cfg, err := Parse("x", []byte("agents:\n  - name: Agent-1\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(cfg.PeopleNames(), ","); got != "human" {
+		t.Errorf("default people = %q, want human", got)
+	}
+	if got := strings.Join(cfg.MailboxNames(), ","); got != "Agent-1,human" {
+		t.Errorf("everyone = %q", got)
+	}
+	if _, err := cfg.Agent("human"); err == nil {
+		t.Error("a person was found as an agent")
+	}
+	cfg, err = Parse("x", []byte("agents:\n  - name: Agent-1\npeople: [alice, Bob]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(cfg.MailboxNames(), ","); got != "Agent-1,alice,Bob" || !cfg.IsPerson("Bob") || cfg.IsPerson("Agent-1") {
+		t.Errorf("everyone = %q", got)
+	}
+	cfg, err = Parse("x", []byte("people: []\n"))
+	if err != nil || len(cfg.PeopleNames()) != 0 {
+		t.Errorf("people: [] = %v, %v; want nobody", cfg.PeopleNames(), err)
+	}
+	for data, want := range map[string]string{
+		"agents:\n  - name: Agent-1\npeople: [agent-1]\n": `"agent-1" is listed twice, or is also an agent`,
+		"people: [human, Human]\n":                        `"Human" is listed twice`,
+		"people: [../x]\n":                                "not a valid agent name",
+		"people: [all]\n":                                 "reserved",
+	} {
+		if _, err := Parse("x", []byte(data)); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("Parse(%q) = %v, want %q", data, err, want)
 		}
 	}
 }

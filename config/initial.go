@@ -41,6 +41,14 @@ agents:
 #      command: [claude, -p, "{prompt}"]  # without {prompt} the prompt goes to stdin
 #      timeout: 10m                       # then the whole process group is killed
 
+# People: mailboxes without a runner. Receipts, notices and agents' questions
+# to them wait there; read them with 'agentctl inbox human' and answer with
+# 'agentctl reply ID TEXT'. Same rules for names as agents.
+people:
+{{- range .People}}
+  - {{.}}
+{{- end}}
+
 mailbox:
   # How new messages are noticed: "events" (file system events, instant) or
   # "poll" (for network or synced folders where events never arrive).
@@ -131,13 +139,14 @@ func Initial(agents []string) []byte {
 	var buf bytes.Buffer
 	data := struct {
 		Agents []string
+		People []string
 		M      Mailbox
 		G      GUI
 		R      Run
 		L      RateLimit
 		V      Recovery
 		S      Supervisor
-	}{agents, Default().Mailbox, Default().GUI, Default().Run, Default().RateLimit, Default().Recovery, Default().Supervisor}
+	}{agents, DefaultPeople, Default().Mailbox, Default().GUI, Default().Run, Default().RateLimit, Default().Recovery, Default().Supervisor}
 	if err := initialTemplate.Execute(&buf, data); err != nil {
 		panic(fmt.Sprintf("config template: %v", err))
 	}

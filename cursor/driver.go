@@ -96,6 +96,9 @@ type Options struct {
 	LockDir string
 	// Log, if set, gets one line per step of a GUI turn, for `prompt -v`.
 	Log io.Writer
+	// Agent is the agent whose turns the driver takes, recorded as the
+	// holder of the desktop input lock.
+	Agent string
 }
 
 // LockDir returns where the desktop input locks of a runtime root live.

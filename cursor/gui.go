@@ -63,6 +63,7 @@ func NewGUI(w config.Window, g config.GUI, opts Options) (*GUI, error) {
 		turn:       durationOr(g.TurnTimeout, config.DefaultGUI().TurnTimeout.D()),
 		lock:       NewInputLock(opts.LockDir, durationOr(g.LockWait, config.DefaultGUI().LockWait.D())),
 	}
+	d.lock.Agent = opts.Agent
 	if d.log == nil {
 		d.log = io.Discard
 	}

@@ -2,18 +2,21 @@ package cursor
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"strings"
 	"time"
 
 	"github.com/gofrs/flock"
 
 	"agentctl/internal/atomicfile"
 	"agentctl/internal/lockfile"
+	"agentctl/internal/process"
 )
 
 // InputLock is the desktop input lock: one file lock per display under the
@@ -25,6 +28,8 @@ type InputLock struct {
 	path string
 	wait time.Duration
 	lock *flock.Flock
+	// Agent is whose turn takes the lock, recorded for `agentctl status`.
+	Agent string
 }
 
 // lockRetry is how often a waiting process tries the lock again.
@@ -50,6 +55,7 @@ func (l *InputLock) Acquire(ctx context.Context) error {
 	ok, err := l.lock.TryLockContext(wctx, lockRetry)
 	switch {
 	case ok:
+		l.recordHolder()
 		return nil
 	case ctx.Err() != nil:
 		return ctx.Err()
@@ -66,10 +72,58 @@ func (l *InputLock) Acquire(ctx context.Context) error {
 
 // Release gives the lock back.
 func (l *InputLock) Release() error {
+	// The record goes first: removed after unlocking, it could be the next
+	// holder's.
+	os.Remove(l.path + holderSuffix)
 	if err := l.lock.Unlock(); err != nil {
 		return fmt.Errorf("cannot release the desktop input lock %s: %w", l.path, err)
 	}
 	return nil
+}
+
+// holderSuffix ends the name of the file beside a desktop lock that says
+// who holds it. The lock file itself is never written: on Windows a locked
+// file cannot be written through another handle.
+const holderSuffix = ".holder"
+
+// Holder is who holds a desktop input lock.
+type Holder struct {
+	Lock  string    `json:"lock"` // the lock file's name, which names the display
+	PID   int       `json:"pid"`
+	Start uint64    `json:"start,omitempty"` // process.StartTime of PID, where known
+	Agent string    `json:"agent,omitempty"`
+	Since time.Time `json:"since"`
+}
+
+// recordHolder writes the holder record. It is for people reading status,
+// so failing to write it does not fail the turn.
+func (l *InputLock) recordHolder() {
+	h := Holder{Lock: filepath.Base(l.path), PID: os.Getpid(), Agent: l.Agent, Since: time.Now().UTC()}
+	h.Start, _ = process.StartTime(h.PID)
+	if data, err := json.Marshal(h); err == nil {
+		atomicfile.WriteFileNoSync(l.path+holderSuffix, append(data, '\n'))
+	}
+}
+
+// Holders lists the live holders of the desktop input locks in dir (one
+// lock per display). A record whose process is gone, or whose pid now names
+// another process, is not a holder: the kernel released its lock.
+func Holders(dir string) []Holder {
+	names, _ := filepath.Glob(filepath.Join(dir, "desktop-*.lock"+holderSuffix))
+	var out []Holder
+	for _, name := range names {
+		data, err := os.ReadFile(name)
+		var h Holder
+		if err != nil || json.Unmarshal(data, &h) != nil || !process.Alive(h.PID) {
+			continue
+		}
+		if start, err := process.StartTime(h.PID); err == nil && h.Start != 0 && start != h.Start {
+			continue
+		}
+		h.Lock = strings.TrimSuffix(filepath.Base(name), holderSuffix)
+		out = append(out, h)
+	}
+	return out
 }
 
 var unsafeInName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)

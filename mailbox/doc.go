@@ -2,7 +2,9 @@
 // the canonical message, tolerant decoding of every Dream.OS message shape,
 // delivery, ingest of dropped files and of the Dream.OS inbox.json, the claim
 // → complete / fail / dead-letter life cycle, crash recovery, the folder
-// watcher and the status.json heartbeat.
+// watcher, the status.json heartbeat, and what a person does by hand
+// (admin.go, skip.go: find a message anywhere, settle it, requeue a dead
+// letter, ask a runner to skip a turn or abandon it when no runner is up).
 //
 // The on-disk contract is the product's main interface, so everything here
 // is observable from a shell:
@@ -15,6 +17,7 @@
 //	  deadletter/         what could not be used, each with <name>.reason.txt
 //	  .seen/              one empty marker per id ever delivered
 //	  status.json         the runner's heartbeat
+//	  skip.json           a person's request that the runner abandon the turn in flight
 //
 // The rules that keep messages from being lost or doubled:
 //

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"path"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -12,15 +13,21 @@ import (
 )
 
 const inboxUsage = `
-Usage: agentctl inbox AGENT [--state pending|processing|done|dead|all] [--json]
+Usage: agentctl inbox NAME [--state pending|processing|done|dead|all] [--json]
 
-Lists an agent's messages without changing anything. Pending messages
-include those still waiting inside inbox.json, in the order they will be
-processed; the other states are listed newest first. Dead letters show the
-reason they could not be used.
+Lists an agent's or a person's messages without changing anything. Pending
+messages include those still waiting inside inbox.json, in the order they
+will be processed; the other states are listed newest first. Dead letters
+show the reason they could not be used; one that could not be read at all
+is listed by its file name, which retry and drop accept as well as an id.
+
+A person's inbox (human by default) holds what agents and runners send
+back: receipts, notices of dead letters and stalls, and questions, which
+'agentctl reply ID TEXT' answers.
 
 Examples:
   agentctl inbox Agent-3
+  agentctl inbox human
   agentctl inbox Agent-3 --state dead
   agentctl inbox Agent-3 --state all --json | jq -r '.[] | [.state, .id] | @tsv'
 `
@@ -58,7 +65,7 @@ func runInbox(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := wantArgs(fs, rest, 1, 1, "one agent name"); err != nil {
+	if err := wantArgs(fs, rest, 1, 1, "one agent or person"); err != nil {
 		return err
 	}
 	states := []string{*state}
@@ -111,7 +118,7 @@ func runInbox(ctx context.Context, env *Env, args []string) error {
 			state = it.Outcome
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", state, dash(it.Priority), it.CreatedAt.Local().Format("2006-01-02 15:04"),
-			dash(it.From), dash(it.ID), clipText(subject, 60))
+			dash(it.From), refOf(it), clipText(subject, 60))
 	}
 	return tw.Flush()
 }
@@ -134,6 +141,15 @@ func toItem(e mailbox.Entry) inboxItem {
 		}
 	}
 	return it
+}
+
+// refOf is how the other commands can name a message: its id, or for a
+// file that never decoded, the file's name.
+func refOf(it inboxItem) string {
+	if it.ID != "" {
+		return it.ID
+	}
+	return path.Base(it.File)
 }
 
 func contains(list []string, s string) bool {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"strings"
 
 	"agentctl/config"
 	"agentctl/internal/atomicfile"
@@ -14,11 +15,13 @@ import (
 const initUsage = `
 Usage: agentctl init [--agents N] [--root DIR]
 
-Creates a runtime folder: a mailbox for each agent, the devlog, board, lore
-and lock folders, and a commented agentctl.yaml listing Agent-1..Agent-N.
+Creates a runtime folder: a mailbox for each agent and for each person
+(people: in agentctl.yaml, by default human), the devlog, board, lore and
+lock folders, and a commented agentctl.yaml listing Agent-1..Agent-N.
 
 Running it again never destroys anything: an existing agentctl.yaml is kept
-as it is, and only missing folders are created, for the agents it lists.
+as it is, and only missing folders are created, for the agents and people
+it lists.
 
 Examples:
   agentctl init
@@ -70,11 +73,15 @@ func runInit(ctx context.Context, env *Env, args []string) error {
 			fmt.Fprintf(env.Stdout, "note: --agents is ignored because agentctl.yaml exists; add agents there\n")
 		}
 	}
-	for _, name := range cfg.AgentNames() {
+	for _, name := range cfg.MailboxNames() {
 		if err := mailbox.Create(env.Root, name); err != nil {
 			return err
 		}
 	}
-	fmt.Fprintf(env.Stdout, "runtime %s ready with %d agents\n", env.Root, len(cfg.Agents))
+	fmt.Fprintf(env.Stdout, "runtime %s ready with %d agents", env.Root, len(cfg.Agents))
+	if people := cfg.PeopleNames(); len(people) > 0 {
+		fmt.Fprintf(env.Stdout, " and a mailbox for %s", strings.Join(people, ", "))
+	}
+	fmt.Fprintln(env.Stdout)
 	return nil
 }

@@ -60,7 +60,7 @@ func runPrompt(ctx context.Context, env *Env, args []string) error {
 	if text == "" {
 		return usageError{msg: "the prompt is empty", hint: "give TEXT, or pipe it in with -"}
 	}
-	opts := cursor.Options{LockDir: cursor.LockDir(env.Root)}
+	opts := cursor.Options{LockDir: cursor.LockDir(env.Root), Agent: agent.Name}
 	if *verbose {
 		opts.Log = env.Stderr
 	}

@@ -68,9 +68,13 @@ func runRun(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
+	name, err = resolveAgent(env, cfg, name)
+	if err != nil {
+		return err
+	}
 	agent, err := cfg.Agent(name)
 	if err != nil {
-		return withHint(err, fmt.Sprintf("the agents of this runtime are %v (see %s)", cfg.AgentNames(), config.Path(env.Root)))
+		return err
 	}
 	if len(command) > 0 {
 		agent.Driver, agent.Exec.Command = config.DriverExec, command
@@ -90,7 +94,7 @@ func runRun(ctx context.Context, env *Env, args []string) error {
 			return withHint(fmt.Errorf("%s: %w", agent.Name, err), "run 'agentctl calibrate "+agent.Name+"' first")
 		}
 	}
-	driver, err := cursor.New(agent, cfg.GUI, cursor.Options{LockDir: cursor.LockDir(env.Root)})
+	driver, err := cursor.New(agent, cfg.GUI, cursor.Options{LockDir: cursor.LockDir(env.Root), Agent: agent.Name})
 	if err != nil {
 		return fmt.Errorf("cannot set up the %s driver of %s: %w", agent.EffectiveDriver(), agent.Name, err)
 	}
@@ -125,6 +129,7 @@ func runRun(ctx context.Context, env *Env, args []string) error {
 func runnerSettings(env *Env, cfg config.Config, agent config.Agent, driver cursor.Driver, log zerolog.Logger) agents.Settings {
 	return agents.Settings{
 		Root: env.Root, Agent: agent.Name, Agents: cfg.AgentNames(), Driver: driver,
+		People: cfg.PeopleNames(), Human: cfg.Human(),
 		Consumer: consumerOptions(cfg),
 		Watch: mailbox.WatchOptions{Poll: cfg.Mailbox.Watch == "poll", PollInterval: cfg.Mailbox.PollInterval.D(),
 			RescanInterval: cfg.Mailbox.RescanInterval.D()},

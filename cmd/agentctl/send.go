@@ -12,22 +12,24 @@ import (
 )
 
 const sendUsage = `
-Usage: agentctl send --to AGENT|all [flags] [TEXT | -]
+Usage: agentctl send --to NAME|all [flags] [TEXT | -]
 
-Delivers a message to an agent's inbox, durably and atomically, and prints
-its id. With --to all it goes to every configured agent except the sender,
-one id per line. TEXT is the message body; "-" reads it from stdin.
+Delivers a message to an agent's or a person's inbox, durably and
+atomically, and prints its id. With --to all it goes to every configured
+agent except the sender, one id per line. TEXT is the message body; "-"
+reads it from stdin.
 
 Examples:
   agentctl send --to Agent-3 "Review the parser changes in PR 12"
   agentctl send --to Agent-2 --priority urgent --subject "build broken" -- "main fails to compile"
   git log -5 | agentctl send --to Agent-1 --type task --task T-7 -
   agentctl send --to all --from Agent-1 "Standup in 5 minutes"
+  agentctl send --to human --from Agent-2 "Which branch should I rebase on?"
 `
 
 func runSend(ctx context.Context, env *Env, args []string) error {
 	fs := newFlagSet(env, "send", sendUsage)
-	to := fs.String("to", "", "recipient `agent`, or all")
+	to := fs.String("to", "", "recipient `name` (an agent or a person), or all")
 	from := fs.String("from", "human", "sender `name`")
 	typ := fs.String("type", "message", "message `type` (message, task, …)")
 	priority := fs.String("priority", "normal", "`priority`: low, normal, high or urgent")
@@ -49,7 +51,7 @@ func runSend(ctx context.Context, env *Env, args []string) error {
 	if err := agentname.Valid(*from); err != nil {
 		return usageError{msg: "--from: " + err.Error()}
 	}
-	body, err := messageText(env, rest)
+	body, err := messageText(env, "send", rest)
 	if err != nil {
 		return err
 	}
@@ -86,7 +88,7 @@ func runSend(ctx context.Context, env *Env, args []string) error {
 }
 
 // messageText is the body: the arguments joined, or stdin for "-".
-func messageText(env *Env, args []string) (string, error) {
+func messageText(env *Env, command string, args []string) (string, error) {
 	if len(args) == 1 && args[0] == "-" {
 		data, err := io.ReadAll(env.Stdin)
 		if err != nil {
@@ -96,7 +98,7 @@ func messageText(env *Env, args []string) (string, error) {
 	}
 	text := strings.Join(args, " ")
 	if strings.TrimSpace(text) == "" {
-		return "", usageError{msg: "send: no message text", hint: `give the text as arguments, or "-" to read it from stdin`}
+		return "", usageError{msg: command + ": no message text", hint: `give the text as arguments, or "-" to read it from stdin`}
 	}
 	return text, nil
 }

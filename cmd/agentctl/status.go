@@ -7,9 +7,12 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"strings"
 	"text/tabwriter"
 	"time"
 
+	"agentctl/config"
+	"agentctl/cursor"
 	"agentctl/internal/process"
 	"agentctl/mailbox"
 )
@@ -17,10 +20,16 @@ import (
 const statusUsage = `
 Usage: agentctl status [--json]
 
-Shows one row per configured agent: whether its runner is alive (the pid
-in its heartbeat is checked, not just read), what it is doing, how many
-messages wait, are in flight, are done or dead, and how old its heartbeat
-is.
+Shows one row per configured agent, then one per person: whether its runner
+is alive (the pid in its heartbeat is checked, not just read), what it is
+doing, how many messages wait, are in flight, are done or dead, and how old
+its heartbeat is. A runner working on one message for longer than
+recovery.stall_after shows as stalled with the turn's age, and what a
+runner waits for (a lock another process holds) is shown with its state.
+The last lines say who holds the desktop input lock, if anyone does.
+
+A mailbox that is missing or cannot be read gets a row saying so; the other
+rows are still shown, and status exits non-zero.
 
 Examples:
   agentctl status
@@ -31,16 +40,23 @@ Examples:
 // agentStatus is one row of the status table.
 type agentStatus struct {
 	Agent        string     `json:"agent"`
-	Runner       string     `json:"runner"` // running, stopped, or gone (heartbeat of a dead pid)
+	Runner       string     `json:"runner"` // running, stopped, gone (heartbeat of a dead pid), elsewhere, person, or -
 	PID          int        `json:"pid,omitempty"`
 	State        string     `json:"state"`
 	Current      string     `json:"current,omitempty"`
+	Since        *time.Time `json:"since,omitempty"`
+	TurnAge      string     `json:"turn_age,omitempty"`
+	Stalled      bool       `json:"stalled,omitempty"`
+	Waiting      string     `json:"waiting,omitempty"`
+	InputLock    string     `json:"input_lock,omitempty"` // the desktop lock this agent's process holds
 	Pending      int        `json:"pending"`
 	Processing   int        `json:"processing"`
 	Done         int        `json:"done"`
 	Dead         int        `json:"dead"`
 	Heartbeat    *time.Time `json:"heartbeat,omitempty"`
 	HeartbeatAge string     `json:"heartbeat_age,omitempty"`
+	Problem      string     `json:"problem,omitempty"`
+	Hint         string     `json:"hint,omitempty"`
 }
 
 func runStatus(ctx context.Context, env *Env, args []string) error {
@@ -59,23 +75,40 @@ func runStatus(ctx context.Context, env *Env, args []string) error {
 	}
 	now := time.Now()
 	host, _ := os.Hostname()
+	holders := cursor.Holders(cursor.LockDir(env.Root))
 	rows := []agentStatus{}
-	for _, name := range cfg.AgentNames() {
-		mb, err := openMailbox(env, cfg, name)
-		if err != nil {
-			return err
+	var problems, hints []string
+	for _, name := range cfg.MailboxNames() {
+		row := mailboxStatus(env, cfg, name, host, now)
+		for _, h := range holders {
+			if h.Agent == row.Agent {
+				row.InputLock = h.Lock
+			}
 		}
-		row, err := readAgentStatus(mb, host, now)
-		if err != nil {
-			return err
+		if row.Problem != "" {
+			problems = append(problems, row.Agent+": "+row.Problem)
+			if row.Hint != "" && !contains(hints, row.Hint) {
+				hints = append(hints, row.Hint)
+			}
 		}
 		rows = append(rows, row)
 	}
 	if *asJSON {
 		enc := json.NewEncoder(env.Stdout)
 		enc.SetIndent("", "  ")
-		return enc.Encode(rows)
+		if err := enc.Encode(rows); err != nil {
+			return err
+		}
+	} else if err := printStatus(env, rows, holders, now); err != nil {
+		return err
 	}
+	if len(problems) > 0 {
+		return withHint(fmt.Errorf("status: %s", strings.Join(problems, "; ")), strings.Join(hints, "; "))
+	}
+	return nil
+}
+
+func printStatus(env *Env, rows []agentStatus, holders []cursor.Holder, now time.Time) error {
 	tw := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "AGENT\tRUNNER\tSTATE\tPENDING\tPROCESSING\tDONE\tDEAD\tHEARTBEAT")
 	for _, r := range rows {
@@ -83,12 +116,56 @@ func runStatus(ctx context.Context, env *Env, args []string) error {
 		if r.PID > 0 {
 			runner = fmt.Sprintf("%s (pid %d)", r.Runner, r.PID)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\t%d\t%s\n", r.Agent, runner, r.State, r.Pending, r.Processing, r.Done, r.Dead, dash(r.HeartbeatAge))
+		state := r.State
+		if r.Stalled {
+			state = fmt.Sprintf("stalled (turn %s)", r.TurnAge)
+		}
+		if r.Waiting != "" {
+			state += ", waiting: " + r.Waiting
+		}
+		if r.Problem != "" {
+			state = "broken (see below)"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\t%d\t%s\n", r.Agent, runner, state, r.Pending, r.Processing, r.Done, r.Dead, dash(r.HeartbeatAge))
 	}
-	return tw.Flush()
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for _, h := range holders {
+		who := dash(h.Agent)
+		fmt.Fprintf(env.Stdout, "desktop input lock %s: held by %s (pid %d) for %s\n", h.Lock, who, h.PID, now.Sub(h.Since).Round(time.Second))
+	}
+	return nil
 }
 
-func readAgentStatus(mb *mailbox.Mailbox, host string, now time.Time) (agentStatus, error) {
+// mailboxStatus is one row; a mailbox that cannot be read gives a row with
+// the problem rather than an error, so that one broken agent does not hide
+// the others.
+func mailboxStatus(env *Env, cfg config.Config, name, host string, now time.Time) agentStatus {
+	mb, err := openMailbox(env, cfg, name)
+	if err != nil {
+		return agentStatus{Agent: name, Runner: "-", State: "-", Problem: err.Error(), Hint: hintOf(err)}
+	}
+	row, err := readAgentStatus(mb, host, now, cfg.Recovery.StallAfter.D())
+	if err != nil {
+		row.Problem = err.Error()
+		row.Hint = "run 'agentctl init' to create the missing folders; it never destroys anything"
+	}
+	if cfg.IsPerson(name) {
+		row.Runner = "person"
+	}
+	return row
+}
+
+func hintOf(err error) string {
+	var h interface{ Hint() string }
+	if errors.As(err, &h) {
+		return h.Hint()
+	}
+	return ""
+}
+
+func readAgentStatus(mb *mailbox.Mailbox, host string, now time.Time, stallAfter time.Duration) (agentStatus, error) {
 	row := agentStatus{Agent: mb.Agent, Runner: "stopped", State: "-"}
 	counts, err := mb.Count()
 	if err != nil {
@@ -100,7 +177,8 @@ func readAgentStatus(mb *mailbox.Mailbox, host string, now time.Time) (agentStat
 		return row, nil
 	}
 	if err != nil {
-		return row, err
+		row.Problem, row.Hint = err.Error(), "status.json is the runner's heartbeat, rewritten every few seconds; if no runner is up, remove it"
+		return row, nil
 	}
 	updated := st.UpdatedAt
 	row.Heartbeat = &updated
@@ -109,7 +187,16 @@ func readAgentStatus(mb *mailbox.Mailbox, host string, now time.Time) (agentStat
 	case st.Host != "" && st.Host != host:
 		row.Runner, row.PID, row.State = "elsewhere", st.PID, st.State // on another machine: trust the heartbeat age
 	case process.Alive(st.PID) && st.State != "stopped":
-		row.Runner, row.PID, row.State, row.Current = "running", st.PID, st.State, st.Current
+		row.Runner, row.PID, row.State, row.Current, row.Waiting = "running", st.PID, st.State, st.Current, st.Waiting
+		if !st.Since.IsZero() {
+			since := st.Since
+			row.Since = &since
+			if st.State == "working" {
+				age := now.Sub(since)
+				row.TurnAge = age.Round(time.Second).String()
+				row.Stalled = age > stallAfter
+			}
+		}
 	case st.State == "stopped":
 		row.State = "stopped"
 	default:

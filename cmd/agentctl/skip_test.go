@@ -1,0 +1,220 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"agentctl/internal/process"
+	"agentctl/mailbox"
+)
+
+// agentScript is a headless agent that, until the file "fast" exists,
+// starts a child that sleeps and waits for it, recording both pids: a turn
+// that only a skip can end.
+const agentScript = `cat >/dev/null
+if [ -f "$DIR/fast" ]; then echo "Done."; exit 0; fi
+echo $$ > "$DIR/agent.pid.tmp" && mv "$DIR/agent.pid.tmp" "$DIR/agent.pid"
+sleep 600 &
+echo $! > "$DIR/sleep.pid.tmp" && mv "$DIR/sleep.pid.tmp" "$DIR/sleep.pid"
+wait
+`
+
+// agentctl runs the agentctl command (the test binary, see TestMain) and
+// returns its stdout and stderr.
+func agentctl(t *testing.T, root string, args ...string) (stdout, stderr string, err error) {
+	t.Helper()
+	cmd := exec.Command("agentctl", append([]string{"--root", root}, args...)...)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err = cmd.Run()
+	return out.String(), errb.String(), err
+}
+
+func mustAgentctl(t *testing.T, root string, args ...string) string {
+	t.Helper()
+	out, errOut, err := agentctl(t, root, args...)
+	if err != nil {
+		t.Fatalf("agentctl %s: %v\n%s%s", strings.Join(args, " "), err, out, errOut)
+	}
+	return out
+}
+
+// await polls cond for up to 20 s: a runner on a loaded machine is slow,
+// and nothing here measures speed.
+func await(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if cond() {
+			return
+		}
+	}
+	t.Fatalf("timed out waiting for %s", what)
+}
+
+func readPID(t *testing.T, path string) int {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(data)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return pid
+}
+
+// gone reports whether pid no longer runs: it does not exist, or (seen in
+// /proc on Linux) it is a zombie waiting for a parent that is not ours to
+// make reap it.
+func gone(pid int) bool {
+	if !process.Alive(pid) {
+		return true
+	}
+	data, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return true
+	}
+	i := bytes.LastIndexByte(data, ')')
+	return i > 0 && bytes.HasPrefix(bytes.TrimSpace(data[i+1:]), []byte("Z"))
+}
+
+func TestSkipCutsTheTurnOfARunningRunnerAndRetryBringsTheMessageBack(t *testing.T) {
+	dir := t.TempDir()
+	root := filepath.Join(dir, "runtime")
+	mustAgentctl(t, root, "init", "--agents", "2")
+	script := filepath.Join(dir, "agent.sh")
+	if err := os.WriteFile(script, []byte(agentScript), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	id := strings.TrimSpace(mustAgentctl(t, root, "send", "--to", "Agent-1", "--from", "Agent-2", "--subject", "long job", "Think for a long time."))
+
+	runner := exec.Command("agentctl", "--root", root, "run", "Agent-1", "--log-format", "json", "--", "sh", script)
+	runner.Env = append(os.Environ(), "DIR="+dir)
+	var runnerLog bytes.Buffer
+	runner.Stderr = &runnerLog
+	if err := runner.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() {
+		runner.Process.Signal(syscall.SIGINT)
+		runner.Wait()
+		if t.Failed() {
+			t.Logf("runner log:\n%s", runnerLog.String())
+		}
+	}()
+	await(t, "the agent's turn to start", func() bool {
+		_, err := os.Stat(filepath.Join(dir, "sleep.pid"))
+		return err == nil
+	})
+	agentPID, sleepPID := readPID(t, filepath.Join(dir, "agent.pid")), readPID(t, filepath.Join(dir, "sleep.pid"))
+
+	out := mustAgentctl(t, root, "skip", "Agent-1", "--reason", "stuck")
+	for _, want := range []string{"asked Agent-1's runner (pid " + strconv.Itoa(runner.Process.Pid) + ") to skip " + id, id + " skipped: it is in Agent-1's deadletter/" + mailbox.Stem(id) + ".json", "agentctl retry " + id} {
+		if !strings.Contains(out, want) {
+			t.Errorf("skip said:\n%s\nwant %q", out, want)
+		}
+	}
+	// The turn is cut: the agent's command and its child are gone, the
+	// runner is not.
+	await(t, "the agent's processes to end", func() bool { return gone(agentPID) && gone(sleepPID) })
+	if gone(runner.Process.Pid) {
+		t.Fatal("the runner stopped")
+	}
+	mb, err := mailbox.Open(root, "Agent-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dead, err := mb.List(mailbox.StateDead)
+	if err != nil || len(dead) != 1 || dead[0].Message.ID != id || dead[0].Reason != "skipped by a person: stuck" {
+		t.Fatalf("dead letters = %+v, %v", dead, err)
+	}
+	if processing, _ := mb.List(mailbox.StateProcessing); len(processing) != 0 {
+		t.Errorf("processing/ still holds %+v", processing)
+	}
+	if _, err := os.Stat(filepath.Join(mb.Dir, mailbox.SkipJSON)); !os.IsNotExist(err) {
+		t.Errorf("the skip request is still there: %v", err)
+	}
+	devlog, _ := os.ReadFile(filepath.Join(root, "devlogs", "Agent-1.md"))
+	if !bytes.Contains(devlog, []byte("skipped")) || !bytes.Contains(devlog, []byte("skipped by a person: stuck")) {
+		t.Errorf("devlog:\n%s", devlog)
+	}
+	if !strings.Contains(runnerLog.String(), `"event":"skipped"`) {
+		t.Errorf("the runner did not log the skip")
+	}
+
+	// Brought back, the message is worked again and completes.
+	if err := os.WriteFile(filepath.Join(dir, "fast"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out = mustAgentctl(t, root, "retry", id)
+	if !strings.Contains(out, id+" is back in Agent-1's inbox (it was dead: skipped by a person: stuck)") {
+		t.Errorf("retry said %q", out)
+	}
+	await(t, "the message to be archived", func() bool {
+		done, _ := mb.List(mailbox.StateDone)
+		return len(done) == 1 && done[0].Receipt != nil
+	})
+	done, _ := mb.List(mailbox.StateDone)
+	if done[0].Message.ID != id || done[0].Receipt.Outcome != "done" {
+		t.Errorf("archived %+v, receipt %+v", done[0].Message, done[0].Receipt)
+	}
+	if h, _ := done[0].Message.Meta[mailbox.HistoryKey].([]any); len(h) != 1 {
+		t.Errorf("the archived message lost how it died: meta %v", done[0].Message.Meta)
+	}
+	if h, _ := done[0].Receipt.Data[mailbox.HistoryKey].([]any); len(h) != 1 || !strings.Contains(fmt.Sprint(h[0]), "skipped by a person: stuck") {
+		t.Errorf("the receipt does not say how the message died before: %v", done[0].Receipt.Data)
+	}
+	if dead, _ := mb.List(mailbox.StateDead); len(dead) != 0 {
+		t.Errorf("deadletter/ still holds %+v", dead)
+	}
+}
+
+func TestSkipWithoutARunnerSettlesTheClaimItself(t *testing.T) {
+	root := filepath.Join(t.TempDir(), "runtime")
+	mustAgentctl(t, root, "init", "--agents", "2")
+	if _, _, err := agentctl(t, root, "skip", "Agent-1"); err == nil {
+		t.Fatal("skip with nothing in flight succeeded")
+	}
+	id := strings.TrimSpace(mustAgentctl(t, root, "send", "--to", "Agent-1", "--from", "Agent-2", "--ack", "work"))
+	mb, err := mailbox.Open(root, "Agent-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A runner that died mid-turn: the claim stays in processing/.
+	c, err := mb.Consume(mailbox.Options{Known: []string{"Agent-1", "Agent-2"}}, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Claim(time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	c.Close()
+
+	out := mustAgentctl(t, root, "skip", "Agent-1", "--reason", "agent crashed")
+	if !strings.Contains(out, id+" skipped: no runner was up") {
+		t.Errorf("skip said %q", out)
+	}
+	dead, _ := mb.List(mailbox.StateDead)
+	if len(dead) != 1 || dead[0].Reason != "skipped by a person: agent crashed" {
+		t.Fatalf("dead letters = %+v", dead)
+	}
+	devlog, _ := os.ReadFile(filepath.Join(root, "devlogs", "Agent-1.md"))
+	if !bytes.Contains(devlog, []byte("skipped by a person: agent crashed")) {
+		t.Errorf("devlog:\n%s", devlog)
+	}
+	// The sender asked for a receipt, and hears how its message ended.
+	sender, _ := mailbox.Open(root, "Agent-2")
+	pending, _ := sender.List(mailbox.StatePending)
+	if len(pending) != 1 || !strings.Contains(pending[0].Message.Body, "skipped by a person: agent crashed") {
+		t.Errorf("Agent-2's inbox = %+v", pending)
+	}
+}

@@ -1,0 +1,241 @@
+package mailbox
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"agentctl/internal/atomicfile"
+)
+
+// This file holds what a person does to messages by hand (agentctl reply,
+// retry, drop, skip): find a message wherever it is, settle one that no
+// runner will, put a dead letter back. Each step keeps the rule that a
+// message is in exactly one place, or says how a crash half-way is finished
+// by running the same command again.
+
+// Locate finds the message with this id, or the file with this name, in
+// every folder of the mailbox: pending in inbox/, in flight, archived or
+// dead. It changes nothing. Entries still inside inbox.json have no file of
+// their own and are not found (IngestIdle gives them one). Several entries
+// come back only after a mishap, such as the same id dead-lettered twice.
+func (m *Mailbox) Locate(ref string) ([]Entry, error) {
+	var found []Entry
+	stem := Stem(ref)
+	for _, dir := range []struct{ state, dir string }{{StatePending, InboxDir}, {StateProcessing, ProcessingDir}} {
+		if fi, err := os.Lstat(m.path(dir.dir, stem+".json")); err == nil && fi.Mode().IsRegular() {
+			found = append(found, m.readEntry(dir.state, dir.dir, stem+".json"))
+		}
+	}
+	days, err := os.ReadDir(m.path(ArchiveDir))
+	if err != nil {
+		return nil, fmt.Errorf("cannot search the archive of %s: %w", m.Agent, err)
+	}
+	for _, d := range days {
+		if _, err := os.Lstat(m.path(ArchiveDir, d.Name(), stem+".json")); err == nil {
+			e := m.readEntry(StateDone, ArchiveDir+"/"+d.Name(), stem+".json")
+			if r, err := readReceipt(m.path(ArchiveDir, d.Name(), stem+ReceiptSuffix)); err == nil {
+				e.Receipt = &r
+			}
+			found = append(found, e)
+		}
+	}
+	dead, err := m.listDir(StateDead, DeadletterDir)
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range dead {
+		if e.Message.ID == ref || path.Base(e.File) == ref {
+			found = append(found, e)
+		}
+	}
+	return found, nil
+}
+
+// IngestIdle does what a runner does first when no consumer holds the
+// mailbox: it ingests inbox.json and the files dropped into inbox/, so that
+// every pending message has a canonical file to act on. With a consumer up
+// it does nothing, since that consumer ingests them itself.
+func (m *Mailbox) IngestIdle(opts Options, now time.Time) error {
+	c, err := m.Consume(opts, now)
+	if errors.Is(err, ErrConsumerRunning) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	return c.Close()
+}
+
+// ErrMoved is returned when a message moved on (claimed by a runner,
+// settled by another command) while a person's command acted on it.
+var ErrMoved = errors.New("it moved while this command acted on it")
+
+// Settle archives a pending or dead message with a receipt of the given
+// outcome ("dropped", "answered"), for messages a person settles instead of
+// a runner. A message in flight is refused: only its runner may settle it.
+//
+// The message moves first and its receipt follows: the archive counts a
+// message by its receipt. A crash in between leaves the message archived
+// without one, in one place still.
+func (m *Mailbox) Settle(e Entry, r Receipt, now time.Time) error {
+	if e.State != StatePending && e.State != StateDead {
+		return fmt.Errorf("cannot settle %s: it is %s, not pending or dead", e.File, e.State)
+	}
+	if _, err := os.Lstat(m.path(e.File)); errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("cannot archive %s: %w", e.File, ErrMoved)
+	}
+	// A file that never decoded keeps its name, so it reads the same way.
+	name := path.Base(e.File)
+	if e.Message.ID != "" {
+		name = Stem(e.Message.ID) + ".json"
+	}
+	day := m.path(ArchiveDir, now.UTC().Format("2006-01-02"))
+	if err := atomicfile.MkdirAll(day); err != nil {
+		return err
+	}
+	dst := filepath.Join(day, name)
+	if _, err := os.Lstat(dst); err == nil {
+		return fmt.Errorf("cannot archive %s: %s is taken", e.File, dst)
+	}
+	if err := os.Rename(m.path(e.File), dst); err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("cannot archive %s: %w", e.File, ErrMoved)
+		}
+		return fmt.Errorf("cannot archive %s: %w", e.File, err)
+	}
+	if e.State == StateDead {
+		// Only once the dead letter has moved: it is never without a reason.
+		if err := os.Remove(m.path(e.File + ReasonSuffix)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("cannot remove the reason of %s: %w", e.File, err)
+		}
+	}
+	r.ID, r.Agent, r.ClaimedAt, r.CompletedAt, r.Attempts = e.Message.ID, m.Agent, now, now, e.Message.Attempts
+	log := Progress{ID: r.ID, Agent: m.Agent, PID: os.Getpid(), Host: hostname(), ClaimedAt: now, Attempt: r.Attempts,
+		Stage: StageDone, Stages: map[string]time.Time{StageDone: now}, Receipt: &r}
+	line, err := jsonLine(log)
+	if err != nil {
+		return err
+	}
+	if err := atomicfile.Create(filepath.Join(day, strings.TrimSuffix(name, ".json")+ReceiptSuffix), line); err != nil {
+		return fmt.Errorf("cannot write the receipt of %s: %w", e.File, err)
+	}
+	return nil
+}
+
+// DeadLetter is a dead letter read back with the reason beside it.
+type DeadLetter struct {
+	Entry
+	// DiedAt is when it was dead-lettered, from its reason file.
+	DiedAt time.Time
+}
+
+// HistoryKey is the key in a message's Meta under which Requeue keeps the
+// dead letters it came back from, oldest first, so that how the message
+// went before stays with it to its receipt.
+const HistoryKey = "deadletter_history"
+
+// ReadDeadLetter reads a dead letter found by Locate, with the reason and
+// time of its reason file.
+func (m *Mailbox) ReadDeadLetter(e Entry) DeadLetter {
+	dl := DeadLetter{Entry: e}
+	if text, err := os.ReadFile(m.path(e.File + ReasonSuffix)); err == nil {
+		for _, line := range strings.Split(string(text), "\n") {
+			if t, ok := strings.CutPrefix(line, "time: "); ok {
+				dl.DiedAt, _ = time.Parse(time.RFC3339, strings.TrimSpace(t))
+			}
+		}
+	}
+	return dl
+}
+
+// Requeue puts a dead letter back into to's inbox (to may be m) with its
+// attempts reset, addressed to to, and its death recorded under
+// HistoryKey. It gets past duplicate detection on purpose: the id's .seen
+// marker stays, and the file goes into inbox/ directly. A dead letter that
+// no longer decodes is left where it is, and the error says why.
+//
+// The copy is created before the dead letter is removed, so a crash in
+// between leaves both; running Requeue again recognises its own copy by
+// the history entry and only removes the dead letter.
+func (m *Mailbox) Requeue(dl DeadLetter, to *Mailbox, now time.Time) (Message, error) {
+	if dl.State != StateDead {
+		return Message{}, fmt.Errorf("cannot retry %s: it is %s, not dead", dl.File, dl.State)
+	}
+	if dl.Problem != "" {
+		return Message{}, fmt.Errorf("cannot retry %s: it still cannot be read: %s", dl.File, dl.Problem)
+	}
+	msg := dl.Message
+	entry := map[string]any{"agent": m.Agent, "file": dl.File, "reason": dl.Reason, "attempts": msg.Attempts}
+	if !dl.DiedAt.IsZero() {
+		entry["deadlettered_at"] = dl.DiedAt.UTC().Format(time.RFC3339)
+	}
+	if msg.LastError != "" {
+		entry["last_error"] = msg.LastError
+	}
+	meta := make(map[string]any, len(msg.Meta)+1)
+	for k, v := range msg.Meta {
+		meta[k] = v
+	}
+	history, _ := meta[HistoryKey].([]any)
+	meta[HistoryKey] = append(append([]any(nil), history...), entry)
+	msg.Meta = meta
+	msg.To, msg.Attempts, msg.LastError, msg.DeliverAfter = to.Agent, 0, "", nil
+	if msg.ExpiresAt != nil && now.After(*msg.ExpiresAt) {
+		msg.ExpiresAt = nil // a person asked for it again: its old deadline no longer holds
+	}
+
+	copies, err := to.Locate(msg.ID)
+	if err != nil {
+		return Message{}, err
+	}
+	for _, c := range copies {
+		if c.State != StateDead && cameFrom(c.Message, entry) {
+			return msg, m.removeDeadLetter(dl.File) // an earlier Requeue got this far
+		}
+	}
+	for _, c := range copies {
+		if c.State != StateDead {
+			return Message{}, fmt.Errorf("cannot retry %s: %s already has a message with id %s (%s)", dl.File, to.Agent, msg.ID, c.File)
+		}
+	}
+	if err := atomicfile.Create(to.path(InboxDir, Stem(msg.ID)+".json"), msg.Encode()); err != nil {
+		return Message{}, fmt.Errorf("cannot retry %s: %w", dl.File, err)
+	}
+	return msg, m.removeDeadLetter(dl.File)
+}
+
+// cameFrom reports whether msg was requeued from the dead letter that
+// entry describes.
+func cameFrom(msg Message, entry map[string]any) bool {
+	history, _ := msg.Meta[HistoryKey].([]any)
+	for _, h := range history {
+		if e, ok := h.(map[string]any); ok && e["agent"] == entry["agent"] && e["file"] == entry["file"] &&
+			e["deadlettered_at"] == entry["deadlettered_at"] {
+			return true
+		}
+	}
+	return false
+}
+
+func jsonLine(v any) ([]byte, error) {
+	data, err := json.Marshal(v)
+	return append(data, '\n'), err
+}
+
+// removeDeadLetter removes a dead letter that lives on elsewhere, then its
+// reason.
+func (m *Mailbox) removeDeadLetter(file string) error {
+	for _, p := range []string{m.path(file), m.path(file + ReasonSuffix)} {
+		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("cannot remove the dead letter %s: %w", file, err)
+		}
+	}
+	return atomicfile.SyncDir(m.path(DeadletterDir))
+}
