@@ -36,7 +36,16 @@ type Change struct {
 	At time.Time `json:"at"`
 	// Waited says why the change could not be made when it was asked for.
 	Waited string `json:"waited,omitempty"`
+	// MissingSince is when its task was first found on none of the boards
+	// while the change waited; see missingGrace.
+	MissingSince time.Time `json:"missing_since,omitzero"`
 }
+
+// missingGrace is how long a kept change whose task is on none of the
+// boards is kept anyway before it is dropped: an editor that saves in
+// place shows an empty board for a moment, and a person may be moving the
+// task between boards.
+const missingGrace = 10 * time.Minute
 
 func (c Change) apply(t *Task) error {
 	if c.Status != nil {
@@ -94,8 +103,8 @@ func (s *Store) Apply(ctx context.Context, c Change) (deferred bool, err error) 
 
 // ApplyDeferred applies, in order, the changes that waited for the boards,
 // each exactly once, and returns them. It stops at the first one the
-// boards still cannot take; a change whose task no longer exists is
-// returned in dropped and not kept.
+// boards still cannot take; a change whose task has been on none of the
+// boards for missingGrace is returned in dropped and no longer kept.
 func (s *Store) ApplyDeferred(ctx context.Context) (applied, dropped []Change, err error) {
 	if !s.HasDeferred() {
 		return nil, nil, nil
@@ -146,12 +155,27 @@ func (s *Store) applyDeferred() (results []deferredResult, waiting int, err erro
 		if uerr != nil && !Refused(uerr) {
 			return results, len(changes) - i, nil
 		}
+		if uerr != nil {
+			// No task to hold back the changes after it; kept a while in
+			// case its board is only being saved.
+			c := lc.change
+			if c.MissingSince.IsZero() {
+				c.MissingSince = s.now().UTC()
+				if err := s.rewriteDeferred(lc.path, c); err != nil {
+					return results, len(changes) - i, err
+				}
+			}
+			if s.now().Sub(c.MissingSince) < missingGrace {
+				waiting++
+				continue
+			}
+		}
 		if err := os.Remove(lc.path); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return results, len(changes) - i, fmt.Errorf("cannot remove the applied change %s: %w", lc.path, err)
+			return results, len(changes) - i + waiting, fmt.Errorf("cannot remove the applied change %s: %w", lc.path, err)
 		}
 		results = append(results, deferredResult{change: lc.change, err: uerr})
 	}
-	return results, 0, nil
+	return results, waiting, nil
 }
 
 func (s *Store) deferredDir() string { return filepath.Join(Dir(s.Root), DeferredDir) }
@@ -160,16 +184,24 @@ func (s *Store) saveDeferred(c Change) error {
 	if err := atomicfile.MkdirAll(s.deferredDir()); err != nil {
 		return fmt.Errorf("cannot keep the change of %s: %w", c.Task, err)
 	}
-	data, err := json.MarshalIndent(c, "", "  ")
-	if err != nil {
-		return err
-	}
 	sum := sha256.Sum256([]byte(c.Key))
 	path := filepath.Join(s.deferredDir(), hex.EncodeToString(sum[:12])+".json")
-	if err := atomicfile.Create(path, append(data, '\n')); err != nil && !errors.Is(err, fs.ErrExist) {
+	if err := atomicfile.Create(path, encodeChange(c)); err != nil && !errors.Is(err, fs.ErrExist) {
 		return fmt.Errorf("cannot keep the change of %s: %w", c.Task, err)
 	}
 	return nil
+}
+
+func (s *Store) rewriteDeferred(path string, c Change) error {
+	if err := atomicfile.WriteFile(path, encodeChange(c)); err != nil {
+		return fmt.Errorf("cannot update the kept change of %s: %w", c.Task, err)
+	}
+	return nil
+}
+
+func encodeChange(c Change) []byte {
+	data, _ := json.MarshalIndent(c, "", "  ") // plain strings and times only
+	return append(data, '\n')
 }
 
 type loadedChange struct {

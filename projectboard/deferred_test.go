@@ -79,3 +79,50 @@ func TestApplyRefusesAMissingTask(t *testing.T) {
 		t.Fatalf("Apply(T-1) = %v, %v; want applied", deferred, err)
 	}
 }
+
+// TestKeptChangeOutlivesABoardSavedInPlace: a kept change whose task is
+// missing for a moment (an editor truncating the board to save it) is kept,
+// and dropped only once the task has been gone for missingGrace.
+func TestKeptChangeOutlivesABoardSavedInPlace(t *testing.T) {
+	root := t.TempDir()
+	now := time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC)
+	s := &Store{Root: root, LockWait: time.Second, Now: func() time.Time { return now }}
+	path := filepath.Join(Dir(root), "b.yaml")
+	if err := os.MkdirAll(Dir(root), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte("tasks:\n  - id: [broken\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	done := Done
+	if deferred, err := s.Apply(context.Background(), Change{Task: "T-1", Status: &done, Key: "k", By: "Agent-1", At: now}); !deferred || err != nil {
+		t.Fatalf("Apply = %v, %v", deferred, err)
+	}
+	if err := os.WriteFile(path, nil, 0o600); err != nil { // mid-save: empty
+		t.Fatal(err)
+	}
+	if applied, dropped, err := s.ApplyDeferred(context.Background()); len(applied)+len(dropped) != 0 || err != nil || !s.HasDeferred() {
+		t.Fatalf("on an empty board: applied %v, dropped %v, %v; want it kept", applied, dropped, err)
+	}
+	if err := os.WriteFile(path, []byte("tasks:\n  - id: T-1\n    title: x\n    status: todo\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if applied, _, err := s.ApplyDeferred(context.Background()); len(applied) != 1 || err != nil {
+		t.Fatalf("once saved: applied %v, %v", applied, err)
+	}
+	// A task that stays gone is dropped after the grace.
+	if err := os.WriteFile(path, []byte("tasks:\n  - id: [broken\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s.Apply(context.Background(), Change{Task: "T-9", Status: &done, Key: "k9", At: now})
+	if err := os.WriteFile(path, []byte("tasks: []\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, dropped, _ := s.ApplyDeferred(context.Background()); len(dropped) != 0 {
+		t.Fatalf("dropped at once: %v", dropped)
+	}
+	now = now.Add(missingGrace)
+	if _, dropped, _ := s.ApplyDeferred(context.Background()); len(dropped) != 1 || s.HasDeferred() {
+		t.Fatalf("after the grace: dropped %v, still kept %v", dropped, s.HasDeferred())
+	}
+}

@@ -23,7 +23,9 @@ Usage: agentctl status [--json]
 Shows one row per configured agent, then one per person: whether its runner
 is alive (the pid in its heartbeat is checked, not just read), what it is
 doing, how many messages wait, are in flight, are done or dead, and how old
-its heartbeat is. A runner working on one message for longer than
+its heartbeat is; DONE also says how many of them the running runner
+finished "with errors" (part of a reply refused or waiting for a board).
+A runner working on one message for longer than
 recovery.stall_after shows as stalled with the turn's age, and what a
 runner waits for (a lock another process holds) is shown with its state.
 The last lines say who holds the desktop input lock, if anyone does.
@@ -39,24 +41,28 @@ Examples:
 
 // agentStatus is one row of the status table.
 type agentStatus struct {
-	Agent        string     `json:"agent"`
-	Runner       string     `json:"runner"` // running, stopped, gone (heartbeat of a dead pid), elsewhere, person, or -
-	PID          int        `json:"pid,omitempty"`
-	State        string     `json:"state"`
-	Current      string     `json:"current,omitempty"`
-	Since        *time.Time `json:"since,omitempty"`
-	TurnAge      string     `json:"turn_age,omitempty"`
-	Stalled      bool       `json:"stalled,omitempty"`
-	Waiting      string     `json:"waiting,omitempty"`
-	InputLock    string     `json:"input_lock,omitempty"` // the desktop lock this agent's process holds
-	Pending      int        `json:"pending"`
-	Processing   int        `json:"processing"`
-	Done         int        `json:"done"`
-	Dead         int        `json:"dead"`
-	Heartbeat    *time.Time `json:"heartbeat,omitempty"`
-	HeartbeatAge string     `json:"heartbeat_age,omitempty"`
-	Problem      string     `json:"problem,omitempty"`
-	Hint         string     `json:"hint,omitempty"`
+	Agent      string     `json:"agent"`
+	Runner     string     `json:"runner"` // running, stopped, gone (heartbeat of a dead pid), elsewhere, person, or -
+	PID        int        `json:"pid,omitempty"`
+	State      string     `json:"state"`
+	Current    string     `json:"current,omitempty"`
+	Since      *time.Time `json:"since,omitempty"`
+	TurnAge    string     `json:"turn_age,omitempty"`
+	Stalled    bool       `json:"stalled,omitempty"`
+	Waiting    string     `json:"waiting,omitempty"`
+	InputLock  string     `json:"input_lock,omitempty"` // the desktop lock this agent's process holds
+	Pending    int        `json:"pending"`
+	Processing int        `json:"processing"`
+	Done       int        `json:"done"`
+	// DoneWithErrors counts the messages the running runner finished with
+	// part of their reply refused or waiting (agentctl inbox --state done
+	// lists them all).
+	DoneWithErrors int        `json:"done_with_errors,omitempty"`
+	Dead           int        `json:"dead"`
+	Heartbeat      *time.Time `json:"heartbeat,omitempty"`
+	HeartbeatAge   string     `json:"heartbeat_age,omitempty"`
+	Problem        string     `json:"problem,omitempty"`
+	Hint           string     `json:"hint,omitempty"`
 }
 
 func runStatus(ctx context.Context, env *Env, args []string) error {
@@ -126,7 +132,11 @@ func printStatus(env *Env, rows []agentStatus, holders []cursor.Holder, now time
 		if r.Problem != "" {
 			state = "broken (see below)"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%d\t%d\t%s\n", r.Agent, runner, state, r.Pending, r.Processing, r.Done, r.Dead, dash(r.HeartbeatAge))
+		done := fmt.Sprint(r.Done)
+		if r.DoneWithErrors > 0 {
+			done += fmt.Sprintf(" (%d with errors)", r.DoneWithErrors)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%s\t%d\t%s\n", r.Agent, runner, state, r.Pending, r.Processing, done, r.Dead, dash(r.HeartbeatAge))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -188,6 +198,7 @@ func readAgentStatus(mb *mailbox.Mailbox, host string, now time.Time, stallAfter
 		row.Runner, row.PID, row.State = "elsewhere", st.PID, st.State // on another machine: trust the heartbeat age
 	case process.Alive(st.PID) && st.State != "stopped":
 		row.Runner, row.PID, row.State, row.Current, row.Waiting = "running", st.PID, st.State, st.Current, st.Waiting
+		row.DoneWithErrors = st.Counters["done with errors"]
 		if !st.Since.IsZero() {
 			since := st.Since
 			row.Since = &since
