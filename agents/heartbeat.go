@@ -91,21 +91,8 @@ func (h *heartbeat) writeLocked() error {
 
 // beatDuring beats every interval until the returned stop is called.
 func (h *heartbeat) beatDuring(interval time.Duration) (stop func()) {
-	done := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		t := time.NewTicker(interval)
-		defer t.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-t.C:
-				h.beat() // a failed beat is retried at the next tick
-			}
-		}
-	}()
-	return func() { close(done); wg.Wait() }
+	return during(interval, func() bool {
+		h.beat() // a failed beat is retried at the next tick
+		return false
+	})
 }

@@ -46,32 +46,16 @@ func (r *Runner) watchSkip(id string, cancel context.CancelFunc) (requested func
 		}
 		return ok
 	}
-	done := make(chan struct{})
-	var wg sync.WaitGroup
+	stop = func() {}
 	if !look() {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			t := time.NewTicker(skipPoll)
-			defer t.Stop()
-			for {
-				select {
-				case <-done:
-					return
-				case <-t.C:
-					if look() {
-						return
-					}
-				}
-			}
-		}()
+		stop = during(skipPoll, look)
 	}
 	requested = func() (mailbox.SkipRequest, bool) {
 		mu.Lock()
 		defer mu.Unlock()
 		return req, seen
 	}
-	return requested, func() { close(done); wg.Wait() }
+	return requested, stop
 }
 
 // skipped settles a message whose turn a person skipped: the devlog says
