@@ -37,9 +37,10 @@ func openMailbox(env *Env, cfg config.Config, name string) (*mailbox.Mailbox, er
 // values.
 func consumerOptions(cfg config.Config) mailbox.Options {
 	return mailbox.Options{
-		Known:       cfg.AgentNames(),
-		MaxAttempts: cfg.Mailbox.MaxAttempts,
-		Backoff:     cfg.Mailbox.Backoff.D(),
-		Settle:      cfg.Mailbox.Settle.D(),
+		Known:             cfg.AgentNames(),
+		MaxAttempts:       cfg.Mailbox.MaxAttempts,
+		Backoff:           cfg.Mailbox.Backoff.D(),
+		Settle:            cfg.Mailbox.Settle.D(),
+		MaxInboxJSONBytes: cfg.Mailbox.MaxInboxJSONBytes,
 	}
 }
