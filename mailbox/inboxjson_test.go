@@ -195,3 +195,36 @@ func TestSpoolFinishedAgainDeliversNothingTwice(t *testing.T) {
 		}
 	}
 }
+
+// What a consumer took out of inbox.json and has not delivered yet is
+// still listed and counted as pending, and what it delivered already is
+// listed once, where it is now.
+func TestSpooledEntriesAreListedAsPending(t *testing.T) {
+	root := newRuntime(t, "Agent-1", "Agent-2")
+	mb := openMailbox(t, root, "Agent-1")
+	spool := "20261122T100000Z-0123456789ab.json"
+	if err := os.MkdirAll(mb.path(IngestDir), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, mb.path(IngestDir, spool), []byte(`[{"message_id": "delivered", "body": "a"}, {"sender": "Agent-2", "body": "waiting"}]`))
+	if err := mb.Deliver(testMessage("delivered", "Agent-1", Normal)); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, mb.path(InboxJSON), []byte(`[{"message_id": "in-inbox-json", "body": "c"}]`))
+	got, err := mb.List(StatePending)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var files []string
+	for _, e := range got {
+		files = append(files, e.File)
+	}
+	slices.Sort(files)
+	want := []string{".ingest/" + spool + "[1]", "inbox.json[0]", "inbox/delivered.json"}
+	if !slices.Equal(files, want) {
+		t.Errorf("pending = %v, want %v", files, want)
+	}
+	if n, err := mb.Count(); err != nil || n.Pending != 3 {
+		t.Errorf("Count = %+v, %v; want 3 pending", n, err)
+	}
+}

@@ -82,7 +82,7 @@ func (c *Consumer) finishSpool(name string, now time.Time) error {
 	if err == nil {
 		src := Source{ModTime: fi.ModTime()} // the writers' last write: the same on every pass
 		_, _, err = walkInboxJSON(f, func(i int, raw json.RawMessage) error {
-			src.Name = fmt.Sprintf("%s/%s[%d]", IngestDir, name, i)
+			src.Name = spoolEntryName(name, i)
 			return c.ingestEntry(raw, i, name, src, now)
 		})
 	}
@@ -99,6 +99,65 @@ func (c *Consumer) finishSpool(name string, now time.Time) error {
 	// through again, and only the .seen markers (not fsynced) would stand
 	// between its messages and a second delivery.
 	return atomicfile.SyncDir(c.mb.path(IngestDir))
+}
+
+// spoolEntryName names entry i of a spool file wherever it is decoded, so
+// that an entry without an id gets the same derived id every time.
+func spoolEntryName(spool string, i int) string {
+	return fmt.Sprintf("%s/%s[%d]", IngestDir, spool, i)
+}
+
+// spooledEntries lists the entries of spool files not delivered yet: taken
+// out of inbox.json by a consumer that is still at them or died before it
+// finished. Spool files never change, so no lock is needed to read them.
+func (m *Mailbox) spooledEntries() []Entry {
+	dirents, err := os.ReadDir(m.path(IngestDir))
+	if err != nil {
+		return nil
+	}
+	var out []Entry
+	for _, d := range dirents {
+		if name := d.Name(); !atomicfile.IsTemp(name) && strings.HasSuffix(name, ".json") {
+			out = append(out, m.spooledEntriesOf(name)...)
+		}
+	}
+	return out
+}
+
+func (m *Mailbox) spooledEntriesOf(spool string) []Entry {
+	path := m.path(IngestDir, spool)
+	fi, err := os.Lstat(path)
+	if err != nil || !fi.Mode().IsRegular() {
+		return nil // gone meanwhile, or to be dead-lettered unread
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	problem := func(p string) []Entry {
+		return []Entry{{State: StatePending, File: IngestDir + "/" + spool, Problem: p, Message: Message{CreatedAt: modTime(fi)}}}
+	}
+	if _, _, err := walkInboxJSON(f, nil); err != nil {
+		return problem(err.Error())
+	}
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return problem(err.Error())
+	}
+	var out []Entry
+	walkInboxJSON(f, func(i int, raw json.RawMessage) error {
+		ent := Entry{State: StatePending, File: spoolEntryName(spool, i)}
+		ent.Message, err = Decode(raw, Source{Name: spoolEntryName(spool, i), ModTime: fi.ModTime(), Owner: m.Agent})
+		if err != nil {
+			ent.Problem = err.Error()
+			ent.Message.CreatedAt = modTime(fi)
+		} else if m.seen(Stem(ent.Message.ID)) {
+			return nil // delivered already: listed where it is now
+		}
+		out = append(out, ent)
+		return nil
+	})
+	return out
 }
 
 // ingestEntry delivers entry i of a spool file, or dead-letters it.
