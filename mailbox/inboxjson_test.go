@@ -228,3 +228,20 @@ func TestSpooledEntriesAreListedAsPending(t *testing.T) {
 		t.Errorf("Count = %+v, %v; want 3 pending", n, err)
 	}
 }
+
+// An entry larger than a dropped message may be is dead-lettered like one.
+func TestInboxJSONEntryOverMessageLimit(t *testing.T) {
+	root := newRuntime(t, "Agent-1")
+	mb := openMailbox(t, root, "Agent-1")
+	writeFile(t, mb.path(InboxJSON), []byte(`[{"message_id": "big", "body": "`+strings.Repeat("x", 200)+`"}, {"message_id": "small", "body": "y"}]`))
+	now := time.Now()
+	c := consume(t, mb, Options{Known: []string{"Agent-1"}, MaxMessageBytes: 100}, now)
+	if got := claimAll(t, c, now); !slices.Equal(got, []string{"small"}) {
+		t.Fatalf("claimed %v, want [small]", got)
+	}
+	dl := names(t, mb.path(DeadletterDir))
+	reason, _ := os.ReadFile(mb.path(DeadletterDir, findSuffix(dl, "-inbox.json-0.json"+ReasonSuffix)))
+	if !strings.Contains(string(reason), "over the 100-byte limit for one message") {
+		t.Errorf("deadletter %v, reason %q", dl, reason)
+	}
+}
