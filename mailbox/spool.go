@@ -14,13 +14,14 @@ import (
 	"agentctl/internal/atomicfile"
 )
 
-// A spool file in .ingest/ is one taking of inbox.json, private to the
-// consumer (whose lock keeps every other process out). It is removed only
-// once each of its entries is delivered or dead-lettered, and until then it
-// can be gone through again from the start any number of times with the
-// same outcome: entries without an id get one derived from the spool's
-// name, their index and their bytes, so a second delivery is a duplicate,
-// and dead letters get names derived the same way and are written once.
+// A spool file in .ingest/ is one taking of inbox.json. Only the consumer
+// (one process per mailbox, by its lock) acts on it, listings only read it,
+// and it never changes. It is removed only once each of its entries is
+// delivered or dead-lettered, and until then it can be gone through again
+// from the start any number of times with the same outcome: entries without
+// an id get one derived from the spool's name, their index and their bytes,
+// so a second delivery is a duplicate, and dead letters get names derived
+// the same way and are written once.
 
 // finishSpools finishes the spool files an earlier consumer (or an earlier
 // look that failed) left in .ingest/, oldest first.
