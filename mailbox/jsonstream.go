@@ -24,6 +24,7 @@ func (e *notInboxJSONError) Error() string { return e.msg }
 // for each to judge.
 func walkInboxJSON(r io.ReadSeeker, each func(i int, raw json.RawMessage) error) (entries int, tail int64, err error) {
 	dec := json.NewDecoder(r)
+	dec.UseNumber() // a number too large for a float64 is no error here, just no inbox.json
 	tok, err := dec.Token()
 	if errors.Is(err, io.EOF) {
 		return 0, 0, nil
