@@ -176,6 +176,9 @@ func (r *Runner) Run(ctx context.Context) (err error) {
 			if err := r.idle(now); err != nil {
 				return time.Time{}, err
 			}
+			if err := r.hb.wait(c.Waiting()); err != nil {
+				return time.Time{}, err
+			}
 			if !now.Before(nextBeat) {
 				if err := r.hb.beat(); err != nil {
 					return time.Time{}, err
@@ -223,7 +226,7 @@ func (r *Runner) onConsumerWait(holder string) {
 
 func (r *Runner) onMailboxEvent(e mailbox.Event) {
 	ev := r.log.Info()
-	if e.Kind == "deadlettered" || e.Kind == "duplicate" {
+	if e.Kind == "deadlettered" || e.Kind == "duplicate" || e.Kind == "lock-busy" || e.Kind == "repaired" {
 		ev = r.log.Warn()
 		if e.Kind == "deadlettered" {
 			r.hb.count("deadlettered")

@@ -41,3 +41,31 @@ func TestRunnerWaitsForALockThatIsNotARunners(t *testing.T) {
 		return st.State == "idle" && st.Waiting == ""
 	})
 }
+
+// A Dream.OS writer holding inbox.json.lock for long does not stop the
+// runner: it works what else waits, says what it waits for in status.json,
+// and takes inbox.json once the lock is free.
+func TestRunnerOutwaitsAStuckInboxJSONWriter(t *testing.T) {
+	root := newRuntime(t, demoAgents)
+	mb, err := mailbox.Open(root, "Agent-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	writer := flock.New(mb.Dir + "/" + mailbox.InboxJSONLock)
+	if err := writer.Lock(); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(mb.Dir+"/"+mailbox.InboxJSON, []byte(`[{"id": "queued", "from": "Agent-2", "to": "Agent-1", "body": "from the queue"}]`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	startRunner(t, testSettings(root, "Agent-1", demoAgents, replyDriver(func(string) (string, error) { return "ok", nil })))
+	deliverTo(t, root, mailbox.Message{ID: "direct", From: "Agent-2", To: "Agent-1", Body: "dropped in inbox/"})
+	status := func() mailbox.Status { st, _ := mb.ReadStatus(); return st }
+	waitFor(t, 20*time.Second, "the direct message, and status.json to name the held lock", func() bool {
+		return counts(t, root, "Agent-1").Done == 1 && strings.Contains(status().Waiting, mailbox.InboxJSONLock)
+	})
+	writer.Unlock()
+	waitFor(t, 20*time.Second, "the queued message once the lock is free", func() bool {
+		return counts(t, root, "Agent-1").Done == 2 && status().Waiting == ""
+	})
+}

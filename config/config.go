@@ -71,18 +71,22 @@ type Mailbox struct {
 	MaxAttempts int `yaml:"max_attempts"`
 	// Backoff is the wait before the first retry; it doubles on each retry.
 	Backoff Duration `yaml:"backoff"`
+	// MaxInboxJSONBytes is the largest Dream.OS inbox.json ingested; a
+	// larger one goes to deadletter/ unread.
+	MaxInboxJSONBytes int64 `yaml:"max_inbox_json_bytes"`
 }
 
 // Default returns the configuration used when a setting is absent.
 func Default() Config {
 	return Config{
 		Mailbox: Mailbox{
-			Watch:          "events",
-			PollInterval:   Duration(time.Second),
-			RescanInterval: Duration(30 * time.Second),
-			Settle:         Duration(time.Second),
-			MaxAttempts:    3,
-			Backoff:        Duration(30 * time.Second),
+			Watch:             "events",
+			PollInterval:      Duration(time.Second),
+			RescanInterval:    Duration(30 * time.Second),
+			Settle:            Duration(time.Second),
+			MaxAttempts:       3,
+			Backoff:           Duration(30 * time.Second),
+			MaxInboxJSONBytes: 64 << 20,
 		},
 		GUI:       DefaultGUI(),
 		Run:       defaultRun(),
@@ -165,6 +169,9 @@ func (c Config) Validate() error {
 	}
 	if m.MaxAttempts < 1 {
 		return fmt.Errorf("mailbox.max_attempts: must be at least 1")
+	}
+	if m.MaxInboxJSONBytes < 1 {
+		return fmt.Errorf("mailbox.max_inbox_json_bytes: must be a positive number of bytes such as 67108864")
 	}
 	return nil
 }

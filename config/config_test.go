@@ -21,14 +21,15 @@ func TestInitialConfigParsesToTheDefaults(t *testing.T) {
 
 func TestParseRefusesWhatCannotWork(t *testing.T) {
 	tests := map[string]string{
-		"agents:\n  - name: ../etc\n":         "not a valid agent name",
-		"agents:\n  - name: A\n  - name: a\n": `agent "a" is listed twice`,
-		"mailbox:\n  watch: sometimes\n":      "neither events nor poll",
-		"mailbox:\n  settle: soon\n":          `"soon" is not a duration`,
-		"mailbox:\n  backoff: -1s\n":          "mailbox.backoff: must be a positive duration",
-		"mailbox:\n  max_attempts: 0\n":       "max_attempts: must be at least 1",
-		"mailbox:\n  watchh: events\n":        "field watchh not found",
-		"agents: [\n":                         "agentctl.yaml",
+		"agents:\n  - name: ../etc\n":           "not a valid agent name",
+		"agents:\n  - name: A\n  - name: a\n":   `agent "a" is listed twice`,
+		"mailbox:\n  watch: sometimes\n":        "neither events nor poll",
+		"mailbox:\n  settle: soon\n":            `"soon" is not a duration`,
+		"mailbox:\n  backoff: -1s\n":            "mailbox.backoff: must be a positive duration",
+		"mailbox:\n  max_attempts: 0\n":         "max_attempts: must be at least 1",
+		"mailbox:\n  max_inbox_json_bytes: 0\n": "max_inbox_json_bytes: must be a positive number",
+		"mailbox:\n  watchh: events\n":          "field watchh not found",
+		"agents: [\n":                           "agentctl.yaml",
 	}
 	for data, want := range tests {
 		_, err := Parse("agentctl.yaml", []byte(data))

@@ -64,6 +64,8 @@ mailbox:
   max_attempts: {{.M.MaxAttempts}}
   # Wait before the first retry; it doubles with each further retry, up to an hour.
   backoff: {{.M.Backoff}}
+  # A Dream.OS inbox.json larger than this many bytes goes to deadletter/ unread.
+  max_inbox_json_bytes: {{.M.MaxInboxJSONBytes}}
 
 # Timings of GUI turns, for every agent on this desktop.
 gui:

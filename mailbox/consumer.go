@@ -28,7 +28,12 @@ type Options struct {
 	Settle time.Duration
 	// MaxMessageBytes refuses files larger than this (default 4 MiB).
 	MaxMessageBytes int64
-	// LockWait bounds the wait for inbox.json.lock (default 10s).
+	// MaxInboxJSONBytes is the largest inbox.json ingested (default 64 MiB);
+	// a larger one goes to deadletter/ unread.
+	MaxInboxJSONBytes int64
+	// LockWait is how long one look at inbox.json tries inbox.json.lock
+	// (default 100ms). A lock held longer is tried again within a second,
+	// and meanwhile Waiting says so.
 	LockWait time.Duration
 	// ConsumerWait is how long Consume waits for another consumer to let
 	// go before giving up (default: not at all). A consumer killed a moment
@@ -54,7 +59,7 @@ type Options struct {
 
 // Event reports something the consumer did without being asked directly.
 type Event struct {
-	Kind   string // "ingested", "duplicate", "deadlettered", "recovered"
+	Kind   string // "ingested", "duplicate", "deadlettered", "recovered", "lock-busy", "lock-free"
 	ID     string
 	File   string
 	Reason string
@@ -73,13 +78,17 @@ func (o *Options) defaults() {
 	if o.MaxMessageBytes <= 0 {
 		o.MaxMessageBytes = 4 << 20
 	}
+	if o.MaxInboxJSONBytes <= 0 {
+		o.MaxInboxJSONBytes = 64 << 20
+	}
 	if o.LockWait <= 0 {
-		o.LockWait = defaultLockWait
+		o.LockWait = 100 * time.Millisecond
 	}
 }
 
-// defaultLockWait bounds waits for inbox.json.lock: the Dream.OS writers
-// hold it for one read and one rewrite, so longer means a stuck writer.
+// defaultLockWait bounds the waits of readers of inbox.json (list, count)
+// for inbox.json.lock: the Dream.OS writers hold it for one read and one
+// rewrite, so longer means a stuck writer.
 const defaultLockWait = 10 * time.Second
 
 // ErrConsumerRunning is returned by Consume when another process already
@@ -113,6 +122,7 @@ type Consumer struct {
 	settling map[string]settleState
 	orphans  []string // stems a crashed consumer left in processing/
 	inflight *Claim
+	lockBusy lockBusy // inbox.json.lock found held by another process
 }
 
 type settleState struct {
@@ -182,6 +192,9 @@ func (c *Consumer) NextWake() (t time.Time, ok bool) {
 	}
 	if len(c.orphans) > 0 {
 		return time.Time{}, true
+	}
+	if retry, busy := c.lockBusy.retryAt(); busy && (!ok || retry.Before(t)) {
+		t, ok = retry, true
 	}
 	return t, ok
 }
@@ -266,8 +279,14 @@ func (c *Consumer) Notice(now time.Time, names ...string) error {
 	return nil
 }
 
-// Tick reads the settling files whose settle period has passed.
+// Tick reads the settling files whose settle period has passed, and looks
+// at inbox.json again when its lock was held last time.
 func (c *Consumer) Tick(now time.Time) error {
+	if retry, busy := c.lockBusy.retryAt(); busy && !now.Before(retry) {
+		if err := c.ingestInboxJSON(now); err != nil {
+			return err
+		}
+	}
 	for name, st := range c.settling {
 		if !now.Before(st.since.Add(c.opts.Settle)) {
 			if err := c.ingestFile(name, now); err != nil {

@@ -71,19 +71,3 @@ func (m *Mailbox) moveToDeadletter(src, dstName string, reason []byte) error {
 	}
 	return atomicfile.SyncDir(m.path(DeadletterDir))
 }
-
-// deadletterData writes bytes that never were a file of their own (a bad
-// entry of inbox.json, the stale tail of a torn rewrite) into deadletter/.
-func (m *Mailbox) deadletterData(name string, data []byte, origin, reason string, now time.Time) error {
-	if err := atomicfile.MkdirAll(m.path(DeadletterDir)); err != nil {
-		return fmt.Errorf("cannot dead-letter %s: %w", origin, err)
-	}
-	dst := m.freeDeadletterName(now.UTC().Format("20060102T150405Z") + "-" + name)
-	if err := atomicfile.WriteFile(m.path(DeadletterDir, dst+ReasonSuffix), reasonText(m.Agent, origin, "", reason, now)); err != nil {
-		return fmt.Errorf("cannot dead-letter %s: %w", origin, err)
-	}
-	if err := atomicfile.Create(m.path(DeadletterDir, dst), data); err != nil {
-		return fmt.Errorf("cannot dead-letter %s: %w", origin, err)
-	}
-	return nil
-}

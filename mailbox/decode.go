@@ -10,6 +10,7 @@ import (
 	"io"
 	"math"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -19,7 +20,8 @@ import (
 // errors, gives id-less messages a stable id, and fills in what old formats
 // left out.
 type Source struct {
-	// Name is the file name, or "inbox.json[3]" for an entry of inbox.json.
+	// Name is the file name, or the spool file and index of an entry of
+	// inbox.json (".ingest/<spool>.json[3]"), unique to that one taking.
 	Name string
 	// ModTime stands in for a missing creation time.
 	ModTime time.Time
@@ -107,6 +109,26 @@ func (f fields) str(keys ...string) (string, error) {
 	return "", nil
 }
 
+// idKeys are the names Dream.OS gave a message's id, in order of preference.
+var idKeys = []string{"id", "message_id", "msg_id", "uuid"}
+
+// idsAsText turns numeric ids into their decimal text. Some Dream.OS
+// writers numbered their messages; an id given up for a fresh one would let
+// the same message in twice.
+func (f fields) idsAsText(keys ...string) {
+	for _, k := range keys {
+		n, ok := f[k].(json.Number)
+		if !ok {
+			continue
+		}
+		if i, err := n.Int64(); err == nil {
+			f[k] = strconv.FormatInt(i, 10)
+		} else {
+			f[k] = n.String() // beyond int64 or not whole: the number as written
+		}
+	}
+}
+
 func jsonKind(v any) string {
 	switch v.(type) {
 	case json.Number:
@@ -126,6 +148,7 @@ func decodeObject(obj map[string]any, raw []byte, src Source) (Message, error) {
 	// A Dream.OS queue entry wraps the message and adds its own bookkeeping.
 	if inner, ok := f["message"].(map[string]any); ok {
 		delete(f, "message")
+		f.idsAsText("queue_id")
 		queueID, _ := f.str("queue_id")
 		m, err := decodeObject(inner, raw, src)
 		if err != nil {
@@ -153,7 +176,8 @@ func decodeObject(obj map[string]any, raw []byte, src Source) (Message, error) {
 			*dst, err = f.str(keys...)
 		}
 	}
-	take(&m.ID, "id", "message_id", "msg_id", "uuid")
+	f.idsAsText(idKeys...)
+	take(&m.ID, idKeys...)
 	take(&m.From, "from", "sender", "from_agent_id", "from_agent", "source_agent")
 	take(&m.To, "to", "recipient", "to_agent_id", "to_agent", "target")
 	take(&m.Type, "type", "message_type", "kind")

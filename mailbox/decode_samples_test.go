@@ -164,3 +164,19 @@ func TestDecodeCanonicalRoundTrip(t *testing.T) {
 		t.Errorf("round trip changed the message:\n%s\nwant\n%s", out.Encode(), in.Encode())
 	}
 }
+
+// Numbered Dream.OS messages keep their number as their id.
+func TestDecodeKeepsNumericIDs(t *testing.T) {
+	for data, want := range map[string]string{
+		`{"id": 42, "body": "x"}`:                            "42",
+		`{"message_id": -7, "body": "x"}`:                    "-7",
+		`{"id": 12345678901234567890123, "body": "x"}`:       "12345678901234567890123",
+		`{"queue_id": 9, "message": {"body": "x"}}`:          "9",
+		`{"queue_id": 9, "message": {"id": 3, "body": "x"}}`: "3",
+	} {
+		m, err := Decode([]byte(data), Source{Name: "m.json", Owner: "Agent-1"})
+		if err != nil || m.ID != want {
+			t.Errorf("Decode(%s) id = %q, %v; want %q", data, m.ID, err, want)
+		}
+	}
+}

@@ -16,6 +16,7 @@
 //	  archive/YYYY-MM-DD/ finished messages, each with its <stem>.receipt.jsonl
 //	  deadletter/         what could not be used, each with <name>.reason.txt
 //	  .seen/              one empty marker per id ever delivered
+//	  .ingest/            inbox.json taken away under its lock, being delivered
 //	  status.json         the runner's heartbeat
 //	  skip.json           a person's request that the runner abandon the turn in flight
 //
@@ -30,9 +31,12 @@
 //   - Files humans drop into inbox/ are read only when complete: JSON once it
 //     parses in full, anything else once it has stopped changing for a
 //     settle period. Dot-files and editor temp names are never read.
-//   - inbox.json is read and emptied under the same flock the Dream.OS
-//     writers take, and always left as valid JSON. Messages without an id get
-//     one written back first, so a crash half-way cannot deliver them twice.
+//   - inbox.json is taken away under the same flock the Dream.OS writers
+//     take, by a rename into .ingest/, and replaced by "[]"; it is never
+//     left invalid and the lock is never held for deliveries. The spool file
+//     is removed only once every entry is delivered or dead-lettered, and
+//     going through it again after a crash changes nothing: ids derived for
+//     entries without one, and dead-letter names, come from the spool's name.
 //   - Nothing is deleted silently: what cannot be decoded, addressed or
 //     delivered goes to deadletter/ with a readable reason beside it.
 //   - Only one consumer per agent claims messages (a lock under

@@ -50,6 +50,8 @@ func playRole(role string) error {
 		return consumeUntil(mb, os.Getenv("MAILBOX_DONE"))
 	case "runner", "stranger":
 		return holdConsumerLock(mb, role)
+	case "hold-lock":
+		return holdInboxJSONLock(mb, os.Getenv("MAILBOX_READY"), os.Getenv("MAILBOX_DONE"))
 	}
 	return fmt.Errorf("unknown role %q", role)
 }
@@ -84,6 +86,38 @@ func consumeUntil(mb *Mailbox, done string) error {
 		}
 		return c.Complete(cl, Receipt{Reply: "ok " + cl.Message.ID}, time.Now())
 	}})
+}
+
+// holdInboxJSONLock holds the writers' lock as a stuck Dream.OS writer
+// would, from when it creates ready until done appears.
+func holdInboxJSONLock(mb *Mailbox, ready, done string) error {
+	lock, err := mb.lockInboxJSON(time.Minute)
+	if err != nil {
+		return err
+	}
+	defer lock.Unlock()
+	if err := os.WriteFile(ready, nil, 0o644); err != nil {
+		return err
+	}
+	for {
+		if _, err := os.Stat(done); err == nil {
+			return nil
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// waitForFile waits, with a deadline, until path exists.
+func waitForFile(t testing.TB, path string) {
+	t.Helper()
+	for end := time.Now().Add(30 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+		if _, err := os.Stat(path); err == nil {
+			return
+		}
+		if time.Now().After(end) {
+			t.Fatalf("%s did not appear", path)
+		}
+	}
 }
 
 // startRole starts this test binary as a child process in role.

@@ -3,6 +3,8 @@ package mailbox
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -16,10 +18,17 @@ import (
 	"agentctl/internal/lockfile"
 )
 
-// lockInboxJSON takes the flock Dream.OS writers take (py-filelock is flock
-// on inbox.json.lock). The lock file is never removed: removing it while
-// someone waits on it would let two holders in.
-func (m *Mailbox) lockInboxJSON(wait time.Duration) (*flock.Flock, error) {
+// inbox.json is how Dream.OS writers deliver: they take flock(inbox.json.lock),
+// read the JSON array, append and rewrite it in place. The consumer holds
+// that lock only to take the file away whole, by renaming it into .ingest/
+// and leaving "[]" in its place, and delivers from that private spool file
+// afterwards (spool.go), so writers never wait for deliveries.
+
+// tryLockInboxJSON takes the flock Dream.OS writers take (py-filelock is
+// flock on inbox.json.lock), trying for up to wait. It returns a nil lock
+// and no error when another process still holds it. The lock file is never
+// removed: removing it while someone waits on it would let two holders in.
+func (m *Mailbox) tryLockInboxJSON(wait time.Duration) (*flock.Flock, error) {
 	lock := lockfile.New(m.path(InboxJSONLock))
 	ctx, cancel := context.WithTimeout(context.Background(), wait)
 	defer cancel()
@@ -28,159 +37,108 @@ func (m *Mailbox) lockInboxJSON(wait time.Duration) (*flock.Flock, error) {
 		return nil, fmt.Errorf("cannot lock %s: %w", m.path(InboxJSONLock), err)
 	}
 	if !ok {
-		holder := lockfile.Describe(m.path(InboxJSONLock))
-		if holder == "" {
-			holder = "another process"
-		}
-		return nil, fmt.Errorf("cannot lock %s: still held by %s after %s", m.path(InboxJSONLock), holder, wait)
+		return nil, nil
 	}
 	return lock, nil
 }
 
-// decodeArrayPrefix reads inbox.json: a JSON array of messages or one
-// message object. tail is the offset of anything after that first value
-// (the stale end of a longer file rewritten in place), or 0.
-func decodeArrayPrefix(data []byte) (entries []json.RawMessage, tail int, err error) {
-	dec := json.NewDecoder(bytes.NewReader(data))
-	var first json.RawMessage
-	if err := dec.Decode(&first); err != nil {
-		return nil, 0, fmt.Errorf("not valid JSON: %s", describeJSONError(data, err))
-	}
-	switch bytes.TrimSpace(first)[0] {
-	case '[':
-		if err := json.Unmarshal(first, &entries); err != nil {
-			return nil, 0, fmt.Errorf("not valid JSON: %v", err)
+// lockInboxJSON is tryLockInboxJSON for readers that cannot do without the
+// lock: a lock still held after wait is an error.
+func (m *Mailbox) lockInboxJSON(wait time.Duration) (*flock.Flock, error) {
+	lock, err := m.tryLockInboxJSON(wait)
+	if err == nil && lock == nil {
+		holder := lockfile.Describe(m.path(InboxJSONLock))
+		if holder == "" {
+			holder = "another process"
 		}
-	case '{':
-		entries = []json.RawMessage{first}
-	default:
-		return nil, 0, errors.New("neither a JSON array of messages nor one message object")
+		err = fmt.Errorf("cannot lock %s: still held by %s after %s", m.path(InboxJSONLock), holder, wait)
 	}
-	end := int(dec.InputOffset())
-	if len(bytes.TrimSpace(data[end:])) > 0 {
-		tail = end
-	}
-	return entries, tail, nil
+	return lock, err
 }
 
-// ingestInboxJSON moves every message of inbox.json into inbox/ and leaves
-// inbox.json as "[]", all under the writers' lock. Messages without an id
-// get one written back into inbox.json before anything is delivered, so that
-// a crash between delivering and emptying cannot deliver them twice.
+// decodeArrayPrefix reads inbox.json held in memory: a JSON array of
+// messages or one message object. tail is the offset of anything after that
+// first value (the stale end of a longer file rewritten in place), or 0.
+func decodeArrayPrefix(data []byte) (entries []json.RawMessage, tail int, err error) {
+	_, end, err := walkInboxJSON(bytes.NewReader(data), func(_ int, raw json.RawMessage) error {
+		entries = append(entries, raw)
+		return nil
+	})
+	return entries, int(end), err
+}
+
+// ingestInboxJSON finishes what earlier takings left in .ingest/, then takes
+// what inbox.json holds now and delivers it. When another process holds the
+// writers' lock it gives up after Options.LockWait without an error and
+// looks again on a later Tick (see Waiting).
 func (c *Consumer) ingestInboxJSON(now time.Time) error {
-	path := c.mb.path(InboxJSON)
-	if isEmptyInboxJSON(path) {
+	if err := c.finishSpools(now); err != nil {
+		return err
+	}
+	if isEmptyInboxJSON(c.mb.path(InboxJSON)) {
+		c.noteLockFree(now, false)
 		return nil // nothing to do, without taking the writers' lock
 	}
-	lock, err := c.mb.lockInboxJSON(c.opts.LockWait)
+	lock, err := c.mb.tryLockInboxJSON(c.opts.LockWait)
 	if err != nil {
 		return err
 	}
-	defer lock.Unlock()
-
-	data, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
+	if lock == nil {
+		c.noteLockBusy(now)
 		return nil
 	}
-	if err != nil {
-		return fmt.Errorf("cannot read %s: %w", path, err)
+	c.noteLockFree(now, true)
+	spool, err := c.takeInboxJSON(now)
+	if uerr := lock.Unlock(); err == nil && uerr != nil {
+		err = fmt.Errorf("cannot unlock %s: %w", c.mb.path(InboxJSONLock), uerr)
 	}
-	if len(bytes.TrimSpace(data)) == 0 {
-		return nil
-	}
-	entries, tail, err := decodeArrayPrefix(data)
-	if err != nil {
-		// Never read as "[]": the file goes to deadletter/ whole.
-		dst := c.mb.freeDeadletterName(now.UTC().Format("20060102T150405Z") + "-" + InboxJSON)
-		reason := reasonText(c.mb.Agent, InboxJSON, "", err.Error(), now)
-		if err := c.mb.moveToDeadletter(path, dst, reason); err != nil {
-			return err
-		}
-		c.emit("deadlettered", "", InboxJSON, err.Error())
-		return atomicfile.WriteFile(path, []byte("[]\n"))
-	}
-	if len(entries) == 0 && tail == 0 {
-		return nil
-	}
-	if entries, err = c.giveIDs(path, entries, data, tail, now); err != nil {
+	if err != nil || spool == "" {
 		return err
 	}
-	if tail > 0 {
-		reason := fmt.Sprintf("data after the end of the JSON array at byte %d, left by an interrupted rewrite; the %d messages before it were delivered", tail, len(entries))
-		if err := c.mb.deadletterData(InboxJSON+"-tail", data[tail:], InboxJSON, reason, now); err != nil {
-			return err
-		}
-		c.emit("deadlettered", "", InboxJSON, reason)
-	}
-	for i, raw := range entries {
-		name := fmt.Sprintf("%s[%d]", InboxJSON, i)
-		msg, err := Decode(raw, Source{Name: name, ModTime: now, Owner: c.mb.Agent})
-		if err == nil {
-			err = c.checkRecipient(&msg)
-		}
-		if err != nil {
-			if err := c.mb.deadletterData(fmt.Sprintf("%s-%d.json", InboxJSON, i), raw, name, err.Error(), now); err != nil {
-				return err
-			}
-			c.emit("deadlettered", "", name, err.Error())
-			continue
-		}
-		if err := c.deliverFound(msg, name); err != nil {
-			return err
-		}
-	}
-	return atomicfile.WriteFile(path, []byte("[]\n"))
+	return c.finishSpool(spool, now)
 }
 
-// giveIDs writes an id into every entry of inbox.json that has none, and
-// returns the entries as written.
-func (c *Consumer) giveIDs(path string, entries []json.RawMessage, data []byte, tail int, now time.Time) ([]json.RawMessage, error) {
-	changed := false
-	for i, raw := range entries {
-		var obj map[string]any
-		dec := json.NewDecoder(bytes.NewReader(raw))
-		dec.UseNumber()
-		if dec.Decode(&obj) != nil || hasID(obj) {
-			continue
-		}
-		obj["id"] = NewID(now)
-		fixed, err := json.Marshal(obj)
-		if err != nil {
-			continue
-		}
-		entries[i] = fixed
-		changed = true
+// takeInboxJSON runs under the writers' lock: it renames inbox.json to a new
+// spool file and leaves "[]" in its place. It reads nothing but a tiny file,
+// so the lock is held for two renames however large inbox.json is. It
+// returns the spool's name, or "" when inbox.json holds nothing.
+//
+// A crash after the rename leaves no inbox.json, which the writers read as
+// an empty array, and a spool that the next consumer finishes.
+func (c *Consumer) takeInboxJSON(now time.Time) (string, error) {
+	path := c.mb.path(InboxJSON)
+	if isEmptyInboxJSON(path) || isBlank(path) {
+		return "", nil
 	}
-	if !changed {
-		return entries, nil
+	dir := c.mb.path(IngestDir)
+	if err := atomicfile.MkdirAll(dir); err != nil {
+		return "", fmt.Errorf("cannot take %s: %w", path, err)
 	}
-	out, err := json.MarshalIndent(entries, "", "  ")
+	spool, err := spoolName(now)
 	if err != nil {
-		return nil, fmt.Errorf("cannot rewrite %s: %w", path, err)
+		return "", err
 	}
-	out = append(out, '\n')
-	if tail > 0 {
-		out = append(out, data[tail:]...) // keep the tail for the dead letter
+	if err := os.Rename(path, c.mb.path(IngestDir, spool)); err != nil {
+		return "", fmt.Errorf("cannot take %s: %w", path, err)
 	}
-	if err := atomicfile.WriteFile(path, out); err != nil {
-		return nil, err
+	if err := atomicfile.SyncDir(dir); err != nil {
+		return "", fmt.Errorf("cannot take %s: %w", path, err)
 	}
-	return entries, nil
+	if err := atomicfile.WriteFile(path, []byte("[]\n")); err != nil {
+		return "", fmt.Errorf("cannot take %s: %w", path, err)
+	}
+	return spool, nil
 }
 
-func hasID(obj map[string]any) bool {
-	for _, k := range []string{"id", "message_id", "msg_id", "uuid"} {
-		if s, ok := obj[k].(string); ok && s != "" {
-			return true
-		}
+// spoolName names one taking of inbox.json: its time, for order and for
+// people, and randomness, so that no two takings ever share a name. Ids
+// derived for entries without one include it (see finishSpool).
+func spoolName(now time.Time) (string, error) {
+	var b [6]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", fmt.Errorf("cannot name a spool file: %w", err)
 	}
-	if inner, ok := obj["message"].(map[string]any); ok {
-		if q, ok := obj["queue_id"].(string); ok && q != "" {
-			return true
-		}
-		return hasID(inner)
-	}
-	return false
+	return now.UTC().Format("20060102T150405Z") + "-" + hex.EncodeToString(b[:]) + ".json", nil
 }
 
 // isEmptyInboxJSON is the lock-free check that keeps an idle mailbox from
@@ -195,4 +153,15 @@ func isEmptyInboxJSON(path string) bool {
 	}
 	data, err := os.ReadFile(path)
 	return err == nil && string(bytes.TrimSpace(data)) == "[]"
+}
+
+// isBlank reports a small inbox.json of white space only, which holds
+// nothing and is left as it is. (A larger one is taken and found empty.)
+func isBlank(path string) bool {
+	fi, err := os.Lstat(path)
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() > 16 {
+		return false
+	}
+	data, err := os.ReadFile(path)
+	return err == nil && len(bytes.TrimSpace(data)) == 0
 }

@@ -19,7 +19,10 @@ const (
 	DeadletterDir = "deadletter"
 	// SeenDir holds one empty marker per message id ever delivered, so that
 	// a message delivered twice is stored once even after it was archived.
-	SeenDir        = ".seen"
+	SeenDir = ".seen"
+	// IngestDir holds what was taken out of inbox.json under the writers'
+	// lock and is not yet delivered in full: one spool file per taking.
+	IngestDir      = ".ingest"
 	InboxJSON      = "inbox.json"
 	InboxJSONLock  = "inbox.json.lock"
 	StatusJSON     = "status.json"

@@ -130,10 +130,12 @@ func (m *Mailbox) listPending() ([]Entry, error) {
 }
 
 // readInboxJSON lists what waits in inbox.json, reading it under the
-// writers' lock so a rewrite in progress is never seen half done.
+// writers' lock so a rewrite in progress is never seen half done, and what
+// was taken out of it and waits in .ingest/.
 func (m *Mailbox) readInboxJSON() ([]Entry, error) {
+	spooled := m.spooledEntries()
 	if isEmptyInboxJSON(m.path(InboxJSON)) {
-		return nil, nil
+		return spooled, nil
 	}
 	lock, err := m.lockInboxJSON(defaultLockWait)
 	if err != nil {
@@ -143,16 +145,16 @@ func (m *Mailbox) readInboxJSON() ([]Entry, error) {
 	data, err := os.ReadFile(m.path(InboxJSON))
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
-			return nil, nil
+			return spooled, nil
 		}
 		return nil, err
 	}
 	fi, _ := os.Stat(m.path(InboxJSON))
 	raws, _, err := decodeArrayPrefix(data)
 	if err != nil {
-		return []Entry{{State: StatePending, File: InboxJSON, Problem: err.Error(), Message: Message{CreatedAt: modTime(fi)}}}, nil
+		return append(spooled, Entry{State: StatePending, File: InboxJSON, Problem: err.Error(), Message: Message{CreatedAt: modTime(fi)}}), nil
 	}
-	var out []Entry
+	out := spooled
 	for i, raw := range raws {
 		name := fmt.Sprintf("%s[%d]", InboxJSON, i)
 		ent := Entry{State: StatePending, File: name}

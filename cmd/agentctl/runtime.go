@@ -71,10 +71,11 @@ func mailboxesHint(env *Env, cfg config.Config) string {
 // values.
 func consumerOptions(cfg config.Config) mailbox.Options {
 	return mailbox.Options{
-		Known:       cfg.AgentNames(),
-		MaxAttempts: cfg.Mailbox.MaxAttempts,
-		Backoff:     cfg.Mailbox.Backoff.D(),
-		Settle:      cfg.Mailbox.Settle.D(),
+		Known:             cfg.AgentNames(),
+		MaxAttempts:       cfg.Mailbox.MaxAttempts,
+		Backoff:           cfg.Mailbox.Backoff.D(),
+		Settle:            cfg.Mailbox.Settle.D(),
+		MaxInboxJSONBytes: cfg.Mailbox.MaxInboxJSONBytes,
 	}
 }
 

@@ -1,0 +1,247 @@
+package mailbox
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// Entries of inbox.json that are not message objects once made every start
+// panic; each goes to deadletter/ with its reason and the good one beside
+// them is delivered.
+func TestInboxJSONUnusableEntriesAreDeadlettered(t *testing.T) {
+	root := newRuntime(t, "Agent-1", "Agent-2")
+	mb := openMailbox(t, root, "Agent-1")
+	writeFile(t, mb.path(InboxJSON), []byte(`[null, 1, "x", [], {"messages": null},
+		{"message_id": "good", "sender": "Agent-2", "recipient": "Agent-1", "content": "hi"}]`))
+	now := time.Now()
+	c := consume(t, mb, Options{Known: []string{"Agent-1", "Agent-2"}}, now)
+	if got := claimAll(t, c, now); !slices.Equal(got, []string{"good"}) {
+		t.Fatalf("claimed %v, want [good]", got)
+	}
+	dl := names(t, mb.path(DeadletterDir))
+	for i, want := range []string{"neither a body nor a subject", "not an object", "not an object", "not an object", "neither a body nor a subject"} {
+		reasonFile := findSuffix(dl, "-inbox.json-"+string(rune('0'+i))+".json"+ReasonSuffix)
+		reason, err := os.ReadFile(mb.path(DeadletterDir, reasonFile))
+		if err != nil || !strings.Contains(string(reason), want) {
+			t.Errorf("entry %d: reason %q (%v), want one saying %q", i, reason, err, want)
+		}
+	}
+	if len(dl) != 10 {
+		t.Errorf("deadletter = %v, want 5 entries with their reasons", dl)
+	}
+}
+
+// A message with a numeric id appended twice is the same message twice: it
+// keeps its id as decimal text and is stored once.
+func TestInboxJSONNumericIDIsKept(t *testing.T) {
+	root := newRuntime(t, "Agent-1", "Agent-2")
+	mb := openMailbox(t, root, "Agent-1")
+	entry := []byte(`[{"id": 42, "sender": "Agent-2", "recipient": "Agent-1", "content": "the answer"}]`)
+	writeFile(t, mb.path(InboxJSON), entry)
+	now := time.Now()
+	c := consume(t, mb, Options{Known: []string{"Agent-1", "Agent-2"}}, now)
+	if got := claimAll(t, c, now); !slices.Equal(got, []string{"42"}) {
+		t.Fatalf("claimed %v, want [42]", got)
+	}
+	writeFile(t, mb.path(InboxJSON), entry)
+	if err := c.Notice(now, InboxJSON); err != nil {
+		t.Fatal(err)
+	}
+	if got := claimAll(t, c, now); len(got) != 0 {
+		t.Fatalf("the same message again was claimed as %v", got)
+	}
+}
+
+// A writer holding inbox.json.lock keeps the consumer from inbox.json only:
+// it starts, says what it waits for, looks again within a second, and
+// ingests once the lock is free.
+func TestInboxJSONLockHeldByAnotherProcess(t *testing.T) {
+	root := newRuntime(t, "Agent-1", "Agent-2")
+	mb := openMailbox(t, root, "Agent-1")
+	writeFile(t, mb.path(InboxJSON), []byte(`[{"message_id": "after-the-wait", "sender": "Agent-2", "content": "hi"}]`))
+	if err := mb.Deliver(testMessage("meanwhile", "Agent-1", Normal)); err != nil {
+		t.Fatal(err)
+	}
+	ready, release := filepath.Join(root, "held"), filepath.Join(root, "release")
+	holder := startRole(t, "hold-lock", "MAILBOX_ROOT="+root, "MAILBOX_AGENT=Agent-1", "MAILBOX_READY="+ready, "MAILBOX_DONE="+release)
+	defer holder.Process.Kill()
+	waitForFile(t, ready)
+
+	var events []Event
+	now := time.Now()
+	c := consume(t, mb, Options{Known: []string{"Agent-1", "Agent-2"}, OnEvent: func(e Event) { events = append(events, e) }}, now)
+	if got := claimAll(t, c, now); !slices.Equal(got, []string{"meanwhile"}) {
+		t.Fatalf("claimed %v while the lock was held, want [meanwhile]", got)
+	}
+	holderName := fmt.Sprintf("pid %d (", holder.Process.Pid)
+	if len(events) != 1 || events[0].Kind != "lock-busy" || events[0].File != InboxJSONLock || !strings.Contains(events[0].Reason, holderName) {
+		t.Fatalf("events = %+v, want one lock-busy naming %s", events, holderName)
+	}
+	if w := c.Waiting(); !strings.HasPrefix(w, "inbox.json.lock has been held by "+holderName) || !strings.HasSuffix(w, " for 0s") {
+		t.Errorf("Waiting() = %q", w)
+	}
+	if due, ok := c.NextWake(); !ok || due.After(now.Add(time.Second)) {
+		t.Errorf("NextWake = %v, %v; want within a second of %v", due, ok, now)
+	}
+
+	// Still held a second later: another look, no second event.
+	if err := c.Tick(now.Add(time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	if len(events) != 1 || !strings.HasSuffix(c.Waiting(), " for 1s") {
+		t.Errorf("after a second: events %+v, Waiting() = %q", events, c.Waiting())
+	}
+
+	writeFile(t, release, nil)
+	if err := holder.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Tick(now.Add(2 * time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	if len(events) < 2 || events[1].Kind != "lock-free" {
+		t.Errorf("events = %+v, want lock-free after lock-busy", events)
+	}
+	if w := c.Waiting(); w != "" {
+		t.Errorf("Waiting() = %q once the lock was taken", w)
+	}
+	if due, ok := c.NextWake(); ok {
+		t.Errorf("NextWake = %v with nothing to wait for", due)
+	}
+	if got := claimAll(t, c, now); !slices.Equal(got, []string{"after-the-wait"}) {
+		t.Fatalf("claimed %v, want [after-the-wait]", got)
+	}
+}
+
+// An inbox.json over the size limit is set aside whole, by rename, and
+// never read.
+func TestOversizedInboxJSONIsDeadletteredUnread(t *testing.T) {
+	root := newRuntime(t, "Agent-1")
+	mb := openMailbox(t, root, "Agent-1")
+	big := []byte(`[{"message_id": "big", "body": "` + strings.Repeat("x", 2000) + `"}]`)
+	writeFile(t, mb.path(InboxJSON), big)
+	before, err := os.Stat(mb.path(InboxJSON))
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now()
+	c := consume(t, mb, Options{Known: []string{"Agent-1"}, MaxInboxJSONBytes: 1000}, now)
+	if c.Pending() != 0 {
+		t.Fatalf("%d messages delivered from an oversized inbox.json", c.Pending())
+	}
+	dl := names(t, mb.path(DeadletterDir))
+	kept := mb.path(DeadletterDir, findSuffix(dl, "-inbox.json"))
+	after, err := os.Stat(kept)
+	if err != nil || !os.SameFile(before, after) {
+		t.Fatalf("deadletter = %v; inbox.json was not moved there whole (%v)", dl, err)
+	}
+	reason, _ := os.ReadFile(kept + ReasonSuffix)
+	if want := fmt.Sprintf("was %d bytes, over the 1000-byte limit (mailbox.max_inbox_json_bytes)", len(big)); !strings.Contains(string(reason), want) {
+		t.Errorf("reason %q does not say %q", reason, want)
+	}
+	if left, _ := os.ReadFile(mb.path(InboxJSON)); strings.TrimSpace(string(left)) != "[]" {
+		t.Errorf("inbox.json = %q, want []", left)
+	}
+}
+
+// A spool file left by a consumer that died while delivering from it is
+// finished by the next one, and going through it again delivers nothing
+// twice, also for entries without an id.
+func TestSpoolFinishedAgainDeliversNothingTwice(t *testing.T) {
+	root := newRuntime(t, "Agent-1", "Agent-2")
+	mb := openMailbox(t, root, "Agent-1")
+	spool := []byte(`[{"sender": "Agent-2", "content": "no id"}, {"sender": "Agent-2", "content": "no id"},
+		{"message_id": "m-1", "content": "with an id"}, {"content": 7}]`)
+	name := "20261122T100000Z-0123456789ab.json"
+	if err := os.MkdirAll(mb.path(IngestDir), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, mb.path(IngestDir, name), spool)
+	now := time.Now()
+	c := consume(t, mb, Options{Known: []string{"Agent-1", "Agent-2"}}, now)
+	first := claimAll(t, c, now)
+	if len(first) != 3 {
+		t.Fatalf("claimed %v, want two id-less messages and m-1", first)
+	}
+	if left := names(t, mb.path(IngestDir)); len(left) != 0 {
+		t.Fatalf(".ingest/ still holds %v", left)
+	}
+	dl := names(t, mb.path(DeadletterDir))
+
+	// The crash came after every delivery but before the removal.
+	writeFile(t, mb.path(IngestDir, name), spool)
+	var events []Event
+	c.opts.OnEvent = func(e Event) { events = append(events, e) }
+	if err := c.Scan(now.Add(time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	if got := claimAll(t, c, now); len(got) != 0 {
+		t.Errorf("the spool gone through again delivered %v", got)
+	}
+	if got := names(t, mb.path(DeadletterDir)); !slices.Equal(got, dl) {
+		t.Errorf("deadletter changed from %v to %v", dl, got)
+	}
+	if len(events) != 3 {
+		t.Errorf("events = %+v, want a duplicate for each delivered entry", events)
+	}
+	for _, e := range events {
+		if e.Kind != "duplicate" {
+			t.Errorf("event %+v; going through a spool again should find only duplicates", e)
+		}
+	}
+}
+
+// What a consumer took out of inbox.json and has not delivered yet is
+// still listed and counted as pending, and what it delivered already is
+// listed once, where it is now.
+func TestSpooledEntriesAreListedAsPending(t *testing.T) {
+	root := newRuntime(t, "Agent-1", "Agent-2")
+	mb := openMailbox(t, root, "Agent-1")
+	spool := "20261122T100000Z-0123456789ab.json"
+	if err := os.MkdirAll(mb.path(IngestDir), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, mb.path(IngestDir, spool), []byte(`[{"message_id": "delivered", "body": "a"}, {"sender": "Agent-2", "body": "waiting"}]`))
+	if err := mb.Deliver(testMessage("delivered", "Agent-1", Normal)); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, mb.path(InboxJSON), []byte(`[{"message_id": "in-inbox-json", "body": "c"}]`))
+	got, err := mb.List(StatePending)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var files []string
+	for _, e := range got {
+		files = append(files, e.File)
+	}
+	slices.Sort(files)
+	want := []string{".ingest/" + spool + "[1]", "inbox.json[0]", "inbox/delivered.json"}
+	if !slices.Equal(files, want) {
+		t.Errorf("pending = %v, want %v", files, want)
+	}
+	if n, err := mb.Count(); err != nil || n.Pending != 3 {
+		t.Errorf("Count = %+v, %v; want 3 pending", n, err)
+	}
+}
+
+// An entry larger than a dropped message may be is dead-lettered like one.
+func TestInboxJSONEntryOverMessageLimit(t *testing.T) {
+	root := newRuntime(t, "Agent-1")
+	mb := openMailbox(t, root, "Agent-1")
+	writeFile(t, mb.path(InboxJSON), []byte(`[{"message_id": "big", "body": "`+strings.Repeat("x", 200)+`"}, {"message_id": "small", "body": "y"}]`))
+	now := time.Now()
+	c := consume(t, mb, Options{Known: []string{"Agent-1"}, MaxMessageBytes: 100}, now)
+	if got := claimAll(t, c, now); !slices.Equal(got, []string{"small"}) {
+		t.Fatalf("claimed %v, want [small]", got)
+	}
+	dl := names(t, mb.path(DeadletterDir))
+	reason, _ := os.ReadFile(mb.path(DeadletterDir, findSuffix(dl, "-inbox.json-0.json"+ReasonSuffix)))
+	if !strings.Contains(string(reason), "over the 100-byte limit for one message") {
+		t.Errorf("deadletter %v, reason %q", dl, reason)
+	}
+}
