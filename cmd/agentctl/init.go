@@ -78,7 +78,7 @@ func runInit(ctx context.Context, env *Env, args []string) error {
 			return err
 		}
 	}
-	fmt.Fprintf(env.Stdout, "runtime %s ready with %d agents", env.Root, len(cfg.Agents))
+	fmt.Fprintf(env.Stdout, "%s is ready with %d agents", env.Root, len(cfg.Agents))
 	if people := cfg.PeopleNames(); len(people) > 0 {
 		fmt.Fprintf(env.Stdout, " and a mailbox for %s", strings.Join(people, ", "))
 	}
