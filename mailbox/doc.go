@@ -42,6 +42,14 @@
 //   - Only one consumer per agent claims messages (a lock under
 //     runtime/locks/); whatever a crashed consumer left in processing/ is
 //     recovered by the next one.
+//   - A folder of the mailbox that someone removes is recreated by the next
+//     scan or claim, and said so; a removed mailbox stops its consumer with
+//     an error that says so. Nothing waits forever on a folder that is gone.
+//
+// Serve is the one consumer loop: claim and hand each message to a Worker,
+// then sleep until a file event, the consumer's next wake-up or the
+// worker's. Its time comes from a Clock, so tests step time instead of
+// sleeping.
 //
 // The package never reads agentctl.yaml (callers pass the settings in), never
 // prompts agents and never touches boards or devlogs.
