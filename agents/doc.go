@@ -17,6 +17,14 @@
 // Status:) is read as a devlog note and Status: done completes the
 // message's task.
 //
+// A reply's block is judged item by item (plan): what cannot be used is
+// refused with its reason and the rest applies, and the message is then
+// archived "done with errors". A board change the boards cannot take now is
+// kept by package projectboard and made later, never reported as made.
+// Loop guards bound what replies can set off: a thread's hops and one
+// reply's sends. People (Settings.People) have mailboxes but no runner;
+// Settings.Human hears what needs a person.
+//
 // Every step is recorded in the claim's progress record before the next
 // one starts, so a runner killed at any moment and started again resumes
 // where it was: a prompt whose submission was recorded is never sent again
