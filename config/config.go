@@ -50,6 +50,8 @@ type Agent struct {
 	Driver string `yaml:"driver,omitempty"`
 	Window Window `yaml:"window,omitempty"`
 	Exec   Exec   `yaml:"exec,omitempty"`
+	// NewChat says when a fresh conversation starts (config/preset.go).
+	NewChat NewChat `yaml:"new_chat,omitempty"`
 }
 
 // Mailbox holds the mailbox and watcher settings shared by every agent.
@@ -137,6 +139,9 @@ func (c Config) Validate() error {
 		}
 		seen[key] = true
 		if err := a.validateDriver(); err != nil {
+			return fmt.Errorf("agents[%d] (%s): %w", i, a.Name, err)
+		}
+		if err := a.validateNewChat(); err != nil {
 			return fmt.Errorf("agents[%d] (%s): %w", i, a.Name, err)
 		}
 	}
