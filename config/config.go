@@ -138,10 +138,7 @@ func (c Config) Validate() error {
 			return fmt.Errorf("agents[%d]: agent %q is listed twice", i, a.Name)
 		}
 		seen[key] = true
-		if err := a.validateDriver(); err != nil {
-			return fmt.Errorf("agents[%d] (%s): %w", i, a.Name, err)
-		}
-		if err := a.validateNewChat(); err != nil {
+		if err := a.Validate(); err != nil {
 			return fmt.Errorf("agents[%d] (%s): %w", i, a.Name, err)
 		}
 	}

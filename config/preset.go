@@ -129,6 +129,15 @@ func (a Agent) KeepsConversation() bool {
 	return a.NewChat.Set() || (a.EffectiveDriver() == DriverExec && a.Exec.Preset != "")
 }
 
+// Validate checks the agent's driver settings and new-chat policy, as a
+// command that changes them (agentctl run --preset) must again.
+func (a Agent) Validate() error {
+	if err := a.validateDriver(); err != nil {
+		return err
+	}
+	return a.validateNewChat()
+}
+
 func (a Agent) validateNewChat() error {
 	if a.NewChat.Every < 0 {
 		return fmt.Errorf("new_chat.every: must be 0 (never) or a number of turns")
