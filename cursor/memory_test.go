@@ -59,8 +59,12 @@ func turn(t *testing.T, d Driver, prompt, thread string) (n, session, began stri
 }
 
 func readRecord(t *testing.T, sessions string) conversation {
+	return readRecordOf(t, sessions, "Agent-4")
+}
+
+func readRecordOf(t *testing.T, sessions, agent string) conversation {
 	t.Helper()
-	data, err := os.ReadFile(SessionFile(sessions, "Agent-4"))
+	data, err := os.ReadFile(SessionFile(sessions, agent))
 	if err != nil {
 		t.Fatal(err)
 	}
