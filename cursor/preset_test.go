@@ -48,3 +48,16 @@ func TestReadOutput(t *testing.T) {
 		})
 	}
 }
+
+// Whatever a command prints, reading it ends in a reply or an error.
+func FuzzReadOutput(f *testing.F) {
+	for _, seed := range []string{`{"result":"x","session_id":"s"}`, `[{"result":1}]`, "a\n{\"result\":\"x\"}\n{", `{"is_error":true}`, `null`, "[]", "{\"result\":\"\\ud800\"}"} {
+		f.Add(seed)
+	}
+	f.Fuzz(func(t *testing.T, out string) {
+		r, err := readOutput([]byte(out), "result", "session_id")
+		if err == nil && r.failed == "" && !strings.Contains(out, "result") {
+			t.Errorf("a reply %+v from output without a result field: %q", r, out)
+		}
+	})
+}
