@@ -112,7 +112,7 @@ func runRun(ctx context.Context, env *Env, args []string) error {
 	}
 	if *newSession {
 		if err := agent.NewChatError(); err != nil {
-			hint := "set window.new_chat_key, e.g. agentctl calibrate " + agent.Name + " --new-chat-key ctrl+n"
+			hint := "set window.new_chat_key for " + agent.Name + " in agentctl.yaml, e.g. ctrl+n"
 			if agent.EffectiveDriver() == config.DriverExec {
 				hint = "give the agent an exec preset (--preset claude, or exec.preset in agentctl.yaml) to keep its session"
 			}
