@@ -99,7 +99,7 @@ func (r *Runner) takeTurn(ctx context.Context, log zerolog.Logger, cl *mailbox.C
 		return "", err
 	}
 	resumeState, _ := cl.Progress.Data[dataResumeState].(string)
-	turn := cursor.Turn{Prompt: prompt, Resume: promptDelivered(cl.Progress), ResumeState: resumeState}
+	turn := cursor.Turn{Prompt: prompt, Thread: cl.Message.Thread(), Resume: promptDelivered(cl.Progress), ResumeState: resumeState}
 	turn.OnStart = r.recordChild(cl)
 	turn.OnResumeState = func(state string) error {
 		cl.Progress.Data[dataResumeState] = state

@@ -50,6 +50,8 @@ type Agent struct {
 	Driver string `yaml:"driver,omitempty"`
 	Window Window `yaml:"window,omitempty"`
 	Exec   Exec   `yaml:"exec,omitempty"`
+	// NewChat says when a fresh conversation starts (config/preset.go).
+	NewChat NewChat `yaml:"new_chat,omitempty"`
 }
 
 // Mailbox holds the mailbox and watcher settings shared by every agent.
@@ -140,7 +142,7 @@ func (c Config) Validate() error {
 			return fmt.Errorf("agents[%d]: agent %q is listed twice", i, a.Name)
 		}
 		seen[key] = true
-		if err := a.validateDriver(); err != nil {
+		if err := a.Validate(); err != nil {
 			return fmt.Errorf("agents[%d] (%s): %w", i, a.Name, err)
 		}
 	}

@@ -48,12 +48,27 @@ type Point struct{ X, Y int }
 // Rect is a region in pixels, written [x, y, width, height].
 type Rect struct{ X, Y, W, H int }
 
-// Exec runs a headless agent: one process per turn, the reply is its stdout.
+// Exec runs a headless agent: one process per turn, the reply is its stdout
+// or, with a preset, read from the JSON it prints.
 type Exec struct {
-	// Command is the program and its arguments. An argument containing
-	// {prompt} gets the prompt substituted; without one the prompt goes to
-	// stdin.
+	// Preset names the command-line agent the command is (config/preset.go):
+	// its JSON output is read for the reply and the session id, and the next
+	// turn continues that session. Empty: stdout is the reply as it is, and
+	// every turn starts afresh.
+	Preset string `yaml:"preset,omitempty"`
+	// Command is the program and its arguments; a preset has its own. An
+	// argument containing {prompt} gets the prompt substituted; without one
+	// the prompt goes to stdin.
 	Command []string `yaml:"command,omitempty"`
+	// Resume are the arguments that continue a session, put right after the
+	// program's name, with {session} replaced by its id. Presets have their
+	// own.
+	Resume []string `yaml:"resume,omitempty"`
+	// ReplyField and SessionField name the top-level JSON fields holding
+	// the reply and the session id; presets have their own (result and
+	// session_id).
+	ReplyField   string `yaml:"reply_field,omitempty"`
+	SessionField string `yaml:"session_field,omitempty"`
 	// Timeout ends the turn and kills the whole process group.
 	Timeout Duration `yaml:"timeout,omitempty"`
 }
@@ -120,13 +135,7 @@ func (a Agent) validateDriver() error {
 	case DriverGUI:
 		return a.Window.validate()
 	case DriverExec:
-		if len(a.Exec.Command) == 0 || a.Exec.Command[0] == "" {
-			return fmt.Errorf("exec.command: the exec driver needs a command, such as [claude, -p, \"{prompt}\"]")
-		}
-		if a.Exec.Timeout < 0 {
-			return fmt.Errorf("exec.timeout: must be a positive duration such as 10m")
-		}
-		return nil
+		return a.Exec.validate()
 	default:
 		return fmt.Errorf("driver: %q is neither gui nor exec", a.Driver)
 	}

@@ -40,6 +40,28 @@ agents:
 #    exec:
 #      command: [claude, -p, "{prompt}"]  # without {prompt} the prompt goes to stdin
 #      timeout: 10m                       # then the whole process group is killed
+#
+# With an exec preset the reply is read from the JSON the command prints and
+# the agent's session is kept in sessions/<agent>.json, so every turn, and the
+# next runner, continue the same conversation ('agentctl run --new-session'
+# starts afresh). Presets: claude (claude -p --output-format json, the prompt
+# on stdin), cursor-agent (cursor-agent -p --output-format json "{prompt}"),
+# generic (your command, printing one JSON object). A command given here
+# replaces the preset's.
+#
+#  - name: Agent-5
+#    driver: exec
+#    exec:
+#      preset: claude
+#      # command: [claude, -p, --output-format, json, --model, opus]
+#      # resume: [--resume, "{session}"]       # arguments that continue a session
+#      # reply_field: result                   # where the reply and the session id are
+#      # session_field: session_id
+#    new_chat:                 # when to leave the conversation for a fresh one
+#      per_thread: false       # true: a message of another thread starts one
+#      every: 0                # a fresh one after this many turns; 0: never
+#
+# new_chat works for chat windows too, with window.new_chat_key set.
 
 # People: mailboxes without a runner. Receipts, notices and agents' questions
 # to them wait there; read them with 'agentctl inbox human' and answer with

@@ -28,6 +28,15 @@
 // a killed process leaves at work can be ended by the next one with
 // EndChild before it runs the prompt again.
 //
+// With a preset (claude, cursor-agent, generic) the exec driver reads the
+// reply from the JSON the command prints, and continues the session that
+// Turn.Session names with the preset's --resume. Remember ties an agent's
+// turns into one conversation: it keeps the session id, the last thread and
+// the turns so far in sessions/<agent>.json, and starts a fresh
+// conversation (a new session, or the chat window's new-chat key) when the
+// agent's new-chat policy or --new-session says so. What a command printed
+// in a turn that gave no reply is kept in sessions/<agent>.raw/.
+//
 // Failures are told apart with errors.Is against the Err* values, so the
 // per-agent runner can decide between retrying and dead-lettering. A runner
 // that must survive crashes passes Turn.OnStage to record when the prompt was
@@ -35,8 +44,9 @@
 // with Turn.Resume, which never pastes again.
 //
 // The package never reads configuration files (it gets config values), never
-// touches mailboxes, and never sends a key or click to a window it has not
-// just confirmed as the agent's own.
+// touches mailboxes, writes only under the sessions folder it is given, and
+// never sends a key or click to a window it has not just confirmed as the
+// agent's own.
 //
 // Desktop access needs a build tag: on Linux CGO_ENABLED=0 with -tags x11,
 // on Windows -tags win, on macOS -tags mac. Without one, the package still

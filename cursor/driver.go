@@ -22,8 +22,18 @@ type Driver interface {
 // Turn is one prompt and what the caller wants to hear about it.
 type Turn struct {
 	Prompt string
-	// NewChat starts a fresh chat first, where the driver knows how.
+	// NewChat starts a fresh chat first, where the driver knows how: a chat
+	// window presses its new-chat key, an exec preset starts a new session.
 	NewChat bool
+	// Thread names the conversation the prompt belongs to (a message's
+	// thread), for the new-chat policy of Remember.
+	Thread string
+	// Session is the session an exec preset's command continues (its
+	// --resume), unless NewChat; empty starts a new one. Remember sets it.
+	Session string
+	// OnSession, if set, gets the session id an exec preset's command
+	// reported for the turn, before Run returns the reply.
+	OnSession func(id string)
 	// Resume picks up a turn whose submission an earlier process recorded
 	// (through OnStage) before it died: the driver only waits for the reply
 	// and reads it back. It never sends the prompt again.
@@ -99,6 +109,18 @@ type Options struct {
 	// Agent is the agent whose turns the driver takes, recorded as the
 	// holder of the desktop input lock.
 	Agent string
+	// Sessions, if set, is the folder (SessionsDir) where New keeps the
+	// agent's conversation between turns, when its settings ask for one,
+	// and where the exec driver keeps what a command printed in a turn
+	// that gave no reply. Empty: every turn stands alone, and errors quote
+	// what the command printed.
+	Sessions string
+	// NewSession starts the first turn sent in a fresh conversation; it
+	// needs Sessions.
+	NewSession bool
+	// Warn gets what goes wrong without stopping a turn (a conversation
+	// record that cannot be saved).
+	Warn func(error)
 }
 
 // LockDir returns where the desktop input locks of a runtime root live.
@@ -106,14 +128,42 @@ func LockDir(root string) string { return filepath.Join(root, "locks") }
 
 // New builds the driver an agent's settings ask for.
 func New(agent config.Agent, gui config.GUI, opts Options) (Driver, error) {
+	var d Driver
+	kind := kindGUI
 	switch agent.EffectiveDriver() {
 	case config.DriverExec:
-		return NewExec(agent.Exec)
+		e, err := NewExec(agent.Exec)
+		if err != nil {
+			return nil, err
+		}
+		if opts.Sessions != "" {
+			e.keepDir = RawOutputDir(opts.Sessions, agent.Name)
+		}
+		d, kind = e, agent.Exec.Preset
 	case config.DriverGUI:
-		return NewGUI(agent.Window, gui, opts)
+		g, err := NewGUI(agent.Window, gui, opts)
+		if err != nil {
+			return nil, err
+		}
+		d = g
 	default:
 		return nil, fmt.Errorf("agent %s: unknown driver %q", agent.Name, agent.Driver)
 	}
+	if opts.NewSession {
+		if err := agent.NewChatError(); err != nil {
+			return nil, fmt.Errorf("agent %s cannot start a new session: %w", agent.Name, err)
+		}
+		if opts.Sessions == "" {
+			return nil, fmt.Errorf("agent %s cannot start a new session: no folder for sessions", agent.Name)
+		}
+	}
+	if opts.Sessions == "" || !(agent.KeepsConversation() || opts.NewSession) {
+		return d, nil
+	}
+	return Remember(d, Memory{
+		Agent: agent.Name, Path: SessionFile(opts.Sessions, agent.Name), Kind: kind,
+		Policy: agent.NewChat, Fresh: opts.NewSession, Warn: opts.Warn,
+	}), nil
 }
 
 // stage reports s to the turn's callback.

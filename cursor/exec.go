@@ -19,14 +19,25 @@ import (
 type Exec struct {
 	command []string
 	timeout time.Duration
+	// preset, when set, names the command-line agent whose JSON output is
+	// read (preset.go) and whose session is continued with resume.
+	preset       string
+	resume       []string
+	replyField   string
+	sessionField string
+	// keepDir is where the output of a turn that gave no reply is kept;
+	// empty: errors quote its start.
+	keepDir string
 }
 
 // NewExec checks the settings and returns the driver.
 func NewExec(s config.Exec) (*Exec, error) {
+	s = s.Resolved()
 	if len(s.Command) == 0 || s.Command[0] == "" {
 		return nil, fmt.Errorf("exec driver: no command configured")
 	}
-	return &Exec{command: s.Command, timeout: durationOr(s.Timeout, config.DefaultExecTimeout)}, nil
+	return &Exec{command: s.Command, timeout: durationOr(s.Timeout, config.DefaultExecTimeout),
+		preset: s.Preset, resume: s.Resume, replyField: s.ReplyField, sessionField: s.SessionField}, nil
 }
 
 // stderrKept bounds how much of the command's stderr an error quotes.
@@ -36,12 +47,15 @@ const stderrKept = 2048
 // once the process group has been killed.
 const waitAfterKill = 2 * time.Second
 
-// Run runs the command with the prompt and returns its stdout exactly.
+// Run runs the command with the prompt and returns its stdout exactly, or,
+// with a preset, the reply its JSON holds. A preset's turn continues
+// t.Session unless t.NewChat, and reports the session the command names
+// to t.OnSession.
 func (e *Exec) Run(ctx context.Context, t Turn) (string, error) {
 	if t.Resume {
 		return "", fmt.Errorf("%w: the exec driver's process ended with the one that started it", ErrReplyLost)
 	}
-	args, viaStdin := e.args(t.Prompt)
+	args, viaStdin := e.args(t)
 	ctx, cancel := context.WithTimeout(ctx, e.timeout)
 	defer cancel()
 
@@ -93,31 +107,63 @@ func (e *Exec) Run(ctx context.Context, t Turn) (string, error) {
 	err := cmd.Wait()
 	// Grandchildren may outlive the command; a turn leaves nothing behind.
 	killProcessGroup(cmd)
+	out := stdout.Bytes()
 	switch {
 	case errors.Is(ctx.Err(), context.DeadlineExceeded):
-		return "", fmt.Errorf("%w after %s: %s%s", ErrExecTimeout, e.timeout, args[0], stderr.quote())
+		return "", withOutput(fmt.Errorf("%w after %s: %s%s", ErrExecTimeout, e.timeout, args[0], stderr.quote()), e.keepDir, out)
 	case ctx.Err() != nil:
-		return "", fmt.Errorf("%w: %s stopped: %w", ErrExecFailed, args[0], ctx.Err())
+		return "", withOutput(fmt.Errorf("%w: %s stopped: %w", ErrExecFailed, args[0], ctx.Err()), e.keepDir, out)
 	case err != nil:
-		return "", fmt.Errorf("%w: %s: %v%s", ErrExecFailed, args[0], err, stderr.quote())
+		said := ""
+		if r, rerr := e.read(out); rerr == nil && r.failed != "" {
+			said = "; " + r.failed
+		}
+		return "", withOutput(fmt.Errorf("%w: %s: %v%s%s", ErrExecFailed, args[0], err, said, stderr.quote()), e.keepDir, out)
+	}
+	reply := stdout.String()
+	if e.preset != "" {
+		r, err := e.read(out)
+		switch {
+		case err != nil:
+			return "", withOutput(fmt.Errorf("%w: %s (preset %s): %v%s", ErrBadOutput, args[0], e.preset, err, stderr.quote()), e.keepDir, out)
+		case r.failed != "":
+			return "", withOutput(fmt.Errorf("%w: %s: %s%s", ErrExecFailed, args[0], r.failed, stderr.quote()), e.keepDir, out)
+		}
+		if r.session != "" && t.OnSession != nil {
+			t.OnSession(r.session)
+		}
+		reply = r.reply
 	}
 	if err := t.stage(StageReplied); err != nil {
 		return "", err
 	}
-	return stdout.String(), nil
+	return reply, nil
 }
 
-// args substitutes the prompt into the command; viaStdin is true when no
-// argument asked for it.
-func (e *Exec) args(prompt string) (args []string, viaStdin bool) {
+// read reads a preset's output.
+func (e *Exec) read(out []byte) (agentOutput, error) {
+	if e.preset == "" {
+		return agentOutput{}, errors.New("no preset")
+	}
+	return readOutput(out, e.replyField, e.sessionField)
+}
+
+// args substitutes the prompt into the command, and puts the arguments
+// that continue the turn's session right after the program's name, ahead
+// of any prompt argument; viaStdin is true when no argument asked for the
+// prompt.
+func (e *Exec) args(t Turn) (args []string, viaStdin bool) {
 	viaStdin = true
-	args = make([]string, len(e.command))
-	for i, a := range e.command {
+	args = make([]string, 0, len(e.command)+len(e.resume))
+	for _, a := range e.command {
 		if strings.Contains(a, config.PromptPlaceholder) {
-			a = strings.ReplaceAll(a, config.PromptPlaceholder, prompt)
+			a = strings.ReplaceAll(a, config.PromptPlaceholder, t.Prompt)
 			viaStdin = false
 		}
-		args[i] = a
+		args = append(args, a)
+	}
+	if e.preset != "" && t.Session != "" && !t.NewChat {
+		args = append(args[:1], append(substituteSession(e.resume, t.Session), args[1:]...)...)
 	}
 	return args, viaStdin
 }

@@ -39,6 +39,15 @@ type Message struct {
 	Meta map[string]any `json:"meta"`
 }
 
+// Thread is the conversation m belongs to: its thread_id, or its own id
+// when it starts one.
+func (m Message) Thread() string {
+	if m.ThreadID != "" {
+		return m.ThreadID
+	}
+	return m.ID
+}
+
 // Encode returns the canonical JSON of m, indented for people who cat it.
 func (m Message) Encode() []byte {
 	if m.Meta == nil {

@@ -139,7 +139,7 @@ func clipboardCheck() check {
 func agentCheck(a config.Agent, desktopOK bool) check {
 	if a.EffectiveDriver() == config.DriverExec {
 		c := check{name: fmt.Sprintf("agent %s: exec command", a.Name), hint: "install it, or fix exec.command for " + a.Name}
-		p, err := exec.LookPath(a.Exec.Command[0])
+		p, err := exec.LookPath(a.Exec.Resolved().Command[0])
 		c.err, c.note = err, p
 		return c
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -22,7 +23,11 @@ func TestScripts(t *testing.T) {
 		Dir: "testdata/script",
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("AGENTCTL_ROOT", env.WorkDir+"/runtime")
-			return nil
+			// Stand-ins for claude and cursor-agent, for scripts that put
+			// them on PATH.
+			fakecli, err := filepath.Abs(filepath.Join("..", "..", "fixtures", "fakecli"))
+			env.Setenv("FAKECLI", fakecli)
+			return err
 		},
 	})
 }

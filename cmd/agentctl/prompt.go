@@ -19,7 +19,9 @@ the agent's chat window (or runs its exec command), waits for the reply and
 prints it on stdout exactly as the agent wrote it. With no TEXT, or "-",
 the prompt is read from stdin. On failure it exits non-zero and says why.
 
-Use it to check a seat after calibrating it, or from scripts.
+Use it to check a seat after calibrating it, or from scripts. An exec
+preset's reply is read from the JSON its command prints; a prompt neither
+continues nor changes the session the agent's runner keeps.
 
 Examples:
   agentctl prompt Agent-3 "Reply with the word ready."

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -18,7 +19,8 @@ import (
 )
 
 const runUsage = `
-Usage: agentctl run AGENT [--driver gui|exec] [--log-format console|json] [-- CMD ARGS...]
+Usage: agentctl run AGENT [--driver gui|exec] [--preset NAME] [--new-session]
+                          [--log-format console|json] [-- CMD ARGS...]
 
 Runs AGENT's long-lived loop: it watches the agent's mailbox and, one
 message at a time (most urgent first, oldest first within a priority),
@@ -42,9 +44,18 @@ A reply asks for effects with a fenced block at its end:
 Everything after "--" is the exec command for this run (the prompt goes to
 its stdin, or replaces an argument "{prompt}"); it implies --driver exec.
 
+Memory: with an exec preset (claude, cursor-agent or generic; --preset or
+exec.preset) the reply is read from the JSON the command prints and the
+agent's session is kept in sessions/AGENT.json, so the next turn, and the
+next runner, continue the same conversation. --new-session starts the first
+turn in a fresh one (a chat window presses its new_chat_key); new_chat in
+agentctl.yaml starts one per thread or every N turns.
+
 Examples:
   agentctl run Agent-3
   agentctl run Agent-4 --driver exec -- claude -p "{prompt}"
+  agentctl run Agent-4 --preset claude
+  agentctl run Agent-5 --preset cursor-agent --new-session
   agentctl run Agent-2 --log-format json 2>>runtime/Agent-2.log
 `
 
@@ -52,6 +63,8 @@ func runRun(ctx context.Context, env *Env, args []string) error {
 	fs := newFlagSet(env, "run", runUsage)
 	driverName := fs.String("driver", "", "`driver` for this run: gui or exec (default: the agent's setting)")
 	logFormat := fs.String("log-format", "console", "log `format` on stderr: console or json")
+	preset := fs.String("preset", "", "exec `preset` for this run: "+strings.Join(config.PresetNames(), ", ")+" (implies --driver exec)")
+	newSession := fs.Bool("new-session", false, "start the first turn in a fresh conversation instead of continuing the agent's session")
 	rest, err := parseArgs(fs, args)
 	if err != nil {
 		return err
@@ -76,6 +89,9 @@ func runRun(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
+	if *preset != "" {
+		agent.Driver, agent.Exec.Preset = config.DriverExec, *preset
+	}
 	if len(command) > 0 {
 		agent.Driver, agent.Exec.Command = config.DriverExec, command
 	}
@@ -86,20 +102,45 @@ func runRun(ctx context.Context, env *Env, args []string) error {
 	default:
 		return usageError{msg: fmt.Sprintf("run: --driver %q is neither gui nor exec", *driverName)}
 	}
-	if agent.EffectiveDriver() == config.DriverExec && len(agent.Exec.Command) == 0 {
-		return usageError{msg: "run: the exec driver needs a command", hint: "give it after --, e.g. agentctl run " + agent.Name + " --driver exec -- claude -p \"{prompt}\""}
+	if agent.EffectiveDriver() == config.DriverExec {
+		if err := agent.Validate(); err != nil {
+			if agent.Exec.Preset == "" && len(agent.Exec.Command) == 0 {
+				return usageError{msg: "run: the exec driver needs a command", hint: "give it after --, e.g. agentctl run " + agent.Name + " --driver exec -- claude -p \"{prompt}\", or a preset: --preset claude"}
+			}
+			return usageError{msg: "run: " + err.Error()}
+		}
+	}
+	if *newSession {
+		if err := agent.NewChatError(); err != nil {
+			hint := "set window.new_chat_key for " + agent.Name + " in agentctl.yaml, e.g. ctrl+n"
+			if agent.EffectiveDriver() == config.DriverExec {
+				hint = "give the agent an exec preset (--preset claude, or exec.preset in agentctl.yaml) to keep its session"
+			}
+			return usageError{msg: fmt.Sprintf("run: --new-session: %s: %s", agent.Name, err), hint: hint}
+		}
 	}
 	if agent.EffectiveDriver() == config.DriverGUI {
 		if err := agent.Window.Calibrated(); err != nil {
 			return withHint(fmt.Errorf("%s: %w", agent.Name, err), "run 'agentctl calibrate "+agent.Name+"' first")
 		}
 	}
-	driver, err := cursor.New(agent, cfg.GUI, cursor.Options{LockDir: cursor.LockDir(env.Root), Agent: agent.Name})
+	sessionLog := log.With().Str("agent", agent.Name).Logger()
+	driver, err := cursor.New(agent, cfg.GUI, cursor.Options{LockDir: cursor.LockDir(env.Root), Agent: agent.Name,
+		Sessions: cursor.SessionsDir(env.Root), NewSession: *newSession,
+		Warn: func(err error) { sessionLog.Warn().Str("event", "session").Err(err).Msg("conversation record") }})
 	if err != nil {
 		return fmt.Errorf("cannot set up the %s driver of %s: %w", agent.EffectiveDriver(), agent.Name, err)
 	}
 	if c, ok := driver.(interface{ Close() }); ok {
 		defer c.Close()
+	}
+	if agent.KeepsConversation() || *newSession {
+		ev := sessionLog.Info().Str("event", "session").Str("record", cursor.SessionFile(cursor.SessionsDir(env.Root), agent.Name))
+		if *newSession {
+			ev.Msg("the first turn starts a new conversation (--new-session)")
+		} else {
+			ev.Msg("turns continue the agent's conversation")
+		}
 	}
 	r, err := agents.New(runnerSettings(env, cfg, agent, driver, log))
 	if errors.Is(err, mailbox.ErrNoMailbox) {

@@ -1,0 +1,151 @@
+package config
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Preset names for Exec.Preset: command-line agents whose JSON output is
+// read and whose session is continued from turn to turn.
+const (
+	PresetClaude      = "claude"       // claude -p --output-format json
+	PresetCursorAgent = "cursor-agent" // cursor-agent -p --output-format json
+	PresetGeneric     = "generic"      // any command printing one JSON object
+)
+
+// SessionPlaceholder is replaced by the session id in Exec.Resume.
+const SessionPlaceholder = "{session}"
+
+// presets are what each preset fills in where the agent's settings are
+// silent. Both tools print one JSON object with the reply in "result" and
+// the conversation's id in "session_id", and continue a conversation with
+// --resume ID. claude -p reads the prompt from stdin; cursor-agent takes it
+// as an argument.
+var presets = map[string]Exec{
+	PresetClaude: {
+		Command: []string{"claude", "-p", "--output-format", "json"},
+		Resume:  []string{"--resume", SessionPlaceholder}, ReplyField: "result", SessionField: "session_id",
+	},
+	PresetCursorAgent: {
+		Command: []string{"cursor-agent", "-p", "--output-format", "json", PromptPlaceholder},
+		Resume:  []string{"--resume", SessionPlaceholder}, ReplyField: "result", SessionField: "session_id",
+	},
+	PresetGeneric: {
+		Resume: []string{"--resume", SessionPlaceholder}, ReplyField: "result", SessionField: "session_id",
+	},
+}
+
+// PresetNames lists the exec presets, sorted.
+func PresetNames() []string {
+	names := make([]string, 0, len(presets))
+	for n := range presets {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	return names
+}
+
+// Resolved returns the settings with what the preset gives filled in where
+// they are unset. Without a preset they are returned as they are.
+func (e Exec) Resolved() Exec {
+	p, ok := presets[e.Preset]
+	if !ok {
+		return e
+	}
+	if len(e.Command) == 0 {
+		e.Command = p.Command
+	}
+	if len(e.Resume) == 0 {
+		e.Resume = p.Resume
+	}
+	if e.ReplyField == "" {
+		e.ReplyField = p.ReplyField
+	}
+	if e.SessionField == "" {
+		e.SessionField = p.SessionField
+	}
+	return e
+}
+
+func (e Exec) validate() error {
+	if e.Preset == "" {
+		if len(e.Resume) > 0 || e.ReplyField != "" || e.SessionField != "" {
+			return fmt.Errorf("exec: resume, reply_field and session_field need exec.preset (one of %s): a plain command's stdout is the reply", strings.Join(PresetNames(), ", "))
+		}
+	} else if _, ok := presets[e.Preset]; !ok {
+		return fmt.Errorf("exec.preset: %q is not one of %s", e.Preset, strings.Join(PresetNames(), ", "))
+	}
+	r := e.Resolved()
+	if len(r.Command) == 0 || r.Command[0] == "" {
+		if e.Preset == PresetGeneric {
+			return fmt.Errorf("exec.command: the generic preset needs the command, such as [my-agent, --json, \"{prompt}\"]")
+		}
+		return fmt.Errorf("exec.command: the exec driver needs a command, such as [claude, -p, \"{prompt}\"], or a preset")
+	}
+	if e.Preset != "" && !slices.ContainsFunc(r.Resume, func(a string) bool { return strings.Contains(a, SessionPlaceholder) }) {
+		return fmt.Errorf("exec.resume: no argument holds %s, so no session could be continued", SessionPlaceholder)
+	}
+	if e.Timeout < 0 {
+		return fmt.Errorf("exec.timeout: must be a positive duration such as 10m")
+	}
+	return nil
+}
+
+// NewChat says when an agent's turns leave the conversation so far and
+// start a fresh one: a chat window presses window.new_chat_key, an exec
+// preset starts a new session. The zero value never does.
+type NewChat struct {
+	// PerThread starts a fresh conversation whenever a message belongs to
+	// another thread than the last turn's.
+	PerThread bool `yaml:"per_thread,omitempty"`
+	// Every starts a fresh conversation after this many turns in one; 0:
+	// never.
+	Every int `yaml:"every,omitempty"`
+}
+
+// Set reports whether the policy ever starts a fresh conversation.
+func (n NewChat) Set() bool { return n.PerThread || n.Every > 0 }
+
+// NewChatError says why the agent's driver cannot start a fresh
+// conversation, or returns nil when it can.
+func (a Agent) NewChatError() error {
+	switch a.EffectiveDriver() {
+	case DriverGUI:
+		if a.Window.NewChatKey == "" {
+			return fmt.Errorf("its chat window has no window.new_chat_key to start a new chat with")
+		}
+	case DriverExec:
+		if a.Exec.Preset == "" {
+			return fmt.Errorf("its exec command has no exec.preset, so it keeps no session: every turn starts afresh")
+		}
+	}
+	return nil
+}
+
+// KeepsConversation reports whether the agent's turns are tied together by
+// a record between turns: an exec preset's session, or a new-chat policy.
+func (a Agent) KeepsConversation() bool {
+	return a.NewChat.Set() || (a.EffectiveDriver() == DriverExec && a.Exec.Preset != "")
+}
+
+// Validate checks the agent's driver settings and new-chat policy, as a
+// command that changes them (agentctl run --preset) must again.
+func (a Agent) Validate() error {
+	if err := a.validateDriver(); err != nil {
+		return err
+	}
+	return a.validateNewChat()
+}
+
+func (a Agent) validateNewChat() error {
+	if a.NewChat.Every < 0 {
+		return fmt.Errorf("new_chat.every: must be 0 (never) or a number of turns")
+	}
+	if a.NewChat.Set() {
+		if err := a.NewChatError(); err != nil {
+			return fmt.Errorf("new_chat: %w", err)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,63 @@
+package config
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestPresetsFillWhatIsUnset(t *testing.T) {
+	cfg, err := Parse("agentctl.yaml", []byte(`agents:
+  - name: Agent-1
+    driver: exec
+    exec: {preset: claude}
+  - name: Agent-2
+    driver: exec
+    exec: {preset: cursor-agent, command: [agent, -p, --output-format, json, --trust, "{prompt}"]}
+    new_chat: {per_thread: true, every: 20}
+  - name: Agent-3
+    driver: exec
+    exec: {preset: generic, command: [my-agent, --json], resume: [--continue, "{session}"], reply_field: answer}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	claude := cfg.Agents[0].Exec.Resolved()
+	if strings.Join(claude.Command, " ") != "claude -p --output-format json" || strings.Join(claude.Resume, " ") != "--resume {session}" ||
+		claude.ReplyField != "result" || claude.SessionField != "session_id" {
+		t.Errorf("claude preset resolved to %+v", claude)
+	}
+	cursor := cfg.Agents[1].Exec.Resolved()
+	if cursor.Command[0] != "agent" || strings.Join(cursor.Resume, " ") != "--resume {session}" {
+		t.Errorf("cursor-agent preset with its own command resolved to %+v", cursor)
+	}
+	if nc := cfg.Agents[1].NewChat; !nc.PerThread || nc.Every != 20 || !cfg.Agents[1].KeepsConversation() {
+		t.Errorf("new_chat = %+v", nc)
+	}
+	generic := cfg.Agents[2].Exec.Resolved()
+	if generic.ReplyField != "answer" || generic.SessionField != "session_id" || generic.Resume[0] != "--continue" {
+		t.Errorf("generic preset resolved to %+v", generic)
+	}
+}
+
+func TestPresetsAndNewChatRefuseWhatCannotWork(t *testing.T) {
+	tests := map[string]string{
+		"exec: {preset: gpt}":                                         `"gpt" is not one of claude, cursor-agent, generic`,
+		"exec: {preset: generic}":                                     "the generic preset needs the command",
+		"exec: {command: [cat], resume: [--resume, x]}":               "need exec.preset",
+		"exec: {preset: claude, resume: [--resume]}":                  "no argument holds {session}",
+		"exec: {command: [cat]}\n    new_chat: {every: 3}":            "new_chat: its exec command has no exec.preset",
+		"exec: {preset: claude}\n    new_chat: {every: -1}":           "new_chat.every",
+		"exec: {}\n    driver: gui\n    new_chat: {per_thread: true}": "no window.new_chat_key",
+	}
+	for agent, want := range tests {
+		data := "agents:\n  - name: Agent-1\n    driver: exec\n    " + agent + "\n"
+		data = strings.Replace(data, "    driver: exec\n    exec: {}\n    driver: gui\n", "    driver: gui\n", 1)
+		_, err := Parse("agentctl.yaml", []byte(data))
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("Parse(%q) = %v, want an error containing %q", data, err, want)
+		}
+	}
+	if _, err := Parse("x", []byte("agents:\n  - name: Agent-1\n    window: {new_chat_key: ctrl+n}\n    new_chat: {per_thread: true}\n")); err != nil {
+		t.Errorf("a chat window with a new-chat key refused a policy: %v", err)
+	}
+}

@@ -1,0 +1,277 @@
+package cursor
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+
+	"agentctl/config"
+)
+
+// useFakeCLIs puts the stand-ins for claude and cursor-agent
+// (fixtures/fakecli) first on PATH, so that the presets' own commands run
+// them, with a fresh home for their conversations.
+func useFakeCLIs(t *testing.T) (home string) {
+	t.Helper()
+	dir, err := filepath.Abs(filepath.Join("..", "fixtures", "fakecli"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", dir+string(os.PathListSeparator)+os.Getenv("PATH"))
+	home = t.TempDir()
+	t.Setenv("FAKE_AGENT_HOME", home)
+	t.Setenv("FAKE_AGENT_OUTPUT", "")
+	return home
+}
+
+func presetAgent(preset string, nc config.NewChat) config.Agent {
+	return config.Agent{Name: "Agent-4", Driver: config.DriverExec, Exec: config.Exec{Preset: preset}, NewChat: nc}
+}
+
+func newDriver(t *testing.T, a config.Agent, opts Options) Driver {
+	t.Helper()
+	d, err := New(a, config.DefaultGUI(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+var turnPattern = regexp.MustCompile(`turn (\d+) of session (\S+); it began with: (.*)`)
+
+// turn runs one turn and returns what the stand-in says of its memory.
+func turn(t *testing.T, d Driver, prompt, thread string) (n, session, began string) {
+	t.Helper()
+	reply, err := d.Run(context.Background(), Turn{Prompt: prompt, Thread: thread})
+	if err != nil {
+		t.Fatalf("turn %q: %v", prompt, err)
+	}
+	m := turnPattern.FindStringSubmatch(reply)
+	if m == nil {
+		t.Fatalf("reply %q is not the stand-in's", reply)
+	}
+	return m[1], strings.TrimSuffix(m[2], ";"), m[3]
+}
+
+func readRecord(t *testing.T, sessions string) conversation {
+	return readRecordOf(t, sessions, "Agent-4")
+}
+
+func readRecordOf(t *testing.T, sessions, agent string) conversation {
+	t.Helper()
+	data, err := os.ReadFile(SessionFile(sessions, agent))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var c conversation
+	if err := json.Unmarshal(data, &c); err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// A preset's session is continued turn after turn, by the next runner too,
+// until --new-session starts another; the one left is remembered.
+func TestPresetSessionSurvivesARestart(t *testing.T) {
+	for _, preset := range []string{config.PresetClaude, config.PresetCursorAgent} {
+		t.Run(preset, func(t *testing.T) {
+			useFakeCLIs(t)
+			sessions := t.TempDir()
+			d := newDriver(t, presetAgent(preset, config.NewChat{}), Options{Sessions: sessions})
+			n, s1, began := turn(t, d, "first prompt\nsecond line", "")
+			if n != "1" || began != "first prompt" {
+				t.Fatalf("first turn: turn %s, began with %q", n, began)
+			}
+			if n, s, began := turn(t, d, "second prompt", ""); n != "2" || s != s1 || began != "first prompt" {
+				t.Fatalf("second turn: turn %s of %s (began with %q), want turn 2 of %s", n, s, began, s1)
+			}
+
+			restarted := newDriver(t, presetAgent(preset, config.NewChat{}), Options{Sessions: sessions})
+			if n, s, _ := turn(t, restarted, "after a restart", ""); n != "3" || s != s1 {
+				t.Fatalf("after a restart: turn %s of %s, want turn 3 of %s", n, s, s1)
+			}
+			if c := readRecord(t, sessions); c.SessionID != s1 || c.Turns != 3 || c.Kind != preset {
+				t.Errorf("record = %+v", c)
+			}
+
+			fresh := newDriver(t, presetAgent(preset, config.NewChat{}), Options{Sessions: sessions, NewSession: true})
+			n, s2, began := turn(t, fresh, "start over", "")
+			if n != "1" || s2 == s1 || began != "start over" {
+				t.Fatalf("--new-session: turn %s of %s, want turn 1 of a session other than %s", n, s2, s1)
+			}
+			if n, s, _ := turn(t, fresh, "and go on", ""); n != "2" || s != s2 {
+				t.Fatalf("after the new session: turn %s of %s, want turn 2 of %s", n, s, s2)
+			}
+			c := readRecord(t, sessions)
+			if c.SessionID != s2 || c.Turns != 2 || c.Why != "agentctl run --new-session" ||
+				len(c.Previous) != 1 || c.Previous[0].SessionID != s1 || c.Previous[0].Turns != 3 {
+				t.Errorf("record = %+v", c)
+			}
+		})
+	}
+}
+
+func TestPresetNewChatPolicy(t *testing.T) {
+	useFakeCLIs(t)
+	t.Run("per thread", func(t *testing.T) {
+		d := newDriver(t, presetAgent(config.PresetClaude, config.NewChat{PerThread: true}), Options{Sessions: t.TempDir()})
+		var got []string
+		for _, th := range []string{"A", "A", "B", "B", "A"} {
+			n, s, _ := turn(t, d, "in "+th, th)
+			got = append(got, n+"@"+s)
+		}
+		sameSession(t, got, "0 0 1 1 2")
+	})
+	t.Run("every 2 turns", func(t *testing.T) {
+		d := newDriver(t, presetAgent(config.PresetClaude, config.NewChat{Every: 2}), Options{Sessions: t.TempDir()})
+		var got []string
+		for _, th := range []string{"A", "B", "A", "A", "C"} {
+			n, s, _ := turn(t, d, "in "+th, th)
+			got = append(got, n+"@"+s)
+		}
+		sameSession(t, got, "0 0 1 1 2")
+	})
+}
+
+// sameSession checks which turns shared a session: want numbers the
+// sessions in order of appearance.
+func sameSession(t *testing.T, got []string, want string) {
+	t.Helper()
+	seen := map[string]string{}
+	var shape []string
+	for _, g := range got {
+		s := g[strings.Index(g, "@")+1:]
+		if _, ok := seen[s]; !ok {
+			seen[s] = string(rune('0' + len(seen)))
+		}
+		shape = append(shape, seen[s])
+	}
+	if strings.Join(shape, " ") != want {
+		t.Errorf("sessions of the turns = %s (%v), want %s", strings.Join(shape, " "), got, want)
+	}
+}
+
+// A command that prints what its preset cannot read fails the turn with a
+// clear error, and what it printed is kept byte for byte; the record is
+// left as it was.
+func TestPresetUnreadableOutputIsKept(t *testing.T) {
+	useFakeCLIs(t)
+	sessions := t.TempDir()
+	d := newDriver(t, presetAgent(config.PresetClaude, config.NewChat{}), Options{Sessions: sessions})
+	_, s1, _ := turn(t, d, "hello", "")
+
+	t.Setenv("FAKE_AGENT_OUTPUT", "malformed")
+	_, err := d.Run(context.Background(), Turn{Prompt: "again"})
+	if !errors.Is(err, ErrBadOutput) || !strings.Contains(err.Error(), "not JSON") {
+		t.Fatalf("err = %v, want ErrBadOutput saying it is not JSON", err)
+	}
+	kept := regexp.MustCompile(`kept in (\S+\.txt)`).FindStringSubmatch(err.Error())
+	if kept == nil || filepath.Dir(kept[1]) != RawOutputDir(sessions, "Agent-4") {
+		t.Fatalf("the error does not name the kept output in %s: %v", RawOutputDir(sessions, "Agent-4"), err)
+	}
+	if raw, _ := os.ReadFile(kept[1]); string(raw) != "Warning: update available\n{\"type\": \"result\", \"result\": \"cut sh" {
+		t.Errorf("kept output = %q", raw)
+	}
+	if c := readRecord(t, sessions); c.Turns != 1 || c.SessionID != s1 {
+		t.Errorf("a failed turn changed the record: %+v", c)
+	}
+
+	t.Setenv("FAKE_AGENT_OUTPUT", "error")
+	_, err = d.Run(context.Background(), Turn{Prompt: "again"})
+	if !errors.Is(err, ErrExecFailed) || !strings.Contains(err.Error(), "error_during_execution") || !strings.Contains(err.Error(), "kept in") {
+		t.Fatalf("err = %v, want ErrExecFailed with the tool's error, its output kept", err)
+	}
+
+	t.Setenv("FAKE_AGENT_OUTPUT", "empty")
+	if _, err = d.Run(context.Background(), Turn{Prompt: "again"}); !errors.Is(err, ErrBadOutput) || !strings.Contains(err.Error(), "printed nothing") {
+		t.Fatalf("err = %v, want ErrBadOutput saying it printed nothing", err)
+	}
+
+	// Without a sessions folder (agentctl prompt) the error quotes it.
+	t.Setenv("FAKE_AGENT_OUTPUT", "malformed")
+	oneShot := newDriver(t, presetAgent(config.PresetClaude, config.NewChat{}), Options{})
+	if _, err = oneShot.Run(context.Background(), Turn{Prompt: "x"}); !errors.Is(err, ErrBadOutput) || !strings.Contains(err.Error(), `printed "Warning: update available\n{`) {
+		t.Fatalf("err = %v, want ErrBadOutput quoting the output", err)
+	}
+}
+
+// A session the tool no longer has fails the turn with a hint, and
+// --new-session gets the agent going again.
+func TestPresetLostSession(t *testing.T) {
+	home := useFakeCLIs(t)
+	sessions := t.TempDir()
+	d := newDriver(t, presetAgent(config.PresetClaude, config.NewChat{}), Options{Sessions: sessions})
+	_, s1, _ := turn(t, d, "hello", "")
+	os.Remove(filepath.Join(home, s1))
+	_, err := d.Run(context.Background(), Turn{Prompt: "again"})
+	if !errors.Is(err, ErrExecFailed) || !strings.Contains(err.Error(), "No conversation found with session ID: "+s1) || !strings.Contains(err.Error(), "agentctl run --new-session") {
+		t.Fatalf("err = %v, want the tool's reason and the hint", err)
+	}
+	fresh := newDriver(t, presetAgent(config.PresetClaude, config.NewChat{}), Options{Sessions: sessions, NewSession: true})
+	if n, s, _ := turn(t, fresh, "again", ""); n != "1" || s == s1 {
+		t.Errorf("--new-session: turn %s of %s", n, s)
+	}
+}
+
+// A record that cannot be read is set aside, never deleted, and the turn
+// starts afresh.
+func TestUnreadableRecordIsSetAside(t *testing.T) {
+	useFakeCLIs(t)
+	sessions := t.TempDir()
+	path := SessionFile(sessions, "Agent-4")
+	os.WriteFile(path, []byte("{not json"), 0o644)
+	var warned []error
+	d := newDriver(t, presetAgent(config.PresetClaude, config.NewChat{}), Options{Sessions: sessions, Warn: func(err error) { warned = append(warned, err) }})
+	if n, _, _ := turn(t, d, "hello", ""); n != "1" {
+		t.Errorf("turn %s, want a new session", n)
+	}
+	aside, _ := filepath.Glob(path + ".unreadable-*")
+	if len(aside) != 1 || len(warned) != 1 || !strings.Contains(warned[0].Error(), aside[0]) {
+		t.Fatalf("set aside %v, warned %v", aside, warned)
+	}
+	if data, _ := os.ReadFile(aside[0]); string(data) != "{not json" {
+		t.Errorf("set-aside record = %q", data)
+	}
+}
+
+func TestNewSessionNeedsAConversation(t *testing.T) {
+	plain := config.Agent{Name: "Agent-4", Driver: config.DriverExec, Exec: config.Exec{Command: []string{"cat"}}}
+	if _, err := New(plain, config.DefaultGUI(), Options{Sessions: t.TempDir(), NewSession: true}); err == nil || !strings.Contains(err.Error(), "no exec.preset") {
+		t.Errorf("err = %v, want a refusal naming exec.preset", err)
+	}
+}
+
+func TestDecideNewChat(t *testing.T) {
+	exec := conversation{Kind: "claude", SessionID: "s", Thread: "A", Turns: 3}
+	gui := conversation{Kind: kindGUI, Thread: "A", Turns: 3}
+	tests := []struct {
+		name   string
+		c      conversation
+		p      config.NewChat
+		kind   string
+		thread string
+		fresh  bool
+		want   bool
+	}{
+		{"exec continues", exec, config.NewChat{}, "claude", "B", false, false},
+		{"exec fresh", exec, config.NewChat{}, "claude", "A", true, true},
+		{"exec without a session", conversation{}, config.NewChat{}, "claude", "A", false, true},
+		{"exec whose tool changed", exec, config.NewChat{}, "cursor-agent", "A", false, true},
+		{"gui first turn, no policy", conversation{}, config.NewChat{Every: 5}, kindGUI, "A", false, false},
+		{"gui first turn, per thread", conversation{}, config.NewChat{PerThread: true}, kindGUI, "A", false, true},
+		{"gui same thread", gui, config.NewChat{PerThread: true}, kindGUI, "A", false, false},
+		{"gui other thread", gui, config.NewChat{PerThread: true}, kindGUI, "B", false, true},
+		{"gui under the count", gui, config.NewChat{Every: 4}, kindGUI, "B", false, false},
+		{"gui at the count", gui, config.NewChat{Every: 3}, kindGUI, "A", false, true},
+	}
+	for _, tt := range tests {
+		if v := decideNewChat(tt.c, tt.p, tt.kind, tt.thread, tt.fresh); v.newChat != tt.want || (v.newChat && v.why == "") {
+			t.Errorf("%s: verdict %+v, want new chat %v with a reason", tt.name, v, tt.want)
+		}
+	}
+}
