@@ -303,10 +303,7 @@ type plan struct {
 func (r *Runner) plan(msg mailbox.Message, a Actions) plan {
 	pl := plan{refused: slices.Clone(a.Refused)}
 	now := r.now().UTC()
-	thread := msg.ThreadID
-	if thread == "" {
-		thread = msg.ID
-	}
+	thread := msg.Thread()
 	hops := Hops(msg) + 1
 	for _, s := range a.Send {
 		i := s.Index

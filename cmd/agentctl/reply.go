@@ -78,10 +78,7 @@ func runReply(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	thread := msg.ThreadID
-	if thread == "" {
-		thread = msg.ID
-	}
+	thread := msg.Thread()
 	subject := msg.Subject
 	if subject != "" && !strings.HasPrefix(strings.ToLower(subject), "re:") {
 		subject = "Re: " + subject
