@@ -1,0 +1,177 @@
+//go:build linux
+
+package main
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+)
+
+// gatedAgent is the demo's scripted headless agent, held back until the
+// file "go" exists, so the page can be seen while a turn is under way.
+const gatedAgent = `cat >/dev/null
+while [ ! -f "$DIR/go" ]; do sleep 0.05; done
+exec sh "$DEMO/agent.sh" "$1" </dev/null
+`
+
+// startServe runs 'agentctl serve' on a free loopback port and returns the
+// URL it printed.
+func startServe(t *testing.T, root string) string {
+	t.Helper()
+	cmd := exec.Command("agentctl", "--root", root, "serve", "--addr", "127.0.0.1:0")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Signal(syscall.SIGTERM); cmd.Wait() })
+	line, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil {
+		t.Fatalf("serve printed no URL: %v", err)
+	}
+	url := regexp.MustCompile(`http://\S+`).FindString(line)
+	if url == "" {
+		t.Fatalf("serve printed %q, with no URL", line)
+	}
+	return url
+}
+
+// headlessChromium starts Debian's chromium for the test, headless, with a
+// profile of its own and nothing that reaches the network.
+func headlessChromium(t *testing.T) context.Context {
+	t.Helper()
+	path, err := exec.LookPath("chromium")
+	if err != nil {
+		t.Fatal("chromium is not installed: scripts/setup installs it (Debian package chromium)")
+	}
+	opts := []chromedp.ExecAllocatorOption{
+		chromedp.ExecPath(path), chromedp.Headless, chromedp.DisableGPU, chromedp.NoFirstRun,
+		chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(1400, 1000),
+		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true), chromedp.Flag("disable-quic", true), chromedp.Flag("no-default-browser-check", true),
+	}
+	if os.Geteuid() == 0 {
+		opts = append(opts, chromedp.NoSandbox) // Chromium refuses to run as root with its sandbox
+	}
+	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancelCtx := chromedp.NewContext(actx, chromedp.WithLogf(func(string, ...any) {}), chromedp.WithErrorf(func(string, ...any) {}))
+	ctx, cancelTime := context.WithTimeout(ctx, 2*time.Minute)
+	t.Cleanup(func() { cancelTime(); cancelCtx(); cancelAlloc() })
+	return ctx
+}
+
+// text is the text of the first element matching sel, or "" when none.
+func text(ctx context.Context, t *testing.T, sel string) string {
+	t.Helper()
+	var s string
+	js := fmt.Sprintf(`(document.querySelector(%q) || {innerText: ""}).innerText`, sel)
+	if err := chromedp.Run(ctx, chromedp.Evaluate(js, &s)); err != nil {
+		t.Fatalf("reading %s: %v", sel, err)
+	}
+	return s
+}
+
+// awaitText waits until the text of sel contains want.
+func awaitText(ctx context.Context, t *testing.T, sel, want string) {
+	t.Helper()
+	var last string
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		if last = text(ctx, t, sel); strings.Contains(last, want) {
+			return
+		}
+	}
+	t.Fatalf("the page's %s shows %q, never %q", sel, last, want)
+}
+
+func TestMissionControlPageInHeadlessChromiumFollowsARunningFlow(t *testing.T) {
+	dir := t.TempDir()
+	root := filepath.Join(dir, "runtime")
+	mustAgentctl(t, root, "init", "--agents", "3")
+	board, err := os.ReadFile("../../fixtures/demo/board.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.MkdirAll(filepath.Join(root, "project_board"), 0o755)
+	if err := os.WriteFile(filepath.Join(root, "project_board", "board.yaml"), board, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	demo, _ := filepath.Abs("../../fixtures/demo")
+	script := filepath.Join(dir, "agent.sh")
+	if err := os.WriteFile(script, []byte(gatedAgent), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range []string{"Agent-1", "Agent-2", "Agent-3"} {
+		runner := exec.Command("agentctl", "--root", root, "run", a, "--", "sh", script, a)
+		runner.Env = append(os.Environ(), "DIR="+dir, "DEMO="+demo)
+		runner.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+		if err := runner.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { runner.Process.Signal(syscall.SIGTERM); runner.Wait() })
+	}
+	url := startServe(t, root)
+	ctx := headlessChromium(t)
+	if err := chromedp.Run(ctx, chromedp.Navigate(url), chromedp.WaitVisible(`[data-agent="Agent-3"]`)); err != nil {
+		t.Fatalf("loading %s: %v", url, err)
+	}
+	awaitText(ctx, t, "#live", "live")
+	for _, a := range []string{"Agent-1", "Agent-2", "Agent-3"} {
+		awaitText(ctx, t, fmt.Sprintf(`[data-agent=%q] .state`, a), "idle")
+	}
+	awaitText(ctx, t, `[data-status="todo"]`, "DEMO-1")
+
+	// A task sent from the page's form, with the token the URL carried.
+	if err := chromedp.Run(ctx,
+		chromedp.SetValue(`#send select[name="priority"]`, "high", chromedp.ByQuery),
+		chromedp.SetValue(`#send input[name="task_id"]`, "DEMO-1", chromedp.ByQuery),
+		chromedp.SetValue(`#send input[name="subject"]`, "DEMO-1: add a greeting", chromedp.ByQuery),
+		chromedp.SetValue(`#send input[name="type"]`, "task", chromedp.ByQuery),
+		chromedp.SetValue(`#send textarea[name="body"]`, "Add greet(name) with a test, then hand it to Agent-2.", chromedp.ByQuery),
+		chromedp.Click(`#send button`, chromedp.ByQuery),
+	); err != nil {
+		t.Fatal(err)
+	}
+	awaitText(ctx, t, "#notice", "sent msg_")
+	awaitText(ctx, t, `[data-agent="Agent-1"] .state`, "working")
+	awaitText(ctx, t, `[data-agent="Agent-1"] .current`, "DEMO-1: add a greeting")
+
+	// The work travels Agent-1 → Agent-2 → Agent-3; the page follows.
+	if err := os.WriteFile(filepath.Join(dir, "go"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	awaitText(ctx, t, `[data-agent="Agent-3"] .done`, "done 1")
+	awaitText(ctx, t, `[data-status="done"]`, "DEMO-1")
+	awaitText(ctx, t, `#threads`, "Agent-2 → Agent-3")
+	for _, a := range []string{"Agent-1", "Agent-2", "Agent-3"} {
+		awaitText(ctx, t, fmt.Sprintf(`[data-agent=%q] .state`, a), "idle")
+		awaitText(ctx, t, fmt.Sprintf(`[data-agent=%q] .lastlog`, a), "ago")
+	}
+
+	var png []byte
+	if err := chromedp.Run(ctx, chromedp.FullScreenshot(&png, 100)); err != nil {
+		t.Fatal(err)
+	}
+	shot := os.Getenv("AGENTCTL_SCREENSHOT") // scripts/screenshot sets it for the README
+	if shot == "" {
+		shot = filepath.Join(dir, "mission-control.png")
+	}
+	if err := os.WriteFile(shot, png, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("screenshot: %s (%d bytes)", shot, len(png))
+}
