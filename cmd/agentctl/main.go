@@ -42,6 +42,7 @@ var commands = []command{
 	{"retry", "put a dead letter back into an inbox", runRetry},
 	{"drop", "archive a pending or dead message without working it", runDrop},
 	{"serve", "serve mission control: the swarm, live, in a browser", runServe},
+	{"top", "mission control in the terminal: every agent, live", runTop},
 	{"reconcile", "run the recovery checks once (for a system cron)", runReconcile},
 	{"board", "list, show, add, change and import board tasks", runBoard},
 	{"tail", "print and follow agents' devlogs", runTail},
