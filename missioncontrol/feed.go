@@ -67,6 +67,11 @@ type Feed struct {
 // NewFeed reads the runtime once and starts watching it; Run keeps the
 // snapshot current.
 func NewFeed(root string, cfg config.Config, opts FeedOptions) (*Feed, error) {
+	if opts.Rescan <= 0 && cfg.Mailbox.Watch == "poll" {
+		// Network and synced folders send no events: read as often as the
+		// runners look.
+		opts.Rescan = cfg.Mailbox.PollInterval.D()
+	}
 	opts.defaults()
 	fsw, err := fsnotify.NewWatcher()
 	if err != nil {

@@ -20,8 +20,11 @@ type Runner struct {
 	Since   *time.Time `json:"since,omitempty"`
 	// Stalled is a turn older than recovery.stall_after.
 	Stalled   bool       `json:"stalled,omitempty"`
-	Waiting   string     `json:"waiting,omitempty"`
-	Heartbeat *time.Time `json:"heartbeat,omitempty"`
+	Waiting string `json:"waiting,omitempty"`
+	// Heartbeat is when status.json was last written. Views are not sent
+	// it: an idle runner rewrites it every few seconds, and a snapshot that
+	// changes with every heartbeat would never let a viewer idle.
+	Heartbeat *time.Time `json:"-"`
 	// StatusProblem is a status.json that cannot be read.
 	StatusProblem string `json:"status_problem,omitempty"`
 }
