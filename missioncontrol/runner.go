@@ -19,7 +19,7 @@ type Runner struct {
 	Subject string     `json:"subject,omitempty"`
 	Since   *time.Time `json:"since,omitempty"`
 	// Stalled is a turn older than recovery.stall_after.
-	Stalled   bool       `json:"stalled,omitempty"`
+	Stalled bool   `json:"stalled,omitempty"`
 	Waiting string `json:"waiting,omitempty"`
 	// Heartbeat is when status.json was last written. Views are not sent
 	// it: an idle runner rewrites it every few seconds, and a snapshot that

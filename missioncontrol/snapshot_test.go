@@ -1,8 +1,8 @@
 package missioncontrol
 
 import (
-	"encoding/json"
 	"context"
+	"encoding/json"
 	"errors"
 	"io/fs"
 	"os"
