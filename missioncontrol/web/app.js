@@ -99,13 +99,25 @@ function card(t, statuses) {
 function shortID(id) { return id.length > 14 ? "…" + id.slice(-6) : id; }
 
 function hop(l) {
-  const timing = l.completed_at ? span([l.created_at, l.completed_at]) + (l.outcome ? " " + l.outcome : "")
-    : l.claimed_at ? "working " + age(l.claimed_at) : l.state;
-  return el("span", { class: "hop" }, el("b", {}, l.from), " → ", el("b", {}, l.to), el("span", { class: "dim small" }, " (" + timing + ")"));
+  // Timings from the receipt: how long the message waited, then the turn.
+  const parts = [];
+  if (l.claimed_at) parts.push("waited " + span([l.created_at, l.claimed_at]));
+  if (l.completed_at) parts.push("turn " + span([l.claimed_at || l.created_at, l.completed_at]));
+  else if (l.claimed_at) parts.push("working for " + age(l.claimed_at));
+  parts.push(l.outcome || (l.state === "dead" ? "dead: " + l.reason : l.state));
+  return el("div", { class: "hop", "data-hop": l.id }, el("b", {}, l.from), " → ", el("b", {}, l.to), " ",
+    el("span", { class: "dim small" }, l.subject + " · " + parts.join(" · ")));
 }
 
 function render() {
   const s = snap;
+  // Answers being typed survive the redraw a new snapshot brings.
+  const typed = {};
+  let focused = null;
+  for (const box of document.querySelectorAll("[data-question] input")) {
+    typed[box.closest("[data-question]").dataset.question] = box.value;
+    if (box === document.activeElement) focused = box.closest("[data-question]").dataset.question;
+  }
   $("root").textContent = s.root;
   $("agents").replaceChildren(...s.agents.map(tile));
   $("locks").replaceChildren(...(s.locks || []).map((l) => el("div", { class: "small" }, "desktop input lock " + l.lock + ": " + (l.agent || "?") + " (pid " + l.pid + ") for " + age(l.since))));
@@ -121,6 +133,8 @@ function render() {
   const waiting = s.people.flatMap((p) => p.waiting.map((m) => ({ ...m, person: p.name })));
   $("people").replaceChildren(...(waiting.length ? waiting.map((m) => {
     const box = el("input", { placeholder: "answer…", size: 30 });
+    box.value = typed[m.id] || "";
+    if (focused === m.id) setTimeout(() => box.focus());
     return el("div", { class: "row", "data-question": m.id },
       el("b", {}, m.from + " → " + m.person), el("span", {}, m.subject), el("div", { class: "dim small" }, m.body),
       el("form", { onsubmit: (e) => { e.preventDefault(); act("reply", { person: m.person, id: m.id, text: box.value }); } }, box, el("button", {}, "reply")));
@@ -150,5 +164,5 @@ document.addEventListener("DOMContentLoaded", () => {
     if (await act("send", body)) e.target.body.value = "";
   });
   connect();
-  setInterval(() => { if (snap && !document.activeElement.closest("form, select")) render(); }, 1000);
+  setInterval(() => { if (snap && !document.activeElement.closest("select")) render(); }, 1000);
 });
