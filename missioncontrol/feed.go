@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -116,6 +117,14 @@ func (f *Feed) watch(dir string, ch Changed) {
 
 // classify says what an event changes.
 func (f *Feed) classify(ev fsnotify.Event) Changed {
+	if _, watched := f.dirs[ev.Name]; watched && ev.Has(fsnotify.Remove|fsnotify.Rename) {
+		delete(f.dirs, ev.Name) // the kernel dropped its watch; watch it again once it is back
+	}
+	if _, watched := f.dirs[ev.Name]; !watched && ev.Has(fsnotify.Create) {
+		if fi, err := os.Lstat(ev.Name); err == nil && fi.IsDir() {
+			f.watchAll() // watches the new folder if it is one of ours
+		}
+	}
 	dir, name := filepath.Dir(ev.Name), filepath.Base(ev.Name)
 	what, ok := f.dirs[dir]
 	if !ok {
@@ -130,11 +139,6 @@ func (f *Feed) classify(ev fsnotify.Event) Changed {
 		}
 		return Changed{Devlog: one(agent)}
 	case what.All:
-		// A folder created under the root or the mailboxes: watch it and
-		// what it holds, then read everything.
-		if ev.Has(fsnotify.Create) {
-			f.watchAll()
-		}
 		if name == config.FileName {
 			return Changed{} // the configuration is read at start
 		}

@@ -201,3 +201,23 @@ func TestAHeartbeatAloneChangesNothingShown(t *testing.T) {
 		t.Errorf("a heartbeat changed the snapshot, so every viewer would get it again:\n%s\n%s", before, after)
 	}
 }
+
+func TestFeedWatchesAFolderRemovedAndMadeAgain(t *testing.T) {
+	root, cfg := testRuntime(t, "Agent-1")
+	f := startFeed(t, root, cfg)
+	mb, _ := mailbox.Open(root, "Agent-1")
+	inbox := filepath.Join(mb.Dir, mailbox.InboxDir)
+	if err := os.RemoveAll(inbox); err != nil {
+		t.Fatal(err)
+	}
+	await(t, f, "the broken mailbox", func(s Snapshot) bool { return s.Agents[0].Problem != "" })
+	if _, err := mb.Repair(); err != nil { // as a runner does
+		t.Fatal(err)
+	}
+	await(t, f, "the mended mailbox", func(s Snapshot) bool { return s.Agents[0].Problem == "" })
+	msg := mailbox.Message{ID: mailbox.NewID(time.Now()), From: "human", To: "Agent-1", Body: "b", CreatedAt: time.Now()}
+	if err := mb.Deliver(msg); err != nil {
+		t.Fatal(err)
+	}
+	await(t, f, "the message in the new inbox", func(s Snapshot) bool { return s.Agents[0].Pending == 1 })
+}
