@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"agentctl/mailbox"
 )
 
 // gatedAgent is the demo's scripted headless agent, held back until the
@@ -161,6 +163,38 @@ func TestMissionControlPageInHeadlessChromiumFollowsARunningFlow(t *testing.T) {
 		awaitText(ctx, t, fmt.Sprintf(`[data-agent=%q] .state`, a), "idle")
 		awaitText(ctx, t, fmt.Sprintf(`[data-agent=%q] .lastlog`, a), "ago")
 	}
+
+	// A question for the human, answered in the page's reply box.
+	human, err := mailbox.Open(root, "human")
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := mailbox.Message{ID: mailbox.NewID(time.Now()), From: "Agent-3", To: "human", Subject: "which tag?", Body: "v0.1.0 or v1.0.0?", CreatedAt: time.Now().UTC()}
+	if err := human.Deliver(q); err != nil {
+		t.Fatal(err)
+	}
+	box := fmt.Sprintf(`[data-question=%q]`, q.ID)
+	awaitText(ctx, t, box, "which tag?")
+	if err := chromedp.Run(ctx, chromedp.SendKeys(box+" input", "v0.1.0", chromedp.ByQuery), chromedp.Click(box+" button", chromedp.ByQuery)); err != nil {
+		t.Fatal(err)
+	}
+	awaitText(ctx, t, "#notice", "answered "+q.ID)
+	awaitText(ctx, t, "#people", "nothing waits")
+	if found, _ := human.Locate(q.ID); len(found) != 1 || found[0].Receipt == nil || found[0].Receipt.Outcome != "answered" {
+		t.Fatalf("the question after the page's reply: %+v", found)
+	}
+
+	// A file that is not a message, dead-lettered by the runner; the
+	// page's retry button says why it cannot be retried.
+	inbox := filepath.Join(mailbox.Dir(root, "Agent-1"), "inbox", "broken.json")
+	if err := os.WriteFile(inbox, []byte(`{"to": "Agent-1", "body": `), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	awaitText(ctx, t, "#dead", "broken")
+	if err := chromedp.Run(ctx, chromedp.Click(`#dead .row button`, chromedp.ByQuery)); err != nil {
+		t.Fatal(err)
+	}
+	awaitText(ctx, t, "#notice", "still cannot be read")
 
 	var png []byte
 	if err := chromedp.Run(ctx, chromedp.FullScreenshot(&png, 100)); err != nil {
