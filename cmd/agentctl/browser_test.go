@@ -18,6 +18,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"agentctl/internal/process"
 	"agentctl/mailbox"
 )
 
@@ -259,4 +260,59 @@ new MutationObserver(() => {
 	sort.Float64s(lat)
 	b.ReportMetric(lat[len(lat)/2], "p50-ms")
 	b.ReportMetric(lat[int(0.99*float64(len(lat)-1))], "p99-ms")
+}
+
+func TestMissionControlStallsRateLimitsAndTheDesktopLockStandOutInBothViews(t *testing.T) {
+	dir := t.TempDir()
+	root := filepath.Join(dir, "runtime")
+	mustAgentctl(t, root, "init", "--agents", "3")
+	host, _ := os.Hostname()
+	now := time.Now().UTC()
+	// Heartbeats as runners write them, naming this live process: Agent-1
+	// rate-limited, Agent-2 an hour into one turn, Agent-3 in a fresh turn
+	// and holding the desktop input lock.
+	for _, st := range []mailbox.Status{
+		{Agent: "Agent-1", State: "rate-limited", Since: now},
+		{Agent: "Agent-2", State: "working", Current: "msg_stuck", Subject: "endless refactor", Since: now.Add(-time.Hour)},
+		{Agent: "Agent-3", State: "working", Current: "msg_fresh", Subject: "quick fix", Since: now},
+	} {
+		mb, err := mailbox.Open(root, st.Agent)
+		if err != nil {
+			t.Fatal(err)
+		}
+		st.PID, st.Host, st.StartedAt, st.UpdatedAt = os.Getpid(), host, now, now
+		if err := mb.WriteStatus(st); err != nil {
+			t.Fatal(err)
+		}
+	}
+	start, _ := process.StartTime(os.Getpid())
+	holder := fmt.Sprintf(`{"lock": "desktop-_99.lock", "pid": %d, "start": %d, "agent": "Agent-3", "since": %q}`, os.Getpid(), start, now.Format(time.RFC3339Nano))
+	os.MkdirAll(filepath.Join(root, "locks"), 0o755)
+	if err := os.WriteFile(filepath.Join(root, "locks", "desktop-_99.lock.holder"), []byte(holder), 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	url := startServe(t, root)
+	ctx := headlessChromium(t)
+	if err := chromedp.Run(ctx, chromedp.Navigate(url), chromedp.WaitVisible(`[data-agent="Agent-3"]`)); err != nil {
+		t.Fatal(err)
+	}
+	awaitText(ctx, t, `[data-agent="Agent-1"] .state`, "rate-limited")
+	awaitText(ctx, t, `.tile.stalled[data-agent="Agent-2"] .state`, "stalled for 60m")
+	awaitText(ctx, t, `[data-agent="Agent-2"] .current`, "endless refactor")
+	awaitText(ctx, t, `[data-agent="Agent-3"] .state`, "working")
+	awaitText(ctx, t, `[data-agent="Agent-3"] .lock`, "holds the desktop lock")
+	awaitText(ctx, t, `#locks`, "desktop input lock desktop-_99.lock: Agent-3")
+	if got := text(ctx, t, `.tile.stalled`); !strings.Contains(got, "Agent-2") || strings.Contains(got, "Agent-3") {
+		t.Errorf("the stalled tiles: %q", got)
+	}
+
+	tm := startTmux(t, dir, "--root", root, "top")
+	screen := tm.await("rate-limited", "STALLED", "endless refactor", "desktop input lock desktop-_99.lock: Agent-3")
+	for _, line := range strings.Split(screen, "\n") {
+		if strings.HasPrefix(line, "Agent-3") && (strings.Contains(line, "STALLED") || !strings.Contains(line, "🔒")) {
+			t.Errorf("Agent-3's row: %q", line)
+		}
+	}
+	tm.keys("q")
 }
