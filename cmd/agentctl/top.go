@@ -2,9 +2,12 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"os"
 
 	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/x/term"
 
 	"agentctl/missioncontrol"
 )
@@ -35,6 +38,10 @@ func runTop(ctx context.Context, env *Env, args []string) error {
 	}
 	if err := wantArgs(fs, rest, 0, 0, "no arguments"); err != nil {
 		return err
+	}
+	if f, ok := env.Stdin.(*os.File); !ok || !term.IsTerminal(f.Fd()) {
+		return withHint(errors.New("top: its input is not a terminal"),
+			"run it in a terminal; scripts can read 'agentctl status --json', and 'agentctl serve' shows the same in a browser")
 	}
 	cfg, err := loadConfig(env)
 	if err != nil {
