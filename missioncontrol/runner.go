@@ -1,6 +1,8 @@
 package missioncontrol
 
 import (
+	"errors"
+	"io/fs"
 	"time"
 
 	"agentctl/mailbox"
@@ -60,3 +62,6 @@ func Judge(st mailbox.Status, err error, host string, now time.Time, stallAfter 
 	}
 	return r
 }
+
+// isNoStatus reports a mailbox without a heartbeat: no runner ever ran.
+func isNoStatus(err error) bool { return errors.Is(err, fs.ErrNotExist) }

@@ -161,6 +161,7 @@ func TestMissionControlPageInHeadlessChromiumFollowsARunningFlow(t *testing.T) {
 	awaitText(ctx, t, `[data-agent="Agent-3"] .done`, "done 1")
 	awaitText(ctx, t, `[data-status="done"]`, "DEMO-1")
 	awaitText(ctx, t, `#threads`, "Agent-2 → Agent-3")
+	awaitText(ctx, t, `[data-task="DEMO-1"] .messages summary`, "3 message(s)")
 	for _, a := range []string{"Agent-1", "Agent-2", "Agent-3"} {
 		awaitText(ctx, t, fmt.Sprintf(`[data-agent=%q] .state`, a), "idle")
 		awaitText(ctx, t, fmt.Sprintf(`[data-agent=%q] .lastlog`, a), "ago")

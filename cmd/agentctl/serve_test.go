@@ -171,7 +171,7 @@ func TestServeSendRetryReplyAndBoardGoThroughTheCommandsCode(t *testing.T) {
 		t.Fatalf("send: %d %v", code, out)
 	}
 	snap := mc.awaitSnapshot(t, "Agent-2's urgent message", func(s missioncontrol.Snapshot) bool { return agentOf(s, "Agent-2").Queue["urgent"] == 1 })
-	if col := snap.Columns[0]; col.Status != "todo" || len(col.Tasks) != 1 || len(col.Tasks[0].Messages) != 1 {
+	if col := snap.Columns[0]; col.Status != "todo" || len(col.Tasks) != 1 || len(col.Tasks[0].Messages) != 1 || col.Tasks[0].Messages[0].Subject != "review" {
 		t.Errorf("DEMO-1 does not list the message about it: %+v", col)
 	}
 	if code, out := mc.post(t, "/api/send", missioncontrol.SendRequest{To: "Agent 2", Body: "x"}, nil); code != http.StatusUnprocessableEntity || !strings.Contains(out["error"], "Agent 2") {

@@ -93,10 +93,12 @@ function card(t, statuses) {
   return el("div", { class: "card", "data-task": t.id },
     el("div", {}, el("b", {}, t.id), " ", t.title),
     el("div", { class: "dim small" }, (t.owner || "unassigned") + (t.priority ? " · " + t.priority : "")),
-    (t.messages || []).length ? el("div", { class: "dim small" }, t.messages.length + " message(s): " + t.messages.map(shortID).join(", ")) : null,
+    (t.messages || []).length ? el("details", { class: "small messages" },
+      el("summary", { class: "dim" }, t.messages.length + " message(s)"),
+      t.messages.map((m) => el("div", { "data-message": m.id }, el("b", {}, m.from), " → ", el("b", {}, m.to), " ", m.subject,
+        el("span", { class: "dim" }, " · " + (m.outcome || m.state))))) : null,
     sel);
 }
-function shortID(id) { return id.length > 14 ? "…" + id.slice(-6) : id; }
 
 function hop(l) {
   // Timings from the receipt: how long the message waited, then the turn.
@@ -122,9 +124,11 @@ function render() {
   $("agents").replaceChildren(...s.agents.map(tile));
   $("locks").replaceChildren(...(s.locks || []).map((l) => el("div", { class: "small" }, "desktop input lock " + l.lock + ": " + (l.agent || "?") + " (pid " + l.pid + ") for " + age(l.since))));
   $("problems").replaceChildren(...(s.problems || []).map((p) => el("li", { class: "reason" }, p)));
+  const open = new Set([...document.querySelectorAll("[data-task] details[open]")].map((d) => d.closest("[data-task]").dataset.task));
   const statuses = s.columns.map((c) => c.status);
   $("board").replaceChildren(...s.columns.map((c) => el("div", { class: "column", "data-status": c.status },
     el("h2", {}, c.status.replace("_", " ") + " (" + c.tasks.length + ")"), c.tasks.map((t) => card({ ...t, status: c.status }, statuses)))));
+  for (const id of open) { const d = document.querySelector(`[data-task="${CSS.escape(id)}"] details`); if (d) d.open = true; }
   $("threads").replaceChildren(...(s.threads.length ? s.threads.slice(0, 15).map((t) => el("div", { class: "thread", "data-thread": t.id },
     el("div", {}, t.subject), t.hops.map(hop))) : [el("div", { class: "dim" }, "no conversations yet")]));
   $("dead").replaceChildren(...(s.dead.length ? s.dead.map((d) => el("div", { class: "row", "data-dead": d.ref },
