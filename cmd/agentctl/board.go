@@ -273,28 +273,42 @@ func boardSet(ctx context.Context, env *Env, store *projectboard.Store, args []s
 	if err := wantArgs(fs, rest, 2, -1, "a task ID and at least one key=value"); err != nil {
 		return err
 	}
-	id := rest[0]
+	t, err := setTask(ctx, env, store, rest[0], rest[1:])
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(env.Stdout, "%s: status %s, owner %s (%s:%d)\n", t.ID, t.Status, boardDash(t.Owner), t.Board, t.Line)
+	return nil
+}
+
+// setTask applies key=value changes to task id, checking every key and
+// value before it touches a board.
+func setTask(ctx context.Context, env *Env, store *projectboard.Store, id string, kvs []string) (projectboard.Task, error) {
 	type pair struct{ key, value string }
 	var pairs []pair
-	for _, kv := range rest[1:] {
+	for _, kv := range kvs {
 		k, v, ok := strings.Cut(kv, "=")
 		if !ok {
-			return usageError{msg: fmt.Sprintf("board set: %q is not key=value", kv), hint: "agentctl board set T-3 status=done"}
+			return projectboard.Task{}, usageError{msg: fmt.Sprintf("board set: %q is not key=value", kv), hint: "agentctl board set T-3 status=done"}
 		}
+		var err error
 		switch k {
 		case "status":
 			if _, err := projectboard.ParseStatus(v); err != nil {
-				return usageError{msg: "board set: " + err.Error()}
+				return projectboard.Task{}, usageError{msg: "board set: " + err.Error()}
 			}
 		case "owner":
 			if v, err = resolveOwner(env, v); err != nil {
-				return err
+				return projectboard.Task{}, err
 			}
 		case "title", "priority", "notes", "depends_on":
 		default:
-			return usageError{msg: fmt.Sprintf("board set: %q cannot be set", k), hint: "settable keys: " + strings.Join(settable, ", ")}
+			return projectboard.Task{}, usageError{msg: fmt.Sprintf("board set: %q cannot be set", k), hint: "settable keys: " + strings.Join(settable, ", ")}
 		}
 		pairs = append(pairs, pair{k, v})
+	}
+	if len(pairs) == 0 {
+		return projectboard.Task{}, usageError{msg: "board set: nothing to change", hint: "agentctl board set T-3 status=done"}
 	}
 	t, err := store.Update(ctx, id, func(t *projectboard.Task) error {
 		for _, p := range pairs {
@@ -321,10 +335,9 @@ func boardSet(ctx context.Context, env *Env, store *projectboard.Store, args []s
 		return nil
 	})
 	if err != nil {
-		return taskError(fmt.Errorf("cannot update task: %w", err))
+		return t, taskError(fmt.Errorf("cannot update task: %w", err))
 	}
-	fmt.Fprintf(env.Stdout, "%s: status %s, owner %s (%s:%d)\n", t.ID, t.Status, boardDash(t.Owner), t.Board, t.Line)
-	return nil
+	return t, nil
 }
 
 var unsafeName = regexp.MustCompile(`[^A-Za-z0-9_-]+`)

@@ -41,6 +41,8 @@ var commands = []command{
 	{"skip", "abandon the turn an agent is taking; its message is dead-lettered", runSkip},
 	{"retry", "put a dead letter back into an inbox", runRetry},
 	{"drop", "archive a pending or dead message without working it", runDrop},
+	{"serve", "serve mission control: the swarm, live, in a browser", runServe},
+	{"top", "mission control in the terminal: every agent, live", runTop},
 	{"reconcile", "run the recovery checks once (for a system cron)", runReconcile},
 	{"board", "list, show, add, change and import board tasks", runBoard},
 	{"tail", "print and follow agents' devlogs", runTail},

@@ -52,45 +52,61 @@ func runReply(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	person, err := resolvePerson(env, cfg, *as)
+	answer, sentBefore, err := replyAs(env, cfg, *as, id, text)
 	if err != nil {
 		return err
+	}
+	if sentBefore {
+		fmt.Fprintf(env.Stderr, "note: %s was answered before (%s); this text was not sent, and the question is now archived\n", id, answer.ID)
+		return nil
+	}
+	fmt.Fprintln(env.Stdout, answer.ID)
+	return nil
+}
+
+// replyAs answers message id waiting in person's mailbox with text and
+// archives the question. sentBefore reports an answer delivered by an
+// earlier reply that stopped half-way: this text was not sent.
+func replyAs(env *Env, cfg config.Config, as, id, text string) (answer mailbox.Message, sentBefore bool, err error) {
+	person, err := resolvePerson(env, cfg, as)
+	if err != nil {
+		return answer, false, err
 	}
 	mb, err := openMailbox(env, cfg, person)
 	if err != nil {
-		return err
+		return answer, false, err
 	}
 	now := time.Now().UTC()
 	if err := mb.IngestIdle(adminOptions(cfg), now); err != nil {
-		return err
+		return answer, false, err
 	}
 	question, err := pendingFor(mb, id)
 	if err != nil {
-		return err
+		return answer, false, err
 	}
 	msg := question.Message
 	asker, err := agentname.Resolve(cfg.MailboxNames(), msg.From)
 	if err != nil {
-		return withHint(fmt.Errorf("cannot reply to %s: its sender %q has no mailbox in this runtime", id, msg.From),
+		return answer, false, withHint(fmt.Errorf("cannot reply to %s: its sender %q has no mailbox in this runtime", id, msg.From),
 			fmt.Sprintf("to settle it without an answer: agentctl drop %s --reason ...", id))
 	}
 	to, err := openMailbox(env, cfg, asker)
 	if err != nil {
-		return err
+		return answer, false, err
 	}
 	thread := msg.Thread()
 	subject := msg.Subject
 	if subject != "" && !strings.HasPrefix(strings.ToLower(subject), "re:") {
 		subject = "Re: " + subject
 	}
-	answer := mailbox.Message{
+	answer = mailbox.Message{
 		ID: answerID(msg.ID), From: person, To: to.Agent, Type: "answer", Priority: msg.Priority,
 		Subject: subject, Body: text, CreatedAt: now, ReplyTo: msg.ID, ThreadID: thread, TaskID: msg.TaskID,
 	}
 	err = to.Deliver(answer)
-	sentBefore := errors.Is(err, mailbox.ErrDuplicate)
+	sentBefore = errors.Is(err, mailbox.ErrDuplicate)
 	if err != nil && !sentBefore {
-		return fmt.Errorf("cannot send the answer: %w", err)
+		return answer, false, fmt.Errorf("cannot send the answer: %w", err)
 	}
 	// An answer already delivered while the question still waits means an
 	// earlier reply stopped half-way: finish it, without a second answer.
@@ -99,14 +115,9 @@ func runReply(ctx context.Context, env *Env, args []string) error {
 		receipt.Reply = ""
 	}
 	if err := mb.Settle(question, receipt, now); err != nil {
-		return fmt.Errorf("the answer %s was sent, but the question stays in %s's inbox: %w", answer.ID, person, err)
+		return answer, sentBefore, fmt.Errorf("the answer %s was sent, but the question stays in %s's inbox: %w", answer.ID, person, err)
 	}
-	if sentBefore {
-		fmt.Fprintf(env.Stderr, "note: %s was answered before (%s); this text was not sent, and the question is now archived\n", id, answer.ID)
-		return nil
-	}
-	fmt.Fprintln(env.Stdout, answer.ID)
-	return nil
+	return answer, sentBefore, nil
 }
 
 // answerID is the id of a person's answer to message id: one answer per

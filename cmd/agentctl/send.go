@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"agentctl/config"
 	"agentctl/internal/agentname"
 	"agentctl/mailbox"
 )
@@ -44,13 +45,6 @@ func runSend(ctx context.Context, env *Env, args []string) error {
 	if *to == "" {
 		return usageError{msg: "send: --to is required", hint: "name an agent, e.g. --to Agent-3, or --to all"}
 	}
-	prio, err := mailbox.ParsePriority(*priority)
-	if err != nil {
-		return usageError{msg: err.Error()}
-	}
-	if err := agentname.Valid(*from); err != nil {
-		return usageError{msg: "--from: " + err.Error()}
-	}
 	body, err := messageText(env, "send", rest)
 	if err != nil {
 		return err
@@ -59,32 +53,70 @@ func runSend(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	recipients := []string{*to}
-	if strings.EqualFold(*to, "all") {
+	sent, err := sendMessage(env, cfg, draft{
+		To: *to, From: *from, Type: *typ, Priority: *priority, Subject: *subject, Body: body,
+		ReplyTo: *replyTo, TaskID: *task, Ack: *ack,
+	})
+	for _, msg := range sent {
+		fmt.Fprintln(env.Stdout, msg.ID)
+	}
+	return err
+}
+
+// draft is a message a person writes, as send's flags (or mission
+// control's form) give it.
+type draft struct {
+	To, From, Type, Priority, Subject, Body, ReplyTo, TaskID string
+	Ack                                                      bool
+}
+
+// sendMessage delivers d to its recipient, or to every agent but the
+// sender for "all", and returns what it delivered, also when a later
+// recipient fails.
+func sendMessage(env *Env, cfg config.Config, d draft) ([]mailbox.Message, error) {
+	if d.Type == "" {
+		d.Type = "message"
+	}
+	if d.From == "" {
+		d.From = cfg.Human()
+	}
+	prio, err := mailbox.ParsePriority(d.Priority)
+	if err != nil {
+		return nil, usageError{msg: err.Error()}
+	}
+	if err := agentname.Valid(d.From); err != nil {
+		return nil, usageError{msg: "--from: " + err.Error()}
+	}
+	if strings.TrimSpace(d.Body) == "" {
+		return nil, usageError{msg: "send: no message text", hint: `give the text as arguments, or "-" to read it from stdin`}
+	}
+	recipients := []string{d.To}
+	if strings.EqualFold(d.To, "all") {
 		recipients = recipients[:0]
 		for _, a := range cfg.AgentNames() {
-			if !strings.EqualFold(a, *from) {
+			if !strings.EqualFold(a, d.From) {
 				recipients = append(recipients, a)
 			}
 		}
 	}
 	now := time.Now().UTC()
+	var sent []mailbox.Message
 	for _, r := range recipients {
 		mb, err := openMailbox(env, cfg, r)
 		if err != nil {
-			return err
+			return sent, err
 		}
 		msg := mailbox.Message{
-			ID: mailbox.NewID(now), From: *from, To: mb.Agent, Type: *typ, Priority: prio,
-			Subject: *subject, Body: body, CreatedAt: now, ReplyTo: *replyTo, TaskID: *task,
-			RequiresAck: *ack,
+			ID: mailbox.NewID(now), From: d.From, To: mb.Agent, Type: d.Type, Priority: prio,
+			Subject: d.Subject, Body: d.Body, CreatedAt: now, ReplyTo: d.ReplyTo, TaskID: d.TaskID,
+			RequiresAck: d.Ack,
 		}
 		if err := mb.Deliver(msg); err != nil {
-			return fmt.Errorf("cannot send: %w", err)
+			return sent, fmt.Errorf("cannot send: %w", err)
 		}
-		fmt.Fprintln(env.Stdout, msg.ID)
+		sent = append(sent, msg)
 	}
-	return nil
+	return sent, nil
 }
 
 // messageText is the body: the arguments joined, or stdin for "-".

@@ -10,6 +10,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"agentctl/agents"
+	"agentctl/config"
 	"agentctl/mailbox"
 )
 
@@ -48,15 +49,22 @@ func runSkip(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	mb, err := openAgentMailbox(env, cfg, rest[0])
+	return skipTurn(ctx, env, cfg, rest[0], *onlyID, *reason, *wait)
+}
+
+// skipTurn abandons the turn agent is taking (message onlyID, or the one in
+// flight), telling its runner or settling the message itself, and says
+// what happened on env.Stdout.
+func skipTurn(ctx context.Context, env *Env, cfg config.Config, agent, onlyID, reason string, wait time.Duration) error {
+	mb, err := openAgentMailbox(env, cfg, agent)
 	if err != nil {
 		return err
 	}
-	id, err := inFlight(mb, *onlyID)
+	id, err := inFlight(mb, onlyID)
 	if err != nil {
 		return err
 	}
-	why := *reason
+	why := reason
 	if why == "" {
 		why = "no reason given"
 	}
@@ -71,7 +79,7 @@ func runSkip(ctx context.Context, env *Env, args []string) error {
 		fmt.Fprintf(env.Stdout, "bring it back with: agentctl retry %s\n", id)
 		return nil
 	}
-	return askRunner(ctx, env, mb, cfg.Human(), id, why, locked.PID, *wait)
+	return askRunner(ctx, env, mb, cfg.Human(), id, why, locked.PID, wait)
 }
 
 // inFlight is the id of the message in flight in mb, the one named by only

@@ -29,7 +29,7 @@ wait
 
 // agentctl runs the agentctl command (the test binary, see TestMain) and
 // returns its stdout and stderr.
-func agentctl(t *testing.T, root string, args ...string) (stdout, stderr string, err error) {
+func agentctl(t testing.TB, root string, args ...string) (stdout, stderr string, err error) {
 	t.Helper()
 	cmd := exec.Command("agentctl", append([]string{"--root", root}, args...)...)
 	var out, errb bytes.Buffer
@@ -38,7 +38,7 @@ func agentctl(t *testing.T, root string, args ...string) (stdout, stderr string,
 	return out.String(), errb.String(), err
 }
 
-func mustAgentctl(t *testing.T, root string, args ...string) string {
+func mustAgentctl(t testing.TB, root string, args ...string) string {
 	t.Helper()
 	out, errOut, err := agentctl(t, root, args...)
 	if err != nil {

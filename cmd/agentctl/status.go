@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"strings"
 	"text/tabwriter"
@@ -15,6 +14,7 @@ import (
 	"agentctl/cursor"
 	"agentctl/internal/process"
 	"agentctl/mailbox"
+	"agentctl/missioncontrol"
 )
 
 const statusUsage = `
@@ -183,35 +183,21 @@ func readAgentStatus(mb *mailbox.Mailbox, host string, now time.Time, stallAfter
 	}
 	row.Pending, row.Processing, row.Done, row.Dead = counts.Pending, counts.Processing, counts.Done, counts.Dead
 	st, err := mb.ReadStatus()
-	if errors.Is(err, fs.ErrNotExist) {
+	r := missioncontrol.Judge(st, err, host, now, stallAfter, process.Alive)
+	if r.StatusProblem != "" {
+		row.Problem, row.Hint = r.StatusProblem, "status.json is the runner's heartbeat, rewritten every few seconds; if no runner is up, remove it"
 		return row, nil
 	}
-	if err != nil {
-		row.Problem, row.Hint = err.Error(), "status.json is the runner's heartbeat, rewritten every few seconds; if no runner is up, remove it"
-		return row, nil
+	row.Runner, row.PID, row.State, row.Current, row.Waiting, row.Since, row.Stalled = r.Runner, r.PID, r.State, r.Current, r.Waiting, r.Since, r.Stalled
+	if r.Heartbeat != nil {
+		row.Heartbeat = r.Heartbeat
+		row.HeartbeatAge = now.Sub(*r.Heartbeat).Round(time.Second).String()
 	}
-	updated := st.UpdatedAt
-	row.Heartbeat = &updated
-	row.HeartbeatAge = now.Sub(st.UpdatedAt).Round(time.Second).String()
-	switch {
-	case st.Host != "" && st.Host != host:
-		row.Runner, row.PID, row.State = "elsewhere", st.PID, st.State // on another machine: trust the heartbeat age
-	case process.Alive(st.PID) && st.State != "stopped":
-		row.Runner, row.PID, row.State, row.Current, row.Waiting = "running", st.PID, st.State, st.Current, st.Waiting
+	if r.Since != nil && r.State == "working" {
+		row.TurnAge = now.Sub(*r.Since).Round(time.Second).String()
+	}
+	if r.Runner == "running" {
 		row.DoneWithErrors = st.Counters["done with errors"]
-		if !st.Since.IsZero() {
-			since := st.Since
-			row.Since = &since
-			if st.State == "working" {
-				age := now.Sub(since)
-				row.TurnAge = age.Round(time.Second).String()
-				row.Stalled = age > stallAfter
-			}
-		}
-	case st.State == "stopped":
-		row.State = "stopped"
-	default:
-		row.Runner, row.PID, row.State = "gone", st.PID, st.State+" (pid gone)"
 	}
 	return row, nil
 }

@@ -47,6 +47,15 @@ func WriteFile(path string, data []byte) error {
 	return SyncDir(filepath.Dir(path))
 }
 
+// WriteSecret atomically replaces path with data that only its owner may
+// read or write (0600 whatever the umask), for a secret such as a token.
+func WriteSecret(path string, data []byte) error {
+	if err := replace(path, data, 0o600); err != nil {
+		return fmt.Errorf("cannot write %s: %w", path, err)
+	}
+	return SyncDir(filepath.Dir(path))
+}
+
 // WriteFileNoSync atomically replaces path with data without waiting for
 // the disk. Readers still never see a torn file, but after a power cut the
 // previous version may come back. It is for files that are rewritten often

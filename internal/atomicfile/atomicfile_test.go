@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime"
 	"sync"
 	"testing"
 )
@@ -75,6 +76,25 @@ func TestIsTemp(t *testing.T) {
 	for name, want := range map[string]bool{".msg.json.tmp1": true, ".hidden": true, "msg.json": false, "dir/.x": true} {
 		if IsTemp(name) != want {
 			t.Errorf("IsTemp(%q) = %v", name, !want)
+		}
+	}
+}
+
+func TestWriteSecretIsForItsOwnerOnly(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "token")
+	for _, data := range []string{"one", "two"} {
+		if err := WriteSecret(path, []byte(data)); err != nil {
+			t.Fatal(err)
+		}
+		fi, err := os.Stat(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if runtime.GOOS != "windows" && fi.Mode().Perm() != 0o600 {
+			t.Errorf("mode %v, want 0600", fi.Mode().Perm())
+		}
+		if got, _ := os.ReadFile(path); string(got) != data {
+			t.Errorf("read %q, want %q", got, data)
 		}
 	}
 }

@@ -1,0 +1,319 @@
+//go:build linux
+
+package main
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"agentctl/internal/process"
+	"agentctl/mailbox"
+)
+
+// gatedAgent is the demo's scripted headless agent, held back until the
+// file "go" exists, so the page can be seen while a turn is under way.
+const gatedAgent = `cat >/dev/null
+while [ ! -f "$DIR/go" ]; do sleep 0.05; done
+exec sh "$DEMO/agent.sh" "$1" </dev/null
+`
+
+// startServe runs 'agentctl serve' on a free loopback port and returns the
+// URL it printed.
+func startServe(t testing.TB, root string) string {
+	t.Helper()
+	cmd := exec.Command("agentctl", "--root", root, "serve", "--addr", "127.0.0.1:0")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Signal(syscall.SIGTERM); cmd.Wait() })
+	line, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil {
+		t.Fatalf("serve printed no URL: %v", err)
+	}
+	url := regexp.MustCompile(`http://\S+`).FindString(line)
+	if url == "" {
+		t.Fatalf("serve printed %q, with no URL", line)
+	}
+	return url
+}
+
+// headlessChromium starts Debian's chromium for the test, headless, with a
+// profile of its own and nothing that reaches the network.
+func headlessChromium(t testing.TB) context.Context {
+	t.Helper()
+	path, err := exec.LookPath("chromium")
+	if err != nil {
+		t.Fatal("chromium is not installed: scripts/setup installs it (Debian package chromium)")
+	}
+	opts := []chromedp.ExecAllocatorOption{
+		chromedp.ExecPath(path), chromedp.Headless, chromedp.DisableGPU, chromedp.NoFirstRun,
+		chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(1400, 1000),
+		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true), chromedp.Flag("disable-quic", true), chromedp.Flag("no-default-browser-check", true),
+	}
+	if os.Geteuid() == 0 {
+		opts = append(opts, chromedp.NoSandbox) // Chromium refuses to run as root with its sandbox
+	}
+	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancelCtx := chromedp.NewContext(actx, chromedp.WithLogf(func(string, ...any) {}), chromedp.WithErrorf(func(string, ...any) {}))
+	ctx, cancelTime := context.WithTimeout(ctx, 2*time.Minute)
+	t.Cleanup(func() { cancelTime(); cancelCtx(); cancelAlloc() })
+	return ctx
+}
+
+// text is the text of the first element matching sel, or "" when none.
+func text(ctx context.Context, t *testing.T, sel string) string {
+	t.Helper()
+	var s string
+	js := fmt.Sprintf(`(document.querySelector(%q) || {innerText: ""}).innerText`, sel)
+	if err := chromedp.Run(ctx, chromedp.Evaluate(js, &s)); err != nil {
+		t.Fatalf("reading %s: %v", sel, err)
+	}
+	return s
+}
+
+// awaitText waits until the text of sel contains want.
+func awaitText(ctx context.Context, t *testing.T, sel, want string) {
+	t.Helper()
+	var last string
+	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		if last = text(ctx, t, sel); strings.Contains(last, want) {
+			return
+		}
+	}
+	t.Fatalf("the page's %s shows %q, never %q", sel, last, want)
+}
+
+func TestMissionControlPageInHeadlessChromiumFollowsARunningFlow(t *testing.T) {
+	dir := t.TempDir()
+	root := filepath.Join(dir, "runtime")
+	mustAgentctl(t, root, "init", "--agents", "3")
+	board, err := os.ReadFile("../../fixtures/demo/board.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.MkdirAll(filepath.Join(root, "project_board"), 0o755)
+	if err := os.WriteFile(filepath.Join(root, "project_board", "board.yaml"), board, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	demo, _ := filepath.Abs("../../fixtures/demo")
+	script := filepath.Join(dir, "agent.sh")
+	if err := os.WriteFile(script, []byte(gatedAgent), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range []string{"Agent-1", "Agent-2", "Agent-3"} {
+		runner := exec.Command("agentctl", "--root", root, "run", a, "--", "sh", script, a)
+		runner.Env = append(os.Environ(), "DIR="+dir, "DEMO="+demo)
+		runner.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+		if err := runner.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { runner.Process.Signal(syscall.SIGTERM); runner.Wait() })
+	}
+	url := startServe(t, root)
+	ctx := headlessChromium(t)
+	if err := chromedp.Run(ctx, chromedp.Navigate(url), chromedp.WaitVisible(`[data-agent="Agent-3"]`)); err != nil {
+		t.Fatalf("loading %s: %v", url, err)
+	}
+	awaitText(ctx, t, "#live", "live")
+	for _, a := range []string{"Agent-1", "Agent-2", "Agent-3"} {
+		awaitText(ctx, t, fmt.Sprintf(`[data-agent=%q] .state`, a), "idle")
+	}
+	awaitText(ctx, t, `[data-status="todo"]`, "DEMO-1")
+
+	// A task sent from the page's form, with the token the URL carried.
+	if err := chromedp.Run(ctx,
+		chromedp.SetValue(`#send select[name="priority"]`, "high", chromedp.ByQuery),
+		chromedp.SetValue(`#send input[name="task_id"]`, "DEMO-1", chromedp.ByQuery),
+		chromedp.SetValue(`#send input[name="subject"]`, "DEMO-1: add a greeting", chromedp.ByQuery),
+		chromedp.SetValue(`#send input[name="type"]`, "task", chromedp.ByQuery),
+		chromedp.SetValue(`#send textarea[name="body"]`, "Add greet(name) with a test, then hand it to Agent-2.", chromedp.ByQuery),
+		chromedp.Click(`#send button`, chromedp.ByQuery),
+	); err != nil {
+		t.Fatal(err)
+	}
+	awaitText(ctx, t, "#notice", "sent msg_")
+	awaitText(ctx, t, `[data-agent="Agent-1"] .state`, "working")
+	awaitText(ctx, t, `[data-agent="Agent-1"] .current`, "DEMO-1: add a greeting")
+
+	// The work travels Agent-1 → Agent-2 → Agent-3; the page follows.
+	if err := os.WriteFile(filepath.Join(dir, "go"), nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	awaitText(ctx, t, `[data-agent="Agent-3"] .done`, "done 1")
+	awaitText(ctx, t, `[data-status="done"]`, "DEMO-1")
+	awaitText(ctx, t, `#threads`, "Agent-2 → Agent-3")
+	awaitText(ctx, t, `[data-task="DEMO-1"] .messages summary`, "3 message(s)")
+	for _, a := range []string{"Agent-1", "Agent-2", "Agent-3"} {
+		awaitText(ctx, t, fmt.Sprintf(`[data-agent=%q] .state`, a), "idle")
+		awaitText(ctx, t, fmt.Sprintf(`[data-agent=%q] .lastlog`, a), "ago")
+	}
+
+	// A question for the human, answered in the page's reply box.
+	human, err := mailbox.Open(root, "human")
+	if err != nil {
+		t.Fatal(err)
+	}
+	q := mailbox.Message{ID: mailbox.NewID(time.Now()), From: "Agent-3", To: "human", Subject: "which tag?", Body: "v0.1.0 or v1.0.0?", CreatedAt: time.Now().UTC()}
+	if err := human.Deliver(q); err != nil {
+		t.Fatal(err)
+	}
+	box := fmt.Sprintf(`[data-question=%q]`, q.ID)
+	awaitText(ctx, t, box, "which tag?")
+	if err := chromedp.Run(ctx, chromedp.SendKeys(box+" input", "v0.1.0", chromedp.ByQuery), chromedp.Click(box+" button", chromedp.ByQuery)); err != nil {
+		t.Fatal(err)
+	}
+	awaitText(ctx, t, "#notice", "answered "+q.ID)
+	awaitText(ctx, t, "#people", "nothing waits")
+	if found, _ := human.Locate(q.ID); len(found) != 1 || found[0].Receipt == nil || found[0].Receipt.Outcome != "answered" {
+		t.Fatalf("the question after the page's reply: %+v", found)
+	}
+
+	// A file that is not a message, dead-lettered by the runner; the
+	// page's retry button says why it cannot be retried.
+	inbox := filepath.Join(mailbox.Dir(root, "Agent-1"), "inbox", "broken.json")
+	if err := os.WriteFile(inbox, []byte(`{"to": "Agent-1", "body": `), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	awaitText(ctx, t, "#dead", "broken")
+	if err := chromedp.Run(ctx, chromedp.Click(`#dead .row button`, chromedp.ByQuery)); err != nil {
+		t.Fatal(err)
+	}
+	awaitText(ctx, t, "#notice", "still cannot be read")
+
+	var png []byte
+	if err := chromedp.Run(ctx, chromedp.FullScreenshot(&png, 100)); err != nil {
+		t.Fatal(err)
+	}
+	shot := os.Getenv("AGENTCTL_SCREENSHOT") // where the README's screenshot is made
+	if shot == "" {
+		shot = filepath.Join(dir, "mission-control.png")
+	}
+	if err := os.WriteFile(shot, png, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("screenshot: %s (%d bytes)", shot, len(png))
+}
+
+// BenchmarkMissionControlPageUpdate drops a message file into an inbox and
+// times how long until headless Chromium's page shows it: the page records
+// when its tile changed (a MutationObserver, the browser's clock), so the
+// figure is file event → DOM, without the benchmark's own polling.
+func BenchmarkMissionControlPageUpdate(b *testing.B) {
+	root := filepath.Join(b.TempDir(), "runtime")
+	mustAgentctl(b, root, "init", "--agents", "8")
+	url := startServe(b, root)
+	ctx := headlessChromium(b)
+	if err := chromedp.Run(ctx, chromedp.Navigate(url), chromedp.WaitVisible(`[data-agent="Agent-5"]`)); err != nil {
+		b.Fatal(err)
+	}
+	const observe = `window.seen = {};
+new MutationObserver(() => {
+  const t = document.querySelector('[data-agent="Agent-5"] .pending');
+  if (t && !(t.innerText in window.seen)) window.seen[t.innerText] = Date.now();
+}).observe(document.getElementById("agents"), {childList: true, subtree: true, characterData: true});`
+	if err := chromedp.Run(ctx, chromedp.Evaluate(observe, nil)); err != nil {
+		b.Fatal(err)
+	}
+	inbox := filepath.Join(mailbox.Dir(root, "Agent-5"), "inbox")
+	var lat []float64
+	b.ResetTimer()
+	for i := range b.N {
+		tmp := filepath.Join(inbox, fmt.Sprintf(".bench-%d.tmp", i))
+		msg := fmt.Sprintf(`{"id": "bench-%d", "from": "human", "to": "Agent-5", "body": "n"}`, i)
+		if err := os.WriteFile(tmp, []byte(msg), 0o644); err != nil {
+			b.Fatal(err)
+		}
+		start := time.Now()
+		if err := os.Rename(tmp, filepath.Join(inbox, fmt.Sprintf("bench-%d.json", i))); err != nil {
+			b.Fatal(err)
+		}
+		var shownAt float64
+		for shownAt == 0 {
+			if err := chromedp.Run(ctx, chromedp.Evaluate(fmt.Sprintf(`window.seen["queue %d"] || 0`, i+1), &shownAt)); err != nil {
+				b.Fatal(err)
+			}
+			if shownAt == 0 {
+				time.Sleep(5 * time.Millisecond)
+			}
+		}
+		lat = append(lat, shownAt-float64(start.UnixNano())/1e6)
+	}
+	b.StopTimer()
+	sort.Float64s(lat)
+	b.ReportMetric(lat[len(lat)/2], "p50-ms")
+	b.ReportMetric(lat[int(0.99*float64(len(lat)-1))], "p99-ms")
+}
+
+func TestMissionControlStallsRateLimitsAndTheDesktopLockStandOutInBothViews(t *testing.T) {
+	dir := t.TempDir()
+	root := filepath.Join(dir, "runtime")
+	mustAgentctl(t, root, "init", "--agents", "3")
+	host, _ := os.Hostname()
+	now := time.Now().UTC()
+	// Heartbeats as runners write them, naming this live process: Agent-1
+	// rate-limited, Agent-2 an hour into one turn, Agent-3 in a fresh turn
+	// and holding the desktop input lock.
+	for _, st := range []mailbox.Status{
+		{Agent: "Agent-1", State: "rate-limited", Since: now},
+		{Agent: "Agent-2", State: "working", Current: "msg_stuck", Subject: "endless refactor", Since: now.Add(-time.Hour)},
+		{Agent: "Agent-3", State: "working", Current: "msg_fresh", Subject: "quick fix", Since: now},
+	} {
+		mb, err := mailbox.Open(root, st.Agent)
+		if err != nil {
+			t.Fatal(err)
+		}
+		st.PID, st.Host, st.StartedAt, st.UpdatedAt = os.Getpid(), host, now, now
+		if err := mb.WriteStatus(st); err != nil {
+			t.Fatal(err)
+		}
+	}
+	start, _ := process.StartTime(os.Getpid())
+	holder := fmt.Sprintf(`{"lock": "desktop-_99.lock", "pid": %d, "start": %d, "agent": "Agent-3", "since": %q}`, os.Getpid(), start, now.Format(time.RFC3339Nano))
+	os.MkdirAll(filepath.Join(root, "locks"), 0o755)
+	if err := os.WriteFile(filepath.Join(root, "locks", "desktop-_99.lock.holder"), []byte(holder), 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	url := startServe(t, root)
+	ctx := headlessChromium(t)
+	if err := chromedp.Run(ctx, chromedp.Navigate(url), chromedp.WaitVisible(`[data-agent="Agent-3"]`)); err != nil {
+		t.Fatal(err)
+	}
+	awaitText(ctx, t, `[data-agent="Agent-1"] .state`, "rate-limited")
+	awaitText(ctx, t, `.tile.stalled[data-agent="Agent-2"] .state`, "stalled for 60m")
+	awaitText(ctx, t, `[data-agent="Agent-2"] .current`, "endless refactor")
+	awaitText(ctx, t, `[data-agent="Agent-3"] .state`, "working")
+	awaitText(ctx, t, `[data-agent="Agent-3"] .lock`, "holds the desktop lock")
+	awaitText(ctx, t, `#locks`, "desktop input lock desktop-_99.lock: Agent-3")
+	if got := text(ctx, t, `.tile.stalled`); !strings.Contains(got, "Agent-2") || strings.Contains(got, "Agent-3") {
+		t.Errorf("the stalled tiles: %q", got)
+	}
+
+	tm := startTmux(t, dir, "--root", root, "top")
+	screen := tm.await("rate-limited", "STALLED", "endless refactor", "desktop input lock desktop-_99.lock: Agent-3")
+	for _, line := range strings.Split(screen, "\n") {
+		if strings.HasPrefix(line, "Agent-3") && (strings.Contains(line, "STALLED") || !strings.Contains(line, "🔒")) {
+			t.Errorf("Agent-3's row: %q", line)
+		}
+	}
+	tm.keys("q")
+}

@@ -1,0 +1,113 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"path/filepath"
+	"time"
+
+	"agentctl/internal/atomicfile"
+	"agentctl/missioncontrol"
+)
+
+const serveUsage = `
+Usage: agentctl serve [--addr 127.0.0.1:7878]
+
+Serves mission control, a live page of the whole swarm, and prints its
+URL: a tile per agent (its state, the message it works on and for how
+long, its queue by priority, its last devlog entry, the desktop lock),
+the board as columns, threads with their timings, dead letters with a
+retry button, what waits for people with a reply box, and a form to send
+a message. The page updates from the runtime's own file events.
+
+Changes made on the page go through the same code as 'agentctl send',
+'retry', 'reply', 'board set' and 'skip', and need the token printed at
+start (the URL carries it; it is also in <root>/mission-control.token,
+readable by you only). Requests from other origins are refused. The
+server listens on loopback unless --addr says otherwise.
+
+Examples:
+  agentctl serve
+  agentctl serve --addr 127.0.0.1:9000
+`
+
+// TokenFile is where serve keeps its write token, under the runtime root.
+const TokenFile = "mission-control.token"
+
+func runServe(ctx context.Context, env *Env, args []string) error {
+	fs := newFlagSet(env, "serve", serveUsage)
+	addr := fs.String("addr", "127.0.0.1:7878", "`host:port` to listen on")
+	rest, err := parseArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	if err := wantArgs(fs, rest, 0, 0, "no arguments"); err != nil {
+		return err
+	}
+	cfg, err := loadConfig(env)
+	if err != nil {
+		return err
+	}
+	if host, _, err := net.SplitHostPort(*addr); err == nil {
+		if ip := net.ParseIP(host); (ip == nil && host != "localhost") || (ip != nil && !ip.IsLoopback()) {
+			return withHint(fmt.Errorf("serve: %s is not a loopback address; mission control serves this machine only", host),
+				"use 127.0.0.1 (the default) and reach it from elsewhere through an SSH tunnel: ssh -L 7878:127.0.0.1:7878 HOST")
+		}
+	}
+	feed, err := missioncontrol.NewFeed(env.Root, cfg, missioncontrol.FeedOptions{})
+	if err != nil {
+		return fmt.Errorf("cannot watch the runtime: %w", err)
+	}
+	token, err := newToken(env.Root)
+	if err != nil {
+		return err
+	}
+	ln, err := net.Listen("tcp", *addr)
+	if err != nil {
+		return withHint(fmt.Errorf("cannot listen on %s: %w", *addr, err), "another 'agentctl serve' may be running; pick another port with --addr 127.0.0.1:PORT")
+	}
+	srv := &http.Server{
+		Handler:           (&missioncontrol.Server{Feed: feed, Actions: &cliActions{env: env, cfg: cfg}, Token: token}).Handler(),
+		ReadHeaderTimeout: 10 * time.Second,
+	}
+	fmt.Fprintf(env.Stdout, "mission control: http://%s/#token=%s\n", ln.Addr(), token)
+	fmt.Fprintf(env.Stdout, "the token is also in %s; Ctrl+C stops the server\n", filepath.Join(env.Root, TokenFile))
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	feedDone := make(chan error, 1)
+	go func() { feedDone <- feed.Run(ctx) }()
+	go func() {
+		<-ctx.Done()
+		shut, done := context.WithTimeout(context.Background(), 2*time.Second)
+		defer done()
+		srv.Shutdown(shut)
+	}()
+	err = srv.Serve(ln)
+	cancel()
+	if ferr := <-feedDone; ferr != nil {
+		return fmt.Errorf("mission control stopped: %w", ferr)
+	}
+	if errors.Is(err, http.ErrServerClosed) {
+		return nil
+	}
+	return err
+}
+
+// newToken makes a fresh write token and keeps it where only the user can
+// read it.
+func newToken(root string) (string, error) {
+	var b [24]byte
+	if _, err := rand.Read(b[:]); err != nil {
+		return "", err
+	}
+	token := hex.EncodeToString(b[:])
+	if err := atomicfile.WriteSecret(filepath.Join(root, TokenFile), []byte(token+"\n")); err != nil {
+		return "", fmt.Errorf("cannot keep the token: %w", err)
+	}
+	return token, nil
+}

@@ -1,0 +1,188 @@
+//go:build linux
+
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"agentctl/mailbox"
+)
+
+// serveProcess is 'agentctl serve' running as its own process, and a
+// viewer of its event stream.
+type serveProcess struct {
+	cmd    *exec.Cmd
+	url    string
+	events chan []byte // each snapshot the stream delivers
+}
+
+func benchServe(b *testing.B, root string) *serveProcess {
+	b.Helper()
+	cmd := exec.Command("agentctl", "--root", root, "serve", "--addr", "127.0.0.1:0")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { cmd.Process.Signal(syscall.SIGTERM); cmd.Wait() })
+	line, err := bufio.NewReader(out).ReadString('\n')
+	if err != nil {
+		b.Fatal(err)
+	}
+	url := regexp.MustCompile(`http://[^/]+`).FindString(line)
+	sp := &serveProcess{cmd: cmd, url: url, events: make(chan []byte, 1024)}
+	resp, err := http.Get(url + "/api/events")
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { resp.Body.Close() })
+	go func() {
+		sc := bufio.NewScanner(resp.Body)
+		sc.Buffer(nil, 1<<26)
+		for sc.Scan() {
+			if data, ok := bytes.CutPrefix(sc.Bytes(), []byte("data: ")); ok {
+				sp.events <- append([]byte(nil), data...)
+			}
+		}
+	}()
+	<-sp.events // the snapshot every viewer gets first
+	return sp
+}
+
+// BenchmarkServeFileEventToUpdate drops a message file into an inbox, as a
+// person or a Dream.OS script does, and times how long until a viewer of
+// 'agentctl serve' gets the snapshot that shows it: p50 and p99.
+func BenchmarkServeFileEventToUpdate(b *testing.B) {
+	root := filepath.Join(b.TempDir(), "runtime")
+	mustAgentctl(b, root, "init", "--agents", "8")
+	sp := benchServe(b, root)
+	inbox := filepath.Join(mailbox.Dir(root, "Agent-5"), "inbox")
+	var lat []time.Duration
+	b.ResetTimer()
+	for i := range b.N {
+		msg := fmt.Sprintf(`{"id": "bench-%d", "from": "human", "to": "Agent-5", "body": "n"}`, i)
+		tmp := filepath.Join(inbox, fmt.Sprintf(".bench-%d.tmp", i))
+		if err := os.WriteFile(tmp, []byte(msg), 0o644); err != nil {
+			b.Fatal(err)
+		}
+		start := time.Now()
+		if err := os.Rename(tmp, filepath.Join(inbox, fmt.Sprintf("bench-%d.json", i))); err != nil {
+			b.Fatal(err)
+		}
+		want := fmt.Sprintf(`"name":"Agent-5","runner":"stopped","state":"-","queue":{"normal":%d}`, i+1)
+		for data := range sp.events {
+			if bytes.Contains(data, []byte(want)) {
+				break
+			}
+		}
+		lat = append(lat, time.Since(start))
+	}
+	b.StopTimer()
+	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
+	at := func(q float64) float64 { return float64(lat[int(q*float64(len(lat)-1))].Microseconds()) / 1000 }
+	b.ReportMetric(at(0.50), "p50-ms")
+	b.ReportMetric(at(0.99), "p99-ms")
+}
+
+// archiveMessages writes n archived messages with their receipts into the
+// mailbox of agent, over five days, in the layout runners leave.
+func archiveMessages(b *testing.B, root, agent string, n int) {
+	dir := mailbox.Dir(root, agent)
+	base := time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)
+	for i := range n {
+		at := base.Add(time.Duration(i) * 5 * 24 * time.Hour / time.Duration(n))
+		day := filepath.Join(dir, "archive", at.Format("2006-01-02"))
+		if i == 0 || at.Format("2006-01-02") != base.Add(time.Duration(i-1)*5*24*time.Hour/time.Duration(n)).Format("2006-01-02") {
+			os.MkdirAll(day, 0o755)
+		}
+		id := fmt.Sprintf("msg_%s_%06d%s", at.Format("20060102_150405"), i, strings.ToLower(agent[len(agent)-2:]))
+		msg := mailbox.Message{ID: id, From: "Agent-1", To: agent, Type: "task", Priority: mailbox.Normal, Subject: "archived " + id,
+			Body: "An archived message of the benchmark.", CreatedAt: at, ThreadID: "t-" + strconv.Itoa(i%500), TaskID: "T-" + strconv.Itoa(i%40)}
+		receipt, _ := json.Marshal(map[string]any{"id": id, "agent": agent, "stage": "done",
+			"receipt": mailbox.Receipt{ID: id, Agent: agent, Outcome: "done", ClaimedAt: at, CompletedAt: at.Add(3 * time.Second), Attempts: 1}})
+		if err := os.WriteFile(filepath.Join(day, id+".json"), msg.Encode(), 0o644); err != nil {
+			b.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(day, id+mailbox.ReceiptSuffix), append(receipt, '\n'), 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkServeIdle50Agents100kArchived runs 'agentctl serve' over 50
+// agents whose archives hold 100,000 messages, with a viewer connected,
+// leaves it idle for SERVE_IDLE_SECONDS (default 30) and reports its RSS,
+// the CPU it used meanwhile and the snapshots it sent. Run it alone:
+//
+//	go test -tags x11 -run '^$' -bench ServeIdle -benchtime 1x ./cmd/agentctl
+func BenchmarkServeIdle50Agents100kArchived(b *testing.B) {
+	secs := 30
+	if s, err := strconv.Atoi(os.Getenv("SERVE_IDLE_SECONDS")); err == nil && s > 0 {
+		secs = s
+	}
+	const agents, archived = 50, 100_000
+	for range b.N {
+		root := filepath.Join(b.TempDir(), "runtime")
+		mustAgentctl(b, root, "init", "--agents", strconv.Itoa(agents))
+		var wg sync.WaitGroup
+		for a := 1; a <= agents; a++ {
+			wg.Add(1)
+			go func() { defer wg.Done(); archiveMessages(b, root, fmt.Sprintf("Agent-%d", a), archived/agents) }()
+		}
+		wg.Wait()
+		sp := benchServe(b, root)
+		time.Sleep(2 * time.Second) // past start-up
+		pid := sp.cmd.Process.Pid
+		cpu0 := procCPUTicks(b, pid)
+		sent := len(sp.events)
+		time.Sleep(time.Duration(secs) * time.Second)
+		cpu1 := procCPUTicks(b, pid)
+		b.ReportMetric(float64(procRSSKB(b, pid))/1024, "RSS-MB")
+		b.ReportMetric(float64(cpu1-cpu0)*10/float64(secs), "CPU-ms/s") // 100 ticks per second
+		b.ReportMetric(float64(len(sp.events)-sent), "snapshots-sent")
+	}
+}
+
+func procCPUTicks(b *testing.B, pid int) int {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		b.Fatal(err)
+	}
+	f := strings.Fields(string(data[bytes.LastIndexByte(data, ')')+2:]))
+	u, _ := strconv.Atoi(f[11])
+	s, _ := strconv.Atoi(f[12])
+	return u + s
+}
+
+func procRSSKB(b *testing.B, pid int) int {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, l := range strings.Split(string(data), "\n") {
+		if v, ok := strings.CutPrefix(l, "VmRSS:"); ok {
+			n, _ := strconv.Atoi(strings.Fields(v)[0])
+			return n
+		}
+	}
+	return 0
+}

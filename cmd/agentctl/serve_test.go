@@ -1,0 +1,306 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"agentctl/mailbox"
+	"agentctl/missioncontrol"
+)
+
+// missionControl is a mission control server over a fresh runtime made by
+// 'agentctl init', with the demo's board, as 'agentctl serve' wires it.
+type missionControl struct {
+	root, token string
+	srv         *httptest.Server
+	feed        *missioncontrol.Feed
+}
+
+func startMissionControl(t *testing.T) *missionControl {
+	t.Helper()
+	root := filepath.Join(t.TempDir(), "runtime")
+	var out bytes.Buffer
+	if code := run([]string{"--root", root, "init", "--agents", "3"}, nil, &out, &out); code != 0 {
+		t.Fatalf("init: %s", out.String())
+	}
+	board, err := os.ReadFile("../../fixtures/demo/board.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(root, "project_board"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "project_board", "board.yaml"), board, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	env := &Env{Root: root, Stdin: strings.NewReader(""), Stdout: io.Discard, Stderr: io.Discard}
+	cfg, err := loadConfig(env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	feed, err := missioncontrol.NewFeed(root, cfg, missioncontrol.FeedOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { feed.Run(ctx); close(done) }()
+	token, err := newToken(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := httptest.NewServer((&missioncontrol.Server{Feed: feed, Actions: &cliActions{env: env, cfg: cfg}, Token: token}).Handler())
+	t.Cleanup(func() { srv.Close(); cancel(); <-done })
+	return &missionControl{root: root, token: token, srv: srv, feed: feed}
+}
+
+// post sends a write as the page does; it returns the status and the body.
+func (mc *missionControl) post(t *testing.T, path string, body any, header map[string]string) (int, map[string]string) {
+	t.Helper()
+	data, _ := json.Marshal(body)
+	req, _ := http.NewRequest("POST", mc.srv.URL+path, bytes.NewReader(data))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Authorization", "Bearer "+mc.token)
+	for k, v := range header {
+		if k == "Host" {
+			req.Host = v
+			continue
+		}
+		if v == "" {
+			req.Header.Del(k)
+		} else {
+			req.Header.Set(k, v)
+		}
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var out map[string]string
+	json.NewDecoder(resp.Body).Decode(&out)
+	return resp.StatusCode, out
+}
+
+// awaitSnapshot waits until the feed's snapshot satisfies cond.
+func (mc *missionControl) awaitSnapshot(t *testing.T, what string, cond func(missioncontrol.Snapshot) bool) missioncontrol.Snapshot {
+	t.Helper()
+	deadline := time.After(20 * time.Second)
+	for {
+		snap, _, _, changed := mc.feed.Current()
+		if cond(snap) {
+			return snap
+		}
+		select {
+		case <-changed:
+		case <-deadline:
+			t.Fatalf("timed out waiting for %s; last snapshot: %+v", what, snap)
+		}
+	}
+}
+
+func agentOf(s missioncontrol.Snapshot, name string) missioncontrol.Agent {
+	for _, a := range s.Agents {
+		if a.Name == name {
+			return a
+		}
+	}
+	return missioncontrol.Agent{}
+}
+
+func TestServeWritesNeedTheTokenAndTheSameOrigin(t *testing.T) {
+	mc := startMissionControl(t)
+	send := missioncontrol.SendRequest{To: "Agent-1", Body: "hello"}
+	for _, c := range []struct {
+		name   string
+		header map[string]string
+		want   int
+	}{
+		{"no token", map[string]string{"Authorization": ""}, http.StatusUnauthorized},
+		{"wrong token", map[string]string{"Authorization": "Bearer " + strings.Repeat("0", len(mc.token))}, http.StatusUnauthorized},
+		{"another origin", map[string]string{"Origin": "http://evil.example"}, http.StatusForbidden},
+		{"a cross-site fetch", map[string]string{"Sec-Fetch-Site": "cross-site"}, http.StatusForbidden},
+		{"a form post", map[string]string{"Content-Type": "application/x-www-form-urlencoded"}, http.StatusUnsupportedMediaType},
+		{"a rebound host name", map[string]string{"Host": "evil.example:7878"}, http.StatusMisdirectedRequest},
+	} {
+		if code, out := mc.post(t, "/api/send", send, c.header); code != c.want {
+			t.Errorf("%s: status %d (%v), want %d", c.name, code, out, c.want)
+		}
+	}
+	mb, err := mailbox.Open(mc.root, "Agent-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pending, _ := mb.List(mailbox.StatePending); len(pending) != 0 {
+		t.Fatalf("a refused request delivered %d message(s)", len(pending))
+	}
+	fi, err := os.Stat(filepath.Join(mc.root, TokenFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fi.Mode().Perm() != 0o600 {
+		t.Errorf("token file mode %v, want 0600", fi.Mode().Perm())
+	}
+	req, _ := http.NewRequest("GET", mc.srv.URL+"/api/snapshot", nil)
+	req.Host = "attacker.example"
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusMisdirectedRequest {
+		t.Errorf("a read through a rebound host name: status %d", resp.StatusCode)
+	}
+}
+
+func TestServeSendRetryReplyAndBoardGoThroughTheCommandsCode(t *testing.T) {
+	mc := startMissionControl(t)
+
+	code, out := mc.post(t, "/api/send", missioncontrol.SendRequest{To: "Agent-2", Subject: "review", Body: "Please review T-7", Priority: "urgent", TaskID: "DEMO-1"}, nil)
+	if code != http.StatusOK {
+		t.Fatalf("send: %d %v", code, out)
+	}
+	snap := mc.awaitSnapshot(t, "Agent-2's urgent message", func(s missioncontrol.Snapshot) bool { return agentOf(s, "Agent-2").Queue["urgent"] == 1 })
+	if col := snap.Columns[0]; col.Status != "todo" || len(col.Tasks) != 1 || len(col.Tasks[0].Messages) != 1 || col.Tasks[0].Messages[0].Subject != "review" {
+		t.Errorf("DEMO-1 does not list the message about it: %+v", col)
+	}
+	if code, out := mc.post(t, "/api/send", missioncontrol.SendRequest{To: "Agent 2", Body: "x"}, nil); code != http.StatusUnprocessableEntity || !strings.Contains(out["error"], "Agent 2") {
+		t.Errorf("a bad name: %d %v", code, out)
+	}
+
+	// A dead letter, made by a consumer as a runner makes one.
+	mb, _ := mailbox.Open(mc.root, "Agent-3")
+	msg := mailbox.Message{ID: mailbox.NewID(time.Now()), From: "human", To: "Agent-3", Subject: "doomed", Body: "b", CreatedAt: time.Now().UTC()}
+	if err := mb.Deliver(msg); err != nil {
+		t.Fatal(err)
+	}
+	c, err := mb.Consume(mailbox.Options{Known: []string{"Agent-1", "Agent-2", "Agent-3", "human"}}, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Scan(time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	cl, err := c.Claim(time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Deadletter(cl, "the agent crashed", time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	c.Close()
+	snap = mc.awaitSnapshot(t, "the dead letter", func(s missioncontrol.Snapshot) bool { return len(s.Dead) == 1 })
+	if d := snap.Dead[0]; d.Ref != msg.ID || !strings.Contains(d.Reason, "the agent crashed") {
+		t.Errorf("dead letter shown as %+v", d)
+	}
+	if code, out := mc.post(t, "/api/retry", missioncontrol.RetryRequest{Ref: msg.ID, Mailbox: "Agent-3"}, nil); code != http.StatusOK || !strings.Contains(out["message"], "back in Agent-3's inbox") {
+		t.Fatalf("retry: %d %v", code, out)
+	}
+	mc.awaitSnapshot(t, "the retried message pending", func(s missioncontrol.Snapshot) bool {
+		return len(s.Dead) == 0 && agentOf(s, "Agent-3").Pending == 1
+	})
+	if code, _ := mc.post(t, "/api/retry", missioncontrol.RetryRequest{Ref: msg.ID}, nil); code != http.StatusUnprocessableEntity {
+		t.Errorf("a second retry: status %d, want 422", code)
+	}
+
+	// A question for the human, answered from the page.
+	human, _ := mailbox.Open(mc.root, "human")
+	q := mailbox.Message{ID: mailbox.NewID(time.Now()), From: "Agent-1", To: "human", Subject: "which branch?", Body: "main or release?", CreatedAt: time.Now().UTC()}
+	if err := human.Deliver(q); err != nil {
+		t.Fatal(err)
+	}
+	mc.awaitSnapshot(t, "the question", func(s missioncontrol.Snapshot) bool { return len(s.People) == 1 && len(s.People[0].Waiting) == 1 })
+	if code, out := mc.post(t, "/api/reply", missioncontrol.ReplyRequest{ID: q.ID, Text: "main"}, nil); code != http.StatusOK {
+		t.Fatalf("reply: %d %v", code, out)
+	}
+	snap = mc.awaitSnapshot(t, "the answer in Agent-1's inbox", func(s missioncontrol.Snapshot) bool {
+		return len(s.People[0].Waiting) == 0 && agentOf(s, "Agent-1").Pending == 1
+	})
+	found := false
+	for _, th := range snap.Threads {
+		if th.ID == q.ID && len(th.Hops) == 2 && th.Hops[1].From == "human" && th.Hops[1].To == "Agent-1" {
+			found = true
+		}
+	}
+	if !found {
+		t.Errorf("no thread of the question and its answer: %+v", snap.Threads)
+	}
+
+	if code, out := mc.post(t, "/api/task", missioncontrol.TaskRequest{ID: "DEMO-1", Changes: []string{"status=review", "owner=Agent-2"}}, nil); code != http.StatusOK {
+		t.Fatalf("board set: %d %v", code, out)
+	}
+	mc.awaitSnapshot(t, "DEMO-1 in review", func(s missioncontrol.Snapshot) bool {
+		for _, c := range s.Columns {
+			if c.Status == "review" && len(c.Tasks) == 1 && c.Tasks[0].Owner == "Agent-2" {
+				return true
+			}
+		}
+		return false
+	})
+	data, _ := os.ReadFile(filepath.Join(mc.root, "project_board", "board.yaml"))
+	if !strings.Contains(string(data), "status: review") {
+		t.Errorf("the board file was not changed:\n%s", data)
+	}
+	if code, out := mc.post(t, "/api/task", missioncontrol.TaskRequest{ID: "DEMO-1", Changes: []string{"status=finished"}}, nil); code != http.StatusUnprocessableEntity || !strings.Contains(out["error"], "finished") {
+		t.Errorf("a bad status: %d %v", code, out)
+	}
+}
+
+func TestServeStreamsASnapshotWhenAFileMoves(t *testing.T) {
+	mc := startMissionControl(t)
+	resp, err := http.Get(mc.srv.URL + "/api/events")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if ct := resp.Header.Get("Content-Type"); ct != "text/event-stream" {
+		t.Fatalf("content type %q", ct)
+	}
+	events := make(chan missioncontrol.Snapshot)
+	go func() {
+		sc := bufio.NewScanner(resp.Body)
+		sc.Buffer(nil, 1<<24)
+		for sc.Scan() {
+			if data, ok := strings.CutPrefix(sc.Text(), "data: "); ok {
+				var s missioncontrol.Snapshot
+				if json.Unmarshal([]byte(data), &s) == nil {
+					events <- s
+				}
+			}
+		}
+		close(events)
+	}()
+	first := <-events
+	if len(first.Agents) != 3 || agentOf(first, "Agent-1").Pending != 0 {
+		t.Fatalf("first event: %+v", first)
+	}
+	// A file dropped by hand, as Dream.OS scripts do.
+	msg := `{"sender": "Agent-2", "recipient": "Agent-1", "content": "dropped by hand", "priority": "HIGH"}`
+	if err := os.WriteFile(filepath.Join(mailbox.Dir(mc.root, "Agent-1"), "inbox", "dropped.json"), []byte(msg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	timeout := time.After(20 * time.Second)
+	for {
+		select {
+		case s, ok := <-events:
+			if !ok {
+				t.Fatal("the stream ended")
+			}
+			if a := agentOf(s, "Agent-1"); a.Pending == 1 && a.Queue["high"] == 1 {
+				return
+			}
+		case <-timeout:
+			t.Fatal("no event showed the dropped message")
+		}
+	}
+}

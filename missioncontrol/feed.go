@@ -1,0 +1,230 @@
+package missioncontrol
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/fsnotify/fsnotify"
+
+	"agentctl/config"
+	"agentctl/cursor"
+	"agentctl/devlog"
+	"agentctl/mailbox"
+	"agentctl/projectboard"
+)
+
+// FeedOptions tunes a Feed; the zero value is what serve and top use.
+type FeedOptions struct {
+	// Settle gathers the events of one burst (a claim touches several
+	// files) into one refresh.
+	Settle time.Duration
+	// Liveness is how often runners' pids are checked: a runner killed
+	// with SIGKILL changes no file.
+	Liveness time.Duration
+	// Rescan re-reads everything this often, in case events were lost.
+	Rescan time.Duration
+	// Now is the clock; time.Now when nil.
+	Now func() time.Time
+}
+
+func (o *FeedOptions) defaults() {
+	if o.Settle <= 0 {
+		o.Settle = 15 * time.Millisecond
+	}
+	if o.Liveness <= 0 {
+		o.Liveness = 5 * time.Second
+	}
+	if o.Rescan <= 0 {
+		o.Rescan = 2 * time.Minute
+	}
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+}
+
+// Feed keeps the current snapshot of a runtime, rebuilt from the runtime's
+// own file events, and tells its subscribers when it changed. One Feed
+// serves any number of viewers: nothing is read per viewer.
+type Feed struct {
+	opts   FeedOptions
+	reader *Reader
+	fsw    *fsnotify.Watcher
+	dirs   map[string]Changed // watched folder → what an event in it changes
+
+	mu      sync.Mutex
+	snap    Snapshot
+	data    []byte
+	seq     uint64
+	changed chan struct{} // closed and replaced on every change
+}
+
+// NewFeed reads the runtime once and starts watching it; Run keeps the
+// snapshot current.
+func NewFeed(root string, cfg config.Config, opts FeedOptions) (*Feed, error) {
+	if opts.Rescan <= 0 && cfg.Mailbox.Watch == "poll" {
+		// Network and synced folders send no events: read as often as the
+		// runners look.
+		opts.Rescan = cfg.Mailbox.PollInterval.D()
+	}
+	opts.defaults()
+	fsw, err := fsnotify.NewWatcher()
+	if err != nil {
+		return nil, err
+	}
+	f := &Feed{opts: opts, reader: NewReader(root, cfg), fsw: fsw, dirs: map[string]Changed{}, changed: make(chan struct{})}
+	f.watchAll()
+	f.publish(f.reader.Read(Changed{All: true}, opts.Now()))
+	return f, nil
+}
+
+func one(name string) map[string]bool { return map[string]bool{name: true} }
+
+// watchAll watches the folders whose changes show: mailbox folders (not
+// the archive's day folders: a message reaches the archive by leaving
+// processing/, which is watched), devlogs, boards and locks. Folders that
+// do not exist yet are watched through their parent.
+func (f *Feed) watchAll() {
+	root := f.reader.Root
+	f.watch(root, Changed{All: true})
+	f.watch(filepath.Dir(mailbox.Dir(root, "x")), Changed{All: true})
+	for _, name := range f.reader.Cfg.MailboxNames() {
+		dir := mailbox.Dir(root, name)
+		f.watch(dir, Changed{Mailbox: one(name)})
+		for _, sub := range []string{mailbox.InboxDir, mailbox.ProcessingDir, mailbox.DeadletterDir, mailbox.ArchiveDir} {
+			f.watch(filepath.Join(dir, sub), Changed{Mailbox: one(name)})
+		}
+	}
+	f.watch(devlog.Dir(root), Changed{})
+	f.watch(projectboard.Dir(root), Changed{Board: true})
+	f.watch(cursor.LockDir(root), Changed{Locks: true})
+}
+
+func (f *Feed) watch(dir string, ch Changed) {
+	if _, ok := f.dirs[dir]; ok {
+		return
+	}
+	if err := f.fsw.Add(dir); err == nil {
+		f.dirs[dir] = ch
+	}
+}
+
+// classify says what an event changes.
+func (f *Feed) classify(ev fsnotify.Event) Changed {
+	if _, watched := f.dirs[ev.Name]; watched && ev.Has(fsnotify.Remove|fsnotify.Rename) {
+		delete(f.dirs, ev.Name) // the kernel dropped its watch; watch it again once it is back
+	}
+	if _, watched := f.dirs[ev.Name]; !watched && ev.Has(fsnotify.Create) {
+		if fi, err := os.Lstat(ev.Name); err == nil && fi.IsDir() {
+			f.watchAll() // watches the new folder if it is one of ours
+		}
+	}
+	dir, name := filepath.Dir(ev.Name), filepath.Base(ev.Name)
+	what, ok := f.dirs[dir]
+	if !ok {
+		return Changed{}
+	}
+	root := f.reader.Root
+	switch {
+	case dir == devlog.Dir(root):
+		agent, isLog := strings.CutSuffix(name, ".md")
+		if !isLog {
+			return Changed{}
+		}
+		return Changed{Devlog: one(agent)}
+	case what.All:
+		if name == config.FileName {
+			return Changed{} // the configuration is read at start
+		}
+		return what
+	case strings.HasPrefix(name, "."):
+		return Changed{} // temp files and markers; the rename that follows counts
+	}
+	for m := range what.Mailbox {
+		if dir == mailbox.Dir(root, m) && name == mailbox.StatusJSON {
+			return Changed{Status: one(m)}
+		}
+	}
+	return what
+}
+
+// Run keeps the snapshot current until ctx ends.
+func (f *Feed) Run(ctx context.Context) error {
+	defer f.fsw.Close()
+	liveness := time.NewTicker(f.opts.Liveness)
+	defer liveness.Stop()
+	rescan := time.NewTicker(f.opts.Rescan)
+	defer rescan.Stop()
+	var pending Changed
+	var settle <-chan time.Time
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case ev, ok := <-f.fsw.Events:
+			if !ok {
+				return errors.New("the file watcher stopped")
+			}
+			ch := f.classify(ev)
+			if ch.Empty() {
+				continue
+			}
+			pending.Merge(ch)
+			if settle == nil {
+				settle = time.After(f.opts.Settle)
+			}
+			continue
+		case err, ok := <-f.fsw.Errors:
+			if !ok {
+				return errors.New("the file watcher stopped")
+			}
+			if errors.Is(err, fsnotify.ErrEventOverflow) {
+				pending.Merge(Changed{All: true})
+				settle = time.After(f.opts.Settle)
+			}
+			continue
+		case <-liveness.C:
+			pending.Merge(Changed{Liveness: true})
+		case <-rescan.C:
+			pending.Merge(Changed{All: true})
+		case <-settle:
+		}
+		settle = nil
+		if pending.Empty() {
+			continue
+		}
+		f.publish(f.reader.Read(pending, f.opts.Now()))
+		pending = Changed{}
+	}
+}
+
+// publish makes s current if it differs from the current snapshot.
+func (f *Feed) publish(s Snapshot) {
+	data, err := json.Marshal(s)
+	if err != nil {
+		return // a Snapshot holds only strings, numbers and times
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if bytes.Equal(data, f.data) {
+		return
+	}
+	f.snap, f.data = s, data
+	f.seq++
+	close(f.changed)
+	f.changed = make(chan struct{})
+}
+
+// Current returns the current snapshot, its JSON, its sequence number and a
+// channel closed when a newer one is published.
+func (f *Feed) Current() (Snapshot, []byte, uint64, <-chan struct{}) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return f.snap, f.data, f.seq, f.changed
+}

@@ -1,0 +1,296 @@
+package missioncontrol
+
+import (
+	"os"
+	"sort"
+	"strings"
+	"time"
+
+	"agentctl/config"
+	"agentctl/cursor"
+	"agentctl/devlog"
+	"agentctl/internal/process"
+	"agentctl/mailbox"
+	"agentctl/projectboard"
+)
+
+// recentPerMailbox is how many archived messages of each mailbox the
+// threads and tasks are built from: enough for the turns a person follows
+// live, and a cost that does not grow with the archive.
+const recentPerMailbox = 20
+
+// maxDeadShown caps the dead letters listed per mailbox; the counts stay
+// exact.
+const maxDeadShown = 50
+
+// mailboxPart is what one mailbox contributes, kept between refreshes so a
+// file event re-reads only the mailbox it happened in.
+type mailboxPart struct {
+	agent   Agent
+	person  Person
+	letters []Letter // pending, in flight, recent done: for threads and tasks
+	dead    []Letter
+}
+
+// Reader builds snapshots of one runtime, re-reading only what changed.
+type Reader struct {
+	Root string
+	Cfg  config.Config
+	host string
+
+	parts   map[string]*mailboxPart
+	logs    map[string]devlogLine
+	columns []Column
+	boardEr string
+	locks   []cursor.Holder
+}
+
+type devlogLine struct {
+	text string
+	at   *time.Time
+}
+
+// NewReader reads nothing yet; the first Read reads everything.
+func NewReader(root string, cfg config.Config) *Reader {
+	host, _ := os.Hostname()
+	return &Reader{Root: root, Cfg: cfg, host: host, parts: map[string]*mailboxPart{}, logs: map[string]devlogLine{}}
+}
+
+// Changed says what to read again.
+type Changed struct {
+	All      bool
+	Mailbox  map[string]bool // the mailbox's messages
+	Status   map[string]bool // only its status.json
+	Devlog   map[string]bool
+	Board    bool
+	Locks    bool
+	Liveness bool // runners' pids may have died: re-judge every status.json
+}
+
+// Empty reports whether nothing needs reading.
+func (c Changed) Empty() bool {
+	return !c.All && !c.Board && !c.Locks && !c.Liveness && len(c.Mailbox) == 0 && len(c.Status) == 0 && len(c.Devlog) == 0
+}
+
+// Merge adds o to c.
+func (c *Changed) Merge(o Changed) {
+	c.All = c.All || o.All
+	c.Board = c.Board || o.Board
+	c.Locks = c.Locks || o.Locks
+	c.Liveness = c.Liveness || o.Liveness
+	for _, m := range []struct {
+		dst *map[string]bool
+		src map[string]bool
+	}{{&c.Mailbox, o.Mailbox}, {&c.Status, o.Status}, {&c.Devlog, o.Devlog}} {
+		for k := range m.src {
+			if *m.dst == nil {
+				*m.dst = map[string]bool{}
+			}
+			(*m.dst)[k] = true
+		}
+	}
+}
+
+// Read re-reads what changed and returns the whole snapshot.
+func (r *Reader) Read(ch Changed, now time.Time) Snapshot {
+	names := r.Cfg.MailboxNames()
+	for _, name := range names {
+		p := r.parts[name]
+		switch {
+		case p == nil || ch.All || ch.Mailbox[name]:
+			r.parts[name] = r.readMailbox(name, now)
+		case ch.Status[name] || ch.Liveness:
+			r.readRunner(p, name, now)
+		}
+	}
+	for _, name := range r.Cfg.AgentNames() {
+		if _, ok := r.logs[name]; !ok || ch.All || ch.Devlog[name] {
+			r.logs[name] = readDevlog(r.Root, name)
+		}
+	}
+	if r.columns == nil || ch.All || ch.Board {
+		r.readBoard()
+	}
+	if r.locks == nil || ch.All || ch.Locks || ch.Liveness {
+		r.locks = cursor.Holders(cursor.LockDir(r.Root))
+		if r.locks == nil {
+			r.locks = []cursor.Holder{}
+		}
+	}
+	return r.assemble(names, now)
+}
+
+func (r *Reader) readMailbox(name string, now time.Time) *mailboxPart {
+	p := &mailboxPart{agent: Agent{Name: name, Queue: map[string]int{}}, person: Person{Name: name, Waiting: []Letter{}}}
+	mb, err := mailbox.Open(r.Root, name)
+	if err != nil {
+		p.agent.Problem, p.person.Problem = err.Error(), err.Error()
+		p.agent.Runner = Runner{Runner: "-", State: "-"}
+		return p
+	}
+	r.readRunner(p, name, now)
+	problem := func(err error) {
+		if err != nil && p.agent.Problem == "" {
+			p.agent.Problem, p.person.Problem = err.Error(), err.Error()
+		}
+	}
+	counts, err := mb.Count()
+	problem(err)
+	p.agent.Pending, p.agent.Processing, p.agent.Done, p.agent.Dead = counts.Pending, counts.Processing, counts.Done, counts.Dead
+	for _, state := range []string{mailbox.StatePending, mailbox.StateProcessing} {
+		entries, err := mb.List(state)
+		problem(err)
+		for _, e := range entries {
+			l := letter(name, e)
+			if state == mailbox.StatePending {
+				p.agent.Queue[l.Priority]++
+				if r.Cfg.IsPerson(name) {
+					p.person.Waiting = append(p.person.Waiting, l)
+				}
+			}
+			p.letters = append(p.letters, l)
+		}
+	}
+	if st, err := mb.ReadStatus(); err == nil && st.Current != "" {
+		// A claim's progress log has the claim's time, for the thread view.
+		if prog, err := mb.ReadProgress(st.Current); err == nil {
+			for i := range p.letters {
+				if p.letters[i].ID == st.Current && !prog.ClaimedAt.IsZero() {
+					at := prog.ClaimedAt
+					p.letters[i].ClaimedAt = &at
+				}
+			}
+		}
+	}
+	done, err := mb.RecentDone(recentPerMailbox)
+	problem(err)
+	for _, e := range done {
+		p.letters = append(p.letters, letter(name, e))
+	}
+	dead, err := mb.List(mailbox.StateDead)
+	problem(err)
+	for i, e := range dead {
+		if i == maxDeadShown {
+			break
+		}
+		p.dead = append(p.dead, letter(name, e))
+	}
+	return p
+}
+
+func (r *Reader) readRunner(p *mailboxPart, name string, now time.Time) {
+	mb, err := mailbox.Open(r.Root, name)
+	if err != nil {
+		return
+	}
+	st, err := mb.ReadStatus()
+	p.agent.Runner = Judge(st, err, r.host, now, r.Cfg.Recovery.StallAfter.D(), process.Alive)
+	if r.Cfg.IsPerson(name) {
+		p.agent.Runner.Runner = "person"
+	}
+}
+
+func readDevlog(root, agent string) devlogLine {
+	path, err := devlog.Path(root, agent)
+	if err != nil {
+		return devlogLine{}
+	}
+	data, err := devlog.Last(path, 1, -1)
+	if err != nil || len(data) == 0 {
+		return devlogLine{}
+	}
+	entries, err := devlog.Read(strings.NewReader(string(data)))
+	if err != nil || len(entries) == 0 {
+		return devlogLine{}
+	}
+	e := entries[len(entries)-1]
+	text := e.Subject
+	switch {
+	case e.IsNote():
+		text = "note: " + e.Note
+	case e.Outcome != "":
+		text = e.Outcome + ": " + e.Subject
+	}
+	at := e.Time
+	return devlogLine{text: oneLine(text, 160), at: &at}
+}
+
+func oneLine(s string, max int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > max {
+		return string(r[:max-1]) + "…"
+	}
+	return s
+}
+
+// boardStatuses are the board's columns, in the order work moves.
+var boardStatuses = []string{"todo", "in_progress", "review", "blocked", "done"}
+
+func (r *Reader) readBoard() {
+	store := &projectboard.Store{Root: r.Root}
+	tasks, err := store.Tasks()
+	r.boardEr = ""
+	if err != nil {
+		r.boardEr = err.Error()
+	}
+	byStatus := map[string][]Task{}
+	for _, t := range tasks {
+		byStatus[string(t.Status)] = append(byStatus[string(t.Status)], Task{ID: t.ID, Title: t.Title, Owner: t.Owner, Priority: t.Priority, Board: t.Board})
+	}
+	r.columns = []Column{}
+	for _, s := range boardStatuses {
+		r.columns = append(r.columns, Column{Status: s, Tasks: nonNil(byStatus[s])})
+		delete(byStatus, s)
+	}
+	var other []string
+	for s := range byStatus {
+		other = append(other, s)
+	}
+	sort.Strings(other)
+	for _, s := range other { // a status a person typed by hand still shows
+		r.columns = append(r.columns, Column{Status: s, Tasks: byStatus[s]})
+	}
+}
+
+func nonNil[T any](s []T) []T {
+	if s == nil {
+		return []T{}
+	}
+	return s
+}
+
+func (r *Reader) assemble(names []string, now time.Time) Snapshot {
+	s := Snapshot{Root: r.Root, StallAfter: r.Cfg.Recovery.StallAfter.D().Seconds(), Agents: []Agent{}, People: []Person{}, Dead: []Letter{}}
+	var letters []Letter
+	for _, name := range names {
+		p := r.parts[name]
+		letters = append(letters, p.letters...)
+		s.Dead = append(s.Dead, p.dead...)
+		if r.Cfg.IsPerson(name) {
+			s.People = append(s.People, p.person)
+			continue
+		}
+		a := p.agent
+		a.LastLog, a.LastLogAt = r.logs[name].text, r.logs[name].at
+		for _, h := range r.locks {
+			if h.Agent == name {
+				a.HoldsLock = h.Lock
+			}
+		}
+		if a.Problem != "" {
+			s.Problems = append(s.Problems, name+": "+a.Problem)
+		}
+		s.Agents = append(s.Agents, a)
+	}
+	for _, h := range r.locks {
+		s.Locks = append(s.Locks, Lock{Lock: h.Lock, Agent: h.Agent, PID: h.PID, Since: h.Since})
+	}
+	if r.boardEr != "" {
+		s.Problems = append(s.Problems, "board: "+r.boardEr)
+	}
+	sort.SliceStable(s.Dead, func(i, j int) bool { return s.Dead[i].CreatedAt.After(s.Dead[j].CreatedAt) })
+	letters = append(letters, s.Dead...)
+	s.Threads = threads(letters)
+	s.Columns = withMessages(r.columns, letters)
+	return s
+}

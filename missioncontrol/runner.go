@@ -1,0 +1,67 @@
+package missioncontrol
+
+import (
+	"errors"
+	"io/fs"
+	"time"
+
+	"agentctl/mailbox"
+)
+
+// Runner is the verdict on an agent's runner from its heartbeat.
+type Runner struct {
+	// Runner is running, stopped, gone (a heartbeat whose pid is dead),
+	// elsewhere (another host's, judged by its age alone) or person.
+	Runner string `json:"runner"`
+	PID    int    `json:"pid,omitempty"`
+	// State is what the runner says it does: idle, working, rate-limited,
+	// stopped; "-" when no runner ever ran.
+	State   string     `json:"state"`
+	Current string     `json:"current,omitempty"`
+	Subject string     `json:"subject,omitempty"`
+	Since   *time.Time `json:"since,omitempty"`
+	// Stalled is a turn older than recovery.stall_after.
+	Stalled bool   `json:"stalled,omitempty"`
+	Waiting string `json:"waiting,omitempty"`
+	// Heartbeat is when status.json was last written. Views are not sent
+	// it: an idle runner rewrites it every few seconds, and a snapshot that
+	// changes with every heartbeat would never let a viewer idle.
+	Heartbeat *time.Time `json:"-"`
+	// StatusProblem is a status.json that cannot be read.
+	StatusProblem string `json:"status_problem,omitempty"`
+}
+
+// Judge decides what a runner is doing from its status.json (st, or the
+// error reading it) and whether its pid is alive on this host. It is pure:
+// status and mission control both act on its verdict.
+func Judge(st mailbox.Status, err error, host string, now time.Time, stallAfter time.Duration, alive func(pid int) bool) Runner {
+	r := Runner{Runner: "stopped", State: "-"}
+	if isNoStatus(err) {
+		return r
+	}
+	if err != nil {
+		r.StatusProblem = err.Error()
+		return r
+	}
+	updated := st.UpdatedAt
+	r.Heartbeat = &updated
+	switch {
+	case st.Host != "" && st.Host != host:
+		r.Runner, r.PID, r.State = "elsewhere", st.PID, st.State
+	case alive(st.PID) && st.State != "stopped":
+		r.Runner, r.PID, r.State, r.Current, r.Subject, r.Waiting = "running", st.PID, st.State, st.Current, st.Subject, st.Waiting
+		if !st.Since.IsZero() {
+			since := st.Since
+			r.Since = &since
+			r.Stalled = st.State == "working" && now.Sub(since) > stallAfter
+		}
+	case st.State == "stopped":
+		r.State = "stopped"
+	default:
+		r.Runner, r.PID, r.State = "gone", st.PID, st.State+" (pid gone)"
+	}
+	return r
+}
+
+// isNoStatus reports a mailbox without a heartbeat: no runner ever ran.
+func isNoStatus(err error) bool { return errors.Is(err, fs.ErrNotExist) }

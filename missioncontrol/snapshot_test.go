@@ -1,0 +1,223 @@
+package missioncontrol
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"agentctl/config"
+	"agentctl/devlog"
+	"agentctl/mailbox"
+	"agentctl/projectboard"
+)
+
+func TestJudgeTellsRunningStalledGoneAndElsewhere(t *testing.T) {
+	now := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
+	alive := func(pid int) bool { return pid == 100 }
+	st := func(pid int, host, state string, since time.Duration) mailbox.Status {
+		return mailbox.Status{PID: pid, Host: host, State: state, Since: now.Add(-since), UpdatedAt: now, Current: "m1", Subject: "s"}
+	}
+	for _, c := range []struct {
+		name       string
+		st         mailbox.Status
+		err        error
+		runner     string
+		state      string
+		stalled    bool
+		hasCurrent bool
+	}{
+		{"no heartbeat", mailbox.Status{}, fs.ErrNotExist, "stopped", "-", false, false},
+		{"idle", st(100, "h", "idle", time.Minute), nil, "running", "idle", false, true},
+		{"a short turn", st(100, "h", "working", time.Minute), nil, "running", "working", false, true},
+		{"a turn past stall_after", st(100, "h", "working", time.Hour), nil, "running", "working", true, true},
+		{"rate-limited", st(100, "h", "rate-limited", time.Hour), nil, "running", "rate-limited", false, true},
+		{"a dead pid", st(200, "h", "working", time.Hour), nil, "gone", "working (pid gone)", false, false},
+		{"stopped cleanly", st(200, "h", "stopped", 0), nil, "stopped", "stopped", false, false},
+		{"another host", st(200, "other", "working", time.Hour), nil, "elsewhere", "working", false, false},
+	} {
+		r := Judge(c.st, c.err, "h", now, 20*time.Minute, alive)
+		if r.Runner != c.runner || r.State != c.state || r.Stalled != c.stalled || (r.Current != "") != c.hasCurrent {
+			t.Errorf("%s: got %+v", c.name, r)
+		}
+	}
+	if r := Judge(mailbox.Status{}, errors.New("cannot read status.json: bad"), "h", now, time.Minute, alive); r.StatusProblem == "" {
+		t.Errorf("an unreadable heartbeat: %+v", r)
+	}
+}
+
+// runtime makes a runtime with mailboxes for agents and a person, the
+// configuration that names them, and a board with one task.
+func testRuntime(t *testing.T, agents ...string) (string, config.Config) {
+	t.Helper()
+	root := t.TempDir()
+	cfg := config.Default()
+	cfg.Agents = nil
+	for _, a := range agents {
+		cfg.Agents = append(cfg.Agents, config.Agent{Name: a})
+	}
+	for _, name := range cfg.MailboxNames() {
+		if err := mailbox.Create(root, name); err != nil {
+			t.Fatal(err)
+		}
+	}
+	os.MkdirAll(projectboard.Dir(root), 0o755)
+	board := "tasks:\n  - id: T-1\n    title: First task\n    status: todo\n    owner: Agent-1\n"
+	if err := os.WriteFile(filepath.Join(projectboard.Dir(root), "board.yaml"), []byte(board), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return root, cfg
+}
+
+func startFeed(t *testing.T, root string, cfg config.Config) *Feed {
+	t.Helper()
+	f, err := NewFeed(root, cfg, FeedOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { f.Run(ctx); close(done) }()
+	t.Cleanup(func() { cancel(); <-done })
+	return f
+}
+
+func await(t *testing.T, f *Feed, what string, cond func(Snapshot) bool) Snapshot {
+	t.Helper()
+	deadline := time.After(20 * time.Second)
+	for {
+		s, _, _, changed := f.Current()
+		if cond(s) {
+			return s
+		}
+		select {
+		case <-changed:
+		case <-deadline:
+			t.Fatalf("timed out waiting for %s; snapshot: %+v", what, s)
+		}
+	}
+}
+
+func TestFeedFollowsATurnFromItsFileEvents(t *testing.T) {
+	root, cfg := testRuntime(t, "Agent-1", "Agent-2")
+	f := startFeed(t, root, cfg)
+	s, _, seq, _ := f.Current()
+	if len(s.Agents) != 2 || len(s.People) != 1 || s.Columns[0].Tasks[0].ID != "T-1" {
+		t.Fatalf("first snapshot: %+v", s)
+	}
+
+	mb, _ := mailbox.Open(root, "Agent-1")
+	now := time.Now().UTC()
+	msg := mailbox.Message{ID: mailbox.NewID(now), From: "human", To: "Agent-1", Type: "task", Priority: mailbox.Urgent, Subject: "build it", Body: "b", CreatedAt: now, TaskID: "T-1"}
+	if err := mb.Deliver(msg); err != nil {
+		t.Fatal(err)
+	}
+	await(t, f, "the urgent message queued", func(s Snapshot) bool { return s.Agents[0].Queue["urgent"] == 1 })
+
+	// A runner's claim and heartbeat, written as a runner writes them.
+	c, err := mb.Consume(mailbox.Options{Known: cfg.MailboxNames()}, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if err := c.Scan(now); err != nil {
+		t.Fatal(err)
+	}
+	cl, err := c.Claim(now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hb := mailbox.Status{PID: os.Getpid(), State: "working", Current: msg.ID, Subject: msg.Subject, Since: now, StartedAt: now, UpdatedAt: now}
+	hb.Host, _ = os.Hostname()
+	if err := mb.WriteStatus(hb); err != nil {
+		t.Fatal(err)
+	}
+	s = await(t, f, "Agent-1 working", func(s Snapshot) bool {
+		a := s.Agents[0]
+		return a.State == "working" && a.Subject == "build it" && a.Processing == 1 && a.Pending == 0
+	})
+	if a := s.Agents[0]; a.Runner.Runner != "running" || a.Since == nil || a.Stalled {
+		t.Errorf("a fresh turn: %+v", a)
+	}
+
+	// The turn ends: archived, devlog entry, board change, a message on.
+	if err := c.Complete(cl, mailbox.Receipt{Outcome: "done"}, now.Add(time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	hb.State, hb.Current, hb.Subject, hb.Since = "idle", "", "", now.Add(time.Second)
+	if err := mb.WriteStatus(hb); err != nil {
+		t.Fatal(err)
+	}
+	if err := devlog.Append(root, devlog.Entry{Time: now, Agent: "Agent-1", MessageID: msg.ID, Subject: "build it", Outcome: "done"}); err != nil {
+		t.Fatal(err)
+	}
+	store := &projectboard.Store{Root: root}
+	if _, err := store.Update(context.Background(), "T-1", func(t *projectboard.Task) error { t.Status = "review"; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	mb2, _ := mailbox.Open(root, "Agent-2")
+	next := mailbox.Message{ID: mailbox.NewID(now), From: "Agent-1", To: "Agent-2", Subject: "review it", Body: "b", CreatedAt: now.Add(time.Second), ThreadID: msg.ID, ReplyTo: msg.ID, TaskID: "T-1"}
+	if err := mb2.Deliver(next); err != nil {
+		t.Fatal(err)
+	}
+	s = await(t, f, "the turn's end everywhere", func(s Snapshot) bool {
+		a := s.Agents[0]
+		return a.State == "idle" && a.Done == 1 && a.LastLog == "done: build it" && s.Agents[1].Pending == 1 &&
+			len(s.Columns[2].Tasks) == 1 && len(s.Threads) == 1
+	})
+	th := s.Threads[0]
+	if th.ID != msg.ID || len(th.Hops) != 2 || th.Hops[0].Outcome != "done" || th.Hops[0].CompletedAt == nil || th.Hops[1].To != "Agent-2" {
+		t.Errorf("thread: %+v", th)
+	}
+	if task := s.Columns[2].Tasks[0]; task.ID != "T-1" || len(task.Messages) != 2 {
+		t.Errorf("T-1 in review with its messages: %+v", task)
+	}
+	_, _, last, _ := f.Current()
+	if last <= seq {
+		t.Errorf("sequence did not advance: %d then %d", seq, last)
+	}
+}
+
+func TestAHeartbeatAloneChangesNothingShown(t *testing.T) {
+	root, cfg := testRuntime(t, "Agent-1")
+	mb, _ := mailbox.Open(root, "Agent-1")
+	hb := mailbox.Status{PID: os.Getpid(), State: "idle", Since: time.Now(), StartedAt: time.Now(), UpdatedAt: time.Now()}
+	hb.Host, _ = os.Hostname()
+	if err := mb.WriteStatus(hb); err != nil {
+		t.Fatal(err)
+	}
+	r := NewReader(root, cfg)
+	before, _ := json.Marshal(r.Read(Changed{All: true}, time.Now()))
+	hb.UpdatedAt = hb.UpdatedAt.Add(5 * time.Second) // an idle runner's heartbeat: only updated_at changes
+	if err := mb.WriteStatus(hb); err != nil {
+		t.Fatal(err)
+	}
+	after, _ := json.Marshal(r.Read(Changed{Status: one("Agent-1")}, time.Now()))
+	if string(before) != string(after) {
+		t.Errorf("a heartbeat changed the snapshot, so every viewer would get it again:\n%s\n%s", before, after)
+	}
+}
+
+func TestFeedWatchesAFolderRemovedAndMadeAgain(t *testing.T) {
+	root, cfg := testRuntime(t, "Agent-1")
+	f := startFeed(t, root, cfg)
+	mb, _ := mailbox.Open(root, "Agent-1")
+	inbox := filepath.Join(mb.Dir, mailbox.InboxDir)
+	if err := os.RemoveAll(inbox); err != nil {
+		t.Fatal(err)
+	}
+	await(t, f, "the broken mailbox", func(s Snapshot) bool { return s.Agents[0].Problem != "" })
+	if _, err := mb.Repair(); err != nil { // as a runner does
+		t.Fatal(err)
+	}
+	await(t, f, "the mended mailbox", func(s Snapshot) bool { return s.Agents[0].Problem == "" })
+	msg := mailbox.Message{ID: mailbox.NewID(time.Now()), From: "human", To: "Agent-1", Body: "b", CreatedAt: time.Now()}
+	if err := mb.Deliver(msg); err != nil {
+		t.Fatal(err)
+	}
+	await(t, f, "the message in the new inbox", func(s Snapshot) bool { return s.Agents[0].Pending == 1 })
+}

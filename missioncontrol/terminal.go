@@ -1,0 +1,246 @@
+package missioncontrol
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	tea "github.com/charmbracelet/bubbletea"
+	"github.com/charmbracelet/lipgloss"
+)
+
+// Terminal is the Bubble Tea model of `agentctl top`: the agents' tiles as
+// a table, the board's columns, dead letters and what waits for people,
+// redrawn on every snapshot the feed publishes. Keys act on the selected
+// row: r retries a dead letter, s skips an agent's turn (after a y).
+type Terminal struct {
+	Feed    *Feed
+	Actions Actions
+	Now     func() time.Time
+
+	snap    Snapshot
+	seq     uint64
+	pane    int // 0 agents, 1 dead letters
+	row     [2]int
+	confirm string // the agent whose skip waits for y
+	notice  string
+	width   int
+}
+
+type snapshotMsg struct {
+	snap Snapshot
+	seq  uint64
+}
+type tickMsg time.Time
+type doneMsg struct {
+	text string
+	err  error
+}
+
+// Init starts listening to the feed and the clock that ages the turns.
+func (m *Terminal) Init() tea.Cmd {
+	if m.Now == nil {
+		m.Now = time.Now
+	}
+	m.snap, _, m.seq, _ = m.Feed.Current()
+	return tea.Batch(m.next(), tick())
+}
+
+// next waits for the feed's next snapshot.
+func (m *Terminal) next() tea.Cmd {
+	seq := m.seq
+	return func() tea.Msg {
+		for {
+			snap, _, cur, changed := m.Feed.Current()
+			if cur != seq {
+				return snapshotMsg{snap, cur}
+			}
+			<-changed
+		}
+	}
+}
+
+func tick() tea.Cmd {
+	return tea.Tick(time.Second, func(t time.Time) tea.Msg { return tickMsg(t) })
+}
+
+// Update handles keys, snapshots, the clock and the outcome of actions.
+func (m *Terminal) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case snapshotMsg:
+		m.snap, m.seq = msg.snap, msg.seq
+		m.clamp()
+		return m, m.next()
+	case tickMsg:
+		return m, tick()
+	case tea.WindowSizeMsg:
+		m.width = msg.Width
+	case doneMsg:
+		if msg.err != nil {
+			m.notice = "error: " + msg.err.Error()
+			if h, ok := msg.err.(interface{ Hint() string }); ok && h.Hint() != "" {
+				m.notice += " (hint: " + h.Hint() + ")"
+			}
+		} else {
+			m.notice = msg.text
+		}
+	case tea.KeyMsg:
+		return m, m.key(msg.String())
+	}
+	return m, nil
+}
+
+func (m *Terminal) rows(pane int) int {
+	if pane == 0 {
+		return len(m.snap.Agents)
+	}
+	return len(m.snap.Dead)
+}
+
+func (m *Terminal) clamp() {
+	for p := range m.row {
+		m.row[p] = max(0, min(m.row[p], m.rows(p)-1))
+	}
+}
+
+func (m *Terminal) key(k string) tea.Cmd {
+	if m.confirm != "" {
+		agent := m.confirm
+		m.confirm = ""
+		if k != "y" {
+			m.notice = "skip cancelled"
+			return nil
+		}
+		m.notice = "asking " + agent + "'s runner to skip its turn…"
+		return m.act(func(ctx context.Context) (string, error) {
+			return m.Actions.Skip(ctx, SkipRequest{Agent: agent, Reason: "skipped from agentctl top"})
+		})
+	}
+	switch k {
+	case "q", "ctrl+c":
+		return tea.Quit
+	case "tab":
+		m.pane = 1 - m.pane
+	case "up", "k":
+		m.row[m.pane]--
+	case "down", "j":
+		m.row[m.pane]++
+	case "r":
+		if m.pane != 1 || len(m.snap.Dead) == 0 {
+			m.notice = "select a dead letter first (tab)"
+			return nil
+		}
+		d := m.snap.Dead[m.row[1]]
+		m.notice = "retrying " + d.Ref + "…"
+		return m.act(func(ctx context.Context) (string, error) {
+			return m.Actions.Retry(ctx, RetryRequest{Ref: d.Ref, Mailbox: d.Mailbox})
+		})
+	case "s":
+		if m.pane != 0 || len(m.snap.Agents) == 0 {
+			m.notice = "select an agent first (tab)"
+			return nil
+		}
+		a := m.snap.Agents[m.row[0]]
+		if a.State != "working" {
+			m.notice = a.Name + " is not taking a turn"
+			return nil
+		}
+		m.confirm = a.Name
+		m.notice = fmt.Sprintf("skip %s's turn on %q? its message goes to deadletter/ (y/n)", a.Name, a.Subject)
+	}
+	m.clamp()
+	return nil
+}
+
+func (m *Terminal) act(f func(context.Context) (string, error)) tea.Cmd {
+	return func() tea.Msg {
+		text, err := f(context.Background())
+		return doneMsg{text, err}
+	}
+}
+
+var (
+	bold     = lipgloss.NewStyle().Bold(true)
+	dim      = lipgloss.NewStyle().Faint(true)
+	selected = lipgloss.NewStyle().Reverse(true)
+	alarm    = lipgloss.NewStyle().Bold(true).Foreground(lipgloss.Color("9"))
+	warn     = lipgloss.NewStyle().Foreground(lipgloss.Color("11"))
+	good     = lipgloss.NewStyle().Foreground(lipgloss.Color("10"))
+)
+
+// View draws the whole screen.
+func (m *Terminal) View() string {
+	now := m.Now()
+	var b strings.Builder
+	s := m.snap
+	b.WriteString(bold.Render("agentctl top") + "  " + dim.Render(s.Root) + "\n\n")
+	b.WriteString(bold.Render(fmt.Sprintf("%-10s %-22s %-34s %-18s %5s %5s  %s", "AGENT", "STATE", "TURN", "QUEUE u/h/n/l", "DONE", "DEAD", "LAST DEVLOG")) + "\n")
+	for i, a := range s.Agents {
+		state := a.State
+		style := lipgloss.NewStyle()
+		switch {
+		case a.Problem != "":
+			state, style = "broken", alarm
+		case a.Stalled:
+			state, style = "STALLED", alarm
+		case a.Runner.Runner == "stopped" || a.Runner.Runner == "gone":
+			state, style = a.Runner.Runner, dim
+		case a.State == "rate-limited":
+			style = warn
+		case a.State == "idle":
+			style = good
+		}
+		if a.HoldsLock != "" {
+			state += " 🔒"
+		}
+		turn := ""
+		if a.State == "working" && a.Since != nil {
+			turn = now.Sub(*a.Since).Round(time.Second).String() + " " + a.Subject
+		}
+		q := a.Queue
+		line := fmt.Sprintf("%-10s %s %-34s %-18s %5d %5d  %s", a.Name, style.Render(fmt.Sprintf("%-22s", clip(state, 22))), clip(turn, 34),
+			fmt.Sprintf("%d/%d/%d/%d", q["urgent"], q["high"], q["normal"], q["low"]), a.Done, a.Dead, clip(a.LastLog, 60))
+		if m.pane == 0 && i == m.row[0] {
+			line = selected.Render(line)
+		}
+		b.WriteString(line + "\n")
+	}
+	b.WriteString("\n" + bold.Render("BOARD") + "  ")
+	for _, c := range s.Columns {
+		var ids []string
+		for _, t := range c.Tasks {
+			ids = append(ids, t.ID)
+		}
+		b.WriteString(fmt.Sprintf("%s %d [%s]   ", c.Status, len(c.Tasks), clip(strings.Join(ids, " "), 30)))
+	}
+	b.WriteString("\n\n" + bold.Render(fmt.Sprintf("DEAD LETTERS (%d)", len(s.Dead))) + "\n")
+	for i, d := range s.Dead {
+		line := fmt.Sprintf("%-10s %-36s %-28s %s", d.Mailbox, clip(d.Ref, 36), clip(d.Subject, 28), clip(d.Reason, 60))
+		if m.pane == 1 && i == m.row[1] {
+			line = selected.Render(line)
+		}
+		b.WriteString(line + "\n")
+	}
+	for _, p := range s.People {
+		if len(p.Waiting) > 0 {
+			b.WriteString(fmt.Sprintf("\n%s: %d message(s) wait for an answer (agentctl inbox %s)\n", p.Name, len(p.Waiting), p.Name))
+		}
+	}
+	for _, l := range s.Locks {
+		b.WriteString(fmt.Sprintf("desktop input lock %s: %s (pid %d) for %s\n", l.Lock, l.Agent, l.PID, now.Sub(l.Since).Round(time.Second)))
+	}
+	for _, p := range s.Problems {
+		b.WriteString(alarm.Render(p) + "\n")
+	}
+	b.WriteString("\n" + m.notice + "\n")
+	b.WriteString(dim.Render("tab: agents/dead letters  ↑↓: select  s: skip the agent's turn  r: retry the dead letter  q: quit") + "\n")
+	return b.String()
+}
+
+func clip(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
+}
