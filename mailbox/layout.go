@@ -57,6 +57,19 @@ func Create(root, agent string) error {
 	return nil
 }
 
+// ensureDir makes sure the mailbox has its folder sub, making it if it
+// was removed, but never the mailbox folder itself (see Repair).
+func (m *Mailbox) ensureDir(sub string) error {
+	err := os.Mkdir(m.path(sub), atomicfile.DirPerm)
+	if err == nil || errors.Is(err, fs.ErrExist) {
+		return nil
+	}
+	if _, serr := os.Stat(m.Dir); errors.Is(serr, fs.ErrNotExist) {
+		return fmt.Errorf("the mailbox folder %s was removed: %w", m.Dir, ErrNoMailbox)
+	}
+	return fmt.Errorf("cannot recreate %s: %w", m.path(sub), err)
+}
+
 // Repair recreates the folders of the mailbox that were removed while it
 // was in use, and returns their names. The mailbox folder itself is never
 // recreated: when it is gone, the agent was removed or the runtime moved,
@@ -74,7 +87,13 @@ func (m *Mailbox) Repair() (recreated []string, err error) {
 		if _, err := os.Stat(path); !errors.Is(err, fs.ErrNotExist) {
 			continue
 		}
-		if err := atomicfile.MkdirAll(path); err != nil {
+		// Mkdir, not MkdirAll: a mailbox removed meanwhile must stay
+		// removed, not come back as empty folders.
+		err := os.Mkdir(path, atomicfile.DirPerm)
+		if errors.Is(err, fs.ErrExist) {
+			continue
+		}
+		if err != nil {
 			if gone() {
 				return recreated, fmt.Errorf("the mailbox folder %s was removed: %w", m.Dir, ErrNoMailbox)
 			}
