@@ -56,7 +56,7 @@ func (c *Consumer) deadletterFile(name, reason string, now time.Time) error {
 
 func (m *Mailbox) moveToDeadletter(src, dstName string, reason []byte) error {
 	// Recreated if someone removed it: a dead letter must always land.
-	if err := m.ensureDir(DeadletterDir); err != nil {
+	if _, err := m.ensureDir(DeadletterDir); err != nil {
 		return fmt.Errorf("cannot dead-letter %s: %w", src, err)
 	}
 	if err := atomicfile.WriteFile(m.path(DeadletterDir, dstName+ReasonSuffix), reason); err != nil {

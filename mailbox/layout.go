@@ -58,16 +58,17 @@ func Create(root, agent string) error {
 }
 
 // ensureDir makes sure the mailbox has its folder sub, making it if it
-// was removed, but never the mailbox folder itself (see Repair).
-func (m *Mailbox) ensureDir(sub string) error {
-	err := os.Mkdir(m.path(sub), atomicfile.DirPerm)
+// was removed, but never the mailbox folder itself (see Repair). made says
+// whether it had to.
+func (m *Mailbox) ensureDir(sub string) (made bool, err error) {
+	err = os.Mkdir(m.path(sub), atomicfile.DirPerm)
 	if err == nil || errors.Is(err, fs.ErrExist) {
-		return nil
+		return err == nil, nil
 	}
 	if _, serr := os.Stat(m.Dir); errors.Is(serr, fs.ErrNotExist) {
-		return fmt.Errorf("the mailbox folder %s was removed: %w", m.Dir, ErrNoMailbox)
+		return false, fmt.Errorf("the mailbox folder %s was removed: %w", m.Dir, ErrNoMailbox)
 	}
-	return fmt.Errorf("cannot recreate %s: %w", m.path(sub), err)
+	return false, fmt.Errorf("cannot recreate %s: %w", m.path(sub), err)
 }
 
 // Repair recreates the folders of the mailbox that were removed while it
@@ -75,31 +76,14 @@ func (m *Mailbox) ensureDir(sub string) error {
 // recreated: when it is gone, the agent was removed or the runtime moved,
 // and only a person can say which.
 func (m *Mailbox) Repair() (recreated []string, err error) {
-	gone := func() bool {
-		_, err := os.Stat(m.Dir)
-		return errors.Is(err, fs.ErrNotExist)
-	}
-	if gone() {
-		return nil, fmt.Errorf("the mailbox folder %s was removed: %w", m.Dir, ErrNoMailbox)
-	}
 	for _, sub := range layoutDirs {
-		path := m.path(sub)
-		if _, err := os.Stat(path); !errors.Is(err, fs.ErrNotExist) {
-			continue
-		}
-		// Mkdir, not MkdirAll: a mailbox removed meanwhile must stay
-		// removed, not come back as empty folders.
-		err := os.Mkdir(path, atomicfile.DirPerm)
-		if errors.Is(err, fs.ErrExist) {
-			continue
-		}
+		made, err := m.ensureDir(sub)
 		if err != nil {
-			if gone() {
-				return recreated, fmt.Errorf("the mailbox folder %s was removed: %w", m.Dir, ErrNoMailbox)
-			}
-			return recreated, fmt.Errorf("cannot recreate %s: %w", path, err)
+			return recreated, err
 		}
-		recreated = append(recreated, sub)
+		if made {
+			recreated = append(recreated, sub)
+		}
 	}
 	return recreated, nil
 }

@@ -210,7 +210,7 @@ func (c *Consumer) deadletterOnce(dst string, data []byte, origin, reason string
 		return nil
 	}
 	// Recreated if someone removed it: a dead letter must always land.
-	if err := c.mb.ensureDir(DeadletterDir); err != nil {
+	if _, err := c.mb.ensureDir(DeadletterDir); err != nil {
 		return fmt.Errorf("cannot dead-letter %s: %w", origin, err)
 	}
 	if err := atomicfile.WriteFile(c.mb.path(DeadletterDir, dst+ReasonSuffix), reasonText(c.mb.Agent, origin, "", reason, now)); err != nil {
