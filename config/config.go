@@ -40,6 +40,8 @@ type Config struct {
 	RateLimit  RateLimit  `yaml:"rate_limit"`
 	Recovery   Recovery   `yaml:"recovery"`
 	Supervisor Supervisor `yaml:"supervisor"`
+	// What the runner does without a model turn (config/coordination.go).
+	Coordination Coordination `yaml:"coordination"`
 }
 
 // Agent is one agent's seat: its name and how its turns are driven.
@@ -50,6 +52,8 @@ type Agent struct {
 	Driver string `yaml:"driver,omitempty"`
 	Window Window `yaml:"window,omitempty"`
 	Exec   Exec   `yaml:"exec,omitempty"`
+	// Board lets the agent's idle runner take work from the boards.
+	Board BoardWork `yaml:"board,omitempty"`
 }
 
 // Mailbox holds the mailbox and watcher settings shared by every agent.
@@ -88,6 +92,8 @@ func Default() Config {
 		Run:       defaultRun(),
 		RateLimit: defaultRateLimit(),
 		Recovery:  defaultRecovery(),
+
+		Coordination: defaultCoordination(),
 	}
 }
 
@@ -147,6 +153,9 @@ func (c Config) Validate() error {
 		return err
 	}
 	if err := c.validateRunner(); err != nil {
+		return err
+	}
+	if err := c.Coordination.validate(); err != nil {
 		return err
 	}
 	m := c.Mailbox
