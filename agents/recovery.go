@@ -39,7 +39,8 @@ type Recovery struct {
 	S        RecoverySettings
 	Root     string
 	Agents   []string
-	Self     string // the runner's own agent, whose mailbox it already holds; "" for reconcile
+	People   []string // mailboxes without a runner, which dependency notices may reach
+	Self     string   // the runner's own agent, whose mailbox it already holds; "" for reconcile
 	Consumer mailbox.Options
 	Log      zerolog.Logger
 }
