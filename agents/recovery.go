@@ -283,7 +283,7 @@ func (rc *Recovery) Expire(now time.Time) ([]Finding, error) {
 func (rc *Recovery) Reconcile(now time.Time) ([]Finding, error) {
 	var all []Finding
 	var errs []error
-	for _, check := range []func(time.Time) ([]Finding, error){rc.Requeue, rc.Expire, rc.Stalls, rc.ApplyDeferred} {
+	for _, check := range []func(time.Time) ([]Finding, error){rc.Requeue, rc.Expire, rc.Stalls, rc.ApplyDeferred, rc.Dependencies} {
 		f, err := check(now)
 		all = append(all, f...)
 		if err != nil {
