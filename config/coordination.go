@@ -68,6 +68,7 @@ func defaultCoordination() Coordination {
 			"pong":           PolicyRunner,
 			"status-request": PolicyRunner,
 			"board-update":   PolicyRunner,
+			"ack":            PolicyRunner,
 		},
 		DigestWait: Duration(30 * time.Minute),
 		BoardLook:  Duration(30 * time.Second),
