@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -58,11 +60,7 @@ func (r *Runner) runnerReply(msg mailbox.Message) (string, error) {
 	var typ, subject, body string
 	switch strings.ToLower(msg.Type) {
 	case "status-request", "status_request":
-		text, err := r.statusText()
-		if err != nil {
-			return "", err
-		}
-		typ, subject, body = "status-report", "status of "+r.s.Agent, text
+		typ, subject, body = "status-report", "status of "+r.s.Agent, r.statusText()
 	case "ping":
 		typ, subject, body = "pong", "pong from "+r.s.Agent, fmt.Sprintf("%s's runner is up (pid %d).", r.s.Agent, r.hb.snapshot().PID)
 	case "board-update", "board_update":
@@ -82,7 +80,7 @@ func (r *Runner) runnerReply(msg mailbox.Message) (string, error) {
 
 // statusText answers a status request from what status.json holds and
 // the agent's tasks on the boards.
-func (r *Runner) statusText() (string, error) {
+func (r *Runner) statusText() string {
 	st := r.hb.snapshot()
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s: runner pid %d on %s, up since %s, %d pending.\n", r.s.Agent, st.PID, st.Host,
@@ -119,7 +117,7 @@ func (r *Runner) statusText() (string, error) {
 	if err != nil {
 		fmt.Fprintf(&b, "(some boards could not be read: %v)\n", err)
 	}
-	return b.String(), nil
+	return b.String()
 }
 
 // postponeNote puts a digest note back in the inbox to wait for a turn to
@@ -157,10 +155,11 @@ func digestUntil(m mailbox.Message) (time.Time, bool) {
 // maxNotes caps the notes one prompt carries; the rest wait for the next.
 const maxNotes = 20
 
-// notesFor picks the digest notes the turn of cl carries and records their
-// ids before the prompt is sent, so that a resumed turn carries the same
-// ones and settles exactly those. budget is how many bytes the notes may
-// add to the prompt.
+// notesFor picks the digest notes the turn of cl carries. Their ids are
+// recorded before the prompt is sent, so that a resumed turn carries the
+// same ones and settles exactly those; a turn whose prompt went out with
+// none on record carries none. budget is how many bytes the notes may add
+// to the prompt.
 func (r *Runner) notesFor(cl *mailbox.Claim, budget int) ([]mailbox.Entry, error) {
 	if ids, ok := recordedNotes(cl); ok {
 		var out []mailbox.Entry
@@ -171,12 +170,15 @@ func (r *Runner) notesFor(cl *mailbox.Claim, budget int) ([]mailbox.Entry, error
 		}
 		return out, nil
 	}
+	if promptDelivered(cl.Progress) || !slices.Contains(slices.Collect(maps.Values(r.s.Policy)), PolicyDigest) {
+		return nil, nil
+	}
 	pending, err := r.mb.List(mailbox.StatePending)
 	if err != nil {
 		return nil, err
 	}
 	var out []mailbox.Entry
-	ids := []string{}
+	var ids []string
 	for _, e := range pending {
 		m := e.Message
 		if !strings.HasPrefix(e.File, mailbox.InboxDir+"/") || m.ID == "" || m.ID == cl.Message.ID || r.policyOf(m) != PolicyDigest {
@@ -189,6 +191,9 @@ func (r *Runner) notesFor(cl *mailbox.Claim, budget int) ([]mailbox.Entry, error
 		budget -= size
 		out = append(out, e)
 		ids = append(ids, m.ID)
+	}
+	if len(ids) == 0 {
+		return nil, nil
 	}
 	cl.Progress.Data[dataNotes] = ids
 	return out, r.c.Record(cl, "notes", r.now())

@@ -206,6 +206,9 @@ func (r *Runner) Run(ctx context.Context) (err error) {
 			if err := r.coordinate(ctx, now); err != nil {
 				return time.Time{}, err
 			}
+			if r.c.Claimable(now) && r.hb.state() == "idle" {
+				return now, nil // a task taken from the board waits in the inbox
+			}
 			if !now.Before(nextBeat) {
 				if err := r.hb.beat(); err != nil {
 					return time.Time{}, err
