@@ -277,6 +277,7 @@ func (r *Runner) noteEffects(cl *mailbox.Claim) []effect {
 				return result{}, fmt.Errorf("cannot archive the note %s: %w", id, err)
 			}
 			r.hb.count("carried")
+			r.notifySettled(e.Message, "carried by the turn of "+cl.Message.ID, r.now())
 			return result{Kind: "carried", ID: id}, nil
 		}})
 	}

@@ -107,7 +107,7 @@ func TestDigestNotesRideTheNextTurn(t *testing.T) {
 	startRunner(t, s)
 	for i := 1; i <= 3; i++ {
 		deliverTo(t, root, mailbox.Message{ID: fmt.Sprintf("note-%d", i), From: "Agent-2", To: "Agent-1", Type: "note", Priority: mailbox.Low,
-			Body: fmt.Sprintf("FYI %d: the build is green", i), CreatedAt: clock.Now()})
+			Body: fmt.Sprintf("FYI %d: the build is green", i), CreatedAt: clock.Now(), RequiresAck: i == 1})
 	}
 	waitFor(t, 10*time.Second, "the notes to wait", func() bool {
 		c := counts(t, root, "Agent-1")
@@ -140,6 +140,9 @@ func TestDigestNotesRideTheNextTurn(t *testing.T) {
 	}
 	if len(prompts) != 2 {
 		t.Errorf("%d prompts, want 2 (one failed, one retried)", len(prompts))
+	}
+	if p := pendingOf(t, root, "Agent-2"); len(p) != 1 || p[0].Type != "receipt" || !strings.Contains(p[0].Body, "carried by the turn of work") {
+		t.Errorf("Agent-2's inbox %+v, want the receipt note-1 asked for", p)
 	}
 
 	// A lone note waits out digest_wait, then takes a turn of its own.
