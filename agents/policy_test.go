@@ -101,6 +101,11 @@ func TestDigestNotesRideTheNextTurn(t *testing.T) {
 		}
 		return "done", nil
 	}))
+	promptCount := func() int {
+		mu.Lock()
+		defer mu.Unlock()
+		return len(prompts)
+	}
 	s.Clock, s.Consumer.Backoff = clock, time.Minute
 	s.Policy = map[string]string{"note": PolicyDigest}
 	s.DigestWait = time.Hour
@@ -116,7 +121,7 @@ func TestDigestNotesRideTheNextTurn(t *testing.T) {
 	deliverTo(t, root, mailbox.Message{ID: "work", From: "Agent-2", To: "Agent-1", Type: "task", Body: "do the work", CreatedAt: clock.Now()})
 	close(delivered)
 	waitFor(t, 10*time.Second, "the failed turn to be retried later", func() bool {
-		return counts(t, root, "Agent-1").Pending == 4 && len(prompts) == 1
+		return counts(t, root, "Agent-1").Pending == 4 && promptCount() == 1
 	})
 	if c := counts(t, root, "Agent-1"); c.Done != 0 {
 		t.Fatalf("after a failed turn: %+v, want the notes still waiting", c)
@@ -138,8 +143,8 @@ func TestDigestNotesRideTheNextTurn(t *testing.T) {
 	if r := receiptOf(t, root, "Agent-1", "work"); len(r.Data["carried"].([]any)) != 3 {
 		t.Errorf("work's receipt data %v, want the notes it carried", r.Data)
 	}
-	if len(prompts) != 2 {
-		t.Errorf("%d prompts, want 2 (one failed, one retried)", len(prompts))
+	if n := promptCount(); n != 2 {
+		t.Errorf("%d prompts, want 2 (one failed, one retried)", n)
 	}
 	if p := pendingOf(t, root, "Agent-2"); len(p) != 1 || p[0].Type != "receipt" || !strings.Contains(p[0].Body, "carried by the turn of work") {
 		t.Errorf("Agent-2's inbox %+v, want the receipt note-1 asked for", p)
@@ -162,8 +167,8 @@ func TestDigestNotesRideTheNextTurn(t *testing.T) {
 		return counts(t, root, "Agent-1").Done == 5
 	})
 	r := receiptOf(t, root, "Agent-1", "lone")
-	if r.Outcome != outcomeDone || len(prompts) != 3 || r.ClaimedAt.Before(due) {
-		t.Errorf("lone note: receipt %+v after %d prompts, want its own turn from %s", r, len(prompts), due)
+	if r.Outcome != outcomeDone || promptCount() != 3 || r.ClaimedAt.Before(due) {
+		t.Errorf("lone note: receipt %+v after %d prompts, want its own turn from %s", r, promptCount(), due)
 	}
 }
 
