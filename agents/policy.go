@@ -26,9 +26,9 @@ const (
 
 // Keys of the progress record for the steps of this file.
 const (
-	dataByRunner = "by_runner" // true: the reply is the runner's own, no turn was taken
-	dataNotes    = "notes"     // ids of the digest notes the turn's prompt carries
-	metaDigestBy = "digest_until"
+	dataByRunner    = "by_runner"    // true: the reply is the runner's own, no turn was taken
+	dataNotes       = "notes"        // ids of the digest notes the turn's prompt carries
+	metaDigestUntil = "digest_until" // meta: when a waiting note gets a turn of its own
 )
 
 // outcomeRunner is the receipt outcome of a message the runner handled
@@ -132,7 +132,7 @@ func (r *Runner) postponeNote(cl *mailbox.Claim) (bool, error) {
 		if cl.Message.Meta == nil {
 			cl.Message.Meta = map[string]any{}
 		}
-		cl.Message.Meta[metaDigestBy] = until.UTC().Format(time.RFC3339Nano)
+		cl.Message.Meta[metaDigestUntil] = until.UTC().Format(time.RFC3339Nano)
 	}
 	if !now.Before(until) {
 		return false, nil
@@ -147,7 +147,7 @@ func (r *Runner) postponeNote(cl *mailbox.Claim) (bool, error) {
 }
 
 func digestUntil(m mailbox.Message) (time.Time, bool) {
-	s, _ := m.Meta[metaDigestBy].(string)
+	s, _ := m.Meta[metaDigestUntil].(string)
 	t, err := time.Parse(time.RFC3339Nano, s)
 	return t, err == nil
 }
