@@ -35,11 +35,22 @@
 // duplicate; board changes set values; a devlog entry is looked for before
 // it is written again.
 //
+// Not every message costs a turn (policy.go): per message type, the
+// runner answers status requests and pings itself, applies board updates
+// and acknowledges the rest, or keeps digest notes waiting in the inbox
+// until the next turn's prompt carries them. An idle runner looks at the
+// boards (coordinate.go): it sends dependency notices with ids derived
+// from the two tasks (dependency.go), takes the next task it may do when
+// its agent takes work from the boards, under the boards' lock
+// (board_work.go), and writes the day's lore again on the events
+// configured (lore.go).
+//
 // A person can abandon the turn in flight (agentctl skip): the turn watches
 // for the request in the mailbox folder, is cancelled, and its message is
 // dead-lettered with the person's reason (skip.go).
 //
 // The package never reads agentctl.yaml (the command hands Settings down),
 // never touches a window except through package cursor, and never edits a
-// board or devlog except through packages projectboard and devlog.
+// board, devlog or lore file except through packages projectboard, devlog
+// and lore.
 package agents

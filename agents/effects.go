@@ -29,6 +29,8 @@ type outcome struct {
 	Errors   []string // items refused or effects that failed, and why
 	Block    string   // why the agentctl block was refused whole
 	Report   *Report
+	Carried  []string // ids of the digest notes the turn carried, now archived
+	ByRunner bool     // the runner handled the message without a turn
 }
 
 // Outcomes of a message whose reply was worked, as its receipt says.
@@ -40,6 +42,9 @@ const (
 func (o outcome) receiptOutcome() string {
 	if len(o.Errors) > 0 || len(o.Deferred) > 0 || o.Block != "" {
 		return outcomeWithErrors
+	}
+	if o.ByRunner {
+		return outcomeRunner
 	}
 	return outcomeDone
 }
@@ -63,6 +68,12 @@ func (o outcome) receiptData() map[string]any {
 	}
 	if o.Report != nil {
 		d["report"] = o.Report
+	}
+	if len(o.Carried) > 0 {
+		d["carried"] = o.Carried
+	}
+	if o.ByRunner {
+		d["turn"] = false
 	}
 	return d
 }
@@ -100,7 +111,7 @@ func (r *Runner) applyEffects(ctx context.Context, log zerolog.Logger, cl *mailb
 	}
 	results := recordedResults(cl)
 	out := func() outcome {
-		o := outcome{Block: p.BlockError, Report: p.Report, Errors: slices.Clone(pl.refused)}
+		o := outcome{Block: p.BlockError, Report: p.Report, Errors: slices.Clone(pl.refused), ByRunner: cl.Progress.Data[dataByRunner] == true}
 		for _, e := range results {
 			switch e.Kind {
 			case "sent":
@@ -112,6 +123,8 @@ func (r *Runner) applyEffects(ctx context.Context, log zerolog.Logger, cl *mailb
 				o.Errors = append(o.Errors, fmt.Sprintf("board %s: not changed yet, kept until the boards can take it: %s", e.ID, e.Detail))
 			case "failed":
 				o.Errors = append(o.Errors, e.Detail)
+			case "carried":
+				o.Carried = append(o.Carried, e.ID)
 			}
 		}
 		return o
@@ -157,6 +170,9 @@ func (r *Runner) applyEffects(ctx context.Context, log zerolog.Logger, cl *mailb
 		e := devlogEntry(r.s.Agent, msg, r.now(), o.receiptOutcome(), reply, strings.Join(append(slices.Clone(o.Errors), blockNote(o.Block)...), "\n"))
 		e.Note = noteOf(p)
 		e.Actions = actionsOf(o, pl, p.Report)
+		if ids, _ := recordedNotes(cl); len(ids) > 0 {
+			e.Actions = append(e.Actions, "carried the notes "+strings.Join(ids, ", ")+" in its prompt")
+		}
 		if cl.Resumed && devlogHas(r.s.Root, e.Agent, e.MessageID, e.Outcome) {
 			return result{Kind: "devlog"}, nil
 		}
@@ -172,6 +188,7 @@ func (r *Runner) applyEffects(ctx context.Context, log zerolog.Logger, cl *mailb
 			return result{Kind: "sent", ID: m.ID}, nil
 		}})
 	}
+	effects = append(effects, r.noteEffects(cl)...)
 	if msg.RequiresAck {
 		effects = append(effects, effect{"ack", func() (result, error) {
 			r.notifySettled(msg, "done", r.now())

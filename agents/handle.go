@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -29,10 +28,6 @@ const (
 	stageReply      = string(cursor.StageReplied)
 )
 
-// Message types the runner settles without a turn: receipts only say that
-// something happened, and prompting a model with them would waste a turn.
-var noTurnTypes = map[string]bool{"receipt": true}
-
 // handle takes one claimed message through the whole loop and settles it.
 // An error means the runner must stop: the claim stays in processing/ and
 // the next runner resumes it from its progress record.
@@ -51,10 +46,29 @@ func (r *Runner) handle(ctx context.Context, cl *mailbox.Claim) error {
 	started := r.now()
 
 	reply, haveReply := cl.Progress.Data[dataReply].(string)
-	if !haveReply && noTurnTypes[strings.ToLower(msg.Type)] {
-		reply, haveReply = "", true
+	if !haveReply {
+		switch r.policyOf(msg) {
+		case PolicyRunner:
+			var err error
+			if reply, err = r.runnerReply(msg); err != nil {
+				return r.failed(ctx, log, cl, err)
+			}
+			cl.Progress.Data[dataReply], cl.Progress.Data[dataByRunner] = reply, true
+			if err := r.c.Record(cl, "answered", r.now()); err != nil {
+				return err
+			}
+			haveReply = true
+			log.Info().Str("event", "answered").Str("type", msg.Type).Msg("handled by the runner, without a turn")
+		case PolicyDigest:
+			if waits, err := r.postponeNote(cl); waits || err != nil {
+				return err
+			}
+		}
 	}
 	if !haveReply {
+		if took, err := r.takeBoardTask(ctx, log, cl); !took || err != nil {
+			return err
+		}
 		var err error
 		reply, err = r.takeTurn(ctx, log, cl)
 		if err != nil {
@@ -92,6 +106,11 @@ func (r *Runner) takeTurn(ctx context.Context, log zerolog.Logger, cl *mailbox.C
 	if err != nil {
 		return "", err
 	}
+	notes, err := r.notesFor(cl, r.s.MaxPromptBytes-len(prompt)-len(notesSection([]mailbox.Entry{{}})))
+	if err != nil {
+		return "", err
+	}
+	prompt += notesSection(notes)
 	if len(prompt) > r.s.MaxPromptBytes {
 		return "", &deadError{fmt.Sprintf("its prompt is %d bytes, over run.max_prompt_bytes (%d); it was not cut short", len(prompt), r.s.MaxPromptBytes)}
 	}

@@ -1,6 +1,7 @@
 package agents
 
 import (
+	"maps"
 	"os"
 	"sync"
 	"time"
@@ -23,6 +24,16 @@ func newHeartbeat(mb *mailbox.Mailbox, now func() time.Time) *heartbeat {
 	return &heartbeat{mb: mb, now: now, st: mailbox.Status{
 		PID: os.Getpid(), Host: host, StartedAt: now().UTC(), Counters: map[string]int{},
 	}}
+}
+
+// snapshot is status.json as the runner last wrote it, or is about to.
+func (h *heartbeat) snapshot() mailbox.Status {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	st := h.st
+	st.Agent = h.mb.Agent
+	st.Counters = maps.Clone(h.st.Counters)
+	return st
 }
 
 // busyRewriteGap is how stale status.json may get while a runner goes from

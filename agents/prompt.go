@@ -76,6 +76,17 @@ a message), and say what you did in the devlog line.
 
 {{.Protocol}}
 `,
+	"board-task": `You are {{.Agent}}, one agent of a swarm coordinated by agentctl{{if .Others}} (the others: {{join .Others ", "}}){{end}}.
+You took the next task from the project board; it is now in_progress and yours.
+Message-ID: {{.Message.ID}}
+Subject: {{or .Message.Subject "(none)"}}
+{{- template "task" .}}
+
+When the task is finished, set its board status to done (or to review, or
+hand it on with a message), and say what you did in the devlog line.
+
+{{.Protocol}}
+`,
 	"resume": `{{.Message.Body}}
 `,
 }

@@ -39,7 +39,8 @@ type Recovery struct {
 	S        RecoverySettings
 	Root     string
 	Agents   []string
-	Self     string // the runner's own agent, whose mailbox it already holds; "" for reconcile
+	People   []string // mailboxes without a runner, which dependency notices may reach
+	Self     string   // the runner's own agent, whose mailbox it already holds; "" for reconcile
 	Consumer mailbox.Options
 	Log      zerolog.Logger
 }
@@ -282,7 +283,7 @@ func (rc *Recovery) Expire(now time.Time) ([]Finding, error) {
 func (rc *Recovery) Reconcile(now time.Time) ([]Finding, error) {
 	var all []Finding
 	var errs []error
-	for _, check := range []func(time.Time) ([]Finding, error){rc.Requeue, rc.Expire, rc.Stalls, rc.ApplyDeferred} {
+	for _, check := range []func(time.Time) ([]Finding, error){rc.Requeue, rc.Expire, rc.Stalls, rc.ApplyDeferred, rc.Dependencies} {
 		f, err := check(now)
 		all = append(all, f...)
 		if err != nil {

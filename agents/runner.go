@@ -49,16 +49,31 @@ type Settings struct {
 
 	Recovery RecoverySettings
 
+	// Coordination without a model turn (policy.go, board_work.go,
+	// dependency.go, lore.go). Policy maps a message type (lower case) to
+	// PolicyTurn, PolicyRunner or PolicyDigest; DigestWait is the longest
+	// a digest note waits for a turn to carry it; BoardLook is how often
+	// an idle runner looks at the boards; TakeWork lets it take tasks,
+	// unowned ones only with one of WorkLabels when there are any.
+	Policy     map[string]string
+	DigestWait time.Duration
+	BoardLook  time.Duration
+	TakeWork   bool
+	WorkLabels []string
+	Lore       LoreSettings
+
 	Log zerolog.Logger
 	// Clock is the runner's time; the wall clock when nil. Tests step a
 	// fake one, so nothing in them waits for a backoff or a heartbeat.
 	Clock mailbox.Clock
 }
 
-// Defaults of the loop guards.
+// Defaults of the loop guards and of coordination.
 const (
 	DefaultMaxHops          = 20
 	DefaultMaxSendsPerReply = 10
+	DefaultDigestWait       = 30 * time.Minute
+	DefaultBoardLook        = 30 * time.Second
 )
 
 // Runner is the long-lived loop of one agent. One goroutine runs it.
@@ -71,6 +86,8 @@ type Runner struct {
 	templates Templates
 	recovery  *Recovery
 	log       zerolog.Logger
+
+	look coordination
 }
 
 // New checks the settings and opens the agent's mailbox.
@@ -93,6 +110,12 @@ func New(s Settings) (*Runner, error) {
 	if s.MaxPromptBytes <= 0 {
 		s.MaxPromptBytes = 64 * 1024
 	}
+	if s.DigestWait <= 0 {
+		s.DigestWait = DefaultDigestWait
+	}
+	if s.BoardLook <= 0 {
+		s.BoardLook = DefaultBoardLook
+	}
 	mb, err := mailbox.Open(s.Root, s.Agent)
 	if err != nil {
 		return nil, err
@@ -109,7 +132,7 @@ func New(s Settings) (*Runner, error) {
 	if s.Recovery.Human == "" {
 		s.Recovery.Human = s.Human
 	}
-	r.recovery = &Recovery{S: s.Recovery, Root: s.Root, Agents: s.Agents, Self: s.Agent, Consumer: s.Consumer, Log: r.log}
+	r.recovery = &Recovery{S: s.Recovery, Root: s.Root, Agents: s.Agents, People: s.People, Self: s.Agent, Consumer: s.Consumer, Log: r.log}
 	return r, nil
 }
 
@@ -164,8 +187,12 @@ func (r *Runner) Run(ctx context.Context) (err error) {
 	r.log.Info().Str("event", "started").Int("pid", os.Getpid()).Int("pending", c.Pending()).Msg("runner started")
 	nextBeat := r.now().Add(r.s.Heartbeat)
 	return mailbox.Serve(ctx, c, w.C, r.s.Clock, mailbox.Worker{
-		Handle: r.handle,
-		Hold:   r.hold,
+		Handle: func(ctx context.Context, cl *mailbox.Claim) error {
+			err := r.handle(ctx, cl)
+			r.handled(ctx)
+			return err
+		},
+		Hold: r.hold,
 		Between: func(now time.Time) (time.Time, error) {
 			if err := sched.RunDue(now); err != nil {
 				return time.Time{}, err
@@ -179,16 +206,26 @@ func (r *Runner) Run(ctx context.Context) (err error) {
 			if err := r.hb.wait(c.Waiting()); err != nil {
 				return time.Time{}, err
 			}
+			if err := r.coordinate(ctx, now); err != nil {
+				return time.Time{}, err
+			}
+			if r.c.Claimable(now) && r.hb.state() == "idle" {
+				return now, nil // a task taken from the board waits in the inbox
+			}
 			if !now.Before(nextBeat) {
 				if err := r.hb.beat(); err != nil {
 					return time.Time{}, err
 				}
 				nextBeat = now.Add(r.s.Heartbeat)
 			}
-			if t, ok := sched.Next(); ok && t.Before(nextBeat) {
+			next := nextBeat
+			if r.look.next.Before(next) {
+				next = r.look.next
+			}
+			if t, ok := sched.Next(); ok && t.Before(next) {
 				return t, nil
 			}
-			return nextBeat, nil
+			return next, nil
 		},
 	})
 }

@@ -40,6 +40,8 @@ type Config struct {
 	RateLimit  RateLimit  `yaml:"rate_limit"`
 	Recovery   Recovery   `yaml:"recovery"`
 	Supervisor Supervisor `yaml:"supervisor"`
+	// What the runner does without a model turn (config/coordination.go).
+	Coordination Coordination `yaml:"coordination"`
 }
 
 // Agent is one agent's seat: its name and how its turns are driven.
@@ -52,6 +54,8 @@ type Agent struct {
 	Exec   Exec   `yaml:"exec,omitempty"`
 	// NewChat says when a fresh conversation starts (config/preset.go).
 	NewChat NewChat `yaml:"new_chat,omitempty"`
+	// Board lets the agent's idle runner take work from the boards.
+	Board BoardWork `yaml:"board,omitempty"`
 }
 
 // Mailbox holds the mailbox and watcher settings shared by every agent.
@@ -94,6 +98,8 @@ func Default() Config {
 		Run:       defaultRun(),
 		RateLimit: defaultRateLimit(),
 		Recovery:  defaultRecovery(),
+
+		Coordination: defaultCoordination(),
 	}
 }
 
@@ -153,6 +159,9 @@ func (c Config) Validate() error {
 		return err
 	}
 	if err := c.validateRunner(); err != nil {
+		return err
+	}
+	if err := c.Coordination.validate(); err != nil {
 		return err
 	}
 	m := c.Mailbox

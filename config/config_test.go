@@ -106,3 +106,31 @@ func TestPeopleHaveMailboxesButAreNotAgents(t *testing.T) {
 		}
 	}
 }
+
+func TestCoordinationSettings(t *testing.T) {
+	cfg, err := Parse("x", []byte("agents:\n  - name: Agent-1\n    board: {take: true, labels: [docs]}\n"+
+		"coordination:\n  policy:\n    note: digest\n    ping: turn\n  digest_wait: 5m\n  lore: {on_task_done: true, every_messages: 10}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := cfg.Coordination
+	if c.Policy["note"] != PolicyDigest || c.Policy["ping"] != PolicyTurn || c.Policy["status-request"] != PolicyRunner {
+		t.Errorf("policy = %v, want the file's entries over the defaults", c.Policy)
+	}
+	if c.DigestWait.D() != 5*time.Minute || !c.Lore.OnTaskDone || c.Lore.EveryMessages != 10 {
+		t.Errorf("coordination = %+v", c)
+	}
+	if a := cfg.Agents[0]; !a.Board.Take || len(a.Board.Labels) != 1 {
+		t.Errorf("board work = %+v", a.Board)
+	}
+	for data, want := range map[string]string{
+		"coordination:\n  policy: {note: later}\n":      `"later" is not turn, runner or digest`,
+		"coordination:\n  policy: {Note: digest}\n":     "must be lower case",
+		"coordination:\n  digest_wait: 0s\n":            "positive durations",
+		"coordination:\n  lore: {every_messages: -1}\n": "cannot be negative",
+	} {
+		if _, err := Parse("x", []byte(data)); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("Parse(%q) = %v, want an error containing %q", data, err, want)
+		}
+	}
+}

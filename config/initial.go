@@ -40,6 +40,9 @@ agents:
 #    exec:
 #      command: [claude, -p, "{prompt}"]  # without {prompt} the prompt goes to stdin
 #      timeout: 10m                       # then the whole process group is killed
+#    board:
+#      take: true          # when idle, take the next todo task (its own, or unowned) whose depends_on are done
+#      labels: [backend]   # unowned tasks only with one of these labels (or role); empty: any
 #
 # With an exec preset the reply is read from the JSON the command prints and
 # the agent's session is kept in sessions/<agent>.json, so every turn, and the
@@ -155,6 +158,30 @@ supervisor:
   agent: "{{.S.Agent}}"
   # If set, a stalled agent is sent this text as an urgent "resume" message.
   nudge: "{{.S.Nudge}}"
+
+# What the runner does without a model turn.
+coordination:
+  # Per message type: turn (a prompt), runner (no turn: status-request and
+  # ping are answered, board-update applies its agentctl block, any other
+  # type is acknowledged) or digest (folded into the next turn's prompt).
+  # Types not listed take a turn.
+  policy:
+{{- range .C.PolicyTypes}}
+    {{.}}: {{index $.C.Policy .}}
+{{- end}}
+    # notice: digest
+  # A digest note waits at most this long for a turn to carry it; then it
+  # gets a turn of its own.
+  digest_wait: {{.C.DigestWait}}
+  # How often an idle runner looks at the boards: for work to take (agents
+  # with board.take) and for dependency notices to send.
+  board_look: {{.C.BoardLook}}
+  # When the day's lore (lore/YYYY-MM-DD.md) is written again.
+  lore:
+    on_task_done: {{.C.Lore.OnTaskDone}}   # whenever a task becomes done
+    every_messages: {{.C.Lore.EveryMessages}}    # after every N messages a runner settles; 0: never
+    # narrate: [claude, -p, "Retell this chronicle in two paragraphs."]  # the lore on stdin
+    narrate_timeout: {{.C.Lore.NarrateTimeout}}
 `))
 
 // Initial returns the commented agentctl.yaml for a new runtime with the
@@ -170,7 +197,8 @@ func Initial(agents []string) []byte {
 		L      RateLimit
 		V      Recovery
 		S      Supervisor
-	}{agents, DefaultPeople, Default().Mailbox, Default().GUI, Default().Run, Default().RateLimit, Default().Recovery, Default().Supervisor}
+		C      Coordination
+	}{agents, DefaultPeople, Default().Mailbox, Default().GUI, Default().Run, Default().RateLimit, Default().Recovery, Default().Supervisor, Default().Coordination}
 	if err := initialTemplate.Execute(&buf, data); err != nil {
 		panic(fmt.Sprintf("config template: %v", err))
 	}

@@ -221,18 +221,34 @@ func (c *Consumer) Retry(cl *Claim, cause error, now time.Time) (dead bool, err 
 	msg.LastError = cause.Error()
 	after := now.Add(backoff(c.opts.Backoff, msg.Attempts))
 	msg.DeliverAfter = &after
+	return false, c.requeue(cl, msg)
+}
+
+// Postpone puts a claimed message back in the inbox, not claimable before
+// until, without counting an attempt: its consumer chose to work it later
+// (a note that waits to be folded into a turn). What the caller changed in
+// cl.Message (its meta) is kept.
+func (c *Consumer) Postpone(cl *Claim, until time.Time) error {
+	msg := cl.Message
+	msg.DeliverAfter = &until
+	return c.requeue(cl, msg)
+}
+
+// requeue replaces the claimed message with msg and moves it back to the
+// inbox.
+func (c *Consumer) requeue(cl *Claim, msg Message) error {
 	if err := atomicfile.WriteFile(c.processing(cl.stem, ".json"), msg.Encode()); err != nil {
-		return false, fmt.Errorf("cannot requeue %s: %w", msg.ID, err)
+		return fmt.Errorf("cannot requeue %s: %w", msg.ID, err)
 	}
 	if err := os.Rename(c.processing(cl.stem, ".json"), c.mb.path(InboxDir, cl.stem+".json")); err != nil {
-		return false, fmt.Errorf("cannot requeue %s: %w", msg.ID, err)
+		return fmt.Errorf("cannot requeue %s: %w", msg.ID, err)
 	}
 	if err := c.dropProgress(cl.stem); err != nil {
-		return false, err
+		return err
 	}
 	c.index(msg)
 	c.inflight = nil
-	return false, nil
+	return nil
 }
 
 // maxBackoff caps the doubling wait between retries.

@@ -232,6 +232,12 @@ func (c *Consumer) Scan(now time.Time) error {
 			c.removeLeftover(e, now)
 			continue
 		}
+		if isWithdrawn(e.Name()) {
+			if name := c.restoreWithdrawn(e, now); name != "" {
+				present[name] = true
+			}
+			continue
+		}
 		if err := c.ingestFile(e.Name(), now); err != nil {
 			return err
 		}
@@ -320,6 +326,25 @@ const leftoverAge = time.Hour
 // removeLeftover removes the temp file of a delivery that died before
 // linking it in. It never was a message; only its writer could have made
 // it one.
+// restoreWithdrawn puts back, once it is old enough that no delivery is
+// still checking it, a message a delivery moved aside and died before it
+// could put it back.
+func (c *Consumer) restoreWithdrawn(e fs.DirEntry, now time.Time) (restored string) {
+	fi, err := e.Info()
+	if err != nil || now.Sub(fi.ModTime()) < leftoverAge {
+		return ""
+	}
+	name, err := c.mb.restoreWithdrawn(e.Name())
+	if name == "" || err != nil {
+		return ""
+	}
+	c.emit("restored", "", name, "a delivery set it aside and did not put it back")
+	if err := c.ingestFile(name, now); err != nil {
+		c.emit("restored", "", name, err.Error())
+	}
+	return name
+}
+
 func (c *Consumer) removeLeftover(e fs.DirEntry, now time.Time) {
 	fi, err := e.Info()
 	if err != nil || now.Sub(fi.ModTime()) < leftoverAge {

@@ -2,6 +2,7 @@ package mailbox
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -140,6 +141,41 @@ func TestRetryBacksOffThenDeadletters(t *testing.T) {
 	}
 	if got := names(t, mb.path(ProcessingDir)); len(got) != 0 {
 		t.Errorf("processing = %v", got)
+	}
+}
+
+// TestPostponeCountsNoAttempt: a postponed message waits until its time
+// with its meta as changed, and is never dead-lettered for waiting.
+func TestPostponeCountsNoAttempt(t *testing.T) {
+	root := newRuntime(t, "Agent-1")
+	mb := openMailbox(t, root, "Agent-1")
+	if err := mb.Deliver(testMessage("note", "Agent-1", Low)); err != nil {
+		t.Fatal(err)
+	}
+	c := consume(t, mb, Options{MaxAttempts: 1, Backoff: time.Minute}, t0)
+	now := t0
+	for i := 0; i < 3; i++ {
+		cl, err := c.Claim(now)
+		if err != nil {
+			t.Fatalf("claim %d: %v", i, err)
+		}
+		if cl.Progress.Attempt != 1 || cl.Message.LastError != "" {
+			t.Errorf("claim %d: attempt %d, last error %q; want a first attempt", i, cl.Progress.Attempt, cl.Message.LastError)
+		}
+		if i > 0 && fmt.Sprint(cl.Message.Meta["waited"]) != fmt.Sprint(i) {
+			t.Errorf("claim %d: meta %v, want the caller's change kept", i, cl.Message.Meta)
+		}
+		cl.Message.Meta = map[string]any{"waited": i + 1}
+		if err := c.Postpone(cl, now.Add(time.Hour)); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.Claim(now.Add(time.Hour - time.Second)); !errors.Is(err, ErrEmpty) {
+			t.Fatalf("claimed %v before its time", err)
+		}
+		now = now.Add(time.Hour)
+	}
+	if got := names(t, mb.path(DeadletterDir)); len(got) != 0 {
+		t.Errorf("deadletter = %v", got)
 	}
 }
 

@@ -1,7 +1,7 @@
 // Package mailbox owns each agent's mailbox folder under the runtime root:
 // the canonical message, tolerant decoding of every Dream.OS message shape,
 // delivery, ingest of dropped files and of the Dream.OS inbox.json, the claim
-// → complete / fail / dead-letter life cycle, crash recovery, the folder
+// → complete / fail / postpone / dead-letter life cycle, crash recovery, the folder
 // watcher, the status.json heartbeat, and what a person does by hand
 // (admin.go, skip.go: find a message anywhere, settle it, requeue a dead
 // letter, ask a runner to skip a turn or abandon it when no runner is up).

@@ -1,11 +1,13 @@
 package mailbox
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -22,6 +24,10 @@ type Mailbox struct {
 	Root  string
 	Agent string
 	Dir   string
+
+	// afterLink runs between a delivery's link into inbox/ and its .seen
+	// marker, so tests can claim the message at the worst moment.
+	afterLink func()
 }
 
 // ErrNoMailbox is returned by Open when the agent's folder does not exist.
@@ -84,7 +90,8 @@ var ErrDuplicate = errors.New("a message with this id was already delivered")
 // Without any lock: the file is linked in only if its name is free (one
 // pending copy at most), and a .seen marker, taken by whichever of this
 // delivery and the claim comes first, remembers the id once the file has
-// left inbox/.
+// left inbox/. A delivery that finds the marker taken withdraws its copy
+// only if the file is still its own (see withdraw).
 func (m *Mailbox) Deliver(msg Message) error {
 	if msg.ID == "" {
 		return errors.New("cannot deliver a message without an id")
@@ -94,12 +101,16 @@ func (m *Mailbox) Deliver(msg Message) error {
 		return fmt.Errorf("cannot deliver %s to %s: %w", msg.ID, m.Agent, ErrDuplicate)
 	}
 	path := m.path(InboxDir, stem+".json")
-	err := atomicfile.Create(path, msg.Encode())
+	data := msg.Encode()
+	err := atomicfile.Create(path, data)
 	if errors.Is(err, fs.ErrExist) {
 		return fmt.Errorf("cannot deliver %s to %s: %w", msg.ID, m.Agent, ErrDuplicate)
 	}
 	if err != nil {
 		return fmt.Errorf("cannot deliver %s to %s: %w", msg.ID, m.Agent, err)
+	}
+	if m.afterLink != nil {
+		m.afterLink()
 	}
 	// The marker goes in after the message landed: if we crash in between,
 	// the claim adds it. If it is there already, either the consumer
@@ -110,14 +121,63 @@ func (m *Mailbox) Deliver(msg Message) error {
 		return fmt.Errorf("cannot deliver %s to %s: %w", msg.ID, m.Agent, err)
 	}
 	if !fresh {
-		// Removing finds nothing only if the consumer already claimed the
-		// file we linked, in which case ours was the one delivered.
-		if err := os.Remove(path); errors.Is(err, fs.ErrNotExist) {
-			return nil
+		delivered, err := m.withdraw(path, data)
+		switch {
+		case err != nil:
+			return fmt.Errorf("cannot deliver %s to %s: %w", msg.ID, m.Agent, err)
+		case !delivered:
+			return fmt.Errorf("cannot deliver %s to %s: %w", msg.ID, m.Agent, ErrDuplicate)
 		}
-		return fmt.Errorf("cannot deliver %s to %s: %w", msg.ID, m.Agent, ErrDuplicate)
 	}
 	return nil
+}
+
+// withdrawSuffix ends the dot-name under which a delivery that found its
+// id seen checks the file it linked (see withdraw).
+const withdrawSuffix = ".withdrawing"
+
+// withdraw takes back the file a delivery linked at path once the id
+// turned out to be seen already. The file there may not be ours any more:
+// the consumer may have claimed ours and put it back (a retry, a postponed
+// message) as a new file under the same name, and that one must stay. So
+// whatever is at path is moved aside in one rename, removed only if it
+// holds exactly what this delivery wrote, and put back otherwise.
+// delivered is true when ours was the copy the consumer took.
+func (m *Mailbox) withdraw(path string, ours []byte) (delivered bool, err error) {
+	aside := filepath.Join(filepath.Dir(path), fmt.Sprintf(".%s.%016x%s", filepath.Base(path), rand.Uint64(), withdrawSuffix))
+	if err := os.Rename(path, aside); errors.Is(err, fs.ErrNotExist) {
+		return true, nil // the consumer claimed ours and has it still
+	} else if err != nil {
+		return false, err
+	}
+	if got, err := os.ReadFile(aside); err == nil && bytes.Equal(got, ours) {
+		return false, os.Remove(aside)
+	}
+	if err := os.Rename(aside, path); err != nil {
+		return true, fmt.Errorf("cannot put back %s: %w", path, err)
+	}
+	return true, nil
+}
+
+func isWithdrawn(name string) bool {
+	return strings.HasPrefix(name, ".") && strings.HasSuffix(name, withdrawSuffix)
+}
+
+// restoreWithdrawn puts back a file left aside by a delivery that died in
+// withdraw, unless its name has been taken since, and returns that name.
+func (m *Mailbox) restoreWithdrawn(aside string) (string, error) {
+	rest := strings.TrimSuffix(strings.TrimPrefix(aside, "."), withdrawSuffix)
+	dot := strings.LastIndexByte(rest, '.')
+	if !isWithdrawn(aside) || dot < 0 {
+		return "", nil
+	}
+	name := rest[:dot]
+	if err := os.Link(m.path(InboxDir, aside), m.path(InboxDir, name)); errors.Is(err, fs.ErrExist) {
+		return "", nil
+	} else if err != nil {
+		return "", err
+	}
+	return name, os.Remove(m.path(InboxDir, aside))
 }
 
 func (m *Mailbox) seen(stem string) bool {

@@ -25,7 +25,11 @@ swarm healthy even when no runner is up:
   - a stalled agent (heartbeat older than recovery.stale_after, or a turn
     longer than recovery.stall_after while messages wait) is reported to
     supervisor.agent and its devlog, once per stall, and nudged with
-    supervisor.nudge if set.
+    supervisor.nudge if set;
+  - the owner of a task whose depends_on became done gets one
+    task-dependency-fulfilled message per dependency, exactly once;
+  - the day's lore is written again when coordination.lore asks for
+    refreshes and the devlogs or boards changed since it was written.
 
 It prints one line per finding and exits 0; mailboxes with a live runner
 are left to that runner.
@@ -54,8 +58,17 @@ func runReconcile(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	rc := &agents.Recovery{S: recoverySettings(cfg), Root: env.Root, Agents: cfg.AgentNames(), Consumer: consumerOptions(cfg), Log: log}
-	found, err := rc.Reconcile(time.Now())
+	rc := &agents.Recovery{S: recoverySettings(cfg), Root: env.Root, Agents: cfg.AgentNames(), People: cfg.PeopleNames(), Consumer: consumerOptions(cfg), Log: log}
+	now := time.Now()
+	found, err := rc.Reconcile(now)
+	if l := loreSettings(cfg); (l.OnTaskDone || l.EveryMessages > 0) && agents.LoreStale(env.Root, now) {
+		narrated, lerr := agents.RefreshLore(ctx, env.Root, cfg.AgentNames(), now, l)
+		if lerr != nil {
+			fmt.Fprintf(env.Stderr, "warning: %v\n", lerr)
+		} else {
+			found = append(found, agents.Finding{Agent: "swarm", Kind: "lore", Detail: fmt.Sprintf("refreshed the day's lore (narrated: %v)", narrated)})
+		}
+	}
 	if *asJSON {
 		if found == nil {
 			found = []agents.Finding{}

@@ -184,8 +184,19 @@ func runnerSettings(env *Env, cfg config.Config, agent config.Agent, driver curs
 		PerMinute:        cfg.RateLimit.PerMinute,
 		PerHour:          cfg.RateLimit.PerHour,
 		Recovery:         recoverySettings(cfg),
+		Policy:           cfg.Coordination.Policy,
+		DigestWait:       cfg.Coordination.DigestWait.D(),
+		BoardLook:        cfg.Coordination.BoardLook.D(),
+		TakeWork:         agent.Board.Take,
+		WorkLabels:       agent.Board.Labels,
+		Lore:             loreSettings(cfg),
 		Log:              log,
 	}
+}
+
+func loreSettings(cfg config.Config) agents.LoreSettings {
+	l := cfg.Coordination.Lore
+	return agents.LoreSettings{OnTaskDone: l.OnTaskDone, EveryMessages: l.EveryMessages, Narrate: l.Narrate, NarrateTimeout: l.NarrateTimeout.D()}
 }
 
 func recoverySettings(cfg config.Config) agents.RecoverySettings {
