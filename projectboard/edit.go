@@ -63,6 +63,15 @@ func (s *source) lineEnd(n int) int {
 	return s.start[n]
 }
 
+// lineStart is the offset of line n, or the end of the text for the line
+// after the last.
+func (s *source) lineStart(n int) int {
+	if n > len(s.start) {
+		return len(s.data)
+	}
+	return s.start[n-1]
+}
+
 // offset turns a yaml.v3 position (1-based line, 1-based rune column) into
 // a byte offset.
 func (s *source) offset(line, col int) int {
@@ -285,21 +294,25 @@ func (b *Board) colon(src *source, k *yaml.Node) (int, error) {
 	return c, nil
 }
 
+// taskEndLine is the first line that cannot be part of task i: the next
+// task's, the next top-level key's, or one past the last line.
+func (b *Board) taskEndLine(src *source, i int) int {
+	if i+1 < len(b.taskNodes) {
+		return b.taskNodes[i+1].Line
+	}
+	for j := 0; j < len(b.root.Content); j += 2 {
+		if k := b.root.Content[j]; k.Line > b.tasksKey.Line {
+			return k.Line
+		}
+	}
+	return src.lines() + 1
+}
+
 // keyBounds gives, for each key of task i, the first line that cannot be
 // part of its value: the next key, the next task, the next top-level key.
 func (b *Board) keyBounds(src *source, i int) []int {
 	n := b.taskNodes[i]
-	after := src.lines() + 1
-	if i+1 < len(b.taskNodes) {
-		after = b.taskNodes[i+1].Line
-	} else {
-		for j := 0; j < len(b.root.Content); j += 2 {
-			if k := b.root.Content[j]; k.Line > b.tasksKey.Line {
-				after = k.Line
-				break
-			}
-		}
-	}
+	after := b.taskEndLine(src, i)
 	bounds := make([]int, len(n.Content)/2)
 	for j := range bounds {
 		bounds[j] = after

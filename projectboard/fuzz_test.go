@@ -9,7 +9,8 @@ import (
 // FuzzParse feeds the board loader arbitrary text. It must never panic, and
 // on every board it accepts, an agent's edit must either be refused or
 // produce a board that parses with the change in place (withTask verifies
-// that itself; the fuzzer hunts for texts where that check is wrong).
+// that itself, from the task's text alone when it can; the fuzzer hunts for
+// texts where either check is wrong).
 func FuzzParse(f *testing.F) {
 	files, _ := filepath.Glob(filepath.Join("..", "fixtures", "boards", "*.yaml"))
 	for _, name := range files {
@@ -33,6 +34,12 @@ func FuzzParse(f *testing.F) {
 			out, err := b.withTask(i, task)
 			if err != nil {
 				continue
+			}
+			// An edit the task's own text proved sound must pass the
+			// check of the whole board too.
+			keys, _ := changedKeys(b.Tasks[i], task)
+			if err := b.verify(out, i, task, keys, false); err != nil {
+				t.Fatalf("edit passed withTask but not the check of the whole board: %v\n%s", err, out)
 			}
 			nb, err := Parse("fuzz.yaml", out)
 			if err != nil {
