@@ -54,36 +54,46 @@ func checkTask(t Task) error {
 }
 
 // withTask returns the board's text with task i changed to t, touching only
-// the lines of the keys that changed, after checking the result.
-func (b *Board) withTask(i int, t Task) ([]byte, error) {
+// the lines of the keys that changed, after checking the result. next is the
+// board of that text when the check showed it without a full parse, nil
+// otherwise.
+func (b *Board) withTask(i int, t Task) (out []byte, next *Board, err error) {
 	if err := checkTask(t); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if t.ID != b.Tasks[i].ID {
-		return nil, fmt.Errorf("a task's id cannot be changed")
+		return nil, nil, fmt.Errorf("a task's id cannot be changed")
+	}
+	if err := b.editable(); err != nil {
+		return nil, nil, err
 	}
 	keys, values := changedKeys(b.Tasks[i], t)
 	if len(keys) == 0 {
-		return b.data, nil
+		return b.data, b, nil
 	}
 	src := newSource(b.data)
 	edits, err := b.taskEdit(src, i, keys, values)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	out := apply(b.data, edits)
-	if from, to, ok := b.taskSpan(src, i); ok && b.provenLocally(out, edits, i, t, keys, from, to) {
-		return out, nil
+	out = apply(b.data, edits)
+	if from, to, ok := b.taskSpan(src, i); ok {
+		if item, got := b.provenLocally(out, edits, i, t, keys, from, to); item != nil {
+			return out, b.splice(src, out, i, from, to, item, got), nil
+		}
 	}
 	if err := b.verify(out, i, t, keys, false); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return out, nil
+	return out, nil, nil
 }
 
 // withNewTask returns the board's text with t appended to its tasks.
 func (b *Board) withNewTask(t Task) ([]byte, error) {
 	if err := checkTask(t); err != nil {
+		return nil, err
+	}
+	if err := b.editable(); err != nil {
 		return nil, err
 	}
 	src := newSource(b.data)

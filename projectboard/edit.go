@@ -43,6 +43,31 @@ func newSource(data []byte) *source {
 
 func (s *source) lines() int { return len(s.start) }
 
+// oddBreaks reports line breaks YAML counts and source does not: a carriage
+// return without a line feed, or a Unicode next-line or line or paragraph
+// separator. Line numbers from the parse do not match source's then.
+func oddBreaks(data []byte) bool {
+	for rest := data; ; {
+		i := bytes.IndexByte(rest, '\r')
+		if i < 0 {
+			break
+		}
+		if i+1 == len(rest) || rest[i+1] != '\n' {
+			return true
+		}
+		rest = rest[i+2:]
+	}
+	return bytes.Contains(data, []byte("\u0085")) || bytes.Contains(data, []byte("\u2028")) || bytes.Contains(data, []byte("\u2029"))
+}
+
+// editable refuses a board whose line breaks agentctl cannot follow.
+func (b *Board) editable() error {
+	if oddBreaks(b.data) {
+		return fmt.Errorf("%s has line breaks agentctl does not edit (a carriage return without a line feed, or a Unicode line separator); save it with ordinary line ends", b.Name())
+	}
+	return nil
+}
+
 // line returns line n (1-based) with its terminator.
 func (s *source) line(n int) []byte {
 	if n < 1 || n > len(s.start) {

@@ -101,6 +101,7 @@ type Board struct {
 	tasksKey  *yaml.Node // the "tasks" key; nil when absent
 	seq       *yaml.Node // the tasks sequence; nil when absent or null
 	taskNodes []*yaml.Node
+	anchors   bool // some node has an anchor or is an alias
 }
 
 // Name is the board's file name.
@@ -146,6 +147,7 @@ func Parse(path string, data []byte) (*Board, error) {
 		return nil, err
 	}
 	b.root = root
+	b.anchors = usesAnchors(root)
 	for i := 0; i < len(root.Content); i += 2 {
 		if root.Content[i].Value == "tasks" {
 			b.tasksKey, b.seq = root.Content[i], root.Content[i+1]

@@ -68,50 +68,77 @@ func usesAnchors(n *yaml.Node) bool {
 // data[from:to] before the edit, is proven sound by its text alone: out
 // differs from the board only inside that span, the span's new text parses
 // as exactly one task that reads back as want, and the task's other keys
-// decode as before. false means "not proven", never "wrong": the full check
-// decides then.
-func (b *Board) provenLocally(out []byte, edits []edit, i int, want Task, keys []string, from, to int) bool {
+// decode as before. It returns the task's new node, its lines counted from
+// the span's first, and the task read from it. A nil node means "not
+// proven", never "wrong": the full check decides then.
+func (b *Board) provenLocally(out []byte, edits []edit, i int, want Task, keys []string, from, to int) (*yaml.Node, Task) {
 	for _, e := range edits {
 		if e.from < from || e.to > to {
-			return false
+			return nil, Task{}
 		}
 	}
 	end := to + len(out) - len(b.data)
 	if end < from || !bytes.Equal(out[:from], b.data[:from]) || !bytes.Equal(out[end:], b.data[to:]) {
-		return false
+		return nil, Task{}
 	}
-	dec := yaml.NewDecoder(bytes.NewReader(out[from:end]))
-	var doc, extra yaml.Node
-	if err := dec.Decode(&doc); err != nil {
-		return false
-	}
-	if err := dec.Decode(&extra); !errors.Is(err, io.EOF) {
-		return false
-	}
-	if len(doc.Content) != 1 {
-		return false
-	}
-	seq := doc.Content[0]
-	if seq.Kind != yaml.SequenceNode || seq.Style&yaml.FlowStyle != 0 || seq.Column != b.seq.Column || len(seq.Content) != 1 {
-		return false
-	}
-	item := seq.Content[0]
-	if item.Kind != yaml.MappingNode || usesAnchors(item) {
-		return false
-	}
-	got, err := parseTask(b.Path, item)
-	if err != nil || !sameTask(got, want) {
-		return false
+	item, got, ok := b.parseSpan(out, from, end)
+	if !ok || !sameTask(got, want) {
+		return nil, Task{}
 	}
 	before, err := decodeNode(b.taskNodes[i])
 	if err != nil {
-		return false
+		return nil, Task{}
 	}
 	after, err := decodeNode(item)
-	if err != nil {
-		return false
+	if err != nil || !sameExcept(before, after, keys) {
+		return nil, Task{}
 	}
-	return sameExcept(before, after, keys)
+	return item, got
+}
+
+// parseSpan parses data[from:end], the text of one task (see taskSpan), on
+// its own. ok is false unless it is whole lines that make exactly one block
+// item at the board's indentation, with no anchors or aliases and no line
+// that could end the document.
+func (b *Board) parseSpan(data []byte, from, end int) (item *yaml.Node, t Task, ok bool) {
+	if (from > 0 && data[from-1] != '\n') || (end < len(data) && (end == from || data[end-1] != '\n')) {
+		return nil, Task{}, false
+	}
+	text := data[from:end]
+	// It must start with its "- " at the column the others have: blank
+	// lines before it would belong to the task above when that ends in a
+	// "|+" block.
+	if dash := b.seq.Column - 1; indentOf(text) != dash || len(text) < dash+2 || text[dash] != '-' || (text[dash+1] != ' ' && text[dash+1] != '\t') {
+		return nil, Task{}, false
+	}
+	if bytes.HasPrefix(text, []byte("---")) || bytes.HasPrefix(text, []byte("...")) ||
+		bytes.Contains(text, []byte("\n---")) || bytes.Contains(text, []byte("\n...")) {
+		return nil, Task{}, false
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(text))
+	var doc, extra yaml.Node
+	if err := dec.Decode(&doc); err != nil {
+		return nil, Task{}, false
+	}
+	if err := dec.Decode(&extra); !errors.Is(err, io.EOF) {
+		return nil, Task{}, false
+	}
+	if len(doc.Content) != 1 {
+		return nil, Task{}, false
+	}
+	seq := doc.Content[0]
+	if seq.Kind != yaml.SequenceNode || seq.Style&yaml.FlowStyle != 0 || seq.Column != b.seq.Column || len(seq.Content) != 1 {
+		return nil, Task{}, false
+	}
+	item = seq.Content[0]
+	if item.Kind != yaml.MappingNode || usesAnchors(item) {
+		return nil, Task{}, false
+	}
+	t, err := parseTask(b.Path, item)
+	if err != nil {
+		return nil, Task{}, false
+	}
+	return item, t, true
 }
 
 // sameTask compares the values a task reads back with the ones asked for.
