@@ -70,7 +70,8 @@ func (b *Board) reread(data []byte) *Board {
 	if bytes.Equal(b.data, data) {
 		return b
 	}
-	if b.seq == nil || len(b.taskNodes) == 0 {
+	// Lines are found by number: the parse's count and source's must agree.
+	if b.seq == nil || len(b.taskNodes) == 0 || hasDirective(data) || oddBreaks(b.data) || oddBreaks(data) {
 		return nil
 	}
 	n := min(len(b.data), len(data))
@@ -96,9 +97,6 @@ func (b *Board) reread(data []byte) *Board {
 			continue
 		}
 		end := to + len(data) - len(b.data)
-		if hasDirective(data) || oddBreaks(data) {
-			return nil
-		}
 		item, t, ok := b.parseSpan(data, from, end)
 		if !ok {
 			return nil

@@ -100,3 +100,18 @@ func TestRereadMatchesParse(t *testing.T) {
 		})
 	}
 }
+
+// TestRereadOddLineBreaks reads again a board whose line breaks YAML and
+// the editor count differently: it is parsed whole, never spliced by line
+// numbers that do not match.
+func TestRereadOddLineBreaks(t *testing.T) {
+	for _, board := range []string{"#\r#\r#\r#\rtasks:\n  - id: A\n    title: a\n    status: todo\n", "#\rtasks:\n  - id: A\n    title: a\n    status: todo\n  - id: B\n    title: b\n    status: todo\n", "tasks:\n  - id: A\n    title: a\n    status: todo\n  - id: B\n    title: b\r    status: todo\n"} {
+		b, err := Parse("x.yaml", []byte(board))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rb := b.reread([]byte(strings.Replace(board, "title: a", "title: x", 1))); rb != nil {
+			t.Errorf("reread %q from one task's text", board)
+		}
+	}
+}

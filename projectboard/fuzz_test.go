@@ -83,6 +83,7 @@ func FuzzReread(f *testing.F) {
 		f.Add(data, uint(len(data)/3), uint(0), []byte("    extra: [a, b]\n"))
 	}
 	f.Add(bigBoard(3), uint(40), uint(4), []byte("done"))
+	f.Add([]byte("#\r#\rtasks:\n  - id: A\n    title: a\n    status: todo\n"), uint(30), uint(1), []byte("b"))
 	f.Fuzz(func(t *testing.T, data []byte, at, cut uint, insert []byte) {
 		b, err := Parse("fuzz.yaml", data)
 		if err != nil {
