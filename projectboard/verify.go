@@ -200,7 +200,11 @@ func (b *Board) verify(out []byte, i int, want Task, keys []string, added bool) 
 			setTasks(before, tasksAfter[:0])
 		}
 	} else {
-		sameExcept(tasksOf(before)[i], tasksAfter[i], keys)
+		tasksBefore := tasksOf(before)
+		if i >= len(tasksBefore) || i >= len(tasksAfter) {
+			return fail("the task moved")
+		}
+		sameExcept(tasksBefore[i], tasksAfter[i], keys)
 	}
 	if before == nil { // the board was empty: only "tasks" may have appeared
 		before = map[string]any{"tasks": []any{}}
@@ -211,14 +215,25 @@ func (b *Board) verify(out []byte, i int, want Task, keys []string, added bool) 
 	return nil
 }
 
+// tasksOf and setTasks reach the tasks of a decoded board, which is a
+// map[any]any when some top-level key is not a string ("0:").
 func tasksOf(doc any) []any {
-	m, _ := doc.(map[string]any)
-	t, _ := m["tasks"].([]any)
-	return t
+	var t any
+	switch m := doc.(type) {
+	case map[string]any:
+		t = m["tasks"]
+	case map[any]any:
+		t = m["tasks"]
+	}
+	tasks, _ := t.([]any)
+	return tasks
 }
 
 func setTasks(doc any, tasks []any) {
-	if m, ok := doc.(map[string]any); ok {
+	switch m := doc.(type) {
+	case map[string]any:
+		m["tasks"] = tasks
+	case map[any]any:
 		m["tasks"] = tasks
 	}
 }

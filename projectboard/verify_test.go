@@ -120,3 +120,22 @@ func TestOddLineBreaksAreRefused(t *testing.T) {
 		t.Errorf("the board was written:\n%q", data)
 	}
 }
+
+// TestFullCheckWithNumberKey changes a task the whole board must be checked
+// for (it has an anchor) on a board with a top-level key that is a number,
+// which decodes as another kind of map.
+func TestFullCheckWithNumberKey(t *testing.T) {
+	s, root := newRoot(t)
+	text := "tasks:\n  - &a\n    id: A-1\n    title: x\n    status: todo\n0: zero\n"
+	path := filepath.Join(Dir(root), "numbers.yaml")
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Update(context.Background(), "A-1", func(t *Task) error { t.Status = Done; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	want := strings.Replace(text, "status: todo\n", "status: done\n    updated_at: 2026-11-21T20:00:00Z\n", 1)
+	if data := mustRead(t, path); string(data) != want {
+		t.Errorf("board reads\n%s\nwant\n%s", data, want)
+	}
+}
