@@ -2,7 +2,6 @@ package projectboard
 
 import (
 	"fmt"
-	"reflect"
 	"slices"
 	"strings"
 
@@ -55,33 +54,46 @@ func checkTask(t Task) error {
 }
 
 // withTask returns the board's text with task i changed to t, touching only
-// the lines of the keys that changed, after checking the result.
-func (b *Board) withTask(i int, t Task) ([]byte, error) {
+// the lines of the keys that changed, after checking the result. next is the
+// board of that text when the check showed it without a full parse, nil
+// otherwise.
+func (b *Board) withTask(i int, t Task) (out []byte, next *Board, err error) {
 	if err := checkTask(t); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if t.ID != b.Tasks[i].ID {
-		return nil, fmt.Errorf("a task's id cannot be changed")
+		return nil, nil, fmt.Errorf("a task's id cannot be changed")
+	}
+	if err := b.editable(); err != nil {
+		return nil, nil, err
 	}
 	keys, values := changedKeys(b.Tasks[i], t)
 	if len(keys) == 0 {
-		return b.data, nil
+		return b.data, b, nil
 	}
 	src := newSource(b.data)
 	edits, err := b.taskEdit(src, i, keys, values)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	out := apply(b.data, edits)
+	out = apply(b.data, edits)
+	if from, to, ok := b.taskSpan(src, i); ok {
+		if item, got := b.provenLocally(out, edits, i, t, keys, from, to); item != nil {
+			return out, b.splice(src, out, i, from, to, item, got), nil
+		}
+	}
 	if err := b.verify(out, i, t, keys, false); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return out, nil
+	return out, nil, nil
 }
 
 // withNewTask returns the board's text with t appended to its tasks.
 func (b *Board) withNewTask(t Task) ([]byte, error) {
 	if err := checkTask(t); err != nil {
+		return nil, err
+	}
+	if err := b.editable(); err != nil {
 		return nil, err
 	}
 	src := newSource(b.data)
@@ -173,85 +185,4 @@ func indentLines(s, pad string) string {
 		}
 	}
 	return strings.Join(lines, "")
-}
-
-// verify checks an edit before it is written: the new text parses as a
-// board, task i reads back as want, and everything else decodes exactly as
-// before. A failure here means agentctl could not express the change without
-// touching something else, so nothing is written.
-func (b *Board) verify(out []byte, i int, want Task, keys []string, added bool) error {
-	fail := func(why string) error {
-		return fmt.Errorf("%s: cannot apply the change to task %q without disturbing the rest of the board (%s); board left unchanged", b.Name(), want.ID, why)
-	}
-	nb, err := Parse(b.Path, out)
-	if err != nil {
-		return fail(err.Error())
-	}
-	if i >= len(nb.Tasks) || nb.Tasks[i].ID != want.ID {
-		return fail("the task moved")
-	}
-	got := nb.Tasks[i]
-	got.Line, got.Board, got.Extra, want.Extra, want.Line, want.Board = 0, "", nil, nil, 0, ""
-	if len(got.DependsOn) == 0 && len(want.DependsOn) == 0 {
-		got.DependsOn, want.DependsOn = nil, nil
-	}
-	if !reflect.DeepEqual(got, want) {
-		return fail(fmt.Sprintf("it would read back as %+v", got))
-	}
-	// Decode the nodes both parses already built rather than parse again:
-	// on a big board the parse is most of an update's cost.
-	before, err := decodeNode(b.root)
-	if err != nil {
-		return fail(err.Error())
-	}
-	after, err := decodeNode(nb.root)
-	if err != nil {
-		return fail(err.Error())
-	}
-	tasksAfter := tasksOf(after)
-	if added {
-		if len(tasksAfter) != len(tasksOf(before))+1 {
-			return fail("the number of tasks is wrong")
-		}
-		setTasks(after, tasksAfter[:len(tasksAfter)-1])
-		if tasksOf(before) == nil {
-			setTasks(before, tasksAfter[:0])
-		}
-	} else {
-		for _, tasks := range [][]any{tasksOf(before), tasksAfter} {
-			if m, ok := tasks[i].(map[string]any); ok {
-				for _, k := range keys {
-					delete(m, k)
-				}
-			}
-		}
-	}
-	if before == nil { // the board was empty: only "tasks" may have appeared
-		before = map[string]any{"tasks": []any{}}
-	}
-	if !reflect.DeepEqual(before, after) {
-		return fail("other values would change")
-	}
-	return nil
-}
-
-func tasksOf(doc any) []any {
-	m, _ := doc.(map[string]any)
-	t, _ := m["tasks"].([]any)
-	return t
-}
-
-func setTasks(doc any, tasks []any) {
-	if m, ok := doc.(map[string]any); ok {
-		m["tasks"] = tasks
-	}
-}
-
-func decodeNode(n *yaml.Node) (any, error) {
-	if n == nil {
-		return nil, nil
-	}
-	var v any
-	err := n.Decode(&v)
-	return v, err
 }

@@ -12,7 +12,12 @@
 // order, blank lines, quoting, indentation) stays byte for byte. Every edit is
 // checked before it is written: the new text must parse, the changed task
 // must read back with the new values, and every other task and top-level key
-// must decode exactly as before.
+// must decode exactly as before. An edit that stays inside one task's block
+// text is checked by parsing that text alone (the rest is the same bytes,
+// read in the same state); anything else is checked by parsing the whole
+// file. For the same reason the last board read from each file is kept in
+// memory, and a later text that differs from it only inside one task is read
+// by parsing that task alone, so a change parses a big board at most once.
 //
 // Writers in several processes are serialised by a lock file in
 // <root>/locks/. Humans' editors take no lock, so under the lock the board is

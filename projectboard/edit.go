@@ -43,6 +43,31 @@ func newSource(data []byte) *source {
 
 func (s *source) lines() int { return len(s.start) }
 
+// oddBreaks reports line breaks YAML counts and source does not: a carriage
+// return without a line feed, or a Unicode next-line or line or paragraph
+// separator. Line numbers from the parse do not match source's then.
+func oddBreaks(data []byte) bool {
+	for rest := data; ; {
+		i := bytes.IndexByte(rest, '\r')
+		if i < 0 {
+			break
+		}
+		if i+1 == len(rest) || rest[i+1] != '\n' {
+			return true
+		}
+		rest = rest[i+2:]
+	}
+	return bytes.Contains(data, []byte("\u0085")) || bytes.Contains(data, []byte("\u2028")) || bytes.Contains(data, []byte("\u2029"))
+}
+
+// editable refuses a board whose line breaks agentctl cannot follow.
+func (b *Board) editable() error {
+	if oddBreaks(b.data) {
+		return fmt.Errorf("%s has line breaks agentctl does not edit (a carriage return without a line feed, or a Unicode line separator); save it with ordinary line ends", b.Name())
+	}
+	return nil
+}
+
 // line returns line n (1-based) with its terminator.
 func (s *source) line(n int) []byte {
 	if n < 1 || n > len(s.start) {
@@ -61,6 +86,15 @@ func (s *source) lineEnd(n int) int {
 		return len(s.data)
 	}
 	return s.start[n]
+}
+
+// lineStart is the offset of line n, or the end of the text for the line
+// after the last.
+func (s *source) lineStart(n int) int {
+	if n > len(s.start) {
+		return len(s.data)
+	}
+	return s.start[n-1]
 }
 
 // offset turns a yaml.v3 position (1-based line, 1-based rune column) into
@@ -285,21 +319,25 @@ func (b *Board) colon(src *source, k *yaml.Node) (int, error) {
 	return c, nil
 }
 
+// taskEndLine is the first line that cannot be part of task i: the next
+// task's, the next top-level key's, or one past the last line.
+func (b *Board) taskEndLine(src *source, i int) int {
+	if i+1 < len(b.taskNodes) {
+		return b.taskNodes[i+1].Line
+	}
+	for j := 0; j < len(b.root.Content); j += 2 {
+		if k := b.root.Content[j]; k.Line > b.tasksKey.Line {
+			return k.Line
+		}
+	}
+	return src.lines() + 1
+}
+
 // keyBounds gives, for each key of task i, the first line that cannot be
 // part of its value: the next key, the next task, the next top-level key.
 func (b *Board) keyBounds(src *source, i int) []int {
 	n := b.taskNodes[i]
-	after := src.lines() + 1
-	if i+1 < len(b.taskNodes) {
-		after = b.taskNodes[i+1].Line
-	} else {
-		for j := 0; j < len(b.root.Content); j += 2 {
-			if k := b.root.Content[j]; k.Line > b.tasksKey.Line {
-				after = k.Line
-				break
-			}
-		}
-	}
+	after := b.taskEndLine(src, i)
 	bounds := make([]int, len(n.Content)/2)
 	for j := range bounds {
 		bounds[j] = after

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync/atomic"
 
 	"gopkg.in/yaml.v3"
 )
@@ -100,6 +101,7 @@ type Board struct {
 	tasksKey  *yaml.Node // the "tasks" key; nil when absent
 	seq       *yaml.Node // the tasks sequence; nil when absent or null
 	taskNodes []*yaml.Node
+	anchors   bool // some node has an anchor or is an alias
 }
 
 // Name is the board's file name.
@@ -108,11 +110,16 @@ func (b *Board) Name() string { return filepath.Base(b.Path) }
 // Data is the board's text as read.
 func (b *Board) Data() []byte { return b.data }
 
+// parses counts the boards parsed, so tests can hold a change to one parse
+// of each board: on a big board the parse is most of a change's cost.
+var parses atomic.Int64
+
 var yamlLine = regexp.MustCompile(`line (\d+)`)
 
 // Parse reads a board; path is used in errors and as the board's Path. An
 // empty file (or one with only comments) is a board with no tasks.
 func Parse(path string, data []byte) (*Board, error) {
+	parses.Add(1)
 	b := &Board{Path: path, data: data}
 	fail := func(line int, format string, args ...any) error {
 		return &ParseError{File: path, Line: line, Reason: fmt.Sprintf(format, args...)}
@@ -140,6 +147,7 @@ func Parse(path string, data []byte) (*Board, error) {
 		return nil, err
 	}
 	b.root = root
+	b.anchors = usesAnchors(root)
 	for i := 0; i < len(root.Content); i += 2 {
 		if root.Content[i].Value == "tasks" {
 			b.tasksKey, b.seq = root.Content[i], root.Content[i+1]
@@ -187,18 +195,44 @@ func yamlError(path string, err error) error {
 // checkKeys refuses duplicate and non-scalar keys in a mapping, which
 // yaml.v3 nodes let through.
 func checkKeys(path string, m *yaml.Node) error {
-	seen := map[string]int{}
+	// A task has a handful of keys: comparing them pairwise is cheaper than
+	// a map for each of thousands of tasks.
+	var seen map[string]int
+	if len(m.Content) > 2*smallMapping {
+		seen = map[string]int{}
+	}
 	for i := 0; i < len(m.Content); i += 2 {
 		k := m.Content[i]
 		if k.Kind != yaml.ScalarNode {
 			return &ParseError{File: path, Line: k.Line, Reason: "keys must be plain words"}
 		}
-		if prev, ok := seen[k.Value]; ok {
+		prev, dup := seen[k.Value]
+		if seen == nil {
+			if j := keyIndex(m.Content[:i], k.Value); j >= 0 {
+				prev, dup = m.Content[j].Line, true
+			}
+		}
+		if dup {
 			return &ParseError{File: path, Line: k.Line, Reason: fmt.Sprintf("key %q is given twice (first on line %d)", k.Value, prev)}
 		}
-		seen[k.Value] = k.Line
+		if seen != nil {
+			seen[k.Value] = k.Line
+		}
 	}
 	return nil
+}
+
+// smallMapping is how many keys checkKeys compares pairwise.
+const smallMapping = 16
+
+// keyIndex is the index in a mapping's Content of key, or -1.
+func keyIndex(content []*yaml.Node, key string) int {
+	for i := 0; i+1 < len(content); i += 2 {
+		if content[i].Value == key {
+			return i
+		}
+	}
+	return -1
 }
 
 func parseTask(path string, n *yaml.Node) (Task, error) {
@@ -212,13 +246,16 @@ func parseTask(path string, n *yaml.Node) (Task, error) {
 		return Task{}, err
 	}
 	t := Task{Line: n.Line}
-	vals := map[string]*yaml.Node{}
-	for i := 0; i < len(n.Content); i += 2 {
-		vals[n.Content[i].Value] = n.Content[i+1]
+	// checkKeys made every key unique.
+	value := func(key string) *yaml.Node {
+		if i := keyIndex(n.Content, key); i >= 0 {
+			return n.Content[i+1]
+		}
+		return nil
 	}
 	scalar := func(key string, required bool) (string, error) {
-		v, ok := vals[key]
-		if !ok {
+		v := value(key)
+		if v == nil {
 			if required {
 				return "", &ParseError{File: path, Line: n.Line, Reason: fmt.Sprintf("task has no %s", key)}
 			}
@@ -253,7 +290,7 @@ func parseTask(path string, n *yaml.Node) (Task, error) {
 		return Task{}, err
 	}
 	if t.Status, err = ParseStatus(st); err != nil {
-		return fail(vals[keyStatus].Line, "task %q: %v", t.ID, err)
+		return fail(value(keyStatus).Line, "task %q: %v", t.ID, err)
 	}
 	for _, f := range []struct {
 		key string
@@ -263,7 +300,7 @@ func parseTask(path string, n *yaml.Node) (Task, error) {
 			return Task{}, err
 		}
 	}
-	if v, ok := vals[keyDependsOn]; ok && v.Tag != "!!null" {
+	if v := value(keyDependsOn); v != nil && v.Tag != "!!null" {
 		if v.Kind != yaml.SequenceNode {
 			return fail(v.Line, "task %q: depends_on must be a list of task ids", t.ID)
 		}

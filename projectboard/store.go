@@ -87,7 +87,7 @@ func ReadBoard(path string) (*Board, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cannot read board: %w", err)
 	}
-	return Parse(path, data)
+	return parseFile(path, data)
 }
 
 // Tasks lists the tasks of every readable board, board by board.
@@ -215,7 +215,7 @@ func (s *Store) update(id string, change func(*Task) error) (Task, error) {
 			return b.Tasks[i], nil
 		}
 		t.UpdatedAt = s.now().UTC().Format(time.RFC3339)
-		out, err := b.withTask(i, t)
+		out, next, err := b.withTask(i, t)
 		if err != nil {
 			return Task{}, err
 		}
@@ -224,6 +224,9 @@ func (s *Store) update(id string, change func(*Task) error) (Task, error) {
 			return Task{}, err
 		}
 		if written {
+			if next != nil {
+				keepBoard(next)
+			}
 			t.Line = b.Tasks[i].Line
 			return t, nil
 		}
@@ -364,7 +367,7 @@ func (s *Store) CreateBoard(ctx context.Context, board string, data []byte) erro
 // TaskText is the task's text exactly as it stands in the board file.
 func (b *Board) TaskText(id string) string {
 	i := b.index(id)
-	if i < 0 {
+	if i < 0 || oddBreaks(b.data) {
 		return ""
 	}
 	n := b.taskNodes[i]

@@ -3,6 +3,7 @@ package projectboard
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,11 +12,12 @@ import (
 
 func TestInvalidBoardIsNeverWritten(t *testing.T) {
 	cases := map[string]struct{ text, reason string }{
-		"bad-yaml":   {"tasks:\n  - id: A-1\n    title: broken: here\n    status: todo\n", "handwritten.yaml:3: not valid YAML"},
-		"bad-status": {"tasks:\n  - id: A-1\n    title: x\n    status: finished\n    owner: Agent-1\n", `handwritten.yaml:4: task "A-1": status "finished" is not one of todo, in_progress, review, blocked, done`},
-		"dup-id":     {"tasks:\n  - {id: A-1, title: x, status: todo}\n  - id: A-1\n    title: y\n    status: todo\n", `handwritten.yaml:3: task id "A-1" is used twice (first on line 2)`},
-		"dup-key":    {"tasks:\n  - id: A-1\n    title: x\n    status: todo\n    status: done\n", `handwritten.yaml:5: key "status" is given twice (first on line 4)`},
-		"no-title":   {"tasks:\n  - id: A-1\n    status: todo\n", "handwritten.yaml:2: task has no title"},
+		"bad-yaml":        {"tasks:\n  - id: A-1\n    title: broken: here\n    status: todo\n", "handwritten.yaml:3: not valid YAML"},
+		"bad-status":      {"tasks:\n  - id: A-1\n    title: x\n    status: finished\n    owner: Agent-1\n", `handwritten.yaml:4: task "A-1": status "finished" is not one of todo, in_progress, review, blocked, done`},
+		"dup-id":          {"tasks:\n  - {id: A-1, title: x, status: todo}\n  - id: A-1\n    title: y\n    status: todo\n", `handwritten.yaml:3: task id "A-1" is used twice (first on line 2)`},
+		"dup-key":         {"tasks:\n  - id: A-1\n    title: x\n    status: todo\n    status: done\n", `handwritten.yaml:5: key "status" is given twice (first on line 4)`},
+		"no-title":        {"tasks:\n  - id: A-1\n    status: todo\n", "handwritten.yaml:2: task has no title"},
+		"dup-key-of-many": {"tasks:\n  - id: A-1\n    title: x\n    status: todo\n" + manyKeys(20) + "    k3: again\n", `handwritten.yaml:25: key "k3" is given twice (first on line 7)`},
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {
@@ -133,4 +135,13 @@ func TestAddAndFind(t *testing.T) {
 			t.Errorf("%s lost its head:\n%s", name, data)
 		}
 	}
+}
+
+// manyKeys is n extra keys of a task, k1 to kn, one a line.
+func manyKeys(n int) string {
+	var sb strings.Builder
+	for i := 1; i <= n; i++ {
+		fmt.Fprintf(&sb, "    k%d: v\n", i)
+	}
+	return sb.String()
 }

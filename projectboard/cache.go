@@ -1,0 +1,206 @@
+package projectboard
+
+import (
+	"bytes"
+	"maps"
+	"slices"
+	"sort"
+	"sync"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Every change and every look-up reads the boards, and on a big board the
+// YAML parse is most of what that costs. So the last board read from each
+// file is kept, and a later text of the file that differs from it only
+// inside one task's text (an agent's change, a person's edit of one task)
+// is read by parsing that task's text alone, on the same grounds as
+// provenLocally, and splicing it into a copy of the tree. Any other
+// difference gets a full parse. Kept boards are never changed, and callers
+// get copies of their tasks, so nothing a caller does can reach them.
+
+// keptBoards is how many files' boards are kept; past it, one is dropped.
+const keptBoards = 64
+
+var kept = struct {
+	sync.Mutex
+	boards map[string]*Board
+}{boards: map[string]*Board{}}
+
+func keptBoard(path string) *Board {
+	kept.Lock()
+	defer kept.Unlock()
+	return kept.boards[path]
+}
+
+func keepBoard(b *Board) {
+	kept.Lock()
+	defer kept.Unlock()
+	if _, ok := kept.boards[b.Path]; !ok && len(kept.boards) >= keptBoards {
+		for p := range kept.boards {
+			delete(kept.boards, p)
+			break
+		}
+	}
+	kept.boards[b.Path] = b
+}
+
+// parseFile is Parse for the text of a board file, using the board last
+// read from the same file when the text changed only inside one task.
+func parseFile(path string, data []byte) (*Board, error) {
+	if prev := keptBoard(path); prev != nil {
+		if b := prev.reread(data); b != nil {
+			if b != prev {
+				keepBoard(b)
+			}
+			return b.copy(), nil
+		}
+	}
+	b, err := Parse(path, data)
+	if err != nil {
+		return nil, err
+	}
+	keepBoard(b)
+	return b.copy(), nil
+}
+
+// reread returns the board of data, a later text of b's file, when data
+// differs from b's text only inside one task's text; nil otherwise.
+func (b *Board) reread(data []byte) *Board {
+	if bytes.Equal(b.data, data) {
+		return b
+	}
+	// Lines are found by number: the parse's count and source's must agree.
+	if b.seq == nil || len(b.taskNodes) == 0 || hasDirective(data) || oddBreaks(b.data) || oddBreaks(data) {
+		return nil
+	}
+	n := min(len(b.data), len(data))
+	p := 0
+	for p < n && b.data[p] == data[p] {
+		p++
+	}
+	s := 0
+	for s < n-p && b.data[len(b.data)-1-s] == data[len(data)-1-s] {
+		s++
+	}
+	src := newSource(b.data)
+	// The task whose text starts at or before the first difference holds
+	// it, or (for text added where one task ends and the next starts) the
+	// one before.
+	i := sort.Search(len(b.taskNodes), func(i int) bool { return src.start[b.taskNodes[i].Line-1] > p }) - 1
+	for _, i := range []int{i, i - 1} {
+		if i < 0 {
+			continue
+		}
+		from, to, ok := b.taskSpan(src, i)
+		if !ok || p < from || len(b.data)-s > to {
+			continue
+		}
+		end := to + len(data) - len(b.data)
+		item, t, ok := b.parseSpan(data, from, end)
+		if !ok {
+			return nil
+		}
+		return b.splice(src, data, i, from, to, item, t)
+	}
+	return nil
+}
+
+// splice returns the board of data, which is b's text with task i's text,
+// b.data[from:to], replaced by the text item and t were parsed from on
+// their own; nil when that cannot be done here: a board with anchors or
+// aliases (a copied alias would still point into the old tree), or a task
+// id used twice (Parse says why).
+func (b *Board) splice(src *source, data []byte, i, from, to int, item *yaml.Node, t Task) *Board {
+	if b.anchors {
+		return nil
+	}
+	for j, o := range b.Tasks {
+		if j != i && o.ID == t.ID {
+			return nil
+		}
+	}
+	end := to + len(data) - len(b.data)
+	dl := bytes.Count(data[from:end], []byte("\n")) - bytes.Count(b.data[from:to], []byte("\n"))
+	first := b.taskNodes[i].Line
+	item = shifted(item, first-1)
+	t.Line, t.Board = item.Line, b.Name()
+
+	nb := &Board{Path: b.Path, data: data, tasksKey: b.tasksKey}
+	seq := *b.seq
+	seq.Content = slices.Clone(b.seq.Content)
+	seq.Content[i] = item
+	nb.Tasks = slices.Clone(b.Tasks)
+	nb.Tasks[i] = t
+	for j := i + 1; j < len(seq.Content); j++ {
+		seq.Content[j] = shifted(seq.Content[j], dl)
+		nb.Tasks[j].Line += dl
+	}
+	root := *b.root
+	root.Content = slices.Clone(b.root.Content)
+	for j, k := range root.Content {
+		switch {
+		case k == b.seq:
+			root.Content[j] = &seq
+		case k.Line > b.tasksKey.Line && k != b.seq:
+			root.Content[j] = shifted(k, dl)
+		}
+	}
+	nb.root, nb.seq, nb.taskNodes = &root, &seq, seq.Content
+	return nb
+}
+
+// shifted is a copy of the tree under n, dl lines further down.
+func shifted(n *yaml.Node, dl int) *yaml.Node {
+	if dl == 0 {
+		return n
+	}
+	c := *n
+	c.Line += dl
+	if len(n.Content) > 0 {
+		c.Content = make([]*yaml.Node, len(n.Content))
+		for k, x := range n.Content {
+			c.Content[k] = shifted(x, dl)
+		}
+	}
+	return &c
+}
+
+// copy is the board with copies of its tasks, which callers may change
+// without reaching the kept board.
+func (b *Board) copy() *Board {
+	c := *b
+	c.Tasks = slices.Clone(b.Tasks)
+	for i := range c.Tasks {
+		c.Tasks[i].DependsOn = slices.Clone(c.Tasks[i].DependsOn)
+		if c.Tasks[i].Extra != nil {
+			c.Tasks[i].Extra = copyValue(c.Tasks[i].Extra).(map[string]any)
+		}
+	}
+	return &c
+}
+
+// copyValue is a deep copy of a decoded YAML value.
+func copyValue(v any) any {
+	switch v := v.(type) {
+	case map[string]any:
+		m := maps.Clone(v)
+		for k, x := range m {
+			m[k] = copyValue(x)
+		}
+		return m
+	case map[any]any:
+		m := maps.Clone(v)
+		for k, x := range m {
+			m[k] = copyValue(x)
+		}
+		return m
+	case []any:
+		s := slices.Clone(v)
+		for k, x := range s {
+			s[k] = copyValue(x)
+		}
+		return s
+	}
+	return v
+}
