@@ -104,31 +104,54 @@ func startOn(ctx context.Context, d *Display, opts Options, number int) error {
 		return fmt.Errorf("cannot start Xvfb: %w", ctx.Err())
 	}
 
+	// Under heavy load the window manager has been seen to give up at
+	// once ("can't open display") on a server that had just reported
+	// itself ready; a second start then works.
+	var err2 error
+	for attempt := 1; attempt <= wmStarts; attempt++ {
+		wm, wmDone, wmLog, err := startWM(thread, d)
+		if err != nil {
+			terminate(server, serverDone)
+			return err
+		}
+		err2 = waitForWM(ctx, d, wmDone)
+		if err2 == nil {
+			stopped = true
+			d.stop = func() error {
+				defer close(thread)
+				terminate(wm, wmDone)
+				return terminate(server, serverDone)
+			}
+			return nil
+		}
+		terminate(wm, wmDone)
+		if msg := strings.TrimSpace(wmLog.String()); msg != "" {
+			err2 = fmt.Errorf("%w: %s", err2, msg)
+		}
+		if ctx.Err() != nil {
+			break
+		}
+	}
+	terminate(server, serverDone)
+	return err2
+}
+
+// wmStarts is how many times the window manager is started before Start
+// gives up.
+const wmStarts = 3
+
+func startWM(thread lockedThread, d *Display) (*exec.Cmd, chan error, *strings.Builder, error) {
 	wm := exec.Command("matchbox-window-manager", "-use_titlebar", "no", "-use_dialog_mode", "free", "-use_cursor", "no")
 	wm.Env = append(os.Environ(), d.Env()...)
 	wm.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGTERM}
-	var wmLog strings.Builder
-	wm.Stderr = &limitedWriter{b: &wmLog, n: 4096}
+	wmLog := &strings.Builder{}
+	wm.Stderr = &limitedWriter{b: wmLog, n: 4096}
 	if err := thread.startOn(wm); err != nil {
-		terminate(server, serverDone)
-		return withHint(fmt.Errorf("cannot start the window manager: %w", err))
+		return nil, nil, nil, withHint(fmt.Errorf("cannot start the window manager: %w", err))
 	}
 	wmDone := make(chan error, 1)
 	go func() { wmDone <- wm.Wait() }()
-	stopped = true
-	d.stop = func() error {
-		defer close(thread)
-		terminate(wm, wmDone)
-		return terminate(server, serverDone)
-	}
-	if err := waitForWM(ctx, d, wmDone); err != nil {
-		d.stop()
-		if msg := strings.TrimSpace(wmLog.String()); msg != "" {
-			err = fmt.Errorf("%w: %s", err, msg)
-		}
-		return err
-	}
-	return nil
+	return wm, wmDone, wmLog, nil
 }
 
 // waitForWM polls the root window until the window manager has set
