@@ -56,10 +56,10 @@ func setClipboard(ctx context.Context, text string) error {
 	}
 }
 
-// awaitClipboardChange waits until the clipboard holds something other than
-// old and returns it.
-func awaitClipboardChange(ctx context.Context, old string) (string, bool) {
-	ctx, cancel := context.WithTimeout(ctx, clipboardWait)
+// awaitClipboardChange waits up to wait until the clipboard holds something
+// other than old and returns it.
+func awaitClipboardChange(ctx context.Context, old string, wait time.Duration) (string, bool) {
+	ctx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()
 	for {
 		got, err := clipboard.ReadAll()

@@ -19,7 +19,7 @@ import (
 func BenchmarkGUITurn20KB(b *testing.B) {
 	const think, pause, chunks = 0.3, 0.25, 3
 	streaming := time.Duration((think + pause*(chunks-1)) * float64(time.Second))
-	chat := startChat(b, chatOptions{title: "Cursor - bench", x: 10, y: 400, think: think, pause: pause, chunks: chunks})
+	chat := startChat(b, chatOptions{title: "Cursor - bench", x: 10, y: 400, shape: shape{name: "bench", think: think, pause: pause, chunks: chunks}})
 	g := newTestGUI(b, chat.window(), b.TempDir())
 	prompt := bigPrompt()
 	var inject, overhead time.Duration

@@ -95,7 +95,7 @@ func TestGUIThreeProcessesNeverMisroute(t *testing.T) {
 		for _, r := range results[i] {
 			if r.Err != "" {
 				t.Errorf("%s: turn failed: %s", a, r.Err)
-			} else if r.Reply != r.Prompt {
+			} else if r.Reply != "You wrote:\n"+r.Prompt {
 				t.Errorf("%s: reply %q for prompt %q", a, r.Reply, r.Prompt)
 			}
 			sent = append(sent, r.Prompt)

@@ -34,7 +34,7 @@ var (
 func needDisplay(t testing.TB) {
 	t.Helper()
 	displayOnce.Do(func() {
-		display, displayErr = xvfb.Start(context.Background(), xvfb.Options{})
+		display, displayErr = xvfb.Start(context.Background(), xvfb.Options{WindowManager: xvfb.Openbox})
 		if displayErr == nil {
 			displayErr = display.Setenv()
 			afterTests = func() { display.Stop() }
@@ -49,10 +49,50 @@ func needDisplay(t testing.TB) {
 type chatOptions struct {
 	title         string
 	x, y          int // position on the screen
-	think, pause  float64
-	chunks        int
+	shape         shape
 	ignoreSubmits int
 	decoy         bool
+}
+
+// shape is how a stand-in model answers in time. Both stand-ins (the Tk
+// window and the Chromium page) take the same shapes.
+type shape struct {
+	name       string
+	noEcho     bool    // the user's message is not shown in the transcript
+	think      float64 // seconds from Enter to the reply's start
+	chunks     int     // the reply arrives in this many pieces
+	pause      float64 // seconds between pieces
+	longPause  float64 // one pause this long halfway, the model still working
+	spinner    bool    // an animated Generating line in the transcript while thinking
+	replyBytes int     // the reply is padded to this size
+}
+
+// classic is the shape the stand-in always had: echo, think, short chunks.
+var classic = shape{name: "classic", think: 0.8, chunks: 3, pause: 0.25}
+
+// shapes are the timing shapes every stand-in must read back exactly.
+var shapes = []shape{
+	classic,
+	{name: "no-echo-late", noEcho: true, think: 0.3, chunks: 4, pause: 0.1},
+	{name: "instant", noEcho: true, think: 0, chunks: 1},
+	{name: "instant-echo", think: 0, chunks: 1},
+	{name: "long-pause", think: 0.3, chunks: 6, pause: 0.1, longPause: 2.5},
+	{name: "spinner", think: 1.5, chunks: 3, pause: 0.1, spinner: true},
+	{name: "long-think", noEcho: true, think: 6, chunks: 2, pause: 0.1},
+	{name: "50KB", think: 0.2, chunks: 10, pause: 0.05, replyBytes: 50 * 1024},
+}
+
+// tkArgs are chatwindow.py's options for s.
+func (s shape) tkArgs() []string {
+	args := []string{"--think", ftoa(s.think), "--pause", ftoa(s.pause), "--chunks", itoa(max(s.chunks, 1)),
+		"--long-pause", ftoa(s.longPause), "--reply-bytes", itoa(s.replyBytes)}
+	if s.noEcho {
+		args = append(args, "--no-echo")
+	}
+	if s.spinner {
+		args = append(args, "--spinner")
+	}
+	return args
 }
 
 // chatWindow is a running stand-in window.
@@ -65,6 +105,7 @@ type chatWindow struct {
 		Input [2]int `json:"input"`
 		Copy  [2]int `json:"copy"`
 		Reply [4]int `json:"reply"`
+		Busy  [2]int `json:"busy"`
 	}
 }
 
@@ -77,15 +118,11 @@ func startChat(t testing.TB, o chatOptions) *chatWindow {
 	dir := t.TempDir()
 	c := &chatWindow{log: filepath.Join(dir, "log.jsonl")}
 	layout := filepath.Join(dir, "layout.json")
-	if o.think == 0 {
-		// The model "thinks" well past the driver's settle wait after a
-		// submission, as real models do; a reply that could start within
-		// it would be taken for the prompt still being drawn.
-		o.think, o.pause, o.chunks = 0.8, 0.25, 3
+	if o.shape.name == "" {
+		o.shape = classic
 	}
-	args := []string{fixture, "--title", o.title, "--geometry", geometry(o.x, o.y),
-		"--think", ftoa(o.think), "--pause", ftoa(o.pause), "--chunks", itoa(o.chunks),
-		"--ignore-submits", itoa(o.ignoreSubmits), "--log", c.log, "--layout", layout}
+	args := append([]string{fixture, "--title", o.title, "--geometry", geometry(o.x, o.y),
+		"--ignore-submits", itoa(o.ignoreSubmits), "--log", c.log, "--layout", layout}, o.shape.tkArgs()...)
 	if o.decoy {
 		args = append(args, "--decoy")
 	}
@@ -120,7 +157,8 @@ func (c *chatWindow) close() {
 	}
 }
 
-// window is the calibration a user would record for this stand-in.
+// window is the calibration a user would record for this stand-in, with
+// its busy indicator.
 func (c *chatWindow) window() config.Window {
 	return config.Window{
 		Title: "^" + regexp.QuoteMeta(c.layout.Title) + "$",
@@ -128,6 +166,7 @@ func (c *chatWindow) window() config.Window {
 		Input: &config.Point{X: c.layout.Input[0], Y: c.layout.Input[1]},
 		Copy:  &config.Point{X: c.layout.Copy[0], Y: c.layout.Copy[1]},
 		Reply: &config.Rect{X: c.layout.Reply[0], Y: c.layout.Reply[1], W: c.layout.Reply[2], H: c.layout.Reply[3]},
+		Busy:  &config.Point{X: c.layout.Busy[0], Y: c.layout.Busy[1]},
 	}
 }
 
@@ -156,22 +195,30 @@ func (c *chatWindow) events(t testing.TB) []map[string]any {
 	return out
 }
 
-func (c *chatWindow) prompts(t testing.TB) []string {
+func (c *chatWindow) prompts(t testing.TB) []string { return texts(c.events(t), "prompt") }
+
+// replies are the replies the window finished, in order.
+func (c *chatWindow) replies(t testing.TB) []string { return texts(c.events(t), "replied") }
+
+// texts are the texts of a stand-in's events of one kind.
+func texts(events []map[string]any, kind string) []string {
 	var out []string
-	for _, e := range c.events(t) {
-		if e["event"] == "prompt" {
-			out = append(out, e["text"].(string))
+	for _, e := range events {
+		if e["event"] == kind {
+			text, _ := e["text"].(string)
+			out = append(out, text)
 		}
 	}
 	return out
 }
 
-// testGUI is the timing the tests use: the real minimum quiet period, short
+// testGUI is the timing the tests use: a short quiet period after the busy
+// indicator rests, a max_pause longer than the shapes' longest pause, short
 // waits elsewhere so failures come quickly.
 func testGUI() config.GUI {
 	return config.GUI{
-		Quiet:       config.Duration(config.MinQuiet),
-		FirstChange: config.Duration(10 * time.Second),
+		Quiet:       config.Duration(100 * time.Millisecond),
+		MaxPause:    config.Duration(3 * time.Second),
 		Submit:      config.Duration(time.Second),
 		TurnTimeout: config.Duration(60 * time.Second),
 		LockWait:    config.Duration(30 * time.Second),

@@ -44,8 +44,8 @@ func TestGUIRoundTripIsExact(t *testing.T) {
 	if len(got) != 1 || got[0] != prompt {
 		t.Fatalf("the window received %d prompts; first differs from the %d-byte prompt", len(got), len(prompt))
 	}
-	if reply != prompt { // the stand-in echoes the prompt
-		t.Fatalf("reply differs from what the window sent (%d vs %d bytes)", len(reply), len(prompt))
+	if want := chat.replies(t); len(want) != 1 || reply != want[0] || reply != "You wrote:\n"+prompt {
+		t.Fatalf("reply differs from what the window sent (%d bytes)", len(reply))
 	}
 	if s := stagesString(stages); s != "injected submitted replied" {
 		t.Errorf("stages = %s", s)
@@ -90,7 +90,7 @@ func TestGUISubmitIsRetriedOnce(t *testing.T) {
 	chat := startChat(t, chatOptions{title: "Cursor - Agent-2", x: 440, y: 10, ignoreSubmits: 1})
 	g := newTestGUI(t, chat.window(), t.TempDir())
 	reply, err := g.Run(context.Background(), Turn{Prompt: "first Enter is lost"})
-	if err != nil || reply != "first Enter is lost" {
+	if err != nil || reply != "You wrote:\nfirst Enter is lost" {
 		t.Fatalf("reply %q, err %v", reply, err)
 	}
 	if p := chat.prompts(t); len(p) != 1 {
@@ -120,7 +120,7 @@ func TestGUIPastedButNotSubmitted(t *testing.T) {
 }
 
 func TestGUIWindowClosedMidTurn(t *testing.T) {
-	chat := startChat(t, chatOptions{title: "Cursor - Agent-4", x: 10, y: 400, think: 2, pause: 0.2, chunks: 2})
+	chat := startChat(t, chatOptions{title: "Cursor - Agent-4", x: 10, y: 400, shape: shape{name: "slow", think: 2, pause: 0.2, chunks: 2}})
 	g := newTestGUI(t, chat.window(), t.TempDir())
 	setUserClipboard(t, "user text")
 	_, err := g.Run(context.Background(), Turn{Prompt: "think long", OnStage: func(s Stage) error {
@@ -149,7 +149,7 @@ func TestGUIResumeReadsTheReplyWithoutPasting(t *testing.T) {
 		t.Fatalf("err = %v, want the simulated crash", err)
 	}
 	reply, err := g.Run(context.Background(), Turn{Prompt: "resume me", Resume: true})
-	if err != nil || reply != "resume me" {
+	if err != nil || reply != "You wrote:\nresume me" {
 		t.Fatalf("resumed reply %q, err %v", reply, err)
 	}
 	if p := chat.prompts(t); len(p) != 1 {
@@ -161,10 +161,17 @@ func TestGUINothingCopied(t *testing.T) {
 	chat := startChat(t, chatOptions{title: "Cursor - Agent-6", x: 870, y: 400})
 	w := chat.window()
 	w.Copy.X, w.Copy.Y = w.Reply.X+10, w.Reply.Y+10 // calibrated onto the transcript, not the button
-	g := newTestGUI(t, w, t.TempDir())
+	gui := testGUI()
+	gui.TurnTimeout = config.Duration(5 * time.Second)
+	g, err := NewGUI(w, gui, Options{LockDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
 	setUserClipboard(t, "mine")
-	if _, err := g.Run(context.Background(), Turn{Prompt: "hello"}); !errors.Is(err, ErrNothingCopied) {
-		t.Fatalf("err = %v, want ErrNothingCopied", err)
+	_, err = g.Run(context.Background(), Turn{Prompt: "hello"})
+	if !errors.Is(err, ErrNoReply) || !errors.Is(err, ErrNothingCopied) {
+		t.Fatalf("err = %v, want ErrNoReply naming ErrNothingCopied", err)
 	}
 	assertClipboard(t, "mine")
 }

@@ -105,6 +105,9 @@ func startOn(ctx context.Context, d *Display, opts Options, number int) error {
 	}
 
 	wm := exec.Command("matchbox-window-manager", "-use_titlebar", "no", "-use_dialog_mode", "free", "-use_cursor", "no")
+	if opts.WindowManager == Openbox {
+		wm = exec.Command("openbox", "--sm-disable")
+	}
 	wm.Env = append(os.Environ(), d.Env()...)
 	wm.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGTERM}
 	var wmLog strings.Builder
@@ -169,7 +172,7 @@ func terminate(cmd *exec.Cmd, done chan error) error {
 
 func withHint(err error) error {
 	if errors.Is(err, exec.ErrNotFound) {
-		return fmt.Errorf("%w (install the Debian packages xvfb and matchbox-window-manager)", err)
+		return fmt.Errorf("%w (install the Debian packages xvfb, matchbox-window-manager and openbox)", err)
 	}
 	return err
 }
