@@ -98,6 +98,7 @@ func (s shape) tkArgs() []string {
 // chatWindow is a running stand-in window.
 type chatWindow struct {
 	cmd    *exec.Cmd
+	others []*exec.Cmd // helpers that go with it, such as the page's recorder
 	log    string
 	layout struct {
 		PID   int    `json:"pid"`
@@ -151,9 +152,16 @@ func startChat(t testing.TB, o chatOptions) *chatWindow {
 func geometry(x, y int) string { return "400x360+" + itoa(x) + "+" + itoa(y) }
 
 func (c *chatWindow) close() {
-	if c.cmd.ProcessState == nil {
-		c.cmd.Process.Signal(syscall.SIGTERM)
-		c.cmd.Wait()
+	for _, cmd := range append([]*exec.Cmd{c.cmd}, c.others...) {
+		if cmd == nil || cmd.Process == nil || cmd.ProcessState != nil {
+			continue
+		}
+		if cmd.SysProcAttr != nil && cmd.SysProcAttr.Setpgid {
+			syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
+		} else {
+			cmd.Process.Signal(syscall.SIGTERM)
+		}
+		cmd.Wait()
 	}
 }
 

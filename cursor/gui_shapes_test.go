@@ -89,3 +89,26 @@ func TestGUIBusyIndicatorOutlastsAShortMaxPause(t *testing.T) {
 	defer g.Close()
 	roundTrips(t, g, chat.prompts, chat.replies, s)
 }
+
+func TestGUIShapesChromium(t *testing.T) {
+	for i, s := range shapes {
+		for _, busy := range []bool{true, false} {
+			if !busy && (s.name == "long-think" || s.name == "50KB") {
+				continue
+			}
+			name := s.name + "/busy-indicator"
+			if !busy {
+				name = s.name + "/stillness"
+			}
+			t.Run(name, func(t *testing.T) {
+				chat := startChromium(t, chatOptions{title: "Cursor - " + name, x: 10 + 430*(i%3), y: 400, shape: s})
+				w := chat.window()
+				if !busy {
+					w.Busy = nil
+				}
+				g := newTestGUI(t, w, t.TempDir())
+				roundTrips(t, g, chat.prompts, chat.replies, s)
+			})
+		}
+	}
+}

@@ -135,9 +135,15 @@ func (g *GUI) send(ctx context.Context, t Turn) (w windowID, st turnState, err e
 	if err := s.clickAt(g.win.Input.X, g.win.Input.Y, "input box"); err != nil {
 		return w, st, err
 	}
+	// The chat at rest with an empty input box: how it looks again once
+	// the prompt is sent and the model has finished (a composer that grows
+	// with its text can move the send button).
 	empty, err := watch.frame()
 	if err != nil {
 		return w, st, g.watchError(ctx, err)
+	}
+	if g.win.Busy != nil {
+		st.Idle = fingerprint(empty.busy)
 	}
 	if err := s.key(mustChord("mod+a")); err != nil {
 		return w, st, err
@@ -157,9 +163,6 @@ func (g *GUI) send(ctx context.Context, t Turn) (w windowID, st turnState, err e
 	before, err := watch.frame()
 	if err != nil {
 		return w, st, g.watchError(ctx, err)
-	}
-	if g.win.Busy != nil {
-		st.Idle = fingerprint(before.busy)
 	}
 	for attempt := 1; ; attempt++ {
 		if err := s.key(g.submit); err != nil {

