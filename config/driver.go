@@ -95,7 +95,7 @@ type GUI struct {
 // DefaultGUI returns the GUI timings used when the file sets none.
 func DefaultGUI() GUI {
 	return GUI{
-		Quiet:       Duration(200 * time.Millisecond),
+		Quiet:       Duration(100 * time.Millisecond),
 		MaxPause:    Duration(15 * time.Second),
 		Submit:      Duration(2 * time.Second),
 		TurnTimeout: Duration(15 * time.Minute),

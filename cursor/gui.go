@@ -41,14 +41,14 @@ type GUI struct {
 const (
 	activateWait = 2 * time.Second        // for the window manager to focus a window
 	settleWait   = 200 * time.Millisecond // for the chat to finish drawing a new chat
-	pasteWait    = 300 * time.Millisecond // for the input box to show a paste
+	pasteWait    = 500 * time.Millisecond // for the input box to show a paste
 	watchEvery   = 40 * time.Millisecond  // between screenshots of the chat
 )
 
 // Sizes of the areas watched around calibrated points.
 const (
-	busySide       = 7       // the busy indicator: a square this wide around its point
-	inputW, inputH = 160, 16 // the input box: a strip around its point
+	busySide = 7  // the busy indicator: a square this wide around its point
+	inputH   = 40 // the input box: the height of the band watched around its point
 )
 
 // NewGUI checks the window settings and returns the driver. The display is
@@ -171,8 +171,14 @@ func (g *GUI) look(w windowID, withInput bool) (look, error) {
 		}
 	}
 	if withInput {
-		in := around(origin, g.win.Input.X, g.win.Input.Y, inputW, inputH)
+		// The band runs from the window's left edge to a little right of
+		// the point: the point is wherever the user clicked in the box, a
+		// short prompt starts at the box's left, and the send button, which
+		// changes on its own, usually sits at its right.
+		p := origin.Add(image.Pt(g.win.Input.X, g.win.Input.Y))
+		in := image.Rect(p.X-200, p.Y-inputH/2, p.X+20, p.Y+inputH/2)
 		if bounds, err := g.d.bounds(w); err == nil {
+			in.Min.X = bounds.Min.X
 			in = in.Intersect(bounds)
 		}
 		if !in.Empty() {

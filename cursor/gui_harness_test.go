@@ -208,6 +208,35 @@ func (c *chatWindow) prompts(t testing.TB) []string { return texts(c.events(t), 
 // replies are the replies the window finished, in order.
 func (c *chatWindow) replies(t testing.TB) []string { return texts(c.events(t), "replied") }
 
+// event is one thing a stand-in logged, with when.
+type event struct {
+	text string
+	at   time.Time
+}
+
+// last is the window's latest event of one kind.
+func (c *chatWindow) last(t testing.TB, kind string) event {
+	t.Helper()
+	var e event
+	for _, m := range c.events(t) {
+		if m["event"] == kind {
+			e.text, _ = m["text"].(string)
+			sec, _ := m["at"].(float64)
+			e.at = time.Unix(0, int64(sec*1e9))
+		}
+	}
+	if e.at.IsZero() {
+		t.Fatalf("the window logged no %s", kind)
+	}
+	return e
+}
+
+// lastModelTime is how long the model took for the last reply: from the
+// prompt's arrival to the reply's end, as the window saw them.
+func (c *chatWindow) lastModelTime(t testing.TB) time.Duration {
+	return c.last(t, "replied").at.Sub(c.last(t, "prompt").at)
+}
+
 // texts are the texts of a stand-in's events of one kind.
 func texts(events []map[string]any, kind string) []string {
 	var out []string

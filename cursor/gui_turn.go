@@ -154,11 +154,17 @@ func (g *GUI) send(ctx context.Context, t Turn) (w windowID, st turnState, err e
 	if err := t.stage(StageInjected); err != nil {
 		return w, st, err
 	}
-	// The input box emptying proves a submission only if the paste was
-	// seen in it first.
+	// Wait for the paste to show before pressing the submit key: the
+	// input box emptying proves a submission only once the paste was seen
+	// in it, and a chat that shows no other sign (no echo, no busy
+	// indicator, a model thinking) would otherwise look as if the key was
+	// lost, and get it pressed again.
 	pasted, err := watch.within(ctx, pasteWait, func(l look) bool { return !bytes.Equal(l.input, empty.input) })
 	if err != nil {
 		return w, st, g.watchError(ctx, err)
+	}
+	if !pasted {
+		g.logf("the paste did not show around the input box within %s; relying on other signs of submission", pasteWait)
 	}
 	before, err := watch.frame()
 	if err != nil {
