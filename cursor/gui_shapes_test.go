@@ -5,6 +5,7 @@ package cursor
 import (
 	"context"
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -110,5 +111,31 @@ func TestGUIShapesChromium(t *testing.T) {
 				roundTrips(t, g, chat.prompts, chat.replies, s)
 			})
 		}
+	}
+}
+
+// TestGUI50KBPrompt pastes a 50 KB prompt (Unicode, emoji, tabs, CRLF,
+// fences) into each stand-in's input box and reads the reply that quotes it.
+func TestGUI50KBPrompt(t *testing.T) {
+	var b strings.Builder
+	for b.Len() < 50*1024 {
+		b.WriteString(bigPrompt())
+	}
+	prompt := b.String()
+	for i, si := range standIns {
+		t.Run(si.name, func(t *testing.T) {
+			chat := si.start(t, chatOptions{title: "Cursor - 50KB " + si.name, x: 10 + 430*i, y: 400, shape: classic})
+			g := newTestGUI(t, chat.window(), t.TempDir())
+			reply, err := g.Run(context.Background(), Turn{Prompt: prompt})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if got := chat.prompts(t); len(got) != 1 || got[0] != prompt {
+				t.Fatalf("the window did not receive the %d-byte prompt exactly", len(prompt))
+			}
+			if reply != "You wrote:\n"+prompt {
+				t.Fatalf("the %d-byte reply is not the window's", len(reply))
+			}
+		})
 	}
 }
