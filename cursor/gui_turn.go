@@ -255,7 +255,8 @@ func (s *session) copyNow(ctx context.Context) (string, error) {
 
 // copyWait bounds waiting for a copy action to reach the clipboard. A copy
 // that does nothing (no reply yet) is normal before a turn, so this is
-// short; a measured copy took about 45 ms.
-const copyWait = 500 * time.Millisecond
+// short, but generous to a loaded desktop: a measured copy took about
+// 45 ms, and a copy that lands after this is taken for nothing.
+const copyWait = time.Second
 
 func isNothingCopied(err error) bool { return errors.Is(err, ErrNothingCopied) }
