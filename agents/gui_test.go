@@ -107,6 +107,7 @@ func startWindow(t *testing.T, agent string, x int, options ...string) (config.W
 		Input [2]int `json:"input"`
 		Copy  [2]int `json:"copy"`
 		Reply [4]int `json:"reply"`
+		Busy  [2]int `json:"busy"`
 	}
 	waitFor(t, 15*time.Second, "the window of "+agent+" to show", func() bool {
 		data, err := os.ReadFile(layout)
@@ -117,5 +118,6 @@ func startWindow(t *testing.T, agent string, x int, options ...string) (config.W
 		Input: &config.Point{X: l.Input[0], Y: l.Input[1]},
 		Copy:  &config.Point{X: l.Copy[0], Y: l.Copy[1]},
 		Reply: &config.Rect{X: l.Reply[0], Y: l.Reply[1], W: l.Reply[2], H: l.Reply[3]},
+		Busy:  &config.Point{X: l.Busy[0], Y: l.Busy[1]},
 	}, log
 }

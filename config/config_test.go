@@ -30,12 +30,27 @@ func TestParseRefusesWhatCannotWork(t *testing.T) {
 		"mailbox:\n  max_inbox_json_bytes: 0\n": "max_inbox_json_bytes: must be a positive number",
 		"mailbox:\n  watchh: events\n":          "field watchh not found",
 		"agents: [\n":                           "agentctl.yaml",
+		"gui:\n  quiet: 10ms\n":                 "gui.quiet: 10ms is shorter than 80ms",
+		"gui:\n  max_pause: 50ms\n":             "gui.max_pause: must be at least gui.quiet",
+		"gui:\n  max_pause: 20m\n":              "gui.turn_timeout: must be longer than gui.max_pause",
 	}
 	for data, want := range tests {
 		_, err := Parse("agentctl.yaml", []byte(data))
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("Parse(%q) = %v, want an error containing %q", data, err, want)
 		}
+	}
+}
+
+func TestOlderGUISettingsStillParse(t *testing.T) {
+	// Files written before the busy indicator set first_change and an
+	// 800ms quiet period.
+	c, err := Parse("agentctl.yaml", []byte("gui:\n  quiet: 800ms\n  first_change: 2m\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.GUI.MaxPause != DefaultGUI().MaxPause || c.GUI.MaxPause.D() < SafeMaxPause {
+		t.Errorf("max_pause = %s, want the default of at least %s", c.GUI.MaxPause, SafeMaxPause)
 	}
 }
 

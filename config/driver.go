@@ -32,8 +32,14 @@ type Window struct {
 	Copy     *Point   `yaml:"copy,omitempty"`
 	CopyKeys []string `yaml:"copy_keys,omitempty"`
 	// Reply is the region whose pixels show the reply streaming in. It must
-	// not contain a blinking caret or a spinner.
+	// not contain a blinking caret.
 	Reply *Rect `yaml:"reply,omitempty"`
+	// Busy is a point that looks different while the model works and the
+	// same as before the prompt whenever it rests, such as Cursor's stop
+	// button (the send button's place). With it, a reply counts as finished
+	// when the model says so; without it, only when the reply region has
+	// outlasted gui.max_pause unchanged.
+	Busy *Point `yaml:"busy,omitempty"`
 	// SubmitKey sends the prompt: "enter" (default) or "ctrl+enter".
 	SubmitKey string `yaml:"submit_key,omitempty"`
 	// NewChatKey, if set, is pressed when a turn asks for a fresh chat
@@ -78,12 +84,19 @@ const PromptPlaceholder = "{prompt}"
 
 // GUI holds the timings of GUI turns, shared by every agent.
 type GUI struct {
-	// Quiet is how long the reply region must stay unchanged for the reply
-	// to count as finished. It must be longer than the longest pause in a
-	// streaming reply; shorter than 700ms cut replies short in measurements.
+	// Quiet is how long the chat must stay unchanged after the busy
+	// indicator went back to rest before the reply is copied: the chat's
+	// last drawing. It protects against copying a reply that is still
+	// being drawn.
 	Quiet Duration `yaml:"quiet"`
-	// FirstChange is how long the model may think before its reply starts.
-	FirstChange Duration `yaml:"first_change"`
+	// MaxPause is, for a window without a busy indicator, how long the
+	// reply region must stay unchanged for the reply to count as finished:
+	// it must outlast the longest pause a model makes mid-reply (running a
+	// tool, thinking between paragraphs), or a reply is cut short.
+	MaxPause Duration `yaml:"max_pause"`
+	// FirstChange is read for older files and otherwise ignored: a model
+	// may think up to TurnTimeout.
+	FirstChange Duration `yaml:"first_change,omitempty"`
 	// Submit is how long to wait for the chat to show a submitted prompt
 	// before pressing the submit key once more, and then giving up.
 	Submit Duration `yaml:"submit"`
@@ -97,8 +110,8 @@ type GUI struct {
 // DefaultGUI returns the GUI timings used when the file sets none.
 func DefaultGUI() GUI {
 	return GUI{
-		Quiet:       Duration(800 * time.Millisecond),
-		FirstChange: Duration(2 * time.Minute),
+		Quiet:       Duration(100 * time.Millisecond),
+		MaxPause:    Duration(15 * time.Second),
 		Submit:      Duration(2 * time.Second),
 		TurnTimeout: Duration(15 * time.Minute),
 		LockWait:    Duration(2 * time.Minute),
@@ -108,9 +121,13 @@ func DefaultGUI() GUI {
 // DefaultExecTimeout bounds an exec turn whose timeout is not set.
 const DefaultExecTimeout = 10 * time.Minute
 
-// MinQuiet is the shortest quiet period that did not cut streamed replies
-// short on a real desktop.
-const MinQuiet = 700 * time.Millisecond
+// MinQuiet is the shortest quiet period the screenshots can see: two
+// frames.
+const MinQuiet = 80 * time.Millisecond
+
+// SafeMaxPause is the shortest gui.max_pause that doctor does not warn
+// about: models pause this long for tool runs.
+const SafeMaxPause = 10 * time.Second
 
 var chordPattern = regexp.MustCompile(`^((ctrl|control|shift|alt|cmd|command|super|win|mod)\+)*([a-z0-9]+)$`)
 
@@ -197,16 +214,22 @@ func (g GUI) validate() error {
 	for _, d := range []struct {
 		name string
 		v    Duration
-	}{{"quiet", g.Quiet}, {"first_change", g.FirstChange}, {"submit", g.Submit}, {"turn_timeout", g.TurnTimeout}, {"lock_wait", g.LockWait}} {
+	}{{"quiet", g.Quiet}, {"max_pause", g.MaxPause}, {"submit", g.Submit}, {"turn_timeout", g.TurnTimeout}, {"lock_wait", g.LockWait}} {
 		if d.v <= 0 {
 			return fmt.Errorf("gui.%s: must be a positive duration such as 30s", d.name)
 		}
 	}
 	if g.Quiet.D() < MinQuiet {
-		return fmt.Errorf("gui.quiet: %s is shorter than %s, which cuts streamed replies short", g.Quiet, MinQuiet)
+		return fmt.Errorf("gui.quiet: %s is shorter than %s, two screenshots apart", g.Quiet, MinQuiet)
 	}
-	if g.TurnTimeout.D() <= g.Quiet.D() {
-		return fmt.Errorf("gui.turn_timeout: must be longer than gui.quiet")
+	if g.FirstChange < 0 {
+		return fmt.Errorf("gui.first_change: must be a positive duration (it is no longer used)")
+	}
+	if g.MaxPause.D() < g.Quiet.D() {
+		return fmt.Errorf("gui.max_pause: must be at least gui.quiet")
+	}
+	if g.TurnTimeout.D() <= g.MaxPause.D() {
+		return fmt.Errorf("gui.turn_timeout: must be longer than gui.max_pause")
 	}
 	return nil
 }

@@ -94,11 +94,14 @@ mailbox:
 
 # Timings of GUI turns, for every agent on this desktop.
 gui:
-  # The reply is finished when its region has not changed for this long. It
-  # must be longer than the longest pause while a reply streams (700ms at least).
+  # With a busy indicator calibrated (window.busy, such as Cursor's stop
+  # button), the reply is finished when the indicator is back at rest and the
+  # chat has then not changed for this long (its last drawing).
   quiet: {{.G.Quiet}}
-  # How long the model may think before its reply starts to appear.
-  first_change: {{.G.FirstChange}}
+  # Without a busy indicator, the reply is finished only when its region has
+  # not changed for this long: it must outlast the longest pause a model makes
+  # mid-reply (a tool run), or replies are cut short. Calibrate window.busy.
+  max_pause: {{.G.MaxPause}}
   # How long the chat may take to show a submitted prompt; the submit key is
   # pressed once more, then the turn fails as "pasted but not submitted".
   submit: {{.G.Submit}}

@@ -36,30 +36,37 @@ func (s savedClipboard) restore(ctx context.Context) error {
 	return nil
 }
 
+// clipboardRewrite is how long a written text may take to show before it
+// is written again: an application whose copy was slow can take the
+// clipboard back after the write.
+const clipboardRewrite = 500 * time.Millisecond
+
 // setClipboard writes text and waits until reading it back gives text.
 func setClipboard(ctx context.Context, text string) error {
-	if err := clipboard.WriteAll(text); err != nil {
-		return fmt.Errorf("cannot write the clipboard: %w", err)
-	}
 	ctx, cancel := context.WithTimeout(ctx, clipboardWait)
 	defer cancel()
 	for {
-		got, err := clipboard.ReadAll()
-		if err == nil && got == text {
-			return nil
+		if err := clipboard.WriteAll(text); err != nil {
+			return fmt.Errorf("cannot write the clipboard: %w", err)
 		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("the clipboard did not take the text within %s", clipboardWait)
-		case <-time.After(clipboardPoll):
+		for written := time.Now(); time.Since(written) < clipboardRewrite; {
+			got, err := clipboard.ReadAll()
+			if err == nil && got == text {
+				return nil
+			}
+			select {
+			case <-ctx.Done():
+				return fmt.Errorf("the clipboard did not take the text within %s", clipboardWait)
+			case <-time.After(clipboardPoll):
+			}
 		}
 	}
 }
 
-// awaitClipboardChange waits until the clipboard holds something other than
-// old and returns it.
-func awaitClipboardChange(ctx context.Context, old string) (string, bool) {
-	ctx, cancel := context.WithTimeout(ctx, clipboardWait)
+// awaitClipboardChange waits up to wait until the clipboard holds something
+// other than old and returns it.
+func awaitClipboardChange(ctx context.Context, old string, wait time.Duration) (string, bool) {
+	ctx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()
 	for {
 		got, err := clipboard.ReadAll()

@@ -2,8 +2,8 @@
 // exactly: one Turn per call of Driver.Run.
 //
 // Two drivers implement Driver. The GUI driver works a chat window (Cursor,
-// or the stand-in in fixtures/chatwindow) through the desktop the way a
-// careful human would:
+// or the stand-ins in fixtures/chatpage and fixtures/chatwindow) through the
+// desktop the way a careful human would:
 //
 //  1. take the desktop input lock, shared by every agentctl process on the
 //     same display, because they all share one mouse, keyboard and clipboard;
@@ -11,14 +11,25 @@
 //  3. find the agent's window by title (and pid), activate it, and confirm it
 //     holds the keyboard focus before every single keystroke or click: text
 //     with a newline pasted into a terminal runs as a command;
-//  4. click the input box, paste the prompt (after confirming the clipboard
-//     holds it), press the submit key, and prove the submission by seeing the
-//     chat change, pressing the key once more if it did not;
-//  5. restore the clipboard and release the lock while the model thinks,
-//     watching the reply region with screenshots until it has been still for
-//     the quiet period;
-//  6. take the lock again, put a sentinel on the clipboard, press the copy
-//     button or keys, read the reply, and restore the clipboard.
+//  4. press the copy button once, to learn what it gives before this turn
+//     (the previous reply), and note how the busy indicator looks at rest;
+//  5. click the input box, paste the prompt (after confirming the clipboard
+//     holds it), wait for the paste to show, press the submit key, and prove
+//     the submission by any sign the chat shows (the input box emptying, the
+//     busy indicator changing, the transcript changing), pressing the key
+//     once more if there is none;
+//  6. restore the clipboard and release the lock while the model works,
+//     watching the busy indicator and the reply region with screenshots
+//     until the model has finished: the indicator back at rest and the chat
+//     unchanged for gui.quiet, or without an indicator, the reply region
+//     unchanged for gui.max_pause;
+//  7. take the lock again, put a sentinel on the clipboard, press the copy
+//     button or keys, and read the reply. A copy that gives nothing, the
+//     prompt, or what step 4 got is not this turn's reply: the driver waits
+//     for the chat to change and goes back to step 6.
+//
+// A turn never returns a reply it has not proven finished and new; where it
+// cannot tell, it waits, and its timeout names the missing sign.
 //
 // The exec driver runs a command per turn for headless agents (cursor-agent
 // -p, claude -p, any script): the prompt on stdin or in an argument, the
@@ -40,8 +51,9 @@
 // Failures are told apart with errors.Is against the Err* values, so the
 // per-agent runner can decide between retrying and dead-lettering. A runner
 // that must survive crashes passes Turn.OnStage to record when the prompt was
-// injected and when its submission was confirmed, and after a crash resumes
-// with Turn.Resume, which never pastes again.
+// injected and when its submission was confirmed, and Turn.OnResumeState to
+// keep what step 4 learned; after a crash it resumes with Turn.Resume, which
+// never pastes again and still refuses the previous reply.
 //
 // The package never reads configuration files (it gets config values), never
 // touches mailboxes, writes only under the sessions folder it is given, and

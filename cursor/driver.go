@@ -39,9 +39,10 @@ type Turn struct {
 	// and reads it back. It never sends the prompt again.
 	Resume bool
 	// ResumeState is what the earlier process got from OnResumeState, if
-	// it got that far. With it, Resume can tell a reply that has not
-	// started yet from one already written; without it, Resume takes
-	// whatever the chat shows once it has been still for a while.
+	// it got that far. With it, Resume knows what the chat offered before
+	// the prompt and refuses it as the reply; without it, Resume can only
+	// refuse an empty copy and the prompt itself, and takes the first other
+	// reply the chat offers once the model has finished.
 	ResumeState string
 	// OnStage, if set, is called synchronously as the turn passes each
 	// Stage, before the driver goes on; an error from it ends the turn.

@@ -3,7 +3,6 @@ package cursor
 import (
 	"context"
 	"crypto/rand"
-	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
@@ -28,7 +27,7 @@ type GUI struct {
 	newChat    *chord
 	copyKeys   []chord
 	quiet      time.Duration
-	first      time.Duration
+	maxPause   time.Duration
 	submitWait time.Duration
 	turn       time.Duration
 	lock       *InputLock
@@ -41,8 +40,15 @@ type GUI struct {
 // Timings of the steps that have no setting of their own.
 const (
 	activateWait = 2 * time.Second        // for the window manager to focus a window
-	settleWait   = 200 * time.Millisecond // for the chat to finish drawing a submitted prompt
-	watchEvery   = 40 * time.Millisecond  // between screenshots of the reply region
+	settleWait   = 200 * time.Millisecond // for the chat to finish drawing a new chat
+	pasteWait    = 500 * time.Millisecond // for the input box to show a paste
+	watchEvery   = 40 * time.Millisecond  // between screenshots of the chat
+)
+
+// Sizes of the areas watched around calibrated points.
+const (
+	busySide = 7  // the busy indicator: a square this wide around its point
+	inputH   = 40 // the input box: the height of the band watched around its point
 )
 
 // NewGUI checks the window settings and returns the driver. The display is
@@ -58,7 +64,7 @@ func NewGUI(w config.Window, g config.GUI, opts Options) (*GUI, error) {
 	d := &GUI{
 		win: w, title: title, log: opts.Log,
 		quiet:      durationOr(g.Quiet, config.DefaultGUI().Quiet.D()),
-		first:      durationOr(g.FirstChange, config.DefaultGUI().FirstChange.D()),
+		maxPause:   durationOr(g.MaxPause, config.DefaultGUI().MaxPause.D()),
 		submitWait: durationOr(g.Submit, config.DefaultGUI().Submit.D()),
 		turn:       durationOr(g.TurnTimeout, config.DefaultGUI().TurnTimeout.D()),
 		lock:       NewInputLock(opts.LockDir, durationOr(g.LockWait, config.DefaultGUI().LockWait.D())),
@@ -101,197 +107,6 @@ func (g *GUI) Close() {
 	}
 }
 
-// Run takes one turn. See Driver.
-func (g *GUI) Run(ctx context.Context, t Turn) (string, error) {
-	g.mu.Lock()
-	defer g.mu.Unlock()
-	ctx, cancel := context.WithTimeout(ctx, g.turn)
-	defer cancel()
-	if g.d == nil {
-		d, err := openDesktop()
-		if err != nil {
-			return "", err
-		}
-		g.d = d
-	}
-	var w windowID
-	var err error
-	if t.Resume {
-		if w, err = g.find(); err != nil {
-			return "", err
-		}
-		if err := g.resume(ctx, w, t.ResumeState); err != nil {
-			return "", err
-		}
-	} else {
-		if w, err = g.send(ctx, t); err != nil {
-			return "", err
-		}
-		watch := g.watcher(w)
-		base, err := watch.still(ctx, settleWait)
-		if err != nil {
-			return "", g.watchError(ctx, err)
-		}
-		if t.OnResumeState != nil {
-			if err := t.OnResumeState(fingerprint(base)); err != nil {
-				return "", fmt.Errorf("turn stopped while waiting for the reply: %w", err)
-			}
-		}
-		g.logf("waiting for the reply (first change within %s, then %s still)", g.first, g.quiet)
-		if err := watch.replyFrom(ctx, base, g.first, g.quiet); err != nil {
-			return "", g.watchError(ctx, err)
-		}
-	}
-	reply, err := g.copyReply(ctx, w)
-	if err != nil {
-		return "", err
-	}
-	if err := t.stage(StageReplied); err != nil {
-		return "", err
-	}
-	return reply, nil
-}
-
-// resume waits for the reply of a turn sent by an earlier process. If the
-// chat still shows what it showed when that process saw the prompt arrive,
-// the reply has not started and is waited for like a fresh one; otherwise
-// it is under way or done, and only needs to be still.
-func (g *GUI) resume(ctx context.Context, w windowID, state string) error {
-	watch := g.watcher(w)
-	now, err := watch.frame()
-	if err != nil {
-		return g.watchError(ctx, err)
-	}
-	switch {
-	case state != "" && fingerprint(now) == state:
-		g.logf("resuming: the reply has not started; waiting for it (within %s)", g.first)
-		err = watch.replyFrom(ctx, now, g.first, g.quiet)
-	case state != "":
-		g.logf("resuming: the reply has started; waiting for it to be still for %s", g.quiet)
-		_, err = watch.still(ctx, g.quiet)
-	default:
-		// The earlier process died before it saw the chat settle: the reply
-		// may be yet to come, streaming, or done. Wait for it as for a new
-		// one, and take what the chat shows if nothing changes.
-		g.logf("resuming: waiting up to %s for the reply to change, then %s still", g.first, g.quiet)
-		var started bool
-		if started, err = watch.changeFrom(ctx, now, g.first); err == nil && started {
-			_, err = watch.still(ctx, g.quiet)
-		}
-	}
-	if err != nil {
-		return g.watchError(ctx, err)
-	}
-	return nil
-}
-
-// fingerprint names a screenshot of the reply region compactly enough to
-// keep in a progress record.
-func fingerprint(frame []byte) string {
-	sum := sha256.Sum256(frame)
-	return hex.EncodeToString(sum[:])
-}
-
-// send is steps 1–5 of the turn: under the input lock, paste the prompt
-// into the confirmed window and prove it was submitted.
-func (g *GUI) send(ctx context.Context, t Turn) (w windowID, err error) {
-	s, err := g.begin(ctx)
-	if err != nil {
-		return 0, err
-	}
-	defer s.end(ctx, &err)
-	w = s.w
-	if t.NewChat && g.newChat != nil {
-		if err := s.key(*g.newChat); err != nil {
-			return w, err
-		}
-		if _, err := g.watcher(w).still(ctx, settleWait); err != nil {
-			return w, g.watchError(ctx, err)
-		}
-	}
-	if err := setClipboard(ctx, t.Prompt); err != nil {
-		return w, fmt.Errorf("cannot put the prompt on the clipboard: %w", err)
-	}
-	g.logf("clipboard holds the prompt (%d bytes)", len(t.Prompt))
-	// Select all before pasting, so whatever an earlier failed attempt
-	// left in the input box is replaced rather than sent along.
-	if err := s.clickAt(g.win.Input.X, g.win.Input.Y, "input box"); err != nil {
-		return w, err
-	}
-	if err := s.key(mustChord("mod+a")); err != nil {
-		return w, err
-	}
-	if err := s.key(mustChord("mod+v")); err != nil {
-		return w, err
-	}
-	if err := t.stage(StageInjected); err != nil {
-		return w, err
-	}
-	region, err := s.region()
-	if err != nil {
-		return w, err
-	}
-	before, err := capture(region)
-	if err != nil {
-		return w, err
-	}
-	for attempt := 1; ; attempt++ {
-		if err := s.key(g.submit); err != nil {
-			return w, err
-		}
-		changed, err := g.watcher(w).changeFrom(ctx, before, g.submitWait)
-		if err != nil {
-			return w, g.watchError(ctx, err)
-		}
-		if changed {
-			g.logf("submitted (the chat changed after %s, attempt %d)", g.submit, attempt)
-			break
-		}
-		if attempt == 2 {
-			return w, fmt.Errorf("%w: the chat did not change within %s of pressing %s, twice", ErrNotSubmitted, g.submitWait, g.submit)
-		}
-		g.logf("the chat did not change within %s; pressing %s once more", g.submitWait, g.submit)
-	}
-	if err := t.stage(StageSubmitted); err != nil {
-		return w, err
-	}
-	return w, nil
-}
-
-// copyReply is step 6: under the lock, copy the reply with a sentinel on the
-// clipboard, so that a copy that did nothing is noticed.
-func (g *GUI) copyReply(ctx context.Context, w windowID) (reply string, err error) {
-	s, err := g.begin(ctx)
-	if err != nil {
-		return "", err
-	}
-	defer s.end(ctx, &err)
-	if s.w != w {
-		return "", fmt.Errorf("%w: the window changed during the turn", ErrWindowNotFound)
-	}
-	sentinel := newSentinel()
-	if err := setClipboard(ctx, sentinel); err != nil {
-		return "", fmt.Errorf("cannot prepare the clipboard for the reply: %w", err)
-	}
-	if g.win.Copy != nil {
-		if err := s.clickAt(g.win.Copy.X, g.win.Copy.Y, "copy button"); err != nil {
-			return "", err
-		}
-	} else {
-		for _, k := range g.copyKeys {
-			if err := s.key(k); err != nil {
-				return "", err
-			}
-		}
-	}
-	got, ok := awaitClipboardChange(ctx, sentinel)
-	if !ok || got == "" {
-		return "", fmt.Errorf("%w: the clipboard did not change within %s of the copy action", ErrNothingCopied, clipboardWait)
-	}
-	g.logf("reply copied (%d bytes)", len(got))
-	return got, nil
-}
-
 func newSentinel() string {
 	b := make([]byte, 12)
 	rand.Read(b)
@@ -323,15 +138,11 @@ func (g *GUI) find() (windowID, error) {
 	}
 }
 
-func (g *GUI) watcher(w windowID) *watcher {
+// watcher watches window w's reply region and busy indicator, and the
+// input box too when withInput.
+func (g *GUI) watcher(w windowID, withInput bool) *watcher {
 	return &watcher{
-		capture: func() ([]byte, error) {
-			r, err := g.screenRect(w)
-			if err != nil {
-				return nil, err
-			}
-			return capture(r)
-		},
+		look: func() (look, error) { return g.look(w, withInput) },
 		alive: func() error {
 			ok, err := g.d.exists(w)
 			if err == nil && !ok {
@@ -345,6 +156,41 @@ func (g *GUI) watcher(w windowID) *watcher {
 	}
 }
 
+func (g *GUI) look(w windowID, withInput bool) (look, error) {
+	origin, err := g.origin(w)
+	if err != nil {
+		return look{}, err
+	}
+	var l look
+	r := g.win.Reply
+	if l.reply, err = capture(rectAt(origin, r.X, r.Y, r.W, r.H)); err != nil {
+		return look{}, err
+	}
+	if b := g.win.Busy; b != nil {
+		if l.busy, err = capture(around(origin, b.X, b.Y, busySide, busySide)); err != nil {
+			return look{}, err
+		}
+	}
+	if withInput {
+		// The band runs from the window's left edge to a little right of
+		// the point: the point is wherever the user clicked in the box, a
+		// short prompt starts at the box's left, and the send button, which
+		// changes on its own, usually sits at its right.
+		p := origin.Add(image.Pt(g.win.Input.X, g.win.Input.Y))
+		in := image.Rect(p.X-200, p.Y-inputH/2, p.X+20, p.Y+inputH/2)
+		if bounds, err := g.d.bounds(w); err == nil {
+			in.Min.X = bounds.Min.X
+			in = in.Intersect(bounds)
+		}
+		if !in.Empty() {
+			if l.input, err = capture(in); err != nil {
+				return look{}, err
+			}
+		}
+	}
+	return l, nil
+}
+
 func (g *GUI) watchError(ctx context.Context, err error) error {
 	if ctx.Err() == context.DeadlineExceeded && !errors.Is(err, ErrNoReply) {
 		return fmt.Errorf("%w: the turn timed out after %s", ErrNoReply, g.turn)
@@ -352,15 +198,15 @@ func (g *GUI) watchError(ctx context.Context, err error) error {
 	return err
 }
 
-// screenRect is the reply region in screen coordinates.
-func (g *GUI) screenRect(w windowID) (image.Rectangle, error) {
-	r := g.win.Reply
-	origin, err := g.origin(w)
-	if err != nil {
-		return image.Rectangle{}, err
-	}
-	min := origin.Add(image.Pt(r.X, r.Y))
-	return image.Rectangle{Min: min, Max: min.Add(image.Pt(r.W, r.H))}, nil
+// rectAt is a w×h rectangle at x,y from origin.
+func rectAt(origin image.Point, x, y, w, h int) image.Rectangle {
+	min := origin.Add(image.Pt(x, y))
+	return image.Rectangle{Min: min, Max: min.Add(image.Pt(w, h))}
+}
+
+// around is a w×h rectangle centred on x,y from origin.
+func around(origin image.Point, x, y, w, h int) image.Rectangle {
+	return rectAt(origin, x-w/2, y-h/2, w, h)
 }
 
 // origin is where configured positions count from: the window's top-left
@@ -383,7 +229,7 @@ func (g *GUI) origin(w windowID) (image.Point, error) {
 func capture(r image.Rectangle) ([]byte, error) {
 	img, err := screenshot.Capture(r.Min.X, r.Min.Y, r.Dx(), r.Dy())
 	if err != nil {
-		return nil, fmt.Errorf("cannot capture the reply region: %w", err)
+		return nil, fmt.Errorf("cannot take a screenshot of the chat: %w", err)
 	}
 	return img.Pix, nil
 }

@@ -51,11 +51,20 @@ func guiTurnsMain() {
 }
 
 func TestGUIThreeProcessesNeverMisroute(t *testing.T) {
+	for _, si := range standIns {
+		t.Run(si.name, func(t *testing.T) { threeProcesses(t, si.start) })
+	}
+}
+
+// threeProcesses runs three agentctl-like processes at once, each driving
+// its own window, and checks every prompt reached its own window and every
+// reply came back to its own process.
+func threeProcesses(t *testing.T, start func(testing.TB, chatOptions) *chatWindow) {
 	lockDir := t.TempDir()
 	agents := []string{"Agent-1", "Agent-2", "Agent-3"}
 	windows := make([]*chatWindow, len(agents))
 	for i, a := range agents {
-		windows[i] = startChat(t, chatOptions{title: "Cursor - " + a, x: 10 + 430*i, y: 10})
+		windows[i] = start(t, chatOptions{title: "Cursor - " + a, x: 10 + 430*i, y: 10})
 	}
 	type turn struct{ Prompt, Reply, Err string }
 	results := make([][]turn, len(agents))
@@ -95,7 +104,7 @@ func TestGUIThreeProcessesNeverMisroute(t *testing.T) {
 		for _, r := range results[i] {
 			if r.Err != "" {
 				t.Errorf("%s: turn failed: %s", a, r.Err)
-			} else if r.Reply != r.Prompt {
+			} else if r.Reply != "You wrote:\n"+r.Prompt {
 				t.Errorf("%s: reply %q for prompt %q", a, r.Reply, r.Prompt)
 			}
 			sent = append(sent, r.Prompt)

@@ -34,7 +34,7 @@ var (
 func needDisplay(t testing.TB) {
 	t.Helper()
 	displayOnce.Do(func() {
-		display, displayErr = xvfb.Start(context.Background(), xvfb.Options{})
+		display, displayErr = xvfb.Start(context.Background(), xvfb.Options{WindowManager: xvfb.Openbox})
 		if displayErr == nil {
 			displayErr = display.Setenv()
 			afterTests = func() { display.Stop() }
@@ -49,15 +49,56 @@ func needDisplay(t testing.TB) {
 type chatOptions struct {
 	title         string
 	x, y          int // position on the screen
-	think, pause  float64
-	chunks        int
+	shape         shape
 	ignoreSubmits int
 	decoy         bool
+}
+
+// shape is how a stand-in model answers in time. Both stand-ins (the Tk
+// window and the Chromium page) take the same shapes.
+type shape struct {
+	name       string
+	noEcho     bool    // the user's message is not shown in the transcript
+	think      float64 // seconds from Enter to the reply's start
+	chunks     int     // the reply arrives in this many pieces
+	pause      float64 // seconds between pieces
+	longPause  float64 // one pause this long halfway, the model still working
+	spinner    bool    // an animated Generating line in the transcript while thinking
+	replyBytes int     // the reply is padded to this size
+}
+
+// classic is the shape the stand-in always had: echo, think, short chunks.
+var classic = shape{name: "classic", think: 0.8, chunks: 3, pause: 0.25}
+
+// shapes are the timing shapes every stand-in must read back exactly.
+var shapes = []shape{
+	classic,
+	{name: "no-echo-late", noEcho: true, think: 0.3, chunks: 4, pause: 0.1},
+	{name: "instant", noEcho: true, think: 0, chunks: 1},
+	{name: "instant-echo", think: 0, chunks: 1},
+	{name: "long-pause", think: 0.3, chunks: 6, pause: 0.1, longPause: 2.5},
+	{name: "spinner", think: 1.5, chunks: 3, pause: 0.1, spinner: true},
+	{name: "long-think", noEcho: true, think: 6, chunks: 2, pause: 0.1},
+	{name: "50KB", think: 0.2, chunks: 10, pause: 0.05, replyBytes: 50 * 1024},
+}
+
+// tkArgs are chatwindow.py's options for s.
+func (s shape) tkArgs() []string {
+	args := []string{"--think", ftoa(s.think), "--pause", ftoa(s.pause), "--chunks", itoa(max(s.chunks, 1)),
+		"--long-pause", ftoa(s.longPause), "--reply-bytes", itoa(s.replyBytes)}
+	if s.noEcho {
+		args = append(args, "--no-echo")
+	}
+	if s.spinner {
+		args = append(args, "--spinner")
+	}
+	return args
 }
 
 // chatWindow is a running stand-in window.
 type chatWindow struct {
 	cmd    *exec.Cmd
+	others []*exec.Cmd // helpers that go with it, such as the page's recorder
 	log    string
 	layout struct {
 		PID   int    `json:"pid"`
@@ -65,6 +106,7 @@ type chatWindow struct {
 		Input [2]int `json:"input"`
 		Copy  [2]int `json:"copy"`
 		Reply [4]int `json:"reply"`
+		Busy  [2]int `json:"busy"`
 	}
 }
 
@@ -77,15 +119,11 @@ func startChat(t testing.TB, o chatOptions) *chatWindow {
 	dir := t.TempDir()
 	c := &chatWindow{log: filepath.Join(dir, "log.jsonl")}
 	layout := filepath.Join(dir, "layout.json")
-	if o.think == 0 {
-		// The model "thinks" well past the driver's settle wait after a
-		// submission, as real models do; a reply that could start within
-		// it would be taken for the prompt still being drawn.
-		o.think, o.pause, o.chunks = 0.8, 0.25, 3
+	if o.shape.name == "" {
+		o.shape = classic
 	}
-	args := []string{fixture, "--title", o.title, "--geometry", geometry(o.x, o.y),
-		"--think", ftoa(o.think), "--pause", ftoa(o.pause), "--chunks", itoa(o.chunks),
-		"--ignore-submits", itoa(o.ignoreSubmits), "--log", c.log, "--layout", layout}
+	args := append([]string{fixture, "--title", o.title, "--geometry", geometry(o.x, o.y),
+		"--ignore-submits", itoa(o.ignoreSubmits), "--log", c.log, "--layout", layout}, o.shape.tkArgs()...)
 	if o.decoy {
 		args = append(args, "--decoy")
 	}
@@ -114,13 +152,21 @@ func startChat(t testing.TB, o chatOptions) *chatWindow {
 func geometry(x, y int) string { return "400x360+" + itoa(x) + "+" + itoa(y) }
 
 func (c *chatWindow) close() {
-	if c.cmd.ProcessState == nil {
-		c.cmd.Process.Signal(syscall.SIGTERM)
-		c.cmd.Wait()
+	for _, cmd := range append([]*exec.Cmd{c.cmd}, c.others...) {
+		if cmd == nil || cmd.Process == nil || cmd.ProcessState != nil {
+			continue
+		}
+		if cmd.SysProcAttr != nil && cmd.SysProcAttr.Setpgid {
+			syscall.Kill(-cmd.Process.Pid, syscall.SIGTERM)
+		} else {
+			cmd.Process.Signal(syscall.SIGTERM)
+		}
+		cmd.Wait()
 	}
 }
 
-// window is the calibration a user would record for this stand-in.
+// window is the calibration a user would record for this stand-in, with
+// its busy indicator.
 func (c *chatWindow) window() config.Window {
 	return config.Window{
 		Title: "^" + regexp.QuoteMeta(c.layout.Title) + "$",
@@ -128,6 +174,7 @@ func (c *chatWindow) window() config.Window {
 		Input: &config.Point{X: c.layout.Input[0], Y: c.layout.Input[1]},
 		Copy:  &config.Point{X: c.layout.Copy[0], Y: c.layout.Copy[1]},
 		Reply: &config.Rect{X: c.layout.Reply[0], Y: c.layout.Reply[1], W: c.layout.Reply[2], H: c.layout.Reply[3]},
+		Busy:  &config.Point{X: c.layout.Busy[0], Y: c.layout.Busy[1]},
 	}
 }
 
@@ -156,22 +203,59 @@ func (c *chatWindow) events(t testing.TB) []map[string]any {
 	return out
 }
 
-func (c *chatWindow) prompts(t testing.TB) []string {
+func (c *chatWindow) prompts(t testing.TB) []string { return texts(c.events(t), "prompt") }
+
+// replies are the replies the window finished, in order.
+func (c *chatWindow) replies(t testing.TB) []string { return texts(c.events(t), "replied") }
+
+// event is one thing a stand-in logged, with when.
+type event struct {
+	text string
+	at   time.Time
+}
+
+// last is the window's latest event of one kind.
+func (c *chatWindow) last(t testing.TB, kind string) event {
+	t.Helper()
+	var e event
+	for _, m := range c.events(t) {
+		if m["event"] == kind {
+			e.text, _ = m["text"].(string)
+			sec, _ := m["at"].(float64)
+			e.at = time.Unix(0, int64(sec*1e9))
+		}
+	}
+	if e.at.IsZero() {
+		t.Fatalf("the window logged no %s", kind)
+	}
+	return e
+}
+
+// lastModelTime is how long the model took for the last reply: from the
+// prompt's arrival to the reply's end, as the window saw them.
+func (c *chatWindow) lastModelTime(t testing.TB) time.Duration {
+	return c.last(t, "replied").at.Sub(c.last(t, "prompt").at)
+}
+
+// texts are the texts of a stand-in's events of one kind.
+func texts(events []map[string]any, kind string) []string {
 	var out []string
-	for _, e := range c.events(t) {
-		if e["event"] == "prompt" {
-			out = append(out, e["text"].(string))
+	for _, e := range events {
+		if e["event"] == kind {
+			text, _ := e["text"].(string)
+			out = append(out, text)
 		}
 	}
 	return out
 }
 
-// testGUI is the timing the tests use: the real minimum quiet period, short
+// testGUI is the timing the tests use: a short quiet period after the busy
+// indicator rests, a max_pause longer than the shapes' longest pause, short
 // waits elsewhere so failures come quickly.
 func testGUI() config.GUI {
 	return config.GUI{
-		Quiet:       config.Duration(config.MinQuiet),
-		FirstChange: config.Duration(10 * time.Second),
+		Quiet:       config.Duration(100 * time.Millisecond),
+		MaxPause:    config.Duration(3 * time.Second),
 		Submit:      config.Duration(time.Second),
 		TurnTimeout: config.Duration(60 * time.Second),
 		LockWait:    config.Duration(30 * time.Second),

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -45,8 +46,8 @@ func TestGUIRoundTripIsExact(t *testing.T) {
 	if len(got) != 1 || got[0] != prompt {
 		t.Fatalf("the window received %d prompts; first differs from the %d-byte prompt", len(got), len(prompt))
 	}
-	if reply != prompt { // the stand-in echoes the prompt
-		t.Fatalf("reply differs from what the window sent (%d vs %d bytes)", len(reply), len(prompt))
+	if want := chat.replies(t); len(want) != 1 || reply != want[0] || reply != "You wrote:\n"+prompt {
+		t.Fatalf("reply differs from what the window sent (%d bytes)", len(reply))
 	}
 	if s := stagesString(stages); s != "injected submitted replied" {
 		t.Errorf("stages = %s", s)
@@ -55,7 +56,13 @@ func TestGUIRoundTripIsExact(t *testing.T) {
 }
 
 func TestGUINeverTypesIntoADecoy(t *testing.T) {
-	decoy := startChat(t, chatOptions{title: "Terminal - decoy", x: 440, y: 10, decoy: true})
+	for _, si := range standIns {
+		t.Run(si.name, func(t *testing.T) { neverTypesIntoADecoy(t, si.start) })
+	}
+}
+
+func neverTypesIntoADecoy(t *testing.T, start func(testing.TB, chatOptions) *chatWindow) {
+	decoy := start(t, chatOptions{title: "Terminal - decoy", x: 440, y: 10, decoy: true})
 	// Calibrated for a window that is not open: the decoy has the focus.
 	w := configWindow("Cursor - Agent-missing")
 	g := newTestGUI(t, w, t.TempDir())
@@ -64,10 +71,47 @@ func TestGUINeverTypesIntoADecoy(t *testing.T) {
 	if !errors.Is(err, ErrWindowNotFound) {
 		t.Fatalf("err = %v, want ErrWindowNotFound", err)
 	}
-	if ev := decoy.events(t); len(ev) != 0 {
-		t.Fatalf("the decoy received input: %v", ev)
+	keys := func() (n int) {
+		for _, e := range decoy.events(t) {
+			if e["event"] != "layout" {
+				n++
+			}
+		}
+		return n
+	}
+	if n := keys(); n != 0 {
+		t.Fatalf("the decoy received %d keys or pastes: %v", n, decoy.events(t))
 	}
 	assertClipboard(t, "before")
+	// The decoy does notice keys: press one into it on purpose.
+	pressInto(t, decoy.layout.Title, "x")
+	for deadline := time.Now().Add(5 * time.Second); keys() == 0; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the decoy did not log a key pressed into it, so it proves nothing")
+		}
+	}
+}
+
+// pressInto activates the window with exactly this title and presses key.
+func pressInto(t *testing.T, title, key string) {
+	t.Helper()
+	d, err := openDesktop()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.close()
+	found, err := d.windows(regexp.MustCompile("^"+regexp.QuoteMeta(title)+"$"), 0)
+	if err != nil || len(found) != 1 {
+		t.Fatalf("windows titled %q: %v, %v", title, found, err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), activateWait)
+	defer cancel()
+	if err := d.activate(ctx, found[0].ID); err != nil {
+		t.Fatal(err)
+	}
+	if err := d.key(mustChord(key)); err != nil {
+		t.Fatal(err)
+	}
 }
 
 func TestGUIRefusesAmbiguousWindows(t *testing.T) {
@@ -91,7 +135,7 @@ func TestGUISubmitIsRetriedOnce(t *testing.T) {
 	chat := startChat(t, chatOptions{title: "Cursor - Agent-2", x: 440, y: 10, ignoreSubmits: 1})
 	g := newTestGUI(t, chat.window(), t.TempDir())
 	reply, err := g.Run(context.Background(), Turn{Prompt: "first Enter is lost"})
-	if err != nil || reply != "first Enter is lost" {
+	if err != nil || reply != "You wrote:\nfirst Enter is lost" {
 		t.Fatalf("reply %q, err %v", reply, err)
 	}
 	if p := chat.prompts(t); len(p) != 1 {
@@ -121,7 +165,7 @@ func TestGUIPastedButNotSubmitted(t *testing.T) {
 }
 
 func TestGUIWindowClosedMidTurn(t *testing.T) {
-	chat := startChat(t, chatOptions{title: "Cursor - Agent-4", x: 10, y: 400, think: 2, pause: 0.2, chunks: 2})
+	chat := startChat(t, chatOptions{title: "Cursor - Agent-4", x: 10, y: 400, shape: shape{name: "slow", think: 2, pause: 0.2, chunks: 2}})
 	g := newTestGUI(t, chat.window(), t.TempDir())
 	setUserClipboard(t, "user text")
 	_, err := g.Run(context.Background(), Turn{Prompt: "think long", OnStage: func(s Stage) error {
@@ -150,7 +194,7 @@ func TestGUIResumeReadsTheReplyWithoutPasting(t *testing.T) {
 		t.Fatalf("err = %v, want the simulated crash", err)
 	}
 	reply, err := g.Run(context.Background(), Turn{Prompt: "resume me", Resume: true})
-	if err != nil || reply != "resume me" {
+	if err != nil || reply != "You wrote:\nresume me" {
 		t.Fatalf("resumed reply %q, err %v", reply, err)
 	}
 	if p := chat.prompts(t); len(p) != 1 {
@@ -162,10 +206,17 @@ func TestGUINothingCopied(t *testing.T) {
 	chat := startChat(t, chatOptions{title: "Cursor - Agent-6", x: 870, y: 400})
 	w := chat.window()
 	w.Copy.X, w.Copy.Y = w.Reply.X+10, w.Reply.Y+10 // calibrated onto the transcript, not the button
-	g := newTestGUI(t, w, t.TempDir())
+	gui := testGUI()
+	gui.TurnTimeout = config.Duration(5 * time.Second)
+	g, err := NewGUI(w, gui, Options{LockDir: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer g.Close()
 	setUserClipboard(t, "mine")
-	if _, err := g.Run(context.Background(), Turn{Prompt: "hello"}); !errors.Is(err, ErrNothingCopied) {
-		t.Fatalf("err = %v, want ErrNothingCopied", err)
+	_, err = g.Run(context.Background(), Turn{Prompt: "hello"})
+	if !errors.Is(err, ErrNoReply) || !errors.Is(err, ErrNothingCopied) {
+		t.Fatalf("err = %v, want ErrNoReply naming ErrNothingCopied", err)
 	}
 	assertClipboard(t, "mine")
 }
@@ -191,5 +242,53 @@ func TestGUIInputLockTimeout(t *testing.T) {
 	}
 	if want := fmt.Sprintf("pid %d", os.Getpid()); !strings.Contains(err.Error(), want) || !strings.Contains(err.Error(), held.Path()) {
 		t.Errorf("err = %v, want the holder (%s) and the lock %s", err, want, held.Path())
+	}
+}
+
+// TestGUIResumeNeverReturnsThePreviousReply crashes a turn while the model
+// still thinks, after the turn recorded its state, and resumes it: the
+// resumed turn must wait for the new reply, although the copy action gives
+// the previous one at once. Without a busy indicator, the model thinks
+// silently for longer than gui.max_pause, so stillness alone would copy
+// the previous reply.
+func TestGUIResumeNeverReturnsThePreviousReply(t *testing.T) {
+	for _, si := range standIns {
+		for _, busy := range []bool{true, false} {
+			t.Run(fmt.Sprintf("%s/busy=%v", si.name, busy), func(t *testing.T) {
+				resumeNeverReturnsThePreviousReply(t, si.start, busy)
+			})
+		}
+	}
+}
+
+func resumeNeverReturnsThePreviousReply(t *testing.T, start func(testing.TB, chatOptions) *chatWindow, busy bool) {
+	s := shape{name: "slow", noEcho: true, think: 2, chunks: 2, pause: 0.1}
+	if !busy {
+		s.think = testGUI().MaxPause.D().Seconds() + 1.5
+	}
+	chat := start(t, chatOptions{title: fmt.Sprintf("Cursor - resume %v", busy), x: 870, y: 10, shape: s})
+	w := chat.window()
+	if !busy {
+		w.Busy = nil
+	}
+	g := newTestGUI(t, w, t.TempDir())
+	if _, err := g.Run(context.Background(), Turn{Prompt: "first"}); err != nil {
+		t.Fatal(err)
+	}
+	crash := errors.New("process died")
+	var state string
+	_, err := g.Run(context.Background(), Turn{Prompt: "second", OnResumeState: func(s string) error {
+		state = s
+		return crash
+	}})
+	if !errors.Is(err, crash) {
+		t.Fatalf("err = %v, want the simulated crash", err)
+	}
+	reply, err := g.Run(context.Background(), Turn{Prompt: "second", Resume: true, ResumeState: state})
+	if err != nil || reply != "You wrote:\nsecond" {
+		t.Fatalf("resumed reply %q, err %v; want the second turn's reply", reply, err)
+	}
+	if p := chat.prompts(t); len(p) != 2 {
+		t.Fatalf("window received %d prompts, want 2: resume must not paste again", len(p))
 	}
 }

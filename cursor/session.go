@@ -102,5 +102,3 @@ func (s *session) clickAt(x, y int, what string) error {
 	}
 	return nil
 }
-
-func (s *session) region() (image.Rectangle, error) { return s.g.screenRect(s.w) }

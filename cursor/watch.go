@@ -3,15 +3,65 @@ package cursor
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"time"
 )
 
-// watcher decides from successive screenshots of the reply region when a
-// reply has started and when it has finished. Time and capture are injected
-// so its rules are tested without a screen or real waiting.
+// look is one observation of the chat window.
+type look struct {
+	// reply is the reply region's pixels.
+	reply []byte
+	// busy is the busy indicator's pixels; nil where none is calibrated.
+	busy []byte
+	// input is the area around the input box; nil where not captured.
+	input []byte
+}
+
+func (l look) same(o look) bool {
+	return bytes.Equal(l.reply, o.reply) && bytes.Equal(l.busy, o.busy)
+}
+
+// finishRule says when a reply is finished. It is a pure function of the
+// looks it is shown, so every timing shape is tested without a screen.
+//
+// With a busy indicator, the model says itself when it is done: the
+// indicator must look as it did before the prompt was sent, and both it and
+// the reply region must then stay unchanged for settle (the chat's last
+// drawing). Without one, stillness is the only sign: the region must stay
+// unchanged for settle, which is then gui.max_pause, the longest pause a
+// reply may make mid-stream.
+type finishRule struct {
+	idle   string        // fingerprint of the indicator at rest; "" = no indicator
+	settle time.Duration // how long everything must stay unchanged
+
+	last  look
+	since time.Time
+	seen  bool
+}
+
+// observe takes one look and says whether the reply is finished, and if
+// not, what the driver is waiting for.
+func (r *finishRule) observe(now time.Time, l look) (bool, string) {
+	if !r.seen || !l.same(r.last) {
+		r.last, r.since, r.seen = l, now, true
+	}
+	if r.idle != "" && fingerprint(l.busy) != r.idle {
+		return false, "the busy indicator to rest (it shows the model still working)"
+	}
+	if still := now.Sub(r.since); still < r.settle {
+		if r.idle != "" {
+			return false, fmt.Sprintf("the chat to stay unchanged for %s after the busy indicator went idle", r.settle)
+		}
+		return false, fmt.Sprintf("the reply region to stay unchanged for %s (gui.max_pause; no busy indicator is calibrated)", r.settle)
+	}
+	return true, ""
+}
+
+// watcher takes looks at the chat until a condition holds. Time and capture
+// are injected so its rules are tested without a screen or real waiting.
 type watcher struct {
-	capture func() ([]byte, error)
+	look func() (look, error)
 	// alive fails when the window is gone, so a closed window ends the
 	// turn at once instead of at its timeout.
 	alive func() error
@@ -32,88 +82,55 @@ func realSleep(ctx context.Context, d time.Duration) error {
 	}
 }
 
-// frame takes one screenshot after checking the window is still there.
-func (w *watcher) frame() ([]byte, error) {
+// frame takes one look after checking the window is still there.
+func (w *watcher) frame() (look, error) {
 	if err := w.alive(); err != nil {
-		return nil, err
+		return look{}, err
 	}
-	return w.capture()
+	return w.look()
 }
 
-// changeFrom waits until the region differs from base, at most within.
-func (w *watcher) changeFrom(ctx context.Context, base []byte, within time.Duration) (bool, error) {
-	deadline := w.now().Add(within)
+// until takes looks until done says yes and returns the last one. When ctx
+// reaches its deadline, the error is ErrNoReply naming what done was still
+// waiting for.
+func (w *watcher) until(ctx context.Context, done func(now time.Time, l look) (bool, string)) (look, error) {
 	for {
-		f, err := w.frame()
+		l, err := w.frame()
 		if err != nil {
-			return false, err
+			return look{}, err
 		}
-		if !bytes.Equal(f, base) {
-			return true, nil
-		}
-		if !w.now().Before(deadline) {
-			return false, nil
+		ok, waiting := done(w.now(), l)
+		if ok {
+			return l, nil
 		}
 		if err := w.sleep(ctx, w.every); err != nil {
-			return false, err
+			if errors.Is(err, context.DeadlineExceeded) {
+				return look{}, fmt.Errorf("%w: the turn timed out waiting for %s", ErrNoReply, waiting)
+			}
+			return look{}, err
 		}
 	}
 }
 
-// still waits until the region has not changed for quiet and returns its
-// last frame.
-func (w *watcher) still(ctx context.Context, quiet time.Duration) ([]byte, error) {
-	last, err := w.frame()
-	if err != nil {
-		return nil, err
-	}
-	since := w.now()
-	for w.now().Sub(since) < quiet {
-		if err := w.sleep(ctx, w.every); err != nil {
-			return nil, err
-		}
-		f, err := w.frame()
-		if err != nil {
-			return nil, err
-		}
-		if !bytes.Equal(f, last) {
-			last, since = f, w.now()
-		}
-	}
-	return last, nil
+// within runs until, but gives up (false, nil) after d.
+func (w *watcher) within(ctx context.Context, d time.Duration, done func(l look) bool) (bool, error) {
+	deadline := w.now().Add(d)
+	var hit bool
+	_, err := w.until(ctx, func(now time.Time, l look) (bool, string) {
+		hit = done(l)
+		return hit || !now.Before(deadline), "the chat to show the submitted prompt"
+	})
+	return hit, err
 }
 
-// reply waits for a reply to a prompt whose submission has just shown in
-// the region: the region settles (the prompt drawn), then changes (the reply
-// starts, within firstChange), then stays still for quiet.
-func (w *watcher) reply(ctx context.Context, settle, firstChange, quiet time.Duration) error {
-	base, err := w.still(ctx, settle)
-	if err != nil {
-		return w.explain(ctx, err, "while the prompt was shown")
-	}
-	return w.replyFrom(ctx, base, firstChange, quiet)
+// finished waits until rule says the reply is finished.
+func (w *watcher) finished(ctx context.Context, rule *finishRule) (look, error) {
+	return w.until(ctx, rule.observe)
 }
 
-// replyFrom waits for the region to change from base (the reply starts,
-// within firstChange), then to stay still for quiet.
-func (w *watcher) replyFrom(ctx context.Context, base []byte, firstChange, quiet time.Duration) error {
-	started, err := w.changeFrom(ctx, base, firstChange)
-	if err != nil {
-		return w.explain(ctx, err, "while waiting for the reply to start")
-	}
-	if !started {
-		return fmt.Errorf("%w: the reply did not start within %s", ErrNoReply, firstChange)
-	}
-	if _, err := w.still(ctx, quiet); err != nil {
-		return w.explain(ctx, err, "while the reply was streaming")
-	}
-	return nil
-}
-
-// explain turns the turn's deadline into ErrNoReply.
-func (w *watcher) explain(ctx context.Context, err error, when string) error {
-	if ctx.Err() == context.DeadlineExceeded {
-		return fmt.Errorf("%w: the turn timed out %s", ErrNoReply, when)
-	}
+// changedFrom waits until the chat looks different from base; why says
+// what a timeout should name.
+func (w *watcher) changedFrom(ctx context.Context, base look, why string) error {
+	_, err := w.until(ctx, func(_ time.Time, l look) (bool, string) { return !l.same(base), why })
 	return err
 }

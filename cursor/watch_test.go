@@ -3,41 +3,51 @@ package cursor
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 )
 
-// fakeScreen plays a scripted reply region: frames[i] is shown from
-// times[i] on, on a clock that only moves when the watcher sleeps.
+// fakeScreen plays a scripted chat: from times[i] on it shows replies[i]
+// in the reply region and busies[i] in the busy indicator, on a clock that
+// only moves when the watcher sleeps.
 type fakeScreen struct {
-	now    time.Time
-	times  []time.Duration
-	frames []string
-	closed time.Duration // when the window disappears; 0 = never
-	start  time.Time
+	now     time.Time
+	times   []time.Duration
+	replies []string
+	busies  []string
+	closed  time.Duration // when the window disappears; 0 = never
+	start   time.Time
 }
 
+// newFakeScreen takes triples: time, reply region, busy indicator ("" for
+// a window without one).
 func newFakeScreen(script ...any) *fakeScreen {
 	f := &fakeScreen{start: time.Unix(0, 0)}
 	f.now = f.start
-	for i := 0; i < len(script); i += 2 {
+	for i := 0; i < len(script); i += 3 {
 		f.times = append(f.times, script[i].(time.Duration))
-		f.frames = append(f.frames, script[i+1].(string))
+		f.replies = append(f.replies, script[i+1].(string))
+		f.busies = append(f.busies, script[i+2].(string))
 	}
 	return f
 }
 
 func (f *fakeScreen) watcher() *watcher {
 	return &watcher{
-		capture: func() ([]byte, error) {
+		look: func() (look, error) {
 			at := f.now.Sub(f.start)
-			shown := ""
+			var l look
 			for i, t := range f.times {
 				if at >= t {
-					shown = f.frames[i]
+					l.reply = []byte(f.replies[i])
+					l.busy = nil
+					if f.busies[i] != "" {
+						l.busy = []byte(f.busies[i])
+					}
 				}
 			}
-			return []byte(shown), nil
+			return l, nil
 		},
 		alive: func() error {
 			if f.closed > 0 && f.now.Sub(f.start) >= f.closed {
@@ -58,45 +68,93 @@ func (f *fakeScreen) elapsed() time.Duration { return f.now.Sub(f.start) }
 
 const ms = time.Millisecond
 
-func TestWatcherWaitsOutPausesInTheStream(t *testing.T) {
-	// Prompt drawn at once, 2 s thinking, then chunks 600 ms apart.
-	f := newFakeScreen(0*ms, "prompt", 2000*ms, "p+a", 2600*ms, "p+ab", 3200*ms, "p+abc")
-	if err := f.watcher().reply(context.Background(), 200*ms, time.Minute, 700*ms); err != nil {
+func withBusy(settle time.Duration) *finishRule {
+	return &finishRule{idle: fingerprintText("send"), settle: settle}
+}
+
+func stillness(maxPause time.Duration) *finishRule { return &finishRule{settle: maxPause} }
+
+func TestFinishWaitsForTheBusyIndicatorThroughALongPause(t *testing.T) {
+	// No echo, the reply starts 300 ms after Enter, pauses 2.5 s mid-stream
+	// while the model still works, and ends at 3.2 s.
+	f := newFakeScreen(
+		0*ms, "", "stop",
+		300*ms, "a", "stop",
+		400*ms, "ab", "stop",
+		2900*ms, "abc", "stop",
+		3200*ms, "abcd", "send")
+	if _, err := f.watcher().finished(context.Background(), withBusy(100*ms)); err != nil {
 		t.Fatal(err)
 	}
-	// Done means: the last chunk was seen and nothing changed for 700 ms.
-	if got := f.elapsed(); got < 3900*ms || got > 4000*ms {
-		t.Errorf("finished at %s, want just after 3.9s", got)
+	if got := f.elapsed(); got < 3300*ms || got > 3400*ms {
+		t.Errorf("finished at %s, want just after 3.3s (indicator at rest at 3.2s, then 100ms unchanged)", got)
 	}
 }
 
-func TestWatcherQuietShorterThanAPauseStopsEarly(t *testing.T) {
-	// The rule's other side: a quiet period below the longest pause ends
-	// the wait mid-reply, which is why config refuses quiet < 700ms.
-	f := newFakeScreen(0*ms, "prompt", 100*ms, "p+a", 700*ms, "p+ab")
-	if err := f.watcher().reply(context.Background(), 50*ms, time.Minute, 300*ms); err != nil {
+func TestFinishWithoutIndicatorOutlastsMaxPause(t *testing.T) {
+	f := newFakeScreen(
+		0*ms, "", "",
+		300*ms, "a", "",
+		2800*ms, "ab", "", // a 2.5 s pause
+		3000*ms, "abc", "")
+	if _, err := f.watcher().finished(context.Background(), stillness(10*time.Second)); err != nil {
 		t.Fatal(err)
 	}
-	if f.elapsed() >= 700*ms {
-		t.Errorf("finished at %s; expected the short quiet period to stop before the second chunk", f.elapsed())
+	if got := f.elapsed(); got < 13*time.Second || got > 13100*ms {
+		t.Errorf("finished at %s, want just after 13s (last change at 3s, then max_pause)", got)
 	}
 }
 
-func TestWatcherNoReplyWithinFirstChange(t *testing.T) {
-	f := newFakeScreen(0*ms, "prompt")
-	err := f.watcher().reply(context.Background(), 200*ms, 5*time.Second, 700*ms)
-	if !errors.Is(err, ErrNoReply) {
-		t.Fatalf("err = %v, want ErrNoReply", err)
+func TestFinishWaitsOutAnIndicatorAnimatedInTheReplyRegion(t *testing.T) {
+	// A "Generating" line animates inside the reply region for 5 s; no
+	// busy indicator is calibrated: the animation itself keeps it waiting.
+	var script []any
+	for i := 0; i < 50; i++ {
+		script = append(script, time.Duration(i)*100*ms, "Generating"+strings.Repeat(".", i%4), "")
 	}
-	if f.elapsed() < 5*time.Second || f.elapsed() > 6*time.Second {
-		t.Errorf("gave up at %s, want after the 5s first-change timeout", f.elapsed())
+	script = append(script, 5*time.Second, "the reply", "")
+	f := newFakeScreen(script...)
+	if _, err := f.watcher().finished(context.Background(), stillness(time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	if got := f.elapsed(); got < 6*time.Second {
+		t.Errorf("finished at %s, before the animation had ended and a second passed", got)
+	}
+}
+
+func TestFinishedIsNotFooledByARestingIndicatorWhileTheRegionMoves(t *testing.T) {
+	// The indicator is at rest but the reply is still being drawn: wait.
+	f := newFakeScreen(0*ms, "a", "send", 50*ms, "ab", "send", 90*ms, "abc", "send", 130*ms, "abcd", "send")
+	if _, err := f.watcher().finished(context.Background(), withBusy(100*ms)); err != nil {
+		t.Fatal(err)
+	}
+	if got := f.elapsed(); got < 230*ms {
+		t.Errorf("finished at %s, before the region was unchanged for 100ms after its last change at 130ms", got)
+	}
+}
+
+func TestTimeoutNamesTheMissingSignal(t *testing.T) {
+	f := newFakeScreen(0*ms, "", "stop")
+	ctx, cancel := context.WithDeadline(context.Background(), time.Now().Add(time.Hour))
+	defer cancel()
+	w := f.watcher()
+	w.sleep = func(c context.Context, d time.Duration) error {
+		f.now = f.now.Add(d)
+		if f.elapsed() > 2*time.Second {
+			return context.DeadlineExceeded
+		}
+		return nil
+	}
+	_, err := w.finished(ctx, withBusy(100*ms))
+	if !errors.Is(err, ErrNoReply) || !strings.Contains(err.Error(), "the model still working") {
+		t.Fatalf("err = %v, want ErrNoReply naming the busy indicator", err)
 	}
 }
 
 func TestWatcherWindowClosed(t *testing.T) {
-	f := newFakeScreen(0*ms, "prompt", 500*ms, "p+a")
+	f := newFakeScreen(0*ms, "prompt", "", 500*ms, "p+a", "")
 	f.closed = 800 * ms
-	err := f.watcher().reply(context.Background(), 200*ms, time.Minute, 700*ms)
+	_, err := f.watcher().finished(context.Background(), stillness(10*time.Second))
 	if !errors.Is(err, ErrWindowNotFound) {
 		t.Fatalf("err = %v, want ErrWindowNotFound", err)
 	}
@@ -105,23 +163,69 @@ func TestWatcherWindowClosed(t *testing.T) {
 	}
 }
 
-func TestWatcherTurnDeadline(t *testing.T) {
-	// A region that never stops changing ends at the turn's deadline.
-	f := newFakeScreen()
-	for i := 0; i < 1000; i++ {
-		f.times = append(f.times, time.Duration(i)*30*ms)
-		f.frames = append(f.frames, string(rune('a'+i%26)))
+func TestWithinGivesUp(t *testing.T) {
+	f := newFakeScreen(0*ms, "x", "")
+	ok, err := f.watcher().within(context.Background(), time.Second, func(l look) bool { return string(l.reply) != "x" })
+	if ok || err != nil {
+		t.Fatalf("within = %v, %v; want false, nil", ok, err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	w := f.watcher()
-	sleep := w.sleep
-	w.sleep = func(c context.Context, d time.Duration) error {
-		if f.elapsed() > 3*time.Second {
-			cancel()
+	if f.elapsed() < time.Second || f.elapsed() > 1100*ms {
+		t.Errorf("gave up at %s, want after 1s", f.elapsed())
+	}
+}
+
+func TestStaleCopies(t *testing.T) {
+	st := turnState{Prev: fingerprintText("the old reply"), PrevKnown: true}
+	prompt := "do the thing\r\n"
+	for _, c := range []struct {
+		copied string
+		stale  bool
+	}{
+		{"", true},
+		{"the old reply", true},
+		{"do the thing\r\n", true},
+		{"do the thing", true}, // the echo, as the chat trimmed it
+		{"the new reply", false},
+		{"the old reply, and more", false},
+	} {
+		if got := st.stale(prompt, c.copied) != ""; got != c.stale {
+			t.Errorf("stale(%q) = %v, want %v", c.copied, got, c.stale)
 		}
-		return sleep(c, d)
 	}
-	if err := w.reply(ctx, 200*ms, time.Minute, 700*ms); !errors.Is(err, context.Canceled) {
-		t.Fatalf("err = %v, want the context's error", err)
+	unknown := decodeState("")
+	if unknown.stale(prompt, "the old reply") != "" {
+		t.Errorf("a resumed turn without a record refused a reply it cannot know to be old")
+	}
+}
+
+func TestStateRoundTripAndOldFormat(t *testing.T) {
+	st := turnState{Prev: fingerprintText("x"), PrevKnown: true, Idle: fingerprintText("send")}
+	if got := decodeState(st.encode()); got != st {
+		t.Errorf("decoded %+v, want %+v", got, st)
+	}
+	// An older agentctl recorded a bare screenshot fingerprint.
+	if got := decodeState(fingerprintText("frame")); got != (turnState{}) {
+		t.Errorf("an old state decoded to %+v, want one that knows nothing", got)
+	}
+}
+
+func TestSubmissionSignals(t *testing.T) {
+	empty := []byte("empty box")
+	pasted := look{reply: []byte("transcript"), busy: []byte("send"), input: []byte("box with prompt")}
+	for _, c := range []struct {
+		name      string
+		now       look
+		pasteSeen bool
+		want      string
+	}{
+		{"nothing yet", pasted, true, ""},
+		{"input emptied", look{reply: pasted.reply, busy: pasted.busy, input: empty}, true, "the input box emptied"},
+		{"input looks empty but the paste was never seen", look{reply: pasted.reply, busy: pasted.busy, input: empty}, false, ""},
+		{"stop button", look{reply: pasted.reply, busy: []byte("stop"), input: pasted.input}, true, "the busy indicator changed"},
+		{"transcript", look{reply: []byte("transcript+echo"), busy: pasted.busy, input: pasted.input}, true, "the transcript changed"},
+	} {
+		if got := submissionSignal(pasted, c.now, empty, c.pasteSeen); got != c.want {
+			t.Errorf("%s: signal %q, want %q", c.name, got, c.want)
+		}
 	}
 }

@@ -15,18 +15,26 @@ import (
 )
 
 const calibrateUsage = `
-Usage: agentctl calibrate AGENT --title PATTERN [--input X,Y --copy X,Y --reply X,Y,W,H]
+Usage: agentctl calibrate AGENT --title PATTERN [--input X,Y --copy X,Y --reply X,Y,W,H --busy X,Y]
                          [--absolute] [--pid N] [--copy-keys K,K] [--submit-key K] [--new-chat-key K]
        agentctl calibrate --from-coords FILE [--layout NAME]
 
 Records where an agent's chat window and its controls are, in agentctl.yaml.
 The file's comments and other settings are kept.
 
-With --input, --copy and --reply, the positions are written as given:
+--busy is the busy indicator: a point that looks different while the model
+works and as before whenever it rests. In Cursor, use the send button's
+place, which shows a stop button while the model works. With it a reply is
+read as soon as the model has finished; without it only once the reply has
+not changed for gui.max_pause, and a reply that pauses longer mid-stream is
+cut short ('agentctl doctor' warns about such seats).
+
+With --input, --copy, --reply and --busy, the positions are written as given:
 offsets from the window's top-left corner, or screen coordinates with
 --absolute. Without them, calibration is guided: hover the mouse over each
 place it asks for (the input box, the copy button, the reply region's
-top-left and bottom-right corners) and press Enter in this terminal. Guided
+top-left and bottom-right corners, the send/stop button) and press Enter
+in this terminal. Guided
 positions are made relative to the window found by --title unless
 --absolute is given.
 
@@ -37,7 +45,8 @@ Dream.OS files have no reply region or window title: add them afterwards.
 
 Examples:
   agentctl calibrate Agent-3 --title 'Agent-3.*Cursor'
-  agentctl calibrate Agent-3 --title 'Agent-3.*Cursor' --input 420,610 --copy 760,380 --reply 20,60,760,500
+  agentctl calibrate Agent-3 --title 'Agent-3.*Cursor' --input 420,610 --copy 760,380 --reply 20,60,760,500 --busy 790,610
+  agentctl calibrate Agent-3 --busy 790,610
   agentctl calibrate Agent-3 --title Cursor --absolute --input -1280,479 --copy -1018,299 --reply -1500,100,700,350
   agentctl calibrate --from-coords cursor_agent_coords.json --layout 4-agent
 `
@@ -49,6 +58,7 @@ func runCalibrate(ctx context.Context, env *Env, args []string) error {
 	input := fs.String("input", "", "input box position `X,Y`")
 	copyAt := fs.String("copy", "", "copy button position `X,Y`")
 	reply := fs.String("reply", "", "reply region `X,Y,W,H`")
+	busy := fs.String("busy", "", "busy indicator `X,Y`, such as the chat's send/stop button")
 	absolute := fs.Bool("absolute", false, "positions are screen coordinates, not offsets in the window")
 	copyKeys := fs.String("copy-keys", "", "key chords that copy the reply, `K,K` (instead of --copy)")
 	submitKey := fs.String("submit-key", "", "key that sends the prompt: enter or ctrl+enter")
@@ -95,9 +105,9 @@ func runCalibrate(ctx context.Context, env *Env, args []string) error {
 	if *copyKeys != "" {
 		w.CopyKeys, w.Copy = strings.Split(*copyKeys, ","), nil
 	}
-	given := *input != "" || *copyAt != "" || *reply != ""
+	given := *input != "" || *copyAt != "" || *reply != "" || *busy != ""
 	if given {
-		if err := applyPositions(&w, *input, *copyAt, *reply); err != nil {
+		if err := applyPositions(&w, *input, *copyAt, *reply, *busy); err != nil {
 			return err
 		}
 	} else if *copyKeys == "" || w.Input == nil || w.Reply == nil {
@@ -118,7 +128,14 @@ func runCalibrate(ctx context.Context, env *Env, args []string) error {
 	return nil
 }
 
-func applyPositions(w *config.Window, input, copyAt, reply string) error {
+func applyPositions(w *config.Window, input, copyAt, reply, busy string) error {
+	if busy != "" {
+		p, err := parseInts(busy, 2, "--busy")
+		if err != nil {
+			return err
+		}
+		w.Busy = &config.Point{X: p[0], Y: p[1]}
+	}
 	if input != "" {
 		p, err := parseInts(input, 2, "--input")
 		if err != nil {
@@ -173,11 +190,14 @@ func guide(env *Env, w *config.Window, wantCopy bool) error {
 		origin = image.Point{}
 	}
 	in := bufio.NewReader(env.Stdin)
+	skipped := false
 	ask := func(what string) (image.Point, error) {
 		fmt.Fprintf(env.Stdout, "Hover over %s and press Enter here: ", what)
-		if _, err := in.ReadString('\n'); err != nil {
+		line, err := in.ReadString('\n')
+		if err != nil {
 			return image.Point{}, fmt.Errorf("calibration stopped: %w", err)
 		}
+		skipped = strings.TrimSpace(line) == "skip"
 		p, err := cursor.Pointer()
 		if err != nil {
 			return image.Point{}, err
@@ -209,6 +229,17 @@ func guide(env *Env, w *config.Window, wantCopy bool) error {
 		return fmt.Errorf("the reply region from %v to %v is empty", a, b)
 	}
 	w.Reply = &config.Rect{X: r.Min.X, Y: r.Min.Y, W: r.Dx(), H: r.Dy()}
+	fmt.Fprintln(env.Stdout, "The busy indicator is a place that looks different while the model works, such as")
+	fmt.Fprintln(env.Stdout, "the send button, which shows a stop button then. Skip it only if the chat has none.")
+	if p, err = ask("the send/stop button (type skip and Enter if there is none)"); err != nil {
+		return err
+	}
+	if skipped {
+		fmt.Fprintln(env.Stdout, "note: no busy indicator; replies count as finished only after gui.max_pause unchanged")
+		w.Busy = nil
+	} else {
+		w.Busy = &config.Point{X: p.X, Y: p.Y}
+	}
 	return nil
 }
 

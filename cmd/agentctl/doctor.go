@@ -33,6 +33,7 @@ type check struct {
 	err  error
 	hint string
 	note string
+	warn string // works, but less safely than it could; not a failure
 }
 
 func runDoctor(ctx context.Context, env *Env, args []string) error {
@@ -62,6 +63,9 @@ func runDoctor(ctx context.Context, env *Env, args []string) error {
 	}
 	for _, a := range cfg.Agents {
 		checks = append(checks, agentCheck(a, desktopOK))
+		if a.EffectiveDriver() == config.DriverGUI && a.Window.Calibrated() == nil {
+			checks = append(checks, busyCheck(a, cfg.GUI))
+		}
 	}
 
 	failed := 0
@@ -69,6 +73,10 @@ func runDoctor(ctx context.Context, env *Env, args []string) error {
 		if c.err != nil {
 			failed++
 			fmt.Fprintf(env.Stdout, "FAIL %s: %v\n     hint: %s\n", c.name, c.err, c.hint)
+			continue
+		}
+		if c.warn != "" {
+			fmt.Fprintf(env.Stdout, "WARN %s: %s\n     hint: %s\n", c.name, c.warn, c.hint)
 			continue
 		}
 		line := "ok   " + c.name
@@ -133,6 +141,22 @@ func clipboardCheck() check {
 	}
 	c.err = fmt.Errorf("neither xclip nor xsel is installed")
 	c.hint = "sudo apt-get install xclip"
+	return c
+}
+
+// busyCheck warns about a seat without a busy indicator: its replies count
+// as finished only by stillness, which a longer pause mid-reply defeats.
+func busyCheck(a config.Agent, gui config.GUI) check {
+	c := check{name: fmt.Sprintf("agent %s: busy indicator", a.Name)}
+	if a.Window.Busy != nil {
+		c.note = fmt.Sprintf("at %d,%d", a.Window.Busy.X, a.Window.Busy.Y)
+		return c
+	}
+	c.warn = fmt.Sprintf("none calibrated: a reply counts as finished only after %s unchanged (gui.max_pause), and one that pauses longer mid-reply is cut short", gui.MaxPause)
+	if gui.MaxPause.D() < config.SafeMaxPause {
+		c.warn += fmt.Sprintf("; gui.max_pause is under %s, shorter than models pause for tool runs", config.SafeMaxPause)
+	}
+	c.hint = "run 'agentctl calibrate " + a.Name + " --busy X,Y' with the position of the chat's stop button"
 	return c
 }
 

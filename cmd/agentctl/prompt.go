@@ -93,7 +93,7 @@ func promptError(agent string, err error) error {
 		{cursor.ErrWindowNotFound, "open the agent's window, or check window.title with 'agentctl doctor'"},
 		{cursor.ErrWindowNotConfirmed, "make window.title (and window.pid) match exactly one window; nothing was typed"},
 		{cursor.ErrNotSubmitted, "the prompt is still in the input box; check window.submit_key and that the chat is not busy"},
-		{cursor.ErrNoReply, "raise gui.first_change or gui.turn_timeout, or check that the reply region shows the reply"},
+		{cursor.ErrNoReply, "the error names the sign that was missing; calibrate window.busy (the stop button), check the reply region and copy button, or raise gui.turn_timeout"},
 		{cursor.ErrNothingCopied, "recalibrate the copy button, or set window.copy_keys"},
 		{cursor.ErrInputLockTimeout, "another agentctl is using the desktop; raise gui.lock_wait or try again"},
 		{cursor.ErrGUIUnavailable, "run 'agentctl doctor'"},

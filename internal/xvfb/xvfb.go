@@ -1,6 +1,7 @@
 // Package xvfb starts a private, headless X display for agentctl's GUI tests
 // and its demo: an Xvfb server plus an EWMH window manager
-// (matchbox-window-manager), reachable only with a fresh random cookie.
+// (matchbox-window-manager, or openbox), reachable only with a fresh random
+// cookie.
 //
 // It exists so that nothing agentctl runs for testing or demonstration ever
 // drives the developer's real screen. Start never reads or changes the
@@ -28,7 +29,17 @@ import (
 type Options struct {
 	Width, Height int           // screen size in pixels; default 1280×800
 	StartTimeout  time.Duration // how long the server and window manager may take; default 10s
+	// WindowManager is Matchbox (the default: small, no decorations; it
+	// places only dialog windows where they ask, and maximises the rest)
+	// or Openbox (places every window, Chromium's included, where it asks).
+	WindowManager string
 }
+
+// Window managers for Options.WindowManager.
+const (
+	Matchbox = "matchbox"
+	Openbox  = "openbox"
+)
 
 // Display is a running private X display and its window manager.
 type Display struct {

@@ -109,7 +109,7 @@ func startOn(ctx context.Context, d *Display, opts Options, number int) error {
 	// itself ready; a second start then works.
 	var err2 error
 	for attempt := 1; attempt <= wmStarts; attempt++ {
-		wm, wmDone, wmLog, err := startWM(thread, d)
+		wm, wmDone, wmLog, err := startWM(thread, d, opts)
 		if err != nil {
 			terminate(server, serverDone)
 			return err
@@ -140,8 +140,11 @@ func startOn(ctx context.Context, d *Display, opts Options, number int) error {
 // gives up.
 const wmStarts = 3
 
-func startWM(thread lockedThread, d *Display) (*exec.Cmd, chan error, *strings.Builder, error) {
+func startWM(thread lockedThread, d *Display, opts Options) (*exec.Cmd, chan error, *strings.Builder, error) {
 	wm := exec.Command("matchbox-window-manager", "-use_titlebar", "no", "-use_dialog_mode", "free", "-use_cursor", "no")
+	if opts.WindowManager == Openbox {
+		wm = exec.Command("openbox", "--sm-disable")
+	}
 	wm.Env = append(os.Environ(), d.Env()...)
 	wm.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGTERM}
 	wmLog := &strings.Builder{}
@@ -192,7 +195,7 @@ func terminate(cmd *exec.Cmd, done chan error) error {
 
 func withHint(err error) error {
 	if errors.Is(err, exec.ErrNotFound) {
-		return fmt.Errorf("%w (install the Debian packages xvfb and matchbox-window-manager)", err)
+		return fmt.Errorf("%w (install the Debian packages xvfb, matchbox-window-manager and openbox)", err)
 	}
 	return err
 }

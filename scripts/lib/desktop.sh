@@ -1,7 +1,9 @@
 # Shell functions for a private desktop: a virtual X display that only the
 # calling script holds the cookie for, a window manager, and stand-in Cursor
-# chat windows calibrated with 'agentctl calibrate'. Sourced by scripts/demo
-# and scripts/standin; they never touch the user's own display.
+# chats calibrated with 'agentctl calibrate': Chromium pages
+# (fixtures/chatpage) where Chromium is installed, Tk windows
+# (fixtures/chatwindow) otherwise. Sourced by scripts/demo and
+# scripts/standin; they never touch the user's own display.
 #
 # The caller sets:
 #   ctl      the agentctl binary
@@ -9,7 +11,9 @@
 #   pids     an array; every process started here is appended to it
 #   xdir     set here: a temp folder the caller removes when done
 
-# desktop_start starts Xvfb and matchbox and exports DISPLAY and XAUTHORITY.
+# desktop_start starts Xvfb and a window manager (openbox, which places
+# Chromium windows where they ask, or else matchbox) and exports DISPLAY
+# and XAUTHORITY.
 desktop_start() {
   xdir=$(mktemp -d)
   export XAUTHORITY=$xdir/Xauthority
@@ -25,8 +29,57 @@ desktop_start() {
   export DISPLAY=$display
   for _ in $(seq 100); do xdpyinfo >/dev/null 2>&1 && break; sleep 0.1; done
   xdpyinfo >/dev/null 2>&1 || { echo "Xvfb did not start (see $logs/Xvfb.log)" >&2; return 1; }
-  matchbox-window-manager -use_titlebar no -use_dialog_mode free >"$logs/wm.log" 2>&1 &
+  if command -v openbox >/dev/null; then
+    openbox --sm-disable >"$logs/wm.log" 2>&1 &
+  else
+    matchbox-window-manager -use_titlebar no -use_dialog_mode free >"$logs/wm.log" 2>&1 &
+  fi
   pids+=($!)
+}
+
+# standin_chat AGENT X [--reply-file FILE] [--think S] [--chunks N] [--pause S]
+# opens a stand-in chat for AGENT at x offset X: a Chromium page where
+# Chromium is installed, a Tk window otherwise.
+standin_chat() {
+  local agent=$1 x=$2
+  shift 2
+  if ! command -v chromium >/dev/null; then
+    standin_window "$agent" "$x" "$@"
+    return
+  fi
+  local query="" reply=()
+  while [ $# -gt 0 ]; do
+    case $1 in
+      --reply-file) reply=(--reply-file "$2"); query+="&reply_file=1" ;;
+      --think|--chunks|--pause) query+="&${1#--}=$2" ;;
+      *) echo "standin_chat: unknown option $1" >&2; return 2 ;;
+    esac
+    shift 2
+  done
+  local layout=$logs/$agent.layout.json title="$agent - Cursor (stand-in)"
+  rm -f "$layout"
+  python3 -u fixtures/chatpage/recorder.py --log "$logs/$agent.window.jsonl" --layout "$layout" "${reply[@]}" \
+    >"$logs/$agent.recorder.out" 2>"$logs/$agent.recorder.log" &
+  pids+=($!)
+  local port=""
+  for _ in $(seq 100); do
+    port=$(sed -n 's/^listening on //p' "$logs/$agent.recorder.out")
+    [ -n "$port" ] && break
+    sleep 0.1
+  done
+  [ -n "$port" ] || { echo "the recorder of $agent did not start (see $logs/$agent.recorder.log)" >&2; return 1; }
+  local sandbox=()
+  [ "$(id -u)" -ne 0 ] || sandbox=(--no-sandbox)  # Chromium refuses to run as root with its sandbox
+  local q
+  q=$(python3 -c 'import sys, urllib.parse; print(urllib.parse.quote(sys.argv[1]))' "$title")
+  chromium "${sandbox[@]}" --test-type --no-first-run --disable-background-networking --disable-component-update \
+    --disable-sync --disable-gpu --disable-quic --password-store=basic --user-data-dir="$logs/$agent.profile" \
+    --window-position="$x,20" --window-size=420,380 \
+    --app="http://127.0.0.1:$port/index.html?title=$q$query" >"$logs/$agent.chromium.log" 2>&1 &
+  pids+=($!)
+  for _ in $(seq 300); do [ -s "$layout" ] && break; sleep 0.1; done
+  [ -s "$layout" ] || { echo "the page of $agent did not show (see $logs/$agent.chromium.log)" >&2; return 1; }
+  standin_calibrate "$agent" "$layout"
 }
 
 # standin_window AGENT X [chatwindow.py options...] opens a stand-in chat
@@ -42,16 +95,21 @@ standin_window() {
   pids+=($!)
   for _ in $(seq 100); do [ -s "$layout" ] && break; sleep 0.1; done
   [ -s "$layout" ] || { echo "the window of $agent did not show (see $logs/$agent.window.log)" >&2; return 1; }
-  # The layout holds what a person would point at when calibrating.
-  local args
+  standin_calibrate "$agent" "$layout"
+}
+
+# standin_calibrate AGENT LAYOUT records a stand-in's layout with
+# 'agentctl calibrate': the layout holds what a person would point at.
+standin_calibrate() {
+  local agent=$1 layout=$2 args
   args=$(python3 -c '
 import json, re, sys
 l = json.load(open(sys.argv[1]))
 csv = lambda v: ",".join(str(n) for n in v)
 meta = lambda s: re.sub(r"([.^$*+?()\[\]{}|\\])", r"\\\1", s)
-print("^" + meta(l["title"]) + "$", l["pid"], csv(l["input"]), csv(l["copy"]), csv(l["reply"]), sep="\t")
+print("^" + meta(l["title"]) + "$", l.get("pid", 0), csv(l["input"]), csv(l["copy"]), csv(l["reply"]), csv(l["busy"]), sep="\t")
 ' "$layout")
-  local title pid input copy reply
-  IFS=$'\t' read -r title pid input copy reply <<<"$args"
-  "$ctl" calibrate "$agent" --title "$title" --pid "$pid" --input "$input" --copy "$copy" --reply "$reply" >/dev/null
+  local title pid input copy reply busy
+  IFS=$'\t' read -r title pid input copy reply busy <<<"$args"
+  "$ctl" calibrate "$agent" --title "$title" --pid "$pid" --input "$input" --copy "$copy" --reply "$reply" --busy "$busy" >/dev/null
 }

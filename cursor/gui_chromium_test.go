@@ -1,0 +1,99 @@
+//go:build linux && x11
+
+package cursor
+
+import (
+	"bufio"
+	"encoding/json"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+var chatPage = filepath.Join("..", "fixtures", "chatpage")
+
+// startChromium opens fixtures/chatpage in a Chromium app window, served
+// by its recorder, and waits until the page has reported its layout. The
+// returned window reads the recorder's log like the Tk stand-in's.
+func startChromium(t testing.TB, o chatOptions) *chatWindow {
+	t.Helper()
+	needDisplay(t)
+	dir := t.TempDir()
+	c := &chatWindow{log: filepath.Join(dir, "log.jsonl")}
+	layout := filepath.Join(dir, "layout.json")
+
+	rec := exec.Command("/usr/bin/python3", filepath.Join(chatPage, "recorder.py"), "--log", c.log, "--layout", layout)
+	rec.Stderr = os.Stderr
+	out, err := rec.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := rec.Start(); err != nil {
+		t.Fatalf("cannot start the chat page's recorder: %v", err)
+	}
+	c.others = append(c.others, rec)
+	t.Cleanup(c.close)
+	line, err := bufio.NewReader(out).ReadString('\n')
+	port, ok := strings.CutPrefix(strings.TrimSpace(line), "listening on ")
+	if err != nil || !ok {
+		t.Fatalf("the recorder did not say where it listens: %q, %v", line, err)
+	}
+
+	q := url.Values{"title": {o.title}}
+	if o.decoy {
+		q.Set("decoy", "1")
+	} else {
+		s := o.shape
+		if s.name == "" {
+			s = classic
+		}
+		q.Set("think", ftoa(s.think))
+		q.Set("chunks", itoa(max(s.chunks, 1)))
+		q.Set("pause", ftoa(s.pause))
+		q.Set("long_pause", ftoa(s.longPause))
+		q.Set("reply_bytes", itoa(s.replyBytes))
+		q.Set("ignore_submits", itoa(o.ignoreSubmits))
+		if s.noEcho {
+			q.Set("no_echo", "1")
+		}
+		if s.spinner {
+			q.Set("spinner", "1")
+		}
+	}
+	c.cmd = exec.Command("chromium", chromiumArgs(filepath.Join(dir, "profile"), o.x, o.y,
+		"http://127.0.0.1:"+port+"/index.html?"+q.Encode())...)
+	c.cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true} // so close ends its helpers too
+	if err := c.cmd.Start(); err != nil {
+		t.Fatalf("cannot start Chromium: %v", err)
+	}
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		data, err := os.ReadFile(layout)
+		if err == nil {
+			if err := json.Unmarshal(data, &c.layout); err != nil {
+				t.Fatalf("bad layout from the chat page: %v", err)
+			}
+			return c
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the Chromium window %q never showed", o.title)
+		}
+	}
+}
+
+// chromiumArgs open url as an app window (no tabs, no address bar) with a
+// profile of its own, quiet: no first-run dialogs, no network but loopback.
+func chromiumArgs(profile string, x, y int, url string) []string {
+	args := []string{"--test-type", "--no-first-run", "--disable-background-networking",
+		"--disable-component-update", "--disable-sync", "--disable-gpu", "--disable-quic",
+		"--password-store=basic", "--user-data-dir=" + profile,
+		"--window-position=" + itoa(x) + "," + itoa(y), "--window-size=420,380", "--app=" + url}
+	if os.Geteuid() == 0 {
+		args = append([]string{"--no-sandbox"}, args...) // Chromium refuses to run as root with it
+	}
+	return args
+}

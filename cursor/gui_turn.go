@@ -1,0 +1,262 @@
+package cursor
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Run takes one turn. See Driver.
+//
+// A reply is returned only when the driver knows both that the model
+// finished (its busy indicator is back at rest, or without one, the reply
+// region outlasted gui.max_pause unchanged) and that what the copy action
+// gives is new: not empty, not the prompt, not what it gave before the
+// prompt was sent. Until both hold the turn waits, and its timeout names
+// what was missing.
+func (g *GUI) Run(ctx context.Context, t Turn) (string, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	ctx, cancel := context.WithTimeout(ctx, g.turn)
+	defer cancel()
+	if g.d == nil {
+		d, err := openDesktop()
+		if err != nil {
+			return "", err
+		}
+		g.d = d
+	}
+	var w windowID
+	var st turnState
+	var err error
+	if t.Resume {
+		if w, err = g.find(); err != nil {
+			return "", err
+		}
+		st = decodeState(t.ResumeState)
+		if !st.PrevKnown {
+			g.logf("resuming without a record of the chat before the prompt: only an empty copy or the prompt itself is refused")
+		}
+	} else {
+		if w, st, err = g.send(ctx, t); err != nil {
+			return "", err
+		}
+		if t.OnResumeState != nil {
+			if err := t.OnResumeState(st.encode()); err != nil {
+				return "", fmt.Errorf("turn stopped while waiting for the reply: %w", err)
+			}
+		}
+	}
+	reply, err := g.await(ctx, w, t.Prompt, st)
+	if err != nil {
+		return "", err
+	}
+	if err := t.stage(StageReplied); err != nil {
+		return "", err
+	}
+	return reply, nil
+}
+
+// await waits until the model has finished and the copy action gives a new
+// reply, and returns that reply.
+func (g *GUI) await(ctx context.Context, w windowID, prompt string, st turnState) (string, error) {
+	watch := g.watcher(w, false)
+	rule := &finishRule{idle: st.Idle, settle: g.quiet}
+	if g.win.Busy == nil || st.Idle == "" {
+		rule.idle, rule.settle = "", g.maxPause
+	}
+	if rule.idle != "" {
+		g.logf("waiting for the busy indicator to rest, then %s unchanged", rule.settle)
+	} else {
+		g.logf("waiting for the reply region to stay unchanged for %s (no busy indicator)", rule.settle)
+	}
+	for {
+		if _, err := watch.finished(ctx, rule); err != nil {
+			return "", g.watchError(ctx, err)
+		}
+		got, copyErr := g.copyReply(ctx, w)
+		if copyErr != nil && !isNothingCopied(copyErr) {
+			return "", copyErr
+		}
+		why := st.stale(prompt, got)
+		if why == "" {
+			g.logf("reply copied (%d bytes)", len(got))
+			return got, nil
+		}
+		g.logf("the copy gave %s; waiting for the chat to change", why)
+		after, err := watch.frame()
+		if err != nil {
+			return "", g.watchError(ctx, err)
+		}
+		if err := watch.changedFrom(ctx, after, "a new reply: the copy action gave "+why); err != nil {
+			if copyErr != nil {
+				err = fmt.Errorf("%w (%w)", err, copyErr)
+			}
+			return "", g.watchError(ctx, err)
+		}
+		rule = &finishRule{idle: rule.idle, settle: rule.settle}
+	}
+}
+
+// send is steps 1–5 of the turn: under the input lock, note what the copy
+// action gives now, paste the prompt into the confirmed window and prove it
+// was submitted.
+func (g *GUI) send(ctx context.Context, t Turn) (w windowID, st turnState, err error) {
+	s, err := g.begin(ctx)
+	if err != nil {
+		return 0, st, err
+	}
+	defer s.end(ctx, &err)
+	w = s.w
+	watch := g.watcher(w, true)
+	if t.NewChat && g.newChat != nil {
+		if err := s.key(*g.newChat); err != nil {
+			return w, st, err
+		}
+		if _, err := watch.finished(ctx, &finishRule{settle: settleWait}); err != nil {
+			return w, st, g.watchError(ctx, err)
+		}
+	}
+	prev, err := s.copyNow(ctx)
+	if err != nil && !isNothingCopied(err) {
+		return w, st, err
+	}
+	st.Prev, st.PrevKnown = fingerprintText(prev), true
+	g.logf("before the prompt, the copy action gives %d bytes", len(prev))
+
+	if err := setClipboard(ctx, t.Prompt); err != nil {
+		return w, st, fmt.Errorf("cannot put the prompt on the clipboard: %w", err)
+	}
+	g.logf("clipboard holds the prompt (%d bytes)", len(t.Prompt))
+	// Select all before pasting, so whatever an earlier failed attempt
+	// left in the input box is replaced rather than sent along.
+	if err := s.clickAt(g.win.Input.X, g.win.Input.Y, "input box"); err != nil {
+		return w, st, err
+	}
+	// The chat at rest with an empty input box: how it looks again once
+	// the prompt is sent and the model has finished (a composer that grows
+	// with its text can move the send button).
+	empty, err := watch.frame()
+	if err != nil {
+		return w, st, g.watchError(ctx, err)
+	}
+	if g.win.Busy != nil {
+		st.Idle = fingerprint(empty.busy)
+	}
+	if err := s.key(mustChord("mod+a")); err != nil {
+		return w, st, err
+	}
+	if err := s.key(mustChord("mod+v")); err != nil {
+		return w, st, err
+	}
+	if err := t.stage(StageInjected); err != nil {
+		return w, st, err
+	}
+	// Wait for the paste to show before pressing the submit key: the
+	// input box emptying proves a submission only once the paste was seen
+	// in it, and a chat that shows no other sign (no echo, no busy
+	// indicator, a model thinking) would otherwise look as if the key was
+	// lost, and get it pressed again.
+	pasted, err := watch.within(ctx, pasteWait, func(l look) bool { return !bytes.Equal(l.input, empty.input) })
+	if err != nil {
+		return w, st, g.watchError(ctx, err)
+	}
+	if !pasted {
+		g.logf("the paste did not show around the input box within %s; relying on other signs of submission", pasteWait)
+	}
+	before, err := watch.frame()
+	if err != nil {
+		return w, st, g.watchError(ctx, err)
+	}
+	for attempt := 1; ; attempt++ {
+		if err := s.key(g.submit); err != nil {
+			return w, st, err
+		}
+		var signal string
+		ok, err := watch.within(ctx, g.submitWait, func(l look) bool {
+			signal = submissionSignal(before, l, empty.input, pasted)
+			return signal != ""
+		})
+		if err != nil {
+			return w, st, g.watchError(ctx, err)
+		}
+		if ok {
+			g.logf("submitted (%s after %s, attempt %d)", signal, g.submit, attempt)
+			break
+		}
+		if attempt == 2 {
+			return w, st, fmt.Errorf("%w: neither the input box, the busy indicator nor the transcript changed within %s of pressing %s, twice", ErrNotSubmitted, g.submitWait, g.submit)
+		}
+		g.logf("nothing changed within %s; pressing %s once more", g.submitWait, g.submit)
+	}
+	if err := t.stage(StageSubmitted); err != nil {
+		return w, st, err
+	}
+	return w, st, nil
+}
+
+// submissionSignal names the sign that the prompt was sent, comparing the
+// chat now with how it looked with the prompt pasted, or "" if there is
+// none yet. Any of them will do, since chats differ in which they show: the
+// input box back to its empty look, the busy indicator changing, or the
+// transcript changing.
+func submissionSignal(before, now look, emptyInput []byte, pasteSeen bool) string {
+	switch {
+	case pasteSeen && now.input != nil && bytes.Equal(now.input, emptyInput):
+		return "the input box emptied"
+	case now.busy != nil && !bytes.Equal(now.busy, before.busy):
+		return "the busy indicator changed"
+	case !bytes.Equal(now.reply, before.reply):
+		return "the transcript changed"
+	}
+	return ""
+}
+
+// copyReply is step 6: under the lock, copy what the chat offers as its
+// last reply.
+func (g *GUI) copyReply(ctx context.Context, w windowID) (reply string, err error) {
+	s, err := g.begin(ctx)
+	if err != nil {
+		return "", err
+	}
+	defer s.end(ctx, &err)
+	if s.w != w {
+		return "", fmt.Errorf("%w: the window changed during the turn", ErrWindowNotFound)
+	}
+	return s.copyNow(ctx)
+}
+
+// copyNow presses the copy button or keys with a sentinel on the clipboard,
+// so that a copy that did nothing is noticed, and returns what was copied.
+func (s *session) copyNow(ctx context.Context) (string, error) {
+	sentinel := newSentinel()
+	if err := setClipboard(ctx, sentinel); err != nil {
+		return "", fmt.Errorf("cannot prepare the clipboard for the reply: %w", err)
+	}
+	if p := s.g.win.Copy; p != nil {
+		if err := s.clickAt(p.X, p.Y, "copy button"); err != nil {
+			return "", err
+		}
+	} else {
+		for _, k := range s.g.copyKeys {
+			if err := s.key(k); err != nil {
+				return "", err
+			}
+		}
+	}
+	got, ok := awaitClipboardChange(ctx, sentinel, copyWait)
+	if !ok {
+		return "", fmt.Errorf("%w: the clipboard did not change within %s of the copy action", ErrNothingCopied, copyWait)
+	}
+	return got, nil
+}
+
+// copyWait bounds waiting for a copy action to reach the clipboard. A copy
+// that does nothing (no reply yet) is normal before a turn, so this is
+// short, but generous to a loaded desktop: a measured copy took about
+// 45 ms, and a copy that lands after this is taken for nothing.
+const copyWait = time.Second
+
+func isNothingCopied(err error) bool { return errors.Is(err, ErrNothingCopied) }
