@@ -57,7 +57,7 @@ func WriteFileNoSync(path string, data []byte) error {
 	if err != nil {
 		return fmt.Errorf("cannot write %s: %w", path, err)
 	}
-	if err := os.Rename(tmp, path); err != nil {
+	if err := rename(tmp, path); err != nil {
 		os.Remove(tmp)
 		return fmt.Errorf("cannot write %s: %w", path, err)
 	}
