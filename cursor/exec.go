@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os/exec"
 	"runtime"
 	"strings"
 	"time"
@@ -45,7 +44,10 @@ func (e *Exec) Run(ctx context.Context, t Turn) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, e.timeout)
 	defer cancel()
 
-	cmd := exec.CommandContext(ctx, args[0], args[1:]...)
+	cmd, err := command(ctx, args)
+	if err != nil {
+		return "", fmt.Errorf("%w: %v", ErrExecFailed, err)
+	}
 	setProcessGroup(cmd)
 	cmd.Cancel = func() error { return killProcessGroup(cmd) }
 	cmd.WaitDelay = waitAfterKill
@@ -90,7 +92,7 @@ func (e *Exec) Run(ctx context.Context, t Turn) (string, error) {
 			return abandon(err)
 		}
 	}
-	err := cmd.Wait()
+	err = cmd.Wait()
 	// Grandchildren may outlive the command; a turn leaves nothing behind.
 	killProcessGroup(cmd)
 	switch {

@@ -3,6 +3,7 @@
 package cursor
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os/exec"
@@ -10,6 +11,11 @@ import (
 
 	"agentctl/internal/process"
 )
+
+// command is the command args name, started as it is.
+func command(ctx context.Context, args []string) (*exec.Cmd, error) {
+	return exec.CommandContext(ctx, args[0], args[1:]...), nil
+}
 
 // setProcessGroup starts the command in its own process group so that a
 // timeout can end everything it spawned, not just the command itself.
