@@ -75,6 +75,9 @@ func (e *Exec) Run(ctx context.Context, t Turn) (string, error) {
 		cmd.Wait()
 		return "", err
 	}
+	if err := afterStart(cmd); err != nil {
+		return abandon(fmt.Errorf("%w: %s: %v", ErrExecFailed, args[0], err))
+	}
 	if t.OnStart != nil {
 		child := Child{PID: cmd.Process.Pid, PGID: processGroupOf(cmd)}
 		// The command is not reaped yet, so its pid is still its own; a

@@ -24,6 +24,9 @@ func setProcessGroup(cmd *exec.Cmd) {
 	setParentDeathSignal(cmd.SysProcAttr)
 }
 
+// afterStart has nothing to do: the process group is set at start.
+func afterStart(*exec.Cmd) error { return nil }
+
 func killProcessGroup(cmd *exec.Cmd) error {
 	if cmd.Process == nil {
 		return nil
