@@ -135,3 +135,12 @@ func TestWindowsRunWithABatchAgent(t *testing.T) {
 		}
 	}
 }
+
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
+}

@@ -1,0 +1,93 @@
+package wintest
+
+import (
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// guiPrompt carries what prompts contain: Unicode, emoji, tabs, CRLF,
+// trailing spaces and a code fence.
+const guiPrompt = "héllo 😀\tcol2   \r\nsecond line\n```go\nfunc f() {\n\treturn \"x\"\n}\n```\n"
+
+func (w *Wine) clipboard(t *testing.T, set string) string {
+	t.Helper()
+	args := []string{"-clipboard-get"}
+	if set != "" {
+		args = []string{"-clipboard-set", set}
+	}
+	r := RunCmd(t, w.Command(filepath.Join(w.Bin, "winchat.exe"), args...))
+	if r.Code != 0 {
+		t.Fatalf("clipboard: exit %d: %s", r.Code, r.Stderr)
+	}
+	return r.Stdout
+}
+
+// One seat on a Windows desktop: calibrated, checked by doctor, a prompt
+// round trip through the stand-in chat window, and a runner's turn, with a
+// decoy window beside it that never gets a key and the user's clipboard
+// given back.
+func TestWindowsGUISeat(t *testing.T) {
+	w := Need(t)
+	s := newSwarm(t, w, "1")
+	chat := w.StartChat(t, "Agent-1 - Cursor", 20, 20, "-think", "0.8", "-pause", "0.25", "-chunks", "3")
+	// Opened last, the decoy holds the focus: keys sent without activating
+	// the agent's window would land there.
+	decoy := w.StartChat(t, "Agent-1 - Notes", 460, 20, "-decoy")
+
+	w.MustRun(t, append([]string{"--root", s.root}, chat.CalibrateArgs("Agent-1")...)...)
+	doctor := w.Run(t, "--root", s.root, "doctor")
+	if doctor.Code != 0 || !strings.Contains(doctor.Stdout, "Agent-1") {
+		t.Fatalf("doctor: exit %d\n%s%s", doctor.Code, doctor.Stdout, doctor.Stderr)
+	}
+
+	const users = "the user's own clipboard"
+	w.clipboard(t, users)
+	cmd := w.Agentctl("--root", s.root, "prompt", "-v", "Agent-1", "-")
+	cmd.Stdin = strings.NewReader(guiPrompt)
+	r := RunCmd(t, cmd)
+	if r.Code != 0 {
+		t.Fatalf("prompt: exit %d: %s", r.Code, r.Stderr)
+	}
+	if got := chat.Texts(t, "prompt"); len(got) != 1 || got[0] != guiPrompt {
+		t.Fatalf("the window received %q, want %q\n%s\ndecoy: %v", got, guiPrompt, r.Stderr, decoy.Events(t))
+	}
+	replied := chat.Texts(t, "replied")
+	if len(replied) != 1 || r.Stdout != replied[0] {
+		t.Fatalf("prompt printed %q; the window answered %q", r.Stdout, replied)
+	}
+	if got := w.clipboard(t, ""); got != users {
+		t.Errorf("the clipboard holds %q after the turn, want the user's %q", got, users)
+	}
+
+	// A runner takes a turn with the same window.
+	id := strings.TrimSpace(w.MustRun(t, "--root", s.root, "send", "--to", "Agent-1", "Reply with the word ready.").Stdout)
+	runner := w.Agentctl("--root", s.root, "run", "Agent-1")
+	if err := runner.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- runner.Wait() }()
+	defer func() {
+		runner.Process.Signal(syscall.SIGINT)
+		select {
+		case <-done:
+		case <-time.After(30 * time.Second):
+			runner.Process.Kill()
+			t.Error("the runner did not stop on Ctrl+C")
+		}
+	}()
+	receipt := s.awaitGlob(t, "agent_mailboxes/Agent-1/archive/*/"+id+".receipt.jsonl")
+	prompts := chat.Texts(t, "prompt")
+	if len(prompts) != 2 || !strings.Contains(prompts[1], "Reply with the word ready.") {
+		t.Errorf("the window's prompts: %q", prompts)
+	}
+	if data := readFile(t, receipt); !strings.Contains(data, `"outcome":"done"`) {
+		t.Errorf("receipt: %s", data)
+	}
+	if events := decoy.Events(t); len(events) > 0 {
+		t.Errorf("the decoy window received input: %v", events)
+	}
+}
