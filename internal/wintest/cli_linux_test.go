@@ -34,7 +34,9 @@ func newSwarm(t *testing.T, w *Wine, agents string) swarm {
 	return s
 }
 
-func (s swarm) path(rel string) string { return filepath.Join(s.dir, "runtime", filepath.FromSlash(rel)) }
+func (s swarm) path(rel string) string {
+	return filepath.Join(s.dir, "runtime", filepath.FromSlash(rel))
+}
 
 // awaitGlob waits until pattern (under the runtime) matches a file.
 func (s swarm) awaitGlob(t *testing.T, pattern string) string {
