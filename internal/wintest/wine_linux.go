@@ -52,16 +52,21 @@ func Need(t testing.TB) *Wine {
 	return shared
 }
 
-// Close ends every Windows process of the prefix, the display, and the
-// temp folders. It does nothing when Need was never called.
+// Close stops the display and removes the temp folders, with the prefix
+// when it is a temp one. It does nothing when Need was never called.
 func Close() {
 	if shared == nil {
 		return
 	}
 	w := shared
-	cmd := exec.Command("wineserver", "-k")
-	cmd.Env = append(os.Environ(), "WINEPREFIX="+w.Prefix)
-	cmd.Run()
+	if w.Prefix == filepath.Join(w.temp, "prefix") {
+		// A prefix of its own: end whatever of it still runs. A shared one
+		// ($AGENTCTL_WINEPREFIX) may serve other tests at the same time;
+		// the tests here end the processes they start.
+		cmd := exec.Command("wineserver", "-k")
+		cmd.Env = append(os.Environ(), "WINEPREFIX="+w.Prefix)
+		cmd.Run()
+	}
 	w.display.Stop()
 	if w.temp != "" {
 		os.RemoveAll(w.temp)
