@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -22,6 +23,13 @@ func init() {
 	helperMains["wincat"] = func() { io.Copy(os.Stdout, os.Stdin) }
 	// args: the reply is the arguments after -test.run, one per line.
 	helperMains["winargs"] = func() { os.Stdout.WriteString(strings.Join(os.Args[2:], "\n")) }
+	// runner: takes a turn with the batch file $CURSOR_TEST_BAT, whose
+	// child is a sleeper.
+	helperMains["winrunner"] = func() {
+		os.Setenv("CURSOR_TEST_ROLE", "winsleeper")
+		d, _ := NewExec(config.Exec{Command: []string{os.Getenv("CURSOR_TEST_BAT")}, Timeout: config.Duration(time.Minute)})
+		d.Run(context.Background(), Turn{Prompt: "x"})
+	}
 	// sleeper: records its pid in $CURSOR_TEST_PIDFILE and sleeps.
 	helperMains["winsleeper"] = func() {
 		os.WriteFile(os.Getenv("CURSOR_TEST_PIDFILE"), []byte(strconv.Itoa(os.Getpid())), 0o644)
@@ -113,21 +121,69 @@ func TestWindowsTimeoutEndsTheWholeTree(t *testing.T) {
 		_, err := d.Run(ctx, Turn{Prompt: "x"})
 		done <- err
 	}()
-	var grandchild int
-	for deadline := time.Now().Add(20 * time.Second); grandchild == 0; time.Sleep(20 * time.Millisecond) {
-		data, _ := os.ReadFile(pidFile)
-		grandchild, _ = strconv.Atoi(string(data))
-		if time.Now().After(deadline) {
-			t.Fatal("the batch file's child never started")
-		}
-	}
+	grandchild := awaitPid(t, pidFile)
 	cancel()
 	if err := <-done; !errors.Is(err, ErrExecFailed) {
 		t.Fatalf("cancelled turn: %v", err)
 	}
-	for deadline := time.Now().Add(5 * time.Second); process.Alive(grandchild); time.Sleep(20 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("process %d, started by the batch file, still runs after the turn was cancelled", grandchild)
+	awaitGone(t, grandchild, "the turn was cancelled")
+}
+
+// A runner that dies takes its agent's tree along, as the parent-death
+// signal does on Linux: nothing is left at work on a prompt the next runner
+// may send again.
+func TestWindowsDeadRunnerTakesItsAgentAlong(t *testing.T) {
+	pidFile := filepath.Join(wintest.TempDir(t), "pid")
+	bat := batch(t, "winrunner", "TESTBIN\n")
+	runner := exec.Command(os.Args[0], "-test.run=^$")
+	runner.Env = append(os.Environ(), "CURSOR_TEST_PIDFILE="+pidFile, "CURSOR_TEST_BAT="+bat)
+	if err := runner.Start(); err != nil {
+		t.Fatal(err)
+	}
+	grandchild := awaitPid(t, pidFile)
+	runner.Process.Kill()
+	runner.Wait()
+	awaitGone(t, grandchild, "its runner was killed")
+}
+
+func awaitPid(t *testing.T, pidFile string) int {
+	t.Helper()
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		data, _ := os.ReadFile(pidFile)
+		if pid, _ := strconv.Atoi(string(data)); pid > 0 {
+			return pid
 		}
+		if time.Now().After(deadline) {
+			t.Fatal("the batch file's child never started")
+		}
+	}
+}
+
+func awaitGone(t *testing.T, pid int, after string) {
+	t.Helper()
+	defer func() {
+		if process.Alive(pid) {
+			if p, err := os.FindProcess(pid); err == nil {
+				p.Kill()
+			}
+		}
+	}()
+	for deadline := time.Now().Add(5 * time.Second); process.Alive(pid); time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("process %d, started by the batch file, still runs after %s", pid, after)
+		}
+	}
+}
+
+// Windows cannot start a .ps1 by itself. Wine's powershell.exe is an empty
+// stand-in, so only the command is checked here, not a real run.
+func TestWindowsPowerShellScriptRunsInPowerShell(t *testing.T) {
+	cmd, err := command(context.Background(), []string{`C:\agents\agent.ps1`, "--fast"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"powershell.exe", "-NoProfile", "-NonInteractive", "-ExecutionPolicy", "Bypass", "-File", `C:\agents\agent.ps1`, "--fast"}
+	if strings.Join(cmd.Args, "|") != strings.Join(want, "|") {
+		t.Errorf("command %q, want %q", cmd.Args, want)
 	}
 }
