@@ -1,6 +1,9 @@
 package wintest
 
 import (
+	"fmt"
+	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -89,5 +92,45 @@ func TestWindowsGUISeat(t *testing.T) {
 	}
 	if events := decoy.Events(t); len(events) > 0 {
 		t.Errorf("the decoy window received input: %v", events)
+	}
+}
+
+// Two agents' turns at once on one desktop, from two processes: the
+// desktop input lock they share keeps their keys and clipboard apart.
+func TestWindowsTwoSeatsAtOnce(t *testing.T) {
+	w := Need(t)
+	s := newSwarm(t, w, "2")
+	var chats []*Chat
+	for i, agent := range []string{"Agent-1", "Agent-2"} {
+		c := w.StartChat(t, agent+" - Cursor", 20+440*i, 20, "-think", "0.8", "-pause", "0.25", "-chunks", "3")
+		w.MustRun(t, append([]string{"--root", s.root}, c.CalibrateArgs(agent)...)...)
+		chats = append(chats, c)
+	}
+	type turn struct {
+		prompt string
+		cmd    *exec.Cmd
+		out    strings.Builder
+	}
+	turns := make([]*turn, 2)
+	for i := range turns {
+		tr := &turn{prompt: fmt.Sprintf("for Agent-%d only: %s", i+1, guiPrompt)}
+		tr.cmd = w.Agentctl("--root", s.root, "prompt", fmt.Sprintf("Agent-%d", i+1), "-")
+		tr.cmd.Stdin = strings.NewReader(tr.prompt)
+		tr.cmd.Stdout, tr.cmd.Stderr = &tr.out, os.Stderr
+		if err := tr.cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		turns[i] = tr
+	}
+	for i, tr := range turns {
+		if err := tr.cmd.Wait(); err != nil {
+			t.Fatalf("Agent-%d's prompt: %v", i+1, err)
+		}
+		if got := chats[i].Texts(t, "prompt"); len(got) != 1 || got[0] != tr.prompt {
+			t.Errorf("Agent-%d's window received %q, want only %q", i+1, got, tr.prompt)
+		}
+		if replied := chats[i].Texts(t, "replied"); len(replied) != 1 || tr.out.String() != replied[0] {
+			t.Errorf("Agent-%d's prompt printed %q; its window answered %q", i+1, tr.out.String(), replied)
+		}
 	}
 }
