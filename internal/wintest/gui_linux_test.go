@@ -134,3 +134,37 @@ func TestWindowsTwoSeatsAtOnce(t *testing.T) {
 		}
 	}
 }
+
+// A prompt and a reply longer than an edit control takes by default
+// (30,000 characters) arrive whole.
+func TestWindowsLongPromptAndReply(t *testing.T) {
+	w := Need(t)
+	s := newSwarm(t, w, "1")
+	chat := w.StartChat(t, "Agent-1 - Cursor", 20, 20, "-think", "0.8", "-pause", "0.25", "-chunks", "6")
+	w.MustRun(t, append([]string{"--root", s.root}, chat.CalibrateArgs("Agent-1")...)...)
+	var b strings.Builder
+	for i := 0; b.Len() < 40_000; i++ {
+		fmt.Fprintf(&b, "line %d: ünïcode 😀\tand a tab, ```code``` and text   \r\n", i)
+	}
+	prompt := b.String()
+	cmd := w.Agentctl("--root", s.root, "prompt", "-v", "Agent-1", "-")
+	cmd.Stdin = strings.NewReader(prompt)
+	r := RunCmd(t, cmd)
+	if r.Code != 0 {
+		t.Fatalf("prompt: exit %d: %s", r.Code, r.Stderr)
+	}
+	if got := chat.Texts(t, "prompt"); len(got) != 1 || got[0] != prompt {
+		t.Fatalf("the window received %d prompts, the first of %d bytes; want one of %d bytes", len(got), len(first(got)), len(prompt))
+	}
+	if replied := chat.Texts(t, "replied"); len(replied) != 1 || r.Stdout != replied[0] {
+		t.Fatalf("prompt printed %d bytes; the window answered %d", len(r.Stdout), len(first(replied)))
+	}
+	t.Logf("the turn's steps:\n%s", r.Stderr)
+}
+
+func first(s []string) string {
+	if len(s) == 0 {
+		return ""
+	}
+	return s[0]
+}
