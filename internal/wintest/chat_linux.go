@@ -20,12 +20,13 @@ type Chat struct {
 	// Layout is what the window reported once on screen: positions are
 	// relative to its client area, as `agentctl calibrate` records them.
 	Layout struct {
-		PID   int    `json:"pid"`
-		Title string `json:"title"`
-		Input [2]int `json:"input"`
-		Copy  [2]int `json:"copy"`
-		Busy  [2]int `json:"busy"`
-		Reply [4]int `json:"reply"`
+		PID    int    `json:"pid"`
+		Title  string `json:"title"`
+		Origin [2]int `json:"origin"` // of the client area, on the screen
+		Input  [2]int `json:"input"`
+		Copy   [2]int `json:"copy"`
+		Busy   [2]int `json:"busy"`
+		Reply  [4]int `json:"reply"`
 	}
 }
 

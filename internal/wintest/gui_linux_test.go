@@ -1,7 +1,9 @@
 package wintest
 
 import (
+	"bufio"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -167,4 +169,57 @@ func first(s []string) string {
 		return ""
 	}
 	return s[0]
+}
+
+// Guided calibration: the user points at each control and presses Enter;
+// what is recorded works for a turn.
+func TestWindowsGuidedCalibration(t *testing.T) {
+	w := Need(t)
+	s := newSwarm(t, w, "1")
+	chat := w.StartChat(t, "Agent-1 - Cursor", 20, 20, "-think", "0.8", "-pause", "0.25", "-chunks", "3")
+	l := chat.Layout
+	points := [][2]int{l.Input, l.Copy, {l.Reply[0], l.Reply[1]}, {l.Reply[0] + l.Reply[2], l.Reply[1] + l.Reply[3]}}
+
+	cmd := w.Agentctl("--root", s.root, "calibrate", "Agent-1", "--title", "^Agent-1 - Cursor$")
+	stdin, _ := cmd.StdinPipe()
+	stdout, _ := cmd.StdoutPipe()
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	out := bufio.NewReader(stdout)
+	var said strings.Builder
+	for _, p := range points {
+		for !strings.HasSuffix(said.String(), "press Enter here: ") {
+			b, err := out.ReadByte()
+			if err != nil {
+				t.Fatalf("calibrate stopped asking: %v\n%s", err, said.String())
+			}
+			said.WriteByte(b)
+		}
+		said.Reset()
+		at := fmt.Sprintf("%d,%d", l.Origin[0]+p[0], l.Origin[1]+p[1])
+		if r := RunCmd(t, w.Command(filepath.Join(w.Bin, "winchat.exe"), "-pointer", at)); r.Code != 0 {
+			t.Fatalf("cannot point at %s: %s", at, r.Stderr)
+		}
+		io.WriteString(stdin, "\r\n")
+	}
+	rest, _ := io.ReadAll(out)
+	if err := cmd.Wait(); err != nil {
+		t.Fatalf("calibrate: %v\n%s", err, rest)
+	}
+	yaml := readFile(t, s.path("agentctl.yaml"))
+	for _, want := range []string{
+		fmt.Sprintf("input: [%d, %d]", l.Input[0], l.Input[1]),
+		fmt.Sprintf("copy: [%d, %d]", l.Copy[0], l.Copy[1]),
+		fmt.Sprintf("reply: [%d, %d, %d, %d]", l.Reply[0], l.Reply[1], l.Reply[2], l.Reply[3]),
+	} {
+		if !strings.Contains(yaml, want) {
+			t.Errorf("agentctl.yaml lacks %q:\n%s", want, yaml)
+		}
+	}
+	r := w.Run(t, "--root", s.root, "prompt", "Agent-1", "ready?")
+	if r.Code != 0 || r.Stdout != "You wrote:\nready?" {
+		t.Errorf("a turn with the guided calibration: exit %d, %q, %s", r.Code, r.Stdout, r.Stderr)
+	}
 }
