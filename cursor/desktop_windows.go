@@ -110,9 +110,20 @@ func (winDesktop) pointer() (image.Point, error) {
 	return image.Pt(x, y), nil
 }
 
+// clickSettle is how long click waits after the button is released, so
+// that the key pressed next is not taken apart by what the click set off:
+// under Wine the moved pointer reaches the X server afterwards, and the
+// events it brings back can reset the modifier keys, so a Ctrl held for
+// Ctrl+A right after a click was sometimes dropped and a bare "a" typed.
+const clickSettle = 150 * time.Millisecond
+
 func (winDesktop) click(p image.Point) error {
 	robotgo.Move(p.X, p.Y)
-	return robotgo.Click("left")
+	if err := robotgo.Click("left"); err != nil {
+		return err
+	}
+	time.Sleep(clickSettle)
+	return nil
 }
 
 func (winDesktop) key(c chord) error {

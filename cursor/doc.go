@@ -35,9 +35,11 @@
 // -p, claude -p, any script): the prompt on stdin or in an argument, the
 // reply is stdout, and a timeout or cancellation kills the whole process
 // group. The command dies with the process that started it (on Linux, by a
-// parent-death signal) and is reported through Turn.OnStart, so that what
-// a killed process leaves at work can be ended by the next one with
-// EndChild before it runs the prompt again.
+// parent-death signal; on Windows, by the kill-on-close job it runs in) and
+// is reported through Turn.OnStart, so that what a killed process leaves at
+// work can be ended by the next one with EndChild before it runs the prompt
+// again. On Windows a batch file runs in cmd.exe and a .ps1 script in
+// PowerShell.
 //
 // With a preset (claude, cursor-agent, generic) the exec driver reads the
 // reply from the JSON the command prints, and continues the session that

@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"os/exec"
 	"runtime"
 	"strings"
 	"time"
@@ -59,7 +58,10 @@ func (e *Exec) Run(ctx context.Context, t Turn) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, e.timeout)
 	defer cancel()
 
-	cmd := exec.CommandContext(ctx, args[0], args[1:]...)
+	cmd, err := command(ctx, args)
+	if err != nil {
+		return "", fmt.Errorf("%w: %v", ErrExecFailed, err)
+	}
 	setProcessGroup(cmd)
 	cmd.Cancel = func() error { return killProcessGroup(cmd) }
 	cmd.WaitDelay = waitAfterKill
@@ -87,6 +89,9 @@ func (e *Exec) Run(ctx context.Context, t Turn) (string, error) {
 		cmd.Wait()
 		return "", err
 	}
+	if err := afterStart(cmd); err != nil {
+		return abandon(fmt.Errorf("%w: %s: %v", ErrExecFailed, args[0], err))
+	}
 	if t.OnStart != nil {
 		child := Child{PID: cmd.Process.Pid, PGID: processGroupOf(cmd)}
 		// The command is not reaped yet, so its pid is still its own; a
@@ -104,7 +109,7 @@ func (e *Exec) Run(ctx context.Context, t Turn) (string, error) {
 			return abandon(err)
 		}
 	}
-	err := cmd.Wait()
+	err = cmd.Wait()
 	// Grandchildren may outlive the command; a turn leaves nothing behind.
 	killProcessGroup(cmd)
 	out := stdout.Bytes()

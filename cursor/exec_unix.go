@@ -3,6 +3,7 @@
 package cursor
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os/exec"
@@ -11,12 +12,20 @@ import (
 	"agentctl/internal/process"
 )
 
+// command is the command args name, started as it is.
+func command(ctx context.Context, args []string) (*exec.Cmd, error) {
+	return exec.CommandContext(ctx, args[0], args[1:]...), nil
+}
+
 // setProcessGroup starts the command in its own process group so that a
 // timeout can end everything it spawned, not just the command itself.
 func setProcessGroup(cmd *exec.Cmd) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	setParentDeathSignal(cmd.SysProcAttr)
 }
+
+// afterStart has nothing to do: the process group is set at start.
+func afterStart(*exec.Cmd) error { return nil }
 
 func killProcessGroup(cmd *exec.Cmd) error {
 	if cmd.Process == nil {

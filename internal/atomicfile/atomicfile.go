@@ -6,7 +6,9 @@
 // file in the destination folder (so watchers skip it and the final rename
 // never crosses a file system), is fsynced, and is then renamed or linked into
 // place, after which the folder itself is fsynced so the new name survives a
-// power cut.
+// power cut. On Windows, which refuses to replace a file another process
+// holds open, the rename is retried for a bounded time, then fails with the
+// old file intact.
 //
 // The package owns only the mechanics of writing. It never decides names,
 // formats or locking; callers do.
@@ -66,7 +68,7 @@ func WriteFileNoSync(path string, data []byte) error {
 	if err != nil {
 		return fmt.Errorf("cannot write %s: %w", path, err)
 	}
-	if err := os.Rename(tmp, path); err != nil {
+	if err := rename(tmp, path); err != nil {
 		os.Remove(tmp)
 		return fmt.Errorf("cannot write %s: %w", path, err)
 	}
