@@ -226,6 +226,12 @@ func (c *Consumer) Scan(now time.Time) error {
 		return fmt.Errorf("cannot scan %s's inbox: %w", c.mb.Agent, err)
 	}
 	present := make(map[string]bool, len(entries))
+	// Messages delivered from dropped files during this scan are indexed
+	// but were not listed: only what was indexed before may be stale.
+	before := make(map[string]bool, len(c.q.byStem))
+	for stem := range c.q.byStem {
+		before[stem] = true
+	}
 	for _, e := range entries {
 		present[e.Name()] = true
 		if atomicfile.IsLeftover(e.Name()) {
@@ -237,7 +243,7 @@ func (c *Consumer) Scan(now time.Time) error {
 		}
 	}
 	for stem := range c.q.byStem {
-		if !present[stem+".json"] {
+		if before[stem] && !present[stem+".json"] {
 			c.q.remove(stem)
 		}
 	}

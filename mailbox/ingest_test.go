@@ -319,3 +319,16 @@ func TestScanRemovesOldLeftoverTempFiles(t *testing.T) {
 	}
 }
 
+
+// A file dropped while no runner ran is delivered by the start's scan and
+// can be claimed at once, not only after the next rescan.
+func TestDroppedFileClaimableAfterStartScan(t *testing.T) {
+	root := newRuntime(t, "Agent-1", "Agent-2")
+	mb := openMailbox(t, root, "Agent-1")
+	writeFile(t, inboxPath(mb, "note from Agent-2.json"), []byte(`{"id": "dropped", "from": "Agent-2", "body": "x"}`))
+	now := time.Now()
+	c := consume(t, mb, Options{Known: []string{"Agent-1", "Agent-2"}}, now)
+	if got := claimAll(t, c, now); !slices.Equal(got, []string{"dropped"}) {
+		t.Fatalf("claimed %v, want [dropped]", got)
+	}
+}
