@@ -135,18 +135,18 @@ func TestBadInputIsDeadletteredWithReason(t *testing.T) {
 		data   []byte
 		reason string
 	}{
-		"truncated.json":   {[]byte(`{"from": "Agent-2", "body": "hel`), "ends early"},
-		"empty.json":       {nil, "empty"},
-		"big.json":         {big, "over the 4194304-byte limit"},
-		"binary.json":      {[]byte{0x89, 'P', 'N', 'G', 0, 0xff, 0xfe}, "not UTF-8"},
-		"unknown.json":     {[]byte(`{"to": "Agent-9", "body": "x"}`), `recipient "Agent-9" is not an agent`},
-		"other.json":       {[]byte(`{"to": "Agent-2", "body": "x"}`), "addressed to Agent-2, not Agent-1"},
-		"slash.json":       {[]byte(`{"to": "../Agent-2", "body": "x"}`), `recipient "../Agent-2"`},
-		"dotdot.json":      {[]byte(`{"to": "..", "body": "x"}`), `recipient ".."`},
-		"image.png":        {[]byte("hello"), "only *.json, *.msg, *.md and *.txt"},
-		"nothing.json":     {[]byte(`{"from": "Agent-2", "priority": "high"}`), "no text found"},
-		"misrouted.md":     {readSample(t, "victor-dreamos__agent_workspaces__archive__invalid_workspaces__Agent_INBOX_MESSAGE_20251206_081844_899125_1fe934c2.md"), `recipient "Agent" is not an agent`},
-		"claim.json":       {readSample(t, "victoros__runtime__agent_comms__agent_mailboxes__Agent-1__claim.json"), "not a JSON message object"},
+		"truncated.json": {[]byte(`{"from": "Agent-2", "body": "hel`), "ends early"},
+		"empty.json":     {nil, "empty"},
+		"big.json":       {big, "over the 4194304-byte limit"},
+		"binary.json":    {[]byte{0x89, 'P', 'N', 'G', 0, 0xff, 0xfe}, "not UTF-8"},
+		"unknown.json":   {[]byte(`{"to": "Agent-9", "body": "x"}`), `recipient "Agent-9" is not an agent`},
+		"other.json":     {[]byte(`{"to": "Agent-2", "body": "x"}`), "addressed to Agent-2, not Agent-1"},
+		"slash.json":     {[]byte(`{"to": "../Agent-2", "body": "x"}`), `recipient "../Agent-2"`},
+		"dotdot.json":    {[]byte(`{"to": "..", "body": "x"}`), `recipient ".."`},
+		"image.png":      {[]byte("hello"), "only *.json, *.msg, *.md and *.txt"},
+		"nothing.json":   {[]byte(`{"from": "Agent-2", "priority": "high"}`), "no text found"},
+		"misrouted.md":   {readSample(t, "victor-dreamos__agent_workspaces__archive__invalid_workspaces__Agent_INBOX_MESSAGE_20251206_081844_899125_1fe934c2.md"), `recipient "Agent" is not an agent`},
+		"claim.json":     {readSample(t, "victoros__runtime__agent_comms__agent_mailboxes__Agent-1__claim.json"), "not a JSON message object"},
 	}
 	// Readable apart from one field: delivered, the field fallen back.
 	fallbacks := map[string]string{
@@ -318,7 +318,6 @@ func TestScanRemovesOldLeftoverTempFiles(t *testing.T) {
 		t.Errorf("events = %+v", events)
 	}
 }
-
 
 // A file dropped while no runner ran is delivered by the start's scan and
 // can be claimed at once, not only after the next rescan.
