@@ -1,0 +1,146 @@
+package mailbox
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// Files old writers keep writing outside the mailbox, in their own folders,
+// are delivered and removed; files of theirs that are no messages stay.
+func TestExtraPlacesOfOneAgent(t *testing.T) {
+	root := newRuntime(t, "Agent-1", "Agent-2")
+	mb := openMailbox(t, root, "Agent-1")
+	old := t.TempDir()
+	workspace := filepath.Join(old, "agent_workspaces", "Agent-1", "inbox")
+	folder := filepath.Join(old, "agent_mailboxes", "Agent-1")
+	for _, d := range []string{workspace, folder} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	writeFile(t, filepath.Join(workspace, "CAPTAIN_MESSAGE_1.md"), []byte("# Go\n\n**From:** Agent-2\n**To:** Agent-1\n\nRun the tests.\n"))
+	writeFile(t, filepath.Join(folder, "20260101T000000.json"), []byte(`{"sender_id": "Agent-2", "recipient_id": "Agent-1", "instructions": "Rebase."}`))
+	writeFile(t, filepath.Join(folder, "status.json"), []byte(`{"status": "idle"}`))
+	writeFile(t, filepath.Join(folder, "notes.log"), []byte("not a message"))
+	now := time.Now().Add(time.Minute) // both files long settled
+	c := consume(t, mb, Options{Known: []string{"Agent-1", "Agent-2"}, Watch: []string{workspace, filepath.Join(folder, "*.json")}}, now)
+	bodies := claimBodies(t, c, now)
+	slices.Sort(bodies)
+	if !slices.Equal(bodies, []string{"Rebase.", "Run the tests."}) {
+		t.Fatalf("claimed %q", bodies)
+	}
+	for _, gone := range []string{filepath.Join(workspace, "CAPTAIN_MESSAGE_1.md"), filepath.Join(folder, "20260101T000000.json")} {
+		if _, err := os.Stat(gone); !os.IsNotExist(err) {
+			t.Errorf("%s is still there after its delivery", gone)
+		}
+	}
+	for _, kept := range []string{"status.json", "notes.log"} {
+		if _, err := os.Stat(filepath.Join(folder, kept)); err != nil {
+			t.Errorf("%s was touched: %v", kept, err)
+		}
+	}
+}
+
+// A shared folder holds every agent's messages: each consumer takes the
+// ones addressed to its agent, by content or by file name; what is for no
+// agent is dead-lettered by the one consumer charged with it.
+func TestSharedPlaceRoutesByRecipient(t *testing.T) {
+	root := newRuntime(t, "Agent-1", "Agent-2")
+	shared := t.TempDir()
+	writeFile(t, filepath.Join(shared, "a.json"), []byte(`{"to": "agent-1", "body": "for one"}`))
+	writeFile(t, filepath.Join(shared, "msg_20250811_104104_Agent-5_to_Agent-2.json"), []byte(`{"body": "for two, by name"}`))
+	writeFile(t, filepath.Join(shared, "response_1755248908737_Agent-1.json"), []byte(`{"from": "Agent-2", "body": "for one, by name"}`))
+	writeFile(t, filepath.Join(shared, "lost.json"), []byte(`{"body": "for nobody"}`))
+	now := time.Now().Add(time.Minute)
+	opts := Options{Known: []string{"Agent-1", "Agent-2"}, Shared: []string{shared}}
+	c2 := consume(t, openMailbox(t, root, "Agent-2"), opts, now)
+	if got := claimBodies(t, c2, now); !slices.Equal(got, []string{"for two, by name"}) {
+		t.Errorf("Agent-2 claimed %q", got)
+	}
+	opts.SharedDeadletters = true
+	mb1 := openMailbox(t, root, "Agent-1")
+	c1 := consume(t, mb1, opts, now)
+	got := claimBodies(t, c1, now)
+	slices.Sort(got)
+	if !slices.Equal(got, []string{"for one", "for one, by name"}) {
+		t.Errorf("Agent-1 claimed %q", got)
+	}
+	if left := names(t, shared); len(left) != 0 {
+		t.Errorf("shared folder still holds %v", left)
+	}
+	reason, _ := os.ReadFile(mb1.path(DeadletterDir, findSuffix(names(t, mb1.path(DeadletterDir)), "-lost.json"+ReasonSuffix)))
+	if !strings.Contains(string(reason), "neither the message nor its file name says whom it is for") {
+		t.Errorf("lost.json reason = %q", reason)
+	}
+}
+
+// A .txt file to which a writer appends messages is read message by
+// message as it grows, each exactly once across consumers, and a message
+// still being written is not taken until the file settles.
+func TestAppendedTextFile(t *testing.T) {
+	root := newRuntime(t, "Agent-1", "Agent-2")
+	mb := openMailbox(t, root, "Agent-1")
+	path := filepath.Join(t.TempDir(), "Agent-1.txt")
+	msg := func(n string) string {
+		return "# Message\n**From**: Agent-2\n**To**: Agent-1\n---\nnumber " + n + "\n\n"
+	}
+	appendTo := func(s string) {
+		f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.WriteString(s)
+		f.Close()
+	}
+	opts := Options{Known: []string{"Agent-1", "Agent-2"}, Watch: []string{path}, Settle: time.Second}
+	appendTo(msg("1") + msg("2") + "# Message\n**From**: Agent-2\n")
+	now := time.Now()
+	c := consume(t, mb, opts, now)
+	if got := claimBodies(t, c, now); !slices.Equal(got, []string{"number 1", "number 2"}) {
+		t.Fatalf("claimed %q, want the two whole messages only", got)
+	}
+	c.Close()
+
+	appendTo("**To**: Agent-1\n---\nnumber 3\n")
+	c = consume(t, mb, opts, now) // a new runner: nothing taken twice
+	if got := claimBodies(t, c, now); len(got) != 0 {
+		t.Fatalf("claimed %q before the file settled", got)
+	}
+	later := now.Add(time.Hour)
+	if err := c.Tick(later); err != nil {
+		t.Fatal(err)
+	}
+	if got := claimBodies(t, c, later); !slices.Equal(got, []string{"number 3"}) {
+		t.Fatalf("claimed %q once settled, want number 3", got)
+	}
+	c.Close()
+
+	os.Remove(mb.path(OffsetsDir, names(t, mb.path(OffsetsDir))[0])) // lost: read again from the start
+	appendTo(msg("4"))
+	c = consume(t, mb, opts, later)
+	if got := claimBodies(t, c, later); !slices.Equal(got, []string{"number 4"}) {
+		t.Fatalf("claimed %q, want only number 4 (the others are duplicates)", got)
+	}
+	if data, _ := os.ReadFile(path); !strings.Contains(string(data), "number 1") {
+		t.Error("the appended file was changed")
+	}
+}
+
+func claimBodies(t *testing.T, c *Consumer, now time.Time) []string {
+	t.Helper()
+	var bodies []string
+	for {
+		cl, err := c.Claim(now)
+		if err != nil {
+			return bodies
+		}
+		bodies = append(bodies, cl.Message.Body)
+		if err := c.Complete(cl, Receipt{}, now); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
