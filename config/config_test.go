@@ -1,6 +1,7 @@
 package config
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -14,22 +15,24 @@ func TestInitialConfigParsesToTheDefaults(t *testing.T) {
 	if got := cfg.AgentNames(); len(got) != 2 || got[1] != "Agent-2" || strings.Join(cfg.PeopleNames(), ",") != "human" {
 		t.Errorf("agents = %v", got)
 	}
-	if cfg.Mailbox != Default().Mailbox {
+	if !reflect.DeepEqual(cfg.Mailbox, Default().Mailbox) {
 		t.Errorf("mailbox = %+v, want the defaults %+v", cfg.Mailbox, Default().Mailbox)
 	}
 }
 
 func TestParseRefusesWhatCannotWork(t *testing.T) {
 	tests := map[string]string{
-		"agents:\n  - name: ../etc\n":           "not a valid agent name",
-		"agents:\n  - name: A\n  - name: a\n":   `agent "a" is listed twice`,
-		"mailbox:\n  watch: sometimes\n":        "neither events nor poll",
-		"mailbox:\n  settle: soon\n":            `"soon" is not a duration`,
-		"mailbox:\n  backoff: -1s\n":            "mailbox.backoff: must be a positive duration",
-		"mailbox:\n  max_attempts: 0\n":         "max_attempts: must be at least 1",
-		"mailbox:\n  max_inbox_json_bytes: 0\n": "max_inbox_json_bytes: must be a positive number",
-		"mailbox:\n  watchh: events\n":          "field watchh not found",
-		"agents: [\n":                           "agentctl.yaml",
+		"agents:\n  - name: ../etc\n":                        "not a valid agent name",
+		"agents:\n  - name: A\n  - name: a\n":                `agent "a" is listed twice`,
+		"mailbox:\n  watch: sometimes\n":                     "neither events nor poll",
+		"mailbox:\n  settle: soon\n":                         `"soon" is not a duration`,
+		"mailbox:\n  backoff: -1s\n":                         "mailbox.backoff: must be a positive duration",
+		"mailbox:\n  max_attempts: 0\n":                      "max_attempts: must be at least 1",
+		"mailbox:\n  max_inbox_json_bytes: 0\n":              "max_inbox_json_bytes: must be a positive number",
+		"mailbox:\n  watchh: events\n":                       "field watchh not found",
+		"agents: [\n":                                        "agentctl.yaml",
+		"agents:\n  - name: Agent-1\n    watch: ['old/[']\n": "agents[0] (Agent-1).watch[0]: \"old/[\" is not a valid glob",
+		"mailbox:\n  shared: ['']\n":                         "mailbox.shared[0]: an empty path",
 	}
 	for data, want := range tests {
 		_, err := Parse("agentctl.yaml", []byte(data))
@@ -104,5 +107,22 @@ func TestPeopleHaveMailboxesButAreNotAgents(t *testing.T) {
 		if _, err := Parse("x", []byte(data)); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("Parse(%q) = %v, want %q", data, err, want)
 		}
+	}
+}
+
+func TestWatchPathsAreAbsoluteFromTheRoot(t *testing.T) {
+	cfg, err := Parse("x", []byte("agents:\n  - name: Agent-1\n    watch: [old/Agent-1/inbox, /srv/old/Agent-1/*.json]\n  - name: Agent-2\nmailbox:\n  shared: [old/comms/inbox]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, _ := cfg.Agent("agent-1")
+	if got := a.WatchPaths("/rt"); !reflect.DeepEqual(got, []string{"/rt/old/Agent-1/inbox", "/srv/old/Agent-1/*.json"}) {
+		t.Errorf("watch paths = %q", got)
+	}
+	if got := cfg.SharedPaths("/rt"); !reflect.DeepEqual(got, []string{"/rt/old/comms/inbox"}) {
+		t.Errorf("shared paths = %q", got)
+	}
+	if !cfg.SharedDeadletters("Agent-1") || cfg.SharedDeadletters("Agent-2") {
+		t.Error("the first agent's runner, and only it, dead-letters what the shared folders hold for no agent")
 	}
 }
