@@ -1,6 +1,7 @@
 package mailbox
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -230,6 +231,17 @@ func (c *Consumer) deadletterExtra(path string, data []byte, reason string, now 
 	return nil
 }
 
+// slowWriter is how many settle periods the last message of an appended
+// file waits when it does not end as the old writers end their messages.
+const slowWriter = 10
+
+// endsMessage reports text ending as an appended message does: with a blank
+// line.
+func endsMessage(raw []byte) bool {
+	raw = bytes.ReplaceAll(raw, []byte("\r\n"), []byte("\n"))
+	return bytes.HasSuffix(raw, []byte("\n\n"))
+}
+
 // offsetState is how far an appended file has been read.
 type offsetState struct {
 	Path   string `json:"path"`
@@ -283,6 +295,14 @@ func (c *Consumer) ingestAppended(path string, fi fs.FileInfo, shared bool, now 
 	}
 	parts := dreamos.Split(data[off:])
 	settled := c.settled(path, fi, now)
+	if n := len(parts); settled && n > 0 && !endsMessage(data[off+int64(parts[n-1].Start):off+int64(parts[n-1].End)]) &&
+		now.Sub(fi.ModTime()) < slowWriter*c.opts.Settle {
+		// A writer stalled in the middle of a message looks settled too;
+		// the old writers end each message with a blank line, so one that
+		// does not is given far longer.
+		c.settling[path] = settleState{size: fi.Size(), mtime: fi.ModTime(), since: now}
+		settled = false
+	}
 	for i, p := range parts {
 		if i == len(parts)-1 && !settled {
 			return nil // perhaps still being written; Tick looks again

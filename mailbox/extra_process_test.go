@@ -90,6 +90,13 @@ func TestOldWritersInTheirOwnPlaces(t *testing.T) {
 			}
 		}
 	}
+	for to, bodies := range got {
+		for b, n := range bodies {
+			if n != 1 || !strings.Contains(b, "-") || strings.ContainsAny(b, "\n#") {
+				t.Errorf("%s got %d times the unexpected %q", to, n, b)
+			}
+		}
+	}
 	for _, mb := range []*Mailbox{mb1, mb2} {
 		if dl := names(t, mb.path(DeadletterDir)); len(dl) != 0 {
 			t.Errorf("%s's deadletter holds %v", mb.Agent, dl)
