@@ -179,6 +179,20 @@ var errNotMine = errors.New("addressed to another agent")
 // "..._Agent-5_to_Agent-1.json", "response_1755248908737_Agent-1.json".
 var recipientInName = regexp.MustCompile(`(?i)(?:^|[_\-.])to[_\-.]([a-z][a-z0-9]*[-_]?\d+)|_([a-z]+-\d+)\.[a-z]+$`)
 
+// RecipientInName is the recipient a Dream.OS message file's name spells,
+// or "": "msg_..._Agent-5_to_Agent-1.json" and
+// "response_1755248908737_Agent-1.json" are for Agent-1.
+func RecipientInName(path string) string {
+	if i := strings.LastIndexByte(path, '@'); i > 0 && strings.Trim(path[i+1:], "0123456789") == "" {
+		path = path[:i] // a message inside an appended file: path@offset
+	}
+	p := recipientInName.FindStringSubmatch(filepath.Base(path))
+	if p == nil {
+		return ""
+	}
+	return p[1] + p[2]
+}
+
 // decodeExtra decodes a message found outside the mailbox and checks that
 // it is this agent's. In a shared place the recipient comes from the
 // message, else from the file name; a message for another agent is
@@ -198,9 +212,7 @@ func (c *Consumer) decodeExtra(data []byte, name string, mod time.Time, shared b
 	}
 	if shared {
 		if msg.To == "" {
-			if p := recipientInName.FindStringSubmatch(filepath.Base(name)); p != nil {
-				msg.To = p[1] + p[2]
-			}
+			msg.To = RecipientInName(name)
 		}
 		to, err := agentname.Resolve(c.opts.Known, msg.To)
 		switch {
