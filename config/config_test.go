@@ -126,3 +126,15 @@ func TestWatchPathsAreAbsoluteFromTheRoot(t *testing.T) {
 		t.Error("the first agent's runner, and only it, dead-letters what the shared folders hold for no agent")
 	}
 }
+
+func TestDreamOSCoordsFlatKeys(t *testing.T) {
+	got, err := DreamOSCoords([]byte(`{"Agent-1": {"input_box_x": -1200, "input_box_y": 640, "copy_button_x": -900, "copy_button_y": 300},
+		"Agent-2": {"input_box_x": 300, "input_box_y": 640}, "global_ui": {"theme": "dark"}}`), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a1, a2 := got["Agent-1"], got["Agent-2"]
+	if len(got) != 2 || *a1.Input != (Point{-1200, 640}) || *a1.Copy != (Point{-900, 300}) || *a2.Input != (Point{300, 640}) || a2.Copy != nil {
+		t.Errorf("read %+v", got)
+	}
+}

@@ -196,3 +196,11 @@ func nonSpaceFollows(r io.Reader) (bool, error) {
 		}
 	}
 }
+
+// InboxJSONEntries reads the entries of an inbox.json or a queue file held
+// in memory, in any shape its writers used (an array, a container object,
+// one message). tail is the offset of a stale end left by a rewrite in
+// place, or 0.
+func InboxJSONEntries(data []byte) (entries []json.RawMessage, tail int, err error) {
+	return decodeArrayPrefix(data)
+}

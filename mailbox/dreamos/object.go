@@ -161,6 +161,13 @@ func decodeQueueEntry(f fields, inner map[string]any, raw []byte, src Source) (M
 	delete(f, "message")
 	var scratch Message
 	queueID := f.text(&scratch, "queue_id", "", "queue_id")
+	// The entry's time is the message's when the message has none.
+	if _, has := fields(inner).find(timeKeys...); !has {
+		if k, ok := f.find(timeKeys...); ok {
+			inner[k] = f[k]
+			delete(f, k)
+		}
+	}
 	m, err := decodeObject(inner, raw, src)
 	if err != nil {
 		return Message{}, err
