@@ -33,8 +33,10 @@ import (
 //     message is taken only once the file has settled;
 //   - in a shared place, a message is taken only by the consumer of the
 //     agent it is addressed to (by its content, else by its file name);
-//     what no agent can take is dead-lettered by the consumer with
-//     Options.SharedDeadletters set, and left alone by the others.
+//     a broadcast ("to": "all"), and what no agent can take, are handled by
+//     the consumer with Options.SharedDeadletters set: it delivers a copy
+//     of a broadcast to every agent but the sender and dead-letters the
+//     rest; the others leave both alone.
 //
 // Names of extra files are absolute paths, never names in inbox/.
 
@@ -163,11 +165,41 @@ func (c *Consumer) ingestExtra(path string, shared bool, now time.Time) error {
 	if err != nil {
 		return c.deadletterExtra(path, data, err.Error(), now)
 	}
-	if err := c.deliverFound(msg, path); err != nil {
+	if err := c.deliverExtra(msg, path); err != nil {
 		return err
 	}
 	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("cannot remove ingested %s: %w", path, err)
+	}
+	return nil
+}
+
+// deliverExtra delivers a message found outside the mailbox: to this
+// agent, or, for a broadcast ("to": "all") in a shared place, a copy to
+// every agent but its sender, as 'agentctl send --to all' does.
+func (c *Consumer) deliverExtra(msg Message, from string) error {
+	if msg.To != "all" {
+		return c.deliverFound(msg, from)
+	}
+	for _, agent := range c.opts.Known {
+		if strings.EqualFold(agent, msg.From) {
+			continue
+		}
+		one := msg
+		one.To = agent
+		if agent == c.mb.Agent {
+			if err := c.deliverFound(one, from); err != nil {
+				return err
+			}
+			continue
+		}
+		other, err := Open(c.mb.Root, agent)
+		if err == nil {
+			err = other.Deliver(one)
+		}
+		if err != nil && !errors.Is(err, ErrDuplicate) {
+			return err
+		}
 	}
 	return nil
 }
@@ -211,6 +243,12 @@ func (c *Consumer) decodeExtra(data []byte, name string, mod time.Time, shared b
 		return Message{}, err
 	}
 	if shared {
+		if msg.To == "all" {
+			if !c.opts.SharedDeadletters {
+				return Message{}, errNotMine // one consumer spreads broadcasts
+			}
+			return msg, nil
+		}
 		if msg.To == "" {
 			msg.To = RecipientInName(name)
 		}
@@ -331,7 +369,7 @@ func (c *Consumer) ingestAppended(path string, fi fs.FileInfo, shared bool, now 
 				return err
 			}
 		default:
-			if err := c.deliverFound(msg, name); err != nil {
+			if err := c.deliverExtra(msg, name); err != nil {
 				return err
 			}
 		}

@@ -55,6 +55,7 @@ func TestSharedPlaceRoutesByRecipient(t *testing.T) {
 	writeFile(t, filepath.Join(shared, "msg_20250811_104104_Agent-5_to_Agent-2.json"), []byte(`{"body": "for two, by name"}`))
 	writeFile(t, filepath.Join(shared, "response_1755248908737_Agent-1.json"), []byte(`{"from": "Agent-2", "body": "for one, by name"}`))
 	writeFile(t, filepath.Join(shared, "lost.json"), []byte(`{"body": "for nobody"}`))
+	writeFile(t, filepath.Join(shared, "20250428T224057Z_THEA_ALL.msg"), []byte(`{"sender": "THEA", "target": "ALL", "payload": {"body": "for all"}}`))
 	now := time.Now().Add(time.Minute)
 	opts := Options{Known: []string{"Agent-1", "Agent-2"}, Shared: []string{shared}}
 	c2 := consume(t, openMailbox(t, root, "Agent-2"), opts, now)
@@ -66,8 +67,15 @@ func TestSharedPlaceRoutesByRecipient(t *testing.T) {
 	c1 := consume(t, mb1, opts, now)
 	got := claimBodies(t, c1, now)
 	slices.Sort(got)
-	if !slices.Equal(got, []string{"for one", "for one, by name"}) {
+	if !slices.Equal(got, []string{"for all", "for one", "for one, by name"}) {
 		t.Errorf("Agent-1 claimed %q", got)
+	}
+	// The broadcast's copy for Agent-2 was delivered by Agent-1's consumer.
+	if err := c2.Scan(now); err != nil {
+		t.Fatal(err)
+	}
+	if got := claimBodies(t, c2, now); !slices.Equal(got, []string{"for all"}) {
+		t.Errorf("Agent-2 then claimed %q, want the broadcast", got)
 	}
 	if left := names(t, shared); len(left) != 0 {
 		t.Errorf("shared folder still holds %v", left)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -244,6 +245,16 @@ func (m *migration) deliver(rel string, msg mailbox.Message) {
 	}
 	if s := handledStatus(msg); s != "" {
 		m.skip(rel, "the old system had handled it already (status %s)", s)
+		return
+	}
+	if msg.To == "all" { // a broadcast in a shared place: a copy for each agent but its sender
+		for _, a := range m.cfg.AgentNames() {
+			if !strings.EqualFold(a, msg.From) {
+				one := msg
+				one.To, one.Meta = a, maps.Clone(msg.Meta)
+				m.deliver(rel, one)
+			}
+		}
 		return
 	}
 	to, err := agentname.Resolve(m.cfg.AgentNames(), msg.To)

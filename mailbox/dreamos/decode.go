@@ -128,8 +128,16 @@ func finish(m Message, raw []byte, src Source) (Message, error) {
 	if m.ID == "" {
 		m.ID = DerivedID(raw, src.Name)
 	}
-	if m.To == "" || strings.EqualFold(m.To, "all") {
+	switch {
+	case m.To == "":
 		m.To = src.Owner
+	case strings.EqualFold(m.To, "all"):
+		// In an agent's mailbox a broadcast is that agent's copy; found
+		// where no agent owns it, it stays "all" for the caller to spread.
+		m.To = src.Owner
+		if src.Owner == "" {
+			m.To = "all"
+		}
 	}
 	if m.From == "" {
 		m.From = "unknown"
