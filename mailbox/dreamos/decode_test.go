@@ -107,13 +107,15 @@ func TestMarkdownHeaderStyles(t *testing.T) {
 		"crlf":         "# Note\r\n**From**: Agent-2\r\n**To**: Agent-1\r\n**Priority**: high\r\n---\r\nDo the thing.\r\n",
 		"bracketed":    "[A2A] AGENT-2 → Agent-1: Note\n**Priority**: high\n\nDo the thing.\n",
 		"framed":       "# Note\n**From**: Agent-2\n**To**: Agent-1\n**Priority**: high\n---\n\nDo the thing.\n\n---\n*Message delivered via Unified Messaging Service*\n*WE. ARE. SWARM.*\n",
+		"banner":       "[HEADER] Note\nFrom: Agent-2\nTo: Agent-1\nPriority: high\nMessage ID: m-1\nTimestamp: 2025-12-01T10:00:00\n\nDo the thing.\n",
+		"emoji-banner": "🔄 **Note**\nFrom: Agent-2\nAssigned to: Agent-1\n\nDo the thing.\n\nPriority: high",
 	} {
 		t.Run(name, func(t *testing.T) {
 			m := decode(t, name+".md", data)
 			if !strings.EqualFold(m.From, "Agent-2") || m.To != "Agent-1" || m.Priority != High || m.Body != "Do the thing." {
 				t.Errorf("decoded as from %q to %q priority %q body %q", m.From, m.To, m.Priority, m.Body)
 			}
-			if m.Subject != "Note" {
+			if want := map[string]string{"banner": "[HEADER] Note", "emoji-banner": "🔄 Note"}[name]; want != "" && m.Subject != want || want == "" && m.Subject != "Note" {
 				t.Errorf("subject = %q", m.Subject)
 			}
 		})

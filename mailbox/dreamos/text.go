@@ -25,7 +25,7 @@ var (
 // carry; other plain lines are text. Bold headers may carry any key.
 var knownHeaders = map[string]bool{
 	"from": true, "sender": true, "sender id": true, "from agent": true, "to": true, "recipient": true,
-	"recipient id": true, "to agent": true, "priority": true, "message id": true, "msg id": true, "id": true,
+	"recipient id": true, "to agent": true, "assigned to": true, "priority": true, "message id": true, "msg id": true, "id": true,
 	"message type": true, "type": true, "timestamp": true, "created": true, "created at": true, "date": true,
 	"sent": true, "subject": true, "title": true, "topic": true, "task": true, "task id": true,
 	"reply to": true, "in reply to": true, "thread": true, "thread id": true, "tags": true,
@@ -87,16 +87,50 @@ func decodeText(text, raw []byte, src Source) (Message, error) {
 					continue
 				}
 			}
+			// A banner right above the headers ("[HEADER] S2A CONTROL",
+			// "🔄 **COORDINATION REQUEST**") is the title.
+			if headers == 0 && m.Subject == "" && nextIsHeader(lines[i+1:]) {
+				m.Subject = strings.TrimSpace(strings.NewReplacer("**", "", "__", "").Replace(line))
+				continue
+			}
 			goto body
 		}
 	}
 body:
-	m.Body = stripFraming(lines[min(i, len(lines)):])
+	rest := lines[min(i, len(lines)):]
+	// "{content}\n\nPriority: {priority}": a writer that put the priority last.
+	if n := lastNonBlank(rest); n > 0 && m.Priority == "" {
+		if key, value, ok := header(strings.TrimSpace(rest[n]), true); ok && key == "priority" && strings.TrimSpace(rest[n-1]) == "" {
+			setHeader(&m, key, value, src)
+			rest = rest[:n]
+		}
+	}
+	m.Body = stripFraming(rest)
 	if headers == 0 && m.Body == "" && m.Subject != "" {
 		m.Body, m.Subject = m.Subject, "" // a lone title is the text itself
 	}
 	fromTitle(&m)
 	return finish(m, raw, src)
+}
+
+func lastNonBlank(lines []string) int {
+	for i := len(lines) - 1; i >= 0; i-- {
+		if strings.TrimSpace(lines[i]) != "" {
+			return i
+		}
+	}
+	return -1
+}
+
+// nextIsHeader reports whether the next line that is not blank is a header.
+func nextIsHeader(lines []string) bool {
+	for _, l := range lines {
+		if l = strings.TrimSpace(l); l != "" {
+			_, _, ok := header(l, true)
+			return ok
+		}
+	}
+	return false
 }
 
 func setBracketHeader(m *Message, p []string) {
@@ -117,7 +151,7 @@ func setHeader(m *Message, key, value string, src Source) {
 	switch key {
 	case "from", "sender", "sender id", "from agent":
 		m.From = value
-	case "to", "recipient", "recipient id", "to agent":
+	case "to", "recipient", "recipient id", "to agent", "assigned to":
 		m.To = value
 	case "priority":
 		p, err := ParsePriority(value)
