@@ -24,7 +24,9 @@ import (
 // writing (Options.Watch and Options.Shared), read so that they need no
 // change:
 //
-//   - a *.json, *.msg or *.md file there is one message: it is delivered
+//   - an inbox.json there is taken as our own is, under its writers' lock
+//     (extrainboxjson.go), and given back empty in its writer's shape;
+//   - any other *.json, *.msg or *.md file there is one message: it is delivered
 //     into inbox/ like a dropped file and then removed, so it is in one
 //     place only;
 //   - a *.txt file there is one to which a writer appends Markdown
@@ -44,7 +46,7 @@ import (
 const OffsetsDir = ".offsets"
 
 // notMessages are the files of the old system's folders that are no messages.
-var notMessages = []string{"status.json", "claim.json", "heartbeat.json", "inbox.json", "cursor_agent_coords.json"}
+var notMessages = []string{"status.json", "claim.json", "heartbeat.json", "cursor_agent_coords.json"}
 
 // extraFiles lists the files the extra places hold now, with whether each
 // is in a shared place. A place is a folder (its files), a glob, or a file.
@@ -72,6 +74,9 @@ func (c *Consumer) extraFiles() (map[string]bool, error) {
 			name := filepath.Base(p)
 			if isIgnored(name) || strings.HasPrefix(name, ".") || slices.Contains(notMessages, strings.ToLower(name)) || strings.HasSuffix(name, ".lock") {
 				continue
+			}
+			if name == InboxJSON && shared {
+				continue // every agent's inbox.json: no one consumer may empty it
 			}
 			if fi, err := os.Lstat(p); err == nil && !fi.IsDir() && isMessageExt(strings.ToLower(filepath.Ext(name))) {
 				out[p] = out[p] || shared
@@ -141,6 +146,9 @@ func (c *Consumer) ingestExtra(path string, shared bool, now time.Time) error {
 	if strings.EqualFold(filepath.Ext(path), ".txt") {
 		return c.ingestAppended(path, fi, shared, now)
 	}
+	if filepath.Base(path) == InboxJSON {
+		return c.ingestWatchedInboxJSON(path, now)
+	}
 	if fi.Size() > c.opts.MaxMessageBytes {
 		if shared && !c.opts.SharedDeadletters {
 			return nil
@@ -161,6 +169,9 @@ func (c *Consumer) ingestExtra(path string, shared bool, now time.Time) error {
 	msg, err := c.decodeExtra(data, path, fi.ModTime(), shared)
 	if errors.Is(err, errNotMine) {
 		return nil
+	}
+	if err == nil {
+		err = handledError(msg)
 	}
 	if err != nil {
 		return c.deadletterExtra(path, data, err.Error(), now)
@@ -203,6 +214,34 @@ func (c *Consumer) deliverExtra(msg Message, from string) error {
 	}
 	return nil
 }
+
+// HandledStatus is the status a Dream.OS writer gave a message it was done
+// with ("delivered", "completed", ...), or "". Such messages found in the
+// old system's places are not worked again.
+func HandledStatus(msg Message) string {
+	status, _ := msg.Meta["status"].(string)
+	if q, ok := msg.Meta["queue"].(map[string]any); ok && status == "" {
+		status, _ = q["status"].(string)
+	}
+	switch strings.ToLower(status) {
+	case "delivered", "processed", "completed", "complete", "done", "read", "archived", "acknowledged", "handled":
+		return status
+	}
+	return ""
+}
+
+// handledError dead-letters, rather than works again, what the old system
+// had handled already: 'agentctl retry' brings it back if it was not.
+func handledError(msg Message) error {
+	if s := HandledStatus(msg); s != "" {
+		return fmt.Errorf("the old system had handled it already (status %s)", s)
+	}
+	return nil
+}
+
+// isWatchedSpool tells the spool of a watched inbox.json ("x<hash>.json")
+// from one of our own ("<time>-<random>.json").
+func isWatchedSpool(name string) bool { return strings.HasPrefix(name, "x") }
 
 // errNotMine: a shared place's message for another agent, left for it.
 var errNotMine = errors.New("addressed to another agent")
@@ -361,6 +400,9 @@ func (c *Consumer) ingestAppended(path string, fi fs.FileInfo, shared bool, now 
 		raw := data[start : off+int64(p.End)]
 		name := fmt.Sprintf("%s@%d", path, start)
 		msg, err := c.decodeExtra(raw, name, fi.ModTime(), shared)
+		if err == nil {
+			err = handledError(msg)
+		}
 		switch {
 		case errors.Is(err, errNotMine):
 		case err != nil:

@@ -1,6 +1,7 @@
 package mailbox
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -10,7 +11,8 @@ import (
 	"time"
 )
 
-// Old-style writers (fixtures/dreamos/layout_writer.py) write every layout
+// Old-style writers (fixtures/dreamos/layout_writer.py, and inbox_writer.py
+// keeping its own inbox.json as a container) write every layout
 // the Dream.OS generations used, each file slowly and in pieces, while
 // two real consumers run with file events only (no rescan): every message
 // arrives once, in its recipient's mailbox, and nothing is dead-lettered.
@@ -33,6 +35,7 @@ func TestOldWritersInTheirOwnPlaces(t *testing.T) {
 	folder := dir("runtime", "agent_comms", "agent_mailboxes", "Agent-1")
 	shared := dir("runtime", "agent_comms", "inbox")
 	inboxes := dir("inboxes")
+	tools := dir("agent_tools", "mailbox", "Agent-1") // an inbox.json of the old writer's own
 	writeFile(t, filepath.Join(folder, "status.json"), []byte(`{"status": "idle"}`))
 
 	env := func(agent string, watch ...string) []string {
@@ -45,7 +48,7 @@ func TestOldWritersInTheirOwnPlaces(t *testing.T) {
 		return e
 	}
 	consumers := []*exec.Cmd{
-		startRole(t, "consume", env("Agent-1", workspace, filepath.Join(folder, "*.json"), filepath.Join(inboxes, "Agent-1.txt"))...),
+		startRole(t, "consume", env("Agent-1", workspace, filepath.Join(folder, "*.json"), filepath.Join(inboxes, "Agent-1.txt"), filepath.Join(tools, "inbox.json"))...),
 		startRole(t, "consume", env("Agent-2", filepath.Join(inboxes, "Agent-2.txt"))...),
 	}
 	time.Sleep(300 * time.Millisecond) // the watchers are up: only events are seen, no rescan runs
@@ -68,13 +71,19 @@ func TestOldWritersInTheirOwnPlaces(t *testing.T) {
 		}
 		procs = append(procs, cmd)
 	}
+	inboxJSON := exec.Command(python, "../fixtures/dreamos/inbox_writer.py", tools, "ij", fmt.Sprint(each), "--no-ids", "--container")
+	inboxJSON.Stderr = os.Stderr
+	if err := inboxJSON.Start(); err != nil {
+		t.Fatal(err)
+	}
+	procs = append(procs, inboxJSON)
 	for _, p := range procs {
 		if err := p.Wait(); err != nil {
 			t.Fatalf("old-style writer: %v", err)
 		}
 	}
 	mb1, mb2 := openMailbox(t, root, "Agent-1"), openMailbox(t, root, "Agent-2")
-	total := len(writers) * each
+	total := (len(writers) + 1) * each
 	for end := time.Now().Add(60 * time.Second); countArchived(mb1)+countArchived(mb2) < total && time.Now().Before(end); {
 		time.Sleep(50 * time.Millisecond)
 	}
@@ -90,6 +99,18 @@ func TestOldWritersInTheirOwnPlaces(t *testing.T) {
 			}
 		}
 	}
+	for n := range each {
+		if b := fmt.Sprintf("ij-%d", n); got["Agent-1"][b] != 1 {
+			t.Errorf("%s archived %d times in Agent-1's mailbox", b, got["Agent-1"][b])
+		}
+	}
+	var container struct {
+		Messages []any          `json:"messages"`
+		Metadata map[string]any `json:"metadata"`
+	}
+	if data, err := os.ReadFile(filepath.Join(tools, "inbox.json")); err != nil || json.Unmarshal(data, &container) != nil || container.Messages == nil || len(container.Messages) != 0 {
+		t.Errorf("the old writer's inbox.json is not its empty container: %s (%v)", data, err)
+	}
 	for to, bodies := range got {
 		for b, n := range bodies {
 			if n != 1 || !strings.Contains(b, "-") || strings.ContainsAny(b, "\n#") {
@@ -102,7 +123,7 @@ func TestOldWritersInTheirOwnPlaces(t *testing.T) {
 			t.Errorf("%s's deadletter holds %v", mb.Agent, dl)
 		}
 	}
-	for d, want := range map[string]int{workspace: 0, folder: 1, shared: 0, inboxes: 2} {
+	for d, want := range map[string]int{workspace: 0, folder: 1, shared: 0, inboxes: 2, tools: 2} { // inbox.json and its lock
 		if left := names(t, d); len(left) != want {
 			t.Errorf("%s holds %v, want %d files", d, left, want)
 		}

@@ -25,6 +25,7 @@ func TestExtraPlacesOfOneAgent(t *testing.T) {
 	writeFile(t, filepath.Join(workspace, "CAPTAIN_MESSAGE_1.md"), []byte("# Go\n\n**From:** Agent-2\n**To:** Agent-1\n\nRun the tests.\n"))
 	writeFile(t, filepath.Join(folder, "20260101T000000.json"), []byte(`{"sender_id": "Agent-2", "recipient_id": "Agent-1", "instructions": "Rebase."}`))
 	writeFile(t, filepath.Join(folder, "status.json"), []byte(`{"status": "idle"}`))
+	writeFile(t, filepath.Join(workspace, "old.json"), []byte(`{"from": "Agent-2", "to": "Agent-1", "content": "done long ago", "status": "completed"}`))
 	writeFile(t, filepath.Join(folder, "notes.log"), []byte("not a message"))
 	now := time.Now().Add(time.Minute) // both files long settled
 	c := consume(t, mb, Options{Known: []string{"Agent-1", "Agent-2"}, Watch: []string{workspace, filepath.Join(folder, "*.json")}}, now)
@@ -37,6 +38,11 @@ func TestExtraPlacesOfOneAgent(t *testing.T) {
 		if _, err := os.Stat(gone); !os.IsNotExist(err) {
 			t.Errorf("%s is still there after its delivery", gone)
 		}
+	}
+	mb1 := openMailbox(t, root, "Agent-1")
+	reason, _ := os.ReadFile(mb1.path(DeadletterDir, findSuffix(names(t, mb1.path(DeadletterDir)), "-old.json"+ReasonSuffix)))
+	if !strings.Contains(string(reason), "the old system had handled it already (status completed)") {
+		t.Errorf("a message the old system had handled: reason %q, want it dead-lettered, not worked again", reason)
 	}
 	for _, kept := range []string{"status.json", "notes.log"} {
 		if _, err := os.Stat(filepath.Join(folder, kept)); err != nil {

@@ -29,12 +29,17 @@ import (
 // and no error when another process still holds it. The lock file is never
 // removed: removing it while someone waits on it would let two holders in.
 func (m *Mailbox) tryLockInboxJSON(wait time.Duration) (*flock.Flock, error) {
-	lock := lockfile.New(m.path(InboxJSONLock))
+	return tryLockPath(m.path(InboxJSONLock), wait)
+}
+
+// tryLockPath is tryLockInboxJSON for any lock file.
+func tryLockPath(path string, wait time.Duration) (*flock.Flock, error) {
+	lock := lockfile.New(path)
 	ctx, cancel := context.WithTimeout(context.Background(), wait)
 	defer cancel()
 	ok, err := lock.TryLockContext(ctx, 5*time.Millisecond)
 	if err != nil && !errors.Is(err, context.DeadlineExceeded) {
-		return nil, fmt.Errorf("cannot lock %s: %w", m.path(InboxJSONLock), err)
+		return nil, fmt.Errorf("cannot lock %s: %w", path, err)
 	}
 	if !ok {
 		return nil, nil

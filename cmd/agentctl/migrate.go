@@ -225,25 +225,11 @@ func (m *migration) messages(it found, data []byte) {
 	}
 }
 
-// handledStatuses are what the old system wrote into a message it was done with.
-var handledStatuses = []string{"delivered", "processed", "completed", "complete", "done", "read", "archived", "acknowledged", "handled"}
-
-func handledStatus(msg mailbox.Message) string {
-	status, _ := msg.Meta["status"].(string)
-	if q, ok := msg.Meta["queue"].(map[string]any); ok && status == "" {
-		status, _ = q["status"].(string)
-	}
-	if slices.Contains(handledStatuses, strings.ToLower(status)) {
-		return status
-	}
-	return ""
-}
-
 func (m *migration) deliver(rel string, msg mailbox.Message) {
 	if msg.To == "" {
 		msg.To = mailbox.RecipientInName(rel)
 	}
-	if s := handledStatus(msg); s != "" {
+	if s := mailbox.HandledStatus(msg); s != "" {
 		m.skip(rel, "the old system had handled it already (status %s)", s)
 		return
 	}

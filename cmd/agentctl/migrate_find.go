@@ -114,7 +114,7 @@ func findMessage(dirs []string, base, dir string) (found, bool) {
 		agent := dirs[n-1]
 		switch {
 		case lower == "inbox.json":
-			return found{Rel: rel, Kind: foundInboxJSON, Agent: agent}, true
+			return found{Rel: rel, Kind: foundInboxJSON, Agent: agent, Watch: rel}, true
 		case ext == ".txt":
 			return found{Rel: rel, Kind: foundAppended, Agent: agent, Watch: rel}, true
 		case isMessageFile(base) && strings.Contains(strings.ToLower(dirs[n-2]), "mailbox"):
