@@ -75,6 +75,9 @@ func (c *Consumer) extraFiles() (map[string]bool, error) {
 			if isIgnored(name) || strings.HasPrefix(name, ".") || slices.Contains(notMessages, strings.ToLower(name)) || strings.HasSuffix(name, ".lock") {
 				continue
 			}
+			if HandledName(name) {
+				continue // renamed by its old reader once handled
+			}
 			if name == InboxJSON && shared {
 				continue // every agent's inbox.json: no one consumer may empty it
 			}
@@ -237,6 +240,18 @@ func handledError(msg Message) error {
 		return fmt.Errorf("the old system had handled it already (status %s)", s)
 	}
 	return nil
+}
+
+// HandledName reports a message file its old reader renamed once it had
+// handled it: "INBOX_MESSAGE_..._processed.md", "..._read.md".
+func HandledName(name string) bool {
+	stem := strings.ToLower(strings.TrimSuffix(name, filepath.Ext(name)))
+	for _, suffix := range []string{"_processed", "_read", "_done", "_archived", ".processed"} {
+		if strings.HasSuffix(stem, suffix) {
+			return true
+		}
+	}
+	return false
 }
 
 // isWatchedSpool tells the spool of a watched inbox.json ("x<hash>.json")

@@ -27,6 +27,7 @@ func TestExtraPlacesOfOneAgent(t *testing.T) {
 	writeFile(t, filepath.Join(folder, "status.json"), []byte(`{"status": "idle"}`))
 	writeFile(t, filepath.Join(workspace, "old.json"), []byte(`{"from": "Agent-2", "to": "Agent-1", "content": "done long ago", "status": "completed"}`))
 	writeFile(t, filepath.Join(folder, "notes.log"), []byte("not a message"))
+	writeFile(t, filepath.Join(workspace, "INBOX_MESSAGE_1_read.md"), []byte("**From**: Agent-2\n\nread already"))
 	now := time.Now().Add(time.Minute) // both files long settled
 	c := consume(t, mb, Options{Known: []string{"Agent-1", "Agent-2"}, Watch: []string{workspace, filepath.Join(folder, "*.json")}}, now)
 	bodies := claimBodies(t, c, now)
@@ -43,6 +44,9 @@ func TestExtraPlacesOfOneAgent(t *testing.T) {
 	reason, _ := os.ReadFile(mb1.path(DeadletterDir, findSuffix(names(t, mb1.path(DeadletterDir)), "-old.json"+ReasonSuffix)))
 	if !strings.Contains(string(reason), "the old system had handled it already (status completed)") {
 		t.Errorf("a message the old system had handled: reason %q, want it dead-lettered, not worked again", reason)
+	}
+	if _, err := os.Stat(filepath.Join(workspace, "INBOX_MESSAGE_1_read.md")); err != nil {
+		t.Errorf("a message its old reader marked read was touched: %v", err)
 	}
 	for _, kept := range []string{"status.json", "notes.log"} {
 		if _, err := os.Stat(filepath.Join(folder, kept)); err != nil {

@@ -5,6 +5,8 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+
+	"agentctl/mailbox"
 )
 
 // What migrate finds in a Dream.OS folder. findDreamOS is a pure function
@@ -94,6 +96,10 @@ func findDreamOS(files []string) (out []found, skips []skipped) {
 			continue
 		}
 		if f, ok := findMessage(dirs, base, dir); ok {
+			if (f.Kind == foundMessage) && mailbox.HandledName(base) {
+				skips = append(skips, skipped{rel, "its old reader renamed it once handled"})
+				continue
+			}
 			out = append(out, f)
 		}
 	}
