@@ -62,7 +62,9 @@ func (c *Consumer) extraFiles() (map[string]bool, error) {
 		} else if fi, err := os.Stat(pattern); err == nil && fi.IsDir() {
 			entries, err := os.ReadDir(pattern)
 			if err != nil {
-				return fmt.Errorf("cannot list %s: %w", pattern, err)
+				// Another program's folder: say so and go on with the rest.
+				c.emit("unreadable", "", pattern, err.Error())
+				return nil
 			}
 			for _, e := range entries {
 				paths = append(paths, filepath.Join(pattern, e.Name()))
@@ -141,7 +143,8 @@ func (c *Consumer) ingestExtra(path string, shared bool, now time.Time) error {
 		return nil
 	}
 	if err != nil {
-		return fmt.Errorf("cannot read %s: %w", path, err)
+		c.emit("unreadable", "", path, err.Error()) // another program's file: never a reason to stop
+		return nil
 	}
 	if !fi.Mode().IsRegular() {
 		return nil // a link or device another program put there: not ours to move
@@ -156,14 +159,23 @@ func (c *Consumer) ingestExtra(path string, shared bool, now time.Time) error {
 		if shared && !c.opts.SharedDeadletters {
 			return nil
 		}
-		return c.deadletterExtra(path, nil, fmt.Sprintf("it is %d bytes, over the %d-byte limit for one message", fi.Size(), c.opts.MaxMessageBytes), now)
+		// Moved whole, never read: on another file system it stays put.
+		reason := fmt.Sprintf("it is %d bytes, over the %d-byte limit for one message", fi.Size(), c.opts.MaxMessageBytes)
+		dst := c.mb.freeDeadletterName(now.UTC().Format("20060102T150405Z") + "-" + filepath.Base(path))
+		if err := c.mb.moveToDeadletter(path, dst, reasonText(c.mb.Agent, path, "", reason, now)); err != nil {
+			c.emit("unreadable", "", path, reason+"; left where it is: "+err.Error())
+			return nil
+		}
+		c.emit("deadlettered", "", path, reason)
+		return nil
 	}
 	data, err := readRegular(path, fi)
 	if errors.Is(err, errChanged) || errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
 	if err != nil {
-		return fmt.Errorf("cannot read %s: %w", path, err)
+		c.emit("unreadable", "", path, err.Error())
+		return nil
 	}
 	if !IsCompleteJSON(data) && !c.settled(path, fi, now) {
 		return nil
@@ -392,7 +404,8 @@ func (c *Consumer) ingestAppended(path string, fi fs.FileInfo, shared bool, now 
 		return nil
 	}
 	if err != nil {
-		return fmt.Errorf("cannot read %s: %w", path, err)
+		c.emit("unreadable", "", path, err.Error())
+		return nil
 	}
 	if off > int64(len(data)) {
 		off = 0 // rewritten shorter: start again, duplicates are recognised

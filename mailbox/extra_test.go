@@ -193,3 +193,23 @@ func TestAppendedMessageCutShortWaits(t *testing.T) {
 		t.Fatalf("a minute after the last write, claimed %q", got)
 	}
 }
+
+// A message file over the size limit in a watched place goes to
+// deadletter/ whole, never read and never lost.
+func TestExtraOversizedFileIsDeadletteredWhole(t *testing.T) {
+	root := newRuntime(t, "Agent-1")
+	mb := openMailbox(t, root, "Agent-1")
+	place := t.TempDir()
+	big := []byte(`{"from": "Agent-2", "body": "` + strings.Repeat("x", 2000) + `"}`)
+	writeFile(t, filepath.Join(place, "big.json"), big)
+	now := time.Now().Add(time.Minute)
+	consume(t, mb, Options{Known: []string{"Agent-1"}, Watch: []string{place}, MaxMessageBytes: 1000}, now)
+	dl := names(t, mb.path(DeadletterDir))
+	kept, err := os.ReadFile(mb.path(DeadletterDir, findSuffix(dl, "-big.json")))
+	if err != nil || string(kept) != string(big) {
+		t.Fatalf("deadletter = %v; the oversized file was not kept whole (%v)", dl, err)
+	}
+	if reason, _ := os.ReadFile(mb.path(DeadletterDir, findSuffix(dl, "-big.json"+ReasonSuffix))); !strings.Contains(string(reason), "over the 1000-byte limit") {
+		t.Errorf("reason = %q", reason)
+	}
+}
