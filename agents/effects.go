@@ -169,7 +169,7 @@ func (r *Runner) applyEffects(ctx context.Context, log zerolog.Logger, cl *mailb
 		o := out()
 		e := devlogEntry(r.s.Agent, msg, r.now(), o.receiptOutcome(), reply, strings.Join(append(slices.Clone(o.Errors), blockNote(o.Block)...), "\n"))
 		e.Note = noteOf(p)
-		e.Actions = actionsOf(o, pl, p.Report)
+		e.Actions = append(e.Actions, actionsOf(o, pl, p.Report)...)
 		if ids, _ := recordedNotes(cl); len(ids) > 0 {
 			e.Actions = append(e.Actions, "carried the notes "+strings.Join(ids, ", ")+" in its prompt")
 		}
@@ -529,9 +529,15 @@ func hasMailbox(root, name string) bool {
 	return err == nil
 }
 
+// devlogEntry is the devlog entry about msg. It notes the fields of an
+// old-format message that fell back, so a person sees what was guessed.
 func devlogEntry(agent string, msg mailbox.Message, now time.Time, outcome, reply, errText string) devlog.Entry {
-	return devlog.Entry{Time: now, Agent: agent, MessageID: msg.ID, Subject: msg.Subject, From: msg.From,
+	e := devlog.Entry{Time: now, Agent: agent, MessageID: msg.ID, Subject: msg.Subject, From: msg.From,
 		Outcome: outcome, Reply: reply, Error: errText}
+	for _, f := range mailbox.Fallbacks(msg) {
+		e.Actions = append(e.Actions, "read with a fallback: "+f)
+	}
+	return e
 }
 
 // devlogOnce appends e unless this claim already did. A crash between the

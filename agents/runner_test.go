@@ -86,8 +86,8 @@ func TestRunnerStartsOnEveryBadState(t *testing.T) {
 		"binary.json":    "\x00\x01\xff\xfe{",
 		"nobody.json":    `{"from":"Agent-1","to":"Agent-9","body":"for nobody"}`,
 		"other.json":     `{"from":"Agent-1","to":"Agent-3","body":"for Agent-3"}`,
-		"notes.txt":      "not a message",
-		"nobody.md":      "# nothing here\n",
+		"notes.log":      "not a message", // *.txt and *.md with any text are messages
+		"nobody.md":      "---\n\n",
 		"broken.json":    `{"id":"tpl","from":"Agent-1","to":"Agent-2","type":"broken","body":"uses a broken template"}`,
 	}
 	for name, data := range bad {

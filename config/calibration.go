@@ -84,6 +84,7 @@ func mapValue(m *yaml.Node, key string) *yaml.Node {
 //   - Victor.os: {"Agent-1": {"input_box": {x,y}, "copy_button": {x,y}, ...}, "global_ui": ...}
 //   - Agent_Cellphone: {"4-agent": {"Agent-1": {"input_box": {x,y}, ...}}, ...}, one per layout
 //   - AutoDream.Os / Dream.os: {"agents": {"Agent-1": {"chat_input_coordinates": [x,y], ...}}}
+//   - flat: {"Agent-1": {"input_box_x": x, "input_box_y": y, "copy_button_x": x, "copy_button_y": y}}
 func DreamOSCoords(data []byte, layout string) (map[string]Window, error) {
 	var top map[string]json.RawMessage
 	if err := json.Unmarshal(data, &top); err != nil {
@@ -115,10 +116,15 @@ type dreamPoint struct {
 }
 
 type dreamAgent struct {
-	InputBox    *dreamPoint `json:"input_box"`
-	CopyButton  *dreamPoint `json:"copy_button"`
-	ChatInput   []int       `json:"chat_input_coordinates"`
-	Description string      `json:"description"`
+	InputBox   *dreamPoint `json:"input_box"`
+	CopyButton *dreamPoint `json:"copy_button"`
+	ChatInput  []int       `json:"chat_input_coordinates"`
+	// Flat keys, as some generations wrote them.
+	InputX      *int   `json:"input_box_x"`
+	InputY      *int   `json:"input_box_y"`
+	CopyX       *int   `json:"copy_button_x"`
+	CopyY       *int   `json:"copy_button_y"`
+	Description string `json:"description"`
 }
 
 func dreamAgents(raw json.RawMessage) (map[string]Window, error) {
@@ -136,6 +142,8 @@ func dreamAgents(raw json.RawMessage) (map[string]Window, error) {
 		switch {
 		case a.InputBox != nil && a.InputBox.X != nil && a.InputBox.Y != nil:
 			w.Input = &Point{*a.InputBox.X, *a.InputBox.Y}
+		case a.InputX != nil && a.InputY != nil:
+			w.Input = &Point{*a.InputX, *a.InputY}
 		case len(a.ChatInput) == 2:
 			if a.ChatInput[0] == 0 && a.ChatInput[1] == 0 {
 				continue // Dream.os marks non-window recipients (Discord) with [0, 0]
@@ -146,6 +154,8 @@ func dreamAgents(raw json.RawMessage) (map[string]Window, error) {
 		}
 		if a.CopyButton != nil && a.CopyButton.X != nil && a.CopyButton.Y != nil {
 			w.Copy = &Point{*a.CopyButton.X, *a.CopyButton.Y}
+		} else if a.CopyX != nil && a.CopyY != nil {
+			w.Copy = &Point{*a.CopyX, *a.CopyY}
 		}
 		out[name] = w
 	}

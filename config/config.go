@@ -56,6 +56,10 @@ type Agent struct {
 	NewChat NewChat `yaml:"new_chat,omitempty"`
 	// Board lets the agent's idle runner take work from the boards.
 	Board BoardWork `yaml:"board,omitempty"`
+	// Watch lists places outside the mailbox where old (Dream.OS) writers
+	// that keep running write this agent's messages: folders, files and
+	// globs, relative to the runtime root unless absolute (config/watch.go).
+	Watch []string `yaml:"watch,omitempty"`
 }
 
 // Mailbox holds the mailbox and watcher settings shared by every agent.
@@ -80,6 +84,9 @@ type Mailbox struct {
 	// MaxInboxJSONBytes is the largest Dream.OS inbox.json ingested; a
 	// larger one goes to deadletter/ unread.
 	MaxInboxJSONBytes int64 `yaml:"max_inbox_json_bytes"`
+	// Shared lists folders where old writers put every agent's messages;
+	// each is taken by the runner of the agent it is addressed to.
+	Shared []string `yaml:"shared,omitempty"`
 }
 
 // Default returns the configuration used when a setting is absent.
@@ -184,7 +191,7 @@ func (c Config) Validate() error {
 	if m.MaxInboxJSONBytes < 1 {
 		return fmt.Errorf("mailbox.max_inbox_json_bytes: must be a positive number of bytes such as 67108864")
 	}
-	return nil
+	return c.validateWatch()
 }
 
 // AgentNames lists the configured agents in file order.

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -14,25 +15,27 @@ func TestInitialConfigParsesToTheDefaults(t *testing.T) {
 	if got := cfg.AgentNames(); len(got) != 2 || got[1] != "Agent-2" || strings.Join(cfg.PeopleNames(), ",") != "human" {
 		t.Errorf("agents = %v", got)
 	}
-	if cfg.Mailbox != Default().Mailbox {
+	if !reflect.DeepEqual(cfg.Mailbox, Default().Mailbox) {
 		t.Errorf("mailbox = %+v, want the defaults %+v", cfg.Mailbox, Default().Mailbox)
 	}
 }
 
 func TestParseRefusesWhatCannotWork(t *testing.T) {
 	tests := map[string]string{
-		"agents:\n  - name: ../etc\n":           "not a valid agent name",
-		"agents:\n  - name: A\n  - name: a\n":   `agent "a" is listed twice`,
-		"mailbox:\n  watch: sometimes\n":        "neither events nor poll",
-		"mailbox:\n  settle: soon\n":            `"soon" is not a duration`,
-		"mailbox:\n  backoff: -1s\n":            "mailbox.backoff: must be a positive duration",
-		"mailbox:\n  max_attempts: 0\n":         "max_attempts: must be at least 1",
-		"mailbox:\n  max_inbox_json_bytes: 0\n": "max_inbox_json_bytes: must be a positive number",
-		"mailbox:\n  watchh: events\n":          "field watchh not found",
-		"agents: [\n":                           "agentctl.yaml",
-		"gui:\n  quiet: 10ms\n":                 "gui.quiet: 10ms is shorter than 80ms",
-		"gui:\n  max_pause: 50ms\n":             "gui.max_pause: must be at least gui.quiet",
-		"gui:\n  max_pause: 20m\n":              "gui.turn_timeout: must be longer than gui.max_pause",
+		"agents:\n  - name: ../etc\n":                        "not a valid agent name",
+		"agents:\n  - name: A\n  - name: a\n":                `agent "a" is listed twice`,
+		"mailbox:\n  watch: sometimes\n":                     "neither events nor poll",
+		"mailbox:\n  settle: soon\n":                         `"soon" is not a duration`,
+		"mailbox:\n  backoff: -1s\n":                         "mailbox.backoff: must be a positive duration",
+		"mailbox:\n  max_attempts: 0\n":                      "max_attempts: must be at least 1",
+		"mailbox:\n  max_inbox_json_bytes: 0\n":              "max_inbox_json_bytes: must be a positive number",
+		"mailbox:\n  watchh: events\n":                       "field watchh not found",
+		"agents: [\n":                                        "agentctl.yaml",
+		"agents:\n  - name: Agent-1\n    watch: ['old/[']\n": "agents[0] (Agent-1).watch[0]: \"old/[\" is not a valid glob",
+		"mailbox:\n  shared: ['']\n":                         "mailbox.shared[0]: an empty path",
+		"gui:\n  quiet: 10ms\n":                              "gui.quiet: 10ms is shorter than 80ms",
+		"gui:\n  max_pause: 50ms\n":                          "gui.max_pause: must be at least gui.quiet",
+		"gui:\n  max_pause: 20m\n":                           "gui.turn_timeout: must be longer than gui.max_pause",
 	}
 	for data, want := range tests {
 		_, err := Parse("agentctl.yaml", []byte(data))
@@ -147,5 +150,34 @@ func TestCoordinationSettings(t *testing.T) {
 		if _, err := Parse("x", []byte(data)); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("Parse(%q) = %v, want an error containing %q", data, err, want)
 		}
+	}
+}
+
+func TestWatchPathsAreAbsoluteFromTheRoot(t *testing.T) {
+	cfg, err := Parse("x", []byte("agents:\n  - name: Agent-1\n    watch: [old/Agent-1/inbox, /srv/old/Agent-1/*.json]\n  - name: Agent-2\nmailbox:\n  shared: [old/comms/inbox]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, _ := cfg.Agent("agent-1")
+	if got := a.WatchPaths("/rt"); !reflect.DeepEqual(got, []string{"/rt/old/Agent-1/inbox", "/srv/old/Agent-1/*.json"}) {
+		t.Errorf("watch paths = %q", got)
+	}
+	if got := cfg.SharedPaths("/rt"); !reflect.DeepEqual(got, []string{"/rt/old/comms/inbox"}) {
+		t.Errorf("shared paths = %q", got)
+	}
+	if !cfg.SharedDeadletters("Agent-1") || cfg.SharedDeadletters("Agent-2") {
+		t.Error("the first agent's runner, and only it, dead-letters what the shared folders hold for no agent")
+	}
+}
+
+func TestDreamOSCoordsFlatKeys(t *testing.T) {
+	got, err := DreamOSCoords([]byte(`{"Agent-1": {"input_box_x": -1200, "input_box_y": 640, "copy_button_x": -900, "copy_button_y": 300},
+		"Agent-2": {"input_box_x": 300, "input_box_y": 640}, "global_ui": {"theme": "dark"}}`), "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	a1, a2 := got["Agent-1"], got["Agent-2"]
+	if len(got) != 2 || *a1.Input != (Point{-1200, 640}) || *a1.Copy != (Point{-900, 300}) || *a2.Input != (Point{300, 640}) || a2.Copy != nil {
+		t.Errorf("read %+v", got)
 	}
 }

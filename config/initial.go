@@ -65,6 +65,16 @@ agents:
 #      every: 0                # a fresh one after this many turns; 0: never
 #
 # new_chat works for chat windows too, with window.new_chat_key set.
+#
+# Dream.OS writers left running keep writing where they always did; list
+# those places per agent (folders, files, globs; relative to this folder)
+# and the runner picks their messages up ('agentctl migrate' writes these):
+#
+#  - name: Agent-1
+#    watch:
+#      - dreamos/agent_workspaces/Agent-1/inbox             # one file per message
+#      - dreamos/runtime/agent_comms/agent_mailboxes/Agent-1/*.json
+#      - dreamos/inboxes/Agent-1.txt                        # messages appended one after another
 
 # People: mailboxes without a runner. Receipts, notices and agents' questions
 # to them wait there; read them with 'agentctl inbox human' and answer with
@@ -91,6 +101,10 @@ mailbox:
   backoff: {{.M.Backoff}}
   # A Dream.OS inbox.json larger than this many bytes goes to deadletter/ unread.
   max_inbox_json_bytes: {{.M.MaxInboxJSONBytes}}
+  # Folders where old Dream.OS writers put every agent's messages: each goes
+  # to the runner of the agent it is addressed to (by its content, else by
+  # its file name).
+  # shared: [dreamos/runtime/agent_comms/inbox]
 
 # Timings of GUI turns, for every agent on this desktop.
 gui:

@@ -52,6 +52,14 @@ type Options struct {
 	// sentence saying what holds the lock. Runners log it and show it in
 	// status.json.
 	OnWait func(holder string)
+	// Watch and Shared are places outside the mailbox where old writers
+	// still write (extra.go): absolute paths of folders, files or globs.
+	// Watch holds this agent's messages; Shared holds every agent's, each
+	// taken by the consumer of the agent it is addressed to.
+	Watch, Shared []string
+	// SharedDeadletters makes this consumer the one that dead-letters what
+	// the shared places hold for no agent (one agent of the runtime has it).
+	SharedDeadletters bool
 	// OnEvent, if set, hears about everything the consumer does on its own:
 	// ingests, duplicates, dead letters and recoveries. Callers log them.
 	OnEvent func(Event)
@@ -59,7 +67,7 @@ type Options struct {
 
 // Event reports something the consumer did without being asked directly.
 type Event struct {
-	Kind   string // "ingested", "duplicate", "deadlettered", "recovered", "lock-busy", "lock-free"
+	Kind   string // "ingested", "duplicate", "deadlettered", "recovered", "lock-busy", "lock-free", "unreadable"
 	ID     string
 	File   string
 	Reason string
@@ -226,6 +234,12 @@ func (c *Consumer) Scan(now time.Time) error {
 		return fmt.Errorf("cannot scan %s's inbox: %w", c.mb.Agent, err)
 	}
 	present := make(map[string]bool, len(entries))
+	// Messages delivered from dropped files during this scan are indexed
+	// but were not listed: only what was indexed before may be stale.
+	before := make(map[string]bool, len(c.q.byStem))
+	for stem := range c.q.byStem {
+		before[stem] = true
+	}
 	for _, e := range entries {
 		present[e.Name()] = true
 		if atomicfile.IsLeftover(e.Name()) {
@@ -243,16 +257,16 @@ func (c *Consumer) Scan(now time.Time) error {
 		}
 	}
 	for stem := range c.q.byStem {
-		if !present[stem+".json"] {
+		if before[stem] && !present[stem+".json"] {
 			c.q.remove(stem)
 		}
 	}
 	for name := range c.settling {
-		if !present[name] {
+		if !present[name] && !filepath.IsAbs(name) {
 			delete(c.settling, name)
 		}
 	}
-	return nil
+	return c.scanExtra(now)
 }
 
 // repair recreates the mailbox's folders that someone removed, so that the
@@ -273,9 +287,12 @@ func (c *Consumer) repair() (bool, error) {
 func (c *Consumer) Notice(now time.Time, names ...string) error {
 	for _, name := range names {
 		var err error
-		if name == InboxJSON {
+		switch {
+		case name == InboxJSON:
 			err = c.ingestInboxJSON(now)
-		} else {
+		case filepath.IsAbs(name): // a file of the places old writers write to
+			err = c.noticeExtra(name, now)
+		default:
 			err = c.ingestFile(name, now)
 		}
 		if err != nil {
@@ -295,7 +312,7 @@ func (c *Consumer) Tick(now time.Time) error {
 	}
 	for name, st := range c.settling {
 		if !now.Before(st.since.Add(c.opts.Settle)) {
-			if err := c.ingestFile(name, now); err != nil {
+			if err := c.Notice(now, name); err != nil {
 				return err
 			}
 		}

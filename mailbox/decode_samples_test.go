@@ -133,13 +133,9 @@ func TestDecodeRefusals(t *testing.T) {
 		{"trunc.json", `{"from": "Agent-2", "body": "hel`, "ends early"},
 		{"binary.json", "\x00\xff\xfe\x01", "not UTF-8"},
 		{"array.json", `[1, 2]`, "not an object"},
-		{"types.json", `{"from": 42, "body": "x"}`, `field "from": want a string, got a number`},
-		{"types2.json", `{"from": "a", "body": "x", "priority": [1]}`, `field "priority"`},
 		{"nobody.json", `{"from": "a"}`, "neither a body nor a subject"},
 		{"claim.json", string(readSample(t, "victoros__runtime__agent_comms__agent_mailboxes__Agent-1__claim.json")), "not a JSON message object"},
-		{"template.json", string(readSample(t, "victoros__runtime__agent_comms__directive_resume_autonomy_template.json")), "unrendered template placeholder"},
 		{"tail.json", `{"body": "x"} {"body": "y"}`, "unexpected data after byte"},
-		{"plain.md", "just some notes\n", "not a Dream.OS Markdown message"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

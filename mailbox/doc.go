@@ -1,7 +1,9 @@
 // Package mailbox owns each agent's mailbox folder under the runtime root:
-// the canonical message, tolerant decoding of every Dream.OS message shape,
-// delivery, ingest of dropped files and of the Dream.OS inbox.json, the claim
-// → complete / fail / postpone / dead-letter life cycle, crash recovery, the folder
+// the canonical message, delivery, ingest of dropped files, of the Dream.OS
+// inbox.json and of the places outside the mailbox where old writers left
+// running still write (extra.go; reading their shapes is package dreamos's
+// job), the claim → complete / fail / postpone / dead-letter life cycle,
+// crash recovery, the folder
 // watcher, the status.json heartbeat, and what a person does by hand
 // (admin.go, skip.go: find a message anywhere, settle it, requeue a dead
 // letter, ask a runner to skip a turn or abandon it when no runner is up).
@@ -17,6 +19,7 @@
 //	  deadletter/         what could not be used, each with <name>.reason.txt
 //	  .seen/              one empty marker per id ever delivered
 //	  .ingest/            inbox.json taken away under its lock, being delivered
+//	  .offsets/           how far each watched appended .txt inbox has been read
 //	  status.json         the runner's heartbeat
 //	  skip.json           a person's request that the runner abandon the turn in flight
 //
@@ -32,7 +35,8 @@
 //     parses in full, anything else once it has stopped changing for a
 //     settle period. Dot-files and editor temp names are never read.
 //   - inbox.json is taken away under the same flock the Dream.OS writers
-//     take, by a rename into .ingest/, and replaced by "[]"; it is never
+//     take, by a rename into .ingest/, and replaced by its empty shape
+//     ("[]", or the object shape its writer uses); it is never
 //     left invalid and the lock is never held for deliveries. The spool file
 //     is removed only once every entry is delivered or dead-lettered, and
 //     going through it again after a crash changes nothing: ids derived for
@@ -52,5 +56,7 @@
 // sleeping.
 //
 // The package never reads agentctl.yaml (callers pass the settings in), never
-// prompts agents and never touches boards or devlogs.
+// prompts agents and never touches boards or devlogs. Outside the runtime
+// it touches only the places it is told to watch: it removes a message file
+// there once delivered and never changes an appended .txt inbox.
 package mailbox

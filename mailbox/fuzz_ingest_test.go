@@ -31,6 +31,8 @@ func FuzzIngestInboxJSON(f *testing.F) {
 		`[]`, ` [ ] `, "\n", `[{"body": "a"}] stale end"}]`, `{"body": "one object"}`, `{"body": "x"} {"body": "y"}`,
 		`{{ "body": "x" }}`, `[{"body": "a"},`, `[{"body": "a"} {"body": "b"}]`, `[{"body": "a"}}`, `]`, `null`, `"x"`,
 		`[{"to": "Agent-2", "body": "not mine"}, {"to": "Agent-9", "body": "nobody's"}]`,
+		`{"messages": [{"body": "a"}, null], "metadata": {"n": 2}}`, "\ufeff[{\"body\": \"bom\"}]", `{"messages": null}`,
+		`{"queue": [], "inbox": [{"body": "b"}]}`, `{"messages": [{"body": "a"}]} tail`,
 	} {
 		f.Add([]byte(s))
 	}
@@ -85,10 +87,8 @@ func checkIngestAccounts(t *testing.T, mb *Mailbox, data []byte, events []Event)
 		}
 		return
 	}
-	if left, _ := os.ReadFile(mb.path(InboxJSON)); strings.TrimSpace(string(left)) != "[]" {
-		t.Errorf("inbox.json = %q, want []", left)
-	}
 	entries, tail, ok := referenceInboxJSON(data)
+	checkEmptyShape(t, mb, data, ok)
 	if !ok {
 		if len(dead) != 1 || !bytes.Equal(dead[InboxJSON], data) || delivered != 0 {
 			t.Fatalf("an invalid inbox.json must be dead-lettered whole and nothing else: dead letters %q, %d delivered", dead, delivered)
@@ -131,11 +131,16 @@ func checkIngestAccounts(t *testing.T, mb *Mailbox, data []byte, events []Event)
 	}
 }
 
-// referenceInboxJSON reads inbox.json the simple way, whole in memory:
-// the first JSON value is an array of entries or one object, and tail is
-// where anything after it begins.
+// referenceInboxJSON reads inbox.json the simple way, whole in memory,
+// after a byte order mark: the first JSON value is an array of entries, a
+// container object holding them under "messages" (or "inbox", "queue",
+// "pending"), or one object, and tail is where anything after it begins.
 func referenceInboxJSON(data []byte) (entries []json.RawMessage, tail int, ok bool) {
-	dec := json.NewDecoder(bytes.NewReader(data))
+	bom := 0
+	if bytes.HasPrefix(data, []byte("\ufeff")) {
+		bom = 3
+	}
+	dec := json.NewDecoder(bytes.NewReader(data[bom:]))
 	var first json.RawMessage
 	if dec.Decode(&first) != nil {
 		return nil, 0, false
@@ -146,12 +151,68 @@ func referenceInboxJSON(data []byte) (entries []json.RawMessage, tail int, ok bo
 			return nil, 0, false
 		}
 	case '{':
-		entries = []json.RawMessage{first}
+		var obj map[string]json.RawMessage
+		if json.Unmarshal(first, &obj) == nil && len(obj) == 0 {
+			break // "{}" is the empty shape agentctl gives back: nothing
+		}
+		if _, list := referenceContainer(first); list != nil {
+			entries = list
+		} else {
+			entries = []json.RawMessage{first}
+		}
 	default:
 		return nil, 0, false
 	}
-	if end := int(dec.InputOffset()); len(bytes.TrimSpace(data[end:])) > 0 {
+	if end := bom + int(dec.InputOffset()); len(bytes.TrimSpace(data[end:])) > 0 {
 		tail = end
 	}
 	return entries, tail, true
+}
+
+func referenceContainer(obj json.RawMessage) (key string, list []json.RawMessage) {
+	var fields map[string]json.RawMessage
+	json.Unmarshal(obj, &fields)
+	for _, k := range []string{"messages", "inbox", "queue", "pending"} {
+		if json.Unmarshal(fields[k], &list) == nil && list != nil {
+			return k, list
+		}
+	}
+	return "", nil
+}
+
+// checkEmptyShape checks that inbox.json was given back in its writer's
+// shape: "[]" for an array or anything else, "{}" for one message object
+// or a broken object, the container with an empty list and its other keys unchanged.
+func checkEmptyShape(t *testing.T, mb *Mailbox, data []byte, valid bool) {
+	t.Helper()
+	left, _ := os.ReadFile(mb.path(InboxJSON))
+	first := bytes.TrimLeft(bytes.TrimPrefix(data, []byte("\ufeff")), " \t\r\n")
+	if first[0] != '{' {
+		if strings.TrimSpace(string(left)) != "[]" {
+			t.Errorf("inbox.json = %q, want []", left)
+		}
+		return
+	}
+	var whole json.RawMessage
+	json.NewDecoder(bytes.NewReader(first)).Decode(&whole)
+	key, list := referenceContainer(whole)
+	if !valid || list == nil {
+		if strings.TrimSpace(string(left)) != "{}" {
+			t.Errorf("inbox.json = %q, want {}", left)
+		}
+		return
+	}
+	var was, now map[string]json.RawMessage
+	json.Unmarshal(whole, &was)
+	if err := json.Unmarshal(left, &now); err != nil || string(now[key]) != "[]" || len(now) != len(was) {
+		t.Fatalf("inbox.json = %q, want the container with an empty %q list", left, key)
+	}
+	for k, v := range was {
+		var a, b bytes.Buffer
+		json.Compact(&a, v)
+		json.Compact(&b, now[k])
+		if k != key && a.String() != b.String() {
+			t.Errorf("inbox.json key %q = %s, was %s", k, now[k], v)
+		}
+	}
 }

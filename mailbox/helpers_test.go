@@ -60,12 +60,27 @@ func playRole(role string) error {
 // the file named done appears. Each settled claim is a handful of renames,
 // so a SIGKILL lands at every step of the life cycle sooner or later.
 func consumeUntil(mb *Mailbox, done string) error {
-	c, err := mb.Consume(Options{Known: []string{mb.Agent}, MaxAttempts: 1000, Settle: 50 * time.Millisecond}, time.Now())
+	opts := Options{Known: []string{mb.Agent}, MaxAttempts: 1000, Settle: 50 * time.Millisecond}
+	rescan := 100 * time.Millisecond
+	if d, err := time.ParseDuration(os.Getenv("MAILBOX_SETTLE")); err == nil {
+		opts.Settle = d
+	}
+	if d, err := time.ParseDuration(os.Getenv("MAILBOX_RESCAN")); err == nil {
+		rescan = d
+	}
+	// The places old writers write to, as the runner is given them.
+	if k := os.Getenv("MAILBOX_KNOWN"); k != "" {
+		opts.Known = strings.Split(k, ",")
+	}
+	opts.Watch = filepath.SplitList(os.Getenv("MAILBOX_WATCH"))
+	opts.Shared = filepath.SplitList(os.Getenv("MAILBOX_SHARED"))
+	opts.SharedDeadletters = os.Getenv("MAILBOX_SHARED_DEADLETTERS") != ""
+	c, err := mb.Consume(opts, time.Now())
 	if err != nil {
 		return err
 	}
 	defer c.Close()
-	w, err := Watch(mb, WatchOptions{RescanInterval: 100 * time.Millisecond})
+	w, err := Watch(mb, WatchOptions{RescanInterval: rescan, Extra: append(opts.Watch, opts.Shared...)})
 	if err != nil {
 		return err
 	}

@@ -29,12 +29,17 @@ import (
 // and no error when another process still holds it. The lock file is never
 // removed: removing it while someone waits on it would let two holders in.
 func (m *Mailbox) tryLockInboxJSON(wait time.Duration) (*flock.Flock, error) {
-	lock := lockfile.New(m.path(InboxJSONLock))
+	return tryLockPath(m.path(InboxJSONLock), wait)
+}
+
+// tryLockPath is tryLockInboxJSON for any lock file.
+func tryLockPath(path string, wait time.Duration) (*flock.Flock, error) {
+	lock := lockfile.New(path)
 	ctx, cancel := context.WithTimeout(context.Background(), wait)
 	defer cancel()
 	ok, err := lock.TryLockContext(ctx, 5*time.Millisecond)
 	if err != nil && !errors.Is(err, context.DeadlineExceeded) {
-		return nil, fmt.Errorf("cannot lock %s: %w", m.path(InboxJSONLock), err)
+		return nil, fmt.Errorf("cannot lock %s: %w", path, err)
 	}
 	if !ok {
 		return nil, nil
@@ -124,10 +129,32 @@ func (c *Consumer) takeInboxJSON(now time.Time) (string, error) {
 	if err := atomicfile.SyncDir(dir); err != nil {
 		return "", fmt.Errorf("cannot take %s: %w", path, err)
 	}
-	if err := atomicfile.WriteFile(path, []byte("[]\n")); err != nil {
+	if err := atomicfile.WriteFile(path, c.emptyShapeOf(c.mb.path(IngestDir, spool))); err != nil {
 		return "", fmt.Errorf("cannot take %s: %w", path, err)
 	}
 	return spool, nil
+}
+
+// emptyShapeOf reads what was just taken when it is an object, to give its
+// writer back the empty shape it expects (see emptyShape). Only an object
+// is read under the lock; an array, the usual case, costs one byte.
+func (c *Consumer) emptyShapeOf(spool string) []byte {
+	f, err := os.Open(spool)
+	if err != nil {
+		return []byte("[]\n")
+	}
+	defer f.Close()
+	head := make([]byte, 64)
+	n, _ := f.Read(head)
+	head = bytes.TrimLeft(bytes.TrimPrefix(head[:n], []byte{0xEF, 0xBB, 0xBF}), " \t\r\n")
+	if len(head) == 0 || head[0] != '{' {
+		return []byte("[]\n")
+	}
+	data, err := os.ReadFile(spool)
+	if err != nil || int64(len(data)) > c.opts.MaxInboxJSONBytes {
+		return []byte("{}\n")
+	}
+	return emptyShape(data)
 }
 
 // spoolName names one taking of inbox.json: its time, for order and for
@@ -148,11 +175,11 @@ func isEmptyInboxJSON(path string) bool {
 	if errors.Is(err, fs.ErrNotExist) {
 		return true
 	}
-	if err != nil || fi.Size() > 16 {
+	if err != nil || fi.Size() > 64<<10 {
 		return false
 	}
 	data, err := os.ReadFile(path)
-	return err == nil && string(bytes.TrimSpace(data)) == "[]"
+	return err == nil && len(bytes.TrimSpace(data)) > 0 && holdsNothing(data)
 }
 
 // isBlank reports a small inbox.json of white space only, which holds

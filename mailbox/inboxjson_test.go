@@ -245,3 +245,27 @@ func TestInboxJSONEntryOverMessageLimit(t *testing.T) {
 		t.Errorf("deadletter %v, reason %q", dl, reason)
 	}
 }
+
+// An inbox.json that is one task object (its text in the description) is
+// delivered, and its writer gets back the object shape, empty, not "[]".
+func TestInboxJSONOneTaskObjectKeepsItsShape(t *testing.T) {
+	root := newRuntime(t, "Agent-1", "Agent-2")
+	mb := openMailbox(t, root, "Agent-1")
+	writeFile(t, mb.path(InboxJSON), []byte("\ufeff"+`{"task_id": "T-9", "title": "Fix the parser", "description": "The parser drops CRLF lines.", "assigned_by": "Agent-2"}`))
+	now := time.Now()
+	c := consume(t, mb, Options{Known: []string{"Agent-1", "Agent-2"}}, now)
+	if got := claimAll(t, c, now); len(got) != 1 {
+		t.Fatalf("claimed %v, want one message", got)
+	}
+	left, _ := os.ReadFile(mb.path(InboxJSON))
+	if strings.TrimSpace(string(left)) != "{}" {
+		t.Errorf("inbox.json = %q, want {}", left)
+	}
+	entries, err := mb.List(StateDone)
+	if err != nil || len(entries) != 1 {
+		t.Fatalf("done = %v, %v", entries, err)
+	}
+	if m := entries[0].Message; m.Body != "The parser drops CRLF lines." || m.Subject != "Fix the parser" || m.TaskID != "T-9" {
+		t.Errorf("delivered as %+v", m)
+	}
+}

@@ -57,9 +57,9 @@ func (c *Consumer) ingestFile(name string, now time.Time) error {
 		return c.deadletterFile(name, fmt.Sprintf("it is %d bytes, over the %d-byte limit for one message", fi.Size(), c.opts.MaxMessageBytes), now)
 	}
 	ext := strings.ToLower(filepath.Ext(name))
-	if ext != ".json" && ext != ".md" {
+	if !isMessageExt(ext) {
 		if c.settled(name, fi, now) {
-			return c.deadletterFile(name, "only *.json and Dream.OS *.md files are messages", now)
+			return c.deadletterFile(name, "only *.json, *.msg, *.md and *.txt files are messages", now)
 		}
 		return nil
 	}
@@ -142,6 +142,17 @@ func (c *Consumer) index(msg Message) {
 		p.notBefore = *msg.DeliverAfter
 	}
 	c.q.add(p)
+}
+
+// isMessageExt reports the extensions Dream.OS gave message files: JSON
+// as .json or .msg, Markdown as .md or .txt (its content decides how each
+// is read).
+func isMessageExt(ext string) bool {
+	switch ext {
+	case ".json", ".msg", ".md", ".txt":
+		return true
+	}
+	return false
 }
 
 var errChanged = errors.New("file changed while being read")

@@ -135,19 +135,27 @@ func TestBadInputIsDeadletteredWithReason(t *testing.T) {
 		data   []byte
 		reason string
 	}{
-		"truncated.json":   {[]byte(`{"from": "Agent-2", "body": "hel`), "ends early"},
-		"empty.json":       {nil, "empty"},
-		"big.json":         {big, "over the 4194304-byte limit"},
-		"binary.json":      {[]byte{0x89, 'P', 'N', 'G', 0, 0xff, 0xfe}, "not UTF-8"},
-		"types.json":       {[]byte(`{"from": ["Agent-2"], "body": "x"}`), `field "from": want a string, got a list`},
-		"unknown.json":     {[]byte(`{"to": "Agent-9", "body": "x"}`), `recipient "Agent-9" is not an agent`},
-		"other.json":       {[]byte(`{"to": "Agent-2", "body": "x"}`), "addressed to Agent-2, not Agent-1"},
-		"slash.json":       {[]byte(`{"to": "../Agent-2", "body": "x"}`), `recipient "../Agent-2"`},
-		"dotdot.json":      {[]byte(`{"to": "..", "body": "x"}`), `recipient ".."`},
-		"notes.txt":        {[]byte("hello"), "only *.json and Dream.OS *.md"},
-		"misrouted.md":     {readSample(t, "victor-dreamos__agent_workspaces__archive__invalid_workspaces__Agent_INBOX_MESSAGE_20251206_081844_899125_1fe934c2.md"), `recipient "Agent" is not an agent`},
-		"claim.json":       {readSample(t, "victoros__runtime__agent_comms__agent_mailboxes__Agent-1__claim.json"), "not a JSON message object"},
-		"placeholder.json": {readSample(t, "victoros__runtime__agent_comms__directive_resume_autonomy_template.json"), "unrendered template placeholder"},
+		"truncated.json": {[]byte(`{"from": "Agent-2", "body": "hel`), "ends early"},
+		"empty.json":     {nil, "empty"},
+		"big.json":       {big, "over the 4194304-byte limit"},
+		"binary.json":    {[]byte{0x89, 'P', 'N', 'G', 0, 0xff, 0xfe}, "not UTF-8"},
+		"unknown.json":   {[]byte(`{"to": "Agent-9", "body": "x"}`), `recipient "Agent-9" is not an agent`},
+		"other.json":     {[]byte(`{"to": "Agent-2", "body": "x"}`), "addressed to Agent-2, not Agent-1"},
+		"slash.json":     {[]byte(`{"to": "../Agent-2", "body": "x"}`), `recipient "../Agent-2"`},
+		"dotdot.json":    {[]byte(`{"to": "..", "body": "x"}`), `recipient ".."`},
+		"image.png":      {[]byte("hello"), "only *.json, *.msg, *.md and *.txt"},
+		"nothing.json":   {[]byte(`{"from": "Agent-2", "priority": "high"}`), "no text found"},
+		"misrouted.md":   {readSample(t, "victor-dreamos__agent_workspaces__archive__invalid_workspaces__Agent_INBOX_MESSAGE_20251206_081844_899125_1fe934c2.md"), `recipient "Agent" is not an agent`},
+		"claim.json":     {readSample(t, "victoros__runtime__agent_comms__agent_mailboxes__Agent-1__claim.json"), "not a JSON message object"},
+	}
+	// Readable apart from one field: delivered, the field fallen back.
+	fallbacks := map[string]string{
+		"types.json":       `{"from": ["Agent-2"], "body": "x"}`,
+		"placeholder.json": string(readSample(t, "victoros__runtime__agent_comms__directive_resume_autonomy_template.json")),
+		"notes.txt":        "hello",
+	}
+	for name, data := range fallbacks {
+		writeFile(t, inboxPath(mb, name), []byte(data))
 	}
 	for name, c := range cases {
 		writeFile(t, inboxPath(mb, name), c.data)
@@ -167,8 +175,8 @@ func TestBadInputIsDeadletteredWithReason(t *testing.T) {
 	if err := c.Tick(now.Add(2 * time.Second)); err != nil {
 		t.Fatal(err)
 	}
-	if got := claimAll(t, c, now); !slices.Equal(got, []string{"good"}) {
-		t.Fatalf("claimed %v, want only the good message", got)
+	if got := claimAll(t, c, now); len(got) != 1+len(fallbacks) || !slices.Contains(got, "good") {
+		t.Fatalf("claimed %v, want the good message and the %d with fallbacks; inbox %v, dead %v", got, len(fallbacks), names(t, mb.path(InboxDir)), names(t, mb.path(DeadletterDir)))
 	}
 	cases["link.json"] = struct {
 		data   []byte
@@ -283,8 +291,9 @@ func TestInvalidInboxJSONIsNeverReadAsEmpty(t *testing.T) {
 	if !bytes.Equal(kept, bad) {
 		t.Fatalf("deadletter = %v; the invalid inbox.json was not kept whole", dl)
 	}
-	if left, _ := os.ReadFile(mb.path(InboxJSON)); strings.TrimSpace(string(left)) != "[]" {
-		t.Errorf("inbox.json = %q, want []", left)
+	// Its writer wrote an object: it gets an empty object back.
+	if left, _ := os.ReadFile(mb.path(InboxJSON)); strings.TrimSpace(string(left)) != "{}" {
+		t.Errorf("inbox.json = %q, want {}", left)
 	}
 }
 
@@ -308,5 +317,18 @@ func TestScanRemovesOldLeftoverTempFiles(t *testing.T) {
 	}
 	if len(events) != 1 || events[0].Kind != "cleaned" {
 		t.Errorf("events = %+v", events)
+	}
+}
+
+// A file dropped while no runner ran is delivered by the start's scan and
+// can be claimed at once, not only after the next rescan.
+func TestDroppedFileClaimableAfterStartScan(t *testing.T) {
+	root := newRuntime(t, "Agent-1", "Agent-2")
+	mb := openMailbox(t, root, "Agent-1")
+	writeFile(t, inboxPath(mb, "note from Agent-2.json"), []byte(`{"id": "dropped", "from": "Agent-2", "body": "x"}`))
+	now := time.Now()
+	c := consume(t, mb, Options{Known: []string{"Agent-1", "Agent-2"}}, now)
+	if got := claimAll(t, c, now); !slices.Equal(got, []string{"dropped"}) {
+		t.Fatalf("claimed %v, want [dropped]", got)
 	}
 }

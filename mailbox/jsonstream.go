@@ -2,6 +2,7 @@ package mailbox
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -23,6 +24,10 @@ func (e *notInboxJSONError) Error() string { return e.msg }
 // make r no inbox.json are *notInboxJSONError; an entry's own problems are
 // for each to judge.
 func walkInboxJSON(r io.ReadSeeker, each func(i int, raw json.RawMessage) error) (entries int, tail int64, err error) {
+	base, err := skipBOM(r)
+	if err != nil {
+		return 0, 0, err
+	}
 	dec := json.NewDecoder(r)
 	dec.UseNumber() // a number too large for a float64 is no error here, just no inbox.json
 	tok, err := dec.Token()
@@ -50,8 +55,8 @@ func walkInboxJSON(r io.ReadSeeker, each func(i int, raw json.RawMessage) error)
 			return entries, 0, streamError(err)
 		}
 	case json.Delim('{'):
-		// One message object: read it again whole.
-		if _, err := r.Seek(0, io.SeekStart); err != nil {
+		// One message object, or a container of them: read it again whole.
+		if _, err := r.Seek(base, io.SeekStart); err != nil {
 			return 0, 0, err
 		}
 		dec = json.NewDecoder(r)
@@ -59,16 +64,24 @@ func walkInboxJSON(r io.ReadSeeker, each func(i int, raw json.RawMessage) error)
 		if err := dec.Decode(&raw); err != nil {
 			return 0, 0, streamError(err)
 		}
-		if each != nil {
-			if err := each(0, raw); err != nil {
-				return 0, 0, err
-			}
+		list := []json.RawMessage{raw}
+		if _, inner, ok := containerList(raw); ok {
+			list = inner
+		} else if holdsNothing(raw) {
+			list = nil // "{}", the empty shape given back to one-object writers
 		}
-		entries = 1
+		for _, raw := range list {
+			if each != nil {
+				if err := each(entries, raw); err != nil {
+					return entries, 0, err
+				}
+			}
+			entries++
+		}
 	default:
 		return 0, 0, &notInboxJSONError{"neither a JSON array of messages nor one message object"}
 	}
-	end := dec.InputOffset()
+	end := base + dec.InputOffset()
 	more, err := nonSpaceFollows(io.MultiReader(dec.Buffered(), r))
 	if err != nil {
 		return entries, 0, err
@@ -77,6 +90,78 @@ func walkInboxJSON(r io.ReadSeeker, each func(i int, raw json.RawMessage) error)
 		tail = end
 	}
 	return entries, tail, nil
+}
+
+// skipBOM leaves r after a UTF-8 byte order mark (PowerShell writes one),
+// or at the start, and says where that is.
+func skipBOM(r io.ReadSeeker) (int64, error) {
+	var bom [3]byte
+	n, _ := io.ReadFull(r, bom[:])
+	base := int64(0)
+	if n == 3 && bom == [3]byte{0xEF, 0xBB, 0xBF} {
+		base = 3
+	}
+	_, err := r.Seek(base, io.SeekStart)
+	return base, err
+}
+
+// containerKeys are the keys under which Dream.OS writers kept the list of
+// messages in an inbox.json that is an object: {"messages": [...],
+// "metadata": {...}}.
+var containerKeys = []string{"messages", "inbox", "queue", "pending"}
+
+// containerList finds the message list of a container object: its key and
+// its entries. A message object is no container.
+func containerList(raw json.RawMessage) (key string, list []json.RawMessage, ok bool) {
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(raw, &obj) != nil {
+		return "", nil, false
+	}
+	for _, k := range containerKeys {
+		if v, present := obj[k]; present && json.Unmarshal(v, &list) == nil && list != nil {
+			return k, list, true
+		}
+	}
+	return "", nil, false
+}
+
+// emptyShape is what inbox.json holds once its messages are taken out, in
+// the shape its writer uses: the container object with its list emptied
+// and every other key kept, "{}" where the writer wrote one message
+// object (or a broken object), "[]" otherwise.
+func emptyShape(data []byte) []byte {
+	data = bytes.TrimSpace(bytes.TrimPrefix(data, []byte{0xEF, 0xBB, 0xBF}))
+	if len(data) == 0 || data[0] != '{' {
+		return []byte("[]\n")
+	}
+	var first json.RawMessage // a stale tail after it is no part of the shape
+	if json.NewDecoder(bytes.NewReader(data)).Decode(&first) != nil {
+		return []byte("{}\n")
+	}
+	key, _, ok := containerList(first)
+	if !ok {
+		return []byte("{}\n")
+	}
+	var obj map[string]json.RawMessage
+	json.Unmarshal(first, &obj) // containerList read it
+	obj[key] = json.RawMessage("[]")
+	out, err := json.MarshalIndent(obj, "", "  ")
+	if err != nil {
+		return []byte("{}\n")
+	}
+	return append(out, '\n')
+}
+
+// holdsNothing reports an inbox.json without messages: blank, "[]", "{}"
+// or a container whose list is empty.
+func holdsNothing(data []byte) bool {
+	data = bytes.TrimSpace(bytes.TrimPrefix(data, []byte{0xEF, 0xBB, 0xBF}))
+	switch string(data) {
+	case "", "[]", "{}":
+		return true
+	}
+	_, list, ok := containerList(data)
+	return ok && len(list) == 0
 }
 
 // streamError turns what json.Decoder says about a broken file into a
@@ -110,4 +195,12 @@ func nonSpaceFollows(r io.Reader) (bool, error) {
 			return true, nil
 		}
 	}
+}
+
+// InboxJSONEntries reads the entries of an inbox.json or a queue file held
+// in memory, in any shape its writers used (an array, a container object,
+// one message). tail is the offset of a stale end left by a rewrite in
+// place, or 0.
+func InboxJSONEntries(data []byte) (entries []json.RawMessage, tail int, err error) {
+	return decodeArrayPrefix(data)
 }

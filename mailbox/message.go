@@ -5,8 +5,9 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"strings"
 	"time"
+
+	"agentctl/mailbox/dreamos"
 )
 
 // Message is the canonical message that agentctl writes. Readers accept far
@@ -98,42 +99,6 @@ func (p Priority) Rank() int {
 // ParsePriority reads a priority the way Dream.OS wrote them: words in any
 // case ("URGENT", "regular", "MEDIUM", "critical").
 func ParsePriority(s string) (Priority, error) {
-	switch strings.ToLower(strings.TrimSpace(s)) {
-	case "urgent", "critical", "emergency":
-		return Urgent, nil
-	case "high", "important":
-		return High, nil
-	case "", "normal", "regular", "medium", "default":
-		return Normal, nil
-	case "low", "minor":
-		return Low, nil
-	}
-	return "", fmt.Errorf("unknown priority %q: want low, normal, high or urgent", s)
-}
-
-// priorityFromLevel maps P-levels: 0 urgent, 1 high, 2 normal, 3 and up low.
-func priorityFromLevel(level float64) Priority {
-	switch {
-	case level <= 0:
-		return Urgent
-	case level <= 1:
-		return High
-	case level <= 2:
-		return Normal
-	}
-	return Low
-}
-
-// priorityFromScore maps Dream.OS priority scores, from 0 to 1 with higher
-// meaning more urgent (its queue wrote 1.0 for urgent, 0.5 for regular).
-func priorityFromScore(score float64) Priority {
-	switch {
-	case score >= 0.9:
-		return Urgent
-	case score >= 0.7:
-		return High
-	case score >= 0.3:
-		return Normal
-	}
-	return Low
+	p, err := dreamos.ParsePriority(s)
+	return Priority(p), err
 }

@@ -172,6 +172,9 @@ func (c *Consumer) ingestEntry(raw json.RawMessage, i int, spool string, src Sou
 	} else if msg, err = Decode(raw, src); err == nil {
 		err = c.checkRecipient(&msg)
 	}
+	if err == nil && isWatchedSpool(spool) {
+		err = handledError(msg)
+	}
 	if err != nil {
 		dst := fmt.Sprintf("%s-%s-%d.json", strings.TrimSuffix(spool, ".json"), InboxJSON, i)
 		return c.deadletterOnce(dst, raw, name, err.Error(), now)

@@ -3,8 +3,10 @@ package mailbox
 import (
 	"context"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -26,6 +28,30 @@ type WatchOptions struct {
 	PollInterval time.Duration
 	// RescanInterval asks for a full rescan this often even with events on.
 	RescanInterval time.Duration
+	// Extra are the places outside the mailbox that old writers write to
+	// (Options.Watch and Options.Shared): their folders are watched too,
+	// and a change there is reported by its absolute path.
+	Extra []string
+}
+
+// extraDirs are the folders holding the extra places: a folder itself, the
+// folder of a file or of a glob's last element. Folders that do not exist
+// (yet) are left to the periodic rescan.
+func extraDirs(patterns []string) []string {
+	var dirs []string
+	for _, p := range patterns {
+		dir := p
+		if fi, err := os.Stat(p); err != nil || !fi.IsDir() {
+			dir = filepath.Dir(p)
+		}
+		if strings.ContainsAny(dir, "*?[") {
+			continue
+		}
+		if fi, err := os.Stat(dir); err == nil && fi.IsDir() && !slices.Contains(dirs, dir) {
+			dirs = append(dirs, dir)
+		}
+	}
+	return dirs
 }
 
 // Watcher turns file events in a mailbox into Changes. One goroutine owns
@@ -60,7 +86,7 @@ func Watch(m *Mailbox, opts WatchOptions) (*Watcher, error) {
 			cancel()
 			return nil, fmt.Errorf("cannot watch %s: %w", m.Dir, err)
 		}
-		for _, dir := range []string{m.Dir, m.path(InboxDir)} {
+		for _, dir := range append([]string{m.Dir, m.path(InboxDir)}, extraDirs(opts.Extra)...) {
 			if err := fsw.Add(dir); err != nil {
 				fsw.Close()
 				cancel()
@@ -72,7 +98,7 @@ func Watch(m *Mailbox, opts WatchOptions) (*Watcher, error) {
 	w.wg.Add(1)
 	go func() {
 		defer w.wg.Done()
-		w.loop(ctx, m, out, events, errs, interval)
+		w.loop(ctx, m, extraDirs(opts.Extra), out, events, errs, interval)
 	}()
 	return w, nil
 }
@@ -84,7 +110,7 @@ const layoutRecheck = 250 * time.Millisecond
 // loop batches what happened while the consumer was busy, so a burst of
 // events for one file costs one look: that is the debounce, and it adds no
 // delay when the consumer is idle.
-func (w *Watcher) loop(ctx context.Context, m *Mailbox, out chan<- Change, events <-chan fsnotify.Event, errs <-chan error, interval time.Duration) {
+func (w *Watcher) loop(ctx context.Context, m *Mailbox, extra []string, out chan<- Change, events <-chan fsnotify.Event, errs <-chan error, interval time.Duration) {
 	inbox := m.path(InboxDir)
 	ticker := time.NewTicker(interval)
 	defer ticker.Stop()
@@ -121,6 +147,14 @@ func (w *Watcher) loop(ctx context.Context, m *Mailbox, out chan<- Change, event
 			case (dir == inbox || dir == m.Dir && name == InboxJSON) && !seen[name]:
 				seen[name] = true
 				batch.Names = append(batch.Names, name)
+			case slices.Contains(extra, dir) && !seen[ev.Name]:
+				// Reported by absolute path: the consumer tells it from
+				// a name in inbox/ by that.
+				abs, err := filepath.Abs(ev.Name)
+				if err == nil {
+					seen[ev.Name] = true
+					batch.Names = append(batch.Names, abs)
+				}
 			}
 		case _, ok := <-errs:
 			if !ok {

@@ -34,9 +34,9 @@ from agentctl.yaml, or empty to unassign), title, priority, notes and
 depends_on (comma-separated ids).
 
 import converts a Dream.OS JSON board (working_tasks.json,
-task_ready_queue.json, backlog/*.json, a cycle plan or contracts.json) into a
-new board, dropping unrendered {{...}} placeholders and keeping every other
-field.
+task_ready_queue.json, backlog/*.json, a cycle plan or contracts.json), or
+one kept as YAML in the same shape, into a new board, dropping unrendered
+{{...}} placeholders and keeping every other field.
 
 Examples:
   agentctl board list --status in_progress
@@ -356,7 +356,12 @@ func boardImport(ctx context.Context, env *Env, store *projectboard.Store, args 
 	if err != nil {
 		return fmt.Errorf("cannot import: %w", err)
 	}
-	imp, err := projectboard.ImportDreamOS(filepath.Base(rest[0]), data)
+	var imp *projectboard.Import
+	if ext := strings.ToLower(filepath.Ext(rest[0])); ext == ".yaml" || ext == ".yml" {
+		imp, err = importYAMLBoard(filepath.Base(rest[0]), data) // a Dream.OS board kept as YAML
+	} else {
+		imp, err = projectboard.ImportDreamOS(filepath.Base(rest[0]), data)
+	}
 	if err != nil {
 		return fmt.Errorf("cannot import: %w", err)
 	}

@@ -55,6 +55,11 @@ type inboxItem struct {
 	// when part of what its reply asked for was refused or has to wait.
 	Outcome string   `json:"outcome,omitempty"`
 	Errors  []string `json:"errors,omitempty"`
+	// Fallbacks are the fields of an old-format message that could not be
+	// read as written ("priority: unknown priority \"Agent-7\" ..."); meta
+	// keeps the originals.
+	Fallbacks []string       `json:"fallbacks,omitempty"`
+	Meta      map[string]any `json:"meta,omitempty"`
 }
 
 func runInbox(ctx context.Context, env *Env, args []string) error {
@@ -129,6 +134,10 @@ func toItem(e mailbox.Entry) inboxItem {
 		ID: m.ID, From: m.From, To: m.To, Type: m.Type, Priority: string(m.Priority), Subject: m.Subject,
 		Body: m.Body, CreatedAt: m.CreatedAt, State: e.State, File: e.File, TaskID: m.TaskID, ReplyTo: m.ReplyTo,
 		Attempts: m.Attempts, LastError: m.LastError, Problem: e.Problem, Reason: e.Reason,
+		Fallbacks: mailbox.Fallbacks(m),
+	}
+	if len(m.Meta) > 0 {
+		it.Meta = m.Meta
 	}
 	if e.Receipt != nil {
 		it.Reply = e.Receipt.Reply

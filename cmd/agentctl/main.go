@@ -48,6 +48,7 @@ var commands = []command{
 	{"tail", "print and follow agents' devlogs", runTail},
 	{"devlog", "add a human note to an agent's devlog", runDevlog},
 	{"lore", "write the day's lore from devlogs and the board", runLore},
+	{"migrate", "import a Dream.OS setup: messages, boards, coordinates, devlogs", runMigrate},
 }
 
 // Env is what every subcommand gets: where the runtime is and the standard

@@ -27,6 +27,11 @@ func TestScripts(t *testing.T) {
 			// them on PATH.
 			fakecli, err := filepath.Abs(filepath.Join("..", "..", "fixtures", "fakecli"))
 			env.Setenv("FAKECLI", fakecli)
+			fixtures, err2 := filepath.Abs("../../fixtures")
+			env.Setenv("FIXTURES", fixtures)
+			if err == nil {
+				err = err2
+			}
 			return err
 		},
 	})

@@ -1,0 +1,14 @@
+// Package dreamos reads the message files every Dream.OS generation wrote:
+// JSON objects under a dozen spellings of the same fields, queue entries
+// that wrap a message, Markdown with headers in several styles, and text
+// files to which a writer appends one Markdown message after another.
+//
+// It is a pure function from bytes to messages: it never opens a file,
+// never looks at the clock and never decides where a message goes. Its
+// rule is to refuse only bytes in which no text at all can be found. Every
+// other field that cannot be read falls back (priority to normal, time to
+// the file's time, id to one derived from the content, sender to unknown,
+// recipient to the mailbox's agent), and the original value and the
+// fallback are noted in Meta["fallbacks"], so nothing is lost and nothing
+// is guessed silently.
+package dreamos

@@ -1,0 +1,455 @@
+package mailbox
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	"agentctl/internal/agentname"
+	"agentctl/internal/atomicfile"
+	"agentctl/mailbox/dreamos"
+)
+
+// Places outside the mailbox where old writers that are still running keep
+// writing (Options.Watch and Options.Shared), read so that they need no
+// change:
+//
+//   - an inbox.json there is taken as our own is, under its writers' lock
+//     (extrainboxjson.go), and given back empty in its writer's shape;
+//   - any other *.json, *.msg or *.md file there is one message: it is delivered
+//     into inbox/ like a dropped file and then removed, so it is in one
+//     place only;
+//   - a *.txt file there is one to which a writer appends Markdown
+//     messages: it is read message by message as it grows and never
+//     changed; how far it has been read is kept in .offsets/, and the last
+//     message is taken only once the file has settled;
+//   - in a shared place, a message is taken only by the consumer of the
+//     agent it is addressed to (by its content, else by its file name);
+//     a broadcast ("to": "all"), and what no agent can take, are handled by
+//     the consumer with Options.SharedDeadletters set: it delivers a copy
+//     of a broadcast to every agent but the sender and dead-letters the
+//     rest; the others leave both alone.
+//
+// Names of extra files are absolute paths, never names in inbox/.
+
+// OffsetsDir keeps, per appended file, how far it has been read.
+const OffsetsDir = ".offsets"
+
+// notMessages are the files of the old system's folders that are no messages.
+var notMessages = []string{"status.json", "claim.json", "heartbeat.json", "cursor_agent_coords.json"}
+
+// extraFiles lists the files the extra places hold now, with whether each
+// is in a shared place. A place is a folder (its files), a glob, or a file.
+func (c *Consumer) extraFiles() (map[string]bool, error) {
+	out := map[string]bool{}
+	add := func(pattern string, shared bool) error {
+		var paths []string
+		if strings.ContainsAny(pattern, "*?[") {
+			var err error
+			if paths, err = filepath.Glob(pattern); err != nil {
+				return fmt.Errorf("cannot watch %s: %w", pattern, err)
+			}
+		} else if fi, err := os.Stat(pattern); err == nil && fi.IsDir() {
+			entries, err := os.ReadDir(pattern)
+			if err != nil {
+				// Another program's folder: say so and go on with the rest.
+				c.emit("unreadable", "", pattern, err.Error())
+				return nil
+			}
+			for _, e := range entries {
+				paths = append(paths, filepath.Join(pattern, e.Name()))
+			}
+		} else {
+			paths = []string{pattern} // a file, perhaps not written yet
+		}
+		for _, p := range paths {
+			name := filepath.Base(p)
+			if isIgnored(name) || strings.HasPrefix(name, ".") || slices.Contains(notMessages, strings.ToLower(name)) || strings.HasSuffix(name, ".lock") {
+				continue
+			}
+			if HandledName(name) {
+				continue // renamed by its old reader once handled
+			}
+			if name == InboxJSON && shared {
+				continue // every agent's inbox.json: no one consumer may empty it
+			}
+			if fi, err := os.Lstat(p); err == nil && !fi.IsDir() && isMessageExt(strings.ToLower(filepath.Ext(name))) {
+				out[p] = out[p] || shared
+			}
+		}
+		return nil
+	}
+	for _, p := range c.opts.Watch {
+		if err := add(p, false); err != nil {
+			return nil, err
+		}
+	}
+	for _, p := range c.opts.Shared {
+		if err := add(p, true); err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// scanExtra looks at every file of the extra places.
+func (c *Consumer) scanExtra(now time.Time) error {
+	files, err := c.extraFiles()
+	if err != nil {
+		return err
+	}
+	paths := make([]string, 0, len(files))
+	for p := range files {
+		paths = append(paths, p)
+	}
+	slices.Sort(paths)
+	for _, p := range paths {
+		if err := c.ingestExtra(p, files[p], now); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// noticeExtra looks at one path a file event named, if it is one of the
+// extra places' files.
+func (c *Consumer) noticeExtra(path string, now time.Time) error {
+	files, err := c.extraFiles()
+	if err != nil {
+		return err
+	}
+	shared, ok := files[path]
+	if !ok {
+		delete(c.settling, path)
+		return nil
+	}
+	return c.ingestExtra(path, shared, now)
+}
+
+func (c *Consumer) ingestExtra(path string, shared bool, now time.Time) error {
+	fi, err := os.Lstat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		delete(c.settling, path)
+		return nil
+	}
+	if err != nil {
+		c.emit("unreadable", "", path, err.Error()) // another program's file: never a reason to stop
+		return nil
+	}
+	if !fi.Mode().IsRegular() {
+		return nil // a link or device another program put there: not ours to move
+	}
+	if strings.EqualFold(filepath.Ext(path), ".txt") {
+		return c.ingestAppended(path, fi, shared, now)
+	}
+	if filepath.Base(path) == InboxJSON {
+		return c.ingestWatchedInboxJSON(path, now)
+	}
+	if fi.Size() > c.opts.MaxMessageBytes {
+		if shared && !c.opts.SharedDeadletters {
+			return nil
+		}
+		// Moved whole, never read: on another file system it stays put.
+		reason := fmt.Sprintf("it is %d bytes, over the %d-byte limit for one message", fi.Size(), c.opts.MaxMessageBytes)
+		dst := c.mb.freeDeadletterName(now.UTC().Format("20060102T150405Z") + "-" + filepath.Base(path))
+		if err := c.mb.moveToDeadletter(path, dst, reasonText(c.mb.Agent, path, "", reason, now)); err != nil {
+			c.emit("unreadable", "", path, reason+"; left where it is: "+err.Error())
+			return nil
+		}
+		c.emit("deadlettered", "", path, reason)
+		return nil
+	}
+	data, err := readRegular(path, fi)
+	if errors.Is(err, errChanged) || errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		c.emit("unreadable", "", path, err.Error())
+		return nil
+	}
+	if !IsCompleteJSON(data) && !c.settled(path, fi, now) {
+		return nil
+	}
+	delete(c.settling, path)
+	msg, err := c.decodeExtra(data, path, fi.ModTime(), shared)
+	if errors.Is(err, errNotMine) {
+		return nil
+	}
+	if err == nil {
+		err = handledError(msg)
+	}
+	if err != nil {
+		return c.deadletterExtra(path, data, err.Error(), now)
+	}
+	if err := c.deliverExtra(msg, path); err != nil {
+		return err
+	}
+	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("cannot remove ingested %s: %w", path, err)
+	}
+	return nil
+}
+
+// deliverExtra delivers a message found outside the mailbox: to this
+// agent, or, for a broadcast ("to": "all") in a shared place, a copy to
+// every agent but its sender, as 'agentctl send --to all' does.
+func (c *Consumer) deliverExtra(msg Message, from string) error {
+	if msg.To != "all" {
+		return c.deliverFound(msg, from)
+	}
+	for _, agent := range c.opts.Known {
+		if strings.EqualFold(agent, msg.From) {
+			continue
+		}
+		one := msg
+		one.To = agent
+		if agent == c.mb.Agent {
+			if err := c.deliverFound(one, from); err != nil {
+				return err
+			}
+			continue
+		}
+		other, err := Open(c.mb.Root, agent)
+		if err == nil {
+			err = other.Deliver(one)
+		}
+		if err != nil && !errors.Is(err, ErrDuplicate) {
+			return err
+		}
+	}
+	return nil
+}
+
+// HandledStatus is the status a Dream.OS writer gave a message it was done
+// with ("delivered", "completed", ...), or "". Such messages found in the
+// old system's places are not worked again.
+func HandledStatus(msg Message) string {
+	status, _ := msg.Meta["status"].(string)
+	if q, ok := msg.Meta["queue"].(map[string]any); ok && status == "" {
+		status, _ = q["status"].(string)
+	}
+	switch strings.ToLower(status) {
+	case "delivered", "processed", "completed", "complete", "done", "read", "archived", "acknowledged", "handled":
+		return status
+	}
+	return ""
+}
+
+// handledError dead-letters, rather than works again, what the old system
+// had handled already: 'agentctl retry' brings it back if it was not.
+func handledError(msg Message) error {
+	if s := HandledStatus(msg); s != "" {
+		return fmt.Errorf("the old system had handled it already (status %s)", s)
+	}
+	return nil
+}
+
+// HandledName reports a message file its old reader renamed once it had
+// handled it: "INBOX_MESSAGE_..._processed.md", "..._read.md".
+func HandledName(name string) bool {
+	stem := strings.ToLower(strings.TrimSuffix(name, filepath.Ext(name)))
+	for _, suffix := range []string{"_processed", "_read", "_done", "_archived", ".processed"} {
+		if strings.HasSuffix(stem, suffix) {
+			return true
+		}
+	}
+	return false
+}
+
+// isWatchedSpool tells the spool of a watched inbox.json ("x<hash>.json")
+// from one of our own ("<time>-<random>.json").
+func isWatchedSpool(name string) bool { return strings.HasPrefix(name, "x") }
+
+// errNotMine: a shared place's message for another agent, left for it.
+var errNotMine = errors.New("addressed to another agent")
+
+// recipientInName finds the recipient a Dream.OS file name spells:
+// "..._Agent-5_to_Agent-1.json", "response_1755248908737_Agent-1.json".
+var recipientInName = regexp.MustCompile(`(?i)(?:^|[_\-.])to[_\-.]([a-z][a-z0-9]*[-_]?\d+)|_([a-z]+-\d+)\.[a-z]+$`)
+
+// RecipientInName is the recipient a Dream.OS message file's name spells,
+// or "": "msg_..._Agent-5_to_Agent-1.json" and
+// "response_1755248908737_Agent-1.json" are for Agent-1.
+func RecipientInName(path string) string {
+	if i := strings.LastIndexByte(path, '@'); i > 0 && strings.Trim(path[i+1:], "0123456789") == "" {
+		path = path[:i] // a message inside an appended file: path@offset
+	}
+	p := recipientInName.FindStringSubmatch(filepath.Base(path))
+	if p == nil {
+		return ""
+	}
+	return p[1] + p[2]
+}
+
+// decodeExtra decodes a message found outside the mailbox and checks that
+// it is this agent's. In a shared place the recipient comes from the
+// message, else from the file name; a message for another agent is
+// errNotMine, one for no agent an error only for the consumer that
+// dead-letters for the shared places.
+func (c *Consumer) decodeExtra(data []byte, name string, mod time.Time, shared bool) (Message, error) {
+	owner := c.mb.Agent
+	if shared {
+		owner = ""
+	}
+	msg, err := Decode(data, Source{Name: name, ModTime: mod, Owner: owner})
+	if err != nil {
+		if shared && !c.opts.SharedDeadletters {
+			return Message{}, errNotMine
+		}
+		return Message{}, err
+	}
+	if shared {
+		if msg.To == "all" {
+			if !c.opts.SharedDeadletters {
+				return Message{}, errNotMine // one consumer spreads broadcasts
+			}
+			return msg, nil
+		}
+		if msg.To == "" {
+			msg.To = RecipientInName(name)
+		}
+		to, err := agentname.Resolve(c.opts.Known, msg.To)
+		switch {
+		case err != nil && c.opts.SharedDeadletters:
+			if msg.To == "" {
+				return Message{}, errors.New("found in a shared folder, but neither the message nor its file name says whom it is for")
+			}
+			return Message{}, fmt.Errorf("recipient %q is not an agent of this runtime", msg.To)
+		case err != nil || to != c.mb.Agent:
+			return Message{}, errNotMine
+		}
+	}
+	return msg, c.checkRecipient(&msg)
+}
+
+// deadletterExtra puts a file of an extra place into deadletter/ with its
+// reason, by copy (the place may be on another file system), and removes
+// it there.
+func (c *Consumer) deadletterExtra(path string, data []byte, reason string, now time.Time) error {
+	delete(c.settling, path)
+	dst := c.mb.freeDeadletterName(now.UTC().Format("20060102T150405Z") + "-" + filepath.Base(path))
+	if err := c.deadletterOnce(dst, data, path, reason, now); err != nil {
+		return err
+	}
+	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("cannot remove dead-lettered %s: %w", path, err)
+	}
+	return nil
+}
+
+// slowWriter is how many settle periods the last message of an appended
+// file waits when it does not end as the old writers end their messages.
+const slowWriter = 10
+
+// endsMessage reports text ending as an appended message does: with a blank
+// line.
+func endsMessage(raw []byte) bool {
+	raw = bytes.ReplaceAll(raw, []byte("\r\n"), []byte("\n"))
+	return bytes.HasSuffix(raw, []byte("\n\n"))
+}
+
+// offsetState is how far an appended file has been read.
+type offsetState struct {
+	Path   string `json:"path"`
+	Offset int64  `json:"offset"`
+}
+
+func (c *Consumer) offsetPath(path string) string {
+	sum := sha256.Sum256([]byte(path))
+	return c.mb.path(OffsetsDir, hex.EncodeToString(sum[:])[:24]+".json")
+}
+
+func (c *Consumer) readOffset(path string) int64 {
+	data, err := os.ReadFile(c.offsetPath(path))
+	var st offsetState
+	if err != nil || json.Unmarshal(data, &st) != nil || st.Path != path || st.Offset < 0 {
+		return 0 // read again from the start: what was delivered is a duplicate
+	}
+	return st.Offset
+}
+
+func (c *Consumer) writeOffset(path string, off int64) error {
+	if err := atomicfile.MkdirAll(c.mb.path(OffsetsDir)); err != nil {
+		return err
+	}
+	data, _ := json.Marshal(offsetState{Path: path, Offset: off})
+	return atomicfile.WriteFile(c.offsetPath(path), append(data, '\n'))
+}
+
+// ingestAppended takes the messages appended to path since the last look.
+// Each message's derived id comes from the file and the offset where it
+// starts, so a message taken again after a crash (before its offset was
+// recorded) is a duplicate and stored once.
+func (c *Consumer) ingestAppended(path string, fi fs.FileInfo, shared bool, now time.Time) error {
+	if fi.Size() > c.opts.MaxInboxJSONBytes {
+		return nil // too large to read whole; left alone, never half-read
+	}
+	off := c.readOffset(path)
+	if off == fi.Size() {
+		delete(c.settling, path)
+		return nil
+	}
+	data, err := readRegular(path, fi)
+	if errors.Is(err, errChanged) || errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		c.emit("unreadable", "", path, err.Error())
+		return nil
+	}
+	if off > int64(len(data)) {
+		off = 0 // rewritten shorter: start again, duplicates are recognised
+	}
+	parts := dreamos.Split(data[off:])
+	settled := c.settled(path, fi, now)
+	if n := len(parts); settled && n > 0 && !endsMessage(data[off+int64(parts[n-1].Start):off+int64(parts[n-1].End)]) &&
+		now.Sub(fi.ModTime()) < slowWriter*c.opts.Settle {
+		// A writer stalled in the middle of a message looks settled too;
+		// the old writers end each message with a blank line, so one that
+		// does not is given far longer.
+		c.settling[path] = settleState{size: fi.Size(), mtime: fi.ModTime(), since: now}
+		settled = false
+	}
+	for i, p := range parts {
+		if i == len(parts)-1 && !settled {
+			return nil // perhaps still being written; Tick looks again
+		}
+		start := off + int64(p.Start)
+		raw := data[start : off+int64(p.End)]
+		name := fmt.Sprintf("%s@%d", path, start)
+		msg, err := c.decodeExtra(raw, name, fi.ModTime(), shared)
+		if err == nil {
+			err = handledError(msg)
+		}
+		switch {
+		case errors.Is(err, errNotMine):
+		case err != nil:
+			dst := fmt.Sprintf("%s-%d.txt", strings.TrimSuffix(filepath.Base(path), filepath.Ext(path)), start)
+			if err := c.deadletterOnce(dst, raw, name, err.Error(), now); err != nil {
+				return err
+			}
+		default:
+			if err := c.deliverExtra(msg, name); err != nil {
+				return err
+			}
+		}
+		if err := c.writeOffset(path, off+int64(p.End)); err != nil {
+			return fmt.Errorf("cannot record how far %s was read: %w", path, err)
+		}
+	}
+	if len(parts) == 0 && len(data) > int(off) {
+		return c.writeOffset(path, int64(len(data))) // white space only
+	}
+	delete(c.settling, path)
+	return nil
+}

@@ -1,0 +1,215 @@
+package mailbox
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// Files old writers keep writing outside the mailbox, in their own folders,
+// are delivered and removed; files of theirs that are no messages stay.
+func TestExtraPlacesOfOneAgent(t *testing.T) {
+	root := newRuntime(t, "Agent-1", "Agent-2")
+	mb := openMailbox(t, root, "Agent-1")
+	old := t.TempDir()
+	workspace := filepath.Join(old, "agent_workspaces", "Agent-1", "inbox")
+	folder := filepath.Join(old, "agent_mailboxes", "Agent-1")
+	for _, d := range []string{workspace, folder} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	writeFile(t, filepath.Join(workspace, "CAPTAIN_MESSAGE_1.md"), []byte("# Go\n\n**From:** Agent-2\n**To:** Agent-1\n\nRun the tests.\n"))
+	writeFile(t, filepath.Join(folder, "20260101T000000.json"), []byte(`{"sender_id": "Agent-2", "recipient_id": "Agent-1", "instructions": "Rebase."}`))
+	writeFile(t, filepath.Join(folder, "status.json"), []byte(`{"status": "idle"}`))
+	writeFile(t, filepath.Join(workspace, "old.json"), []byte(`{"from": "Agent-2", "to": "Agent-1", "content": "done long ago", "status": "completed"}`))
+	writeFile(t, filepath.Join(folder, "notes.log"), []byte("not a message"))
+	writeFile(t, filepath.Join(workspace, "INBOX_MESSAGE_1_read.md"), []byte("**From**: Agent-2\n\nread already"))
+	now := time.Now().Add(time.Minute) // both files long settled
+	c := consume(t, mb, Options{Known: []string{"Agent-1", "Agent-2"}, Watch: []string{workspace, filepath.Join(folder, "*.json")}}, now)
+	bodies := claimBodies(t, c, now)
+	slices.Sort(bodies)
+	if !slices.Equal(bodies, []string{"Rebase.", "Run the tests."}) {
+		t.Fatalf("claimed %q", bodies)
+	}
+	for _, gone := range []string{filepath.Join(workspace, "CAPTAIN_MESSAGE_1.md"), filepath.Join(folder, "20260101T000000.json")} {
+		if _, err := os.Stat(gone); !os.IsNotExist(err) {
+			t.Errorf("%s is still there after its delivery", gone)
+		}
+	}
+	mb1 := openMailbox(t, root, "Agent-1")
+	reason, _ := os.ReadFile(mb1.path(DeadletterDir, findSuffix(names(t, mb1.path(DeadletterDir)), "-old.json"+ReasonSuffix)))
+	if !strings.Contains(string(reason), "the old system had handled it already (status completed)") {
+		t.Errorf("a message the old system had handled: reason %q, want it dead-lettered, not worked again", reason)
+	}
+	if _, err := os.Stat(filepath.Join(workspace, "INBOX_MESSAGE_1_read.md")); err != nil {
+		t.Errorf("a message its old reader marked read was touched: %v", err)
+	}
+	for _, kept := range []string{"status.json", "notes.log"} {
+		if _, err := os.Stat(filepath.Join(folder, kept)); err != nil {
+			t.Errorf("%s was touched: %v", kept, err)
+		}
+	}
+}
+
+// A shared folder holds every agent's messages: each consumer takes the
+// ones addressed to its agent, by content or by file name; what is for no
+// agent is dead-lettered by the one consumer charged with it.
+func TestSharedPlaceRoutesByRecipient(t *testing.T) {
+	root := newRuntime(t, "Agent-1", "Agent-2")
+	shared := t.TempDir()
+	writeFile(t, filepath.Join(shared, "a.json"), []byte(`{"to": "agent-1", "body": "for one"}`))
+	writeFile(t, filepath.Join(shared, "msg_20250811_104104_Agent-5_to_Agent-2.json"), []byte(`{"body": "for two, by name"}`))
+	writeFile(t, filepath.Join(shared, "response_1755248908737_Agent-1.json"), []byte(`{"from": "Agent-2", "body": "for one, by name"}`))
+	writeFile(t, filepath.Join(shared, "lost.json"), []byte(`{"body": "for nobody"}`))
+	writeFile(t, filepath.Join(shared, "20250428T224057Z_THEA_ALL.msg"), []byte(`{"sender": "THEA", "target": "ALL", "payload": {"body": "for all"}}`))
+	now := time.Now().Add(time.Minute)
+	opts := Options{Known: []string{"Agent-1", "Agent-2"}, Shared: []string{shared}}
+	c2 := consume(t, openMailbox(t, root, "Agent-2"), opts, now)
+	if got := claimBodies(t, c2, now); !slices.Equal(got, []string{"for two, by name"}) {
+		t.Errorf("Agent-2 claimed %q", got)
+	}
+	opts.SharedDeadletters = true
+	mb1 := openMailbox(t, root, "Agent-1")
+	c1 := consume(t, mb1, opts, now)
+	got := claimBodies(t, c1, now)
+	slices.Sort(got)
+	if !slices.Equal(got, []string{"for all", "for one", "for one, by name"}) {
+		t.Errorf("Agent-1 claimed %q", got)
+	}
+	// The broadcast's copy for Agent-2 was delivered by Agent-1's consumer.
+	if err := c2.Scan(now); err != nil {
+		t.Fatal(err)
+	}
+	if got := claimBodies(t, c2, now); !slices.Equal(got, []string{"for all"}) {
+		t.Errorf("Agent-2 then claimed %q, want the broadcast", got)
+	}
+	if left := names(t, shared); len(left) != 0 {
+		t.Errorf("shared folder still holds %v", left)
+	}
+	reason, _ := os.ReadFile(mb1.path(DeadletterDir, findSuffix(names(t, mb1.path(DeadletterDir)), "-lost.json"+ReasonSuffix)))
+	if !strings.Contains(string(reason), "neither the message nor its file name says whom it is for") {
+		t.Errorf("lost.json reason = %q", reason)
+	}
+}
+
+// A .txt file to which a writer appends messages is read message by
+// message as it grows, each exactly once across consumers, and a message
+// still being written is not taken until the file settles.
+func TestAppendedTextFile(t *testing.T) {
+	root := newRuntime(t, "Agent-1", "Agent-2")
+	mb := openMailbox(t, root, "Agent-1")
+	path := filepath.Join(t.TempDir(), "Agent-1.txt")
+	msg := func(n string) string {
+		return "# Message\n**From**: Agent-2\n**To**: Agent-1\n---\nnumber " + n + "\n\n"
+	}
+	appendTo := func(s string) {
+		f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.WriteString(s)
+		f.Close()
+	}
+	opts := Options{Known: []string{"Agent-1", "Agent-2"}, Watch: []string{path}, Settle: time.Second}
+	appendTo(msg("1") + msg("2") + "# Message\n**From**: Agent-2\n")
+	now := time.Now()
+	c := consume(t, mb, opts, now)
+	got := claimBodies(t, c, now)
+	slices.Sort(got) // one file time for both: their order is not known
+	if !slices.Equal(got, []string{"number 1", "number 2"}) {
+		t.Fatalf("claimed %q, want the two whole messages only", got)
+	}
+	c.Close()
+
+	appendTo("**To**: Agent-1\n---\nnumber 3\n")
+	c = consume(t, mb, opts, now) // a new runner: nothing taken twice
+	if got := claimBodies(t, c, now); len(got) != 0 {
+		t.Fatalf("claimed %q before the file settled", got)
+	}
+	later := now.Add(time.Hour)
+	if err := c.Tick(later); err != nil {
+		t.Fatal(err)
+	}
+	if got := claimBodies(t, c, later); !slices.Equal(got, []string{"number 3"}) {
+		t.Fatalf("claimed %q once settled, want number 3", got)
+	}
+	c.Close()
+
+	os.Remove(mb.path(OffsetsDir, names(t, mb.path(OffsetsDir))[0])) // lost: read again from the start
+	appendTo(msg("4"))
+	c = consume(t, mb, opts, later)
+	if got := claimBodies(t, c, later); !slices.Equal(got, []string{"number 4"}) {
+		t.Fatalf("claimed %q, want only number 4 (the others are duplicates)", got)
+	}
+	if data, _ := os.ReadFile(path); !strings.Contains(string(data), "number 1") {
+		t.Error("the appended file was changed")
+	}
+}
+
+func claimBodies(t *testing.T, c *Consumer, now time.Time) []string {
+	t.Helper()
+	var bodies []string
+	for {
+		cl, err := c.Claim(now)
+		if err != nil {
+			return bodies
+		}
+		bodies = append(bodies, cl.Message.Body)
+		if err := c.Complete(cl, Receipt{}, now); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// A writer that stalls in the middle of a message leaves the file looking
+// settled: a last message that does not end as the old writers end theirs
+// (with a blank line) waits far longer than the settle period.
+func TestAppendedMessageCutShortWaits(t *testing.T) {
+	root := newRuntime(t, "Agent-1", "Agent-2")
+	mb := openMailbox(t, root, "Agent-1")
+	path := filepath.Join(t.TempDir(), "Agent-1.txt")
+	writeFile(t, path, []byte("# Message\n**From**: Agent-2\n**To**: Agent-1\n---\nfirst half of a long li"))
+	mod := time.Now()
+	if err := os.Chtimes(path, mod, mod); err != nil {
+		t.Fatal(err)
+	}
+	c := consume(t, mb, Options{Known: []string{"Agent-1", "Agent-2"}, Watch: []string{path}, Settle: time.Second}, mod)
+	for _, after := range []time.Duration{time.Second, 2 * time.Second, 5 * time.Second} {
+		if err := c.Tick(mod.Add(after)); err != nil {
+			t.Fatal(err)
+		}
+		if got := claimBodies(t, c, mod.Add(after)); len(got) != 0 {
+			t.Fatalf("%s after the last write, claimed %q", after, got)
+		}
+	}
+	if err := c.Tick(mod.Add(time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	if got := claimBodies(t, c, mod.Add(time.Minute)); !slices.Equal(got, []string{"first half of a long li"}) {
+		t.Fatalf("a minute after the last write, claimed %q", got)
+	}
+}
+
+// A message file over the size limit in a watched place goes to
+// deadletter/ whole, never read and never lost.
+func TestExtraOversizedFileIsDeadletteredWhole(t *testing.T) {
+	root := newRuntime(t, "Agent-1")
+	mb := openMailbox(t, root, "Agent-1")
+	place := t.TempDir()
+	big := []byte(`{"from": "Agent-2", "body": "` + strings.Repeat("x", 2000) + `"}`)
+	writeFile(t, filepath.Join(place, "big.json"), big)
+	now := time.Now().Add(time.Minute)
+	consume(t, mb, Options{Known: []string{"Agent-1"}, Watch: []string{place}, MaxMessageBytes: 1000}, now)
+	dl := names(t, mb.path(DeadletterDir))
+	kept, err := os.ReadFile(mb.path(DeadletterDir, findSuffix(dl, "-big.json")))
+	if err != nil || string(kept) != string(big) {
+		t.Fatalf("deadletter = %v; the oversized file was not kept whole (%v)", dl, err)
+	}
+	if reason, _ := os.ReadFile(mb.path(DeadletterDir, findSuffix(dl, "-big.json"+ReasonSuffix))); !strings.Contains(string(reason), "over the 1000-byte limit") {
+		t.Errorf("reason = %q", reason)
+	}
+}

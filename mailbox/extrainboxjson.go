@@ -1,0 +1,72 @@
+package mailbox
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+
+	"time"
+
+	"agentctl/internal/atomicfile"
+)
+
+// ingestWatchedInboxJSON takes the messages an old writer left running
+// appends to an inbox.json of its own, one of this agent's watched places:
+// under the writers' lock (flock on inbox.json.lock beside it) it copies
+// the file into .ingest/ and gives the writer back the empty shape it uses,
+// then delivers from the spool as from our own inbox.json. The place may be
+// on another file system, so it is copied, not renamed; the spool is named
+// after the content, so a taking repeated after a crash reuses it and
+// derives the same ids.
+func (c *Consumer) ingestWatchedInboxJSON(path string, now time.Time) error {
+	if isEmptyInboxJSON(path) {
+		return nil
+	}
+	lock, err := tryLockPath(path+".lock", c.opts.LockWait)
+	if err != nil || lock == nil {
+		return err // held: the next event or rescan looks again
+	}
+	spool, err := c.copyWatchedInboxJSON(path, now)
+	if uerr := lock.Unlock(); err == nil && uerr != nil {
+		err = fmt.Errorf("cannot unlock %s.lock: %w", path, uerr)
+	}
+	if err != nil || spool == "" {
+		return err
+	}
+	return c.finishSpool(spool, now)
+}
+
+func (c *Consumer) copyWatchedInboxJSON(path string, now time.Time) (string, error) {
+	fi, err := os.Lstat(path)
+	if errors.Is(err, fs.ErrNotExist) || err == nil && (!fi.Mode().IsRegular() || fi.Size() > c.opts.MaxInboxJSONBytes) {
+		return "", nil // gone, a link, or too large to take whole: left alone
+	}
+	if err != nil {
+		return "", fmt.Errorf("cannot read %s: %w", path, err)
+	}
+	data, err := readRegular(path, fi)
+	if err != nil {
+		return "", nil // changed meanwhile: its own event follows
+	}
+	// A writer that takes no lock may be half-way: only whole JSON, or a
+	// file long unchanged, is taken.
+	if holdsNothing(data) || !IsCompleteJSON(data) && !c.settled(path, fi, now) {
+		return "", nil
+	}
+	delete(c.settling, path)
+	sum := sha256.Sum256(data)
+	spool := "x" + hex.EncodeToString(sum[:])[:24] + ".json"
+	if err := atomicfile.MkdirAll(c.mb.path(IngestDir)); err != nil {
+		return "", fmt.Errorf("cannot take %s: %w", path, err)
+	}
+	if err := atomicfile.Create(c.mb.path(IngestDir, spool), data); err != nil && !errors.Is(err, fs.ErrExist) {
+		return "", fmt.Errorf("cannot take %s: %w", path, err)
+	}
+	if err := atomicfile.WriteFile(path, emptyShape(data)); err != nil {
+		return "", fmt.Errorf("cannot take %s: %w", path, err)
+	}
+	return spool, nil
+}
