@@ -14,6 +14,9 @@ func TestInitialConfigParsesToTheDefaults(t *testing.T) {
 	if got := cfg.AgentNames(); len(got) != 2 || got[1] != "Agent-2" || strings.Join(cfg.PeopleNames(), ",") != "human" {
 		t.Errorf("agents = %v", got)
 	}
+	if cfg.Guardrails != Default().Guardrails {
+		t.Errorf("guardrails = %+v, want the defaults %+v", cfg.Guardrails, Default().Guardrails)
+	}
 	if cfg.Mailbox != Default().Mailbox {
 		t.Errorf("mailbox = %+v, want the defaults %+v", cfg.Mailbox, Default().Mailbox)
 	}
@@ -30,6 +33,8 @@ func TestParseRefusesWhatCannotWork(t *testing.T) {
 		"mailbox:\n  max_inbox_json_bytes: 0\n": "max_inbox_json_bytes: must be a positive number",
 		"mailbox:\n  watchh: events\n":          "field watchh not found",
 		"agents: [\n":                           "agentctl.yaml",
+		"guardrails:\n  broadcast: ask\n":       `guardrails.broadcast: "ask" is not allow, confirm or deny`,
+		"guardrails:\n  many_sends_over: 0\n":   "guardrails.many_sends_over: must be at least 1",
 	}
 	for data, want := range tests {
 		_, err := Parse("agentctl.yaml", []byte(data))
