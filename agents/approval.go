@@ -47,6 +47,22 @@ func (p Parked) What() string {
 	return strings.Join(lines, "\n")
 }
 
+// summary is What in one line, for a subject.
+func (p Parked) summary() string {
+	if p.Board != nil {
+		return boardWhat(*p.Board)
+	}
+	var to []string
+	for _, m := range p.Sends {
+		to = append(to, m.To)
+	}
+	what := "a message"
+	if len(p.Sends) > 0 && p.Sends[0].Subject != "" {
+		what = fmt.Sprintf("%q", p.Sends[0].Subject)
+	}
+	return "send " + what + " to " + strings.Join(to, ", ")
+}
+
 func sendWhat(m mailbox.Message) string {
 	s := fmt.Sprintf("send %s to %s (type %s, priority %s)", m.ID, m.To, m.Type, m.Priority)
 	if m.Subject != "" {
@@ -86,19 +102,11 @@ func approvalRequest(p Parked, cause mailbox.Message, person string, now time.Ti
 	_ = json.Unmarshal(data, &generic) // meta holds only what encoding/json decodes
 	return mailbox.Message{
 		ID: id, From: p.Agent, To: person, Type: TypeApproval, Priority: mailbox.High,
-		Subject:   fmt.Sprintf("approval: %s wants to %s", p.Agent, firstLine(p.What())),
+		Subject:   fmt.Sprintf("approval: %s wants to %s", p.Agent, p.summary()),
 		Body:      body.String(),
 		CreatedAt: now.UTC(), ReplyTo: cause.ID, ThreadID: cause.Thread(), TaskID: cause.TaskID,
 		Meta: map[string]any{metaApproval: generic},
 	}
-}
-
-func firstLine(s string) string {
-	first, rest, more := strings.Cut(s, "\n")
-	if more {
-		return fmt.Sprintf("%s (and %d more)", first, strings.Count(rest, "\n")+1)
-	}
-	return first
 }
 
 // ParkedOf reads the parked effect an approval request holds.
@@ -124,10 +132,10 @@ func ParkedOf(m mailbox.Message) (Parked, error) {
 // ApplyApproved applies an approved parked effect through the runner's own
 // effect code (deliveries with the ids the reply gave them, the board
 // change under the key of its item), so approving again after a crash
-// sends nothing twice. It writes an "approved" audit record per effect,
-// after the effect, and returns what happened in words.
-func ApplyApproved(ctx context.Context, root, person string, p Parked, now time.Time) ([]string, error) {
-	var done []string
+// sends nothing twice. It returns the audit records of what it did, for
+// the caller to append once the request is archived.
+func ApplyApproved(ctx context.Context, root, person string, p Parked, now time.Time) ([]audit.Record, error) {
+	var done []audit.Record
 	rec := audit.Record{Time: now, Agent: p.Agent, MessageID: p.Message, Verdict: audit.Approved, Reason: p.Reason, By: person}
 	for _, m := range p.Sends {
 		if _, err := deliver(root, m); err != nil {
@@ -135,10 +143,7 @@ func ApplyApproved(ctx context.Context, root, person string, p Parked, now time.
 		}
 		r := rec
 		r.Kind, r.What = "send", sendWhat(m)
-		done = append(done, "sent "+m.ID+" to "+m.To)
-		if err := audit.Append(root, r); err != nil {
-			return done, err
-		}
+		done = append(done, r)
 	}
 	if c := p.Board; c != nil {
 		store := &projectboard.Store{Root: root, Now: func() time.Time { return now }}
@@ -148,44 +153,37 @@ func ApplyApproved(ctx context.Context, root, person string, p Parked, now time.
 		}
 		r := rec
 		r.Kind, r.What = "board", boardWhat(*c)
-		done = append(done, "changed task "+c.Task)
 		if deferred {
-			r.Reason = "approved; kept until the boards can take it"
-			done[len(done)-1] = "kept the change of task " + c.Task + " until the boards can take it (see agentctl board list)"
+			r.Reason = "approved, and kept until the boards can take it (see agentctl board list)"
 		}
-		if err := audit.Append(root, r); err != nil {
-			return done, err
-		}
+		done = append(done, r)
 	}
 	return done, nil
 }
 
-// DenialNotice is the message that tells the asking agent a person denied
-// its parked effect; its id comes from the request, so it is sent once.
-func DenialNotice(request mailbox.Message, p Parked, person, reason string, now time.Time) mailbox.Message {
+// Deny tells the asking agent that person denied its parked effect, once
+// (the notice's id comes from the request), and returns the notice and
+// the audit record to append once the request is archived.
+func Deny(root string, request mailbox.Message, p Parked, person, reason string, now time.Time) (mailbox.Message, audit.Record, error) {
 	body := fmt.Sprintf("%s denied what your reply to %s asked for (%s):\n%s", person, p.Message, p.Item, indent(p.What()))
 	if reason != "" {
 		body += "\n\nReason: " + reason
 	}
-	return mailbox.Message{
+	n := mailbox.Message{
 		ID: derivedID(request.ID, "denied"), From: person, To: p.Agent, Type: "notice", Priority: mailbox.Normal,
-		Subject: "denied: " + firstLine(p.What()), Body: body, CreatedAt: now.UTC(),
+		Subject: "denied: " + p.summary(), Body: body, CreatedAt: now.UTC(),
 		ReplyTo: p.Message, ThreadID: request.ThreadID, TaskID: request.TaskID,
 		Meta: map[string]any{"about": request.ID, "outcome": "denied"},
-	}
-}
-
-// SendDenial tells the asking agent and writes the "denied" audit record.
-func SendDenial(root string, request mailbox.Message, p Parked, person, reason string, now time.Time) (mailbox.Message, error) {
-	n := DenialNotice(request, p, person, reason, now)
-	if _, err := deliver(root, n); err != nil {
-		return n, fmt.Errorf("cannot tell %s: %w", p.Agent, err)
 	}
 	why := reason
 	if why == "" {
 		why = "denied by " + person
 	}
-	return n, audit.Append(root, audit.Record{Time: now, Agent: p.Agent, MessageID: p.Message, Kind: parkedKind(p), What: p.What(), Verdict: audit.Denied, Reason: why, By: person})
+	rec := audit.Record{Time: now, Agent: p.Agent, MessageID: p.Message, Kind: parkedKind(p), What: p.What(), Verdict: audit.Denied, Reason: why, By: person}
+	if _, err := deliver(root, n); err != nil {
+		return n, rec, fmt.Errorf("cannot tell %s: %w", p.Agent, err)
+	}
+	return n, rec, nil
 }
 
 func parkedKind(p Parked) string {

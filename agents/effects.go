@@ -152,7 +152,8 @@ func (r *Runner) applyEffects(ctx context.Context, log zerolog.Logger, cl *mailb
 	var effects []effect
 	for i, why := range pl.refused {
 		effects = append(effects, effect{fmt.Sprintf("refused/%d", i), func() (result, error) {
-			return result{Kind: "refused", Detail: why}, nil
+			item, _, _ := strings.Cut(why, ":")
+			return result{Kind: "refused", Detail: why, What: item}, nil
 		}})
 	}
 	boardEffect := func(key string, c BoardChange) effect {
@@ -190,10 +191,11 @@ func (r *Runner) applyEffects(ctx context.Context, log zerolog.Logger, cl *mailb
 		if ids, _ := recordedNotes(cl); len(ids) > 0 {
 			e.Actions = append(e.Actions, "carried the notes "+strings.Join(ids, ", ")+" in its prompt")
 		}
+		res := result{Kind: "devlog", What: "devlog entry, outcome " + e.Outcome}
 		if cl.Resumed && devlogHas(r.s.Root, e.Agent, e.MessageID, e.Outcome) {
-			return result{Kind: "devlog"}, nil
+			return res, nil
 		}
-		return result{Kind: "devlog"}, devlog.Append(r.s.Root, e)
+		return res, devlog.Append(r.s.Root, e)
 	}})
 	for _, m := range append(slices.Clone(pl.sends), pl.escalations...) {
 		effects = append(effects, effect{"send/" + m.ID, func() (result, error) {
