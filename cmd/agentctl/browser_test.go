@@ -201,6 +201,17 @@ func TestMissionControlPageInHeadlessChromiumFollowsARunningFlow(t *testing.T) {
 	// What else waits for the human (the dependency notice of DEMO-2) stays.
 	awaitGone(ctx, t, box)
 	awaitText(ctx, t, "#people", "DEMO-2 can go ahead")
+
+	// An approval request, approved with the page's button.
+	if err := human.Deliver(heldSend("req-page", "Agent-2", "held by a guardrail")); err != nil {
+		t.Fatal(err)
+	}
+	awaitText(ctx, t, `[data-question="req-page"]`, "approval: Agent-1 wants to send")
+	if err := chromedp.Run(ctx, chromedp.Click(`[data-approve="req-page"]`, chromedp.ByQuery)); err != nil {
+		t.Fatal(err)
+	}
+	awaitText(ctx, t, "#notice", "approved: send req-page-send to Agent-2")
+	awaitGone(ctx, t, `[data-question="req-page"]`)
 	if found, _ := human.Locate(q.ID); len(found) != 1 || found[0].Receipt == nil || found[0].Receipt.Outcome != "answered" {
 		t.Fatalf("the question after the page's reply: %+v", found)
 	}
