@@ -89,7 +89,7 @@ func boardWhat(c projectboard.Change) string {
 // comes from the message and the item, so parking it again after a crash
 // is refused as a duplicate.
 func approvalRequest(p Parked, cause mailbox.Message, person string, now time.Time) mailbox.Message {
-	id := derivedID(cause.ID, "approval", p.Item)
+	id := ApprovalID(cause.ID, p.Item)
 	var body strings.Builder
 	fmt.Fprintf(&body, "%s's reply to %s asks for %s, which needs your approval: %s.\n\nApproved, this happens, once:\n", p.Agent, cause.ID, p.Item, p.Reason)
 	body.WriteString(indent(p.What()) + "\n")
@@ -109,7 +109,14 @@ func approvalRequest(p Parked, cause mailbox.Message, person string, now time.Ti
 	}
 }
 
-// ParkedOf reads the parked effect an approval request holds.
+// ApprovalID is the id of the approval request for item of the reply to
+// message: one request per item, whatever crashes in between.
+func ApprovalID(message, item string) string { return derivedID(message, "approval", item) }
+
+// ParkedOf reads the parked effect an approval request holds. A request
+// whose id, sender or effects do not match what a runner parks (a file
+// dropped by hand with an "approval" field) is refused: approving applies
+// what the request holds, so it must be what a guardrail held.
 func ParkedOf(m mailbox.Message) (Parked, error) {
 	var p Parked
 	raw, ok := m.Meta[metaApproval]
@@ -120,8 +127,8 @@ func ParkedOf(m mailbox.Message) (Parked, error) {
 	if err == nil {
 		err = json.Unmarshal(data, &p)
 	}
-	if err == nil && len(p.Sends) == 0 && p.Board == nil {
-		err = errors.New("it holds no effect")
+	if err == nil {
+		err = p.check(m)
 	}
 	if err != nil {
 		return p, fmt.Errorf("cannot read the effect approval request %s holds: %w", m.ID, err)
@@ -191,4 +198,22 @@ func parkedKind(p Parked) string {
 		return "board"
 	}
 	return "send"
+}
+
+func (p Parked) check(req mailbox.Message) error {
+	if len(p.Sends) == 0 && p.Board == nil {
+		return errors.New("it holds no effect")
+	}
+	if req.ID != ApprovalID(p.Message, p.Item) || !strings.EqualFold(req.From, p.Agent) {
+		return fmt.Errorf("it was not made by %s's runner for item %s of its reply to %s", p.Agent, p.Item, p.Message)
+	}
+	for _, m := range p.Sends {
+		if !strings.EqualFold(m.From, p.Agent) {
+			return fmt.Errorf("it holds a message from %q, not from %s", m.From, p.Agent)
+		}
+	}
+	if p.Board != nil && !strings.EqualFold(p.Board.By, p.Agent) {
+		return fmt.Errorf("it holds a board change by %q, not by %s", p.Board.By, p.Agent)
+	}
+	return nil
 }

@@ -124,7 +124,7 @@ func pendingApproval(env *Env, cfg config.Config, as, id string) (*mailbox.Mailb
 	}
 	p, err := agents.ParkedOf(e.Message)
 	if err != nil {
-		return nil, "", mailbox.Entry{}, none, withHint(err, fmt.Sprintf("to answer it: agentctl reply %s TEXT", id))
+		return nil, "", mailbox.Entry{}, none, withHint(err, fmt.Sprintf("to answer it: agentctl reply %s TEXT; to set it aside: agentctl drop %s --reason ...", id, id))
 	}
 	return mb, person, e, p, nil
 }
