@@ -3,6 +3,7 @@ package agents
 import (
 	"context"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -36,9 +37,19 @@ func approvals(t *testing.T, root string) []mailbox.Message {
 
 func auditOf(t *testing.T, root string) []string {
 	t.Helper()
-	recs, err := audit.Read(root, time.Now())
-	if err != nil {
-		t.Fatal(err)
+	// Every day's log, so a test run across midnight reads it all.
+	days, _ := filepath.Glob(filepath.Join(audit.Dir(root), "*.jsonl"))
+	var recs []audit.Record
+	for _, d := range days {
+		day, err := time.Parse("2006-01-02.jsonl", filepath.Base(d))
+		if err != nil {
+			t.Fatal(err)
+		}
+		rs, err := audit.Read(root, day)
+		if err != nil {
+			t.Fatal(err)
+		}
+		recs = append(recs, rs...)
 	}
 	var out []string
 	for _, r := range recs {
