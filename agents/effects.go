@@ -150,10 +150,11 @@ func (r *Runner) applyEffects(ctx context.Context, log zerolog.Logger, cl *mailb
 	// message sent starts work elsewhere that may change the same task,
 	// and a resumed runner must never replay an older change over it.
 	var effects []effect
-	for i, why := range pl.refused {
-		effects = append(effects, effect{fmt.Sprintf("refused/%d", i), func() (result, error) {
-			item, _, _ := strings.Cut(why, ":")
-			return result{Kind: "refused", Detail: why, What: item}, nil
+	if len(pl.refused) > 0 {
+		// One effect for all refusals: a reply refused a thousand sends
+		// records once, and the audit log gets a line for each.
+		effects = append(effects, effect{"refused", func() (result, error) {
+			return result{Kind: "refused", Detail: strings.Join(pl.refused, "\n")}, nil
 		}})
 	}
 	boardEffect := func(key string, c BoardChange) effect {

@@ -249,12 +249,19 @@ func (r *Runner) parkEffects(log zerolog.Logger, msg mailbox.Message, parked []P
 // its record: a crash in between loses the line, never invents one. A log
 // that cannot be written is reported, not fatal: the effect happened.
 func (r *Runner) audit(log zerolog.Logger, msg mailbox.Message, key string, res result) {
+	if res.Kind == "refused" {
+		for _, why := range strings.Split(res.Detail, "\n") {
+			item, _, _ := strings.Cut(why, ":")
+			r.audit(log, msg, "item", result{Kind: "failed", Detail: why, What: item})
+		}
+		return
+	}
 	verdict := audit.Applied
 	reason := ""
 	switch res.Kind {
 	case "":
 		return // recorded by an older runner: nothing to say
-	case "failed", "refused":
+	case "failed":
 		verdict, reason = audit.Refused, res.Detail
 	case "deferred":
 		verdict, reason = audit.Deferred, res.Detail
@@ -265,8 +272,6 @@ func (r *Runner) audit(log zerolog.Logger, msg mailbox.Message, key string, res 
 	switch kind {
 	case "park":
 		kind, _, _ = strings.Cut(rest, "/")
-	case "refused":
-		kind = "item"
 	}
 	what := res.What
 	if what == "" {
