@@ -22,8 +22,13 @@
 // archived "done with errors". A board change the boards cannot take now is
 // kept by package projectboard and made later, never reported as made.
 // Loop guards bound what replies can set off: a thread's hops and one
-// reply's sends. People (Settings.People) have mailboxes but no runner;
-// Settings.Human hears what needs a person.
+// reply's sends. Guardrails (guardrails.go) judge each item against the
+// configured level of its kind (a broadcast, another's task, closing a
+// task not its own, many sends): allowed, refused, or parked as an
+// approval request in Human's mailbox that approval.go applies later
+// through the same effect code. Every effect, refusal and approval goes to
+// the audit log (package audit). People (Settings.People) have mailboxes
+// but no runner; Settings.Human hears what needs a person.
 //
 // Every step is recorded in the claim's progress record before the next
 // one starts, so a runner killed at any moment and started again resumes
@@ -51,6 +56,6 @@
 //
 // The package never reads agentctl.yaml (the command hands Settings down),
 // never touches a window except through package cursor, and never edits a
-// board, devlog or lore file except through packages projectboard, devlog
-// and lore.
+// board, devlog, lore or audit file except through packages projectboard,
+// devlog, lore and audit.
 package agents

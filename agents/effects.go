@@ -26,6 +26,7 @@ type outcome struct {
 	Sent     []string // ids of the messages sent
 	Board    []string // task ids changed
 	Deferred []string // board changes kept until the boards can take them
+	Parked   []string // ids of the approval requests holding effects for a person
 	Errors   []string // items refused or effects that failed, and why
 	Block    string   // why the agentctl block was refused whole
 	Report   *Report
@@ -34,14 +35,22 @@ type outcome struct {
 }
 
 // Outcomes of a message whose reply was worked, as its receipt says.
+//
+// A reply with an effect held for a person's approval, and nothing
+// refused, ends "waiting for approval": the message is done, but part of
+// what it asked for waits in the person's mailbox (see guardrails.go).
 const (
 	outcomeDone       = "done"
 	outcomeWithErrors = "done with errors"
+	outcomeParked     = "waiting for approval"
 )
 
 func (o outcome) receiptOutcome() string {
 	if len(o.Errors) > 0 || len(o.Deferred) > 0 || o.Block != "" {
 		return outcomeWithErrors
+	}
+	if len(o.Parked) > 0 {
+		return outcomeParked
 	}
 	if o.ByRunner {
 		return outcomeRunner
@@ -62,6 +71,9 @@ func (o outcome) receiptData() map[string]any {
 	}
 	if len(o.Errors) > 0 {
 		d["errors"] = o.Errors
+	}
+	if len(o.Parked) > 0 {
+		d["parked"] = o.Parked
 	}
 	if o.Block != "" {
 		d["block_error"] = o.Block
@@ -90,19 +102,22 @@ type effect struct {
 // result is what one effect did, recorded with its key so that a resumed
 // runner reports it too.
 type result struct {
-	Kind   string `json:"kind"` // sent, board, deferred, failed, devlog, ack
+	Kind   string `json:"kind"` // sent, board, deferred, failed, refused, parked, devlog, ack, carried
 	ID     string `json:"id,omitempty"`
 	Detail string `json:"detail,omitempty"`
+	What   string `json:"what,omitempty"` // the effect in words, for the audit log
 }
 
 // applyEffects plans the effects of a reply and applies those not yet
 // recorded, recording each before going on.
 func (r *Runner) applyEffects(ctx context.Context, log zerolog.Logger, cl *mailbox.Claim, reply string, p Parsed) (outcome, error) {
 	msg := cl.Message
-	var pl plan
-	if p.Actions != nil {
-		pl = r.plan(msg, *p.Actions)
+	store := &projectboard.Store{Root: r.s.Root, Now: r.now}
+	owners, err := r.taskOwners(cl, store, p)
+	if err != nil {
+		return outcome{}, err
 	}
+	pl := r.plan(msg, p, owners)
 	if p.BlockError != "" {
 		log.Warn().Str("event", "block-refused").Str("reason", p.BlockError).Msg("agentctl block refused; nothing of it applied")
 	}
@@ -123,24 +138,28 @@ func (r *Runner) applyEffects(ctx context.Context, log zerolog.Logger, cl *mailb
 				o.Errors = append(o.Errors, fmt.Sprintf("board %s: not changed yet, kept until the boards can take it: %s", e.ID, e.Detail))
 			case "failed":
 				o.Errors = append(o.Errors, e.Detail)
+			case "parked":
+				o.Parked = append(o.Parked, e.ID)
 			case "carried":
 				o.Carried = append(o.Carried, e.ID)
 			}
 		}
 		return o
 	}
-	store := &projectboard.Store{Root: r.s.Root, Now: r.now}
-	// Board changes and the devlog entry come before the messages: a
+	// Refusals are audited first; board changes and the devlog entry come before the messages: a
 	// message sent starts work elsewhere that may change the same task,
 	// and a resumed runner must never replay an older change over it.
 	var effects []effect
+	if len(pl.refused) > 0 {
+		// One effect for all refusals: a reply refused a thousand sends
+		// records once, and the audit log gets a line for each.
+		effects = append(effects, effect{"refused", func() (result, error) {
+			return result{Kind: "refused", Detail: strings.Join(pl.refused, "\n")}, nil
+		}})
+	}
 	boardEffect := func(key string, c BoardChange) effect {
 		return effect{key, func() (result, error) {
-			ch := projectboard.Change{Task: c.ID, Owner: c.Owner, Notes: c.Notes, Key: msg.ID + "/" + key, By: r.s.Agent, At: r.now().UTC()}
-			if c.Status != nil {
-				st := projectboard.Status(*c.Status)
-				ch.Status = &st
-			}
+			ch := r.boardChange(msg, key, c)
 			deferred, err := store.Apply(ctx, ch)
 			switch {
 			case err != nil && ctx.Err() != nil:
@@ -149,22 +168,22 @@ func (r *Runner) applyEffects(ctx context.Context, log zerolog.Logger, cl *mailb
 				// A task on none of the boards is the reply's mistake: it
 				// is reported, and the message completes.
 				log.Warn().Str("event", "board").Str("task", c.ID).Err(err).Msg("board change refused")
-				return result{Kind: "failed", ID: c.ID, Detail: fmt.Sprintf("board %s: %v", c.ID, err)}, nil
+				return result{Kind: "failed", ID: c.ID, Detail: fmt.Sprintf("board %s: %v", c.ID, err), What: boardWhat(ch)}, nil
 			case deferred:
 				log.Warn().Str("event", "board-deferred").Str("task", c.ID).Msg("the boards cannot take the change now; kept until they can")
-				return result{Kind: "deferred", ID: c.ID, Detail: "a board is invalid or busy; see agentctl board list"}, nil
+				return result{Kind: "deferred", ID: c.ID, Detail: "a board is invalid or busy; see agentctl board list", What: boardWhat(ch)}, nil
 			}
 			log.Info().Str("event", "board").Str("task", c.ID).Msg("board updated")
-			return result{Kind: "board", ID: c.ID}, nil
+			return result{Kind: "board", ID: c.ID, What: boardWhat(ch)}, nil
 		}}
 	}
 	for _, c := range pl.changes {
 		effects = append(effects, boardEffect(fmt.Sprintf("board/%d", c.Index), c))
 	}
-	if p.Report.Done() && msg.TaskID != "" && !slices.ContainsFunc(pl.changes, func(c BoardChange) bool { return c.ID == msg.TaskID && c.Status != nil }) {
-		done := string(projectboard.Done)
-		effects = append(effects, boardEffect("board/report", BoardChange{ID: msg.TaskID, Status: &done}))
+	if pl.report != nil {
+		effects = append(effects, boardEffect(reportEffectKey, *pl.report))
 	}
+	effects = append(effects, r.parkEffects(log, msg, pl.parked)...)
 	effects = append(effects, effect{"devlog/done", func() (result, error) {
 		o := out()
 		e := devlogEntry(r.s.Agent, msg, r.now(), o.receiptOutcome(), reply, strings.Join(append(slices.Clone(o.Errors), blockNote(o.Block)...), "\n"))
@@ -173,10 +192,11 @@ func (r *Runner) applyEffects(ctx context.Context, log zerolog.Logger, cl *mailb
 		if ids, _ := recordedNotes(cl); len(ids) > 0 {
 			e.Actions = append(e.Actions, "carried the notes "+strings.Join(ids, ", ")+" in its prompt")
 		}
+		res := result{Kind: "devlog", What: "devlog entry, outcome " + e.Outcome}
 		if cl.Resumed && devlogHas(r.s.Root, e.Agent, e.MessageID, e.Outcome) {
-			return result{Kind: "devlog"}, nil
+			return res, nil
 		}
-		return result{Kind: "devlog"}, devlog.Append(r.s.Root, e)
+		return res, devlog.Append(r.s.Root, e)
 	}})
 	for _, m := range append(slices.Clone(pl.sends), pl.escalations...) {
 		effects = append(effects, effect{"send/" + m.ID, func() (result, error) {
@@ -185,7 +205,7 @@ func (r *Runner) applyEffects(ctx context.Context, log zerolog.Logger, cl *mailb
 				return result{}, err
 			}
 			log.Info().Str("event", "sent").Str("to", m.To).Str("sent_id", m.ID).Bool("fresh", fresh).Msg("sent")
-			return result{Kind: "sent", ID: m.ID}, nil
+			return result{Kind: "sent", ID: m.ID, What: sendWhat(m)}, nil
 		}})
 	}
 	effects = append(effects, r.noteEffects(cl)...)
@@ -210,6 +230,7 @@ func (r *Runner) applyEffects(ctx context.Context, log zerolog.Logger, cl *mailb
 		if err := r.c.Record(cl, "effects", r.now()); err != nil {
 			return out(), err
 		}
+		r.audit(log, msg, e.key, res)
 	}
 	return out(), nil
 }
@@ -256,6 +277,9 @@ func actionsOf(o outcome, pl plan, rp *Report) []string {
 	}
 	for _, id := range o.Deferred {
 		a = append(a, "kept the change of task "+id+" until the boards can take it")
+	}
+	for _, p := range pl.parked {
+		a = append(a, "asked for approval to "+strings.ReplaceAll(p.What(), "\n", "; ")+" ("+p.Guard+")")
 	}
 	return a
 }
@@ -311,17 +335,28 @@ type plan struct {
 	sends       []mailbox.Message
 	escalations []mailbox.Message // sends over the hop budget, to a person instead
 	changes     []BoardChange
-	refused     []string // the items that will not happen, and why
+	report      *BoardChange // the message's task made done by a Dream.OS report
+	parked      []Parked     // items a guardrail holds for a person's approval
+	refused     []string     // the items that will not happen, and why
 }
 
-// plan judges each item of the block on its own: every recipient must be
+// reportEffectKey is the effect key of the board change a report asks for.
+const reportEffectKey = "board/report"
+
+// plan judges each item of the reply on its own: every recipient must be
 // a configured agent or person, every status and priority valid, the
-// thread within its hop budget and the reply within its cap on sends.
-func (r *Runner) plan(msg mailbox.Message, a Actions) plan {
+// thread within its hop budget, the reply within its cap on sends, and
+// each item within the guardrails, given the tasks' owners o.
+func (r *Runner) plan(msg mailbox.Message, p Parsed, o owners) plan {
+	var a Actions
+	if p.Actions != nil {
+		a = *p.Actions
+	}
 	pl := plan{refused: slices.Clone(a.Refused)}
 	now := r.now().UTC()
 	thread := msg.Thread()
 	hops := Hops(msg) + 1
+	planned := 0 // messages sent or parked so far
 	for _, s := range a.Send {
 		i := s.Index
 		prio := mailbox.Normal
@@ -334,7 +369,8 @@ func (r *Runner) plan(msg mailbox.Message, a Actions) plan {
 			prio = p
 		}
 		var to []string
-		if strings.EqualFold(s.To, "all") {
+		all := strings.EqualFold(s.To, "all")
+		if all {
 			for _, a := range r.s.Agents {
 				if a != r.s.Agent {
 					to = append(to, a)
@@ -356,6 +392,7 @@ func (r *Runner) plan(msg mailbox.Message, a Actions) plan {
 		if task == "" {
 			task = msg.TaskID
 		}
+		var item []mailbox.Message
 		for _, name := range to {
 			m := mailbox.Message{
 				ID: derivedID(msg.ID, "send", fmt.Sprint(i), name), From: r.s.Agent, To: name,
@@ -363,7 +400,7 @@ func (r *Runner) plan(msg mailbox.Message, a Actions) plan {
 				ReplyTo: msg.ID, ThreadID: thread, TaskID: task, Meta: map[string]any{metaHops: hops},
 			}
 			switch {
-			case len(pl.sends) >= r.s.MaxSendsPerReply:
+			case planned+len(item) >= r.s.MaxSendsPerReply:
 				pl.refused = append(pl.refused, fmt.Sprintf("send[%d] to %s: over the cap of %d messages per reply (run.max_sends_per_reply)", i, name, r.s.MaxSendsPerReply))
 			case hops > r.s.MaxHops && !r.isPerson(name):
 				why := fmt.Sprintf("send[%d] to %s: the thread %s has used its budget of %d hops (run.max_hops)", i, name, thread, r.s.MaxHops)
@@ -374,10 +411,21 @@ func (r *Runner) plan(msg mailbox.Message, a Actions) plan {
 				pl.refused = append(pl.refused, why+"; sent to "+r.s.Human+" to decide")
 				pl.escalations = append(pl.escalations, r.escalation(m, thread))
 			default:
-				pl.sends = append(pl.sends, m)
+				item = append(item, m)
 			}
 		}
+		if len(item) == 0 {
+			continue
+		}
+		v := r.s.Guardrails.judge(proposal{Agent: r.s.Agent, Broadcast: all, SendsBefore: planned, Sends: len(item)})
+		if r.guard(&pl, msg, v, fmt.Sprintf("send[%d]", i), Parked{Sends: item}) {
+			pl.sends = append(pl.sends, item...)
+		}
+		if v.Level != GuardDeny {
+			planned += len(item)
+		}
 	}
+	var valid []BoardChange // the changes asked for that can be made, guarded or not
 	for _, c := range a.Board {
 		i := c.Index
 		if c.Status != nil {
@@ -397,9 +445,31 @@ func (r *Runner) plan(msg mailbox.Message, a Actions) plan {
 			}
 			c.Owner = &name
 		}
-		pl.changes = append(pl.changes, c)
+		valid = append(valid, c)
+		key := fmt.Sprintf("board/%d", i)
+		if r.guardBoard(&pl, msg, fmt.Sprintf("board[%d]", i), key, c, o) {
+			pl.changes = append(pl.changes, c)
+		}
+	}
+	if p.Report.Done() && msg.TaskID != "" && !slices.ContainsFunc(valid, func(c BoardChange) bool { return c.ID == msg.TaskID && c.Status != nil }) {
+		done := string(projectboard.Done)
+		c := BoardChange{ID: msg.TaskID, Status: &done}
+		if r.guardBoard(&pl, msg, "report", reportEffectKey, c, o) {
+			pl.report = &c
+		}
 	}
 	return pl
+}
+
+// boardChange is the change a reply's board item asks of the boards, under
+// a key made of the message and the item, so it is kept once.
+func (r *Runner) boardChange(msg mailbox.Message, key string, c BoardChange) projectboard.Change {
+	ch := projectboard.Change{Task: c.ID, Owner: c.Owner, Notes: c.Notes, Key: msg.ID + "/" + key, By: r.s.Agent, At: r.now().UTC()}
+	if c.Status != nil {
+		st := projectboard.Status(*c.Status)
+		ch.Status = &st
+	}
+	return ch
 }
 
 // metaHops is the meta key that counts how many replies deep a thread is.

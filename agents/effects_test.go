@@ -194,6 +194,14 @@ func TestSendsPerReplyAreCapped(t *testing.T) {
 	if rc.Outcome != "done with errors" || len(errs) != 1000-DefaultMaxSendsPerReply || !strings.Contains(fmt.Sprint(errs[0]), "run.max_sends_per_reply") {
 		t.Errorf("receipt %q with %d errors (first %v)", rc.Outcome, len(errs), errs[:min(1, len(errs))])
 	}
+	refused, sent := 0, 0
+	for _, l := range auditOf(t, root) {
+		refused += strings.Count(l, "flood item refused send[")
+		sent += strings.Count(l, "flood send applied")
+	}
+	if refused != 1000-DefaultMaxSendsPerReply || sent != DefaultMaxSendsPerReply {
+		t.Errorf("the audit log has %d refused sends and %d sent, want %d and %d", refused, sent, 1000-DefaultMaxSendsPerReply, DefaultMaxSendsPerReply)
+	}
 }
 
 // TestRepliesReachThePerson: a reply may ask the person a question, and a

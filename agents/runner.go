@@ -44,6 +44,9 @@ type Settings struct {
 	// one reply may send. Both keep agents from answering each other
 	// forever.
 	MaxHops, MaxSendsPerReply int
+	// Guardrails say which effects of a reply apply, wait for Human's
+	// approval, or are refused (guardrails.go); the zero value allows all.
+	Guardrails Guardrails
 	// Prompts per minute and per hour; 0 means no limit.
 	PerMinute, PerHour int
 

@@ -42,6 +42,8 @@ type Config struct {
 	Supervisor Supervisor `yaml:"supervisor"`
 	// What the runner does without a model turn (config/coordination.go).
 	Coordination Coordination `yaml:"coordination"`
+	// What a reply may do without a person's approval (config/guardrails.go).
+	Guardrails Guardrails `yaml:"guardrails"`
 }
 
 // Agent is one agent's seat: its name and how its turns are driven.
@@ -107,6 +109,7 @@ func Default() Config {
 		Recovery:  defaultRecovery(),
 
 		Coordination: defaultCoordination(),
+		Guardrails:   defaultGuardrails(),
 	}
 }
 
@@ -169,6 +172,9 @@ func (c Config) Validate() error {
 		return err
 	}
 	if err := c.Coordination.validate(); err != nil {
+		return err
+	}
+	if err := c.Guardrails.validate(); err != nil {
 		return err
 	}
 	m := c.Mailbox

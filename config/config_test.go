@@ -15,6 +15,9 @@ func TestInitialConfigParsesToTheDefaults(t *testing.T) {
 	if got := cfg.AgentNames(); len(got) != 2 || got[1] != "Agent-2" || strings.Join(cfg.PeopleNames(), ",") != "human" {
 		t.Errorf("agents = %v", got)
 	}
+	if cfg.Guardrails != Default().Guardrails {
+		t.Errorf("guardrails = %+v, want the defaults %+v", cfg.Guardrails, Default().Guardrails)
+	}
 	if !reflect.DeepEqual(cfg.Mailbox, Default().Mailbox) {
 		t.Errorf("mailbox = %+v, want the defaults %+v", cfg.Mailbox, Default().Mailbox)
 	}
@@ -36,6 +39,8 @@ func TestParseRefusesWhatCannotWork(t *testing.T) {
 		"gui:\n  quiet: 10ms\n":                              "gui.quiet: 10ms is shorter than 80ms",
 		"gui:\n  max_pause: 50ms\n":                          "gui.max_pause: must be at least gui.quiet",
 		"gui:\n  max_pause: 20m\n":                           "gui.turn_timeout: must be longer than gui.max_pause",
+		"guardrails:\n  broadcast: ask\n":                    `guardrails.broadcast: "ask" is not allow, confirm or deny`,
+		"guardrails:\n  many_sends_over: 0\n":                "guardrails.many_sends_over: must be at least 1",
 	}
 	for data, want := range tests {
 		_, err := Parse("agentctl.yaml", []byte(data))

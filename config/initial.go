@@ -199,6 +199,16 @@ coordination:
     every_messages: {{.C.Lore.EveryMessages}}    # after every N messages a runner settles; 0: never
     # narrate: [claude, -p, "Retell this chronicle in two paragraphs."]  # the lore on stdin
     narrate_timeout: {{.C.Lore.NarrateTimeout}}
+
+# What a reply may do. Per kind of effect: allow (applied), confirm (held as
+# an approval request in the person's mailbox: agentctl approve ID, agentctl
+# deny ID) or deny (refused and recorded). Everything is in audit/*.jsonl.
+guardrails:
+  broadcast: {{.U.Broadcast}}          # a send to all
+  others_task: {{.U.OthersTask}}        # changing a task another agent owns
+  close_unowned: {{.U.CloseUnowned}}      # marking done a task the agent does not own
+  many_sends: {{.U.ManySends}}         # a reply's sends past the first many_sends_over
+  many_sends_over: {{.U.ManySendsOver}}
 `))
 
 // Initial returns the commented agentctl.yaml for a new runtime with the
@@ -215,7 +225,8 @@ func Initial(agents []string) []byte {
 		V      Recovery
 		S      Supervisor
 		C      Coordination
-	}{agents, DefaultPeople, Default().Mailbox, Default().GUI, Default().Run, Default().RateLimit, Default().Recovery, Default().Supervisor, Default().Coordination}
+		U      Guardrails
+	}{agents, DefaultPeople, Default().Mailbox, Default().GUI, Default().Run, Default().RateLimit, Default().Recovery, Default().Supervisor, Default().Coordination, Default().Guardrails}
 	if err := initialTemplate.Execute(&buf, data); err != nil {
 		panic(fmt.Sprintf("config template: %v", err))
 	}

@@ -4,12 +4,14 @@ import "context"
 
 // Actions are the changes a person makes from mission control. The command
 // implements them with the very functions behind `agentctl send`, `retry`,
-// `reply`, `board set` and `skip`. Each returns a sentence saying what
+// `reply`, `approve`, `deny`, `board set` and `skip`. Each returns a sentence saying what
 // happened; an error may carry a Hint() with the fix.
 type Actions interface {
 	Send(ctx context.Context, r SendRequest) (string, error)
 	Retry(ctx context.Context, r RetryRequest) (string, error)
 	Reply(ctx context.Context, r ReplyRequest) (string, error)
+	Approve(ctx context.Context, r ApprovalRequest) (string, error)
+	Deny(ctx context.Context, r ApprovalRequest) (string, error)
 	SetTask(ctx context.Context, r TaskRequest) (string, error)
 	Skip(ctx context.Context, r SkipRequest) (string, error)
 }
@@ -36,6 +38,14 @@ type ReplyRequest struct {
 	Person string `json:"person"`
 	ID     string `json:"id"`
 	Text   string `json:"text"`
+}
+
+// ApprovalRequest settles an approval request in a person's mailbox: the
+// effect it holds is applied (approve) or refused (deny, with a reason).
+type ApprovalRequest struct {
+	Person string `json:"person"`
+	ID     string `json:"id"`
+	Reason string `json:"reason"`
 }
 
 // TaskRequest changes a board task, as `board set ID key=value...`.

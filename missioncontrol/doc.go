@@ -7,7 +7,7 @@
 //
 // It only reads the runtime. Every change a person makes from the page or
 // the terminal goes through Actions, which the command implements with the
-// same functions as `agentctl send`, `retry`, `reply`, `board set` and
-// `skip`; nothing here writes a message, a board or a lock itself. The
+// same functions as `agentctl send`, `retry`, `reply`, `approve`, `deny`,
+// `board set` and `skip`; nothing here writes a message, a board or a lock itself. The
 // server's only file of its own is its token, written by the command.
 package missioncontrol

@@ -55,6 +55,14 @@ func (s *Server) Handler() http.Handler {
 		var req ReplyRequest
 		return decodeThen(b, &req, func() (string, error) { return s.Actions.Reply(ctx, req) })
 	})
+	post("/api/approve", func(ctx context.Context, b []byte) (string, error) {
+		var req ApprovalRequest
+		return decodeThen(b, &req, func() (string, error) { return s.Actions.Approve(ctx, req) })
+	})
+	post("/api/deny", func(ctx context.Context, b []byte) (string, error) {
+		var req ApprovalRequest
+		return decodeThen(b, &req, func() (string, error) { return s.Actions.Deny(ctx, req) })
+	})
 	post("/api/task", func(ctx context.Context, b []byte) (string, error) {
 		var req TaskRequest
 		return decodeThen(b, &req, func() (string, error) { return s.Actions.SetTask(ctx, req) })

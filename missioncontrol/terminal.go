@@ -223,8 +223,17 @@ func (m *Terminal) View() string {
 		b.WriteString(line + "\n")
 	}
 	for _, p := range s.People {
-		if len(p.Waiting) > 0 {
-			b.WriteString(fmt.Sprintf("\n%s: %d message(s) wait for an answer (agentctl inbox %s)\n", p.Name, len(p.Waiting), p.Name))
+		approvals := 0
+		for _, l := range p.Waiting {
+			if l.Type == "approval" {
+				approvals++
+			}
+		}
+		if n := len(p.Waiting) - approvals; n > 0 {
+			b.WriteString(fmt.Sprintf("\n%s: %d message(s) wait for an answer (agentctl inbox %s)\n", p.Name, n, p.Name))
+		}
+		if approvals > 0 {
+			b.WriteString(fmt.Sprintf("\n%s: %d approval request(s) wait (agentctl inbox %s; agentctl approve ID or deny ID)\n", p.Name, approvals, p.Name))
 		}
 	}
 	for _, l := range s.Locks {

@@ -201,6 +201,19 @@ func TestMissionControlPageInHeadlessChromiumFollowsARunningFlow(t *testing.T) {
 	// What else waits for the human (the dependency notice of DEMO-2) stays.
 	awaitGone(ctx, t, box)
 	awaitText(ctx, t, "#people", "DEMO-2 can go ahead")
+
+	// An approval request, approved with the page's button.
+	held := heldSend("send[7]", "Agent-2", "held by a guardrail")
+	if err := human.Deliver(held); err != nil {
+		t.Fatal(err)
+	}
+	row := fmt.Sprintf(`[data-question=%q]`, held.ID)
+	awaitText(ctx, t, row, "approval: Agent-1 wants to send")
+	if err := chromedp.Run(ctx, chromedp.Click(fmt.Sprintf(`[data-approve=%q]`, held.ID), chromedp.ByQuery)); err != nil {
+		t.Fatal(err)
+	}
+	awaitText(ctx, t, "#notice", "approved: send msg_held_7 to Agent-2")
+	awaitGone(ctx, t, row)
 	if found, _ := human.Locate(q.ID); len(found) != 1 || found[0].Receipt == nil || found[0].Receipt.Outcome != "answered" {
 		t.Fatalf("the question after the page's reply: %+v", found)
 	}

@@ -51,8 +51,10 @@ type inboxItem struct {
 	Problem   string    `json:"problem,omitempty"`
 	Reason    string    `json:"reason,omitempty"`
 	Reply     string    `json:"reply,omitempty"`
-	// Outcome is how a done message ended: "done", or "done with errors"
-	// when part of what its reply asked for was refused or has to wait.
+	// Outcome is how a done message ended: "done", "done with errors"
+	// when part of what its reply asked for was refused or has to wait,
+	// "waiting for approval" when part of it waits for a person, or what
+	// settled it ("answered", "approved", "denied", …).
 	Outcome string   `json:"outcome,omitempty"`
 	Errors  []string `json:"errors,omitempty"`
 	// Fallbacks are the fields of an old-format message that could not be

@@ -36,6 +36,8 @@ var commands = []command{
 	{"send", "deliver a message to an agent's or a person's inbox", runSend},
 	{"inbox", "list an agent's or a person's messages", runInbox},
 	{"reply", "answer a message in a person's mailbox", runReply},
+	{"approve", "apply an effect held for a person's approval", runApprove},
+	{"deny", "refuse an effect held for a person's approval", runDeny},
 	{"status", "show every agent's runner and mailbox counts", runStatus},
 	{"run", "run an agent's loop: mailbox → prompt → reply → effects", runRun},
 	{"skip", "abandon the turn an agent is taking; its message is dead-lettered", runSkip},

@@ -57,6 +57,22 @@ func (a *cliActions) Reply(ctx context.Context, r missioncontrol.ReplyRequest) (
 	return fmt.Sprintf("answered %s: %s is in %s's inbox", r.ID, answer.ID, answer.To), nil
 }
 
+func (a *cliActions) Approve(ctx context.Context, r missioncontrol.ApprovalRequest) (string, error) {
+	done, err := approveRequest(ctx, a.env, a.cfg, r.Person, r.ID)
+	if err != nil {
+		return "", err
+	}
+	return strings.Join(done, "; "), nil
+}
+
+func (a *cliActions) Deny(ctx context.Context, r missioncontrol.ApprovalRequest) (string, error) {
+	notice, err := denyRequest(a.env, a.cfg, r.Person, r.ID, r.Reason)
+	if err != nil {
+		return "", err
+	}
+	return fmt.Sprintf("denied %s; %s told (%s)", r.ID, notice.To, notice.ID), nil
+}
+
 func (a *cliActions) SetTask(ctx context.Context, r missioncontrol.TaskRequest) (string, error) {
 	t, err := setTask(ctx, a.env, &projectboard.Store{Root: a.env.Root}, r.ID, r.Changes)
 	if err != nil {

@@ -185,6 +185,7 @@ func runnerSettings(env *Env, cfg config.Config, agent config.Agent, driver curs
 		TemplatesDir:     filepath.Join(env.Root, cfg.Run.Templates),
 		MaxHops:          cfg.Run.MaxHops,
 		MaxSendsPerReply: cfg.Run.MaxSendsPerReply,
+		Guardrails:       guardrails(cfg),
 		PerMinute:        cfg.RateLimit.PerMinute,
 		PerHour:          cfg.RateLimit.PerHour,
 		Recovery:         recoverySettings(cfg),
@@ -196,6 +197,11 @@ func runnerSettings(env *Env, cfg config.Config, agent config.Agent, driver curs
 		Lore:             loreSettings(cfg),
 		Log:              log,
 	}
+}
+
+func guardrails(cfg config.Config) agents.Guardrails {
+	g := cfg.Guardrails
+	return agents.Guardrails{Broadcast: g.Broadcast, OthersTask: g.OthersTask, CloseUnowned: g.CloseUnowned, ManySends: g.ManySends, ManySendsOver: g.ManySendsOver}
 }
 
 func loreSettings(cfg config.Config) agents.LoreSettings {

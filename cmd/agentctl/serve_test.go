@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"agentctl/agents"
 	"agentctl/mailbox"
 	"agentctl/missioncontrol"
 )
@@ -239,6 +240,27 @@ func TestServeSendRetryReplyAndBoardGoThroughTheCommandsCode(t *testing.T) {
 		t.Errorf("no thread of the question and its answer: %+v", snap.Threads)
 	}
 
+	// Approval requests, as a runner parks them, settled from the page.
+	approveID, denyID := agents.ApprovalID("m1", "send[0]"), agents.ApprovalID("m1", "send[1]")
+	for _, item := range []string{"send[0]", "send[1]"} {
+		if err := human.Deliver(heldSend(item, "Agent-3", item+" body")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mc.awaitSnapshot(t, "the approval requests", func(s missioncontrol.Snapshot) bool { return len(s.People[0].Waiting) == 2 })
+	if code, out := mc.post(t, "/api/approve", missioncontrol.ApprovalRequest{ID: approveID}, nil); code != http.StatusOK || !strings.Contains(out["message"], "approved: send") {
+		t.Fatalf("approve: %d %v", code, out)
+	}
+	if code, out := mc.post(t, "/api/approve", missioncontrol.ApprovalRequest{ID: approveID}, nil); code != http.StatusUnprocessableEntity || !strings.Contains(out["error"], "approved already") {
+		t.Errorf("a second approval: %d %v", code, out)
+	}
+	if code, out := mc.post(t, "/api/deny", missioncontrol.ApprovalRequest{ID: denyID, Reason: "not now"}, nil); code != http.StatusOK || !strings.Contains(out["message"], "Agent-1 told") {
+		t.Fatalf("deny: %d %v", code, out)
+	}
+	mc.awaitSnapshot(t, "the approved message in Agent-3's inbox", func(s missioncontrol.Snapshot) bool {
+		return len(s.People[0].Waiting) == 0 && agentOf(s, "Agent-3").Pending == 2
+	})
+
 	if code, out := mc.post(t, "/api/task", missioncontrol.TaskRequest{ID: "DEMO-1", Changes: []string{"status=review", "owner=Agent-2"}}, nil); code != http.StatusOK {
 		t.Fatalf("board set: %d %v", code, out)
 	}
@@ -306,4 +328,15 @@ func TestServeStreamsASnapshotWhenAFileMoves(t *testing.T) {
 			t.Fatal("no event showed the dropped message")
 		}
 	}
+}
+
+// heldSend is an approval request as a runner parks it: item of Agent-1's
+// reply to m1 wanted to send body to `to`, and a guardrail held it.
+func heldSend(item, to, body string) mailbox.Message {
+	id := agents.ApprovalID("m1", item)
+	send := map[string]any{"id": "msg_held_" + strings.Trim(item, "send[]"), "from": "Agent-1", "to": to, "type": "message", "priority": "normal",
+		"subject": "held", "body": body, "created_at": time.Now().UTC().Format(time.RFC3339Nano), "meta": map[string]any{}}
+	return mailbox.Message{ID: id, From: "Agent-1", To: "human", Type: "approval", Subject: "approval: Agent-1 wants to send", Body: "approve?",
+		CreatedAt: time.Now().UTC(), Meta: map[string]any{"approval": map[string]any{"agent": "Agent-1", "message": "m1", "item": item,
+			"guard": "broadcast", "reason": "a send to all", "sends": []any{send}}}}
 }

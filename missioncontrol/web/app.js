@@ -136,12 +136,17 @@ function render() {
     el("button", { onclick: () => act("retry", { ref: d.ref, mailbox: d.mailbox }) }, "retry"))) : [el("div", { class: "dim" }, "none")]));
   const waiting = s.people.flatMap((p) => p.waiting.map((m) => ({ ...m, person: p.name })));
   $("people").replaceChildren(...(waiting.length ? waiting.map((m) => {
-    const box = el("input", { placeholder: "answer…", size: 30 });
+    const approval = m.type === "approval";
+    const box = el("input", { placeholder: approval ? "reason to deny…" : "answer…", size: 30 });
     box.value = typed[m.id] || "";
     if (focused === m.id) setTimeout(() => box.focus());
+    const form = approval
+      ? el("form", { onsubmit: (e) => { e.preventDefault(); act("deny", { person: m.person, id: m.id, reason: box.value }); } },
+        el("button", { type: "button", "data-approve": m.id, onclick: () => act("approve", { person: m.person, id: m.id }) }, "approve"),
+        box, el("button", { "data-deny": m.id }, "deny"))
+      : el("form", { onsubmit: (e) => { e.preventDefault(); act("reply", { person: m.person, id: m.id, text: box.value }); } }, box, el("button", {}, "reply"));
     return el("div", { class: "row", "data-question": m.id },
-      el("b", {}, m.from + " → " + m.person), el("span", {}, m.subject), el("div", { class: "dim small" }, m.body),
-      el("form", { onsubmit: (e) => { e.preventDefault(); act("reply", { person: m.person, id: m.id, text: box.value }); } }, box, el("button", {}, "reply")));
+      el("b", {}, m.from + " → " + m.person), el("span", {}, m.subject), el("div", { class: "dim small" }, m.body), form);
   }) : [el("div", { class: "dim" }, "nothing waits")]));
   const to = $("send-to"), keep = to.value;
   to.replaceChildren(...s.agents.map((a) => el("option", {}, a.name)), el("option", { value: "all" }, "all agents"));
