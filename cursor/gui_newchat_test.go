@@ -26,8 +26,8 @@ func TestGUINewChatPerThread(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if reply != prompt {
-			t.Fatalf("reply = %q, want the echo of %q", reply, prompt)
+		if reply != "You wrote:\n"+prompt {
+			t.Fatalf("reply = %q, want the stand-in's answer to %q", reply, prompt)
 		}
 	}
 	d, err := New(agent, testGUI(), Options{LockDir: locks, Sessions: sessions})
@@ -97,7 +97,7 @@ func TestGUINewChatNotOnResume(t *testing.T) {
 		t.Fatalf("err = %v, want the simulated crash", err)
 	}
 	reply, err := d.Run(context.Background(), Turn{Prompt: "b1", Thread: "B", Resume: true})
-	if err != nil || reply != "b1" {
+	if err != nil || reply != "You wrote:\nb1" {
 		t.Fatalf("resumed reply %q, err %v", reply, err)
 	}
 	if s := chatLog(t, chat); s != "new a1 new b1" {
