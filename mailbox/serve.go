@@ -11,8 +11,10 @@ import (
 // instead of sleeping; agentctl runs on SystemClock.
 type Clock interface {
 	Now() time.Time
-	// After returns a channel that receives once d has passed.
-	After(d time.Duration) <-chan time.Time
+	// At returns a channel that receives once the clock reaches t (at
+	// once if it has). A deadline rather than a duration: time may move
+	// between reading the clock and going to sleep, most of all a test's.
+	At(t time.Time) <-chan time.Time
 }
 
 // SystemClock is the wall clock.
@@ -20,8 +22,8 @@ var SystemClock Clock = systemClock{}
 
 type systemClock struct{}
 
-func (systemClock) Now() time.Time                         { return time.Now() }
-func (systemClock) After(d time.Duration) <-chan time.Time { return time.After(d) }
+func (systemClock) Now() time.Time                  { return time.Now() }
+func (systemClock) At(t time.Time) <-chan time.Time { return time.After(time.Until(t)) }
 
 // Worker is what Serve hands claims to, and what it asks about time.
 type Worker struct {
@@ -67,7 +69,7 @@ func Serve(ctx context.Context, c *Consumer, changes <-chan Change, clock Clock,
 		}
 		var timer <-chan time.Time
 		if wake {
-			timer = clock.After(max(next.Sub(now), 0))
+			timer = clock.At(next)
 		}
 		select {
 		case <-ctx.Done():

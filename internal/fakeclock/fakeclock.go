@@ -15,7 +15,7 @@ type Clock struct {
 	mu      sync.Mutex
 	now     time.Time
 	waiters []waiter
-	// waiting is signalled whenever After registers a waiter, so a test
+	// waiting is signalled whenever At registers a waiter, so a test
 	// can tell that the loop under test went to sleep.
 	waiting chan struct{}
 }
@@ -37,17 +37,17 @@ func (c *Clock) Now() time.Time {
 	return c.now
 }
 
-// After returns a channel that receives once the clock has been moved d
-// past now.
-func (c *Clock) After(d time.Duration) <-chan time.Time {
+// At returns a channel that receives once the clock has been moved to t
+// or past it.
+func (c *Clock) At(t time.Time) <-chan time.Time {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	ch := make(chan time.Time, 1)
-	if d <= 0 {
+	if !t.After(c.now) {
 		ch <- c.now
 		return ch
 	}
-	c.waiters = append(c.waiters, waiter{at: c.now.Add(d), ch: ch})
+	c.waiters = append(c.waiters, waiter{at: t, ch: ch})
 	select {
 	case c.waiting <- struct{}{}:
 	default:
@@ -55,7 +55,7 @@ func (c *Clock) After(d time.Duration) <-chan time.Time {
 	return ch
 }
 
-// Sleeping returns a channel that receives after a new After call: the
+// Sleeping returns a channel that receives after a new At call: the
 // loop under test has gone to sleep on this clock.
 func (c *Clock) Sleeping() <-chan struct{} { return c.waiting }
 
