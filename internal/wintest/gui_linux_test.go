@@ -178,7 +178,9 @@ func TestWindowsGuidedCalibration(t *testing.T) {
 	s := newSwarm(t, w, "1")
 	chat := w.StartChat(t, "Agent-1 - Cursor", 20, 20, "-think", "0.8", "-pause", "0.25", "-chunks", "3")
 	l := chat.Layout
-	points := [][2]int{l.Input, l.Copy, {l.Reply[0], l.Reply[1]}, {l.Reply[0] + l.Reply[2], l.Reply[1] + l.Reply[3]}}
+	// The input box, the copy button, the reply region's corners, and the
+	// busy indicator (the send button that turns into a stop button).
+	points := [][2]int{l.Input, l.Copy, {l.Reply[0], l.Reply[1]}, {l.Reply[0] + l.Reply[2], l.Reply[1] + l.Reply[3]}, l.Busy}
 
 	cmd := w.Agentctl("--root", s.root, "calibrate", "Agent-1", "--title", "^Agent-1 - Cursor$")
 	stdin, _ := cmd.StdinPipe()
@@ -187,6 +189,10 @@ func TestWindowsGuidedCalibration(t *testing.T) {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	// A calibration that asks for more than the test answers would wait
+	// for ever; the test ends it instead.
+	watchdog := time.AfterFunc(2*time.Minute, func() { cmd.Process.Kill() })
+	defer watchdog.Stop()
 	out := bufio.NewReader(stdout)
 	var said strings.Builder
 	for _, p := range points {
@@ -213,6 +219,7 @@ func TestWindowsGuidedCalibration(t *testing.T) {
 		fmt.Sprintf("input: [%d, %d]", l.Input[0], l.Input[1]),
 		fmt.Sprintf("copy: [%d, %d]", l.Copy[0], l.Copy[1]),
 		fmt.Sprintf("reply: [%d, %d, %d, %d]", l.Reply[0], l.Reply[1], l.Reply[2], l.Reply[3]),
+		fmt.Sprintf("busy: [%d, %d]", l.Busy[0], l.Busy[1]),
 	} {
 		if !strings.Contains(yaml, want) {
 			t.Errorf("agentctl.yaml lacks %q:\n%s", want, yaml)
