@@ -38,6 +38,8 @@ var commands = []command{
 	{"reply", "answer a message in a person's mailbox", runReply},
 	{"status", "show every agent's runner and mailbox counts", runStatus},
 	{"run", "run an agent's loop: mailbox → prompt → reply → effects", runRun},
+	{"up", "keep a runner alive for every agent (or the named ones)", runUp},
+	{"down", "stop the runtime's 'agentctl up' and its runners", runDown},
 	{"skip", "abandon the turn an agent is taking; its message is dead-lettered", runSkip},
 	{"retry", "put a dead letter back into an inbox", runRetry},
 	{"drop", "archive a pending or dead message without working it", runDrop},

@@ -86,13 +86,8 @@ func runRun(ctx context.Context, env *Env, args []string) error {
 	default:
 		return usageError{msg: fmt.Sprintf("run: --driver %q is neither gui nor exec", *driverName)}
 	}
-	if agent.EffectiveDriver() == config.DriverExec && len(agent.Exec.Command) == 0 {
-		return usageError{msg: "run: the exec driver needs a command", hint: "give it after --, e.g. agentctl run " + agent.Name + " --driver exec -- claude -p \"{prompt}\""}
-	}
-	if agent.EffectiveDriver() == config.DriverGUI {
-		if err := agent.Window.Calibrated(); err != nil {
-			return withHint(fmt.Errorf("%s: %w", agent.Name, err), "run 'agentctl calibrate "+agent.Name+"' first")
-		}
+	if err := runnable("run", agent); err != nil {
+		return err
 	}
 	driver, err := cursor.New(agent, cfg.GUI, cursor.Options{LockDir: cursor.LockDir(env.Root), Agent: agent.Name})
 	if err != nil {
@@ -121,6 +116,21 @@ func runRun(ctx context.Context, env *Env, args []string) error {
 		return fmt.Errorf("runner of %s stopped: %w", agent.Name, err)
 	}
 	log.Info().Str("agent", agent.Name).Str("event", "stopped").Msg("runner stopped")
+	return nil
+}
+
+// runnable says why agent's runner cannot start, before anything starts:
+// an exec agent without a command, a window never calibrated.
+func runnable(command string, agent config.Agent) error {
+	if agent.EffectiveDriver() == config.DriverExec && len(agent.Exec.Command) == 0 {
+		return usageError{msg: command + ": the exec driver of " + agent.Name + " needs a command",
+			hint: "set exec.command in agentctl.yaml, or give it after --, e.g. agentctl run " + agent.Name + " --driver exec -- claude -p \"{prompt}\""}
+	}
+	if agent.EffectiveDriver() == config.DriverGUI {
+		if err := agent.Window.Calibrated(); err != nil {
+			return withHint(fmt.Errorf("%s: %w", agent.Name, err), "run 'agentctl calibrate "+agent.Name+"' first")
+		}
+	}
 	return nil
 }
 
