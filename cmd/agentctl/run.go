@@ -57,7 +57,7 @@ func runRun(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	if len(rest) < 1 {
-		return usageError{msg: "run: want AGENT", hint: "run 'agentctl run --help' for usage"}
+		return usageError{msg: "run: want AGENT"}
 	}
 	name, command := rest[0], rest[1:]
 	log, err := newLogger(env.Stderr, *logFormat)
