@@ -55,11 +55,16 @@ func parseGlobal(env *Env, args []string) ([]string, error) {
 	fs.StringVar(&env.Root, "root", env.Root, "")
 	help := fs.Bool("help", false, "")
 	fs.BoolVar(help, "h", false, "")
+	version := fs.Bool("version", false, "")
 	if err := fs.Parse(args); err != nil {
 		return nil, flagError(fs, err)
 	}
 	if *help {
 		printUsage(env.Stdout)
+		return nil, errHelpShown
+	}
+	if *version {
+		printVersion(env.Stdout)
 		return nil, errHelpShown
 	}
 	return fs.Args(), nil

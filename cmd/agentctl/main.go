@@ -50,6 +50,7 @@ var commands = []command{
 	{"tail", "print and follow agents' devlogs", tailUsage, runTail},
 	{"devlog", "add a human note to an agent's devlog", devlogUsage, runDevlog},
 	{"lore", "write the day's lore from devlogs and the board", loreUsage, runLore},
+	{"version", "print the version, the build and whether the GUI driver is in it", versionUsage, runVersion},
 }
 
 // Env is what every subcommand gets: where the runtime is and the standard
@@ -144,6 +145,7 @@ Commands:
 	fmt.Fprint(w, `
 Global flags:
   --root DIR   runtime folder (default ./runtime, or $AGENTCTL_ROOT)
+  --version    print the version (as 'agentctl version')
 
 Run 'agentctl help COMMAND' for a command's flags and examples.
 `)
