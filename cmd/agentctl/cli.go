@@ -77,6 +77,10 @@ func newFlagSet(env *Env, name, usage string) *flag.FlagSet {
 	fs.SetOutput(io.Discard)
 	fs.StringVar(&env.Root, "root", env.Root, "runtime `folder`")
 	fs.Usage = func() {
+		if env.flagsOf != nil {
+			env.flagsOf(fs)
+			return
+		}
 		fmt.Fprint(env.Stdout, strings.TrimLeft(usage, "\n"))
 		fmt.Fprintln(env.Stdout, "\nFlags:")
 		fs.SetOutput(env.Stdout)

@@ -9,6 +9,7 @@ import (
 	"cmp"
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -50,6 +51,7 @@ var commands = []command{
 	{"tail", "print and follow agents' devlogs", tailUsage, runTail},
 	{"devlog", "add a human note to an agent's devlog", devlogUsage, runDevlog},
 	{"lore", "write the day's lore from devlogs and the board", loreUsage, runLore},
+	{"completion", "print a shell completion script (bash, zsh, fish, powershell)", completionUsage, runCompletion},
 	{"version", "print the version, the build and whether the GUI driver is in it", versionUsage, runVersion},
 }
 
@@ -60,6 +62,9 @@ type Env struct {
 	Stdin  io.Reader
 	Stdout io.Writer
 	Stderr io.Writer
+	// flagsOf, when set, is handed a command's flag set where --help
+	// would print it, so completion learns the flags of the real thing.
+	flagsOf func(*flag.FlagSet)
 }
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -76,6 +81,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 
 func dispatch(env *Env, args []string) error {
 	name := args[0]
+	if name == completeCommand {
+		return runComplete(env, args[1:])
+	}
 	if name == "help" || name == "-h" || name == "--help" {
 		if len(args) > 1 {
 			return dispatch(env, []string{args[1], "--help"})
