@@ -43,6 +43,7 @@ var commands = []command{
 	{"run", "run an agent's loop: mailbox → prompt → reply → effects", runUsage, runRun},
 	{"up", "keep a runner alive for every agent (or the named ones)", upUsage, runUp},
 	{"down", "stop the runtime's 'agentctl up' and its runners", downUsage, runDown},
+	{"service", "make the runners start at login (systemd, launchd, Task Scheduler)", serviceUsage, runService},
 	{"skip", "abandon the turn an agent is taking; its message is dead-lettered", skipUsage, runSkip},
 	{"retry", "put a dead letter back into an inbox", retryUsage, runRetry},
 	{"drop", "archive a pending or dead message without working it", dropUsage, runDrop},

@@ -2,6 +2,7 @@ package main
 
 import (
 	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
@@ -22,7 +23,9 @@ func TestScripts(t *testing.T) {
 		Dir: "testdata/script",
 		Setup: func(env *testscript.Env) error {
 			env.Setenv("AGENTCTL_ROOT", env.WorkDir+"/runtime")
-			return nil
+			fixtures, err := filepath.Abs("../../fixtures")
+			env.Setenv("FIXTURES", fixtures)
+			return err
 		},
 	})
 }
