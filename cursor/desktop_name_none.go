@@ -1,4 +1,4 @@
-//go:build !(linux && x11) && !(windows && win)
+//go:build nogui || !(linux || windows)
 
 package cursor
 

@@ -1,4 +1,4 @@
-//go:build windows && win
+//go:build windows && !nogui
 
 package cursor
 

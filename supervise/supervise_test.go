@@ -9,7 +9,6 @@ import (
 	"regexp"
 	"strconv"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -96,8 +95,8 @@ func TestKilledRunnersComeBackAndAllStopAtTheEnd(t *testing.T) {
 	first := await(t, log, `Agent-1 \| Agent-1 serving (\d+)`, 1)[0][1]
 	await(t, log, `Agent-2 \| Agent-2 serving (\d+)`, 1)
 	pid, _ := strconv.Atoi(first)
-	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
-		t.Fatal(err)
+	if p, err := os.FindProcess(pid); err != nil || p.Kill() != nil { // kill -9
+		t.Fatalf("cannot kill runner %d: %v", pid, err)
 	}
 	await(t, log, `Agent-1 \| up: runner ended \(signal: killed\)`, 1)
 	second := await(t, log, `Agent-1 \| Agent-1 serving (\d+)`, 2)[1][1]
