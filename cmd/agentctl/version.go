@@ -37,10 +37,17 @@ func runVersion(ctx context.Context, env *Env, args []string) error {
 	return nil
 }
 
+// releaseVersion is set by scripts/release (-ldflags -X), whose go build
+// in a checkout records no module version of its own.
+var releaseVersion string
+
 func printVersion(w io.Writer) {
 	info, ok := debug.ReadBuildInfo()
 	if !ok {
 		info = &debug.BuildInfo{GoVersion: runtime.Version()}
+	}
+	if releaseVersion != "" && (info.Main.Version == "" || info.Main.Version == "(devel)") {
+		info.Main.Version = releaseVersion
 	}
 	fmt.Fprint(w, versionText(info, runtime.GOOS, runtime.GOARCH, cursor.Desktop))
 }
