@@ -2,9 +2,12 @@ package supervise
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
+	"strings"
 	"sync"
+	"time"
 )
 
 // tailLines is how many of a child's last lines a crash notice quotes.
@@ -15,17 +18,47 @@ const tailLines = 10
 const maxLine = 64 * 1024
 
 // combined is the one log every seat writes to; whole lines only, so lines
-// from different children never interleave.
+// from different children never interleave. As text, every line follows
+// its agent's name; as JSON (the runners' --log-format json), the
+// runners' objects pass as they are, since they name their agent, and
+// anything else becomes an object that does.
 type combined struct {
 	mu    sync.Mutex
 	w     io.Writer
 	width int
+	json  bool
+	now   func() time.Time
 }
 
+// line is a line a runner wrote.
 func (c *combined) line(agent, text string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	fmt.Fprintf(c.w, "%-*s | %s\n", c.width, agent, text)
+	switch {
+	case !c.json:
+		fmt.Fprintf(c.w, "%-*s | %s\n", c.width, agent, text)
+	case json.Valid([]byte(text)) && strings.HasPrefix(text, "{"):
+		fmt.Fprintln(c.w, text)
+	default:
+		c.object(map[string]any{"agent": agent, "event": "output", "message": text})
+	}
+}
+
+// say is a line of the supervisor's own about agent.
+func (c *combined) say(agent, text string) {
+	if !c.json {
+		c.line(agent, "up: "+text)
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.object(map[string]any{"agent": agent, "event": "up", "message": text})
+}
+
+func (c *combined) object(fields map[string]any) {
+	fields["level"], fields["time"] = "info", c.now().UTC().Format(time.RFC3339)
+	data, _ := json.Marshal(fields) // strings and a time: cannot fail
+	fmt.Fprintf(c.w, "%s\n", data)
 }
 
 func (c *combined) writer(agent string) *lineWriter {

@@ -23,8 +23,10 @@ type Settings struct {
 	// for every start, since an exec.Cmd runs once.
 	Command func(agent string) *exec.Cmd
 	// Log is the combined log: the children's output and the
-	// supervisor's own lines, each prefixed with its agent.
+	// supervisor's own lines, each prefixed with its agent, or all as
+	// JSON objects with JSON set.
 	Log    io.Writer
+	JSON   bool
 	Policy Policy
 	// Grace is how long a child asked to stop may take before it is
 	// killed.
@@ -64,7 +66,7 @@ func Run(ctx context.Context, s Settings) error {
 		return errors.New("supervise: Settings need a Command and a Log")
 	}
 	s.defaults()
-	out := &combined{w: s.Log, width: longest(s.Agents)}
+	out := &combined{w: s.Log, width: longest(s.Agents), json: s.JSON, now: s.Now}
 	var wg sync.WaitGroup
 	for _, agent := range s.Agents {
 		seat := &seat{s: &s, agent: agent, out: out}
@@ -86,7 +88,7 @@ type seat struct {
 }
 
 func (st *seat) logf(format string, args ...any) {
-	st.out.line(st.agent, "up: "+fmt.Sprintf(format, args...))
+	st.out.say(st.agent, fmt.Sprintf(format, args...))
 }
 
 // run is the one place that acts on Next's verdicts.

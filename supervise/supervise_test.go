@@ -3,6 +3,7 @@ package supervise
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -205,5 +206,28 @@ func TestHelperLock(t *testing.T) {
 	}
 	if _, err := Lock(root); err != nil {
 		os.Stdout.WriteString(err.Error())
+	}
+}
+
+// With JSON set the combined log is JSON objects only: the runners' own
+// pass as they are, anything else they write and the supervisor's lines
+// become objects naming their agent.
+func TestTheJSONLogIsJSONOnly(t *testing.T) {
+	log := &syncBuffer{}
+	stop := start(t, Settings{
+		Root: t.TempDir(), Agents: []string{"Agent-1"}, Log: log, JSON: true, Grace: 10 * time.Second,
+		Command: sh(`echo '{"agent":"Agent-1","event":"started"}'; echo 'panic: not JSON'; exec sleep 60`),
+	})
+	await(t, log, `"message":"panic: not JSON"`, 1)
+	stop()
+	lines := bytes.Split(bytes.TrimSpace([]byte(log.String())), []byte("\n"))
+	for _, l := range lines {
+		var obj map[string]any
+		if err := json.Unmarshal(l, &obj); err != nil || obj["agent"] != "Agent-1" {
+			t.Errorf("not a JSON object naming Agent-1: %s (%v)", l, err)
+		}
+	}
+	if !bytes.Contains([]byte(log.String()), []byte(`{"agent":"Agent-1","event":"started"}`+"\n")) {
+		t.Errorf("the runner's own object was changed:\n%s", log)
 	}
 }

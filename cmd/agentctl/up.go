@@ -89,9 +89,12 @@ func runUp(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	defer release()
-	fmt.Fprintf(env.Stderr, "agentctl up: keeping %d runners alive (%s); Ctrl+C or 'agentctl down' stops them\n", len(names), strings.Join(names, ", "))
+	json := *logFormat == "json" // then stderr holds JSON objects only
+	if !json {
+		fmt.Fprintf(env.Stderr, "agentctl up: keeping %d runners alive (%s); Ctrl+C or 'agentctl down' stops them\n", len(names), strings.Join(names, ", "))
+	}
 	err = supervise.Run(ctx, supervise.Settings{
-		Root: root, Agents: names, Human: cfg.Human(), Log: env.Stderr,
+		Root: root, Agents: names, Human: cfg.Human(), Log: env.Stderr, JSON: json,
 		Policy: supervise.DefaultPolicy(),
 		Grace:  cfg.Run.ShutdownGrace.D() + 5*time.Second,
 		Command: func(agent string) *exec.Cmd {
@@ -103,6 +106,8 @@ func runUp(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintln(env.Stderr, "agentctl up: every runner stopped")
+	if !json {
+		fmt.Fprintln(env.Stderr, "agentctl up: every runner stopped")
+	}
 	return nil
 }
