@@ -9,8 +9,11 @@
 // agent's consumer lock is asked who holds it (mailbox.RunnerPID), and while
 // a live runner that is not one of ours holds it, the seat only watches.
 //
+// One supervisor runs per runtime: it holds locks/up.lock, whose record
+// names it for `agentctl down` (Lock, Running).
+//
 // The package never claims a message, never reads agentctl.yaml (the command
-// hands Settings down) and never writes anything but the crash notice and
-// its devlog entry; how a verdict is reached (Next) is a pure function, and
-// Seat.run is the one place that acts on it.
+// hands Settings down) and never writes anything but its lock, the crash
+// notice and its devlog entry; how a verdict is reached (Next) is a pure
+// function, and seat.run is the one place that acts on it.
 package supervise

@@ -100,7 +100,7 @@ func (st *seat) run(ctx context.Context) {
 			continue
 		}
 		started := st.s.Now()
-		status, tail, err := st.runOnce(ctx)
+		end, err := st.runOnce(ctx)
 		if ctx.Err() != nil {
 			return
 		}
@@ -112,13 +112,13 @@ func (st *seat) run(ctx context.Context) {
 			continue
 		}
 		if err != nil {
-			status = "could not start: " + err.Error()
+			end.status = "could not start: " + err.Error()
 		}
-		v := Next(st.s.Policy, deaths, ran, err == nil && status == "exit status 0")
+		v := Next(st.s.Policy, deaths, ran, end.clean)
 		deaths = v.Deaths
-		st.logf("runner ended (%s) after %s; restarting in %s", status, ran.Round(time.Millisecond), v.Delay)
+		st.logf("runner ended (%s) after %s; restarting in %s", end.status, ran.Round(time.Millisecond), v.Delay)
 		if v.Notify {
-			if err := tellCrashLoop(st.s.Root, st.s.Human, st.agent, v.Deaths, status, tail, v.Delay, st.s.Now()); err != nil {
+			if err := tellCrashLoop(st.s.Root, st.s.Human, st.agent, v.Deaths, end.status, end.tail, v.Delay, st.s.Now()); err != nil {
 				st.logf("%v", err)
 			} else if st.s.Human != "" {
 				st.logf("told %s and the devlog: %d deaths in a row", st.s.Human, v.Deaths)
@@ -151,28 +151,38 @@ func (st *seat) watchHandRunner(ctx context.Context, pid int) {
 	}
 }
 
+// ending is how a child ended.
+type ending struct {
+	status string   // as the system says it: "exit status 3", "signal: killed"
+	clean  bool     // it exited with status 0
+	tail   []string // the last lines it wrote
+}
+
 // runOnce runs one child to its end, or until ctx ends and it is stopped.
-// It returns how the child ended and the last lines it wrote.
-func (st *seat) runOnce(ctx context.Context) (status string, tail []string, err error) {
+func (st *seat) runOnce(ctx context.Context) (ending, error) {
 	cmd := st.s.Command(st.agent)
 	lw := st.out.writer(st.agent)
-	defer lw.flush()
 	cmd.Stdout, cmd.Stderr = lw, lw
 	ownProcessGroup(cmd)
 	if err := cmd.Start(); err != nil {
-		return "", nil, err
+		return ending{}, err
 	}
 	st.logf("started runner, pid %d", cmd.Process.Pid)
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
+	ended := func(err error) ending {
+		lw.flush()
+		return ending{status: exitStatus(err), clean: err == nil, tail: lw.tail()}
+	}
 	select {
 	case err := <-done:
-		return exitStatus(err), lw.tail(), nil
+		return ended(err), nil
 	case <-ctx.Done():
 	}
 	if err := askToStop(cmd.Process); err != nil {
 		cmd.Process.Kill()
 	}
+	var err error
 	select {
 	case err = <-done:
 	case <-st.s.After(st.s.Grace):
@@ -180,8 +190,9 @@ func (st *seat) runOnce(ctx context.Context) (status string, tail []string, err 
 		cmd.Process.Kill()
 		err = <-done
 	}
-	st.logf("runner stopped (%s)", exitStatus(err))
-	return exitStatus(err), lw.tail(), nil
+	e := ended(err)
+	st.logf("runner stopped (%s)", e.status)
+	return e, nil
 }
 
 func exitStatus(err error) string {
