@@ -1,8 +1,14 @@
 package supervise
 
 import (
+	"context"
+	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"path/filepath"
+	"strconv"
+	"time"
 
 	"agentctl/internal/atomicfile"
 	"agentctl/internal/lockfile"
@@ -46,7 +52,42 @@ func Lock(root string) (release func(), err error) {
 		l.Unlock()
 		return nil, err
 	}
+	// A request left for a supervisor that is gone is not for this one.
+	if err := os.Remove(StopPath(root)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		l.Unlock()
+		return nil, fmt.Errorf("cannot clear an old stop request: %w", err)
+	}
 	return func() { l.Unlock() }, nil
+}
+
+// StopPath is the file by which `agentctl down` asks the supervisor to stop
+// where no signal can (Windows): it writes it, the supervisor removes it.
+func StopPath(root string) string { return filepath.Join(mailbox.LocksDir(root), "up.stop") }
+
+// RequestStop asks the runtime's supervisor to stop, through StopPath.
+func RequestStop(root string) error {
+	return atomicfile.WriteFile(StopPath(root), []byte(strconv.Itoa(os.Getpid())+"\n"))
+}
+
+// untilStopRequested returns a context that ends with ctx or when a stop
+// request appears, looked for every interval.
+func untilStopRequested(ctx context.Context, root string, every time.Duration, after func(time.Duration) <-chan time.Time) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(ctx)
+	go func() {
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-after(every):
+			}
+			if _, err := os.Stat(StopPath(root)); err == nil {
+				os.Remove(StopPath(root))
+				cancel()
+				return
+			}
+		}
+	}()
+	return ctx, cancel
 }
 
 // Running returns the pid of the runtime's live supervisor, if its lock

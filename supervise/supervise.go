@@ -54,8 +54,9 @@ func (s *Settings) defaults() {
 	}
 }
 
-// Run keeps a runner alive for every agent until ctx ends, then stops them
-// all and returns when every child has exited. It returns an error only if
+// Run keeps a runner alive for every agent until ctx ends or a stop is
+// requested (RequestStop), then stops them all and returns when every
+// child has exited. It returns an error only if
 // the supervisor itself could not work; a child's death is logged and
 // handled, never returned.
 func Run(ctx context.Context, s Settings) error {
@@ -66,6 +67,9 @@ func Run(ctx context.Context, s Settings) error {
 		return errors.New("supervise: Settings need a Command and a Log")
 	}
 	s.defaults()
+	// The real clock: a test's After that fires at once would spin here.
+	ctx, cancel := untilStopRequested(ctx, s.Root, s.Policy.WatchEvery, time.After)
+	defer cancel()
 	out := &combined{w: s.Log, width: longest(s.Agents), json: s.JSON, now: s.Now}
 	var wg sync.WaitGroup
 	for _, agent := range s.Agents {

@@ -231,3 +231,40 @@ func TestTheJSONLogIsJSONOnly(t *testing.T) {
 		t.Errorf("the runner's own object was changed:\n%s", log)
 	}
 }
+
+// A stop request, the way down stops up where there are no signals, stops
+// every runner and ends Run.
+func TestAStopRequestEndsRun(t *testing.T) {
+	root := t.TempDir()
+	release, err := Lock(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer release()
+	log := &syncBuffer{}
+	p := DefaultPolicy()
+	p.WatchEvery = 10 * time.Millisecond
+	done := make(chan error, 1)
+	go func() {
+		done <- Run(context.Background(), Settings{
+			Root: root, Agents: []string{"Agent-1"}, Log: log, Policy: p, Grace: 10 * time.Second,
+			Command: sh(`trap 'echo stopping; exit 0' TERM; echo serving; while :; do sleep 0.05; done`),
+		})
+	}()
+	await(t, log, `Agent-1 \| serving`, 1)
+	if err := RequestStop(root); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(20 * time.Second): // only ends a test that would hang
+		t.Fatalf("Run did not end on a stop request:\n%s", log)
+	}
+	await(t, log, `Agent-1 \| up: runner stopped`, 1)
+	if _, err := os.Stat(StopPath(root)); !os.IsNotExist(err) {
+		t.Errorf("the stop request is still there: %v", err)
+	}
+}

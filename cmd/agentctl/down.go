@@ -14,7 +14,8 @@ import (
 const downUsage = `
 Usage: agentctl down [--timeout DURATION]
 
-Stops the runtime's 'agentctl up': asks it to stop (SIGTERM), which stops
+Stops the runtime's 'agentctl up': asks it to stop (SIGTERM; on Windows a
+stop request in locks/up.stop, which up looks for every 2s), which stops
 every runner it keeps the way Ctrl+C would, and waits until it has exited.
 Runners started by hand with 'agentctl run' are not touched.
 
@@ -41,8 +42,10 @@ func runDown(ctx context.Context, env *Env, args []string) error {
 	if err == nil {
 		err = p.Signal(syscall.SIGTERM)
 	}
-	if err != nil {
-		return withHint(fmt.Errorf("cannot stop agentctl up (pid %d): %w", pid, err), "press Ctrl+C in the console where up runs")
+	if err != nil { // Windows has no SIGTERM: up looks for a stop request
+		if rerr := supervise.RequestStop(env.Root); rerr != nil {
+			return withHint(fmt.Errorf("cannot stop agentctl up (pid %d): %w", pid, errors.Join(err, rerr)), "press Ctrl+C in the console where up runs")
+		}
 	}
 	fmt.Fprintf(env.Stdout, "asked agentctl up (pid %d) to stop its runners\n", pid)
 	deadline := time.Now().Add(*timeout)
