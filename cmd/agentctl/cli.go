@@ -9,7 +9,8 @@ import (
 	"strings"
 )
 
-// errHelpShown ends a command that printed its usage because --help asked.
+// errHelpShown ends a command that printed what was asked instead of
+// running: its help (--help), or the version (--version).
 var errHelpShown = errors.New("help shown")
 
 // usageError is a mistake in how a command was called; it exits 2, and
