@@ -16,7 +16,7 @@ func TestMain(m *testing.M) {
 }
 
 // roles are the parts the test binary can play; GUI-only ones add
-// themselves in files built with the x11 tag.
+// themselves in files built only where the GUI driver is (Linux).
 var roles = map[string]func() int{
 	"runner":    runnerProcess,
 	"hop-agent": hopAgent,

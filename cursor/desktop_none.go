@@ -1,4 +1,4 @@
-//go:build !(linux && x11) && !(windows && win)
+//go:build nogui || !(linux || windows)
 
 package cursor
 
@@ -14,10 +14,8 @@ var errNoBounds = errors.New("window bounds unknown")
 // focus, and a GUI turn never types without that.
 func openDesktop() (desktop, error) {
 	switch runtime.GOOS {
-	case "linux":
-		return nil, fmt.Errorf("%w: rebuild with CGO_ENABLED=0 go build -tags x11", ErrGUIUnavailable)
-	case "windows":
-		return nil, fmt.Errorf("%w: rebuild with go build -tags win", ErrGUIUnavailable)
+	case "linux", "windows":
+		return nil, fmt.Errorf("%w: this agentctl was built with the nogui tag; rebuild without it", ErrGUIUnavailable)
 	default:
 		return nil, fmt.Errorf("%w: %s cannot confirm the active window without cgo; use driver: exec", ErrGUIUnavailable, runtime.GOOS)
 	}

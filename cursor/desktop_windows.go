@@ -1,4 +1,4 @@
-//go:build windows && win
+//go:build windows && !nogui
 
 package cursor
 
@@ -11,7 +11,7 @@ import (
 	"time"
 	"unsafe"
 
-	"github.com/go-vgo/robotgo"
+	robotgo "github.com/go-vgo/robotgo/win"
 	"golang.org/x/sys/windows"
 )
 

@@ -1,4 +1,4 @@
-//go:build linux && x11
+//go:build linux && !nogui
 
 package cursor
 
@@ -13,7 +13,7 @@ import (
 	"regexp"
 	"time"
 
-	"github.com/go-vgo/robotgo"
+	robotgo "github.com/go-vgo/robotgo/x11"
 	"github.com/jezek/xgb"
 	"github.com/jezek/xgb/xproto"
 	"github.com/jezek/xgbutil"

@@ -62,8 +62,11 @@
 // never sends a key or click to a window it has not just confirmed as the
 // agent's own.
 //
-// Desktop access needs a build tag: on Linux CGO_ENABLED=0 with -tags x11,
-// on Windows -tags win, on macOS -tags mac. Without one, the package still
-// builds and the exec driver works, but a GUI turn fails with
-// ErrGUIUnavailable.
+// Desktop access is built in on Linux (X11, pure Go: robotgo's x11 package
+// and EWMH, no cgo) and on Windows (robotgo's win package, no cgo) unless
+// the nogui tag opts out. macOS gets none: robotgo drives macOS only
+// through cgo and Cocoa, and this package cannot confirm the active window
+// there, so the exec driver is all a macOS build has. Without desktop
+// access the package still builds and the exec driver works, but a GUI
+// turn fails with ErrGUIUnavailable.
 package cursor

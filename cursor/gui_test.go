@@ -1,4 +1,4 @@
-//go:build linux && x11
+//go:build linux && !nogui
 
 package cursor
 

@@ -99,3 +99,16 @@ func describeConsumerHolder(path string, rec lockfile.Record, known bool) string
 	}
 	return fmt.Sprintf("%s holds %s and is not a running agentctl runner; waiting for it to let go", who, path)
 }
+
+// RunnerPID returns the pid of the live runner that consumes agent's
+// mailbox, from the record in its consumer lock, and whether there is one:
+// a record is believed only while it names the same live process that
+// holds the lock. It lets a supervisor leave alone a runner started by
+// hand. The agent name must be a valid one.
+func RunnerPID(root, agent string) (int, bool) {
+	holder, known := lockfile.HeldBy(ConsumerLockPath(root, agent))
+	if !known || holder.Role != roleRunner {
+		return 0, false
+	}
+	return holder.PID, true
+}

@@ -208,3 +208,25 @@ func TestHeldInboxJSONLockNamesItsHolder(t *testing.T) {
 		t.Errorf("Waiting() = %q does not name the holder, %s", waiting, want)
 	}
 }
+
+// RunnerPID names a live runner holding the consumer lock, and nothing
+// else: not a stranger's flock, not a runner that let go.
+func TestRunnerPIDNamesOnlyALiveRunner(t *testing.T) {
+	root := newRuntime(t, "Agent-1")
+	if pid, ok := RunnerPID(root, "Agent-1"); ok {
+		t.Fatalf("no runner yet, got pid %d", pid)
+	}
+	stranger, release := holdInChild(t, root, "stranger")
+	if pid, ok := RunnerPID(root, "Agent-1"); ok {
+		t.Fatalf("a stranger (pid %d) taken for runner pid %d", stranger.Process.Pid, pid)
+	}
+	release()
+	runner, release := holdInChild(t, root, "runner")
+	if pid, ok := RunnerPID(root, "Agent-1"); !ok || pid != runner.Process.Pid {
+		t.Fatalf("RunnerPID = %d, %v; want the runner's pid %d", pid, ok, runner.Process.Pid)
+	}
+	release()
+	if pid, ok := RunnerPID(root, "Agent-1"); ok {
+		t.Fatalf("a runner that let go still named: pid %d", pid)
+	}
+}

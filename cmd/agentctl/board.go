@@ -48,12 +48,11 @@ Examples:
 `
 
 func runBoard(ctx context.Context, env *Env, args []string) error {
-	if len(args) == 0 || args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
-		fs := newFlagSet(env, "board", boardUsage)
-		fs.Usage()
-		if len(args) == 0 {
-			return usageError{msg: "board: want list, show, add, set or import", hint: "run 'agentctl board --help' for usage"}
-		}
+	if len(args) == 0 {
+		return usageError{msg: "board: want list, show, add, set or import"}
+	}
+	if args[0] == "-h" || args[0] == "--help" || args[0] == "help" {
+		newFlagSet(env, "board", boardUsage).Usage()
 		return errHelpShown
 	}
 	store := &projectboard.Store{Root: env.Root}
@@ -69,7 +68,11 @@ func runBoard(ctx context.Context, env *Env, args []string) error {
 	case "import":
 		return boardImport(ctx, env, store, args[1:])
 	}
-	return usageError{msg: fmt.Sprintf("board: unknown action %q; want list, show, add, set or import", args[0]), hint: "run 'agentctl board --help' for usage"}
+	msg := fmt.Sprintf("board: unknown action %q", args[0])
+	if s := suggest(args[0], []string{"list", "show", "add", "set", "import"}); s != "" {
+		msg += fmt.Sprintf(" (did you mean %s?)", s)
+	}
+	return usageError{msg: msg + "; want list, show, add, set or import"}
 }
 
 // invalidBoards explains boards that could not be read.

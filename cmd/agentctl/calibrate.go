@@ -112,7 +112,7 @@ func runCalibrate(ctx context.Context, env *Env, args []string) error {
 		}
 	} else if *copyKeys == "" || w.Input == nil || w.Reply == nil {
 		if w.Title == "" {
-			return usageError{msg: "calibrate: guided calibration needs --title", hint: "run 'agentctl calibrate --help' for usage"}
+			return usageError{msg: "calibrate: guided calibration needs --title"}
 		}
 		if err := guide(env, &w, *copyKeys == ""); err != nil {
 			return err

@@ -9,13 +9,16 @@ import (
 	"strings"
 )
 
-// errHelpShown ends a command that printed its usage because --help asked.
+// errHelpShown ends a command that printed what was asked instead of
+// running: its help (--help), or the version (--version).
 var errHelpShown = errors.New("help shown")
 
-// usageError is a mistake in how a command was called; it exits 2.
+// usageError is a mistake in how a command was called; it exits 2, and
+// report follows it with the command's usage line (dispatch fills it in).
 type usageError struct {
-	msg  string
-	hint string
+	msg   string
+	hint  string
+	usage string
 }
 
 func (e usageError) Error() string { return e.msg }
@@ -53,11 +56,16 @@ func parseGlobal(env *Env, args []string) ([]string, error) {
 	fs.StringVar(&env.Root, "root", env.Root, "")
 	help := fs.Bool("help", false, "")
 	fs.BoolVar(help, "h", false, "")
+	version := fs.Bool("version", false, "")
 	if err := fs.Parse(args); err != nil {
-		return nil, usageError{msg: err.Error(), hint: "run 'agentctl help' for usage"}
+		return nil, flagError(fs, err)
 	}
 	if *help {
 		printUsage(env.Stdout)
+		return nil, errHelpShown
+	}
+	if *version {
+		printVersion(env.Stdout)
 		return nil, errHelpShown
 	}
 	return fs.Args(), nil
@@ -70,6 +78,10 @@ func newFlagSet(env *Env, name, usage string) *flag.FlagSet {
 	fs.SetOutput(io.Discard)
 	fs.StringVar(&env.Root, "root", env.Root, "runtime `folder`")
 	fs.Usage = func() {
+		if env.flagsOf != nil {
+			env.flagsOf(fs)
+			return
+		}
 		fmt.Fprint(env.Stdout, strings.TrimLeft(usage, "\n"))
 		fmt.Fprintln(env.Stdout, "\nFlags:")
 		fs.SetOutput(env.Stdout)
@@ -81,15 +93,20 @@ func newFlagSet(env *Env, name, usage string) *flag.FlagSet {
 
 // parseArgs parses flags that may come before, between or after positional
 // arguments (`agentctl inbox Agent-3 --json`) and returns the positionals.
-// Everything after "--" is positional.
+// Everything after "--" is positional. The whole help is printed only when
+// asked for; a mistake gets one line (report).
 func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
+	help := fs.Usage
+	fs.Usage = func() {} // flag calls it on every error too
+	defer func() { fs.Usage = help }()
 	var positional []string
 	for {
 		if err := fs.Parse(args); err != nil {
-			if errors.Is(err, flag.ErrHelp) { // flag has printed the usage already
+			if errors.Is(err, flag.ErrHelp) {
+				help()
 				return nil, errHelpShown
 			}
-			return nil, usageError{msg: err.Error(), hint: fmt.Sprintf("run 'agentctl %s --help' for usage", fs.Name())}
+			return nil, flagError(fs, err)
 		}
 		rest := fs.Args()
 		if len(rest) == 0 {
@@ -107,9 +124,105 @@ func parseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
 // wantArgs checks the number of positional arguments.
 func wantArgs(fs *flag.FlagSet, args []string, min, max int, what string) error {
 	if len(args) < min || (max >= 0 && len(args) > max) {
-		return usageError{msg: fmt.Sprintf("%s: want %s", fs.Name(), what), hint: fmt.Sprintf("run 'agentctl %s --help' for usage", fs.Name())}
+		return usageError{msg: fmt.Sprintf("%s: want %s", fs.Name(), what)}
 	}
 	return nil
+}
+
+// flagError turns the flag package's error into agentctl's words, with
+// the flag the user probably meant.
+func flagError(fs *flag.FlagSet, err error) error {
+	msg := err.Error()
+	if name, ok := strings.CutPrefix(msg, "flag provided but not defined: -"); ok {
+		var known []string
+		fs.VisitAll(func(f *flag.Flag) { known = append(known, f.Name) })
+		msg = "unknown flag --" + name
+		if fs.Name() != "agentctl" {
+			msg = fs.Name() + ": " + msg
+		}
+		if s := suggest(name, known); s != "" {
+			msg += fmt.Sprintf(" (did you mean --%s?)", s)
+		}
+		return usageError{msg: msg}
+	}
+	if fs.Name() != "agentctl" {
+		msg = fs.Name() + ": " + msg
+	}
+	return usageError{msg: msg}
+}
+
+// suggest returns the one candidate closest to word, if it is close enough
+// to be a typo of it (ignoring case), and "" when none or several are.
+func suggest(word string, candidates []string) string {
+	best, bestDist, ties := "", 0, 0
+	for _, c := range candidates {
+		d := editDistance(strings.ToLower(word), strings.ToLower(c))
+		switch {
+		case best == "" || d < bestDist:
+			best, bestDist, ties = c, d, 1
+		case d == bestDist:
+			ties++
+		}
+	}
+	if best == "" || ties > 1 || bestDist > max(1, len([]rune(word))/3) {
+		return ""
+	}
+	return best
+}
+
+// editDistance counts the insertions, deletions, substitutions and swaps
+// of neighbours that turn a into b.
+func editDistance(a, b string) int {
+	x, y := []rune(a), []rune(b)
+	d := make([][]int, len(x)+1)
+	for i := range d {
+		d[i] = make([]int, len(y)+1)
+		d[i][0] = i
+	}
+	for j := range d[0] {
+		d[0][j] = j
+	}
+	for i := 1; i <= len(x); i++ {
+		for j := 1; j <= len(y); j++ {
+			cost := 1
+			if x[i-1] == y[j-1] {
+				cost = 0
+			}
+			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
+			if i > 1 && j > 1 && x[i-1] == y[j-2] && x[i-2] == y[j-1] {
+				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
+			}
+		}
+	}
+	return d[len(x)][len(y)]
+}
+
+// usageLine picks from a command's usage text the synopsis line that fits
+// what was typed: the line for "board set" when words are [board set],
+// else the first.
+func usageLine(usage string, words ...string) string {
+	var lines []string
+	for _, l := range strings.Split(strings.TrimSpace(usage), "\n") {
+		l = strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(l), "Usage:"))
+		if l == "" && len(lines) > 0 {
+			break
+		}
+		if strings.HasPrefix(l, "agentctl ") {
+			lines = append(lines, l)
+		}
+	}
+	if len(lines) == 0 {
+		return ""
+	}
+	for n := len(words); n > 0; n-- {
+		prefix := "agentctl " + strings.Join(words[:n], " ")
+		for _, l := range lines {
+			if l == prefix || strings.HasPrefix(l, prefix+" ") {
+				return l
+			}
+		}
+	}
+	return lines[0]
 }
 
 // isFlagSet reports whether the user gave flag name explicitly.

@@ -57,7 +57,7 @@ func runDoctor(ctx context.Context, env *Env, args []string) error {
 	if needGUI {
 		checks = append(checks, displayCheck())
 		dc := check{name: "desktop control and window manager", err: cursor.CheckDesktop(),
-			hint: "build with CGO_ENABLED=0 go build -tags x11 (Linux), run an EWMH window manager, and set DISPLAY"}
+			hint: "use a Linux or Windows build without the nogui tag, run an EWMH window manager, and set DISPLAY"}
 		desktopOK = dc.err == nil
 		checks = append(checks, dc, clipboardCheck())
 	}

@@ -6,8 +6,10 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -24,33 +26,39 @@ func main() {
 type command struct {
 	name    string
 	summary string
+	usage   string // the help text; its synopsis follows a usage error
 	run     func(ctx context.Context, env *Env, args []string) error
 }
 
 // commands lists every subcommand in the order the usage shows them.
 var commands = []command{
-	{"init", "create a runtime folder and agentctl.yaml", runInit},
-	{"calibrate", "record where an agent's chat window and its controls are", runCalibrate},
-	{"prompt", "take one turn with an agent and print its reply", runPrompt},
-	{"doctor", "check the display, clipboard, locks and every agent's window", runDoctor},
-	{"send", "deliver a message to an agent's or a person's inbox", runSend},
-	{"inbox", "list an agent's or a person's messages", runInbox},
-	{"reply", "answer a message in a person's mailbox", runReply},
-	{"approve", "apply an effect held for a person's approval", runApprove},
-	{"deny", "refuse an effect held for a person's approval", runDeny},
-	{"status", "show every agent's runner and mailbox counts", runStatus},
-	{"run", "run an agent's loop: mailbox → prompt → reply → effects", runRun},
-	{"skip", "abandon the turn an agent is taking; its message is dead-lettered", runSkip},
-	{"retry", "put a dead letter back into an inbox", runRetry},
-	{"drop", "archive a pending or dead message without working it", runDrop},
-	{"serve", "serve mission control: the swarm, live, in a browser", runServe},
-	{"top", "mission control in the terminal: every agent, live", runTop},
-	{"reconcile", "run the recovery checks once (for a system cron)", runReconcile},
-	{"board", "list, show, add, change and import board tasks", runBoard},
-	{"tail", "print and follow agents' devlogs", runTail},
-	{"devlog", "add a human note to an agent's devlog", runDevlog},
-	{"lore", "write the day's lore from devlogs and the board", runLore},
-	{"migrate", "import a Dream.OS setup: messages, boards, coordinates, devlogs", runMigrate},
+	{"init", "create a runtime folder and agentctl.yaml", initUsage, runInit},
+	{"calibrate", "record where an agent's chat window and its controls are", calibrateUsage, runCalibrate},
+	{"prompt", "take one turn with an agent and print its reply", promptUsage, runPrompt},
+	{"doctor", "check the display, clipboard, locks and every agent's window", doctorUsage, runDoctor},
+	{"send", "deliver a message to an agent's or a person's inbox", sendUsage, runSend},
+	{"inbox", "list an agent's or a person's messages", inboxUsage, runInbox},
+	{"reply", "answer a message in a person's mailbox", replyUsage, runReply},
+	{"approve", "apply an effect held for a person's approval", approveUsage, runApprove},
+	{"deny", "refuse an effect held for a person's approval", denyUsage, runDeny},
+	{"status", "show every agent's runner and mailbox counts", statusUsage, runStatus},
+	{"run", "run an agent's loop: mailbox → prompt → reply → effects", runUsage, runRun},
+	{"up", "keep a runner alive for every agent (or the named ones)", upUsage, runUp},
+	{"down", "stop the runtime's 'agentctl up' and its runners", downUsage, runDown},
+	{"service", "make the runners start at login (systemd, launchd, Task Scheduler)", serviceUsage, runService},
+	{"skip", "abandon the turn an agent is taking; its message is dead-lettered", skipUsage, runSkip},
+	{"retry", "put a dead letter back into an inbox", retryUsage, runRetry},
+	{"drop", "archive a pending or dead message without working it", dropUsage, runDrop},
+	{"serve", "serve mission control: the swarm, live, in a browser", serveUsage, runServe},
+	{"top", "mission control in the terminal: every agent, live", topUsage, runTop},
+	{"reconcile", "run the recovery checks once (for a system cron)", reconcileUsage, runReconcile},
+	{"board", "list, show, add, change and import board tasks", boardUsage, runBoard},
+	{"tail", "print and follow agents' devlogs", tailUsage, runTail},
+	{"devlog", "add a human note to an agent's devlog", devlogUsage, runDevlog},
+	{"lore", "write the day's lore from devlogs and the board", loreUsage, runLore},
+	{"migrate", "import a Dream.OS setup: messages, boards, coordinates, devlogs", migrateUsage, runMigrate},
+	{"completion", "print a shell completion script (bash, zsh, fish, powershell)", completionUsage, runCompletion},
+	{"version", "print the version, the build and whether the GUI driver is in it", versionUsage, runVersion},
 }
 
 // Env is what every subcommand gets: where the runtime is and the standard
@@ -60,6 +68,9 @@ type Env struct {
 	Stdin  io.Reader
 	Stdout io.Writer
 	Stderr io.Writer
+	// flagsOf, when set, is handed a command's flag set where --help
+	// would print it, so completion learns the flags of the real thing.
+	flagsOf func(*flag.FlagSet)
 }
 
 func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -76,6 +87,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 
 func dispatch(env *Env, args []string) error {
 	name := args[0]
+	if name == completeCommand {
+		return runComplete(env, args[1:])
+	}
 	if name == "help" || name == "-h" || name == "--help" {
 		if len(args) > 1 {
 			return dispatch(env, []string{args[1], "--help"})
@@ -87,10 +101,28 @@ func dispatch(env *Env, args []string) error {
 		if c.name == name {
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			return c.run(ctx, env, args[1:])
+			err := c.run(ctx, env, args[1:])
+			var u usageError
+			if errors.As(err, &u) && u.usage == "" {
+				u.usage = usageLine(c.usage, args...)
+				return u
+			}
+			return err
 		}
 	}
-	return usageError{msg: fmt.Sprintf("unknown command %q", name), hint: "run 'agentctl help' to list the commands"}
+	msg := fmt.Sprintf("unknown command %q", name)
+	if s := suggest(name, commandNames()); s != "" {
+		msg += fmt.Sprintf(" (did you mean %s?)", s)
+	}
+	return usageError{msg: msg, hint: "run 'agentctl help' to list the commands"}
+}
+
+func commandNames() []string {
+	names := make([]string, len(commands))
+	for i, c := range commands {
+		names[i] = c.name
+	}
+	return names
 }
 
 // report prints err the one way agentctl prints errors and returns the exit
@@ -106,6 +138,7 @@ func report(stderr io.Writer, err error) int {
 	}
 	var u usageError
 	if errors.As(err, &u) {
+		fmt.Fprintf(stderr, "usage: %s\n", cmp.Or(u.usage, "agentctl [--root DIR] COMMAND [ARGS]"))
 		return 2
 	}
 	return 1
@@ -121,11 +154,12 @@ Usage:
 Commands:
 `)
 	for _, c := range commands {
-		fmt.Fprintf(w, "  %-10s %s\n", c.name, c.summary)
+		fmt.Fprintf(w, "  %-11s %s\n", c.name, c.summary)
 	}
 	fmt.Fprint(w, `
 Global flags:
   --root DIR   runtime folder (default ./runtime, or $AGENTCTL_ROOT)
+  --version    print the version (as 'agentctl version')
 
 Run 'agentctl help COMMAND' for a command's flags and examples.
 `)

@@ -70,7 +70,7 @@ func runRun(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	if len(rest) < 1 {
-		return usageError{msg: "run: want AGENT", hint: "run 'agentctl run --help' for usage"}
+		return usageError{msg: "run: want AGENT"}
 	}
 	name, command := rest[0], rest[1:]
 	log, err := newLogger(env.Stderr, *logFormat)
@@ -102,13 +102,8 @@ func runRun(ctx context.Context, env *Env, args []string) error {
 	default:
 		return usageError{msg: fmt.Sprintf("run: --driver %q is neither gui nor exec", *driverName)}
 	}
-	if agent.EffectiveDriver() == config.DriverExec {
-		if err := agent.Validate(); err != nil {
-			if agent.Exec.Preset == "" && len(agent.Exec.Command) == 0 {
-				return usageError{msg: "run: the exec driver needs a command", hint: "give it after --, e.g. agentctl run " + agent.Name + " --driver exec -- claude -p \"{prompt}\", or a preset: --preset claude"}
-			}
-			return usageError{msg: "run: " + err.Error()}
-		}
+	if err := runnable("run", agent); err != nil {
+		return err
 	}
 	if *newSession {
 		if err := agent.NewChatError(); err != nil {
@@ -117,11 +112,6 @@ func runRun(ctx context.Context, env *Env, args []string) error {
 				hint = "give the agent an exec preset (--preset claude, or exec.preset in agentctl.yaml) to keep its session"
 			}
 			return usageError{msg: fmt.Sprintf("run: --new-session: %s: %s", agent.Name, err), hint: hint}
-		}
-	}
-	if agent.EffectiveDriver() == config.DriverGUI {
-		if err := agent.Window.Calibrated(); err != nil {
-			return withHint(fmt.Errorf("%s: %w", agent.Name, err), "run 'agentctl calibrate "+agent.Name+"' first")
 		}
 	}
 	sessionLog := log.With().Str("agent", agent.Name).Logger()
@@ -162,6 +152,26 @@ func runRun(ctx context.Context, env *Env, args []string) error {
 		return fmt.Errorf("runner of %s stopped: %w", agent.Name, err)
 	}
 	log.Info().Str("agent", agent.Name).Str("event", "stopped").Msg("runner stopped")
+	return nil
+}
+
+// runnable says why agent's runner cannot start, before anything starts:
+// an exec agent without a command, a window never calibrated.
+func runnable(command string, agent config.Agent) error {
+	if agent.EffectiveDriver() == config.DriverExec {
+		if err := agent.Validate(); err != nil {
+			if agent.Exec.Preset == "" && len(agent.Exec.Command) == 0 {
+				return usageError{msg: command + ": the exec driver of " + agent.Name + " needs a command",
+					hint: "set exec.command or exec.preset in agentctl.yaml, or give it after --, e.g. agentctl run " + agent.Name + " --driver exec -- claude -p \"{prompt}\", or a preset: --preset claude"}
+			}
+			return usageError{msg: command + ": " + err.Error()}
+		}
+	}
+	if agent.EffectiveDriver() == config.DriverGUI {
+		if err := agent.Window.Calibrated(); err != nil {
+			return withHint(fmt.Errorf("%s: %w", agent.Name, err), "run 'agentctl calibrate "+agent.Name+"' first")
+		}
+	}
 	return nil
 }
 

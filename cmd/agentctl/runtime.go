@@ -26,7 +26,7 @@ func loadConfig(env *Env) (config.Config, error) {
 func openMailbox(env *Env, cfg config.Config, name string) (*mailbox.Mailbox, error) {
 	who, err := agentname.Resolve(cfg.MailboxNames(), name)
 	if err != nil {
-		return nil, withHint(err, mailboxesHint(env, cfg))
+		return nil, withHint(didYouMean(err, name, cfg.MailboxNames()), mailboxesHint(env, cfg))
 	}
 	if cfg.IsPerson(who) {
 		if err := mailbox.Create(env.Root, who); err != nil {
@@ -60,7 +60,16 @@ func resolveAgent(env *Env, cfg config.Config, name string) (string, error) {
 		return "", withHint(fmt.Errorf("%s is a person, not an agent: people have a mailbox but no runner and no turns", person),
 			fmt.Sprintf("read what waits for %s with 'agentctl inbox %s' and answer with 'agentctl reply ID TEXT'", person, person))
 	}
-	return "", withHint(err, fmt.Sprintf("the agents of this runtime are %v (see %s)", cfg.AgentNames(), config.Path(env.Root)))
+	return "", withHint(didYouMean(err, name, cfg.AgentNames()), fmt.Sprintf("the agents of this runtime are %v (see %s)", cfg.AgentNames(), config.Path(env.Root)))
+}
+
+// didYouMean adds to an unknown name's error the one name it is probably a
+// typo of.
+func didYouMean(err error, name string, known []string) error {
+	if s := suggest(name, known); s != "" && agentname.Valid(name) == nil {
+		return fmt.Errorf("%w (did you mean %s?)", err, s)
+	}
+	return err
 }
 
 func mailboxesHint(env *Env, cfg config.Config) string {

@@ -1,0 +1,113 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"agentctl/supervise"
+)
+
+const upUsage = `
+Usage: agentctl up [AGENT...] [--log-format console|json]
+
+Starts a runner ('agentctl run AGENT') for every agent in agentctl.yaml, or
+only for the agents named, as child processes, and keeps them running:
+a runner that dies is started again after a pause that doubles while it
+keeps dying (1s up to 1m), and after 5 deaths in a row the person in the
+loop (their mailbox) and the agent's devlog are told once. A runner
+already started by hand is left alone and watched, never duplicated. The
+runners' logs are merged into one on stderr, each line after its agent's
+name.
+
+Ctrl+C, SIGTERM or 'agentctl down' stop every runner the way Ctrl+C stops
+one (a turn in flight gets run.shutdown_grace to finish) and then up. Only
+one up runs per runtime.
+
+Examples:
+  agentctl up
+  agentctl up Agent-1 Agent-3
+  agentctl up --log-format json 2>>runtime/up.log
+`
+
+func runUp(ctx context.Context, env *Env, args []string) error {
+	fs := newFlagSet(env, "up", upUsage)
+	logFormat := fs.String("log-format", "console", "log `format` of the runners: console or json")
+	rest, err := parseArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	if _, err := newLogger(env.Stderr, *logFormat); err != nil {
+		return err
+	}
+	cfg, err := loadConfig(env)
+	if err != nil {
+		return err
+	}
+	names := cfg.AgentNames()
+	if len(rest) > 0 {
+		names = names[:0:0]
+		for _, n := range rest {
+			name, err := resolveAgent(env, cfg, n)
+			if err != nil {
+				return err
+			}
+			names = append(names, name)
+		}
+	}
+	if len(names) == 0 {
+		return withHint(errors.New("up: this runtime has no agents"), "add agents to agentctl.yaml, or run 'agentctl init --agents 3'")
+	}
+	for _, name := range names {
+		agent, err := cfg.Agent(name)
+		if err != nil {
+			return err
+		}
+		if err := runnable("up", agent); err != nil {
+			return err
+		}
+	}
+	root, err := filepath.Abs(env.Root)
+	if err != nil {
+		return err
+	}
+	self, err := os.Executable()
+	if err != nil {
+		return fmt.Errorf("cannot find the agentctl program to start runners with: %w", err)
+	}
+	release, err := supervise.Lock(root)
+	var running *supervise.RunningError
+	if errors.As(err, &running) {
+		return withHint(err, "stop it with 'agentctl down', or start single runners with 'agentctl run AGENT'")
+	}
+	if err != nil {
+		return err
+	}
+	defer release()
+	json := *logFormat == "json" // then stderr holds JSON objects only
+	if !json {
+		fmt.Fprintf(env.Stderr, "agentctl up: keeping %d runners alive (%s); Ctrl+C or 'agentctl down' stops them\n", len(names), strings.Join(names, ", "))
+	}
+	err = supervise.Run(ctx, supervise.Settings{
+		Root: root, Agents: names, Human: cfg.Human(), Log: env.Stderr, JSON: json,
+		Policy: supervise.DefaultPolicy(),
+		Grace:  cfg.Run.ShutdownGrace.D() + 5*time.Second,
+		Command: func(agent string) *exec.Cmd {
+			// argv[0] stays "agentctl": the program may be a copy under
+			// another name, and argv[0] is what ps shows.
+			return &exec.Cmd{Path: self, Args: []string{"agentctl", "--root", root, "run", agent, "--log-format", *logFormat}}
+		},
+	})
+	if err != nil {
+		return err
+	}
+	if !json {
+		fmt.Fprintln(env.Stderr, "agentctl up: every runner stopped")
+	}
+	return nil
+}

@@ -1,0 +1,101 @@
+package supervise
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"agentctl/internal/atomicfile"
+	"agentctl/internal/lockfile"
+	"agentctl/mailbox"
+)
+
+// roleUp is what a supervisor records in its lock file.
+const roleUp = "up"
+
+// LockPath is the supervisor's lock file: whoever holds it is the runtime's
+// `agentctl up`, and its record names that process for `agentctl down`.
+func LockPath(root string) string { return filepath.Join(mailbox.LocksDir(root), "up.lock") }
+
+// RunningError says another supervisor holds the runtime.
+type RunningError struct{ PID int }
+
+func (e *RunningError) Error() string {
+	if e.PID > 0 {
+		return fmt.Sprintf("agentctl up is already running here (pid %d)", e.PID)
+	}
+	return "agentctl up is already running here"
+}
+
+// Lock makes this process the runtime's supervisor until release is
+// called, or fails with a *RunningError.
+func Lock(root string) (release func(), err error) {
+	if err := atomicfile.MkdirAll(mailbox.LocksDir(root)); err != nil {
+		return nil, err
+	}
+	path := LockPath(root)
+	l := lockfile.New(path)
+	ok, err := l.TryLock()
+	if err != nil {
+		return nil, fmt.Errorf("cannot lock %s: %w", path, err)
+	}
+	if !ok {
+		pid, _ := Running(root)
+		return nil, &RunningError{PID: pid}
+	}
+	if err := lockfile.Write(path, lockfile.Self(roleUp)); err != nil {
+		l.Unlock()
+		return nil, err
+	}
+	// A request left for a supervisor that is gone is not for this one.
+	if err := os.Remove(StopPath(root)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		l.Unlock()
+		return nil, fmt.Errorf("cannot clear an old stop request: %w", err)
+	}
+	return func() { l.Unlock() }, nil
+}
+
+// StopPath is the file by which `agentctl down` asks the supervisor to stop
+// where no signal can (Windows): it writes it, the supervisor removes it.
+func StopPath(root string) string { return filepath.Join(mailbox.LocksDir(root), "up.stop") }
+
+// RequestStop asks the runtime's supervisor to stop, through StopPath.
+func RequestStop(root string) error {
+	return atomicfile.WriteFile(StopPath(root), []byte(strconv.Itoa(os.Getpid())+"\n"))
+}
+
+// untilStopRequested returns a context that ends with ctx or when a stop
+// request appears, looked for every interval.
+func untilStopRequested(ctx context.Context, root string, every time.Duration, after func(time.Duration) <-chan time.Time) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancel(ctx)
+	go func() {
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-after(every):
+			}
+			if _, err := os.Stat(StopPath(root)); err == nil {
+				os.Remove(StopPath(root))
+				cancel()
+				return
+			}
+		}
+	}()
+	return ctx, cancel
+}
+
+// Running returns the pid of the runtime's live supervisor, if its lock
+// record is believed.
+func Running(root string) (int, bool) {
+	r, ok := lockfile.HeldBy(LockPath(root))
+	if !ok || r.Role != roleUp {
+		return 0, false
+	}
+	return r.PID, true
+}

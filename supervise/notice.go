@@ -1,0 +1,55 @@
+package supervise
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"agentctl/devlog"
+	"agentctl/mailbox"
+)
+
+// tellCrashLoop tells human (their mailbox) and the agent's devlog that
+// the agent's runner keeps dying. The notice's id is derived from the
+// agent and the minute, so a notice is never delivered twice.
+func tellCrashLoop(root, human, agent string, deaths int, status string, tail []string, delay time.Duration, now time.Time) error {
+	id := fmt.Sprintf("up-crashloop-%s-%s", strings.ToLower(agent), now.UTC().Format("20060102T1504"))
+	detail := fmt.Sprintf("The runner of %s died %d times in a row, the last time with %s; agentctl up keeps restarting it, now every %s.", agent, deaths, status, delay)
+	if len(tail) > 0 {
+		detail += "\n\nIts last lines:\n    " + strings.Join(tail, "\n    ")
+	}
+	detail += fmt.Sprintf("\n\nRun 'agentctl run %s' by hand to see why; 'agentctl down' stops every runner.", agent)
+	var errs []error
+	if human != "" {
+		msg := mailbox.Message{
+			ID: id, From: "agentctl", To: human, Type: "recovery", Priority: mailbox.High,
+			Subject: fmt.Sprintf("the runner of %s keeps crashing", agent), Body: detail, CreatedAt: now.UTC(),
+			Meta: map[string]any{"agent": agent, "deaths": deaths},
+		}
+		if err := deliver(root, msg); err != nil {
+			errs = append(errs, fmt.Errorf("cannot tell %s that %s keeps crashing: %w", human, agent, err))
+		}
+	}
+	e := devlog.Entry{Time: now, Agent: agent, MessageID: id, Subject: "runner keeps crashing", From: "agentctl", Outcome: "crashing", Note: detail}
+	if err := devlog.Append(root, e); err != nil {
+		errs = append(errs, fmt.Errorf("cannot write the crash loop of %s in its devlog: %w", agent, err))
+	}
+	return errors.Join(errs...)
+}
+
+// deliver puts msg in its recipient's mailbox, creating a person's
+// mailbox that does not exist yet; one delivered before is not an error.
+func deliver(root string, msg mailbox.Message) error {
+	if err := mailbox.Create(root, msg.To); err != nil {
+		return err
+	}
+	mb, err := mailbox.Open(root, msg.To)
+	if err != nil {
+		return err
+	}
+	if err := mb.Deliver(msg); err != nil && !errors.Is(err, mailbox.ErrDuplicate) {
+		return err
+	}
+	return nil
+}

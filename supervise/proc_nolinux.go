@@ -1,0 +1,7 @@
+//go:build !linux && !windows
+
+package supervise
+
+import "syscall"
+
+func parentDeath(*syscall.SysProcAttr) {}

@@ -1,0 +1,270 @@
+package supervise
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"agentctl/internal/process"
+	"agentctl/mailbox"
+)
+
+// syncBuffer is the combined log the tests read while seats write it.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// await waits until the log matches re n times and returns the matches.
+// The deadline only ends a test that would otherwise hang.
+func await(t *testing.T, log *syncBuffer, re string, n int) [][]string {
+	t.Helper()
+	rx := regexp.MustCompile(re)
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if m := rx.FindAllStringSubmatch(log.String(), -1); len(m) >= n {
+			return m
+		}
+	}
+	t.Fatalf("the log never matched %q %d times:\n%s", re, n, log.String())
+	return nil
+}
+
+func sh(script string) func(string) *exec.Cmd {
+	return func(agent string) *exec.Cmd { return exec.Command("sh", "-c", script, "sh", agent) }
+}
+
+// now fires at once: the tests do not wait out backoffs.
+func now(time.Duration) <-chan time.Time {
+	c := make(chan time.Time, 1)
+	c <- time.Now()
+	return c
+}
+
+func start(t *testing.T, s Settings) (stop func()) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- Run(ctx, s) }()
+	var once sync.Once
+	stop = func() {
+		once.Do(func() {
+			cancel()
+			if err := <-done; err != nil {
+				t.Errorf("Run: %v", err)
+			}
+		})
+	}
+	t.Cleanup(stop)
+	return stop
+}
+
+// A runner killed with kill -9 is started again, and every runner is
+// stopped with SIGTERM when the supervisor's context ends.
+func TestKilledRunnersComeBackAndAllStopAtTheEnd(t *testing.T) {
+	log := &syncBuffer{}
+	const grace = 10 * time.Second
+	stop := start(t, Settings{
+		Root: t.TempDir(), Agents: []string{"Agent-1", "Agent-2"}, Log: log, Grace: grace,
+		Command: sh(`trap 'echo "$1 stopping"; exit 0' TERM; echo "$1 serving $$"; while :; do sleep 0.05; done`),
+		After: func(d time.Duration) <-chan time.Time {
+			if d == grace { // the backoff passes at once, the grace for real
+				return time.After(d)
+			}
+			return now(d)
+		},
+	})
+	first := await(t, log, `Agent-1 \| Agent-1 serving (\d+)`, 1)[0][1]
+	await(t, log, `Agent-2 \| Agent-2 serving (\d+)`, 1)
+	pid, _ := strconv.Atoi(first)
+	if p, err := os.FindProcess(pid); err != nil || p.Kill() != nil { // kill -9
+		t.Fatalf("cannot kill runner %d: %v", pid, err)
+	}
+	await(t, log, `Agent-1 \| up: runner ended \(signal: killed\)`, 1)
+	second := await(t, log, `Agent-1 \| Agent-1 serving (\d+)`, 2)[1][1]
+	if second == first {
+		t.Fatalf("the killed runner %s was not replaced", first)
+	}
+	stop()
+	out := log.String()
+	for _, want := range []string{"Agent-1 | Agent-1 stopping", "Agent-2 | Agent-2 stopping", "Agent-1 | up: runner stopped (exit status 0)"} {
+		if !bytes.Contains([]byte(out), []byte(want)) {
+			t.Errorf("log lacks %q:\n%s", want, out)
+		}
+	}
+	if p, _ := strconv.Atoi(second); process.Alive(p) {
+		t.Errorf("runner %d outlived the supervisor", p)
+	}
+}
+
+// A runner that keeps dying is restarted, and the person in the loop and
+// the devlog hear about it once, with its last lines.
+func TestACrashLoopIsToldOnce(t *testing.T) {
+	root := t.TempDir()
+	log := &syncBuffer{}
+	p := DefaultPolicy()
+	p.NoticeAfter = 3
+	stop := start(t, Settings{
+		Root: root, Agents: []string{"Agent-1"}, Human: "human", Log: log, Policy: p,
+		Command: sh(`echo "cannot open the window" >&2; exit 3`), After: now,
+	})
+	await(t, log, `up: told human and the devlog: 3 deaths in a row`, 1)
+	await(t, log, `up: runner ended \(exit status 3\)`, 6)
+	stop()
+	inbox, err := filepath.Glob(filepath.Join(mailbox.Dir(root, "human"), mailbox.InboxDir, "*.json"))
+	if err != nil || len(inbox) != 1 {
+		t.Fatalf("human's inbox holds %v (%v), want one notice", inbox, err)
+	}
+	notice, _ := os.ReadFile(inbox[0])
+	for _, want := range []string{"keeps crashing", "cannot open the window", "exit status 3", "agentctl run Agent-1"} {
+		if !bytes.Contains(notice, []byte(want)) {
+			t.Errorf("notice lacks %q: %s", want, notice)
+		}
+	}
+	dl, _ := os.ReadFile(filepath.Join(root, "devlogs", "Agent-1.md"))
+	if n := bytes.Count(dl, []byte("runner keeps crashing")); n != 1 {
+		t.Errorf("devlog tells the crash loop %d times, want once:\n%s", n, dl)
+	}
+}
+
+// A runner started by hand is watched, not duplicated; when it goes, the
+// supervisor starts its own.
+func TestARunnerStartedByHandIsLeftAlone(t *testing.T) {
+	root := t.TempDir()
+	if err := mailbox.Create(root, "Agent-1"); err != nil {
+		t.Fatal(err)
+	}
+	mb, err := mailbox.Open(root, "Agent-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	byHand, err := mb.Consume(mailbox.Options{Runner: true, Known: []string{"Agent-1"}}, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	log := &syncBuffer{}
+	p := DefaultPolicy()
+	p.WatchEvery = 10 * time.Millisecond
+	start(t, Settings{
+		Root: root, Agents: []string{"Agent-1"}, Log: log, Policy: p, Grace: 10 * time.Second,
+		Command: sh(`echo "serving"; exec sleep 60`),
+	})
+	await(t, log, `a runner started by hand \(pid `+strconv.Itoa(os.Getpid())+`\) serves it`, 1)
+	if bytes.Contains([]byte(log.String()), []byte("serving")) {
+		t.Fatalf("a second runner was started:\n%s", log)
+	}
+	byHand.Close()
+	await(t, log, `Agent-1 \| serving`, 1)
+}
+
+// Only one supervisor holds a runtime, and it is named to whoever asks.
+func TestOneSupervisorPerRuntime(t *testing.T) {
+	root := t.TempDir()
+	release, err := Lock(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pid, ok := Running(root); !ok || pid != os.Getpid() {
+		t.Fatalf("Running = %d, %v; want this process", pid, ok)
+	}
+	cmd := exec.Command(os.Args[0], "-test.run=^TestHelperLock$")
+	cmd.Env = append(os.Environ(), "SUPERVISE_LOCK_ROOT="+root)
+	out, _ := cmd.CombinedOutput()
+	if want := "already running here (pid " + strconv.Itoa(os.Getpid()) + ")"; !bytes.Contains(out, []byte(want)) {
+		t.Fatalf("a second supervisor said %q, want %q", out, want)
+	}
+	release()
+	if pid, ok := Running(root); ok {
+		t.Fatalf("a released lock still names pid %d", pid)
+	}
+}
+
+// TestHelperLock is the second supervisor of TestOneSupervisorPerRuntime.
+func TestHelperLock(t *testing.T) {
+	root := os.Getenv("SUPERVISE_LOCK_ROOT")
+	if root == "" {
+		return
+	}
+	if _, err := Lock(root); err != nil {
+		os.Stdout.WriteString(err.Error())
+	}
+}
+
+// With JSON set the combined log is JSON objects only: the runners' own
+// pass as they are, anything else they write and the supervisor's lines
+// become objects naming their agent.
+func TestTheJSONLogIsJSONOnly(t *testing.T) {
+	log := &syncBuffer{}
+	stop := start(t, Settings{
+		Root: t.TempDir(), Agents: []string{"Agent-1"}, Log: log, JSON: true, Grace: 10 * time.Second,
+		Command: sh(`echo '{"agent":"Agent-1","event":"started"}'; echo 'panic: not JSON'; exec sleep 60`),
+	})
+	await(t, log, `"message":"panic: not JSON"`, 1)
+	stop()
+	lines := bytes.Split(bytes.TrimSpace([]byte(log.String())), []byte("\n"))
+	for _, l := range lines {
+		var obj map[string]any
+		if err := json.Unmarshal(l, &obj); err != nil || obj["agent"] != "Agent-1" {
+			t.Errorf("not a JSON object naming Agent-1: %s (%v)", l, err)
+		}
+	}
+	if !bytes.Contains([]byte(log.String()), []byte(`{"agent":"Agent-1","event":"started"}`+"\n")) {
+		t.Errorf("the runner's own object was changed:\n%s", log)
+	}
+}
+
+// A stop request, the way down stops up where there are no signals, stops
+// every runner and ends Run.
+func TestAStopRequestEndsRun(t *testing.T) {
+	root := t.TempDir()
+	release, err := Lock(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer release()
+	log := &syncBuffer{}
+	p := DefaultPolicy()
+	p.WatchEvery = 10 * time.Millisecond
+	done := make(chan error, 1)
+	go func() {
+		done <- Run(context.Background(), Settings{
+			Root: root, Agents: []string{"Agent-1"}, Log: log, Policy: p, Grace: 10 * time.Second,
+			Command: sh(`trap 'echo stopping; exit 0' TERM; echo serving; while :; do sleep 0.05; done`),
+		})
+	}()
+	await(t, log, `Agent-1 \| serving`, 1)
+	if err := RequestStop(root); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(20 * time.Second): // only ends a test that would hang
+		t.Fatalf("Run did not end on a stop request:\n%s", log)
+	}
+	await(t, log, `Agent-1 \| up: runner stopped`, 1)
+	if _, err := os.Stat(StopPath(root)); !os.IsNotExist(err) {
+		t.Errorf("the stop request is still there: %v", err)
+	}
+}
