@@ -95,7 +95,7 @@ func prepare() (*Wine, error) {
 		return fail(fmt.Errorf("scripts/wineprefix: %v: %s", err, out))
 	}
 	for exe, pkg := range map[string]string{"agentctl.exe": "./cmd/agentctl", "winchat.exe": "./fixtures/winchat"} {
-		build := exec.Command("go", "build", "-tags", "win", "-o", filepath.Join(w.Bin, exe), pkg)
+		build := exec.Command("go", "build", "-o", filepath.Join(w.Bin, exe), pkg)
 		build.Dir = repo
 		build.Env = append(os.Environ(), "GOOS=windows", "GOARCH=amd64", "CGO_ENABLED=0")
 		if out, err := build.CombinedOutput(); err != nil {
