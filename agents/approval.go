@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"agentctl/audit"
+	"agentctl/internal/audit"
 	"agentctl/mailbox"
 	"agentctl/projectboard"
 )

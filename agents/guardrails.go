@@ -6,7 +6,7 @@ import (
 
 	"github.com/rs/zerolog"
 
-	"agentctl/audit"
+	"agentctl/internal/audit"
 	"agentctl/mailbox"
 	"agentctl/projectboard"
 )

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"agentctl/audit"
+	"agentctl/internal/audit"
 	"agentctl/mailbox"
 	"agentctl/projectboard"
 )

@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"agentctl/agents"
-	"agentctl/audit"
 	"agentctl/config"
+	"agentctl/internal/audit"
 	"agentctl/mailbox"
 )
 

@@ -8,7 +8,7 @@ import (
 	"syscall"
 	"time"
 
-	"agentctl/supervise"
+	"agentctl/internal/supervise"
 )
 
 const downUsage = `

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"agentctl/config"
-	"agentctl/missioncontrol"
+	"agentctl/internal/missioncontrol"
 	"agentctl/projectboard"
 )
 

@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"agentctl/internal/atomicfile"
-	"agentctl/missioncontrol"
+	"agentctl/internal/missioncontrol"
 )
 
 const serveUsage = `

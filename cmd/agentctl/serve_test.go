@@ -16,8 +16,8 @@ import (
 	"time"
 
 	"agentctl/agents"
+	"agentctl/internal/missioncontrol"
 	"agentctl/mailbox"
-	"agentctl/missioncontrol"
 )
 
 // missionControl is a mission control server over a fresh runtime made by

@@ -12,9 +12,9 @@ import (
 
 	"agentctl/config"
 	"agentctl/cursor"
+	"agentctl/internal/missioncontrol"
 	"agentctl/internal/process"
 	"agentctl/mailbox"
-	"agentctl/missioncontrol"
 )
 
 const statusUsage = `

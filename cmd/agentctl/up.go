@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"agentctl/supervise"
+	"agentctl/internal/supervise"
 )
 
 const upUsage = `
