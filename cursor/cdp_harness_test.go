@@ -5,8 +5,6 @@ package cursor
 import (
 	"bufio"
 	"context"
-	"net/http"
-	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -17,48 +15,26 @@ import (
 	"time"
 
 	"agentctl/config"
+	"agentctl/internal/chromium"
 )
 
 // cdpBrowser is a headless Chromium with a DevTools port on loopback, as
 // Cursor is when started for the CDP driver.
 type cdpBrowser struct {
+	*chromium.Browser
 	endpoint string
 }
 
-// startCDPBrowser starts Debian's chromium, headless, with a profile of
-// its own and nothing that reaches the network, and waits for its port.
 func startCDPBrowser(t testing.TB) *cdpBrowser {
 	t.Helper()
-	path, err := exec.LookPath("chromium")
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	b, err := chromium.Start(ctx, t.TempDir())
 	if err != nil {
-		t.Fatal("chromium is not installed: scripts/setup installs it (Debian package chromium)")
+		t.Fatal(err)
 	}
-	profile := t.TempDir()
-	args := []string{"--headless", "--disable-gpu", "--no-first-run", "--disable-background-networking",
-		"--disable-component-update", "--disable-sync", "--disable-quic", "--password-store=basic",
-		"--user-data-dir=" + profile, "--remote-debugging-port=0", "--window-size=800,600", "about:blank"}
-	if os.Geteuid() == 0 {
-		args = append([]string{"--no-sandbox"}, args...) // Chromium refuses to run as root with its sandbox
-	}
-	cmd := exec.Command(path, args...)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-	if err := cmd.Start(); err != nil {
-		t.Fatalf("cannot start Chromium: %v", err)
-	}
-	t.Cleanup(func() {
-		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		cmd.Wait()
-	})
-	// Chromium writes the port it chose into the profile.
-	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		data, err := os.ReadFile(filepath.Join(profile, "DevToolsActivePort"))
-		if port, _, ok := strings.Cut(string(data), "\n"); err == nil && ok && port != "" {
-			return &cdpBrowser{endpoint: "http://127.0.0.1:" + port}
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("Chromium never opened its DevTools port")
-		}
-	}
+	t.Cleanup(b.Stop)
+	return &cdpBrowser{Browser: b, endpoint: b.Endpoint}
 }
 
 // chatPageTab is a stand-in chat page open in a cdpBrowser.
@@ -92,12 +68,9 @@ func (b *cdpBrowser) openChatPage(t testing.TB, title string, s shape, ignoreSub
 		t.Fatalf("the recorder did not say where it listens: %q, %v", line, err)
 	}
 	page := "http://127.0.0.1:" + port + "/index.html?" + pageQuery(title, s, ignoreSubmits).Encode()
-	req, _ := http.NewRequest(http.MethodPut, b.endpoint+"/json/new?"+url.QueryEscape(page), nil)
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatalf("cannot open a page: %v", err)
+	if err := b.Open(page); err != nil {
+		t.Fatal(err)
 	}
-	resp.Body.Close()
 	c.id = c.await(t, func(p PageTarget) bool { return p.Title == title })
 	return c
 }
@@ -168,11 +141,9 @@ func (c *chatPageTab) script(t testing.TB, js string) {
 // closePage closes the page, as a person closing the app's window.
 func (c *chatPageTab) closePage(t testing.TB) {
 	t.Helper()
-	resp, err := http.Get(c.b.endpoint + "/json/close/" + c.id)
-	if err != nil {
+	if err := c.b.Close(c.id); err != nil {
 		t.Fatal(err)
 	}
-	resp.Body.Close()
 }
 
 // cdpTestGUI is the timing the tests use: a max_pause longer than the
