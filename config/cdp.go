@@ -38,14 +38,16 @@ type CDP struct {
 	// NewChat, if set, is clicked when a turn asks for a fresh chat.
 	NewChat string `yaml:"new_chat,omitempty"`
 	// Quiet is how long the reply's text must stay unchanged once the busy
-	// element is gone before it is read (default 30ms): the page's last
+	// element is gone before it is read (default 20ms): the page's last
 	// drawing after it says it is done.
 	Quiet Duration `yaml:"quiet,omitempty"`
 }
 
-// DefaultCDPQuiet is CDP.Quiet when unset. The text is read from the page
-// itself, so stillness needs no screenshot frames: two reads apart.
-const DefaultCDPQuiet = 30 * time.Millisecond
+// DefaultCDPQuiet is CDP.Quiet when unset: more than a frame at 60 Hz, so
+// a page that draws its last text in the frame after it drops its busy
+// state is waited for. The page itself times the stillness, so it needs
+// no screenshot frames.
+const DefaultCDPQuiet = 20 * time.Millisecond
 
 // CursorProfile returns the selectors of Cursor's chat panel as of Cursor
 // 1.x (2025). They depend on Cursor's version: `agentctl doctor` checks

@@ -63,8 +63,9 @@ type pageLook struct {
 	Token    string  `json:"token"`
 	Busy     bool    `json:"busy"`
 	BusySeen bool    `json:"busy_seen"`
+	Changes  int     `json:"changes"`
+	StillMS  float64 `json:"still_ms"`
 	Replies  int     `json:"replies"`
-	Reply    string  `json:"reply"`
 	Composer *string `json:"composer"`
 	Nodes    int     `json:"nodes"`
 }
@@ -275,7 +276,7 @@ func (s *cdpTurn) submit(ctx context.Context, before pageLook) error {
 				return err
 			}
 			empty := l.Composer == nil || strings.TrimSpace(*l.Composer) == ""
-			grew := l.Nodes != before.Nodes || l.Replies != before.Replies || l.Reply != before.Reply
+			grew := l.Nodes != before.Nodes || l.Replies != before.Replies || l.Changes != before.Changes
 			switch {
 			case l.Busy || l.BusySeen:
 				s.c.logf("submitted (the page shows the model busy)")
@@ -334,45 +335,35 @@ func (s *cdpTurn) read(ctx context.Context) (string, error) {
 		}
 		return r.Text, nil
 	}
-	var l pageLook
-	if err := s.p.eval(ctx, jsLook, s.args(), &l); err != nil {
+	var text string
+	if err := s.p.eval(ctx, jsReply, s.args(), &text); err != nil {
 		return "", s.failed(err)
 	}
-	return l.Reply, nil
+	return text, nil
 }
 
 // await waits until the model is done and returns the reply once it is
-// proven finished and new: the busy element seen and gone and the reply's
-// text unchanged for cdp.quiet, or, if the page never showed it busy, the
-// text unchanged for gui.max_pause; and the text is neither the prompt nor
-// the reply from before it.
+// proven finished and new: the busy element seen and gone, and the reply
+// and the busy state unchanged for cdp.quiet, or, if the page never showed
+// it busy, the reply unchanged for gui.max_pause; and the text is neither
+// the prompt nor the reply from before it.
 func (s *cdpTurn) await(ctx context.Context, state turnState) (string, error) {
-	var (
-		last    string
-		since   = time.Now()
-		first   = true
-		missing = "the page never showed the model busy or a reply"
-	)
+	missing := "the page never showed the model busy or a reply"
 	for {
 		l, err := s.look(ctx)
 		if err != nil {
 			return "", err
 		}
+		need := s.c.cfg.Quiet.D()
+		if !l.BusySeen {
+			need = s.c.maxPause
+		}
 		switch {
 		case l.Busy:
 			missing = fmt.Sprintf("the page still shows the model busy (cdp.busy %q)", s.c.cfg.Busy)
-			since = time.Now()
-		case first || l.Reply != last:
-			last, since, first = l.Reply, time.Now(), false
+		case time.Duration(l.StillMS*float64(time.Millisecond)) < need:
 			missing = "the reply was still changing"
 		default:
-			need := s.c.cfg.Quiet.D()
-			if !l.BusySeen {
-				need = s.c.maxPause
-			}
-			if time.Since(since) < need {
-				break
-			}
 			reply, err := s.read(ctx)
 			if err != nil {
 				return "", err

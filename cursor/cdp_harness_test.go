@@ -68,10 +68,11 @@ func (b *cdpBrowser) openChatPage(t testing.TB, title string, s shape, ignoreSub
 		t.Fatalf("the recorder did not say where it listens: %q, %v", line, err)
 	}
 	page := "http://127.0.0.1:" + port + "/index.html?" + pageQuery(title, s, ignoreSubmits).Encode()
-	if err := b.Open(page); err != nil {
+	if c.id, err = b.Open(page); err != nil {
 		t.Fatal(err)
 	}
-	c.id = c.await(t, func(p PageTarget) bool { return p.Title == title })
+	t.Cleanup(func() { b.Close(c.id) })
+	c.await(t, func(p PageTarget) bool { return p.ID == c.id && p.Title == title })
 	return c
 }
 

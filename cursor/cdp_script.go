@@ -34,28 +34,46 @@ const busyNow = a => !!a.busy && all(a.busy).some(visible);
 func jsFunc(body string) string { return "(a => {" + jsLib + body + "})" }
 
 // jsWatch marks the page for this turn (a reload wipes the mark) and
-// notes, on every change of the page, whether the busy element shows, so
-// that a model busy for less than a poll is still seen.
+// watches it change: whether the busy element ever shows, so that a model
+// busy for less than a poll is still seen, and when the last reply or the
+// busy state last changed, so that stillness is measured in the page, to
+// the millisecond, without reading the reply's text again and again.
 var jsWatch = jsFunc(`
 const w = window.__agentctl = window.__agentctl || {};
 if (w.obs) w.obs.disconnect();
-w.token = a.token; w.busySeen = false;
-const check = () => { try { if (busyNow(a)) w.busySeen = true; } catch (e) {} };
+w.token = a.token; w.busySeen = false; w.changes = 0; w.changedAt = performance.now();
+let wasBusy = false;
+const changed = () => { w.changes++; w.changedAt = performance.now(); };
+const check = records => {
+  let busy = false;
+  try { busy = busyNow(a); } catch (e) {}
+  if (busy) w.busySeen = true;
+  if (busy !== wasBusy) { wasBusy = busy; changed(); return; }
+  let r = null;
+  try { r = last(a.reply); } catch (e) {}
+  if (r && records.some(m => r.contains(m.target) || m.target.contains(r))) changed();
+};
 w.obs = new MutationObserver(check);
 w.obs.observe(document.documentElement, {subtree: true, childList: true, attributes: true, characterData: true});
-check();
+check([]);
 return true;`)
 
 // jsLook is what the driver watches: the title, the turn's mark, the busy
-// state, the last reply's text, the composer's text (null: no composer)
-// and how many elements the page has (the transcript growing).
+// state, how long the reply and the busy state have been still, how many
+// replies and elements the page has (the transcript growing), and the
+// composer's text (null: no composer).
 var jsLook = jsFunc(`
 const w = window.__agentctl || {};
 const c = a.composer ? document.querySelector(a.composer) : null;
-const r = last(a.reply);
 return {title: document.title, token: w.token || "", busy: busyNow(a), busy_seen: !!w.busySeen,
-  replies: all(a.reply).length, reply: r ? textOf(r) : "", composer: c ? fieldText(c) : null,
+  changes: w.changes || 0, still_ms: w.changedAt === undefined ? 0 : performance.now() - w.changedAt,
+  replies: all(a.reply).length, composer: c ? fieldText(c) : null,
   nodes: document.getElementsByTagName("*").length};`)
+
+// jsReply is the last reply's text.
+var jsReply = jsFunc(`
+const r = last(a.reply);
+return r ? textOf(r) : "";`)
 
 // jsInsert puts the prompt into the composer as a paste the page handles
 // itself (editors read a paste event's data), replacing what the composer

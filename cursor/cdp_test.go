@@ -239,7 +239,7 @@ func TestCDPPageThatReloads(t *testing.T) {
 		t.Fatalf("err = %v, want the reply lost to the reload", err)
 	}
 	// Between turns: the next turn works on the fresh page.
-	c.await(t, func(p PageTarget) bool { return p.Title == c.title })
+	c.await(t, func(p PageTarget) bool { return p.ID == c.id && p.Title == c.title })
 	reply, err := d.Run(context.Background(), Turn{Prompt: "second"})
 	if err != nil || reply != "You wrote:\nsecond" {
 		t.Fatalf("after a reload: %q, %v", reply, err)

@@ -49,7 +49,7 @@ func TestDemoFlowThroughCDPSeats(t *testing.T) {
 		logs[a] = filepath.Join(dir, a+".jsonl")
 		port := startRecorder(t, logs[a], "../../fixtures/demo/replies/"+a+".md")
 		q := url.Values{"title": {a + " - Cursor"}, "reply_file": {"1"}, "think": {"0.3"}, "chunks": {"4"}, "pause": {"0.1"}}
-		if err := b.Open("http://127.0.0.1:" + port + "/index.html?" + q.Encode()); err != nil {
+		if _, err := b.Open("http://127.0.0.1:" + port + "/index.html?" + q.Encode()); err != nil {
 			t.Fatal(err)
 		}
 	}

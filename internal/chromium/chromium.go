@@ -8,6 +8,7 @@ package chromium
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"net/http"
@@ -64,21 +65,28 @@ func Start(ctx context.Context, profile string) (*Browser, error) {
 	}
 }
 
-// Open opens page in a new tab (PUT /json/new, as current Chromium wants).
-func (b *Browser) Open(page string) error {
+// Open opens page in a new tab (PUT /json/new, as current Chromium wants)
+// and returns the tab's target id.
+func (b *Browser) Open(page string) (string, error) {
 	req, err := http.NewRequest(http.MethodPut, b.Endpoint+"/json/new?"+url.QueryEscape(page), nil)
 	if err != nil {
-		return err
+		return "", err
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		return fmt.Errorf("cannot open a page: %w", err)
+		return "", fmt.Errorf("cannot open a page: %w", err)
 	}
-	resp.Body.Close()
+	defer resp.Body.Close()
+	var target struct {
+		ID string `json:"id"`
+	}
 	if resp.StatusCode != http.StatusOK {
-		return fmt.Errorf("cannot open a page: %s", resp.Status)
+		return "", fmt.Errorf("cannot open a page: %s", resp.Status)
 	}
-	return nil
+	if err := json.NewDecoder(resp.Body).Decode(&target); err != nil || target.ID == "" {
+		return "", fmt.Errorf("cannot open a page: no target in the answer (%v)", err)
+	}
+	return target.ID, nil
 }
 
 // Close closes the tab with id, as a person closing a window.
