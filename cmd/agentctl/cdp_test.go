@@ -137,3 +137,40 @@ func readFile(t *testing.T, path string) string {
 	}
 	return string(data)
 }
+
+// TestCursorLaunchOpensItsPortOnLoopbackOnly starts a stand-in for
+// Cursor's program and checks what it was given; a port something already
+// answers on is refused.
+func TestCursorLaunchOpensItsPortOnLoopbackOnly(t *testing.T) {
+	dir := t.TempDir()
+	root := filepath.Join(dir, "runtime")
+	mustAgentctl(t, root, "init", "--agents", "2")
+	args := filepath.Join(dir, "args")
+	fake := filepath.Join(dir, "cursor")
+	if err := os.WriteFile(fake, []byte("#!/bin/sh\nprintf '%s\\n' \"$@\" > "+args+".tmp && mv "+args+".tmp "+args+"\n"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	out := mustAgentctl(t, root, "cursor", "launch", "Agent-1", "--port", "39222", "--", fake)
+	if !strings.Contains(out, "DevTools on http://127.0.0.1:39222") {
+		t.Fatalf("launch said:\n%s", out)
+	}
+	await(t, "the stand-in to record its arguments", func() bool { _, err := os.Stat(args); return err == nil })
+	want := "--user-data-dir=" + filepath.Join(root, "cursor", "Agent-1", "profile") + "\n--remote-debugging-port=39222\n--new-window\n" +
+		filepath.Join(root, "workspaces", "Agent-1") + "\n"
+	if got := readFile(t, args); got != want {
+		t.Fatalf("Cursor was given:\n%s\nwant:\n%s", got, want)
+	}
+
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	b, err := chromium.Start(ctx, filepath.Join(dir, "profile"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(b.Stop)
+	port := strings.TrimPrefix(b.Endpoint, "http://127.0.0.1:")
+	_, errOut, err := agentctl(t, root, "cursor", "launch", "Agent-2", "--port", port, "--", fake)
+	if err == nil || !strings.Contains(errOut, "something already answers on "+b.Endpoint) {
+		t.Fatalf("a taken port: %v\n%s", err, errOut)
+	}
+}

@@ -31,6 +31,7 @@ type command struct {
 var commands = []command{
 	{"init", "create a runtime folder and agentctl.yaml", runInit},
 	{"calibrate", "record where an agent's chat window and its controls are", runCalibrate},
+	{"cursor", "start Cursor for a cdp seat, with its DevTools port on loopback", runCursor},
 	{"prompt", "take one turn with an agent and print its reply", runPrompt},
 	{"doctor", "check the display, clipboard, locks and every agent's window", runDoctor},
 	{"send", "deliver a message to an agent's or a person's inbox", runSend},
