@@ -39,7 +39,11 @@ func Start(ctx context.Context, profile string) (*Browser, error) {
 	args := []string{"--headless", "--disable-gpu", "--no-first-run", "--disable-background-networking",
 		"--disable-component-update", "--disable-sync", "--disable-quic", "--password-store=basic",
 		"--user-data-dir=" + profile, "--remote-debugging-address=127.0.0.1", "--remote-debugging-port=0",
-		"--window-size=800,600", "about:blank"}
+		"--window-size=800,600",
+		// Pages in background tabs keep their timers: a stand-in's timing
+		// shape must not stretch to Chromium's one wake-up a second.
+		"--disable-background-timer-throttling", "--disable-renderer-backgrounding",
+		"--disable-backgrounding-occluded-windows", "about:blank"}
 	if os.Geteuid() == 0 {
 		args = append([]string{"--no-sandbox"}, args...) // Chromium refuses to run as root with its sandbox
 	}
