@@ -7,7 +7,10 @@ package cursor
 
 // jsLib is shared by the scripts: selectors that fail loudly, visibility,
 // and the text of an element exactly as its text nodes hold it (innerText
-// would rewrite line ends and spaces).
+// would rewrite line ends and spaces), without its buttons, and with each
+// rendered code block (pre) written back as a Markdown fence with its
+// language (a language-X class or data-language), so that a reply's
+// agentctl block survives its rendering.
 const jsLib = `
 const all = s => { try { return [...document.querySelectorAll(s)]; } catch (e) { throw new Error("selector " + JSON.stringify(s) + " is not valid CSS"); } };
 const last = s => { const l = all(s); return l.length ? l[l.length - 1] : null; };
@@ -22,6 +25,16 @@ const textOf = n => {
     if (c.nodeType === Node.TEXT_NODE) { s += c.data; continue; }
     if (c.nodeType !== Node.ELEMENT_NODE || SKIP.test(c.nodeName)) continue;
     if (c.nodeName === "BR") { s += "\n"; continue; }
+    if (c.nodeName === "PRE") {
+      const code = c.querySelector("code") || c;
+      const cls = /(?:^|\s)lang(?:uage)?-(\S+)/.exec(c.className + " " + code.className);
+      const lang = c.dataset.language || code.dataset.language || (cls ? cls[1] : "");
+      let body = textOf(code);
+      if (!body.endsWith("\n")) body += "\n";
+      if (s !== "" && !s.endsWith("\n")) s += "\n";
+      s += "` + "```" + `" + lang + "\n" + body + "` + "```" + `\n";
+      continue;
+    }
     if (BLOCK.test(c.nodeName) && s !== "" && !s.endsWith("\n")) s += "\n";
     s += textOf(c);
   }

@@ -44,20 +44,20 @@ func cdpRoundTrips(t *testing.T, d Driver, c *chatPageTab, s shape) {
 func TestCDPShapes(t *testing.T) {
 	b := startCDPBrowser(t)
 	for _, s := range shapes {
-		for _, busy := range []bool{true, false} {
-			if !busy && (s.name == "long-think" || s.name == "50KB") {
+		for _, way := range []string{"busy", "stillness", "busy-text"} {
+			if way == "stillness" && (s.name == "long-think" || s.name == "50KB") {
 				continue // stillness alone adds nothing for these beyond long-pause
 			}
-			name := s.name + "/busy"
-			if !busy {
-				name = s.name + "/stillness"
-			}
+			name := s.name + "/" + way
 			t.Run(name, func(t *testing.T) {
 				t.Parallel() // no desktop input lock: seats work at once
 				c := b.openChatPage(t, "Cursor - "+name, s, 0)
 				seat := c.seat()
-				if !busy {
+				switch way {
+				case "stillness":
 					seat.Busy = "#never-there"
+				case "busy-text": // the reply's own text, its code block written back as a fence
+					seat.Copy = ""
 				}
 				cdpRoundTrips(t, newTestCDP(t, seat), c, s)
 			})
