@@ -168,12 +168,23 @@ func TestCDPTargetVanishingMidTurnFailsAtOnce(t *testing.T) {
 	c := b.openChatPage(t, "Cursor - vanishing", shape{name: "slow", think: 30, chunks: 1}, 0)
 	d := newTestCDP(t, c.seat())
 	done := make(chan error, 1)
+	submitted := make(chan struct{})
 	var stages []Stage
 	go func() {
-		_, err := d.Run(context.Background(), Turn{Prompt: "hello", OnStage: func(s Stage) error { stages = append(stages, s); return nil }})
+		_, err := d.Run(context.Background(), Turn{Prompt: "hello", OnStage: func(s Stage) error {
+			stages = append(stages, s)
+			if s == StageSubmitted {
+				close(submitted)
+			}
+			return nil
+		}})
 		done <- err
 	}()
-	c.awaitPrompts(t, 1)
+	select {
+	case <-submitted:
+	case err := <-done:
+		t.Fatalf("the turn ended before its submission was proven: %v", err)
+	}
 	c.closePage(t)
 	select {
 	case err := <-done:
