@@ -18,6 +18,26 @@ import (
 // and every other setting survive, checks that the result is a valid config,
 // and replaces the file atomically.
 func SetWindows(root string, windows map[string]Window) error {
+	sections := map[string][]keyValue{}
+	for name, w := range windows {
+		sections[name] = []keyValue{{"window", w}}
+	}
+	return setAgentKeys(root, sections)
+}
+
+// SetCDP makes the named agent a cdp seat with settings c, the same way
+// SetWindows records a window.
+func SetCDP(root, agent string, c CDP) error {
+	return setAgentKeys(root, map[string][]keyValue{agent: {{"driver", DriverCDP}, {"cdp", c}}})
+}
+
+type keyValue struct {
+	key   string
+	value any
+}
+
+// setAgentKeys replaces (or adds) keys of the named agents' entries.
+func setAgentKeys(root string, agentKeys map[string][]keyValue) error {
 	path := Path(root)
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -31,7 +51,7 @@ func SetWindows(root string, windows map[string]Window) error {
 	if agents == nil || agents.Kind != yaml.SequenceNode {
 		return fmt.Errorf("%s: no agents list", path)
 	}
-	for name, w := range windows {
+	for name, kvs := range agentKeys {
 		var entry *yaml.Node
 		for _, a := range agents.Content {
 			if n := mapValue(a, "name"); n != nil && strings.EqualFold(n.Value, name) {
@@ -41,15 +61,17 @@ func SetWindows(root string, windows map[string]Window) error {
 		if entry == nil {
 			return fmt.Errorf("%s: agent %s is not listed", path, name)
 		}
-		var value yaml.Node
-		if err := value.Encode(w); err != nil {
-			return fmt.Errorf("cannot encode the window of %s: %w", name, err)
-		}
-		if old := mapValue(entry, "window"); old != nil {
-			value.HeadComment, value.LineComment = old.HeadComment, old.LineComment
-			*old = value
-		} else {
-			entry.Content = append(entry.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: "window"}, &value)
+		for _, kv := range kvs {
+			var value yaml.Node
+			if err := value.Encode(kv.value); err != nil {
+				return fmt.Errorf("cannot encode the %s of %s: %w", kv.key, name, err)
+			}
+			if old := mapValue(entry, kv.key); old != nil {
+				value.HeadComment, value.LineComment = old.HeadComment, old.LineComment
+				*old = value
+			} else {
+				entry.Content = append(entry.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: kv.key}, &value)
+			}
 		}
 	}
 	var out bytes.Buffer

@@ -50,10 +50,12 @@ type Config struct {
 type Agent struct {
 	Name string `yaml:"name"`
 	// Driver is how turns reach the agent: "gui" (a chat window on this
-	// desktop, the default) or "exec" (a headless command per turn).
+	// desktop, the default), "exec" (a headless command per turn) or "cdp"
+	// (a chat page driven through the app's DevTools protocol).
 	Driver string `yaml:"driver,omitempty"`
 	Window Window `yaml:"window,omitempty"`
 	Exec   Exec   `yaml:"exec,omitempty"`
+	CDP    CDP    `yaml:"cdp,omitempty"`
 	// NewChat says when a fresh conversation starts (config/preset.go).
 	NewChat NewChat `yaml:"new_chat,omitempty"`
 	// Board lets the agent's idle runner take work from the boards.

@@ -153,8 +153,10 @@ func (a Agent) validateDriver() error {
 		return a.Window.validate()
 	case DriverExec:
 		return a.Exec.validate()
+	case DriverCDP:
+		return a.CDP.validate()
 	default:
-		return fmt.Errorf("driver: %q is neither gui nor exec", a.Driver)
+		return fmt.Errorf("driver: %q is not gui, exec or cdp", a.Driver)
 	}
 }
 

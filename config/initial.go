@@ -75,6 +75,26 @@ agents:
 #      - dreamos/agent_workspaces/Agent-1/inbox             # one file per message
 #      - dreamos/runtime/agent_comms/agent_mailboxes/Agent-1/*.json
 #      - dreamos/inboxes/Agent-1.txt                        # messages appended one after another
+#
+# A chat page driven through the DevTools port of the app showing it
+# ('agentctl cursor launch Agent-6' starts Cursor so; 'agentctl calibrate
+# Agent-6 --cdp http://127.0.0.1:9222' fills this in). No mouse, keyboard or
+# clipboard is used, so such seats work at the same time. Selectors left out
+# follow the built-in profile of Cursor's chat panel, which depends on
+# Cursor's version: 'agentctl doctor' checks them on the live page.
+#
+#  - name: Agent-6
+#    driver: cdp
+#    cdp:
+#      endpoint: http://127.0.0.1:9222  # the app's --remote-debugging-port, on loopback only
+#      target: 'Agent-6.*Cursor'        # regular expression on page titles; exactly one must match
+#      # composer: '<css selector>'     # where the prompt goes (contenteditable or textarea)
+#      # submit: '<css selector>'       # clicked to send; empty: Enter in the composer
+#      # busy: '<css selector>'         # visible while the model works (the stop button)
+#      # reply: '<css selector>'        # the last match's text is the reply
+#      # copy: '<css selector>'         # optional: the reply's copy button, for its Markdown source
+#      # new_chat: '<css selector>'     # optional: starts a fresh chat
+#      # quiet: 20ms                    # stillness after busy is gone before the reply is read
 
 # People: mailboxes without a runner. Receipts, notices and agents' questions
 # to them wait there; read them with 'agentctl inbox human' and answer with

@@ -115,6 +115,10 @@ func (a Agent) NewChatError() error {
 		if a.Window.NewChatKey == "" {
 			return fmt.Errorf("its chat window has no window.new_chat_key to start a new chat with")
 		}
+	case DriverCDP:
+		if a.CDP.Resolved().NewChat == "" {
+			return fmt.Errorf("its chat page has no cdp.new_chat selector to start a new chat with")
+		}
 	case DriverExec:
 		if a.Exec.Preset == "" {
 			return fmt.Errorf("its exec command has no exec.preset, so it keeps no session: every turn starts afresh")

@@ -1,7 +1,7 @@
 // Package cursor takes a prompt to an agent and brings its reply back,
 // exactly: one Turn per call of Driver.Run.
 //
-// Two drivers implement Driver. The GUI driver works a chat window (Cursor,
+// Three drivers implement Driver. The GUI driver works a chat window (Cursor,
 // or the stand-ins in fixtures/chatpage and fixtures/chatwindow) through the
 // desktop the way a careful human would:
 //
@@ -31,6 +31,19 @@
 // A turn never returns a reply it has not proven finished and new; where it
 // cannot tell, it waits, and its timeout names the missing sign.
 //
+// The CDP driver works a chat page through the DevTools protocol of the
+// app showing it (Cursor started with --remote-debugging-port, on loopback
+// only): it finds the one page whose title matches, puts the prompt into
+// the page's composer as a paste the page handles and checks the composer
+// shows it exactly, sends it (a click, or Enter as a key event of the
+// page), proves the submission by the page (its busy element, or the
+// composer emptied and the transcript grown), and reads the reply once the
+// busy element is gone and the page has been still for cdp.quiet, refusing
+// the prompt and the reply from before. A reload or another title on the
+// page ends the turn. It touches no mouse, keyboard or clipboard of the
+// desktop, so it takes no desktop input lock: turns of different agents
+// run at once. It needs no build tag and no display.
+//
 // The exec driver runs a command per turn for headless agents (cursor-agent
 // -p, claude -p, any script): the prompt on stdin or in an argument, the
 // reply is stdout, and a timeout or cancellation kills the whole process
@@ -59,14 +72,14 @@
 //
 // The package never reads configuration files (it gets config values), never
 // touches mailboxes, writes only under the sessions folder it is given, and
-// never sends a key or click to a window it has not just confirmed as the
-// agent's own.
+// never sends a key or click to a window or page it has not just confirmed
+// as the agent's own.
 //
 // Desktop access is built in on Linux (X11, pure Go: robotgo's x11 package
 // and EWMH, no cgo) and on Windows (robotgo's win package, no cgo) unless
 // the nogui tag opts out. macOS gets none: robotgo drives macOS only
 // through cgo and Cocoa, and this package cannot confirm the active window
 // there, so the exec driver is all a macOS build has. Without desktop
-// access the package still builds and the exec driver works, but a GUI
+// access the package still builds and the exec and CDP drivers work, but a GUI
 // turn fails with ErrGUIUnavailable.
 package cursor

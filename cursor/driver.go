@@ -141,6 +141,12 @@ func New(agent config.Agent, gui config.GUI, opts Options) (Driver, error) {
 			e.keepDir = RawOutputDir(opts.Sessions, agent.Name)
 		}
 		d, kind = e, agent.Exec.Preset
+	case config.DriverCDP:
+		c, err := NewCDP(agent.CDP, gui, opts)
+		if err != nil {
+			return nil, err
+		}
+		d = c
 	case config.DriverGUI:
 		g, err := NewGUI(agent.Window, gui, opts)
 		if err != nil {

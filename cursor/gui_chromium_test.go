@@ -44,26 +44,9 @@ func startChromium(t testing.TB, o chatOptions) *chatWindow {
 		t.Fatalf("the recorder did not say where it listens: %q, %v", line, err)
 	}
 
-	q := url.Values{"title": {o.title}}
+	q := pageQuery(o.title, o.shape, o.ignoreSubmits)
 	if o.decoy {
-		q.Set("decoy", "1")
-	} else {
-		s := o.shape
-		if s.name == "" {
-			s = classic
-		}
-		q.Set("think", ftoa(s.think))
-		q.Set("chunks", itoa(max(s.chunks, 1)))
-		q.Set("pause", ftoa(s.pause))
-		q.Set("long_pause", ftoa(s.longPause))
-		q.Set("reply_bytes", itoa(s.replyBytes))
-		q.Set("ignore_submits", itoa(o.ignoreSubmits))
-		if s.noEcho {
-			q.Set("no_echo", "1")
-		}
-		if s.spinner {
-			q.Set("spinner", "1")
-		}
+		q = url.Values{"title": {o.title}, "decoy": {"1"}}
 	}
 	c.cmd = exec.Command("chromium", chromiumArgs(filepath.Join(dir, "profile"), o.x, o.y,
 		"http://127.0.0.1:"+port+"/index.html?"+q.Encode())...)

@@ -3,14 +3,12 @@
 package cursor
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"strconv"
 	"sync"
 	"syscall"
 	"testing"
@@ -52,34 +50,6 @@ type chatOptions struct {
 	shape         shape
 	ignoreSubmits int
 	decoy         bool
-}
-
-// shape is how a stand-in model answers in time. Both stand-ins (the Tk
-// window and the Chromium page) take the same shapes.
-type shape struct {
-	name       string
-	noEcho     bool    // the user's message is not shown in the transcript
-	think      float64 // seconds from Enter to the reply's start
-	chunks     int     // the reply arrives in this many pieces
-	pause      float64 // seconds between pieces
-	longPause  float64 // one pause this long halfway, the model still working
-	spinner    bool    // an animated Generating line in the transcript while thinking
-	replyBytes int     // the reply is padded to this size
-}
-
-// classic is the shape the stand-in always had: echo, think, short chunks.
-var classic = shape{name: "classic", think: 0.8, chunks: 3, pause: 0.25}
-
-// shapes are the timing shapes every stand-in must read back exactly.
-var shapes = []shape{
-	classic,
-	{name: "no-echo-late", noEcho: true, think: 0.3, chunks: 4, pause: 0.1},
-	{name: "instant", noEcho: true, think: 0, chunks: 1},
-	{name: "instant-echo", think: 0, chunks: 1},
-	{name: "long-pause", think: 0.3, chunks: 6, pause: 0.1, longPause: 2.5},
-	{name: "spinner", think: 1.5, chunks: 3, pause: 0.1, spinner: true},
-	{name: "long-think", noEcho: true, think: 6, chunks: 2, pause: 0.1},
-	{name: "50KB", think: 0.2, chunks: 10, pause: 0.05, replyBytes: 50 * 1024},
 }
 
 // tkArgs are chatwindow.py's options for s.
@@ -180,28 +150,7 @@ func (c *chatWindow) window() config.Window {
 
 // events reads what the window logged: prompts it received, or for a decoy,
 // every key and paste.
-func (c *chatWindow) events(t testing.TB) []map[string]any {
-	t.Helper()
-	f, err := os.Open(c.log)
-	if os.IsNotExist(err) {
-		return nil
-	}
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var out []map[string]any
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		var e map[string]any
-		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
-			t.Fatalf("bad log line %q: %v", sc.Text(), err)
-		}
-		out = append(out, e)
-	}
-	return out
-}
+func (c *chatWindow) events(t testing.TB) []map[string]any { return recordedEvents(t, c.log) }
 
 func (c *chatWindow) prompts(t testing.TB) []string { return texts(c.events(t), "prompt") }
 
@@ -235,18 +184,6 @@ func (c *chatWindow) last(t testing.TB, kind string) event {
 // prompt's arrival to the reply's end, as the window saw them.
 func (c *chatWindow) lastModelTime(t testing.TB) time.Duration {
 	return c.last(t, "replied").at.Sub(c.last(t, "prompt").at)
-}
-
-// texts are the texts of a stand-in's events of one kind.
-func texts(events []map[string]any, kind string) []string {
-	var out []string
-	for _, e := range events {
-		if e["event"] == kind {
-			text, _ := e["text"].(string)
-			out = append(out, text)
-		}
-	}
-	return out
 }
 
 // testGUI is the timing the tests use: a short quiet period after the busy
@@ -287,9 +224,6 @@ func assertClipboard(t testing.TB, want string) {
 		t.Errorf("user's clipboard = %q, %v; want it restored to %q", got, err, want)
 	}
 }
-
-func itoa(i int) string     { return strconv.Itoa(i) }
-func ftoa(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
 
 // configWindow is a complete calibration for a window titled title.
 func configWindow(title string) config.Window {

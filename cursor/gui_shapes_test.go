@@ -12,12 +12,6 @@ import (
 	"agentctl/config"
 )
 
-// shapePrompt carries what prompts contain: Unicode, emoji, tabs, CRLF,
-// trailing spaces and a code fence.
-func shapePrompt(s shape) string {
-	return fmt.Sprintf("shape %s: héllo 😀\tcol2   \r\nsecond line\n```go\nfunc f() {\n\treturn \"x\"\n}\n```\n", s.name)
-}
-
 // roundTrips runs two turns on one window (the second must not take the
 // first's reply for its own) and checks each reply is exactly what the
 // window answered.
@@ -43,13 +37,6 @@ func roundTrips(t *testing.T, g *GUI, prompts, replies func(testing.TB) []string
 		}
 		t.Logf("turn %d: %d-byte reply in %s", turn, len(reply), time.Since(start).Round(time.Millisecond))
 	}
-}
-
-func clip(s string) string {
-	if len(s) > 300 {
-		return s[:150] + " … " + s[len(s)-150:]
-	}
-	return s
 }
 
 func TestGUIShapesTk(t *testing.T) {

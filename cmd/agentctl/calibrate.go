@@ -18,6 +18,8 @@ const calibrateUsage = `
 Usage: agentctl calibrate AGENT --title PATTERN [--input X,Y --copy X,Y --reply X,Y,W,H --busy X,Y]
                          [--absolute] [--pid N] [--copy-keys K,K] [--submit-key K] [--new-chat-key K]
        agentctl calibrate --from-coords FILE [--layout NAME]
+       agentctl calibrate AGENT --cdp URL [--target PATTERN] [--composer SEL --submit SEL --busy SEL
+                         --reply-selector SEL --copy SEL --new-chat SEL]
 
 Records where an agent's chat window and its controls are, in agentctl.yaml.
 The file's comments and other settings are kept.
@@ -43,7 +45,16 @@ generations) for every configured agent it lists. Dream.OS positions are
 screen coordinates; files keyed by layout ("4-agent", ...) need --layout.
 Dream.OS files have no reply region or window title: add them afterwards.
 
+--cdp makes AGENT a seat driven through the DevTools port of the app showing
+its chat (driver: cdp): it finds the one page whose title matches --target
+(default: the agent's name), proposes selectors for the composer and the
+replies that resolve on it, keeps those given (with --cdp, --busy and --copy
+are CSS selectors), and writes driver: cdp and the cdp block. It only looks
+at the page. Selectors left empty follow the built-in Cursor profile.
+
 Examples:
+  agentctl calibrate Agent-1 --cdp http://127.0.0.1:9222
+  agentctl calibrate Agent-1 --cdp http://127.0.0.1:9222 --target 'Agent-1.*Cursor' --busy '[aria-label="Stop"]'
   agentctl calibrate Agent-3 --title 'Agent-3.*Cursor'
   agentctl calibrate Agent-3 --title 'Agent-3.*Cursor' --input 420,610 --copy 760,380 --reply 20,60,760,500 --busy 790,610
   agentctl calibrate Agent-3 --busy 790,610
@@ -65,6 +76,12 @@ func runCalibrate(ctx context.Context, env *Env, args []string) error {
 	newChatKey := fs.String("new-chat-key", "", "key that starts a new chat, e.g. ctrl+n")
 	fromCoords := fs.String("from-coords", "", "import a Dream.OS cursor_agent_coords.json `FILE`")
 	layout := fs.String("layout", "", "with --from-coords: the layout `NAME` to import, e.g. 4-agent")
+	cdpEndpoint := fs.String("cdp", "", "make AGENT a cdp seat: the app's DevTools `URL`, http://127.0.0.1:PORT")
+	target := fs.String("target", "", "with --cdp: regular expression `PATTERN` matching the page's title (default: the agent's name)")
+	composer := fs.String("composer", "", "with --cdp: CSS `SELECTOR` of the prompt box")
+	submitSel := fs.String("submit", "", "with --cdp: CSS `SELECTOR` of the send button (default: Enter)")
+	replySel := fs.String("reply-selector", "", "with --cdp: CSS `SELECTOR` matching replies (the last is read)")
+	newChatSel := fs.String("new-chat", "", "with --cdp: CSS `SELECTOR` of the new-chat button")
 	rest, err := parseArgs(fs, args)
 	if err != nil {
 		return err
@@ -85,6 +102,16 @@ func runCalibrate(ctx context.Context, env *Env, args []string) error {
 	agent, err := cfg.Agent(rest[0])
 	if err != nil {
 		return withHint(err, "agents are listed in "+config.Path(env.Root))
+	}
+	if *cdpEndpoint != "" {
+		given := map[string]string{}
+		for role, v := range map[string]string{"composer": *composer, "submit": *submitSel, "busy": *busy,
+			"reply": *replySel, "copy": *copyAt, "new_chat": *newChatSel} {
+			if v != "" {
+				given[role] = v
+			}
+		}
+		return calibrateCDP(ctx, env, agent, *cdpEndpoint, *target, given)
 	}
 	w := agent.Window
 	if *title != "" {

@@ -18,9 +18,10 @@ Usage: agentctl doctor
 
 Checks that this desktop can run agentctl's agents: the display, the window
 manager, the clipboard tool, the lock folder, and for every configured
-agent its window (found exactly once) or its exec command. Prints one line
+agent its window (found exactly once), its chat page (found exactly once,
+each cdp selector resolving) or its exec command. Prints one line
 per check, with a hint for each failure, and exits non-zero if any failed.
-It never sends a key or a click.
+It never sends a key or a click, and types nothing into a page.
 
 Examples:
   agentctl doctor
@@ -62,6 +63,10 @@ func runDoctor(ctx context.Context, env *Env, args []string) error {
 		checks = append(checks, dc, clipboardCheck())
 	}
 	for _, a := range cfg.Agents {
+		if a.EffectiveDriver() == config.DriverCDP {
+			checks = append(checks, cdpChecks(ctx, a)...)
+			continue
+		}
 		checks = append(checks, agentCheck(a, desktopOK))
 		if a.EffectiveDriver() == config.DriverGUI && a.Window.Calibrated() == nil {
 			checks = append(checks, busyCheck(a, cfg.GUI))

@@ -34,6 +34,7 @@ type command struct {
 var commands = []command{
 	{"init", "create a runtime folder and agentctl.yaml", initUsage, runInit},
 	{"calibrate", "record where an agent's chat window and its controls are", calibrateUsage, runCalibrate},
+	{"cursor", "start Cursor for a cdp seat, with its DevTools port on loopback", cursorUsage, runCursor},
 	{"prompt", "take one turn with an agent and print its reply", promptUsage, runPrompt},
 	{"doctor", "check the display, clipboard, locks and every agent's window", doctorUsage, runDoctor},
 	{"send", "deliver a message to an agent's or a person's inbox", sendUsage, runSend},

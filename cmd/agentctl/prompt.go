@@ -68,12 +68,12 @@ func runPrompt(ctx context.Context, env *Env, args []string) error {
 	}
 	driver, err := cursor.New(agent, cfg.GUI, opts)
 	if err != nil {
-		return promptError(agent.Name, err)
+		return promptError(agent, err)
 	}
 	start := time.Now()
 	reply, err := driver.Run(ctx, cursor.Turn{Prompt: text, NewChat: *newChat})
 	if err != nil {
-		return promptError(agent.Name, err)
+		return promptError(agent, err)
 	}
 	if *verbose {
 		fmt.Fprintf(env.Stderr, "turn took %s\n", time.Since(start).Round(time.Millisecond))
@@ -83,8 +83,12 @@ func runPrompt(ctx context.Context, env *Env, args []string) error {
 }
 
 // promptError says what to do about a failed turn.
-func promptError(agent string, err error) error {
+func promptError(a config.Agent, err error) error {
+	agent := a.Name
 	err = fmt.Errorf("%s: %w", agent, err)
+	if a.EffectiveDriver() == config.DriverCDP {
+		return cdpPromptError(agent, err)
+	}
 	for _, h := range []struct {
 		target error
 		hint   string
@@ -99,6 +103,26 @@ func promptError(agent string, err error) error {
 		{cursor.ErrGUIUnavailable, "run 'agentctl doctor'"},
 		{cursor.ErrExecTimeout, "raise exec.timeout for " + agent},
 		{cursor.ErrExecFailed, "run the agent's exec.command by hand to see why it fails"},
+	} {
+		if errors.Is(err, h.target) {
+			return withHint(err, h.hint)
+		}
+	}
+	return err
+}
+
+// cdpPromptError says what to do about a failed turn of a chat page.
+func cdpPromptError(agent string, err error) error {
+	for _, h := range []struct {
+		target error
+		hint   string
+	}{
+		{cursor.ErrNotCalibrated, "run 'agentctl doctor' to see which cdp selectors match the page, and 'agentctl calibrate " + agent + " --cdp URL' to propose others"},
+		{cursor.ErrWindowNotFound, "start the app with its DevTools port (agentctl cursor launch " + agent + "), or check cdp.endpoint and cdp.target with 'agentctl doctor'"},
+		{cursor.ErrWindowNotConfirmed, "make cdp.target match exactly one page title; nothing was sent"},
+		{cursor.ErrNotSubmitted, "check cdp.submit (empty: Enter in the composer) and that the chat is not busy"},
+		{cursor.ErrNoReply, "the error names the sign that was missing; check cdp.busy and cdp.reply with 'agentctl doctor' while the model works, or raise gui.turn_timeout"},
+		{cursor.ErrReplyLost, "the page reloaded after the prompt was sent; read the reply in the app"},
 	} {
 		if errors.Is(err, h.target) {
 			return withHint(err, h.hint)

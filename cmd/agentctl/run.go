@@ -19,13 +19,14 @@ import (
 )
 
 const runUsage = `
-Usage: agentctl run AGENT [--driver gui|exec] [--preset NAME] [--new-session]
+Usage: agentctl run AGENT [--driver gui|exec|cdp] [--preset NAME] [--new-session]
                           [--log-format console|json] [-- CMD ARGS...]
 
 Runs AGENT's long-lived loop: it watches the agent's mailbox and, one
 message at a time (most urgent first, oldest first within a priority),
 turns the message into a self-prompt, takes a turn with the agent's chat
-window (driver gui) or headless command (driver exec), and applies what the
+window (driver gui), its chat page through the app's DevTools port (driver
+cdp) or its headless command (driver exec), and applies what the
 reply asks for: messages to other agents, board changes, a devlog entry.
 Then the message is archived with a receipt. Leave it running, one per
 agent; a second run for the same agent refuses and names the first one's
@@ -61,7 +62,7 @@ Examples:
 
 func runRun(ctx context.Context, env *Env, args []string) error {
 	fs := newFlagSet(env, "run", runUsage)
-	driverName := fs.String("driver", "", "`driver` for this run: gui or exec (default: the agent's setting)")
+	driverName := fs.String("driver", "", "`driver` for this run: gui, exec or cdp (default: the agent's setting)")
 	logFormat := fs.String("log-format", "console", "log `format` on stderr: console or json")
 	preset := fs.String("preset", "", "exec `preset` for this run: "+strings.Join(config.PresetNames(), ", ")+" (implies --driver exec)")
 	newSession := fs.Bool("new-session", false, "start the first turn in a fresh conversation instead of continuing the agent's session")
@@ -97,10 +98,10 @@ func runRun(ctx context.Context, env *Env, args []string) error {
 	}
 	switch *driverName {
 	case "":
-	case config.DriverGUI, config.DriverExec:
+	case config.DriverGUI, config.DriverExec, config.DriverCDP:
 		agent.Driver = *driverName
 	default:
-		return usageError{msg: fmt.Sprintf("run: --driver %q is neither gui nor exec", *driverName)}
+		return usageError{msg: fmt.Sprintf("run: --driver %q is not gui, exec or cdp", *driverName)}
 	}
 	if err := runnable("run", agent); err != nil {
 		return err
@@ -170,6 +171,11 @@ func runnable(command string, agent config.Agent) error {
 	if agent.EffectiveDriver() == config.DriverGUI {
 		if err := agent.Window.Calibrated(); err != nil {
 			return withHint(fmt.Errorf("%s: %w", agent.Name, err), "run 'agentctl calibrate "+agent.Name+"' first")
+		}
+	}
+	if agent.EffectiveDriver() == config.DriverCDP {
+		if err := agent.CDP.Ready(); err != nil {
+			return withHint(fmt.Errorf("%s: %w", agent.Name, err), "run 'agentctl calibrate "+agent.Name+" --cdp http://127.0.0.1:9222' first")
 		}
 	}
 	return nil

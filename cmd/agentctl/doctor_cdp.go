@@ -1,0 +1,61 @@
+package main
+
+import (
+	"context"
+	"fmt"
+
+	"agentctl/config"
+	"agentctl/cursor"
+)
+
+// cdpChecks look at a cdp seat's page: found exactly once, and each
+// selector resolving. The busy element shows only while the model works,
+// so matching nothing is expected of it at rest; the reply, in a fresh
+// chat. Nothing is typed or clicked.
+func cdpChecks(ctx context.Context, a config.Agent) []check {
+	c := check{name: fmt.Sprintf("agent %s: chat page", a.Name)}
+	if err := a.CDP.Ready(); err != nil {
+		c.err, c.hint = err, "run 'agentctl calibrate "+a.Name+" --cdp http://127.0.0.1:9222'"
+		return []check{c}
+	}
+	r, err := cursor.InspectPage(ctx, a.CDP, nil)
+	if err != nil {
+		c.err = err
+		c.hint = "start the app with its DevTools port ('agentctl cursor launch " + a.Name + "'), and make cdp.target match exactly one page title"
+		return []check{c}
+	}
+	c.note = fmt.Sprintf("%q at %s", r.Page.Title, a.CDP.Endpoint)
+	checks := []check{c}
+	seat := a.CDP.Resolved()
+	for _, s := range []struct {
+		key, sel string
+		must     bool   // a turn cannot start without it
+		rest     string // why matching nothing now may be fine
+	}{
+		{"cdp.composer", seat.Composer, true, ""},
+		{"cdp.submit", seat.Submit, true, ""},
+		{"cdp.reply", seat.Reply, false, "fine in a fresh chat; otherwise replies cannot be read"},
+		{"cdp.busy", seat.Busy, false, "expected while the model rests; run doctor while it works to check it"},
+		{"cdp.copy", seat.Copy, false, "fine in a fresh chat; otherwise replies cannot be read"},
+		{"cdp.new_chat", seat.NewChat, a.NewChat.Set(), "only needed to start fresh chats"},
+	} {
+		if s.sel == "" {
+			continue
+		}
+		sc := check{name: fmt.Sprintf("agent %s: %s %q", a.Name, s.key, s.sel)}
+		n := r.Counts[s.key]
+		switch {
+		case n < 0:
+			sc.err, sc.hint = fmt.Errorf("not a valid CSS selector"), "fix "+s.key+" in agentctl.yaml"
+		case n == 0 && s.must:
+			sc.err = fmt.Errorf("matches nothing on the page")
+			sc.hint = "the built-in selectors follow one Cursor version; run 'agentctl calibrate " + a.Name + " --cdp " + a.CDP.Endpoint + "' or set " + s.key
+		case n == 0:
+			sc.warn, sc.hint = "matches nothing now", s.rest
+		default:
+			sc.note = fmt.Sprintf("%d on the page", n)
+		}
+		checks = append(checks, sc)
+	}
+	return checks
+}

@@ -1,0 +1,127 @@
+package config
+
+import (
+	"fmt"
+	"net/url"
+	"regexp"
+	"time"
+)
+
+// DriverCDP drives a chat page through the Chrome DevTools Protocol of the
+// app showing it (Cursor started with --remote-debugging-port).
+const DriverCDP = "cdp"
+
+// CDP says where an agent's chat page is and which elements of it the
+// driver works. Selectors left empty come from CursorProfile.
+type CDP struct {
+	// Endpoint is the app's DevTools address, http://127.0.0.1:PORT. It
+	// must be on loopback: whoever reaches it controls the app.
+	Endpoint string `yaml:"endpoint,omitempty"`
+	// Target is a regular expression on page titles; exactly one page of
+	// the endpoint must match.
+	Target string `yaml:"target,omitempty"`
+	// Composer is the CSS selector of the box the prompt goes into (a
+	// contenteditable element or a textarea).
+	Composer string `yaml:"composer,omitempty"`
+	// Submit is clicked to send the prompt; empty: Enter in the composer.
+	Submit string `yaml:"submit,omitempty"`
+	// Busy matches a visible element while the model works, such as the
+	// stop button.
+	Busy string `yaml:"busy,omitempty"`
+	// Reply matches the replies; the last match's text is the reply.
+	Reply string `yaml:"reply,omitempty"`
+	// Copy, if set, is the last reply's copy button: clicked inside the
+	// page, with the page's clipboard writes caught there (the desktop's
+	// clipboard is never touched), it gives the reply's Markdown source,
+	// which a rendered reply's text has lost (code fences).
+	Copy string `yaml:"copy,omitempty"`
+	// NewChat, if set, is clicked when a turn asks for a fresh chat.
+	NewChat string `yaml:"new_chat,omitempty"`
+	// Quiet is how long the reply's text must stay unchanged once the busy
+	// element is gone before it is read (default 20ms): the page's last
+	// drawing after it says it is done.
+	Quiet Duration `yaml:"quiet,omitempty"`
+}
+
+// DefaultCDPQuiet is CDP.Quiet when unset: more than a frame at 60 Hz, so
+// a page that draws its last text in the frame after it drops its busy
+// state is waited for. The page itself times the stillness, so it needs
+// no screenshot frames.
+const DefaultCDPQuiet = 20 * time.Millisecond
+
+// CursorProfile returns the selectors of Cursor's chat panel as of Cursor
+// 1.x (2025). They depend on Cursor's version: `agentctl doctor` checks
+// them against the live page and `agentctl calibrate --cdp` proposes
+// others.
+func CursorProfile() CDP {
+	return CDP{
+		Composer: `.aislash-editor-input[contenteditable="true"]`,
+		Busy:     `.composer-bar [data-stop-button], .composer-bar .codicon-debug-stop`,
+		Reply:    `[data-message-role="ai"] .markdown-root, .composer-rendered-message .markdown-root`,
+		NewChat:  `[aria-label^="New Chat"], .codicon-add-two`,
+	}
+}
+
+// Resolved returns c with every selector it leaves empty taken from
+// CursorProfile (Submit stays empty: Enter sends in Cursor).
+func (c CDP) Resolved() CDP {
+	p := CursorProfile()
+	if c.Composer == "" {
+		c.Composer = p.Composer
+	}
+	if c.Busy == "" {
+		c.Busy = p.Busy
+	}
+	if c.Reply == "" {
+		c.Reply = p.Reply
+	}
+	if c.NewChat == "" {
+		c.NewChat = p.NewChat
+	}
+	if c.Quiet <= 0 {
+		c.Quiet = Duration(DefaultCDPQuiet)
+	}
+	return c
+}
+
+// validate checks what is set; an agent without an endpoint or target is
+// allowed here (a fresh config) and refused when a turn runs.
+func (c CDP) validate() error {
+	if c.Endpoint != "" {
+		if err := CheckLoopbackEndpoint(c.Endpoint); err != nil {
+			return fmt.Errorf("cdp.endpoint: %w", err)
+		}
+	}
+	if c.Target != "" {
+		if _, err := regexp.Compile(c.Target); err != nil {
+			return fmt.Errorf("cdp.target: not a regular expression: %v", err)
+		}
+	}
+	if c.Quiet < 0 {
+		return fmt.Errorf("cdp.quiet: must be a positive duration such as 30ms")
+	}
+	return nil
+}
+
+// Ready reports what a CDP seat still lacks before a turn can run.
+func (c CDP) Ready() error {
+	if c.Endpoint == "" || c.Target == "" {
+		return fmt.Errorf("cdp.endpoint and cdp.target must be set (agentctl calibrate AGENT --cdp finds them)")
+	}
+	return c.validate()
+}
+
+// CheckLoopbackEndpoint accepts http://HOST:PORT where HOST is a loopback
+// address: a DevTools port lets whoever reaches it type into the app and
+// run code in it, so agentctl never talks to one elsewhere.
+func CheckLoopbackEndpoint(endpoint string) error {
+	u, err := url.Parse(endpoint)
+	if err != nil || u.Scheme != "http" || u.Port() == "" || (u.Path != "" && u.Path != "/") {
+		return fmt.Errorf("%q is not http://127.0.0.1:PORT", endpoint)
+	}
+	switch u.Hostname() {
+	case "127.0.0.1", "localhost", "::1":
+		return nil
+	}
+	return fmt.Errorf("%q is not on loopback (127.0.0.1, ::1 or localhost): a DevTools port must never be reachable from elsewhere", endpoint)
+}

@@ -1,0 +1,430 @@
+package cursor
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"regexp"
+	"strings"
+	"sync"
+	"time"
+
+	"agentctl/config"
+)
+
+// CDP is the driver for an agent whose chat is a page of an app started
+// with a DevTools port (Cursor with --remote-debugging-port): the prompt is
+// put into the page's composer, the page says when the model is busy, and
+// the reply is read from the page. Nothing touches the desktop's mouse,
+// keyboard or clipboard, so it takes no desktop input lock and turns of
+// different agents run at the same time.
+type CDP struct {
+	cfg        config.CDP
+	title      *regexp.Regexp
+	maxPause   time.Duration
+	submitWait time.Duration
+	turn       time.Duration
+	log        io.Writer
+
+	mu sync.Mutex // one turn at a time per driver
+}
+
+// cdpPoll is how often the page is looked at during a turn: a look is one
+// script run over a loopback socket, well under a millisecond.
+const cdpPoll = 5 * time.Millisecond
+
+// NewCDP checks the seat's settings and returns the driver. The page is
+// found afresh at every turn.
+func NewCDP(c config.CDP, g config.GUI, opts Options) (*CDP, error) {
+	if err := c.Ready(); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrNotCalibrated, err)
+	}
+	c = c.Resolved()
+	title, err := regexp.Compile(c.Target)
+	if err != nil {
+		return nil, fmt.Errorf("cdp.target: %w", err)
+	}
+	d := &CDP{
+		cfg: c, title: title, log: opts.Log,
+		maxPause:   durationOr(g.MaxPause, config.DefaultGUI().MaxPause.D()),
+		submitWait: durationOr(g.Submit, config.DefaultGUI().Submit.D()),
+		turn:       durationOr(g.TurnTimeout, config.DefaultGUI().TurnTimeout.D()),
+	}
+	if d.log == nil {
+		d.log = io.Discard
+	}
+	return d, nil
+}
+
+// pageLook is what jsLook reports.
+type pageLook struct {
+	Title    string  `json:"title"`
+	Token    string  `json:"token"`
+	Busy     bool    `json:"busy"`
+	BusySeen bool    `json:"busy_seen"`
+	Changes  int     `json:"changes"`
+	StillMS  float64 `json:"still_ms"`
+	Replies  int     `json:"replies"`
+	Composer *string `json:"composer"`
+	Nodes    int     `json:"nodes"`
+}
+
+func (c *CDP) logf(format string, args ...any) { fmt.Fprintf(c.log, format+"\n", args...) }
+
+// Run takes one turn. See CDP.
+func (c *CDP) Run(ctx context.Context, t Turn) (string, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	ctx, cancel := context.WithTimeout(ctx, c.turn)
+	defer cancel()
+	target, err := findPage(ctx, c.cfg.Endpoint, c.title)
+	if err != nil {
+		return "", err
+	}
+	p, err := dialPage(ctx, c.cfg.Endpoint, target)
+	if err != nil {
+		return "", err
+	}
+	defer p.close()
+	c.logf("page %q found", target.Title)
+	s := &cdpTurn{c: c, p: p, t: t, token: newSentinel()}
+	reply, err := s.run(ctx)
+	if err != nil && ctx.Err() != nil && !isPageClosed(err) && !errors.Is(err, ErrNoReply) {
+		err = fmt.Errorf("turn of page %q stopped: %w", target.Title, err)
+	}
+	return reply, err
+}
+
+// cdpTurn is one turn on one page.
+type cdpTurn struct {
+	c     *CDP
+	p     *page
+	t     Turn
+	token string
+	sent  bool // the prompt may have reached the model
+}
+
+func (s *cdpTurn) args() map[string]any {
+	return map[string]any{"composer": s.c.cfg.Composer, "busy": s.c.cfg.Busy, "reply": s.c.cfg.Reply, "token": s.token}
+}
+
+// look reads the page and refuses a page that is no longer the agent's
+// (another title) or no longer the one the turn began with (reloaded).
+func (s *cdpTurn) look(ctx context.Context) (pageLook, error) {
+	var l pageLook
+	if err := s.p.eval(ctx, jsLook, s.args(), &l); err != nil {
+		return l, s.failed(err)
+	}
+	if l.Token != s.token {
+		if s.sent {
+			return l, fmt.Errorf("%w: the page reloaded or navigated during the turn, after the prompt was sent", ErrReplyLost)
+		}
+		return l, fmt.Errorf("%w: the page reloaded or navigated before the prompt was sent; nothing was sent", ErrWindowNotConfirmed)
+	}
+	if !s.c.title.MatchString(l.Title) {
+		return l, fmt.Errorf("%w: the page's title became %q, which cdp.target %q does not match", ErrWindowNotConfirmed, l.Title, s.c.cfg.Target)
+	}
+	return l, nil
+}
+
+func (s *cdpTurn) failed(err error) error {
+	if isPageClosed(err) && s.sent {
+		return fmt.Errorf("%w during the turn, after the prompt was sent", err)
+	}
+	return err
+}
+
+func (s *cdpTurn) run(ctx context.Context) (string, error) {
+	counts, err := s.c.checkSelectors(ctx, s.p)
+	if err != nil {
+		return "", err
+	}
+	if err := s.p.eval(ctx, jsWatch, s.args(), nil); err != nil {
+		return "", err
+	}
+	if s.t.Resume {
+		s.sent = true
+		s.c.logf("resuming: waiting for the reply of a prompt sent before")
+		return s.await(ctx, decodeState(s.t.ResumeState))
+	}
+	l, err := s.idle(ctx)
+	if err != nil {
+		return "", err
+	}
+	if l.Composer == nil {
+		return "", fmt.Errorf("%w: cdp.composer %q matches nothing on page %q; nothing was sent", ErrNotCalibrated, s.c.cfg.Composer, l.Title)
+	}
+	if s.c.cfg.Submit != "" && counts["cdp.submit"] == 0 {
+		return "", fmt.Errorf("%w: cdp.submit %q matches nothing on page %q; nothing was sent", ErrNotCalibrated, s.c.cfg.Submit, l.Title)
+	}
+	if s.t.NewChat {
+		if err := s.newChat(ctx); err != nil {
+			return "", err
+		}
+	}
+	prev, err := s.read(ctx)
+	if err != nil {
+		return "", err
+	}
+	state := turnState{PrevKnown: true}
+	if prev != "" {
+		state.Prev = fingerprintText(prev)
+	}
+	// Watch again from here: only a busy state after the prompt counts.
+	if err := s.p.eval(ctx, jsWatch, s.args(), nil); err != nil {
+		return "", err
+	}
+	before, err := s.look(ctx)
+	if err != nil {
+		return "", err
+	}
+	if err := s.insert(ctx); err != nil {
+		return "", err
+	}
+	if err := s.t.stage(StageInjected); err != nil {
+		return "", err
+	}
+	if s.t.OnResumeState != nil {
+		if err := s.t.OnResumeState(state.encode()); err != nil {
+			return "", err
+		}
+	}
+	if err := s.submit(ctx, before); err != nil {
+		return "", err
+	}
+	if err := s.t.stage(StageSubmitted); err != nil {
+		return "", err
+	}
+	reply, err := s.await(ctx, state)
+	if err != nil {
+		return "", err
+	}
+	if err := s.t.stage(StageReplied); err != nil {
+		return "", err
+	}
+	return reply, nil
+}
+
+// idle waits until the model is not busy (with an earlier prompt, or one
+// a person typed): a prompt sent now would be refused or queued.
+func (s *cdpTurn) idle(ctx context.Context) (pageLook, error) {
+	for said := false; ; {
+		l, err := s.look(ctx)
+		if err != nil || !l.Busy {
+			return l, err
+		}
+		if !said {
+			s.c.logf("the chat is busy; waiting for it before sending")
+			said = true
+		}
+		if err := pause(ctx, cdpPoll*4); err != nil {
+			return l, fmt.Errorf("%w: the chat stayed busy before the prompt could be sent", ErrNoReply)
+		}
+	}
+}
+
+func (s *cdpTurn) newChat(ctx context.Context) error {
+	var ok bool
+	if err := s.p.eval(ctx, jsClick, map[string]any{"sel": s.c.cfg.NewChat}, &ok); err != nil {
+		return err
+	}
+	if !ok {
+		return fmt.Errorf("%w: cdp.new_chat %q matches nothing visible; nothing was sent", ErrNotCalibrated, s.c.cfg.NewChat)
+	}
+	s.c.logf("new chat started")
+	return pause(ctx, settleWait)
+}
+
+// insert puts the prompt into the composer and proves it is there exactly.
+func (s *cdpTurn) insert(ctx context.Context) error {
+	var r struct {
+		Found bool   `json:"found"`
+		Text  string `json:"text"`
+	}
+	a := s.args()
+	a["text"] = s.t.Prompt
+	if err := s.p.eval(ctx, jsInsert, a, &r); err != nil {
+		return err
+	}
+	if !r.Found {
+		return fmt.Errorf("%w: cdp.composer %q matches nothing; nothing was sent", ErrNotCalibrated, s.c.cfg.Composer)
+	}
+	if r.Text != s.t.Prompt {
+		s.p.eval(ctx, jsClear, a, nil)
+		return fmt.Errorf("%w: the composer shows %d bytes where the prompt has %d (is cdp.composer the editor itself?); nothing was sent",
+			ErrNotSubmitted, len(r.Text), len(s.t.Prompt))
+	}
+	s.c.logf("prompt inserted (%d bytes)", len(s.t.Prompt))
+	return nil
+}
+
+// submit sends the prompt and proves that the page took it: the busy
+// element showed, or the composer emptied and the transcript grew. With no
+// sign within gui.submit it tries once more, but only while the composer
+// still holds the prompt, so nothing is ever sent twice.
+func (s *cdpTurn) submit(ctx context.Context, before pageLook) error {
+	for try := 1; try <= 2; try++ {
+		if err := s.press(ctx); err != nil {
+			return err
+		}
+		s.sent = true
+		deadline := time.Now().Add(s.c.submitWait)
+		for {
+			l, err := s.look(ctx)
+			if err != nil {
+				return err
+			}
+			empty := l.Composer == nil || strings.TrimSpace(*l.Composer) == ""
+			grew := l.Nodes != before.Nodes || l.Replies != before.Replies || l.Changes != before.Changes
+			switch {
+			case l.Busy || l.BusySeen:
+				s.c.logf("submitted (the page shows the model busy)")
+				return nil
+			case empty && grew:
+				s.c.logf("submitted (the composer emptied and the transcript grew)")
+				return nil
+			}
+			if time.Now().After(deadline) {
+				if try == 1 && l.Composer != nil && *l.Composer == s.t.Prompt {
+					s.c.logf("no sign of submission; sending once more")
+					s.sent = false
+					break
+				}
+				return fmt.Errorf("%w: the page showed no sign of it within %s", ErrNotSubmitted, s.c.submitWait)
+			}
+			if err := pause(ctx, cdpPoll); err != nil {
+				return fmt.Errorf("%w: %v", ErrNotSubmitted, err)
+			}
+		}
+	}
+	return fmt.Errorf("%w: the page showed no sign of it", ErrNotSubmitted)
+}
+
+func (s *cdpTurn) press(ctx context.Context) error {
+	if s.c.cfg.Submit != "" {
+		var ok bool
+		if err := s.p.eval(ctx, jsClick, map[string]any{"sel": s.c.cfg.Submit}, &ok); err != nil {
+			return err
+		}
+		if !ok {
+			return fmt.Errorf("%w: cdp.submit %q matches nothing visible; the prompt is in the composer, not sent", ErrNotSubmitted, s.c.cfg.Submit)
+		}
+		return nil
+	}
+	var ok bool
+	if err := s.p.eval(ctx, jsFocus, s.args(), &ok); err != nil {
+		return err
+	}
+	if !ok {
+		return fmt.Errorf("%w: cdp.composer %q went away; nothing was sent", ErrNotSubmitted, s.c.cfg.Composer)
+	}
+	return s.p.pressEnter(ctx)
+}
+
+// read returns the last reply as the page gives it: through cdp.copy
+// when set, else the reply element's text.
+func (s *cdpTurn) read(ctx context.Context) (string, error) {
+	if s.c.cfg.Copy != "" {
+		var r struct {
+			Found bool   `json:"found"`
+			Text  string `json:"text"`
+		}
+		if err := s.p.eval(ctx, jsCopy, map[string]any{"sel": s.c.cfg.Copy}, &r); err != nil {
+			return "", s.failed(err)
+		}
+		return r.Text, nil
+	}
+	var text string
+	if err := s.p.eval(ctx, jsReply, s.args(), &text); err != nil {
+		return "", s.failed(err)
+	}
+	return text, nil
+}
+
+// await waits until the model is done and returns the reply once it is
+// proven finished and new: the busy element seen and gone, and the reply
+// and the busy state unchanged for cdp.quiet, or, if the page never showed
+// it busy, the reply unchanged for gui.max_pause; and the text is neither
+// the prompt nor the reply from before it.
+func (s *cdpTurn) await(ctx context.Context, state turnState) (string, error) {
+	missing := "the page never showed the model busy or a reply"
+	for {
+		l, err := s.look(ctx)
+		if err != nil {
+			return "", err
+		}
+		need := s.c.cfg.Quiet.D()
+		if !l.BusySeen {
+			need = s.c.maxPause
+		}
+		switch {
+		case l.Busy:
+			missing = fmt.Sprintf("the page still shows the model busy (cdp.busy %q)", s.c.cfg.Busy)
+		case time.Duration(l.StillMS*float64(time.Millisecond)) < need:
+			missing = "the reply was still changing"
+		default:
+			reply, err := s.read(ctx)
+			if err != nil {
+				return "", err
+			}
+			why := state.stale(s.t.Prompt, reply)
+			if why == "" {
+				s.c.logf("reply read (%d bytes)", len(reply))
+				return reply, nil
+			}
+			missing = "the page offered only " + why
+		}
+		if err := pause(ctx, cdpPoll); err != nil {
+			if ctx.Err() == context.DeadlineExceeded {
+				return "", fmt.Errorf("%w within %s: %s", ErrNoReply, s.c.turn, missing)
+			}
+			return "", err
+		}
+	}
+}
+
+// pause waits d, or returns ctx's error.
+func pause(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
+
+// selectorSettings names the seat's selectors as agentctl.yaml does.
+func (c *CDP) selectorSettings() map[string]string {
+	return map[string]string{"cdp.composer": c.cfg.Composer, "cdp.submit": c.cfg.Submit, "cdp.busy": c.cfg.Busy,
+		"cdp.reply": c.cfg.Reply, "cdp.copy": c.cfg.Copy, "cdp.new_chat": c.cfg.NewChat}
+}
+
+// selectorCounts returns how many elements of the page each selector set
+// matches now, -1 for one that is not valid CSS.
+func selectorCounts(ctx context.Context, p *page, sels map[string]string) (map[string]int, error) {
+	var r struct {
+		Counts map[string]int `json:"counts"`
+	}
+	if err := p.eval(ctx, jsCheck, map[string]any{"sels": sels}, &r); err != nil {
+		return nil, err
+	}
+	return r.Counts, nil
+}
+
+// checkSelectors refuses a seat with a selector that is not valid CSS
+// before anything is sent: the page would throw at it mid-turn.
+func (c *CDP) checkSelectors(ctx context.Context, p *page) (map[string]int, error) {
+	counts, err := selectorCounts(ctx, p, c.selectorSettings())
+	if err != nil {
+		return nil, err
+	}
+	for _, name := range []string{"cdp.composer", "cdp.submit", "cdp.busy", "cdp.reply", "cdp.copy", "cdp.new_chat"} {
+		if counts[name] == -1 {
+			return nil, fmt.Errorf("%w: %s %q is not a valid CSS selector; nothing was sent", ErrNotCalibrated, name, c.selectorSettings()[name])
+		}
+	}
+	return counts, nil
+}

@@ -1,0 +1,169 @@
+//go:build linux
+
+package cursor
+
+import (
+	"bufio"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"agentctl/config"
+	"agentctl/internal/chromium"
+)
+
+// cdpBrowser is a headless Chromium with a DevTools port on loopback, as
+// Cursor is when started for the CDP driver.
+type cdpBrowser struct {
+	*chromium.Browser
+	endpoint string
+}
+
+func startCDPBrowser(t testing.TB) *cdpBrowser {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	b, err := chromium.Start(ctx, t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(b.Stop)
+	return &cdpBrowser{Browser: b, endpoint: b.Endpoint}
+}
+
+// chatPageTab is a stand-in chat page open in a cdpBrowser.
+type chatPageTab struct {
+	b     *cdpBrowser
+	log   string
+	title string
+	id    string
+}
+
+// openChatPage serves fixtures/chatpage with a recorder of its own and
+// opens it in b as a page titled title, playing s.
+func (b *cdpBrowser) openChatPage(t testing.TB, title string, s shape, ignoreSubmits int) *chatPageTab {
+	t.Helper()
+	dir := t.TempDir()
+	c := &chatPageTab{b: b, log: filepath.Join(dir, "log.jsonl"), title: title}
+	rec := exec.Command("/usr/bin/python3", filepath.Join("..", "fixtures", "chatpage", "recorder.py"), "--log", c.log)
+	rec.Stderr = os.Stderr
+	rec.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	out, err := rec.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := rec.Start(); err != nil {
+		t.Fatalf("cannot start the chat page's recorder: %v", err)
+	}
+	t.Cleanup(func() { rec.Process.Signal(syscall.SIGTERM); rec.Wait() })
+	line, err := bufio.NewReader(out).ReadString('\n')
+	port, ok := strings.CutPrefix(strings.TrimSpace(line), "listening on ")
+	if err != nil || !ok {
+		t.Fatalf("the recorder did not say where it listens: %q, %v", line, err)
+	}
+	page := "http://127.0.0.1:" + port + "/index.html?" + pageQuery(title, s, ignoreSubmits).Encode()
+	if c.id, err = b.Open(page); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { b.Close(c.id) })
+	c.await(t, func(p PageTarget) bool { return p.ID == c.id && p.Title == title })
+	return c
+}
+
+// await waits until the browser lists a page that ok accepts, and returns
+// its id.
+func (c *chatPageTab) await(t testing.TB, ok func(PageTarget) bool) string {
+	t.Helper()
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		pages, err := ListPages(context.Background(), c.b.endpoint)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range pages {
+			if ok(p) {
+				return p.ID
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the browser never showed page %q", c.title)
+		}
+	}
+}
+
+// seat is the cdp block for this page, through the fixture's own
+// selectors and its copy button.
+func (c *chatPageTab) seat() config.CDP {
+	return config.CDP{
+		Endpoint: c.b.endpoint,
+		Target:   "^" + regexp.QuoteMeta(c.title) + "$",
+		Composer: "#composer",
+		Busy:     "#send.stop",
+		Reply:    "#transcript > .msg:not(.user):not(#generating) > div:last-child",
+		Copy:     "#copy",
+	}
+}
+
+func (c *chatPageTab) prompts(t testing.TB) []string {
+	return texts(recordedEvents(t, c.log), "prompt")
+}
+func (c *chatPageTab) replies(t testing.TB) []string {
+	return texts(recordedEvents(t, c.log), "replied")
+}
+
+// awaitPrompts waits until the page has received n prompts.
+func (c *chatPageTab) awaitPrompts(t testing.TB, n int) {
+	t.Helper()
+	for deadline := time.Now().Add(30 * time.Second); len(c.prompts(t)) < n; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("page %q never received prompt %d", c.title, n)
+		}
+	}
+}
+
+// script runs JavaScript in the page, as a person at the app could.
+func (c *chatPageTab) script(t testing.TB, js string) {
+	t.Helper()
+	p, err := dialPage(context.Background(), c.b.endpoint, PageTarget{ID: c.id, Title: c.title})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.close()
+	if err := p.call(context.Background(), "Runtime.evaluate", map[string]any{"expression": js}, nil); err != nil {
+		t.Fatalf("running %q in page %q: %v", js, c.title, err)
+	}
+}
+
+// closePage closes the page, as a person closing the app's window.
+func (c *chatPageTab) closePage(t testing.TB) {
+	t.Helper()
+	if err := c.b.Close(c.id); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// cdpTestGUI is the timing the tests use: a max_pause longer than the
+// shapes' longest pause, short waits elsewhere so failures come quickly.
+func cdpTestGUI() config.GUI {
+	return config.GUI{
+		Quiet:       config.Duration(100 * time.Millisecond),
+		MaxPause:    config.Duration(3 * time.Second),
+		Submit:      config.Duration(time.Second),
+		TurnTimeout: config.Duration(60 * time.Second),
+		LockWait:    config.Duration(30 * time.Second),
+	}
+}
+
+func newTestCDP(t testing.TB, seat config.CDP) *CDP {
+	t.Helper()
+	d, err := NewCDP(seat, cdpTestGUI(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}

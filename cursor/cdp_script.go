@@ -1,0 +1,171 @@
+package cursor
+
+// The scripts the CDP driver runs in the chat page. Each is a function of
+// one argument (the selectors and values it needs, as JSON) whose result
+// goes back as JSON. They find elements afresh on every call, so a page
+// that redrew or reloaded is never worked through stale handles.
+
+// jsLib is shared by the scripts: selectors that fail loudly, visibility,
+// and the text of an element exactly as its text nodes hold it (innerText
+// would rewrite line ends and spaces), without its buttons, and with each
+// rendered code block (pre) written back as a Markdown fence with its
+// language (a language-X class or data-language), so that a reply's
+// agentctl block survives its rendering.
+const jsLib = `
+const all = s => { try { return [...document.querySelectorAll(s)]; } catch (e) { throw new Error("selector " + JSON.stringify(s) + " is not valid CSS"); } };
+const last = s => { const l = all(s); return l.length ? l[l.length - 1] : null; };
+const visible = e => !!e && e.isConnected && e.getClientRects().length > 0 && getComputedStyle(e).visibility !== "hidden";
+const firstVisible = s => all(s).find(visible) || null;
+const isField = e => e.tagName === "TEXTAREA" || e.tagName === "INPUT";
+const BLOCK = /^(DIV|P|PRE|LI|UL|OL|H[1-6]|BLOCKQUOTE|TABLE|TR|SECTION|ARTICLE)$/;
+const SKIP = /^(BUTTON|SCRIPT|STYLE|SVG|TEMPLATE|NOSCRIPT)$/i;
+const textOf = n => {
+  let s = "";
+  for (const c of n.childNodes) {
+    if (c.nodeType === Node.TEXT_NODE) { s += c.data; continue; }
+    if (c.nodeType !== Node.ELEMENT_NODE || SKIP.test(c.nodeName)) continue;
+    if (c.nodeName === "BR") { s += "\n"; continue; }
+    if (c.nodeName === "PRE") {
+      const code = c.querySelector("code") || c;
+      const cls = /(?:^|\s)lang(?:uage)?-(\S+)/.exec(c.className + " " + code.className);
+      const lang = c.dataset.language || code.dataset.language || (cls ? cls[1] : "");
+      let body = textOf(code);
+      if (!body.endsWith("\n")) body += "\n";
+      if (s !== "" && !s.endsWith("\n")) s += "\n";
+      s += "` + "```" + `" + lang + "\n" + body + "` + "```" + `\n";
+      continue;
+    }
+    if (BLOCK.test(c.nodeName) && s !== "" && !s.endsWith("\n")) s += "\n";
+    s += textOf(c);
+  }
+  return s;
+};
+const fieldText = e => isField(e) ? e.value : textOf(e);
+const busyNow = a => !!a.busy && all(a.busy).some(visible);
+`
+
+func jsFunc(body string) string { return "(a => {" + jsLib + body + "})" }
+
+// jsWatch marks the page for this turn (a reload wipes the mark) and
+// watches it change: whether the busy element ever shows, so that a model
+// busy for less than a poll is still seen, and when the last reply or the
+// busy state last changed, so that stillness is measured in the page, to
+// the millisecond, without reading the reply's text again and again.
+var jsWatch = jsFunc(`
+const w = window.__agentctl = window.__agentctl || {};
+if (w.obs) w.obs.disconnect();
+w.token = a.token; w.busySeen = false; w.changes = 0; w.changedAt = performance.now();
+let wasBusy = false;
+const changed = () => { w.changes++; w.changedAt = performance.now(); };
+const check = records => {
+  let busy = false;
+  try { busy = busyNow(a); } catch (e) {}
+  if (busy) w.busySeen = true;
+  if (busy !== wasBusy) { wasBusy = busy; changed(); return; }
+  let r = null;
+  try { r = last(a.reply); } catch (e) {}
+  if (r && records.some(m => r.contains(m.target) || m.target.contains(r))) changed();
+};
+w.obs = new MutationObserver(check);
+w.obs.observe(document.documentElement, {subtree: true, childList: true, attributes: true, characterData: true});
+check([]);
+return true;`)
+
+// jsLook is what the driver watches: the title, the turn's mark, the busy
+// state, how long the reply and the busy state have been still, how many
+// replies and elements the page has (the transcript growing), and the
+// composer's text (null: no composer).
+var jsLook = jsFunc(`
+const w = window.__agentctl || {};
+const c = a.composer ? document.querySelector(a.composer) : null;
+return {title: document.title, token: w.token || "", busy: busyNow(a), busy_seen: !!w.busySeen,
+  changes: w.changes || 0, still_ms: w.changedAt === undefined ? 0 : performance.now() - w.changedAt,
+  replies: all(a.reply).length, composer: c ? fieldText(c) : null,
+  nodes: document.getElementsByTagName("*").length};`)
+
+// jsReply is the last reply's text.
+var jsReply = jsFunc(`
+const r = last(a.reply);
+return r ? textOf(r) : "";`)
+
+// jsInsert puts the prompt into the composer as a paste the page handles
+// itself (editors read a paste event's data), replacing what the composer
+// held; a textarea gets its value as typing would set it. The desktop's
+// clipboard is never involved.
+var jsInsert = jsFunc(`
+const c = document.querySelector(a.composer);
+if (!c) return {found: false};
+c.focus();
+if (isField(c)) {
+  const proto = c.tagName === "TEXTAREA" ? HTMLTextAreaElement.prototype : HTMLInputElement.prototype;
+  Object.getOwnPropertyDescriptor(proto, "value").set.call(c, a.text);
+  c.dispatchEvent(new Event("input", {bubbles: true}));
+  return {found: true, text: c.value};
+}
+const sel = getSelection(), range = document.createRange();
+range.selectNodeContents(c);
+sel.removeAllRanges(); sel.addRange(range);
+const dt = new DataTransfer();
+dt.setData("text/plain", a.text);
+const ev = new ClipboardEvent("paste", {clipboardData: dt, bubbles: true, cancelable: true});
+if (c.dispatchEvent(ev)) document.execCommand("insertText", false, a.text);
+return {found: true, text: fieldText(c)};`)
+
+// jsClear empties the composer after a prompt that did not go in exactly.
+var jsClear = jsFunc(`
+const c = document.querySelector(a.composer);
+if (!c) return false;
+if (isField(c)) { c.value = ""; c.dispatchEvent(new Event("input", {bubbles: true})); return true; }
+c.focus(); document.execCommand("selectAll"); document.execCommand("delete");
+return true;`)
+
+// jsFocus focuses the composer, for Enter.
+var jsFocus = jsFunc(`
+const c = document.querySelector(a.composer);
+if (!c) return false;
+c.focus();
+return true;`)
+
+// jsClick clicks the first visible element matching a.sel.
+var jsClick = jsFunc(`
+const e = firstVisible(a.sel);
+if (!e) return false;
+e.click();
+return true;`)
+
+// jsCopy clicks the last reply's copy button with the page's clipboard
+// writes caught inside the page (navigator.clipboard.writeText, and a copy
+// command answered by a copy event of our own), so the reply's source
+// comes back and the desktop's clipboard is never written.
+var jsCopy = jsAsyncFunc(`
+const b = last(a.sel);
+if (!b) return {found: false, text: ""};
+let got = "";
+const exec = document.execCommand, clip = navigator.clipboard, write = clip && clip.writeText;
+document.execCommand = function (cmd, ...rest) {
+  if (String(cmd).toLowerCase() !== "copy") return exec.call(document, cmd, ...rest);
+  const dt = new DataTransfer();
+  (document.activeElement || document).dispatchEvent(new ClipboardEvent("copy", {clipboardData: dt, bubbles: true, cancelable: true}));
+  got = dt.getData("text/plain");
+  return true;
+};
+if (clip) clip.writeText = async t => { got = String(t); };
+try {
+  b.click();
+  await new Promise(r => setTimeout(r, 0));
+} finally {
+  document.execCommand = exec;
+  if (clip) delete clip.writeText;
+}
+return {found: true, text: got};`)
+
+// jsCheck reports which selectors match nothing, and which are not CSS.
+var jsCheck = jsFunc(`
+const out = {};
+for (const [name, s] of Object.entries(a.sels)) {
+  if (!s) continue;
+  try { out[name] = document.querySelectorAll(s).length; } catch (e) { out[name] = -1; }
+}
+return {title: document.title, counts: out};`)
+
+func jsAsyncFunc(body string) string { return "(async a => {" + jsLib + body + "})" }
