@@ -1,4 +1,4 @@
-module agentctl
+module github.com/agentctl/agentctl
 
 go 1.25.0
 

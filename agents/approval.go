@@ -8,9 +8,9 @@ import (
 	"strings"
 	"time"
 
-	"agentctl/internal/audit"
-	"agentctl/mailbox"
-	"agentctl/projectboard"
+	"github.com/agentctl/agentctl/internal/audit"
+	"github.com/agentctl/agentctl/mailbox"
+	"github.com/agentctl/agentctl/projectboard"
 )
 
 // TypeApproval is the type of the message that asks a person to approve

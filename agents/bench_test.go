@@ -12,9 +12,9 @@ import (
 	"testing"
 	"time"
 
-	"agentctl/config"
-	"agentctl/cursor"
-	"agentctl/mailbox"
+	"github.com/agentctl/agentctl/config"
+	"github.com/agentctl/agentctl/cursor"
+	"github.com/agentctl/agentctl/mailbox"
 )
 
 // BenchmarkLoopExec measures the loop's own overhead: messages per second

@@ -10,8 +10,8 @@ import (
 
 	"github.com/rs/zerolog"
 
-	"agentctl/mailbox"
-	"agentctl/projectboard"
+	"github.com/agentctl/agentctl/mailbox"
+	"github.com/agentctl/agentctl/projectboard"
 )
 
 // typeBoardTask is the type of the message an idle runner delivers to its

@@ -13,10 +13,10 @@ import (
 	"testing"
 	"time"
 
-	"agentctl/config"
-	"agentctl/cursor"
-	"agentctl/mailbox"
-	"agentctl/projectboard"
+	"github.com/agentctl/agentctl/config"
+	"github.com/agentctl/agentctl/cursor"
+	"github.com/agentctl/agentctl/mailbox"
+	"github.com/agentctl/agentctl/projectboard"
 )
 
 func init() {

@@ -6,8 +6,8 @@ import (
 
 	"github.com/rs/zerolog"
 
-	"agentctl/cursor"
-	"agentctl/mailbox"
+	"github.com/agentctl/agentctl/cursor"
+	"github.com/agentctl/agentctl/mailbox"
 )
 
 // A turn's command, once started, is recorded under dataChild with stage

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"agentctl/projectboard"
+	"github.com/agentctl/agentctl/projectboard"
 )
 
 // coordination is what an idle runner keeps between its looks at the

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"time"
 
-	"agentctl/devlog"
-	"agentctl/projectboard"
+	"github.com/agentctl/agentctl/devlog"
+	"github.com/agentctl/agentctl/projectboard"
 )
 
 // deferredLockWait bounds how long the recovery check waits for the

@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"time"
 
-	"agentctl/internal/agentname"
-	"agentctl/mailbox"
-	"agentctl/projectboard"
+	"github.com/agentctl/agentctl/internal/agentname"
+	"github.com/agentctl/agentctl/mailbox"
+	"github.com/agentctl/agentctl/projectboard"
 )
 
 // TypeDependencyFulfilled is the type of the message the owner of a task

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"agentctl/mailbox"
+	"github.com/agentctl/agentctl/mailbox"
 )
 
 // TestDependencyNoticeExactlyOnce: when a task becomes done, the owner of

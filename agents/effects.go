@@ -14,10 +14,10 @@ import (
 
 	"github.com/rs/zerolog"
 
-	"agentctl/devlog"
-	"agentctl/internal/agentname"
-	"agentctl/mailbox"
-	"agentctl/projectboard"
+	"github.com/agentctl/agentctl/devlog"
+	"github.com/agentctl/agentctl/internal/agentname"
+	"github.com/agentctl/agentctl/mailbox"
+	"github.com/agentctl/agentctl/projectboard"
 )
 
 // outcome is what the effects of one reply did, for the receipt and the

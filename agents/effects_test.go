@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"agentctl/devlog"
-	"agentctl/mailbox"
-	"agentctl/projectboard"
+	"github.com/agentctl/agentctl/devlog"
+	"github.com/agentctl/agentctl/mailbox"
+	"github.com/agentctl/agentctl/projectboard"
 )
 
 // block wraps an agentctl block in a reply.

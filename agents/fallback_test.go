@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"agentctl/mailbox"
+	"github.com/agentctl/agentctl/mailbox"
 )
 
 // A message read with fallbacks says so in the devlog, field by field.

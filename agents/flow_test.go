@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"agentctl/mailbox"
+	"github.com/agentctl/agentctl/mailbox"
 )
 
 // demoTask is the message that starts the demo's work.

@@ -6,9 +6,9 @@ import (
 
 	"github.com/rs/zerolog"
 
-	"agentctl/internal/audit"
-	"agentctl/mailbox"
-	"agentctl/projectboard"
+	"github.com/agentctl/agentctl/internal/audit"
+	"github.com/agentctl/agentctl/mailbox"
+	"github.com/agentctl/agentctl/projectboard"
 )
 
 // Guardrails say, per kind of effect, whether a reply's item is applied

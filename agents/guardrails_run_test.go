@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"agentctl/internal/audit"
-	"agentctl/mailbox"
-	"agentctl/projectboard"
+	"github.com/agentctl/agentctl/internal/audit"
+	"github.com/agentctl/agentctl/mailbox"
+	"github.com/agentctl/agentctl/projectboard"
 )
 
 // approvals lists the approval requests waiting in human's inbox, as read

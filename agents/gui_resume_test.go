@@ -13,9 +13,9 @@ import (
 	"testing"
 	"time"
 
-	"agentctl/config"
-	"agentctl/cursor"
-	"agentctl/mailbox"
+	"github.com/agentctl/agentctl/config"
+	"github.com/agentctl/agentctl/cursor"
+	"github.com/agentctl/agentctl/mailbox"
 )
 
 func init() { roles["gui-runner"] = guiRunnerProcess }

@@ -14,9 +14,9 @@ import (
 	"testing"
 	"time"
 
-	"agentctl/config"
-	"agentctl/cursor"
-	"agentctl/internal/xvfb"
+	"github.com/agentctl/agentctl/config"
+	"github.com/agentctl/agentctl/cursor"
+	"github.com/agentctl/agentctl/internal/xvfb"
 )
 
 // TestGUIFlow runs the demo's work with the GUI driver: three runners, three

@@ -8,9 +8,9 @@ import (
 
 	"github.com/rs/zerolog"
 
-	"agentctl/cursor"
-	"agentctl/mailbox"
-	"agentctl/projectboard"
+	"github.com/agentctl/agentctl/cursor"
+	"github.com/agentctl/agentctl/mailbox"
+	"github.com/agentctl/agentctl/projectboard"
 )
 
 // Keys of the runner's own bookkeeping in a claim's progress record. They

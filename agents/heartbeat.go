@@ -6,7 +6,7 @@ import (
 	"sync"
 	"time"
 
-	"agentctl/mailbox"
+	"github.com/agentctl/agentctl/mailbox"
 )
 
 // heartbeat keeps status.json: what the runner does now, and counters. A

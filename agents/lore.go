@@ -12,8 +12,8 @@ import (
 	"strings"
 	"time"
 
-	"agentctl/lore"
-	"agentctl/projectboard"
+	"github.com/agentctl/agentctl/lore"
+	"github.com/agentctl/agentctl/projectboard"
 )
 
 // LoreSettings say when a runner or reconcile writes the day's lore again,

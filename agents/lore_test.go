@@ -7,8 +7,8 @@ import (
 	"testing"
 	"time"
 
-	"agentctl/lore"
-	"agentctl/mailbox"
+	"github.com/agentctl/agentctl/lore"
+	"github.com/agentctl/agentctl/mailbox"
 )
 
 // TestLoreOnTaskDone: the day's lore is written when a runner sees a task

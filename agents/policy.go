@@ -10,8 +10,8 @@ import (
 	"strings"
 	"time"
 
-	"agentctl/mailbox"
-	"agentctl/projectboard"
+	"github.com/agentctl/agentctl/mailbox"
+	"github.com/agentctl/agentctl/projectboard"
 )
 
 // Message policies: what a message of a type costs. A turn is a prompt to

@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"agentctl/internal/fakeclock"
-	"agentctl/mailbox"
+	"github.com/agentctl/agentctl/internal/fakeclock"
+	"github.com/agentctl/agentctl/mailbox"
 )
 
 func pendingOf(t *testing.T, root, agent string) []mailbox.Message {

@@ -11,8 +11,8 @@ import (
 	"strings"
 	"text/template"
 
-	"agentctl/mailbox"
-	"agentctl/projectboard"
+	"github.com/agentctl/agentctl/mailbox"
+	"github.com/agentctl/agentctl/projectboard"
 )
 
 // PromptData is what a prompt template sees.

@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"agentctl/mailbox"
+	"github.com/agentctl/agentctl/mailbox"
 )
 
 func TestParseReply(t *testing.T) {

@@ -9,9 +9,9 @@ import (
 
 	"github.com/rs/zerolog"
 
-	"agentctl/devlog"
-	"agentctl/internal/process"
-	"agentctl/mailbox"
+	"github.com/agentctl/agentctl/devlog"
+	"github.com/agentctl/agentctl/internal/process"
+	"github.com/agentctl/agentctl/mailbox"
 )
 
 // RecoverySettings are the thresholds and schedules of the recovery loops.

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"agentctl/mailbox"
+	"github.com/agentctl/agentctl/mailbox"
 )
 
 func testRecovery(root string, agents []string) *Recovery {

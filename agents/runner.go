@@ -8,8 +8,8 @@ import (
 
 	"github.com/rs/zerolog"
 
-	"agentctl/cursor"
-	"agentctl/mailbox"
+	"github.com/agentctl/agentctl/cursor"
+	"github.com/agentctl/agentctl/mailbox"
 )
 
 // Settings are everything a runner needs, as plain values: the command

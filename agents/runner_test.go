@@ -10,9 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"agentctl/cursor"
-	"agentctl/internal/fakeclock"
-	"agentctl/mailbox"
+	"github.com/agentctl/agentctl/cursor"
+	"github.com/agentctl/agentctl/internal/fakeclock"
+	"github.com/agentctl/agentctl/mailbox"
 )
 
 // replyDriver answers every turn with reply(prompt); a non-nil error fails

@@ -7,7 +7,7 @@ import (
 
 	"github.com/robfig/cron/v3"
 
-	"agentctl/config"
+	"github.com/agentctl/agentctl/config"
 )
 
 // Schedule runs the recovery loops on their cron specs. It uses

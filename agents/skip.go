@@ -7,8 +7,8 @@ import (
 
 	"github.com/rs/zerolog"
 
-	"agentctl/devlog"
-	"agentctl/mailbox"
+	"github.com/agentctl/agentctl/devlog"
+	"github.com/agentctl/agentctl/mailbox"
 )
 
 // A person abandons a turn with `agentctl skip`: the command leaves a

@@ -16,9 +16,9 @@ import (
 	"testing"
 	"time"
 
-	"agentctl/config"
-	"agentctl/cursor"
-	"agentctl/mailbox"
+	"github.com/agentctl/agentctl/config"
+	"github.com/agentctl/agentctl/cursor"
+	"github.com/agentctl/agentctl/mailbox"
 )
 
 // runnerProcess is a runner in a process of its own, configured by the

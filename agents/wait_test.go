@@ -8,7 +8,7 @@ import (
 
 	"github.com/gofrs/flock"
 
-	"agentctl/mailbox"
+	"github.com/agentctl/agentctl/mailbox"
 )
 
 // A runner that finds its mailbox locked by something that is not a

@@ -10,7 +10,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"agentctl/internal/atomicfile"
+	"github.com/agentctl/agentctl/internal/atomicfile"
 )
 
 // SetWindows replaces the window section of the named agents in

@@ -19,7 +19,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"agentctl/internal/agentname"
+	"github.com/agentctl/agentctl/internal/agentname"
 )
 
 // FileName is the config file's name inside the runtime root.

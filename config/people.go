@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"agentctl/internal/agentname"
+	"github.com/agentctl/agentctl/internal/agentname"
 )
 
 // DefaultPeople are the people of a runtime whose agentctl.yaml names none:

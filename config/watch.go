@@ -10,7 +10,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"agentctl/internal/atomicfile"
+	"github.com/agentctl/agentctl/internal/atomicfile"
 )
 
 // validateWatch checks the places old writers write to: each is a path or

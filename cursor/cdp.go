@@ -10,7 +10,7 @@ import (
 	"sync"
 	"time"
 
-	"agentctl/config"
+	"github.com/agentctl/agentctl/config"
 )
 
 // CDP is the driver for an agent whose chat is a page of an app started

@@ -6,7 +6,7 @@ import (
 	"regexp"
 	"time"
 
-	"agentctl/config"
+	"github.com/agentctl/agentctl/config"
 )
 
 // PageReport is what InspectPage found on a seat's page, for doctor and

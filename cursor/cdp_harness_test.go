@@ -14,8 +14,8 @@ import (
 	"testing"
 	"time"
 
-	"agentctl/config"
-	"agentctl/internal/chromium"
+	"github.com/agentctl/agentctl/config"
+	"github.com/agentctl/agentctl/internal/chromium"
 )
 
 // cdpBrowser is a headless Chromium with a DevTools port on loopback, as

@@ -14,7 +14,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"agentctl/config"
+	"github.com/agentctl/agentctl/config"
 )
 
 // PageTarget is one page a DevTools endpoint lists.

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"agentctl/config"
+	"github.com/agentctl/agentctl/config"
 )
 
 // cdpRoundTrips runs two turns on one page (the second must not take the

@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"agentctl/config"
+	"github.com/agentctl/agentctl/config"
 )
 
 // Driver takes one turn with an agent: a prompt in, the reply out.

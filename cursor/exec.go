@@ -9,8 +9,8 @@ import (
 	"strings"
 	"time"
 
-	"agentctl/config"
-	"agentctl/internal/process"
+	"github.com/agentctl/agentctl/config"
+	"github.com/agentctl/agentctl/internal/process"
 )
 
 // Exec is the driver for headless agents: each turn runs the configured

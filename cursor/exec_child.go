@@ -6,7 +6,7 @@ import (
 	"io/fs"
 	"time"
 
-	"agentctl/internal/process"
+	"github.com/agentctl/agentctl/internal/process"
 )
 
 // How long EndChild lets a command stop on its own after asking, and how

@@ -11,8 +11,8 @@ import (
 	"syscall"
 	"testing"
 
-	"agentctl/config"
-	"agentctl/internal/process"
+	"github.com/agentctl/agentctl/config"
+	"github.com/agentctl/agentctl/internal/process"
 )
 
 func TestExecReportsItsCommandBeforeTheStages(t *testing.T) {

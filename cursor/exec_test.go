@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"agentctl/config"
+	"github.com/agentctl/agentctl/config"
 )
 
 // awkwardText has what replies contain and naive code mangles.

@@ -9,7 +9,7 @@ import (
 	"os/exec"
 	"syscall"
 
-	"agentctl/internal/process"
+	"github.com/agentctl/agentctl/internal/process"
 )
 
 // command is the command args name, started as it is.

@@ -14,7 +14,7 @@ import (
 
 	"golang.org/x/sys/windows"
 
-	"agentctl/internal/process"
+	"github.com/agentctl/agentctl/internal/process"
 )
 
 // command is the command args name, started the way Windows users expect

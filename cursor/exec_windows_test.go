@@ -12,9 +12,9 @@ import (
 	"testing"
 	"time"
 
-	"agentctl/config"
-	"agentctl/internal/process"
-	"agentctl/internal/wintest"
+	"github.com/agentctl/agentctl/config"
+	"github.com/agentctl/agentctl/internal/process"
+	"github.com/agentctl/agentctl/internal/wintest"
 )
 
 // Roles the test binary plays as an agent behind a batch file.

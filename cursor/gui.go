@@ -15,7 +15,7 @@ import (
 
 	"github.com/kbinani/screenshot"
 
-	"agentctl/config"
+	"github.com/agentctl/agentctl/config"
 )
 
 // GUI is the driver for an agent whose brain is a chat window on this

@@ -13,7 +13,7 @@ import (
 	"sync"
 	"testing"
 
-	"agentctl/config"
+	"github.com/agentctl/agentctl/config"
 )
 
 // turnsPerProcess is how many turns each driver process takes in

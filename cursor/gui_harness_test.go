@@ -16,8 +16,8 @@ import (
 
 	"github.com/atotto/clipboard"
 
-	"agentctl/config"
-	"agentctl/internal/xvfb"
+	"github.com/agentctl/agentctl/config"
+	"github.com/agentctl/agentctl/internal/xvfb"
 )
 
 var (

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"agentctl/config"
+	"github.com/agentctl/agentctl/config"
 )
 
 // A chat window's new-chat policy per thread: the first turn of each

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"agentctl/config"
+	"github.com/agentctl/agentctl/config"
 )
 
 // roundTrips runs two turns on one window (the second must not take the

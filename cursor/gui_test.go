@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"agentctl/config"
+	"github.com/agentctl/agentctl/config"
 )
 
 // bigPrompt is about 20 KB of what prompts contain: Unicode, emoji, tabs,

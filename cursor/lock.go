@@ -14,9 +14,9 @@ import (
 
 	"github.com/gofrs/flock"
 
-	"agentctl/internal/atomicfile"
-	"agentctl/internal/lockfile"
-	"agentctl/internal/process"
+	"github.com/agentctl/agentctl/internal/atomicfile"
+	"github.com/agentctl/agentctl/internal/lockfile"
+	"github.com/agentctl/agentctl/internal/process"
 )
 
 // InputLock is the desktop input lock: one file lock per display under the

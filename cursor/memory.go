@@ -10,8 +10,8 @@ import (
 	"path/filepath"
 	"time"
 
-	"agentctl/config"
-	"agentctl/internal/atomicfile"
+	"github.com/agentctl/agentctl/config"
+	"github.com/agentctl/agentctl/internal/atomicfile"
 )
 
 // SessionsDir is the folder of a runtime root where each agent's

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"agentctl/config"
+	"github.com/agentctl/agentctl/config"
 )
 
 // useFakeCLIs puts the stand-ins for claude and cursor-agent

@@ -12,8 +12,8 @@ import (
 	"strings"
 	"time"
 
-	"agentctl/config"
-	"agentctl/internal/atomicfile"
+	"github.com/agentctl/agentctl/config"
+	"github.com/agentctl/agentctl/internal/atomicfile"
 )
 
 // ErrBadOutput is a turn whose command printed something its preset cannot

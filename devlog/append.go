@@ -5,8 +5,8 @@ import (
 	"os"
 	"path/filepath"
 
-	"agentctl/internal/agentname"
-	"agentctl/internal/atomicfile"
+	"github.com/agentctl/agentctl/internal/agentname"
+	"github.com/agentctl/agentctl/internal/atomicfile"
 )
 
 // DevlogsDir is the devlogs folder's name under a runtime root.

@@ -7,7 +7,7 @@ import (
 	"os"
 	"testing"
 
-	"agentctl/internal/umasktest"
+	"github.com/agentctl/agentctl/internal/umasktest"
 )
 
 // A devlog and its folder follow the umask and are never writable by

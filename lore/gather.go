@@ -3,8 +3,8 @@ package lore
 import (
 	"time"
 
-	"agentctl/devlog"
-	"agentctl/projectboard"
+	"github.com/agentctl/agentctl/devlog"
+	"github.com/agentctl/agentctl/projectboard"
 )
 
 // Gather collects a day's input from a runtime root: the devlog entries of

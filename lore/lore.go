@@ -25,8 +25,8 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"agentctl/devlog"
-	"agentctl/internal/atomicfile"
+	"github.com/agentctl/agentctl/devlog"
+	"github.com/agentctl/agentctl/internal/atomicfile"
 )
 
 // LoreDir is the lore folder's name under a runtime root.

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"agentctl/devlog"
+	"github.com/agentctl/agentctl/devlog"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/*.md")

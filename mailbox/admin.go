@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"agentctl/internal/atomicfile"
+	"github.com/agentctl/agentctl/internal/atomicfile"
 )
 
 // This file holds what a person does to messages by hand (agentctl reply,

@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"agentctl/internal/atomicfile"
+	"github.com/agentctl/agentctl/internal/atomicfile"
 )
 
 // Stages a claim records in its progress record. The runner adds its own

@@ -11,7 +11,7 @@ import (
 
 	"github.com/gofrs/flock"
 
-	"agentctl/internal/atomicfile"
+	"github.com/agentctl/agentctl/internal/atomicfile"
 )
 
 // Options are the consumer's settings; callers take them from agentctl.yaml.

@@ -7,7 +7,7 @@ import (
 
 	"github.com/gofrs/flock"
 
-	"agentctl/internal/lockfile"
+	"github.com/agentctl/agentctl/internal/lockfile"
 )
 
 // Roles a consumer records in its lock file, next to its pid and start

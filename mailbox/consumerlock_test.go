@@ -16,7 +16,7 @@ import (
 
 	"github.com/gofrs/flock"
 
-	"agentctl/internal/lockfile"
+	"github.com/agentctl/agentctl/internal/lockfile"
 )
 
 // holdConsumerLock holds mb's consumer lock until stdin closes: as a real

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"agentctl/internal/atomicfile"
+	"github.com/agentctl/agentctl/internal/atomicfile"
 )
 
 // ReasonSuffix ends the name of the file that explains why its neighbour

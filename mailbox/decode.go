@@ -1,7 +1,7 @@
 package mailbox
 
 import (
-	"agentctl/mailbox/dreamos"
+	"github.com/agentctl/agentctl/mailbox/dreamos"
 )
 
 // Source says where raw message bytes came from (see dreamos.Source).

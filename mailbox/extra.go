@@ -15,9 +15,9 @@ import (
 	"strings"
 	"time"
 
-	"agentctl/internal/agentname"
-	"agentctl/internal/atomicfile"
-	"agentctl/mailbox/dreamos"
+	"github.com/agentctl/agentctl/internal/agentname"
+	"github.com/agentctl/agentctl/internal/atomicfile"
+	"github.com/agentctl/agentctl/mailbox/dreamos"
 )
 
 // Places outside the mailbox where old writers that are still running keep

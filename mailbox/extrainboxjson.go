@@ -10,7 +10,7 @@ import (
 
 	"time"
 
-	"agentctl/internal/atomicfile"
+	"github.com/agentctl/agentctl/internal/atomicfile"
 )
 
 // ingestWatchedInboxJSON takes the messages an old writer left running

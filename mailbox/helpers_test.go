@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"agentctl/internal/atomicfile"
+	"github.com/agentctl/agentctl/internal/atomicfile"
 )
 
 // TestMain lets tests run this binary as real writer and consumer processes:

@@ -14,8 +14,8 @@ import (
 
 	"github.com/gofrs/flock"
 
-	"agentctl/internal/atomicfile"
-	"agentctl/internal/lockfile"
+	"github.com/agentctl/agentctl/internal/atomicfile"
+	"github.com/agentctl/agentctl/internal/lockfile"
 )
 
 // inbox.json is how Dream.OS writers deliver: they take flock(inbox.json.lock),

@@ -10,8 +10,8 @@ import (
 	"strings"
 	"time"
 
-	"agentctl/internal/agentname"
-	"agentctl/internal/atomicfile"
+	"github.com/agentctl/agentctl/internal/agentname"
+	"github.com/agentctl/agentctl/internal/atomicfile"
 )
 
 // isIgnored reports names that are never messages: dot-files (our temp

@@ -7,8 +7,8 @@ import (
 	"os"
 	"path/filepath"
 
-	"agentctl/internal/agentname"
-	"agentctl/internal/atomicfile"
+	"github.com/agentctl/agentctl/internal/agentname"
+	"github.com/agentctl/agentctl/internal/atomicfile"
 )
 
 // The folders and files of one agent's mailbox, relative to its folder.

@@ -13,8 +13,8 @@ import (
 	"regexp"
 	"strings"
 
-	"agentctl/internal/agentname"
-	"agentctl/internal/atomicfile"
+	"github.com/agentctl/agentctl/internal/agentname"
+	"github.com/agentctl/agentctl/internal/atomicfile"
 )
 
 // Mailbox is one agent's mailbox folder. It is cheap to open; opening does

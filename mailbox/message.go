@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"time"
 
-	"agentctl/mailbox/dreamos"
+	"github.com/agentctl/agentctl/mailbox/dreamos"
 )
 
 // Message is the canonical message that agentctl writes. Readers accept far

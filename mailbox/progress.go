@@ -9,7 +9,7 @@ import (
 	"os"
 	"time"
 
-	"agentctl/internal/atomicfile"
+	"github.com/agentctl/agentctl/internal/atomicfile"
 )
 
 // ProgressSuffix ends the name of a claim's progress log in processing/.

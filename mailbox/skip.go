@@ -8,7 +8,7 @@ import (
 	"os"
 	"time"
 
-	"agentctl/internal/atomicfile"
+	"github.com/agentctl/agentctl/internal/atomicfile"
 )
 
 // SkipJSON is the request, in the mailbox folder, that the runner abandon

@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"agentctl/internal/atomicfile"
+	"github.com/agentctl/agentctl/internal/atomicfile"
 )
 
 // A spool file in .ingest/ is one taking of inbox.json. Only the consumer

@@ -6,7 +6,7 @@ import (
 	"os"
 	"time"
 
-	"agentctl/internal/atomicfile"
+	"github.com/agentctl/agentctl/internal/atomicfile"
 )
 
 // Status is the heartbeat a runner writes to status.json. Readers judge

@@ -14,7 +14,7 @@ import (
 	"strings"
 	"time"
 
-	"agentctl/internal/atomicfile"
+	"github.com/agentctl/agentctl/internal/atomicfile"
 )
 
 // DeferredDir holds the changes that waited for the boards, one file each.

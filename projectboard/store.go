@@ -14,8 +14,8 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"agentctl/internal/atomicfile"
-	"agentctl/internal/lockfile"
+	"github.com/agentctl/agentctl/internal/atomicfile"
+	"github.com/agentctl/agentctl/internal/lockfile"
 )
 
 // Folder and lock names under a runtime root.

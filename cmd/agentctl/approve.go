@@ -6,10 +6,10 @@ import (
 	"path/filepath"
 	"time"
 
-	"agentctl/agents"
-	"agentctl/config"
-	"agentctl/internal/audit"
-	"agentctl/mailbox"
+	"github.com/agentctl/agentctl/agents"
+	"github.com/agentctl/agentctl/config"
+	"github.com/agentctl/agentctl/internal/audit"
+	"github.com/agentctl/agentctl/mailbox"
 )
 
 const approveUsage = `

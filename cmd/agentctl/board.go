@@ -11,8 +11,8 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"agentctl/internal/agentname"
-	"agentctl/projectboard"
+	"github.com/agentctl/agentctl/internal/agentname"
+	"github.com/agentctl/agentctl/projectboard"
 )
 
 const boardUsage = `

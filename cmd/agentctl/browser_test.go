@@ -18,8 +18,8 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"agentctl/internal/process"
-	"agentctl/mailbox"
+	"github.com/agentctl/agentctl/internal/process"
+	"github.com/agentctl/agentctl/mailbox"
 )
 
 // gatedAgent is the demo's scripted headless agent, held back until the

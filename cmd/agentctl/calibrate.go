@@ -10,8 +10,8 @@ import (
 	"strconv"
 	"strings"
 
-	"agentctl/config"
-	"agentctl/cursor"
+	"github.com/agentctl/agentctl/config"
+	"github.com/agentctl/agentctl/cursor"
 )
 
 const calibrateUsage = `

@@ -6,8 +6,8 @@ import (
 	"regexp"
 	"strings"
 
-	"agentctl/config"
-	"agentctl/cursor"
+	"github.com/agentctl/agentctl/config"
+	"github.com/agentctl/agentctl/cursor"
 )
 
 // cdpCandidates are selectors tried, in order, for the roles that can be

@@ -14,8 +14,8 @@ import (
 	"testing"
 	"time"
 
-	"agentctl/cursor"
-	"agentctl/internal/chromium"
+	"github.com/agentctl/agentctl/cursor"
+	"github.com/agentctl/agentctl/internal/chromium"
 )
 
 // TestDemoFlowThroughCDPSeats is the demo as a new user would run it with

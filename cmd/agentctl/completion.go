@@ -8,9 +8,9 @@ import (
 	"slices"
 	"strings"
 
-	"agentctl/config"
-	"agentctl/mailbox"
-	"agentctl/projectboard"
+	"github.com/agentctl/agentctl/config"
+	"github.com/agentctl/agentctl/mailbox"
+	"github.com/agentctl/agentctl/projectboard"
 )
 
 const completionUsage = `

@@ -12,8 +12,8 @@ import (
 	"strconv"
 	"time"
 
-	"agentctl/config"
-	"agentctl/internal/atomicfile"
+	"github.com/agentctl/agentctl/config"
+	"github.com/agentctl/agentctl/internal/atomicfile"
 )
 
 const cursorUsage = `

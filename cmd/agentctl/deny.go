@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"time"
 
-	"agentctl/agents"
-	"agentctl/config"
-	"agentctl/mailbox"
+	"github.com/agentctl/agentctl/agents"
+	"github.com/agentctl/agentctl/config"
+	"github.com/agentctl/agentctl/mailbox"
 )
 
 const denyUsage = `

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"agentctl/devlog"
+	"github.com/agentctl/agentctl/devlog"
 )
 
 const devlogUsage = `

@@ -8,9 +8,9 @@ import (
 	"runtime"
 	"strings"
 
-	"agentctl/config"
-	"agentctl/cursor"
-	"agentctl/internal/atomicfile"
+	"github.com/agentctl/agentctl/config"
+	"github.com/agentctl/agentctl/cursor"
+	"github.com/agentctl/agentctl/internal/atomicfile"
 )
 
 const doctorUsage = `

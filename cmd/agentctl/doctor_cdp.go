@@ -4,8 +4,8 @@ import (
 	"context"
 	"fmt"
 
-	"agentctl/config"
-	"agentctl/cursor"
+	"github.com/agentctl/agentctl/config"
+	"github.com/agentctl/agentctl/cursor"
 )
 
 // cdpChecks look at a cdp seat's page: found exactly once, and each

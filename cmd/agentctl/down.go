@@ -8,7 +8,7 @@ import (
 	"syscall"
 	"time"
 
-	"agentctl/internal/supervise"
+	"github.com/agentctl/agentctl/internal/supervise"
 )
 
 const downUsage = `

@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"time"
 
-	"agentctl/mailbox"
+	"github.com/agentctl/agentctl/mailbox"
 )
 
 const dropUsage = `

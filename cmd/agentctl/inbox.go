@@ -9,7 +9,7 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"agentctl/mailbox"
+	"github.com/agentctl/agentctl/mailbox"
 )
 
 const inboxUsage = `

@@ -7,9 +7,9 @@ import (
 	"path/filepath"
 	"strings"
 
-	"agentctl/config"
-	"agentctl/internal/atomicfile"
-	"agentctl/mailbox"
+	"github.com/agentctl/agentctl/config"
+	"github.com/agentctl/agentctl/internal/atomicfile"
+	"github.com/agentctl/agentctl/mailbox"
 )
 
 const initUsage = `

@@ -12,9 +12,6 @@ import (
 	"testing"
 )
 
-// documentedModule is the module path the README's go install line uses.
-const documentedModule = "github.com/agentctl/agentctl"
-
 // TestGoInstallGivesAGUICapableBinary serves the working tree as a module
 // version from a local module proxy, installs the command from it with go
 // install (no cgo, no tags, the user's way) into a fresh GOBIN, and checks
@@ -41,22 +38,18 @@ func TestGoInstallGivesAGUICapableBinary(t *testing.T) {
 	if m == nil {
 		t.Fatal("go.mod names no module")
 	}
-	module, served := string(m[1]), string(m[1])
+	module := string(m[1])
 	if !strings.Contains(strings.Split(module, "/")[0], ".") {
-		// go install refuses a module path without a dot, so a tree
-		// that still has its short path is served under the documented
-		// one, its imports rewritten as the rename will.
-		served = documentedModule
-		t.Logf("go.mod says %q; serving it as %s", module, served)
+		t.Fatalf("go.mod's module %q has no dot in its first element; go install refuses such a path", module)
 	}
 	const version = "v1.99.0"
 	proxy := t.TempDir()
 	files := moduleFiles(t, repo)
-	writeModuleVersion(t, proxy, repo, files, module, served, version)
+	writeModuleVersion(t, proxy, repo, files, module, version)
 
 	modcache := strings.TrimSpace(goEnv(t, goTool, "GOMODCACHE"))
 	gobin := t.TempDir()
-	cmd := exec.Command(goTool, "install", served+"/cmd/agentctl@"+version)
+	cmd := exec.Command(goTool, "install", module+"/cmd/agentctl@"+version)
 	cmd.Dir = t.TempDir()
 	cmd.Env = append(os.Environ(),
 		"GOBIN="+gobin, "GOMODCACHE="+t.TempDir(), "GOFLAGS=-modcacherw", "GOWORK=off", "GOTOOLCHAIN=local",
@@ -73,7 +66,7 @@ func TestGoInstallGivesAGUICapableBinary(t *testing.T) {
 	if err != nil {
 		t.Fatalf("agentctl version: %v\n%s", err, out)
 	}
-	if want := "agentctl " + version + " (" + served + ")\n"; !strings.HasPrefix(string(out), want) {
+	if want := "agentctl " + version + " (" + module + ")\n"; !strings.HasPrefix(string(out), want) {
 		t.Errorf("version says:\n%s\nwant it to start %q", out, want)
 	}
 	if !strings.Contains(string(out), "cgo off") || !strings.Contains(string(out), "gui driver: X11") {
@@ -107,24 +100,10 @@ func moduleFiles(t *testing.T, repo string) []string {
 
 // writeModuleVersion writes version of the module into a GOPROXY folder:
 // list, .info, .mod and the zip, whose files sit under module@version/.
-// A module served under another path gets that path in go.mod and in its
-// imports.
-func writeModuleVersion(t *testing.T, proxy, repo string, files []string, module, served, version string) {
-	dir := filepath.Join(proxy, filepath.FromSlash(served), "@v")
+func writeModuleVersion(t *testing.T, proxy, repo string, files []string, module, version string) {
+	dir := filepath.Join(proxy, filepath.FromSlash(module), "@v")
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		t.Fatal(err)
-	}
-	rename := func(name string, data []byte) []byte {
-		if module == served {
-			return data
-		}
-		switch {
-		case name == "go.mod":
-			return regexp.MustCompile(`(?m)^module\s+\S+`).ReplaceAll(data, []byte("module "+served))
-		case strings.HasSuffix(name, ".go"):
-			return bytes.ReplaceAll(data, []byte(`"`+module+`/`), []byte(`"`+served+`/`))
-		}
-		return data
 	}
 	var buf bytes.Buffer
 	zw := zip.NewWriter(&buf)
@@ -133,13 +112,12 @@ func writeModuleVersion(t *testing.T, proxy, repo string, files []string, module
 		if err != nil {
 			t.Fatal(err)
 		}
-		data = rename(f, data)
 		if f == "go.mod" {
 			if err := os.WriteFile(filepath.Join(dir, version+".mod"), data, 0o644); err != nil {
 				t.Fatal(err)
 			}
 		}
-		w, err := zw.Create(served + "@" + version + "/" + filepath.ToSlash(f))
+		w, err := zw.Create(module + "@" + version + "/" + filepath.ToSlash(f))
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -5,8 +5,8 @@ import (
 	"strings"
 	"time"
 
-	"agentctl/config"
-	"agentctl/mailbox"
+	"github.com/agentctl/agentctl/config"
+	"github.com/agentctl/agentctl/mailbox"
 )
 
 // located is a message found by id, and the mailbox it is in.

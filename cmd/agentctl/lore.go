@@ -9,8 +9,8 @@ import (
 	"path/filepath"
 	"time"
 
-	"agentctl/lore"
-	"agentctl/projectboard"
+	"github.com/agentctl/agentctl/lore"
+	"github.com/agentctl/agentctl/projectboard"
 )
 
 const loreUsage = `

@@ -7,9 +7,9 @@ import (
 	"strings"
 	"time"
 
-	"agentctl/config"
-	"agentctl/internal/missioncontrol"
-	"agentctl/projectboard"
+	"github.com/agentctl/agentctl/config"
+	"github.com/agentctl/agentctl/internal/missioncontrol"
+	"github.com/agentctl/agentctl/projectboard"
 )
 
 // cliActions are mission control's changes, made by the functions behind

@@ -16,12 +16,12 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"agentctl/config"
-	"agentctl/internal/agentname"
-	"agentctl/internal/atomicfile"
-	"agentctl/mailbox"
-	"agentctl/mailbox/dreamos"
-	"agentctl/projectboard"
+	"github.com/agentctl/agentctl/config"
+	"github.com/agentctl/agentctl/internal/agentname"
+	"github.com/agentctl/agentctl/internal/atomicfile"
+	"github.com/agentctl/agentctl/mailbox"
+	"github.com/agentctl/agentctl/mailbox/dreamos"
+	"github.com/agentctl/agentctl/projectboard"
 )
 
 const migrateUsage = `

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"agentctl/mailbox"
+	"github.com/agentctl/agentctl/mailbox"
 )
 
 // What migrate finds in a Dream.OS folder. findDreamOS is a pure function

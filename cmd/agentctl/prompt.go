@@ -7,8 +7,8 @@ import (
 	"io"
 	"time"
 
-	"agentctl/config"
-	"agentctl/cursor"
+	"github.com/agentctl/agentctl/config"
+	"github.com/agentctl/agentctl/cursor"
 )
 
 const promptUsage = `

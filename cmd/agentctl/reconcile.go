@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"time"
 
-	"agentctl/agents"
+	"github.com/agentctl/agentctl/agents"
 )
 
 const reconcileUsage = `

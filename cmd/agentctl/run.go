@@ -12,10 +12,10 @@ import (
 
 	"github.com/rs/zerolog"
 
-	"agentctl/agents"
-	"agentctl/config"
-	"agentctl/cursor"
-	"agentctl/mailbox"
+	"github.com/agentctl/agentctl/agents"
+	"github.com/agentctl/agentctl/config"
+	"github.com/agentctl/agentctl/cursor"
+	"github.com/agentctl/agentctl/mailbox"
 )
 
 const runUsage = `

@@ -4,9 +4,9 @@ import (
 	"errors"
 	"fmt"
 
-	"agentctl/config"
-	"agentctl/internal/agentname"
-	"agentctl/mailbox"
+	"github.com/agentctl/agentctl/config"
+	"github.com/agentctl/agentctl/internal/agentname"
+	"github.com/agentctl/agentctl/mailbox"
 )
 
 // loadConfig reads the runtime's agentctl.yaml, with the fix when there is

@@ -3,7 +3,7 @@ package main
 import (
 	"testing"
 
-	"agentctl/config"
+	"github.com/agentctl/agentctl/config"
 )
 
 func TestConsumerOptionsCarryTheMailboxSettings(t *testing.T) {

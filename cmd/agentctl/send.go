@@ -7,9 +7,9 @@ import (
 	"strings"
 	"time"
 
-	"agentctl/config"
-	"agentctl/internal/agentname"
-	"agentctl/mailbox"
+	"github.com/agentctl/agentctl/config"
+	"github.com/agentctl/agentctl/internal/agentname"
+	"github.com/agentctl/agentctl/mailbox"
 )
 
 const sendUsage = `

@@ -11,8 +11,8 @@ import (
 	"path/filepath"
 	"time"
 
-	"agentctl/internal/atomicfile"
-	"agentctl/internal/missioncontrol"
+	"github.com/agentctl/agentctl/internal/atomicfile"
+	"github.com/agentctl/agentctl/internal/missioncontrol"
 )
 
 const serveUsage = `

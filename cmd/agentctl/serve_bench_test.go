@@ -20,7 +20,7 @@ import (
 	"testing"
 	"time"
 
-	"agentctl/mailbox"
+	"github.com/agentctl/agentctl/mailbox"
 )
 
 // serveProcess is 'agentctl serve' running as its own process, and a

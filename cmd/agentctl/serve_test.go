@@ -15,9 +15,9 @@ import (
 	"testing"
 	"time"
 
-	"agentctl/agents"
-	"agentctl/internal/missioncontrol"
-	"agentctl/mailbox"
+	"github.com/agentctl/agentctl/agents"
+	"github.com/agentctl/agentctl/internal/missioncontrol"
+	"github.com/agentctl/agentctl/mailbox"
 )
 
 // missionControl is a mission control server over a fresh runtime made by

@@ -14,8 +14,8 @@ import (
 	"strings"
 	"time"
 
-	"agentctl/config"
-	"agentctl/internal/atomicfile"
+	"github.com/agentctl/agentctl/config"
+	"github.com/agentctl/agentctl/internal/atomicfile"
 )
 
 const serviceUsage = `

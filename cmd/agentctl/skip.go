@@ -9,9 +9,9 @@ import (
 
 	"github.com/rs/zerolog"
 
-	"agentctl/agents"
-	"agentctl/config"
-	"agentctl/mailbox"
+	"github.com/agentctl/agentctl/agents"
+	"github.com/agentctl/agentctl/config"
+	"github.com/agentctl/agentctl/mailbox"
 )
 
 const skipUsage = `

@@ -12,8 +12,8 @@ import (
 	"testing"
 	"time"
 
-	"agentctl/internal/process"
-	"agentctl/mailbox"
+	"github.com/agentctl/agentctl/internal/process"
+	"github.com/agentctl/agentctl/mailbox"
 )
 
 // agentScript is a headless agent that, until the file "fast" exists,

@@ -10,11 +10,11 @@ import (
 	"text/tabwriter"
 	"time"
 
-	"agentctl/config"
-	"agentctl/cursor"
-	"agentctl/internal/missioncontrol"
-	"agentctl/internal/process"
-	"agentctl/mailbox"
+	"github.com/agentctl/agentctl/config"
+	"github.com/agentctl/agentctl/cursor"
+	"github.com/agentctl/agentctl/internal/missioncontrol"
+	"github.com/agentctl/agentctl/internal/process"
+	"github.com/agentctl/agentctl/mailbox"
 )
 
 const statusUsage = `

@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"strings"
 
-	"agentctl/devlog"
-	"agentctl/internal/agentname"
+	"github.com/agentctl/agentctl/devlog"
+	"github.com/agentctl/agentctl/internal/agentname"
 )
 
 const tailUsage = `

@@ -9,7 +9,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/term"
 
-	"agentctl/internal/missioncontrol"
+	"github.com/agentctl/agentctl/internal/missioncontrol"
 )
 
 const topUsage = `

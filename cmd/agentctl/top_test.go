@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"agentctl/mailbox"
+	"github.com/agentctl/agentctl/mailbox"
 )
 
 // tmuxTerm is a private tmux server (its own socket) running one command in

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"agentctl/internal/supervise"
+	"github.com/agentctl/agentctl/internal/supervise"
 )
 
 const upUsage = `

@@ -7,7 +7,7 @@ import (
 	"runtime"
 	"runtime/debug"
 
-	"agentctl/cursor"
+	"github.com/agentctl/agentctl/cursor"
 )
 
 const versionUsage = `

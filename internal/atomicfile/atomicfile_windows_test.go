@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"agentctl/internal/wintest"
+	"github.com/agentctl/agentctl/internal/wintest"
 )
 
 // TestMain lets the test binary play a reader in another process: it opens

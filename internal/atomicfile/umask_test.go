@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"agentctl/internal/umasktest"
+	"github.com/agentctl/agentctl/internal/umasktest"
 )
 
 // Everything this package creates follows the umask, except that others

@@ -21,7 +21,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"agentctl/internal/atomicfile"
+	"github.com/agentctl/agentctl/internal/atomicfile"
 )
 
 // DirName is the audit folder's name under a runtime root.

@@ -24,7 +24,7 @@ import (
 
 	"github.com/gofrs/flock"
 
-	"agentctl/internal/process"
+	"github.com/agentctl/agentctl/internal/process"
 )
 
 // Perm is what a new lock file asks for: read and write for the owner and

@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"agentctl/internal/umasktest"
+	"github.com/agentctl/agentctl/internal/umasktest"
 )
 
 // Lock files follow the umask for the owner and the group but never let

@@ -4,7 +4,7 @@ import (
 	"sort"
 	"strings"
 
-	"agentctl/mailbox"
+	"github.com/agentctl/agentctl/mailbox"
 )
 
 func letter(mailboxName string, e mailbox.Entry) Letter {

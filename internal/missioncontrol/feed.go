@@ -13,11 +13,11 @@ import (
 
 	"github.com/fsnotify/fsnotify"
 
-	"agentctl/config"
-	"agentctl/cursor"
-	"agentctl/devlog"
-	"agentctl/mailbox"
-	"agentctl/projectboard"
+	"github.com/agentctl/agentctl/config"
+	"github.com/agentctl/agentctl/cursor"
+	"github.com/agentctl/agentctl/devlog"
+	"github.com/agentctl/agentctl/mailbox"
+	"github.com/agentctl/agentctl/projectboard"
 )
 
 // FeedOptions tunes a Feed; the zero value is what serve and top use.

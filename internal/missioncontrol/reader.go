@@ -6,12 +6,12 @@ import (
 	"strings"
 	"time"
 
-	"agentctl/config"
-	"agentctl/cursor"
-	"agentctl/devlog"
-	"agentctl/internal/process"
-	"agentctl/mailbox"
-	"agentctl/projectboard"
+	"github.com/agentctl/agentctl/config"
+	"github.com/agentctl/agentctl/cursor"
+	"github.com/agentctl/agentctl/devlog"
+	"github.com/agentctl/agentctl/internal/process"
+	"github.com/agentctl/agentctl/mailbox"
+	"github.com/agentctl/agentctl/projectboard"
 )
 
 // recentPerMailbox is how many archived messages of each mailbox the

@@ -5,7 +5,7 @@ import (
 	"io/fs"
 	"time"
 
-	"agentctl/mailbox"
+	"github.com/agentctl/agentctl/mailbox"
 )
 
 // Runner is the verdict on an agent's runner from its heartbeat.

@@ -10,10 +10,10 @@ import (
 	"testing"
 	"time"
 
-	"agentctl/config"
-	"agentctl/devlog"
-	"agentctl/mailbox"
-	"agentctl/projectboard"
+	"github.com/agentctl/agentctl/config"
+	"github.com/agentctl/agentctl/devlog"
+	"github.com/agentctl/agentctl/mailbox"
+	"github.com/agentctl/agentctl/projectboard"
 )
 
 func TestJudgeTellsRunningStalledGoneAndElsewhere(t *testing.T) {

@@ -10,9 +10,9 @@ import (
 	"strconv"
 	"time"
 
-	"agentctl/internal/atomicfile"
-	"agentctl/internal/lockfile"
-	"agentctl/mailbox"
+	"github.com/agentctl/agentctl/internal/atomicfile"
+	"github.com/agentctl/agentctl/internal/lockfile"
+	"github.com/agentctl/agentctl/mailbox"
 )
 
 // roleUp is what a supervisor records in its lock file.

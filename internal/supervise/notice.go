@@ -6,8 +6,8 @@ import (
 	"strings"
 	"time"
 
-	"agentctl/devlog"
-	"agentctl/mailbox"
+	"github.com/agentctl/agentctl/devlog"
+	"github.com/agentctl/agentctl/mailbox"
 )
 
 // tellCrashLoop tells human (their mailbox) and the agent's devlog that

@@ -9,7 +9,7 @@ import (
 	"sync"
 	"time"
 
-	"agentctl/mailbox"
+	"github.com/agentctl/agentctl/mailbox"
 )
 
 // Settings are what the supervisor is given.

@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"agentctl/internal/process"
-	"agentctl/mailbox"
+	"github.com/agentctl/agentctl/internal/process"
+	"github.com/agentctl/agentctl/mailbox"
 )
 
 // syncBuffer is the combined log the tests read while seats write it.

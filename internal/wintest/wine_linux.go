@@ -12,7 +12,7 @@ import (
 	"sync"
 	"testing"
 
-	"agentctl/internal/xvfb"
+	"github.com/agentctl/agentctl/internal/xvfb"
 )
 
 // Wine is a Wine prefix that runs agentctl's Windows build, with a private
