@@ -152,8 +152,22 @@ func flagError(fs *flag.FlagSet, err error) error {
 }
 
 // suggest returns the one candidate closest to word, if it is close enough
-// to be a typo of it (ignoring case), and "" when none or several are.
+// to be a typo of it (ignoring case) or the only one word begins (--prio
+// for --priority), and "" when none or several are.
 func suggest(word string, candidates []string) string {
+	var starts []string
+	for _, c := range candidates {
+		if len([]rune(word)) >= 2 && strings.HasPrefix(strings.ToLower(c), strings.ToLower(word)) {
+			starts = append(starts, c)
+		}
+	}
+	if len(starts) == 1 {
+		return starts[0]
+	}
+	return typoOf(word, candidates)
+}
+
+func typoOf(word string, candidates []string) string {
 	best, bestDist, ties := "", 0, 0
 	for _, c := range candidates {
 		d := editDistance(strings.ToLower(word), strings.ToLower(c))

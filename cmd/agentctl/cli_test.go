@@ -19,6 +19,12 @@ func TestSuggestNamesOnlyAClearTypo(t *testing.T) {
 	if got := suggest("agnet-2", agents); got != "Agent-2" {
 		t.Errorf("agnet-2: got %q", got)
 	}
+	flags := []string{"to", "from", "priority", "subject", "type", "task"}
+	for word, want := range map[string]string{"prio": "priority", "subj": "subject", "ta": "task", "tyep": "type"} {
+		if got := suggest(word, flags); got != want {
+			t.Errorf("suggest(%q) among flags = %q, want %q (the only flag it begins)", word, got, want)
+		}
+	}
 }
 
 func TestUsageLinePicksTheSynopsisTyped(t *testing.T) {
