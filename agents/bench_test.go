@@ -14,6 +14,7 @@ import (
 
 	"github.com/agentctl/agentctl/config"
 	"github.com/agentctl/agentctl/cursor"
+	"github.com/agentctl/agentctl/internal/process"
 	"github.com/agentctl/agentctl/mailbox"
 )
 
@@ -102,10 +103,10 @@ func BenchmarkIdleRunner(b *testing.B) {
 			return err == nil
 		})
 		time.Sleep(time.Second) // past start-up
-		cpu0 := cpuTicks(b, cmd.Process.Pid)
+		cpu0 := usage(b, process.CPUTicks, cmd.Process.Pid)
 		time.Sleep(time.Duration(secs) * time.Second)
-		cpu1 := cpuTicks(b, cmd.Process.Pid)
-		rss := rssKB(b, cmd.Process.Pid)
+		cpu1 := usage(b, process.CPUTicks, cmd.Process.Pid)
+		rss := usage(b, process.RSSKB, cmd.Process.Pid)
 		cmd.Process.Signal(os.Interrupt)
 		cmd.Wait()
 		b.ReportMetric(float64(rss)/1024, "RSS-MB")
@@ -113,27 +114,11 @@ func BenchmarkIdleRunner(b *testing.B) {
 	}
 }
 
-func cpuTicks(b *testing.B, pid int) int {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+// usage reads one figure of a process for a benchmark.
+func usage(b *testing.B, read func(pid int) (int, error), pid int) int {
+	n, err := read(pid)
 	if err != nil {
 		b.Fatal(err)
 	}
-	f := strings.Fields(string(data[strings.LastIndexByte(string(data), ')')+2:]))
-	u, _ := strconv.Atoi(f[11])
-	s, _ := strconv.Atoi(f[12])
-	return u + s
-}
-
-func rssKB(b *testing.B, pid int) int {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		b.Fatal(err)
-	}
-	for _, l := range strings.Split(string(data), "\n") {
-		if v, ok := strings.CutPrefix(l, "VmRSS:"); ok {
-			n, _ := strconv.Atoi(strings.Fields(v)[0])
-			return n
-		}
-	}
-	return 0
+	return n
 }

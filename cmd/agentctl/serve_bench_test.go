@@ -20,6 +20,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentctl/agentctl/internal/process"
 	"github.com/agentctl/agentctl/mailbox"
 )
 
@@ -152,37 +153,21 @@ func BenchmarkServeIdle50Agents100kArchived(b *testing.B) {
 		sp := benchServe(b, root)
 		time.Sleep(2 * time.Second) // past start-up
 		pid := sp.cmd.Process.Pid
-		cpu0 := procCPUTicks(b, pid)
+		cpu0 := usage(b, process.CPUTicks, pid)
 		sent := len(sp.events)
 		time.Sleep(time.Duration(secs) * time.Second)
-		cpu1 := procCPUTicks(b, pid)
-		b.ReportMetric(float64(procRSSKB(b, pid))/1024, "RSS-MB")
+		cpu1 := usage(b, process.CPUTicks, pid)
+		b.ReportMetric(float64(usage(b, process.RSSKB, pid))/1024, "RSS-MB")
 		b.ReportMetric(float64(cpu1-cpu0)*10/float64(secs), "CPU-ms/s") // 100 ticks per second
 		b.ReportMetric(float64(len(sp.events)-sent), "snapshots-sent")
 	}
 }
 
-func procCPUTicks(b *testing.B, pid int) int {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+// usage reads one figure of a process for a benchmark.
+func usage(b *testing.B, read func(pid int) (int, error), pid int) int {
+	n, err := read(pid)
 	if err != nil {
 		b.Fatal(err)
 	}
-	f := strings.Fields(string(data[bytes.LastIndexByte(data, ')')+2:]))
-	u, _ := strconv.Atoi(f[11])
-	s, _ := strconv.Atoi(f[12])
-	return u + s
-}
-
-func procRSSKB(b *testing.B, pid int) int {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		b.Fatal(err)
-	}
-	for _, l := range strings.Split(string(data), "\n") {
-		if v, ok := strings.CutPrefix(l, "VmRSS:"); ok {
-			n, _ := strconv.Atoi(strings.Fields(v)[0])
-			return n
-		}
-	}
-	return 0
+	return n
 }
