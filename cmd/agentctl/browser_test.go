@@ -119,17 +119,7 @@ func awaitText(ctx context.Context, t *testing.T, sel, want string) {
 }
 
 func TestMissionControlPageInHeadlessChromiumFollowsARunningFlow(t *testing.T) {
-	dir := t.TempDir()
-	root := filepath.Join(dir, "runtime")
-	mustAgentctl(t, root, "init", "--agents", "3")
-	board, err := os.ReadFile("../../fixtures/demo/board.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	os.MkdirAll(filepath.Join(root, "project_board"), 0o755)
-	if err := os.WriteFile(filepath.Join(root, "project_board", "board.yaml"), board, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	dir, root := demoRuntime(t)
 	demo, _ := filepath.Abs("../../fixtures/demo")
 	script := filepath.Join(dir, "agent.sh")
 	if err := os.WriteFile(script, []byte(gatedAgent), 0o600); err != nil {

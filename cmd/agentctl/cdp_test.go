@@ -25,17 +25,7 @@ import (
 // Agent-3 through the agentctl blocks of the pages' replies, read through
 // the pages' copy buttons or, for Agent-2, from the rendered reply.
 func TestDemoFlowThroughCDPSeats(t *testing.T) {
-	dir := t.TempDir()
-	root := filepath.Join(dir, "runtime")
-	mustAgentctl(t, root, "init", "--agents", "3")
-	board, err := os.ReadFile("../../fixtures/demo/board.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	os.MkdirAll(filepath.Join(root, "project_board"), 0o755)
-	if err := os.WriteFile(filepath.Join(root, "project_board", "board.yaml"), board, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	dir, root := demoRuntime(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	b, err := chromium.Start(ctx, filepath.Join(dir, "profile"))

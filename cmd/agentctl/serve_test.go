@@ -30,21 +30,7 @@ type missionControl struct {
 
 func startMissionControl(t *testing.T) *missionControl {
 	t.Helper()
-	root := filepath.Join(t.TempDir(), "runtime")
-	var out bytes.Buffer
-	if code := run([]string{"--root", root, "init", "--agents", "3"}, nil, &out, &out); code != 0 {
-		t.Fatalf("init: %s", out.String())
-	}
-	board, err := os.ReadFile("../../fixtures/demo/board.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.MkdirAll(filepath.Join(root, "project_board"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(root, "project_board", "board.yaml"), board, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	_, root := demoRuntime(t)
 	env := &Env{Root: root, Stdin: strings.NewReader(""), Stdout: io.Discard, Stderr: io.Discard}
 	cfg, err := loadConfig(env)
 	if err != nil {

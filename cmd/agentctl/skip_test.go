@@ -47,6 +47,26 @@ func mustAgentctl(t testing.TB, root string, args ...string) string {
 	return out
 }
 
+// demoRuntime makes, in a new folder, a runtime of three agents with the
+// demo's board, and returns the folder and the runtime in it.
+func demoRuntime(t testing.TB) (dir, root string) {
+	t.Helper()
+	dir = t.TempDir()
+	root = filepath.Join(dir, "runtime")
+	mustAgentctl(t, root, "init", "--agents", "3")
+	board, err := os.ReadFile("../../fixtures/demo/board.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(root, "project_board"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "project_board", "board.yaml"), board, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir, root
+}
+
 // await polls cond for up to 20 s: a runner on a loaded machine is slow,
 // and nothing here measures speed.
 func await(t *testing.T, what string, cond func() bool) {
