@@ -272,7 +272,8 @@ func actionsOf(o outcome, pl plan, rp *Report) []string {
 	for _, m := range pl.escalations {
 		a = append(a, "sent "+m.ID+" to "+m.To+" (over the thread's hop budget)")
 	}
-	for _, id := range o.Board {
+	// A task changed by several items of one block is told once.
+	for _, id := range slices.Compact(slices.Sorted(slices.Values(o.Board))) {
 		a = append(a, "updated task "+id)
 	}
 	for _, id := range o.Deferred {
