@@ -3,13 +3,12 @@
 package cursor
 
 import (
-	"bufio"
-	"encoding/json"
 	"fmt"
 	"net/url"
-	"os"
 	"strconv"
 	"testing"
+
+	"github.com/agentctl/agentctl/internal/standinlog"
 )
 
 // What the tests of every driver share about the stand-in chats: the
@@ -75,38 +74,15 @@ func pageQuery(title string, s shape, ignoreSubmits int) url.Values {
 // replies it finished, or for a decoy, every key and paste.
 func recordedEvents(t testing.TB, path string) []map[string]any {
 	t.Helper()
-	f, err := os.Open(path)
-	if os.IsNotExist(err) {
-		return nil
-	}
+	events, err := standinlog.Read(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
-	var out []map[string]any
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 1<<20)
-	for sc.Scan() {
-		var e map[string]any
-		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
-			t.Fatalf("bad log line %q: %v", sc.Text(), err)
-		}
-		out = append(out, e)
-	}
-	return out
+	return events
 }
 
 // texts are the texts of a stand-in's events of one kind.
-func texts(events []map[string]any, kind string) []string {
-	var out []string
-	for _, e := range events {
-		if e["event"] == kind {
-			text, _ := e["text"].(string)
-			out = append(out, text)
-		}
-	}
-	return out
-}
+func texts(events []map[string]any, kind string) []string { return standinlog.Texts(events, kind) }
 
 func clip(s string) string {
 	if len(s) > 300 {

@@ -1,7 +1,6 @@
 package wintest
 
 import (
-	"bufio"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -11,6 +10,8 @@ import (
 	"strconv"
 	"testing"
 	"time"
+
+	"github.com/agentctl/agentctl/internal/standinlog"
 )
 
 // Chat is a running fixtures/winchat window.
@@ -76,34 +77,14 @@ func (c *Chat) CalibrateArgs(agent string) []string {
 // or for a decoy, every key, character and paste.
 func (c *Chat) Events(t testing.TB) []map[string]any {
 	t.Helper()
-	f, err := os.Open(c.log)
-	if os.IsNotExist(err) {
-		return nil
-	}
+	events, err := standinlog.Read(c.log)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer f.Close()
-	var out []map[string]any
-	sc := bufio.NewScanner(f)
-	sc.Buffer(nil, 1<<22)
-	for sc.Scan() {
-		var e map[string]any
-		if err := json.Unmarshal(sc.Bytes(), &e); err != nil {
-			t.Fatalf("bad log line %q: %v", sc.Text(), err)
-		}
-		out = append(out, e)
-	}
-	return out
+	return events
 }
 
 // Texts are the texts of the logged events of kind ("prompt", "replied").
 func (c *Chat) Texts(t testing.TB, kind string) []string {
-	var out []string
-	for _, e := range c.Events(t) {
-		if e["event"] == kind {
-			out = append(out, e["text"].(string))
-		}
-	}
-	return out
+	return standinlog.Texts(c.Events(t), kind)
 }
