@@ -170,25 +170,7 @@ func TestServeSendRetryReplyAndBoardGoThroughTheCommandsCode(t *testing.T) {
 
 	// A dead letter, made by a consumer as a runner makes one.
 	mb, _ := mailbox.Open(mc.root, "Agent-3")
-	msg := mailbox.Message{ID: mailbox.NewID(time.Now()), From: "human", To: "Agent-3", Subject: "doomed", Body: "b", CreatedAt: time.Now().UTC()}
-	if err := mb.Deliver(msg); err != nil {
-		t.Fatal(err)
-	}
-	c, err := mb.Consume(mailbox.Options{Known: []string{"Agent-1", "Agent-2", "Agent-3", "human"}}, time.Now())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := c.Scan(time.Now()); err != nil {
-		t.Fatal(err)
-	}
-	cl, err := c.Claim(time.Now())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := c.Deadletter(cl, "the agent crashed", time.Now()); err != nil {
-		t.Fatal(err)
-	}
-	c.Close()
+	msg := deadLetter(t, mb, []string{"Agent-1", "Agent-2", "Agent-3", "human"}, "the agent crashed")
 	snap = mc.awaitSnapshot(t, "the dead letter", func(s missioncontrol.Snapshot) bool { return len(s.Dead) == 1 })
 	if d := snap.Dead[0]; d.Ref != msg.ID || !strings.Contains(d.Reason, "the agent crashed") {
 		t.Errorf("dead letter shown as %+v", d)

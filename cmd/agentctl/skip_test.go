@@ -67,6 +67,32 @@ func demoRuntime(t testing.TB) (dir, root string) {
 	return dir, root
 }
 
+// deadLetter puts a message in mb's deadletter/ the way a runner does: a
+// consumer claims it and dead-letters it with reason.
+func deadLetter(t testing.TB, mb *mailbox.Mailbox, known []string, reason string) mailbox.Message {
+	t.Helper()
+	msg := mailbox.Message{ID: mailbox.NewID(time.Now()), From: "human", To: mb.Agent, Subject: "doomed", Body: "b", CreatedAt: time.Now().UTC()}
+	if err := mb.Deliver(msg); err != nil {
+		t.Fatal(err)
+	}
+	c, err := mb.Consume(mailbox.Options{Known: known}, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if err := c.Scan(time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	cl, err := c.Claim(time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Deadletter(cl, reason, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	return msg
+}
+
 // await polls cond for up to 20 s: a runner on a loaded machine is slow,
 // and nothing here measures speed.
 func await(t *testing.T, what string, cond func() bool) {

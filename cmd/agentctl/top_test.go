@@ -78,25 +78,7 @@ func TestTopInARealTerminalRetriesADeadLetterAndSkipsAStuckTurn(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dead := mailbox.Message{ID: mailbox.NewID(time.Now()), From: "human", To: "Agent-3", Subject: "doomed", Body: "b", CreatedAt: time.Now().UTC()}
-	if err := mb3.Deliver(dead); err != nil {
-		t.Fatal(err)
-	}
-	c, err := mb3.Consume(mailbox.Options{Known: []string{"Agent-3", "human"}}, time.Now())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := c.Scan(time.Now()); err != nil {
-		t.Fatal(err)
-	}
-	cl, err := c.Claim(time.Now())
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := c.Deadletter(cl, "the agent crashed", time.Now()); err != nil {
-		t.Fatal(err)
-	}
-	c.Close()
+	dead := deadLetter(t, mb3, []string{"Agent-3", "human"}, "the agent crashed")
 
 	// Agent-2's turn never ends: its agent sleeps until skipped.
 	script := filepath.Join(dir, "agent.sh")
