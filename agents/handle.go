@@ -118,7 +118,7 @@ func (r *Runner) takeTurn(ctx context.Context, log zerolog.Logger, cl *mailbox.C
 		return "", err
 	}
 	resumeState, _ := cl.Progress.Data[dataResumeState].(string)
-	turn := cursor.Turn{Prompt: prompt, Thread: cl.Message.Thread(), Resume: promptDelivered(cl.Progress), ResumeState: resumeState}
+	turn := cursor.Turn{ID: fmt.Sprintf("%s/%d", cl.Message.ID, cl.Progress.Attempt), Prompt: prompt, Thread: cl.Message.Thread(), Resume: promptDelivered(cl.Progress), ResumeState: resumeState}
 	turn.OnStart = r.recordChild(cl)
 	turn.OnResumeState = func(state string) error {
 		cl.Progress.Data[dataResumeState] = state
@@ -146,7 +146,7 @@ func (r *Runner) takeTurn(ctx context.Context, log zerolog.Logger, cl *mailbox.C
 	reply, err := r.s.Driver.Run(turnCtx, turn)
 	if err != nil && turn.Resume && errors.Is(err, cursor.ErrReplyLost) && r.s.Resend {
 		log.Warn().Str("event", "retry").Err(err).Msg("reply of the interrupted turn is lost; sending the prompt again (run.resend)")
-		turn.Resume = false
+		turn.Resume, turn.ID = false, turn.ID+"/resent"
 		reply, err = r.s.Driver.Run(turnCtx, turn)
 	}
 	if err != nil {

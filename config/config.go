@@ -44,6 +44,8 @@ type Config struct {
 	Coordination Coordination `yaml:"coordination"`
 	// What a reply may do without a person's approval (config/guardrails.go).
 	Guardrails Guardrails `yaml:"guardrails"`
+	// How the machines of a swarm meet (config/hub.go).
+	Hub Hub `yaml:"hub,omitempty"`
 }
 
 // Agent is one agent's seat: its name and how its turns are driven.
@@ -64,6 +66,10 @@ type Agent struct {
 	// that keep running write this agent's messages: folders, files and
 	// globs, relative to the runtime root unless absolute (config/watch.go).
 	Watch []string `yaml:"watch,omitempty"`
+	// Machine is where the agent's window or command is, when that is not
+	// the hub's machine: its turns then cross over from `agentctl hub` to
+	// `agentctl run AGENT --hub` on that machine (config/hub.go).
+	Machine string `yaml:"machine,omitempty"`
 }
 
 // Mailbox holds the mailbox and watcher settings shared by every agent.
@@ -112,6 +118,7 @@ func Default() Config {
 
 		Coordination: defaultCoordination(),
 		Guardrails:   defaultGuardrails(),
+		Hub:          defaultHub(),
 	}
 }
 
@@ -177,6 +184,9 @@ func (c Config) Validate() error {
 		return err
 	}
 	if err := c.Guardrails.validate(); err != nil {
+		return err
+	}
+	if err := c.Hub.validate(c.Agents); err != nil {
 		return err
 	}
 	m := c.Mailbox

@@ -21,6 +21,10 @@ type Driver interface {
 
 // Turn is one prompt and what the caller wants to hear about it.
 type Turn struct {
+	// ID names the turn across processes: the same for every resume of
+	// it, new for a retry or a resend. A driver that hands the turn to a
+	// seat on another machine keys the seat's journal by it.
+	ID     string
 	Prompt string
 	// NewChat starts a fresh chat first, where the driver knows how: a chat
 	// window presses its new-chat key, an exec preset starts a new session.

@@ -44,6 +44,7 @@ var commands = []command{
 	{"deny", "refuse an effect held for a person's approval", denyUsage, runDeny},
 	{"status", "show every agent's runner and mailbox counts", statusUsage, runStatus},
 	{"run", "run an agent's loop: mailbox → prompt → reply → effects", runUsage, runRun},
+	{"hub", "connect the swarm's machines: runners here for seats elsewhere", hubUsage, runHub},
 	{"up", "keep a runner alive for every agent (or the named ones)", upUsage, runUp},
 	{"down", "stop the runtime's 'agentctl up' and its runners", downUsage, runDown},
 	{"service", "make the runners start at login (systemd, launchd, Task Scheduler)", serviceUsage, runService},

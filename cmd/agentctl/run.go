@@ -20,7 +20,7 @@ import (
 
 const runUsage = `
 Usage: agentctl run AGENT [--driver gui|exec|cdp] [--preset NAME] [--new-session]
-                          [--log-format console|json] [-- CMD ARGS...]
+                          [--hub URL] [--log-format console|json] [-- CMD ARGS...]
 
 Runs AGENT's long-lived loop: it watches the agent's mailbox and, one
 message at a time (most urgent first, oldest first within a priority),
@@ -52,12 +52,20 @@ next runner, continue the same conversation. --new-session starts the first
 turn in a fresh one (a chat window presses its new_chat_key); new_chat in
 agentctl.yaml starts one per thread or every N turns.
 
+On another machine than the hub's, --hub URL takes the agent's turns for
+'agentctl hub': the hub claims its messages and applies what the replies
+ask for in the runtime folder there; this machine only drives the window or
+command, keeping a journal of its turns in seats/AGENT/ so that a crash or
+a network cut neither loses a turn nor sends its prompt twice. Messages
+dropped into the agent's inbox folder here are forwarded to the hub.
+
 Examples:
   agentctl run Agent-3
   agentctl run Agent-4 --driver exec -- claude -p "{prompt}"
   agentctl run Agent-4 --preset claude
   agentctl run Agent-5 --preset cursor-agent --new-session
   agentctl run Agent-2 --log-format json 2>>runtime/Agent-2.log
+  agentctl run Agent-5 --hub nats://desk-1:4222
 `
 
 func runRun(ctx context.Context, env *Env, args []string) error {
@@ -66,6 +74,7 @@ func runRun(ctx context.Context, env *Env, args []string) error {
 	logFormat := fs.String("log-format", "console", "log `format` on stderr: console or json")
 	preset := fs.String("preset", "", "exec `preset` for this run: "+strings.Join(config.PresetNames(), ", ")+" (implies --driver exec)")
 	newSession := fs.Bool("new-session", false, "start the first turn in a fresh conversation instead of continuing the agent's session")
+	hubURL := fs.String("hub", "", "take the agent's turns for the hub at `URL` (comma-separated for a cluster): this machine is one of the swarm's other machines")
 	rest, err := parseArgs(fs, args)
 	if err != nil {
 		return err
@@ -132,6 +141,9 @@ func runRun(ctx context.Context, env *Env, args []string) error {
 		} else {
 			ev.Msg("turns continue the agent's conversation")
 		}
+	}
+	if *hubURL != "" {
+		return runSeat(ctx, env, cfg, agent, driver, config.URLs(*hubURL), log)
 	}
 	r, err := agents.New(runnerSettings(env, cfg, agent, driver, log))
 	if errors.Is(err, mailbox.ErrNoMailbox) {

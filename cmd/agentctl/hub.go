@@ -1,0 +1,200 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/rs/zerolog"
+
+	"github.com/agentctl/agentctl/agents"
+	"github.com/agentctl/agentctl/config"
+	"github.com/agentctl/agentctl/internal/hub"
+	"github.com/agentctl/agentctl/mailbox"
+)
+
+const hubUsage = `
+Usage: agentctl hub [--listen ADDR] [--nats URL] [--machine NAME]
+                    [--server-only] [--log-format console|json]
+
+Runs the hub of a swarm whose seats are on several machines. The hub's
+machine keeps the runtime folder: boards, devlogs, lore and every mailbox
+with its history. Agents whose machine (agents[].machine in agentctl.yaml)
+is another one take their turns there, with 'agentctl run AGENT --hub URL';
+the hub keeps their runners, so their messages are claimed, prompted,
+guarded and applied here, exactly once, like those of local agents.
+
+The hub runs a NATS server with JetStream storage in hub/jetstream (or uses
+the external cluster of --nats or hub.nats), keeps a runner for every
+remote agent, delivers to the mailboxes here what the inbox folders of the
+other machines receive, and shows the seats in hub/seats.json for
+'agentctl status'. Agents of the hub's own machine run as always, with
+'agentctl run' or 'agentctl up'.
+
+Off loopback the hub refuses to start without credentials: set hub.user
+and hub.password_file, or hub.nkey_seed_file, and TLS with hub.tls.
+
+--server-only runs just the NATS server, for the other nodes of a cluster
+(hub.cluster); such a node keeps no runtime folder of its own.
+
+Examples:
+  agentctl hub
+  agentctl hub --listen 0.0.0.0:4222
+  agentctl hub --nats nats://nats-1:4222,nats://nats-2:4222
+  agentctl hub --server-only --listen 0.0.0.0:4222
+`
+
+func runHub(ctx context.Context, env *Env, args []string) error {
+	fs := newFlagSet(env, "hub", hubUsage)
+	listen := fs.String("listen", "", "`address` the embedded server listens on (default: hub.listen, "+config.DefaultHubListen+")")
+	external := fs.String("nats", "", "external NATS `URLs`, comma-separated, instead of the embedded server")
+	machine := fs.String("machine", "", "this machine's `name` (default: hub.machine)")
+	serverOnly := fs.Bool("server-only", false, "run only the NATS server, as a node of a cluster")
+	logFormat := fs.String("log-format", "console", "log `format` on stderr: console or json")
+	rest, err := parseArgs(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(rest) > 0 {
+		return usageError{msg: fmt.Sprintf("hub: unexpected argument %q", rest[0])}
+	}
+	log, err := newLogger(env.Stderr, *logFormat)
+	if err != nil {
+		return err
+	}
+	cfg, err := loadConfig(env)
+	if err != nil && !(*serverOnly && errors.Is(err, config.ErrNotFound)) {
+		return err
+	}
+	if err != nil {
+		cfg = config.Default()
+	}
+	me := thisMachine(*machine, cfg.Hub.Machine)
+	urls := config.URLs(*external)
+	if len(urls) == 0 {
+		urls = config.URLs(cfg.Hub.NATS)
+	}
+	if *serverOnly && len(urls) > 0 {
+		return usageError{msg: "hub: --server-only runs the embedded server; it cannot use an external one (--nats, hub.nats)"}
+	}
+	if len(urls) == 0 {
+		ss, err := hubServer(env, cfg, *listen, me, log.With().Str("component", "nats").Logger())
+		if err != nil {
+			return err
+		}
+		srv, err := hub.StartServer(ss)
+		if err != nil {
+			return withHint(fmt.Errorf("cannot start the hub's server: %w", err),
+				"keep hub.listen on 127.0.0.1, or set hub.user and hub.password_file (or hub.nkey_seed_file), and hub.tls")
+		}
+		defer srv.Shutdown()
+		urls = []string{srv.ClientURL()}
+		log.Info().Str("event", "listening").Str("url", srv.ClientURL()).Str("store", ss.StoreDir).Msg("hub's NATS server ready")
+		if *serverOnly {
+			fmt.Fprintln(env.Stdout, srv.ClientURL())
+			<-ctx.Done()
+			return nil
+		}
+	}
+	cs, err := hubClient(env, cfg, urls, "agentctl hub on "+me, log)
+	if err != nil {
+		return err
+	}
+	nc, err := hub.Connect(ctx, cs)
+	if err != nil {
+		return fmt.Errorf("cannot connect to the hub's server: %w", err)
+	}
+	defer nc.Close()
+	js, err := jetstream.New(nc)
+	if err != nil {
+		return err
+	}
+	if err := hub.EnsureStreams(ctx, js, cfg.Hub.Replicas); err != nil {
+		return err
+	}
+	remote := cfg.RemoteAgents()
+	fmt.Fprintln(env.Stdout, urls[0])
+	log.Info().Str("event", "started").Str("machine", me).Strs("remote", remote).Msg("hub started")
+	return serveHub(ctx, env, cfg, nc, me, remote, log)
+}
+
+// serveHub runs, until ctx ends, the hub's work on the runtime folder: a
+// runner for each remote agent, the intake of forwarded messages, and the
+// seats' record.
+func serveHub(ctx context.Context, env *Env, cfg config.Config, nc *nats.Conn, me string, remote []string, log zerolog.Logger) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var wg sync.WaitGroup
+	errs := make(chan error, len(remote)+2)
+	goDo := func(f func() error) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := f(); err != nil && ctx.Err() == nil {
+				errs <- err
+				cancel()
+			}
+		}()
+	}
+	goDo(func() error { return hub.Intake(ctx, nc, env.Root, cfg.MailboxNames(), log) })
+	goDo(func() error { return hub.FollowSeats(ctx, nc, env.Root, me, remote) })
+	for _, name := range remote {
+		goDo(func() error { return keepRemoteRunner(ctx, env, cfg, nc, name, log) })
+	}
+	wg.Wait()
+	close(errs)
+	return errors.Join(collect(errs)...)
+}
+
+// keepRemoteRunner runs the hub's runner of a remote agent, and starts it
+// again after a failure, as 'agentctl up' would: one agent's trouble (its
+// mailbox locked by a local runner, a full disk) must not stop the others.
+func keepRemoteRunner(ctx context.Context, env *Env, cfg config.Config, nc *nats.Conn, name string, log zerolog.Logger) error {
+	agent, err := cfg.Agent(name)
+	if err != nil {
+		return err
+	}
+	for wait := time.Second; ctx.Err() == nil; wait = min(2*wait, time.Minute) {
+		err := runRemote(ctx, env, cfg, nc, agent, log)
+		if err == nil || ctx.Err() != nil {
+			return nil
+		}
+		ev := log.Error().Str("agent", name).Err(err)
+		var locked *mailbox.LockedError
+		if errors.As(err, &locked) {
+			ev = ev.Str("hint", fmt.Sprintf("%s's turns are taken on %s; stop the local runner of %s (pid %d)", name, agent.Machine, name, locked.PID))
+		}
+		ev.Dur("again_in", wait).Msg("remote agent's runner stopped; starting it again")
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+		case <-t.C:
+		}
+		t.Stop()
+	}
+	return nil
+}
+
+func runRemote(ctx context.Context, env *Env, cfg config.Config, nc *nats.Conn, agent config.Agent, log zerolog.Logger) error {
+	d, err := hub.NewDriver(ctx, nc, agent.Name, log)
+	if err != nil {
+		return err
+	}
+	r, err := agents.New(runnerSettings(env, cfg, agent, d, log))
+	if err != nil {
+		return err
+	}
+	return r.Run(ctx)
+}
+
+func collect(errs <-chan error) []error {
+	var out []error
+	for err := range errs {
+		out = append(out, err)
+	}
+	return out
+}

@@ -1,0 +1,84 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+
+	"github.com/rs/zerolog"
+
+	"github.com/agentctl/agentctl/config"
+	"github.com/agentctl/agentctl/cursor"
+	"github.com/agentctl/agentctl/internal/hub"
+	"github.com/agentctl/agentctl/mailbox"
+)
+
+// runSeat is 'agentctl run AGENT --hub URL': the agent's seat on one of
+// the swarm's other machines. It takes the turns the hub asks for and
+// forwards what is dropped into the agent's mailbox here, until ctx ends.
+func runSeat(ctx context.Context, env *Env, cfg config.Config, agent config.Agent, driver cursor.Driver, urls []string, log zerolog.Logger) error {
+	me := thisMachine("", agent.Machine)
+	cs, err := hubClient(env, cfg, urls, fmt.Sprintf("agentctl run %s on %s", agent.Name, me), log)
+	if err != nil {
+		return err
+	}
+	dir, err := hub.JournalDir(env.Root, agent.Name)
+	if err != nil {
+		return err
+	}
+	journal, err := hub.OpenJournal(dir)
+	if err != nil {
+		return err
+	}
+	nc, err := hub.Connect(ctx, cs)
+	if err != nil {
+		return withHint(fmt.Errorf("cannot reach the hub: %w", err), "start 'agentctl hub' on the hub's machine, and check the URL and hub.user, hub.password_file or hub.nkey_seed_file")
+	}
+	defer nc.Close()
+
+	consumer := consumerOptions(cfg)
+	consumer.Known = cfg.MailboxNames()
+	consumer.Watch = agent.WatchPaths(env.Root)
+	fwd := hub.ForwardSettings{Root: env.Root, Agent: agent.Name, Consumer: consumer, Conn: nc, Log: log,
+		Watch: mailbox.WatchOptions{Poll: cfg.Mailbox.Watch == "poll", PollInterval: cfg.Mailbox.PollInterval.D(),
+			RescanInterval: cfg.Mailbox.RescanInterval.D(), Extra: consumer.Watch}}
+	var others []string
+	for _, name := range cfg.MailboxNames() {
+		if a, err := cfg.Agent(name); name != agent.Name && (err != nil || a.Machine != agent.Machine || agent.Machine == "") {
+			others = append(others, name)
+		}
+	}
+	seat := hub.SeatSettings{Agent: agent.Name, Machine: me, Driver: driver, Journal: journal, Conn: nc, Log: log}
+
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var wg sync.WaitGroup
+	var mu sync.Mutex
+	var errs []error
+	for _, f := range []func() error{
+		func() error { return hub.Forward(ctx, fwd) },
+		func() error { return hub.ForwardOthers(ctx, fwd, others) },
+		func() error { return hub.RunSeat(ctx, seat) },
+	} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := f(); err != nil && !errors.Is(err, context.Canceled) {
+				mu.Lock()
+				errs = append(errs, err)
+				mu.Unlock()
+				cancel()
+			}
+		}()
+	}
+	wg.Wait()
+	var locked *mailbox.LockedError
+	if err := errors.Join(errs...); errors.As(err, &locked) {
+		return withHint(fmt.Errorf("cannot run %s: %w", agent.Name, err), "only one runner per agent on a machine; stop the other one first")
+	} else if err != nil {
+		return fmt.Errorf("seat of %s stopped: %w", agent.Name, err)
+	}
+	log.Info().Str("agent", agent.Name).Str("event", "stopped").Msg("seat stopped")
+	return nil
+}

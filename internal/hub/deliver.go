@@ -1,0 +1,128 @@
+package hub
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/rs/zerolog"
+
+	"github.com/agentctl/agentctl/internal/agentname"
+	"github.com/agentctl/agentctl/internal/atomicfile"
+	"github.com/agentctl/agentctl/mailbox"
+)
+
+// Intake delivers into the hub's mailboxes what other machines forward,
+// until ctx ends. A message is acknowledged only once it is in its inbox;
+// one delivered before (a forwarder that published it twice) is refused
+// by the mailbox as a duplicate, and acknowledged. Known lists the
+// mailboxes of the runtime (agents and people).
+func Intake(ctx context.Context, nc *nats.Conn, root string, known []string, log zerolog.Logger) error {
+	js, err := jetstream.New(nc)
+	if err != nil {
+		return err
+	}
+	var cons jetstream.Consumer
+	err = retry(ctx, func() (err error) {
+		cons, err = js.CreateOrUpdateConsumer(ctx, DeliverStream, jetstream.ConsumerConfig{
+			Durable: "hub-intake", AckPolicy: jetstream.AckExplicitPolicy, AckWait: 30 * time.Second,
+			Description: "agentctl hub: messages forwarded from other machines",
+		})
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("cannot take forwarded messages: %w", err)
+	}
+	cc, err := cons.Consume(func(m jetstream.Msg) {
+		err := intake(root, known, m)
+		var nowhere *nowhereError
+		if errors.As(err, &nowhere) {
+			err = keepUndeliverable(root, m, nowhere.Error())
+			if err == nil {
+				log.Error().Str("event", "undeliverable").Str("subject", m.Subject()).Err(nowhere).Msg("forwarded message for no mailbox of this runtime kept in " + UndeliverableDir(root))
+				_ = m.Ack()
+				return
+			}
+		}
+		if err != nil {
+			log.Error().Str("event", "intake").Err(err).Msg("forwarded message not delivered yet; offered again shortly")
+			_ = m.NakWithDelay(time.Second)
+			return
+		}
+		_ = m.Ack()
+	})
+	if err != nil {
+		return fmt.Errorf("cannot take forwarded messages: %w", err)
+	}
+	<-ctx.Done()
+	cc.Stop()
+	return nil
+}
+
+// intake puts one forwarded message in its mailbox. Bytes that are no
+// message still go to the inbox, as a file dropped there would, so that
+// the consumer dead-letters them with the reason: nothing is dropped here.
+func intake(root string, known []string, m jetstream.Msg) error {
+	token := strings.TrimPrefix(m.Subject(), "agentctl.deliver.")
+	agent, err := agentname.Resolve(known, token)
+	if err != nil {
+		// Only a publisher that is not agentctl addresses no mailbox of
+		// the runtime; there is no inbox to keep it in.
+		return &nowhereError{token, err}
+	}
+	mb, err := mailbox.Open(root, agent)
+	if err != nil {
+		return err
+	}
+	msg, derr := mailbox.Decode(m.Data(), mailbox.Source{Name: "forwarded.json", ModTime: time.Now(), Owner: agent})
+	if derr != nil {
+		meta, _ := m.Metadata()
+		name := fmt.Sprintf("forwarded-%d.json", time.Now().UnixNano())
+		if meta != nil {
+			name = fmt.Sprintf("forwarded-%d.json", meta.Sequence.Stream)
+		}
+		err := atomicfile.Create(filepath.Join(mailbox.Dir(root, agent), mailbox.InboxDir, name), m.Data())
+		if err != nil && !errors.Is(err, fs.ErrExist) {
+			return err
+		}
+		return nil
+	}
+	if err := mb.Deliver(msg); err != nil && !errors.Is(err, mailbox.ErrDuplicate) {
+		return err
+	}
+	return nil
+}
+
+// nowhereError is a forwarded message addressed to no mailbox here.
+type nowhereError struct {
+	to  string
+	err error
+}
+
+func (e *nowhereError) Error() string { return fmt.Sprintf("forwarded to %q: %v", e.to, e.err) }
+
+// UndeliverableDir keeps what other machines forwarded to no mailbox of
+// this runtime (their agentctl.yaml names an agent this one does not),
+// each with the reason beside it.
+func UndeliverableDir(root string) string { return filepath.Join(root, "hub", "undeliverable") }
+
+func keepUndeliverable(root string, m jetstream.Msg, reason string) error {
+	dir := UndeliverableDir(root)
+	if err := atomicfile.MkdirAll(dir); err != nil {
+		return err
+	}
+	name := fmt.Sprintf("%d", time.Now().UnixNano())
+	if meta, err := m.Metadata(); err == nil {
+		name = fmt.Sprintf("%d", meta.Sequence.Stream)
+	}
+	if err := atomicfile.WriteFile(filepath.Join(dir, name+".reason.txt"), []byte("subject: "+m.Subject()+"\nreason: "+reason+"\n")); err != nil {
+		return err
+	}
+	return atomicfile.WriteFile(filepath.Join(dir, name+".json"), m.Data())
+}

@@ -1,0 +1,48 @@
+// Package hub bridges the machines of a swarm over NATS JetStream: one
+// machine, the hub, keeps the runtime folder; agents whose windows or
+// commands are on other machines take their turns there.
+//
+// What crosses the network is the turn, not the record. The hub keeps a
+// runner (package agents) for every remote agent, whose cursor.Driver is a
+// Driver of this package: the runner claims the agent's messages from the
+// mailbox on the hub, renders the prompt, and hands the turn to the seat on
+// the other machine; the reply comes back and the runner judges and applies
+// it there, next to the boards, devlogs and archive. So policies,
+// guardrails, loop guards and the exactly-once effects of a local runner
+// hold for remote agents unchanged, and `agentctl status`, `tail` and
+// mission control on the hub see them as they see local ones.
+//
+// Three work-queue streams carry the traffic, each on file storage and
+// replicated as configured:
+//
+//	AGENTCTL_TURNS    agentctl.turn.AGENT     asks, hub → seat (durable consumer seat-AGENT)
+//	AGENTCTL_REPLIES  agentctl.reply.AGENT    answers, seat → hub (durable consumer hub-AGENT)
+//	AGENTCTL_DELIVER  agentctl.deliver.AGENT  messages dropped on other machines → hub (hub-intake)
+//
+// Exactly once, across crashes of either side and cuts between them:
+//   - A turn has an id that every resume of it keeps (cursor.Turn.ID: the
+//     message id and attempt); each ask of it has a fresh one, used as
+//     JetStream's message id, so asking again is always safe.
+//   - The seat keeps a journal (Journal) under its own runtime folder, one
+//     record per turn, each step written before the next: a turn whose
+//     prompt may be with the agent is resumed, never sent again, and a turn
+//     already answered is answered again from the record. An ask is
+//     acknowledged only after its answer is stored by the server.
+//   - The hub's runner records every step in the claim's progress, as for
+//     a local agent, and a restarted hub asks again for the turn it was
+//     waiting for.
+//   - A forwarded message carries its id as JetStream's message id, and the
+//     hub's mailbox refuses an id it has seen (mailbox.ErrDuplicate).
+//
+// Core NATS subjects carry what may be missed without harm: a turn's
+// stages as they happen (the answer says them again), the hub's cancel of
+// a turn it no longer waits for, and the seats' heartbeats, which the hub
+// writes to hub/seats.json (SeatsFile).
+//
+// The package also embeds the NATS server (StartServer) and makes the
+// connections (Connect) with the swarm's TLS and credentials. It never
+// reads agentctl.yaml (the command hands down plain settings), never
+// touches a window except through the cursor.Driver it is given, and
+// writes in the runtime folder only through package mailbox, its journal
+// (seats/AGENT/), hub/seats.json and hub/undeliverable/.
+package hub

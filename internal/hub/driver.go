@@ -1,0 +1,162 @@
+package hub
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/rs/zerolog"
+
+	"github.com/agentctl/agentctl/cursor"
+)
+
+// Driver takes an agent's turns on its seat on another machine: it asks
+// through the turns stream and waits for the answer in the replies stream.
+// It is the cursor.Driver of the runner the hub keeps for a remote agent,
+// so everything but the turn (the mailbox, policies, guardrails, effects)
+// happens next to the runtime folder, exactly once, as for a local agent.
+//
+// A turn never times out here: while the seat is away its ask waits in
+// the stream, as a message waits in an inbox while its runner is stopped.
+type Driver struct {
+	agent   string
+	nc      *nats.Conn
+	js      jetstream.JetStream
+	replies jetstream.Consumer
+	log     zerolog.Logger
+}
+
+// NewDriver sets up the hub's side of agent's seat. The streams must exist
+// (EnsureStreams).
+func NewDriver(ctx context.Context, nc *nats.Conn, agent string, log zerolog.Logger) (*Driver, error) {
+	js, err := jetstream.New(nc)
+	if err != nil {
+		return nil, err
+	}
+	var cons jetstream.Consumer
+	err = retry(ctx, func() (err error) {
+		cons, err = js.CreateOrUpdateConsumer(ctx, RepliesStream, jetstream.ConsumerConfig{
+			Durable: "hub-" + agent, FilterSubject: replySubject(agent),
+			AckPolicy: jetstream.AckExplicitPolicy, AckWait: 30 * time.Second,
+			Description: "agentctl hub: answers of " + agent + "'s seat",
+		})
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("cannot read the answers of %s's seat: %w", agent, err)
+	}
+	return &Driver{agent: agent, nc: nc, js: js, replies: cons, log: log.With().Str("agent", agent).Logger()}, nil
+}
+
+// Run asks the seat for t's reply and waits for it. A turn asked again
+// (t.Resume, a restarted hub) is answered by the seat from its journal: it
+// is never taken twice.
+func (d *Driver) Run(ctx context.Context, t cursor.Turn) (string, error) {
+	if t.ID == "" {
+		return "", errors.New("a turn on another machine needs an id")
+	}
+	ask := Ask{Turn: t.ID, Ask: newAskID(t.ID), Prompt: t.Prompt, NewChat: t.NewChat, Thread: t.Thread, Resume: t.Resume, AskedAt: time.Now().UTC()}
+	w := &wait{turn: t.ID, answers: make(chan Answer, 1), stages: make(chan string, 8)}
+	stageSub, err := d.nc.Subscribe(stageSubject(d.agent), w.onStage)
+	if err != nil {
+		return "", fmt.Errorf("cannot follow the turn on %s's seat: %w", d.agent, err)
+	}
+	defer stageSub.Unsubscribe()
+	consuming, err := d.replies.Consume(w.onAnswer, jetstream.PullMaxMessages(8))
+	if err != nil {
+		return "", fmt.Errorf("cannot read the answers of %s's seat: %w", d.agent, err)
+	}
+	defer consuming.Stop()
+
+	data, _ := json.Marshal(ask)
+	if err := retry(ctx, func() error {
+		_, err := d.js.Publish(ctx, turnSubject(d.agent), data, jetstream.WithMsgID(ask.Ask))
+		return err
+	}); err != nil {
+		return "", fmt.Errorf("cannot ask %s's seat for the turn: %w", d.agent, err)
+	}
+	d.log.Info().Str("event", "asked").Str("turn", t.ID).Bool("resume", t.Resume).Msg("turn handed to the seat")
+
+	submitted := t.Resume
+	markSubmitted := func() error {
+		if submitted || t.OnStage == nil {
+			submitted = true
+			return nil
+		}
+		submitted = true
+		return t.OnStage(cursor.StageSubmitted)
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			d.cancel(t.ID)
+			return "", ctx.Err()
+		case s := <-w.stages:
+			if s == string(cursor.StageSubmitted) {
+				if err := markSubmitted(); err != nil {
+					d.cancel(t.ID)
+					return "", err
+				}
+			}
+		case a := <-w.answers:
+			if a.Submitted {
+				if err := markSubmitted(); err != nil {
+					return "", err
+				}
+			}
+			if err := a.err(); err != nil {
+				return "", err
+			}
+			return a.Reply, nil
+		}
+	}
+}
+
+// cancel tells the seat the hub stopped waiting; a lost cancel only costs
+// the seat the rest of a turn nobody reads.
+func (d *Driver) cancel(turn string) {
+	data, _ := json.Marshal(Cancel{Turn: turn})
+	if err := d.nc.Publish(cancelSubject(d.agent), data); err != nil {
+		d.log.Warn().Err(err).Str("turn", turn).Msg("cannot tell the seat the turn was abandoned")
+	}
+}
+
+// wait is what one Run listens for. Answers to other turns are for turns
+// the runner has settled already (a redelivery, an ask answered twice):
+// they are acknowledged and dropped.
+type wait struct {
+	turn    string
+	answers chan Answer
+	stages  chan string
+}
+
+func (w *wait) onAnswer(m jetstream.Msg) {
+	var a Answer
+	if err := json.Unmarshal(m.Data(), &a); err != nil || a.Turn != w.turn {
+		_ = m.Ack()
+		return
+	}
+	select {
+	case w.answers <- a:
+		// Acknowledged once Run has it: if the hub dies before the runner
+		// records the reply, the next ask is answered from the journal.
+		_ = m.Ack()
+	default:
+		_ = m.Ack() // a second answer to the same turn
+	}
+}
+
+func (w *wait) onStage(m *nats.Msg) {
+	var s Stage
+	if json.Unmarshal(m.Data, &s) != nil || s.Turn != w.turn {
+		return
+	}
+	select {
+	case w.stages <- s.Stage:
+	default:
+	}
+}

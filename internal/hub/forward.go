@@ -1,0 +1,130 @@
+package hub
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/rs/zerolog"
+
+	"github.com/agentctl/agentctl/mailbox"
+)
+
+// ForwardSettings are what the forwarder of a seat's machine needs.
+type ForwardSettings struct {
+	Root, Agent string
+	Consumer    mailbox.Options
+	Watch       mailbox.WatchOptions
+	Conn        *nats.Conn
+	Log         zerolog.Logger
+
+	shared bool // another seat may forward this mailbox (ForwardOthers)
+}
+
+// Forward carries the messages dropped into the agent's mailbox on this
+// machine (its inbox folder, inbox.json, the places old writers use) to
+// the hub's: the seat's machine keeps no turn of its own. Each message is
+// claimed as a runner claims it, published with its id as JetStream's
+// message id, and archived here with the outcome "forwarded" only once the
+// server has it; a forwarder killed in between publishes it again, and the
+// duplicate is dropped by the server or by the hub's mailbox.
+//
+// It holds the mailbox's consumer lock as its runner, so `agentctl run`
+// without --hub cannot serve the same agent on this machine at once.
+func Forward(ctx context.Context, s ForwardSettings) error {
+	if err := mailbox.Create(s.Root, s.Agent); err != nil {
+		return err
+	}
+	mb, err := mailbox.Open(s.Root, s.Agent)
+	if err != nil {
+		return err
+	}
+	js, err := jetstream.New(s.Conn)
+	if err != nil {
+		return err
+	}
+	log := s.Log.With().Str("agent", s.Agent).Logger()
+	opts := s.Consumer
+	opts.Runner, opts.ConsumerWait = true, 2*time.Second
+	if !s.shared {
+		opts.Wait = ctx // the agent's own mailbox is waited for, and said so
+		opts.OnWait = func(holder string) {
+			log.Warn().Str("event", "waiting").Str("reason", holder).Msg("waiting for the mailbox's consumer lock")
+		}
+	}
+	opts.OnEvent = func(e mailbox.Event) {
+		log.Info().Str("event", e.Kind).Str("id", e.ID).Str("file", e.File).Str("reason", e.Reason).Msg("mailbox " + e.Kind)
+	}
+	c, err := mb.Consume(opts, time.Now())
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	w, err := mailbox.Watch(mb, s.Watch)
+	if err != nil {
+		return err
+	}
+	defer w.Close()
+	if err := c.Scan(time.Now()); err != nil {
+		return err
+	}
+	return mailbox.Serve(ctx, c, w.C, mailbox.SystemClock, mailbox.Worker{
+		Handle: func(ctx context.Context, cl *mailbox.Claim) error {
+			msg := cl.Message
+			err := retry(ctx, func() error {
+				_, err := js.Publish(ctx, deliverSubject(s.Agent), msg.Encode(), jetstream.WithMsgID(s.Agent+"/"+msg.ID))
+				return err
+			})
+			if err != nil {
+				return fmt.Errorf("cannot forward %s to the hub: %w", msg.ID, err)
+			}
+			log.Info().Str("event", "forwarded").Str("id", msg.ID).Str("from", msg.From).Msg("message forwarded to the hub")
+			return c.Complete(cl, mailbox.Receipt{Outcome: "forwarded", Data: map[string]any{"to": "hub"}}, time.Now())
+		},
+	})
+}
+
+// ForwardOthers forwards, from this machine, the mailboxes of everyone
+// whose turns are not taken here (agents of other machines, people), so
+// that a message dropped into any inbox folder reaches the hub. Several
+// seats on one machine share the work: each mailbox is forwarded by the
+// seat that holds its lock, and the others try again now and then, in
+// case that seat stops.
+func ForwardOthers(ctx context.Context, s ForwardSettings, names []string) error {
+	var wg sync.WaitGroup
+	errs := make(chan error, len(names))
+	for _, name := range names {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			one := s
+			one.Agent, one.Consumer.Watch, one.Watch.Extra, one.shared = name, nil, nil, true
+			for ctx.Err() == nil {
+				err := Forward(ctx, one)
+				var locked *mailbox.LockedError
+				if !errors.As(err, &locked) {
+					if err != nil {
+						errs <- fmt.Errorf("cannot forward the mailbox of %s: %w", name, err)
+					}
+					return
+				}
+				_ = pause(ctx, othersRetry)
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	var all []error
+	for err := range errs {
+		all = append(all, err)
+	}
+	return errors.Join(all...)
+}
+
+// othersRetry is how often a seat tries to take over forwarding a mailbox
+// another seat of the machine forwards.
+const othersRetry = 30 * time.Second

@@ -1,0 +1,131 @@
+package hub
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/agentctl/agentctl/cursor"
+	"github.com/agentctl/agentctl/internal/agentname"
+	"github.com/agentctl/agentctl/internal/atomicfile"
+)
+
+// JournalDir is where a seat keeps its journal, under the runtime folder
+// of its own machine.
+func JournalDir(root, agent string) (string, error) {
+	if err := agentname.Valid(agent); err != nil {
+		return "", err
+	}
+	return filepath.Join(root, "seats", agent), nil
+}
+
+// Journal is a seat's record of its turns, one file per turn, each step
+// written before the next begins, so that a seat killed, or cut off from
+// the hub, mid-turn resumes the turn instead of sending its prompt again,
+// and answers every later ask of a finished turn from the record.
+type Journal struct {
+	dir string
+}
+
+// Entry is one turn as the journal knows it.
+type Entry struct {
+	Turn string `json:"turn"`
+	// Stage is the last point the turn passed: received, started (a
+	// command runs the prompt), submitted, waiting (the chat shows the
+	// prompt, the reply has not begun), or answered.
+	Stage       string        `json:"stage"`
+	ResumeState string        `json:"resume_state,omitempty"`
+	Child       *cursor.Child `json:"child,omitempty"`
+	// The answer, once there is one.
+	Answer   *Answer   `json:"answer,omitempty"`
+	Received time.Time `json:"received_at"`
+	Updated  time.Time `json:"updated_at"`
+}
+
+// Stages of an entry.
+const (
+	stageReceived  = "received"
+	stageStarted   = "started"
+	stageSubmitted = string(cursor.StageSubmitted)
+	stageWaiting   = "waiting"
+	stageAnswered  = "answered"
+)
+
+// Delivered reports whether the agent may have the prompt already: then
+// the turn is resumed, never sent again.
+func (e Entry) Delivered() bool {
+	return e.Stage == stageStarted || e.Stage == stageSubmitted || e.Stage == stageWaiting || e.Stage == stageAnswered
+}
+
+// OpenJournal opens (creating) the journal in dir.
+func OpenJournal(dir string) (*Journal, error) {
+	if err := atomicfile.MkdirAll(dir); err != nil {
+		return nil, fmt.Errorf("cannot create the seat's journal: %w", err)
+	}
+	return &Journal{dir: dir}, nil
+}
+
+// file names a turn's record: turn ids come from message ids, which other
+// programs chose, so they are hashed rather than trusted as file names.
+func (j *Journal) file(turn string) string {
+	sum := sha256.Sum256([]byte(turn))
+	return filepath.Join(j.dir, hex.EncodeToString(sum[:12])+".json")
+}
+
+// Load returns the entry of turn; ok is false when the journal has none.
+func (j *Journal) Load(turn string) (e Entry, ok bool, err error) {
+	data, err := os.ReadFile(j.file(turn))
+	if errors.Is(err, fs.ErrNotExist) {
+		return Entry{}, false, nil
+	}
+	if err != nil {
+		return Entry{}, false, fmt.Errorf("cannot read the journal of turn %s: %w", turn, err)
+	}
+	if err := json.Unmarshal(data, &e); err != nil || e.Turn != turn {
+		// A record that cannot be read may still say the prompt went out:
+		// count it as delivered, so the turn resumes rather than pastes.
+		return Entry{Turn: turn, Stage: stageSubmitted}, true, nil
+	}
+	return e, true, nil
+}
+
+// Save writes e durably: a crash right after Save finds it.
+func (j *Journal) Save(e Entry) error {
+	data, err := json.MarshalIndent(e, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := atomicfile.WriteFile(j.file(e.Turn), append(data, '\n')); err != nil {
+		return fmt.Errorf("cannot record turn %s in the seat's journal: %w", e.Turn, err)
+	}
+	return nil
+}
+
+// Prune removes the records of turns last touched before cutoff: the hub
+// settles a turn long before, and asks nothing of it again.
+func (j *Journal) Prune(cutoff time.Time) (removed int, err error) {
+	entries, err := os.ReadDir(j.dir)
+	if err != nil {
+		return 0, fmt.Errorf("cannot read the seat's journal: %w", err)
+	}
+	for _, de := range entries {
+		if !strings.HasSuffix(de.Name(), ".json") || strings.HasPrefix(de.Name(), ".") {
+			continue
+		}
+		fi, err := de.Info()
+		if err != nil || !fi.ModTime().Before(cutoff) {
+			continue
+		}
+		if os.Remove(filepath.Join(j.dir, de.Name())) == nil {
+			removed++
+		}
+	}
+	return removed, nil
+}

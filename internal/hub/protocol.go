@@ -1,0 +1,140 @@
+package hub
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/agentctl/agentctl/cursor"
+)
+
+// The streams and subjects of the swarm. Agent names are valid subject
+// tokens (internal/agentname allows letters, digits, '-' and '_' only).
+const (
+	// TurnsStream holds asks, hub → seat, on agentctl.turn.AGENT; a seat's
+	// durable consumer takes them one at a time.
+	TurnsStream = "AGENTCTL_TURNS"
+	// RepliesStream holds answers, seat → hub, on agentctl.reply.AGENT.
+	RepliesStream = "AGENTCTL_REPLIES"
+	// DeliverStream holds messages dropped into mailboxes on other
+	// machines, on their way to the hub's, on agentctl.deliver.AGENT.
+	DeliverStream = "AGENTCTL_DELIVER"
+)
+
+func turnSubject(agent string) string    { return "agentctl.turn." + agent }
+func replySubject(agent string) string   { return "agentctl.reply." + agent }
+func deliverSubject(agent string) string { return "agentctl.deliver." + agent }
+
+// Core NATS subjects: what may be missed without harm, because the streams
+// carry the facts and these only make them visible sooner.
+func stageSubject(agent string) string  { return "agentctl.stage." + agent }
+func cancelSubject(agent string) string { return "agentctl.cancel." + agent }
+func beatSubject(agent string) string   { return "agentctl.seat." + agent }
+
+// Ask is one request of the hub for the reply of a turn. Every resume of a
+// turn keeps its Turn id and gets a new Ask id, so that a hub restarted
+// after JetStream's duplicate window can still ask, and the seat answers
+// each ask from its journal without taking the turn twice.
+type Ask struct {
+	Turn    string    `json:"turn"`
+	Ask     string    `json:"ask"`
+	Prompt  string    `json:"prompt"`
+	NewChat bool      `json:"new_chat,omitempty"`
+	Thread  string    `json:"thread,omitempty"`
+	Resume  bool      `json:"resume,omitempty"`
+	AskedAt time.Time `json:"asked_at"`
+}
+
+// Answer is a seat's answer to an ask: the reply, or why there is none.
+type Answer struct {
+	Turn  string `json:"turn"`
+	Ask   string `json:"ask"`
+	Reply string `json:"reply,omitempty"`
+	Error string `json:"error,omitempty"`
+	// Kind names the driver's error (errorKinds) so the hub's runner
+	// judges it as it would judge its own driver's.
+	Kind string `json:"kind,omitempty"`
+	// Submitted says the agent got the prompt: a retry must not send it
+	// as new.
+	Submitted bool      `json:"submitted,omitempty"`
+	Machine   string    `json:"machine"`
+	At        time.Time `json:"at"`
+}
+
+// Stage tells the hub, as it happens, that a turn passed a stage.
+type Stage struct {
+	Turn  string `json:"turn"`
+	Stage string `json:"stage"`
+}
+
+// Cancel asks the seat to stop the turn the hub no longer waits for (a
+// person skipped it, the hub is stopping).
+type Cancel struct {
+	Turn string `json:"turn"`
+}
+
+// Beat is a seat's heartbeat.
+type Beat struct {
+	Agent   string    `json:"agent"`
+	Machine string    `json:"machine"`
+	PID     int       `json:"pid"`
+	State   string    `json:"state"` // idle, working
+	Turn    string    `json:"turn,omitempty"`
+	Started time.Time `json:"started_at"`
+	At      time.Time `json:"at"`
+}
+
+// errorKinds are the driver errors a seat names in an answer.
+var errorKinds = map[string]error{
+	"window_not_found":     cursor.ErrWindowNotFound,
+	"window_not_confirmed": cursor.ErrWindowNotConfirmed,
+	"not_submitted":        cursor.ErrNotSubmitted,
+	"no_reply":             cursor.ErrNoReply,
+	"nothing_copied":       cursor.ErrNothingCopied,
+	"input_lock_timeout":   cursor.ErrInputLockTimeout,
+	"exec_failed":          cursor.ErrExecFailed,
+	"exec_timeout":         cursor.ErrExecTimeout,
+	"reply_lost":           cursor.ErrReplyLost,
+	"gui_unavailable":      cursor.ErrGUIUnavailable,
+	"not_calibrated":       cursor.ErrNotCalibrated,
+	"bad_output":           cursor.ErrBadOutput,
+}
+
+// kindOf names err's driver error, "" when it is none of them.
+func kindOf(err error) string {
+	for k, e := range errorKinds {
+		if errors.Is(err, e) {
+			return k
+		}
+	}
+	return "failed"
+}
+
+// SeatError is a turn that failed on the seat, as the hub's runner sees it:
+// it wraps the driver error the seat named, so errors.Is works across the
+// network.
+type SeatError struct {
+	Machine string
+	Msg     string
+	kind    error
+}
+
+func (e *SeatError) Error() string { return fmt.Sprintf("on %s: %s", e.Machine, e.Msg) }
+func (e *SeatError) Unwrap() error { return e.kind }
+
+// err turns a failed answer back into an error; nil for a reply.
+func (a Answer) err() error {
+	if a.Error == "" {
+		return nil
+	}
+	return &SeatError{Machine: a.Machine, Msg: a.Error, kind: errorKinds[a.Kind]}
+}
+
+// newAskID is a turn's id plus what makes this ask of it unique.
+func newAskID(turn string) string {
+	var b [6]byte
+	_, _ = rand.Read(b[:])
+	return turn + "@" + hex.EncodeToString(b[:])
+}

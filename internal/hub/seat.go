@@ -1,0 +1,333 @@
+package hub
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/rs/zerolog"
+
+	"github.com/agentctl/agentctl/cursor"
+)
+
+// SeatSettings are everything a seat needs, as plain values.
+type SeatSettings struct {
+	Agent   string
+	Machine string // this machine's name, told to the hub with every answer
+	Driver  cursor.Driver
+	Journal *Journal
+	Conn    *nats.Conn
+	// Beat is how often the seat tells the hub it is there.
+	Beat time.Duration
+	// Keep is how long the journal keeps a turn's record.
+	Keep time.Duration
+	Log  zerolog.Logger
+}
+
+// Defaults of a seat.
+const (
+	DefaultBeat = 5 * time.Second
+	DefaultKeep = 7 * 24 * time.Hour
+	// askAckWait is how long the server waits for a word from the seat
+	// before it offers the ask again; a working seat says "in progress"
+	// three times as often.
+	askAckWait = 30 * time.Second
+)
+
+// seat is the far end of Driver: it takes the asks of its agent's turns,
+// one at a time, drives the local window or command, and answers.
+type seat struct {
+	s   SeatSettings
+	js  jetstream.JetStream
+	log zerolog.Logger
+
+	mu      sync.Mutex
+	current string             // the turn being taken, "" when idle
+	cancel  context.CancelFunc // ends the current turn
+	dropped bool               // the hub cancelled the current turn
+	started time.Time
+}
+
+// RunSeat serves the agent's turns until ctx ends. It waits for the hub to
+// create the streams, and rides out the hub's restarts and network cuts: a
+// turn whose answer cannot be sent yet stays in the journal, and the ask
+// comes back to be answered from there.
+func RunSeat(ctx context.Context, s SeatSettings) error {
+	if s.Beat <= 0 {
+		s.Beat = DefaultBeat
+	}
+	if s.Keep <= 0 {
+		s.Keep = DefaultKeep
+	}
+	js, err := jetstream.New(s.Conn)
+	if err != nil {
+		return err
+	}
+	st := &seat{s: s, js: js, log: s.Log.With().Str("agent", s.Agent).Logger(), started: time.Now().UTC()}
+	if n, err := s.Journal.Prune(time.Now().Add(-s.Keep)); err != nil {
+		return err
+	} else if n > 0 {
+		st.log.Info().Str("event", "pruned").Int("turns", n).Msg("old turns removed from the seat's journal")
+	}
+	if err := WaitStreams(ctx, js, func(err error) {
+		st.log.Warn().Str("event", "waiting").Err(err).Msg("waiting for the hub to create its streams ('agentctl hub' on the hub's machine)")
+	}); err != nil {
+		return err
+	}
+	var asks jetstream.Consumer
+	err = retry(ctx, func() (err error) {
+		asks, err = js.CreateOrUpdateConsumer(ctx, TurnsStream, jetstream.ConsumerConfig{
+			Durable: "seat-" + s.Agent, FilterSubject: turnSubject(s.Agent),
+			AckPolicy: jetstream.AckExplicitPolicy, AckWait: askAckWait, MaxAckPending: 1,
+			Description: "agentctl seat of " + s.Agent,
+		})
+		return err
+	})
+	if err != nil {
+		return fmt.Errorf("cannot take %s's turns from the hub: %w", s.Agent, err)
+	}
+	sub, err := s.Conn.Subscribe(cancelSubject(s.Agent), st.onCancel)
+	if err != nil {
+		return fmt.Errorf("cannot listen for the hub's cancels: %w", err)
+	}
+	defer sub.Unsubscribe()
+	var wg sync.WaitGroup
+	beatCtx, stopBeats := context.WithCancel(ctx)
+	wg.Add(1)
+	go func() { defer wg.Done(); st.beats(beatCtx) }()
+	defer func() { stopBeats(); wg.Wait() }()
+
+	st.log.Info().Str("event", "started").Str("machine", s.Machine).Msg("seat taking turns from the hub")
+	for ctx.Err() == nil {
+		batch, err := asks.Fetch(1, jetstream.FetchMaxWait(5*time.Second))
+		if err != nil {
+			if ctx.Err() == nil {
+				st.log.Debug().Err(err).Msg("cannot fetch from the hub; trying again")
+				_ = pause(ctx, time.Second)
+			}
+			continue
+		}
+		for m := range batch.Messages() {
+			if err := st.take(ctx, m); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// take answers one ask: from the journal when the turn was taken already,
+// else by taking it.
+func (st *seat) take(ctx context.Context, m jetstream.Msg) error {
+	var ask Ask
+	if err := json.Unmarshal(m.Data(), &ask); err != nil || ask.Turn == "" || ask.Ask == "" {
+		st.log.Error().Str("event", "refused").Err(err).Msg("an ask that cannot be read was dropped")
+		return m.Term()
+	}
+	log := st.log.With().Str("turn", ask.Turn).Logger()
+	e, ok, err := st.s.Journal.Load(ask.Turn)
+	if err != nil {
+		return err
+	}
+	if ok && e.Answer != nil {
+		log.Info().Str("event", "answered-again").Msg("turn answered from the journal; not taken again")
+		return st.answer(ctx, m, ask, *e.Answer)
+	}
+	if !ok {
+		now := time.Now().UTC()
+		e = Entry{Turn: ask.Turn, Stage: stageReceived, Received: now, Updated: now}
+		if err := st.s.Journal.Save(e); err != nil {
+			return err
+		}
+	}
+	a, taken := st.run(ctx, m, ask, &e, log)
+	if !taken {
+		return nil
+	}
+	e.Stage, e.Answer, e.Child, e.Updated = stageAnswered, &a, nil, time.Now().UTC()
+	if err := st.s.Journal.Save(e); err != nil {
+		return err
+	}
+	return st.answer(ctx, m, ask, a)
+}
+
+// run takes the turn with the local driver. taken is false when the turn
+// was cut off (by the hub, or by the seat stopping): the record stays as
+// it is, and the next ask resumes from it.
+func (st *seat) run(ctx context.Context, m jetstream.Msg, ask Ask, e *Entry, log zerolog.Logger) (a Answer, taken bool) {
+	a = Answer{Turn: ask.Turn, Ask: ask.Ask, Machine: st.s.Machine}
+	if e.Child != nil {
+		ended, err := cursor.EndChild(*e.Child)
+		if err != nil {
+			a.Error, a.Kind, a.Submitted = fmt.Sprintf("the command an earlier seat started for this turn (pid %d) could not be ended: %v; it was not run again, to avoid running it twice at once", e.Child.PID, err), "failed", true
+			a.At = time.Now().UTC()
+			return a, true
+		}
+		if ended {
+			log.Warn().Str("event", "ended-leftover").Int("pid", e.Child.PID).Msg("ended the command an earlier seat left at work on this prompt")
+		}
+	}
+	turnCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	st.begin(ask.Turn, cancel)
+	defer st.end()
+	stopKeepalive := keepalive(turnCtx, m)
+	defer stopKeepalive()
+
+	record := func(stage string, change func()) error {
+		change()
+		e.Stage, e.Updated = stage, time.Now().UTC()
+		return st.s.Journal.Save(*e)
+	}
+	t := cursor.Turn{
+		ID: ask.Turn, Prompt: ask.Prompt, NewChat: ask.NewChat, Thread: ask.Thread,
+		Resume: ask.Resume || e.Delivered(), ResumeState: e.ResumeState,
+		OnStart: func(c cursor.Child) error {
+			if err := record(stageStarted, func() { e.Child = &c }); err != nil {
+				return err
+			}
+			st.tell(ask.Turn, stageSubmitted) // a started command has the prompt
+			return nil
+		},
+		OnStage: func(s cursor.Stage) error {
+			if s != cursor.StageSubmitted {
+				return nil
+			}
+			if err := record(stageSubmitted, func() {}); err != nil {
+				return err
+			}
+			st.tell(ask.Turn, stageSubmitted)
+			return nil
+		},
+		OnResumeState: func(state string) error {
+			return record(stageWaiting, func() { e.ResumeState = state })
+		},
+	}
+	log.Info().Str("event", "taking").Bool("resume", t.Resume).Msg("taking the turn")
+	reply, err := st.s.Driver.Run(turnCtx, t)
+	if turnCtx.Err() != nil {
+		if st.wasDropped() {
+			log.Warn().Str("event", "dropped").Msg("the hub abandoned the turn")
+			_ = m.Ack()
+		} else {
+			log.Warn().Str("event", "interrupted").Msg("turn cut off; the next ask resumes it")
+		}
+		return a, false
+	}
+	a.Submitted, a.At = e.Delivered() || err == nil, time.Now().UTC()
+	if err != nil {
+		a.Error, a.Kind = err.Error(), kindOf(err)
+		log.Warn().Str("event", "failed").Err(err).Msg("turn failed")
+	} else {
+		a.Reply = reply
+		log.Info().Str("event", "replied").Int("bytes", len(reply)).Msg("replied")
+	}
+	return a, true
+}
+
+// answer publishes the answer to ask, then lets the ask go. An answer the
+// server never confirmed is sent again: the journal keeps it, and the ask
+// comes back.
+func (st *seat) answer(ctx context.Context, m jetstream.Msg, ask Ask, a Answer) error {
+	a.Ask = ask.Ask
+	data, _ := json.Marshal(a)
+	err := retry(ctx, func() error {
+		_, err := st.js.Publish(ctx, replySubject(st.s.Agent), data, jetstream.WithMsgID(ask.Ask))
+		return err
+	})
+	if err != nil {
+		if errors.Is(err, context.Canceled) {
+			return nil
+		}
+		return fmt.Errorf("cannot send the answer of turn %s to the hub: %w", ask.Turn, err)
+	}
+	if err := m.Ack(); err != nil {
+		st.log.Warn().Err(err).Str("turn", ask.Turn).Msg("answer sent but the ask not let go; it will be answered again from the journal")
+	}
+	return nil
+}
+
+// keepalive tells the server, while a turn lasts, that its ask is being
+// worked on, so it is not offered again mid-turn.
+func keepalive(ctx context.Context, m jetstream.Msg) (stop func()) {
+	ctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		t := time.NewTicker(askAckWait / 3)
+		defer t.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+				_ = m.InProgress()
+			}
+		}
+	}()
+	return func() { cancel(); <-done }
+}
+
+// tell lets the hub know a stage as it happens; the answer says it again.
+func (st *seat) tell(turn, stage string) {
+	data, _ := json.Marshal(Stage{Turn: turn, Stage: stage})
+	_ = st.s.Conn.Publish(stageSubject(st.s.Agent), data)
+}
+
+func (st *seat) begin(turn string, cancel context.CancelFunc) {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	st.current, st.cancel, st.dropped = turn, cancel, false
+}
+
+func (st *seat) end() {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	st.current, st.cancel = "", nil
+}
+
+func (st *seat) wasDropped() bool {
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	return st.dropped
+}
+
+func (st *seat) onCancel(m *nats.Msg) {
+	var c Cancel
+	if json.Unmarshal(m.Data, &c) != nil {
+		return
+	}
+	st.mu.Lock()
+	defer st.mu.Unlock()
+	if c.Turn != "" && c.Turn == st.current && st.cancel != nil {
+		st.dropped = true
+		st.cancel()
+	}
+}
+
+// beats tells the hub the seat is there, and what it does.
+func (st *seat) beats(ctx context.Context) {
+	t := time.NewTicker(st.s.Beat)
+	defer t.Stop()
+	for {
+		st.mu.Lock()
+		b := Beat{Agent: st.s.Agent, Machine: st.s.Machine, PID: os.Getpid(), State: "idle", Turn: st.current, Started: st.started, At: time.Now().UTC()}
+		st.mu.Unlock()
+		if b.Turn != "" {
+			b.State = "working"
+		}
+		data, _ := json.Marshal(b)
+		_ = st.s.Conn.Publish(beatSubject(st.s.Agent), data)
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+	}
+}

@@ -1,0 +1,96 @@
+package hub
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"maps"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats.go"
+
+	"github.com/agentctl/agentctl/internal/atomicfile"
+)
+
+// SeatsFile is where the hub shows the seats of remote agents: the last
+// beat of each, for `agentctl status` and mission control.
+func SeatsFile(root string) string { return filepath.Join(root, "hub", "seats.json") }
+
+// Seats is the content of SeatsFile.
+type Seats struct {
+	// PID of the hub that writes the file, and when it last did.
+	PID       int       `json:"pid"`
+	Machine   string    `json:"machine"`
+	UpdatedAt time.Time `json:"updated_at"`
+	// Remote lists the agents the hub keeps runners for; Beats has the last
+	// beat of those whose seat was heard from.
+	Remote []string        `json:"remote"`
+	Beats  map[string]Beat `json:"beats"`
+}
+
+// Seen says how a remote agent's seat looks from the hub at now: present
+// when it beat within three beats.
+func (s Seats) Seen(agent string, now time.Time) (b Beat, present bool) {
+	b, ok := s.Beats[agent]
+	return b, ok && now.Sub(b.At) < 3*DefaultBeat
+}
+
+// ReadSeats reads SeatsFile; ok is false when no hub ever wrote one.
+func ReadSeats(root string) (s Seats, ok bool, err error) {
+	data, err := os.ReadFile(SeatsFile(root))
+	if errors.Is(err, fs.ErrNotExist) {
+		return Seats{}, false, nil
+	}
+	if err != nil {
+		return Seats{}, false, err
+	}
+	if err := json.Unmarshal(data, &s); err != nil {
+		return Seats{}, false, fmt.Errorf("cannot read %s: %w", SeatsFile(root), err)
+	}
+	return s, true, nil
+}
+
+// FollowSeats listens to the seats' beats and keeps SeatsFile until ctx
+// ends, rewriting it every beat.
+func FollowSeats(ctx context.Context, nc *nats.Conn, root, machine string, remote []string) error {
+	var mu sync.Mutex
+	beats := map[string]Beat{}
+	sub, err := nc.Subscribe(beatSubject("*"), func(m *nats.Msg) {
+		var b Beat
+		if json.Unmarshal(m.Data, &b) != nil || b.Agent == "" {
+			return
+		}
+		b.At = time.Now().UTC() // the hub's clock, not the seat's
+		mu.Lock()
+		beats[b.Agent] = b
+		mu.Unlock()
+	})
+	if err != nil {
+		return fmt.Errorf("cannot follow the seats: %w", err)
+	}
+	defer sub.Unsubscribe()
+	if err := atomicfile.MkdirAll(filepath.Dir(SeatsFile(root))); err != nil {
+		return err
+	}
+	t := time.NewTicker(DefaultBeat)
+	defer t.Stop()
+	for {
+		mu.Lock()
+		s := Seats{PID: os.Getpid(), Machine: machine, UpdatedAt: time.Now().UTC(), Remote: remote, Beats: maps.Clone(beats)}
+		mu.Unlock()
+		data, _ := json.MarshalIndent(s, "", "  ")
+		if err := atomicfile.WriteFileNoSync(SeatsFile(root), append(data, '\n')); err != nil {
+			return fmt.Errorf("cannot show the seats: %w", err)
+		}
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-t.C:
+		}
+	}
+}

@@ -1,0 +1,107 @@
+package hub
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// streamConfigs are the swarm's streams. Each is a work queue: a message
+// stays until its one consumer acknowledges it, on disk, on Replicas
+// servers. Nothing ages out: a seat switched off for a week finds its
+// turns waiting.
+func streamConfigs(replicas int) []jetstream.StreamConfig {
+	if replicas < 1 {
+		replicas = 1
+	}
+	mk := func(name, subjects, what string) jetstream.StreamConfig {
+		return jetstream.StreamConfig{
+			Name: name, Description: what, Subjects: []string{subjects},
+			Retention: jetstream.WorkQueuePolicy, Storage: jetstream.FileStorage,
+			Replicas: replicas, Duplicates: 10 * time.Minute,
+		}
+	}
+	return []jetstream.StreamConfig{
+		mk(TurnsStream, "agentctl.turn.*", "agentctl: turns the hub asks seats on other machines to take"),
+		mk(RepliesStream, "agentctl.reply.*", "agentctl: seats' answers to the hub's asks"),
+		mk(DeliverStream, "agentctl.deliver.*", "agentctl: messages dropped on other machines, on their way to the hub"),
+	}
+}
+
+// EnsureStreams creates the swarm's streams, or updates them to replicas.
+// The hub calls it; seats only wait for the streams (WaitStreams), so that
+// a seat with different settings never reshapes them.
+func EnsureStreams(ctx context.Context, js jetstream.JetStream, replicas int) error {
+	for _, cfg := range streamConfigs(replicas) {
+		if err := retry(ctx, func() error {
+			_, err := js.CreateOrUpdateStream(ctx, cfg)
+			return err
+		}); err != nil {
+			return fmt.Errorf("cannot create stream %s: %w", cfg.Name, err)
+		}
+	}
+	return nil
+}
+
+// WaitStreams returns once the hub has created the swarm's streams, calling
+// waiting once if it has to wait.
+func WaitStreams(ctx context.Context, js jetstream.JetStream, waiting func(error)) error {
+	told := false
+	for _, cfg := range streamConfigs(1) {
+		for {
+			_, err := js.Stream(ctx, cfg.Name)
+			if err == nil {
+				break
+			}
+			if !told && waiting != nil {
+				waiting(err)
+				told = true
+			}
+			if err := pause(ctx, time.Second); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// retry runs f until it succeeds or ctx ends, while JetStream is not ready
+// yet: a cluster electing its leader, a server coming back.
+func retry(ctx context.Context, f func() error) error {
+	wait := 100 * time.Millisecond
+	for {
+		err := f()
+		if err == nil || !transient(err) {
+			return err
+		}
+		if perr := pause(ctx, wait); perr != nil {
+			return errors.Join(err, perr)
+		}
+		wait = min(2*wait, 2*time.Second)
+	}
+}
+
+// transient tells the errors that go away by themselves.
+func transient(err error) bool {
+	var apiErr *jetstream.APIError
+	if errors.As(err, &apiErr) {
+		// 503s, "cluster not available" (10008) and "insufficient
+		// resources" (10023) while a cluster forms or loses a node.
+		return apiErr.Code == 503 || apiErr.ErrorCode == 10008 || apiErr.ErrorCode == 10023
+	}
+	return true // timeouts, no responders, a connection being restored
+}
+
+func pause(ctx context.Context, d time.Duration) error {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-t.C:
+		return nil
+	}
+}
