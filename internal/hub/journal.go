@@ -40,7 +40,10 @@ type Entry struct {
 	// Stage is the last point the turn passed: received, started (a
 	// command runs the prompt), submitted, waiting (the chat shows the
 	// prompt, the reply has not begun), or answered.
-	Stage       string        `json:"stage"`
+	Stage string `json:"stage"`
+	// Ask is the ask being served: a seat started after a crash finishes
+	// the turn and answers it before the server offers the ask again.
+	Ask         *Ask          `json:"ask,omitempty"`
 	ResumeState string        `json:"resume_state,omitempty"`
 	Child       *cursor.Child `json:"child,omitempty"`
 	// The answer, once there is one.
@@ -108,22 +111,55 @@ func (j *Journal) Save(e Entry) error {
 	return nil
 }
 
+// Unanswered lists the turns that were asked and not answered: a seat
+// stopped or killed mid-turn.
+func (j *Journal) Unanswered() ([]Entry, error) {
+	names, err := j.names()
+	if err != nil {
+		return nil, err
+	}
+	var out []Entry
+	for _, name := range names {
+		data, err := os.ReadFile(filepath.Join(j.dir, name))
+		if err != nil {
+			continue
+		}
+		var e Entry
+		if json.Unmarshal(data, &e) == nil && e.Answer == nil && e.Ask != nil {
+			out = append(out, e)
+		}
+	}
+	return out, nil
+}
+
+func (j *Journal) names() ([]string, error) {
+	entries, err := os.ReadDir(j.dir)
+	if err != nil {
+		return nil, fmt.Errorf("cannot read the seat's journal: %w", err)
+	}
+	var names []string
+	for _, de := range entries {
+		if strings.HasSuffix(de.Name(), ".json") && !strings.HasPrefix(de.Name(), ".") {
+			names = append(names, de.Name())
+		}
+	}
+	return names, nil
+}
+
 // Prune removes the records of turns last touched before cutoff: the hub
 // settles a turn long before, and asks nothing of it again.
 func (j *Journal) Prune(cutoff time.Time) (removed int, err error) {
-	entries, err := os.ReadDir(j.dir)
+	names, err := j.names()
 	if err != nil {
-		return 0, fmt.Errorf("cannot read the seat's journal: %w", err)
+		return 0, err
 	}
-	for _, de := range entries {
-		if !strings.HasSuffix(de.Name(), ".json") || strings.HasPrefix(de.Name(), ".") {
-			continue
-		}
-		fi, err := de.Info()
+	for _, name := range names {
+		path := filepath.Join(j.dir, name)
+		fi, err := os.Stat(path)
 		if err != nil || !fi.ModTime().Before(cutoff) {
 			continue
 		}
-		if os.Remove(filepath.Join(j.dir, de.Name())) == nil {
+		if os.Remove(path) == nil {
 			removed++
 		}
 	}

@@ -37,7 +37,7 @@ const (
 	// askAckWait is how long the server waits for a word from the seat
 	// before it offers the ask again; a working seat says "in progress"
 	// three times as often.
-	askAckWait = 30 * time.Second
+	askAckWait = 15 * time.Second
 )
 
 // seat is the far end of Driver: it takes the asks of its agent's turns,
@@ -104,19 +104,52 @@ func RunSeat(ctx context.Context, s SeatSettings) error {
 	defer func() { stopBeats(); wg.Wait() }()
 
 	st.log.Info().Str("event", "started").Str("machine", s.Machine).Msg("seat taking turns from the hub")
+	if err := st.recover(ctx); err != nil {
+		return stopped(ctx, err)
+	}
+	it, err := asks.Messages(jetstream.PullMaxMessages(1))
+	if err != nil {
+		return fmt.Errorf("cannot take %s's turns from the hub: %w", s.Agent, err)
+	}
+	defer it.Stop()
+	defer context.AfterFunc(ctx, it.Stop)()
 	for ctx.Err() == nil {
-		batch, err := asks.Fetch(1, jetstream.FetchMaxWait(5*time.Second))
+		m, err := it.Next()
+		if errors.Is(err, jetstream.ErrMsgIteratorClosed) && ctx.Err() == nil {
+			return fmt.Errorf("the hub's server stopped offering %s's turns: %w", s.Agent, err)
+		}
 		if err != nil {
 			if ctx.Err() == nil {
-				st.log.Debug().Err(err).Msg("cannot fetch from the hub; trying again")
+				st.log.Debug().Err(err).Msg("cannot take the next ask; trying again")
 				_ = pause(ctx, time.Second)
 			}
 			continue
 		}
-		for m := range batch.Messages() {
-			if err := st.take(ctx, m); err != nil {
-				return err
-			}
+		if err := st.take(ctx, m); err != nil {
+			return stopped(ctx, err)
+		}
+	}
+	return nil
+}
+
+// recover finishes the turns an earlier seat was taking when it stopped,
+// before the server offers their asks again (it waits askAckWait first),
+// and sends their answers.
+func (st *seat) recover(ctx context.Context) error {
+	open, err := st.s.Journal.Unanswered()
+	if err != nil {
+		return err
+	}
+	for _, e := range open {
+		ask := *e.Ask
+		log := st.log.With().Str("turn", ask.Turn).Logger()
+		log.Info().Str("event", "recovering").Str("stage", e.Stage).Msg("finishing the turn an earlier seat was taking")
+		a, ok, err := st.serve(ctx, ask, nil, log)
+		if err != nil || !ok {
+			return err
+		}
+		if err := st.publish(ctx, ask, a); err != nil {
+			return err
 		}
 	}
 	return nil
@@ -131,35 +164,59 @@ func (st *seat) take(ctx context.Context, m jetstream.Msg) error {
 		return m.Term()
 	}
 	log := st.log.With().Str("turn", ask.Turn).Logger()
-	e, ok, err := st.s.Journal.Load(ask.Turn)
-	if err != nil {
+	a, ok, err := st.serve(ctx, ask, m, log)
+	if err != nil || !ok {
 		return err
 	}
-	if ok && e.Answer != nil {
-		log.Info().Str("event", "answered-again").Msg("turn answered from the journal; not taken again")
-		return st.answer(ctx, m, ask, *e.Answer)
+	if err := st.publish(ctx, ask, a); err != nil {
+		return err
 	}
-	if !ok {
-		now := time.Now().UTC()
-		e = Entry{Turn: ask.Turn, Stage: stageReceived, Received: now, Updated: now}
-		if err := st.s.Journal.Save(e); err != nil {
-			return err
-		}
+	if err := m.Ack(); err != nil {
+		log.Warn().Err(err).Msg("answer sent but the ask not let go; it will be answered again from the journal")
+	}
+	return nil
+}
+
+// serve finds or makes the answer to ask. ok is false when the turn was
+// cut off (by the hub, or by the seat stopping): the record stays, and the
+// next ask of the turn resumes it. m, when there is one, is kept alive
+// while the turn lasts.
+func (st *seat) serve(ctx context.Context, ask Ask, m jetstream.Msg, log zerolog.Logger) (a Answer, ok bool, err error) {
+	e, found, err := st.s.Journal.Load(ask.Turn)
+	if err != nil {
+		return a, false, err
+	}
+	if found && e.Answer != nil {
+		log.Info().Str("event", "answered-again").Msg("turn answered from the journal; not taken again")
+		return *e.Answer, true, nil
+	}
+	now := time.Now().UTC()
+	if !found {
+		e = Entry{Turn: ask.Turn, Stage: stageReceived, Received: now}
+	}
+	e.Ask, e.Updated = &ask, now
+	if err := st.s.Journal.Save(e); err != nil {
+		return a, false, err
 	}
 	a, taken := st.run(ctx, m, ask, &e, log)
 	if !taken {
-		return nil
+		if st.wasDropped() {
+			// Nobody waits for it: no seat resumes it unasked. The hub
+			// asks again if it comes back to the turn.
+			e.Ask = nil
+			if m != nil {
+				_ = m.Ack()
+			}
+		}
+		e.Updated = time.Now().UTC()
+		return a, false, st.s.Journal.Save(e)
 	}
 	e.Stage, e.Answer, e.Child, e.Updated = stageAnswered, &a, nil, time.Now().UTC()
-	if err := st.s.Journal.Save(e); err != nil {
-		return err
-	}
-	return st.answer(ctx, m, ask, a)
+	return a, true, st.s.Journal.Save(e)
 }
 
 // run takes the turn with the local driver. taken is false when the turn
-// was cut off (by the hub, or by the seat stopping): the record stays as
-// it is, and the next ask resumes from it.
+// was cut off.
 func (st *seat) run(ctx context.Context, m jetstream.Msg, ask Ask, e *Entry, log zerolog.Logger) (a Answer, taken bool) {
 	a = Answer{Turn: ask.Turn, Ask: ask.Ask, Machine: st.s.Machine}
 	if e.Child != nil {
@@ -177,8 +234,9 @@ func (st *seat) run(ctx context.Context, m jetstream.Msg, ask Ask, e *Entry, log
 	defer cancel()
 	st.begin(ask.Turn, cancel)
 	defer st.end()
-	stopKeepalive := keepalive(turnCtx, m)
-	defer stopKeepalive()
+	if m != nil {
+		defer keepalive(turnCtx, m)()
+	}
 
 	record := func(stage string, change func()) error {
 		change()
@@ -214,9 +272,8 @@ func (st *seat) run(ctx context.Context, m jetstream.Msg, ask Ask, e *Entry, log
 	if turnCtx.Err() != nil {
 		if st.wasDropped() {
 			log.Warn().Str("event", "dropped").Msg("the hub abandoned the turn")
-			_ = m.Ack()
 		} else {
-			log.Warn().Str("event", "interrupted").Msg("turn cut off; the next ask resumes it")
+			log.Warn().Str("event", "interrupted").Msg("turn cut off; it is resumed when the seat starts again")
 		}
 		return a, false
 	}
@@ -231,10 +288,9 @@ func (st *seat) run(ctx context.Context, m jetstream.Msg, ask Ask, e *Entry, log
 	return a, true
 }
 
-// answer publishes the answer to ask, then lets the ask go. An answer the
-// server never confirmed is sent again: the journal keeps it, and the ask
-// comes back.
-func (st *seat) answer(ctx context.Context, m jetstream.Msg, ask Ask, a Answer) error {
+// publish sends the answer to ask until the server has it: the journal
+// keeps it meanwhile, and an ask offered again is answered from there.
+func (st *seat) publish(ctx context.Context, ask Ask, a Answer) error {
 	a.Ask = ask.Ask
 	data, _ := json.Marshal(a)
 	err := retry(ctx, func() error {
@@ -242,13 +298,7 @@ func (st *seat) answer(ctx context.Context, m jetstream.Msg, ask Ask, a Answer) 
 		return err
 	})
 	if err != nil {
-		if errors.Is(err, context.Canceled) {
-			return nil
-		}
 		return fmt.Errorf("cannot send the answer of turn %s to the hub: %w", ask.Turn, err)
-	}
-	if err := m.Ack(); err != nil {
-		st.log.Warn().Err(err).Str("turn", ask.Turn).Msg("answer sent but the ask not let go; it will be answered again from the journal")
 	}
 	return nil
 }
@@ -330,4 +380,12 @@ func (st *seat) beats(ctx context.Context) {
 		case <-t.C:
 		}
 	}
+}
+
+// stopped is nil when err only says the seat was asked to stop.
+func stopped(ctx context.Context, err error) error {
+	if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+		return nil
+	}
+	return err
 }

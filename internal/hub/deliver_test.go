@@ -1,0 +1,104 @@
+package hub
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/rs/zerolog"
+
+	"github.com/agentctl/agentctl/mailbox"
+)
+
+// files lists the names in dir, or nothing when it does not exist.
+func files(dir string) []string {
+	var names []string
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if !e.IsDir() && !strings.HasPrefix(e.Name(), ".") {
+			names = append(names, e.Name())
+		}
+	}
+	return names
+}
+
+func await(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		if cond() {
+			return
+		}
+	}
+	t.Fatalf("timed out waiting for %s", what)
+}
+
+// A message dropped into the agent's inbox on the seat's machine lands in
+// the hub's mailbox once, however often it is published, and is archived
+// on the seat's machine as forwarded.
+func TestForwardedMessageLandsAtTheHubOnce(t *testing.T) {
+	dir := t.TempDir()
+	srv := testServer(t, "127.0.0.1:0", filepath.Join(dir, "store"))
+	hubRoot, seatRoot := filepath.Join(dir, "hub"), filepath.Join(dir, "desk-2")
+	known := []string{"Agent-1", "Agent-5", "human"}
+	for _, name := range known {
+		if err := mailbox.Create(hubRoot, name); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	hubConn := testConn(t, srv.ClientURL())
+	intakeDone := make(chan error, 1)
+	go func() { intakeDone <- Intake(ctx, hubConn, hubRoot, known, zerolog.Nop()) }()
+	fwdDone := make(chan error, 1)
+	go func() {
+		fwdDone <- Forward(ctx, ForwardSettings{Root: seatRoot, Agent: "Agent-5", Consumer: mailbox.Options{Known: known},
+			Conn: testConn(t, srv.ClientURL()), Log: zerolog.Nop()})
+	}()
+
+	mb, err := mailbox.Open(seatRoot, "Agent-5")
+	for err != nil { // Forward creates the mailbox on the seat's machine
+		time.Sleep(10 * time.Millisecond)
+		mb, err = mailbox.Open(seatRoot, "Agent-5")
+	}
+	msg := mailbox.Message{ID: "msg_dropped_on_desk2", From: "human", To: "Agent-5", Subject: "s", Body: "b", CreatedAt: time.Now().UTC()}
+	if err := mb.Deliver(msg); err != nil {
+		t.Fatal(err)
+	}
+	hubInbox := filepath.Join(mailbox.Dir(hubRoot, "Agent-5"), mailbox.InboxDir)
+	await(t, "the message in the hub's inbox", func() bool { return len(files(hubInbox)) == 1 })
+	await(t, "the message archived as forwarded on desk-2", func() bool {
+		days, _ := os.ReadDir(filepath.Join(mb.Dir, mailbox.ArchiveDir))
+		return len(days) == 1 && len(files(filepath.Join(mb.Dir, mailbox.ArchiveDir, days[0].Name()))) == 2
+	})
+
+	// Published again past the server's de-duplication (a forwarder that
+	// crashed before archiving, long ago): the hub's mailbox refuses it.
+	js, _ := jetstream.New(hubConn)
+	if _, err := js.Publish(ctx, deliverSubject("Agent-5"), msg.Encode(), jetstream.WithMsgID("another id")); err != nil {
+		t.Fatal(err)
+	}
+	// Bytes that are no message, and a message for nobody here.
+	if _, err := js.Publish(ctx, deliverSubject("Agent-5"), []byte("\x00\x01 not a message"), jetstream.WithMsgID("junk")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := js.Publish(ctx, deliverSubject("Agent-9"), msg.Encode(), jetstream.WithMsgID("nobody")); err != nil {
+		t.Fatal(err)
+	}
+	await(t, "what cannot be delivered kept with its reason", func() bool { return len(files(UndeliverableDir(hubRoot))) == 2 })
+	await(t, "the bytes kept in the inbox for the consumer to judge", func() bool { return len(files(hubInbox)) == 2 })
+	names := files(hubInbox)
+	if !strings.Contains(strings.Join(names, " "), "msg_dropped_on_desk2") || !strings.Contains(strings.Join(names, " "), "forwarded-") {
+		t.Errorf("hub inbox holds %v; want the message once and the forwarded bytes", names)
+	}
+	cancel()
+	for _, done := range []chan error{intakeDone, fwdDone} {
+		if err := <-done; err != nil {
+			t.Errorf("stopped with %v", err)
+		}
+	}
+}

@@ -1,0 +1,170 @@
+package hub
+
+import (
+	"context"
+	"errors"
+	neturl "net/url"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/rs/zerolog"
+
+	"github.com/agentctl/agentctl/cursor"
+)
+
+// testServer starts an embedded server with its store in a fresh folder.
+func testServer(t *testing.T, listen, store string) *Server {
+	t.Helper()
+	srv, err := StartServer(ServerSettings{Name: "test", Listen: listen, StoreDir: store, Log: zerolog.Nop()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(srv.Shutdown)
+	return srv
+}
+
+// testConn connects to url with the streams in place.
+func testConn(t *testing.T, url string) *nats.Conn {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	nc, err := Connect(ctx, ClientSettings{URLs: []string{url}, Name: t.Name(), Log: zerolog.Nop()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(nc.Close)
+	js, err := jetstream.New(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := EnsureStreams(ctx, js, 1); err != nil {
+		t.Fatal(err)
+	}
+	return nc
+}
+
+// chat stands in for an agent's chat window as a seat's driver sees it:
+// a prompt sent is sent (counted per turn), and its reply can be read back
+// by a later Run that resumes the turn. Replies wait for a token on gate,
+// so a test decides when the model has finished.
+type chat struct {
+	gate chan struct{}
+	fail error
+
+	mu      sync.Mutex
+	sent    map[string]int
+	resumes map[string]int
+	running chan string // each Run's turn, as it starts waiting
+}
+
+func newChat() *chat {
+	return &chat{gate: make(chan struct{}, 16), sent: map[string]int{}, resumes: map[string]int{}, running: make(chan string, 16)}
+}
+
+func (c *chat) Run(ctx context.Context, t cursor.Turn) (string, error) {
+	c.mu.Lock()
+	if t.Resume {
+		c.resumes[t.ID]++
+	} else {
+		c.sent[t.ID]++
+	}
+	c.mu.Unlock()
+	if !t.Resume && t.OnStage != nil {
+		if err := t.OnStage(cursor.StageSubmitted); err != nil {
+			return "", err
+		}
+	}
+	c.running <- t.ID
+	select {
+	case <-ctx.Done():
+		return "", ctx.Err()
+	case <-c.gate:
+	}
+	if c.fail != nil {
+		return "", c.fail
+	}
+	return "reply to " + t.Prompt, nil
+}
+
+func (c *chat) counts(turn string) (sent, resumed int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.sent[turn], c.resumes[turn]
+}
+
+// waitRunning waits until the chat has a turn waiting for its reply.
+func (c *chat) waitRunning(t *testing.T) string {
+	t.Helper()
+	select {
+	case id := <-c.running:
+		return id
+	case <-time.After(20 * time.Second):
+		t.Fatal("no turn reached the chat")
+		return ""
+	}
+}
+
+// startSeat runs a seat until the returned stop is called, which waits for
+// it to end.
+func startSeat(t *testing.T, nc *nats.Conn, d cursor.Driver, journal string) (stop func()) {
+	t.Helper()
+	j, err := OpenJournal(journal)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- RunSeat(ctx, SeatSettings{Agent: "Agent-5", Machine: "desk-2", Driver: d, Journal: j, Conn: nc, Beat: 50 * time.Millisecond, Log: zerolog.Nop()})
+	}()
+	var once sync.Once
+	stop = func() {
+		once.Do(func() {
+			cancel()
+			if err := <-done; err != nil && !errors.Is(err, context.Canceled) {
+				t.Errorf("seat: %v", err)
+			}
+		})
+	}
+	t.Cleanup(stop)
+	return stop
+}
+
+// ask runs a hub-side turn in the background.
+type asked struct {
+	reply string
+	err   error
+}
+
+func askTurn(ctx context.Context, d *Driver, turn cursor.Turn) <-chan asked {
+	out := make(chan asked, 1)
+	go func() {
+		r, err := d.Run(ctx, turn)
+		out <- asked{r, err}
+	}()
+	return out
+}
+
+func result(t *testing.T, ch <-chan asked) asked {
+	t.Helper()
+	select {
+	case a := <-ch:
+		return a
+	case <-time.After(30 * time.Second):
+		t.Fatal("the hub got no answer")
+		return asked{}
+	}
+}
+
+// hostPort is the host:port of a nats:// URL.
+func hostPort(t *testing.T, url string) string {
+	t.Helper()
+	u, err := neturl.Parse(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u.Host
+}

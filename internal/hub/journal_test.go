@@ -1,0 +1,89 @@
+package hub
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+func TestJournalKeepsEachTurnsStage(t *testing.T) {
+	j, err := OpenJournal(filepath.Join(t.TempDir(), "seats", "Agent-5"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok, err := j.Load("m1/1"); ok || err != nil {
+		t.Fatalf("Load of an unknown turn = %v, %v", ok, err)
+	}
+	e := Entry{Turn: "m1/1", Stage: stageSubmitted, Ask: &Ask{Turn: "m1/1", Ask: "m1/1@a"}}
+	if err := j.Save(e); err != nil {
+		t.Fatal(err)
+	}
+	got, ok, err := j.Load("m1/1")
+	if err != nil || !ok || !got.Delivered() || got.Ask == nil {
+		t.Fatalf("Load = %+v, %v, %v", got, ok, err)
+	}
+	open, err := j.Unanswered()
+	if err != nil || len(open) != 1 {
+		t.Fatalf("Unanswered = %v, %v; want the one turn", open, err)
+	}
+}
+
+// Turn ids come from message ids other programs chose: they never become
+// file names as they are.
+func TestJournalFileNamesAreNotTurnIDs(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "j")
+	j, err := OpenJournal(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := j.Save(Entry{Turn: "../../etc/passwd/1", Stage: stageReceived}); err != nil {
+		t.Fatal(err)
+	}
+	names, err := os.ReadDir(dir)
+	if err != nil || len(names) != 1 {
+		t.Fatalf("journal holds %v, %v", names, err)
+	}
+	if _, ok, _ := j.Load("../../etc/passwd/1"); !ok {
+		t.Fatal("the record was not found again")
+	}
+}
+
+// A record that cannot be read may have said the prompt went out: the turn
+// is resumed, never sent as new.
+func TestUnreadableRecordCountsAsDelivered(t *testing.T) {
+	j, err := OpenJournal(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(j.file("m1/1"), []byte("{not json"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	e, ok, err := j.Load("m1/1")
+	if err != nil || !ok || !e.Delivered() || e.Answer != nil {
+		t.Fatalf("Load = %+v, %v, %v; want a delivered turn without answer", e, ok, err)
+	}
+}
+
+func TestPruneRemovesOnlyOldRecords(t *testing.T) {
+	j, err := OpenJournal(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{"old/1", "new/1"} {
+		if err := j.Save(Entry{Turn: id, Stage: stageAnswered}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	week := time.Now().Add(-8 * 24 * time.Hour)
+	if err := os.Chtimes(j.file("old/1"), week, week); err != nil {
+		t.Fatal(err)
+	}
+	n, err := j.Prune(time.Now().Add(-DefaultKeep))
+	if err != nil || n != 1 {
+		t.Fatalf("Prune = %d, %v; want 1", n, err)
+	}
+	if _, ok, _ := j.Load("new/1"); !ok {
+		t.Error("the recent record went too")
+	}
+}

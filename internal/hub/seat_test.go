@@ -1,0 +1,219 @@
+package hub
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/agentctl/agentctl/cursor"
+)
+
+func TestTurnCrossesToTheSeatAndBack(t *testing.T) {
+	dir := t.TempDir()
+	srv := testServer(t, "127.0.0.1:0", filepath.Join(dir, "store"))
+	hubConn, seatConn := testConn(t, srv.ClientURL()), testConn(t, srv.ClientURL())
+	c := newChat()
+	startSeat(t, seatConn, c, filepath.Join(dir, "seat"))
+	d, err := NewDriver(context.Background(), hubConn, "Agent-5", zerolog.Nop())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var submitted atomic.Int32
+	turn := cursor.Turn{ID: "m1/1", Prompt: "P", OnStage: func(s cursor.Stage) error {
+		if s == cursor.StageSubmitted {
+			submitted.Add(1)
+		}
+		return nil
+	}}
+	got := askTurn(context.Background(), d, turn)
+	c.waitRunning(t)
+	c.gate <- struct{}{}
+	a := result(t, got)
+	if a.err != nil || a.reply != "reply to P" {
+		t.Fatalf("Run = %q, %v; want the seat's reply", a.reply, a.err)
+	}
+	if n := submitted.Load(); n != 1 {
+		t.Errorf("the hub heard of the submission %d times, want once", n)
+	}
+	if sent, _ := c.counts("m1/1"); sent != 1 {
+		t.Errorf("prompt sent %d times", sent)
+	}
+}
+
+// A seat stopped mid-turn (its machine restarted, say) comes back, finds
+// the turn in its journal and resumes it: the prompt is not sent again.
+func TestSeatStoppedMidTurnResumesWithoutSendingAgain(t *testing.T) {
+	dir := t.TempDir()
+	srv := testServer(t, "127.0.0.1:0", filepath.Join(dir, "store"))
+	hubConn, seatConn := testConn(t, srv.ClientURL()), testConn(t, srv.ClientURL())
+	c := newChat()
+	stop := startSeat(t, seatConn, c, filepath.Join(dir, "seat"))
+	d, err := NewDriver(context.Background(), hubConn, "Agent-5", zerolog.Nop())
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := askTurn(context.Background(), d, cursor.Turn{ID: "m1/1", Prompt: "P"})
+	c.waitRunning(t)
+	stop()
+	startSeat(t, testConn(t, srv.ClientURL()), c, filepath.Join(dir, "seat"))
+	c.waitRunning(t) // the new seat took the turn up again at once
+	c.gate <- struct{}{}
+	if a := result(t, got); a.err != nil || a.reply != "reply to P" {
+		t.Fatalf("Run = %q, %v", a.reply, a.err)
+	}
+	if sent, resumed := c.counts("m1/1"); sent != 1 || resumed != 1 {
+		t.Errorf("prompt sent %d times and resumed %d times; want sent once, resumed once", sent, resumed)
+	}
+}
+
+// A hub that dies mid-turn (its connection gone, no cancel sent) and asks
+// again once it is back gets the reply the seat finished meanwhile, from
+// the stream or from the journal; the prompt was sent once.
+func TestHubRestartedMidTurnGetsTheReplyOnce(t *testing.T) {
+	dir := t.TempDir()
+	srv := testServer(t, "127.0.0.1:0", filepath.Join(dir, "store"))
+	c := newChat()
+	startSeat(t, testConn(t, srv.ClientURL()), c, filepath.Join(dir, "seat"))
+	dead := testConn(t, srv.ClientURL())
+	d1, err := NewDriver(context.Background(), dead, "Agent-5", zerolog.Nop())
+	if err != nil {
+		t.Fatal(err)
+	}
+	askTurn(context.Background(), d1, cursor.Turn{ID: "m1/1", Prompt: "P"})
+	c.waitRunning(t)
+	dead.Close()
+	c.gate <- struct{}{} // the model finishes while no hub listens
+
+	d2, err := NewDriver(context.Background(), testConn(t, srv.ClientURL()), "Agent-5", zerolog.Nop())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a := result(t, askTurn(context.Background(), d2, cursor.Turn{ID: "m1/1", Prompt: "P", Resume: true})); a.err != nil || a.reply != "reply to P" {
+		t.Fatalf("Run after the restart = %q, %v", a.reply, a.err)
+	}
+	if sent, resumed := c.counts("m1/1"); sent != 1 || resumed != 0 {
+		t.Errorf("prompt sent %d times, resumed %d; want sent once and answered from the journal", sent, resumed)
+	}
+}
+
+// The hub stops waiting (a person skipped the turn): the seat stops the
+// turn, and does not take it up again by itself.
+func TestHubCancelStopsTheSeatsTurn(t *testing.T) {
+	dir := t.TempDir()
+	srv := testServer(t, "127.0.0.1:0", filepath.Join(dir, "store"))
+	c := newChat()
+	startSeat(t, testConn(t, srv.ClientURL()), c, filepath.Join(dir, "seat"))
+	d, err := NewDriver(context.Background(), testConn(t, srv.ClientURL()), "Agent-5", zerolog.Nop())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	got := askTurn(ctx, d, cursor.Turn{ID: "m1/1", Prompt: "P"})
+	c.waitRunning(t)
+	cancel()
+	if a := result(t, got); !errors.Is(a.err, context.Canceled) {
+		t.Fatalf("Run = %v, want context.Canceled", a.err)
+	}
+	// The next turn reaches the chat: the seat is free again.
+	next := askTurn(context.Background(), d, cursor.Turn{ID: "m2/1", Prompt: "Q"})
+	if id := c.waitRunning(t); id != "m2/1" {
+		t.Fatalf("the chat got %s, want the next turn m2/1", id)
+	}
+	c.gate <- struct{}{}
+	if a := result(t, next); a.err != nil || a.reply != "reply to Q" {
+		t.Fatalf("next Run = %q, %v", a.reply, a.err)
+	}
+}
+
+// The server goes away mid-turn and comes back on its store: the seat
+// keeps the answer until it can send it, and the prompt is sent once.
+func TestServerStoppedMidTurnLosesNothing(t *testing.T) {
+	dir := t.TempDir()
+	store := filepath.Join(dir, "store")
+	srv := testServer(t, "127.0.0.1:0", store)
+	url := srv.ClientURL()
+	c := newChat()
+	startSeat(t, testConn(t, url), c, filepath.Join(dir, "seat"))
+	d, err := NewDriver(context.Background(), testConn(t, url), "Agent-5", zerolog.Nop())
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := askTurn(context.Background(), d, cursor.Turn{ID: "m1/1", Prompt: "P"})
+	c.waitRunning(t)
+	srv.Shutdown()
+	c.gate <- struct{}{} // answered while the server is down
+	time.Sleep(300 * time.Millisecond)
+	testServer(t, hostPort(t, url), store)
+	if a := result(t, got); a.err != nil || a.reply != "reply to P" {
+		t.Fatalf("Run = %q, %v", a.reply, a.err)
+	}
+	if sent, resumed := c.counts("m1/1"); sent != 1 || resumed != 0 {
+		t.Errorf("prompt sent %d times, resumed %d", sent, resumed)
+	}
+}
+
+// A turn that fails on the seat fails on the hub with the same driver
+// error, so the runner judges it as its own driver's.
+func TestSeatFailureKeepsItsKind(t *testing.T) {
+	dir := t.TempDir()
+	srv := testServer(t, "127.0.0.1:0", filepath.Join(dir, "store"))
+	c := newChat()
+	c.fail = cursor.ErrNoReply
+	startSeat(t, testConn(t, srv.ClientURL()), c, filepath.Join(dir, "seat"))
+	d, err := NewDriver(context.Background(), testConn(t, srv.ClientURL()), "Agent-5", zerolog.Nop())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var submitted atomic.Bool
+	got := askTurn(context.Background(), d, cursor.Turn{ID: "m1/1", Prompt: "P", OnStage: func(s cursor.Stage) error {
+		submitted.Store(s == cursor.StageSubmitted)
+		return nil
+	}})
+	c.waitRunning(t)
+	c.gate <- struct{}{}
+	a := result(t, got)
+	if !errors.Is(a.err, cursor.ErrNoReply) {
+		t.Fatalf("Run = %v, want an error that is cursor.ErrNoReply", a.err)
+	}
+	if !submitted.Load() {
+		t.Error("the hub was not told the prompt was submitted")
+	}
+}
+
+// A hub that got the reply and died before recording it asks again: the
+// seat answers from its journal, without touching the chat.
+func TestAskAgainIsAnsweredFromTheJournal(t *testing.T) {
+	dir := t.TempDir()
+	srv := testServer(t, "127.0.0.1:0", filepath.Join(dir, "store"))
+	c := newChat()
+	startSeat(t, testConn(t, srv.ClientURL()), c, filepath.Join(dir, "seat"))
+	d, err := NewDriver(context.Background(), testConn(t, srv.ClientURL()), "Agent-5", zerolog.Nop())
+	if err != nil {
+		t.Fatal(err)
+	}
+	first := askTurn(context.Background(), d, cursor.Turn{ID: "m1/1", Prompt: "P"})
+	c.waitRunning(t)
+	c.gate <- struct{}{}
+	if a := result(t, first); a.err != nil {
+		t.Fatal(a.err)
+	}
+	again := askTurn(context.Background(), d, cursor.Turn{ID: "m1/1", Prompt: "P", Resume: true})
+	select {
+	case a := <-again:
+		if a.err != nil || a.reply != "reply to P" {
+			t.Fatalf("Run again = %q, %v", a.reply, a.err)
+		}
+	case id := <-c.running:
+		t.Fatalf("the chat was asked for %s again", id)
+	case <-time.After(20 * time.Second):
+		t.Fatal("no answer to the second ask")
+	}
+	if sent, resumed := c.counts("m1/1"); sent != 1 || resumed != 0 {
+		t.Errorf("prompt sent %d times, resumed %d", sent, resumed)
+	}
+}
