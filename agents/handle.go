@@ -139,8 +139,8 @@ func (r *Runner) takeTurn(ctx context.Context, log zerolog.Logger, cl *mailbox.C
 		return nil
 	}
 	turnCtx, cancel := r.turnContext(ctx)
-	defer cancel()
-	skipRequested, stopSkipWatch := r.watchSkip(cl.Message.ID, cancel)
+	defer cancel(nil)
+	skipRequested, stopSkipWatch := r.watchSkip(cl.Message.ID, func() { cancel(cursor.ErrAbandoned) })
 	defer stopSkipWatch()
 	defer r.hb.beatDuring(r.s.Heartbeat)()
 	reply, err := r.s.Driver.Run(turnCtx, turn)
@@ -165,14 +165,16 @@ func (r *Runner) takeTurn(ctx context.Context, log zerolog.Logger, cl *mailbox.C
 }
 
 // turnContext ends a turn ShutdownGrace after ctx ends, so that Ctrl+C
-// lets a nearly finished turn complete.
-func (r *Runner) turnContext(ctx context.Context) (context.Context, context.CancelFunc) {
-	turnCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+// lets a nearly finished turn complete. Ended that way, the turn may be
+// resumed by the next runner; cancelled with cursor.ErrAbandoned, nobody
+// will wait for its reply again.
+func (r *Runner) turnContext(ctx context.Context) (context.Context, context.CancelCauseFunc) {
+	turnCtx, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
 	stop := context.AfterFunc(ctx, func() {
-		t := time.AfterFunc(r.s.ShutdownGrace, cancel)
+		t := time.AfterFunc(r.s.ShutdownGrace, func() { cancel(nil) })
 		context.AfterFunc(turnCtx, func() { t.Stop() })
 	})
-	return turnCtx, func() { stop(); cancel() }
+	return turnCtx, func(cause error) { stop(); cancel(cause) }
 }
 
 func (r *Runner) prompt(msg mailbox.Message) (string, error) {

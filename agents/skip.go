@@ -1,7 +1,6 @@
 package agents
 
 import (
-	"context"
 	"sync"
 	"time"
 
@@ -32,7 +31,7 @@ func (e *skipError) Error() string { return SkipReason(e.req.Reason) }
 
 // watchSkip cancels the turn on message id once a skip request for it
 // appears. requested says whether one did; stop ends the watch.
-func (r *Runner) watchSkip(id string, cancel context.CancelFunc) (requested func() (mailbox.SkipRequest, bool), stop func()) {
+func (r *Runner) watchSkip(id string, cancel func()) (requested func() (mailbox.SkipRequest, bool), stop func()) {
 	var mu sync.Mutex
 	var req mailbox.SkipRequest
 	var seen bool

@@ -100,6 +100,10 @@ var (
 	ErrExecFailed         = errors.New("agent command failed")
 	ErrExecTimeout        = errors.New("agent command timed out")
 	ErrReplyLost          = errors.New("the reply of an interrupted turn cannot be recovered")
+	// ErrAbandoned is the cause a caller cancels a turn's context with
+	// when nobody will wait for its reply again (a person skipped it). Any
+	// other end of the context, a shutdown, may be followed by a resume.
+	ErrAbandoned = errors.New("the turn was abandoned")
 	ErrGUIUnavailable     = errors.New("desktop control is not available in this build")
 	ErrNotCalibrated      = errors.New("agent window not calibrated")
 )

@@ -93,7 +93,11 @@ func (d *Driver) Run(ctx context.Context, t cursor.Turn) (string, error) {
 	for {
 		select {
 		case <-ctx.Done():
-			d.cancel(t.ID)
+			// A turn abandoned is stopped on the seat; one cut off by a
+			// shutdown goes on there, and the next ask of it gets the reply.
+			if errors.Is(context.Cause(ctx), cursor.ErrAbandoned) {
+				d.cancel(t.ID)
+			}
 			return "", ctx.Err()
 		case s := <-w.stages:
 			if s == string(cursor.StageSubmitted) {
@@ -116,8 +120,8 @@ func (d *Driver) Run(ctx context.Context, t cursor.Turn) (string, error) {
 	}
 }
 
-// cancel tells the seat the hub stopped waiting; a lost cancel only costs
-// the seat the rest of a turn nobody reads.
+// cancel tells the seat nobody waits for the turn; a lost cancel only
+// costs the seat the rest of a turn nobody reads.
 func (d *Driver) cancel(turn string) {
 	data, _ := json.Marshal(Cancel{Turn: turn})
 	if err := d.nc.Publish(cancelSubject(d.agent), data); err != nil {

@@ -101,9 +101,9 @@ func TestHubRestartedMidTurnGetsTheReplyOnce(t *testing.T) {
 	}
 }
 
-// The hub stops waiting (a person skipped the turn): the seat stops the
-// turn, and does not take it up again by itself.
-func TestHubCancelStopsTheSeatsTurn(t *testing.T) {
+// A person skipped the turn: the seat stops it, and does not take it up
+// again by itself.
+func TestAbandonedTurnStopsOnTheSeat(t *testing.T) {
 	dir := t.TempDir()
 	srv := testServer(t, "127.0.0.1:0", filepath.Join(dir, "store"))
 	c := newChat()
@@ -112,10 +112,10 @@ func TestHubCancelStopsTheSeatsTurn(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
+	ctx, cancel := context.WithCancelCause(context.Background())
 	got := askTurn(ctx, d, cursor.Turn{ID: "m1/1", Prompt: "P"})
 	c.waitRunning(t)
-	cancel()
+	cancel(cursor.ErrAbandoned)
 	if a := result(t, got); !errors.Is(a.err, context.Canceled) {
 		t.Fatalf("Run = %v, want context.Canceled", a.err)
 	}
@@ -215,5 +215,33 @@ func TestAskAgainIsAnsweredFromTheJournal(t *testing.T) {
 	}
 	if sent, resumed := c.counts("m1/1"); sent != 1 || resumed != 0 {
 		t.Errorf("prompt sent %d times, resumed %d", sent, resumed)
+	}
+}
+
+// A hub stopping cuts its wait short but not the seat's turn: the model
+// finishes, and the restarted hub's ask of the turn gets that reply.
+func TestHubShutdownLeavesTheSeatsTurnRunning(t *testing.T) {
+	dir := t.TempDir()
+	srv := testServer(t, "127.0.0.1:0", filepath.Join(dir, "store"))
+	c := newChat()
+	startSeat(t, testConn(t, srv.ClientURL()), c, filepath.Join(dir, "seat"))
+	d, err := NewDriver(context.Background(), testConn(t, srv.ClientURL()), "Agent-5", zerolog.Nop())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	got := askTurn(ctx, d, cursor.Turn{ID: "m1/1", Prompt: "P"})
+	c.waitRunning(t)
+	cancel()
+	if a := result(t, got); !errors.Is(a.err, context.Canceled) {
+		t.Fatalf("Run = %v, want context.Canceled", a.err)
+	}
+	time.Sleep(100 * time.Millisecond) // a cancel, had one been sent, arrives
+	c.gate <- struct{}{}
+	if a := result(t, askTurn(context.Background(), d, cursor.Turn{ID: "m1/1", Prompt: "P", Resume: true})); a.err != nil || a.reply != "reply to P" {
+		t.Fatalf("Run again = %q, %v", a.reply, a.err)
+	}
+	if sent, resumed := c.counts("m1/1"); sent != 1 || resumed != 0 {
+		t.Errorf("prompt sent %d times, resumed %d; want once, never resumed", sent, resumed)
 	}
 }
