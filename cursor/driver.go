@@ -103,9 +103,9 @@ var (
 	// ErrAbandoned is the cause a caller cancels a turn's context with
 	// when nobody will wait for its reply again (a person skipped it). Any
 	// other end of the context, a shutdown, may be followed by a resume.
-	ErrAbandoned = errors.New("the turn was abandoned")
-	ErrGUIUnavailable     = errors.New("desktop control is not available in this build")
-	ErrNotCalibrated      = errors.New("agent window not calibrated")
+	ErrAbandoned      = errors.New("the turn was abandoned")
+	ErrGUIUnavailable = errors.New("desktop control is not available in this build")
+	ErrNotCalibrated  = errors.New("agent window not calibrated")
 )
 
 // Options are the parts of a driver that come from the runtime rather than
