@@ -49,7 +49,7 @@ func runSeat(ctx context.Context, env *Env, cfg config.Config, agent config.Agen
 			others = append(others, name)
 		}
 	}
-	seat := hub.SeatSettings{Agent: agent.Name, Machine: me, Driver: driver, Journal: journal, Conn: nc, Log: log}
+	seat := hub.SeatSettings{Root: env.Root, Agent: agent.Name, Machine: me, Driver: driver, Journal: journal, Conn: nc, Log: log}
 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()

@@ -14,6 +14,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/agentctl/agentctl/cursor"
+	"github.com/agentctl/agentctl/mailbox"
 )
 
 // SeatSettings are everything a seat needs, as plain values.
@@ -27,6 +28,9 @@ type SeatSettings struct {
 	Beat time.Duration
 	// Keep is how long the journal keeps a turn's record.
 	Keep time.Duration
+	// Root, when set, is this machine's runtime folder: the seat shows
+	// itself in the agent's status.json there, for 'agentctl status'.
+	Root string
 	Log  zerolog.Logger
 }
 
@@ -79,6 +83,9 @@ func RunSeat(ctx context.Context, s SeatSettings) error {
 		st.log.Warn().Str("event", "waiting").Err(err).Msg("waiting for the hub to create its streams ('agentctl hub' on the hub's machine)")
 	}); err != nil {
 		return err
+	}
+	if _, err := js.Consumer(ctx, RepliesStream, "hub-"+s.Agent); errors.Is(err, jetstream.ErrConsumerNotFound) {
+		st.log.Warn().Str("event", "unknown-to-hub").Msg("the hub keeps no runner for " + s.Agent + " yet, so no turns come: set its machine (agents[].machine) in the hub's agentctl.yaml to another machine than hub.machine, and restart 'agentctl hub'")
 	}
 	var asks jetstream.Consumer
 	err = retry(ctx, func() (err error) {
@@ -374,6 +381,7 @@ func (st *seat) beats(ctx context.Context) {
 		}
 		data, _ := json.Marshal(b)
 		_ = st.s.Conn.Publish(beatSubject(st.s.Agent), data)
+		st.showLocally(b)
 		select {
 		case <-ctx.Done():
 			return
@@ -388,4 +396,20 @@ func stopped(ctx context.Context, err error) error {
 		return nil
 	}
 	return err
+}
+
+// showLocally writes the seat's beat to the agent's status.json on this
+// machine, as a runner's heartbeat, saying where its turns come from.
+func (st *seat) showLocally(b Beat) {
+	if st.s.Root == "" {
+		return
+	}
+	mb, err := mailbox.Open(st.s.Root, st.s.Agent)
+	if err != nil {
+		return // Forward creates the mailbox; the next beat finds it
+	}
+	err = mb.WriteStatus(mailbox.Status{PID: b.PID, Host: b.Machine, State: b.State, Current: b.Turn, StartedAt: b.Started, UpdatedAt: b.At})
+	if err != nil {
+		st.log.Warn().Err(err).Msg("cannot show the seat in status.json")
+	}
 }
