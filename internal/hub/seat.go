@@ -40,6 +40,10 @@ const (
 	askAckWait = 30 * time.Second
 )
 
+// fetchWait is how long one wait of the seat for an ask lasts on the
+// server before it asks again; tests make it long.
+var fetchWait = 5 * time.Second
+
 // seat is the far end of Driver: it takes the asks of its agent's turns,
 // one at a time, drives the local window or command, and answers.
 type seat struct {
@@ -105,8 +109,11 @@ func RunSeat(ctx context.Context, s SeatSettings) error {
 
 	st.log.Info().Str("event", "started").Str("machine", s.Machine).Msg("seat taking turns from the hub")
 	for ctx.Err() == nil {
-		batch, err := asks.Fetch(1, jetstream.FetchMaxWait(5*time.Second))
+		// The wait ends with ctx: a seat told to stop does not wait it out.
+		fetchCtx, stopFetch := context.WithTimeout(ctx, fetchWait)
+		batch, err := asks.Fetch(1, jetstream.FetchContext(fetchCtx))
 		if err != nil {
+			stopFetch()
 			if ctx.Err() == nil {
 				st.log.Debug().Err(err).Msg("cannot fetch from the hub; trying again")
 				_ = pause(ctx, time.Second)
@@ -115,9 +122,11 @@ func RunSeat(ctx context.Context, s SeatSettings) error {
 		}
 		for m := range batch.Messages() {
 			if err := st.take(ctx, m); err != nil {
+				stopFetch()
 				return err
 			}
 		}
+		stopFetch()
 	}
 	return nil
 }
