@@ -41,6 +41,7 @@ import (
 // benchSender is the mailbox the benchmark's messages come from.
 const benchSender = "Bench"
 
+// BenchmarkDelivery measures one message at a time, local and remote.
 func BenchmarkDelivery(b *testing.B) {
 	for _, remote := range []bool{false, true} {
 		b.Run(benchKind(remote), func(b *testing.B) {
@@ -77,6 +78,8 @@ func BenchmarkDelivery(b *testing.B) {
 // messages delivered at once, spread evenly over the agents.
 const throughputBatch = 160
 
+// BenchmarkThroughput8Remote measures batches spread over 8 agents, with
+// 8 seats (remote) and with 8 runners running the command (local).
 func BenchmarkThroughput8Remote(b *testing.B) {
 	for _, remote := range []bool{true, false} {
 		b.Run(benchKind(remote), func(b *testing.B) {
@@ -106,12 +109,12 @@ type benchSwarm struct {
 	b      *testing.B
 	root   string
 	agents []string
-	boxes  []*mailbox.Mailbox
+	boxes  map[string]*mailbox.Mailbox
 }
 
 func newBenchSwarm(b *testing.B, n int, remote bool) *benchSwarm {
 	b.Helper()
-	sw := &benchSwarm{b: b, root: b.TempDir()}
+	sw := &benchSwarm{b: b, root: b.TempDir(), boxes: map[string]*mailbox.Mailbox{}}
 	for i := range n {
 		sw.agents = append(sw.agents, fmt.Sprintf("Agent-%d", i+1))
 	}
@@ -125,7 +128,7 @@ func newBenchSwarm(b *testing.B, n int, remote bool) *benchSwarm {
 		if err != nil {
 			b.Fatal(err)
 		}
-		sw.boxes = append(sw.boxes, mb)
+		sw.boxes[a] = mb
 	}
 
 	ctx, cancel := context.WithCancel(context.Background())
@@ -231,12 +234,8 @@ func benchRunnerSettings(root, agent string, all []string, d cursor.Driver) agen
 }
 
 func (sw *benchSwarm) deliver(id, to string) {
-	mb, err := mailbox.Open(sw.root, to)
-	if err != nil {
-		sw.b.Fatal(err)
-	}
 	m := mailbox.Message{ID: id, From: benchSender, To: to, Subject: "ping", Body: "ping", Priority: mailbox.Normal, CreatedAt: time.Now().UTC()}
-	if err := mb.Deliver(m); err != nil {
+	if err := sw.boxes[to].Deliver(m); err != nil {
 		sw.b.Fatal(err)
 	}
 }
@@ -271,11 +270,7 @@ func (sw *benchSwarm) waitDone(n int) {
 
 // archived are agent's archived messages that have a receipt.
 func (sw *benchSwarm) archived(agent string) []mailbox.Entry {
-	mb, err := mailbox.Open(sw.root, agent)
-	if err != nil {
-		sw.b.Fatal(err)
-	}
-	done, err := mb.List(mailbox.StateDone)
+	done, err := sw.boxes[agent].List(mailbox.StateDone)
 	if err != nil {
 		sw.b.Fatal(err)
 	}
