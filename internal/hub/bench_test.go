@@ -11,9 +11,9 @@
 // NATS (remote). BenchmarkThroughput8Remote reports msgs/s through 8
 // agents at once, remote and local.
 //
-// On a busy 2-core VM: delivery p50 6-9 ms local, 10-12 ms remote (p99
-// 15-75 ms either way, noise of the machine); 8 agents 170-230 msgs/s
-// local, 110-160 remote. A remote turn adds the ask's and the answer's
+// On a busy 2-core VM: delivery p50 6-9 ms local, 10-15 ms remote (p99
+// 15-85 ms either way, noise of the machine); 8 agents 170-230 msgs/s
+// local, 100-160 remote. A remote turn adds the ask's and the answer's
 // round trips to the server (under a millisecond each on loopback) and
 // the seat's journal, three synced writes per turn.
 package hub_test
