@@ -103,3 +103,34 @@ func TestHubSectionRefusesWhatCannotWork(t *testing.T) {
 		}
 	}
 }
+
+// The hub section that init writes, commented out, parses once uncommented.
+func TestInitialHubSectionParsesUncommented(t *testing.T) {
+	text := string(Initial([]string{"Agent-1"}))
+	start := strings.Index(text, "# hub:\n")
+	if start < 0 {
+		t.Fatalf("the initial file has no hub section:\n%s", text)
+	}
+	var lines []string
+	for _, l := range strings.Split(text[start:], "\n") {
+		if l == "#" {
+			break
+		}
+		l = strings.TrimPrefix(l, "# ")
+		if rest, ok := strings.CutPrefix(l, "  # "); ok {
+			l = "  " + rest
+		}
+		lines = append(lines, l)
+	}
+	data := strings.Join(lines, "\n") + "\nagents:\n  - {name: Agent-1}\n  - {name: Agent-5, machine: laptop-2}\n"
+	c, err := Parse("agentctl.yaml", []byte(data))
+	if err != nil {
+		t.Fatalf("%v:\n%s", err, data)
+	}
+	if c.Hub.Machine != "desk-1" || c.Hub.NATS == "" || c.Hub.Cluster.Name != "swarm" || c.Hub.Store != DefaultHubStore {
+		t.Errorf("hub = %+v", c.Hub)
+	}
+	if got := c.RemoteAgents(); len(got) != 1 || got[0] != "Agent-5" {
+		t.Errorf("RemoteAgents = %v", got)
+	}
+}
