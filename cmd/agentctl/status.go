@@ -103,9 +103,9 @@ func runStatus(ctx context.Context, env *Env, args []string) error {
 	holders := cursor.Holders(cursor.LockDir(env.Root))
 	rows := []agentStatus{}
 	var problems, hints []string
-	seats, err := readSeats(env, cfg)
-	if err != nil {
-		problems = append(problems, "seats: "+err.Error())
+	seats, seatsErr := readSeats(env, cfg)
+	if seatsErr != nil {
+		problems = append(problems, "seats: "+seatsErr.Error())
 		hints = append(hints, "hub/seats.json is rewritten by 'agentctl hub' every few seconds; if no hub runs, remove it")
 	}
 	for _, name := range cfg.MailboxNames() {
@@ -133,7 +133,7 @@ func runStatus(ctx context.Context, env *Env, args []string) error {
 	} else if err := printStatus(env, rows, holders, now, len(cfg.RemoteAgents()) > 0); err != nil {
 		return err
 	} else {
-		for _, h := range seatHints(cfg, rows, seats) {
+		for _, h := range seatHints(cfg, rows, seats, seatsErr == nil) {
 			fmt.Fprintln(env.Stdout, "hint: "+h)
 		}
 	}

@@ -55,13 +55,14 @@ func seatCell(s *seatStatus) string {
 }
 
 // seatHints says what brings the missing parts of a swarm: the hub, whose
-// runners serve the remote agents, and the seats not heard from.
-func seatHints(cfg config.Config, rows []agentStatus, seats *hub.Seats) []string {
+// runners serve the remote agents, when its record was read and there is
+// none, and the seats not heard from.
+func seatHints(cfg config.Config, rows []agentStatus, seats *hub.Seats, read bool) []string {
 	if len(cfg.RemoteAgents()) == 0 {
 		return nil
 	}
 	var hints []string
-	if seats == nil {
+	if seats == nil && read {
 		hints = append(hints, "no hub has run here: start 'agentctl hub' (or 'agentctl up'), which keeps the runners of "+strings.Join(cfg.RemoteAgents(), ", "))
 	}
 	url := "URL"
