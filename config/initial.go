@@ -229,6 +229,29 @@ guardrails:
   close_unowned: {{.U.CloseUnowned}}      # marking done a task the agent does not own
   many_sends: {{.U.ManySends}}         # a reply's sends past the first many_sends_over
   many_sends_over: {{.U.ManySendsOver}}
+
+# Seats on several machines ('agentctl hub'). One machine, the hub, keeps
+# this folder; an agent whose "machine:" is another one takes its turns
+# there with 'agentctl run AGENT --hub URL', run with a copy of this file.
+# Off loopback the hub needs credentials (user and password_file, or
+# nkey_seed_file), and TLS is wise. Paths are relative to this folder.
+#
+# hub:
+#   machine: desk-1                # this folder's machine (agents without one run here)
+#   listen: {{.H.Listen}}         # the embedded NATS server
+#   url: nats://desk-1:4222        # how the other machines reach it
+#   user: swarm                    # with password_file: the password alone, mode 600
+#   password_file: hub/password
+#   tls: {cert: hub/tls/desk-1.pem, key: hub/tls/desk-1-key.pem, ca: hub/tls/ca.pem}
+#   store: {{.H.Store}}           # the embedded server's JetStream folder
+#   replicas: {{.H.Replicas}}                    # servers keeping each stream, 1 to 5
+#   # nats: nats://nats-1:4222,nats://nats-2:4222   # an external cluster instead
+#   # cluster: {name: swarm, listen: 0.0.0.0:6222, routes: [nats://desk-2:6222]}
+#
+# and, under agents:
+#
+#  - name: Agent-5
+#    machine: laptop-2
 `))
 
 // Initial returns the commented agentctl.yaml for a new runtime with the
@@ -246,7 +269,8 @@ func Initial(agents []string) []byte {
 		S      Supervisor
 		C      Coordination
 		U      Guardrails
-	}{agents, DefaultPeople, Default().Mailbox, Default().GUI, Default().Run, Default().RateLimit, Default().Recovery, Default().Supervisor, Default().Coordination, Default().Guardrails}
+		H      Hub
+	}{agents, DefaultPeople, Default().Mailbox, Default().GUI, Default().Run, Default().RateLimit, Default().Recovery, Default().Supervisor, Default().Coordination, Default().Guardrails, Default().Hub}
 	if err := initialTemplate.Execute(&buf, data); err != nil {
 		panic(fmt.Sprintf("config template: %v", err))
 	}

@@ -14,7 +14,7 @@ import (
 )
 
 const doctorUsage = `
-Usage: agentctl doctor
+Usage: agentctl doctor [--machine NAME]
 
 Checks that this desktop can run agentctl's agents: the display, the window
 manager, the clipboard tool, the lock folder, and for every configured
@@ -23,9 +23,16 @@ each cdp selector resolving) or its exec command. Prints one line
 per check, with a hint for each failure, and exits non-zero if any failed.
 It never sends a key or a click, and types nothing into a page.
 
+With a hub section in agentctl.yaml (machines of a swarm, see 'agentctl
+hub') it also checks the hub's secret files (readable by their owner only),
+its TLS files, and that it would not listen off loopback without
+credentials; agents of other machines are listed with their machine, not
+checked: run doctor there with --machine.
+
 Examples:
   agentctl doctor
   DISPLAY=:1 agentctl doctor
+  agentctl doctor --machine laptop-2
 `
 
 // check is one line of the doctor's report.
@@ -39,6 +46,7 @@ type check struct {
 
 func runDoctor(ctx context.Context, env *Env, args []string) error {
 	fs := newFlagSet(env, "doctor", doctorUsage)
+	machine := fs.String("machine", "", "this machine's `name` in agentctl.yaml (default: hub.machine)")
 	rest, err := parseArgs(fs, args)
 	if err != nil {
 		return err
@@ -49,9 +57,19 @@ func runDoctor(ctx context.Context, env *Env, args []string) error {
 	cfg, cfgErr := config.Load(env.Root)
 	checks := []check{{name: "config " + config.Path(env.Root), err: cfgErr, hint: "run 'agentctl init', or fix the file"}}
 	checks = append(checks, lockCheck(env.Root))
+	me := thisMachine(*machine, cfg.Hub.Machine)
+	var here []config.Agent // the agents whose window or command is on this machine
+	for _, a := range cfg.Agents {
+		if m := machineOf(cfg, a); m == "" || m == me {
+			here = append(here, a)
+		}
+	}
+	if hubConfigured(cfg.Hub) {
+		checks = append(checks, hubChecks(env.Root, cfg, me)...)
+	}
 
 	needGUI := false
-	for _, a := range cfg.Agents {
+	for _, a := range here {
 		needGUI = needGUI || a.EffectiveDriver() == config.DriverGUI
 	}
 	desktopOK := false
@@ -62,7 +80,7 @@ func runDoctor(ctx context.Context, env *Env, args []string) error {
 		desktopOK = dc.err == nil
 		checks = append(checks, dc, clipboardCheck())
 	}
-	for _, a := range cfg.Agents {
+	for _, a := range here {
 		if a.EffectiveDriver() == config.DriverCDP {
 			checks = append(checks, cdpChecks(ctx, a)...)
 			continue

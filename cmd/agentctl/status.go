@@ -30,6 +30,12 @@ recovery.stall_after shows as stalled with the turn's age, and what a
 runner waits for (a lock another process holds) is shown with its state.
 The last lines say who holds the desktop input lock, if anyone does.
 
+With agents on other machines (agents[].machine, see 'agentctl hub'), a
+SEAT column says where each remote agent's turns are taken and how the hub
+last heard that seat (hub/seats.json): present and idle or working, absent
+since its last beat, or never heard; a hint line says what to start where.
+Their RUNNER is the hub's runner here.
+
 A mailbox that is missing or cannot be read gets a row saying so; the other
 rows are still shown, and status exits non-zero.
 
@@ -61,8 +67,21 @@ type agentStatus struct {
 	Dead           int        `json:"dead"`
 	Heartbeat      *time.Time `json:"heartbeat,omitempty"`
 	HeartbeatAge   string     `json:"heartbeat_age,omitempty"`
-	Problem        string     `json:"problem,omitempty"`
-	Hint           string     `json:"hint,omitempty"`
+	// Seat is where a remote agent's turns are taken (agentctl hub keeps
+	// its runner here); absent for agents of this machine.
+	Seat    *seatStatus `json:"seat,omitempty"`
+	Problem string      `json:"problem,omitempty"`
+	Hint    string      `json:"hint,omitempty"`
+}
+
+// seatStatus is a remote agent's seat as the hub last heard it.
+type seatStatus struct {
+	Machine  string     `json:"machine"`
+	Heard    bool       `json:"heard"`
+	Present  bool       `json:"present"`
+	State    string     `json:"state,omitempty"`
+	LastBeat *time.Time `json:"last_beat,omitempty"`
+	BeatAge  string     `json:"beat_age,omitempty"`
 }
 
 func runStatus(ctx context.Context, env *Env, args []string) error {
@@ -84,8 +103,14 @@ func runStatus(ctx context.Context, env *Env, args []string) error {
 	holders := cursor.Holders(cursor.LockDir(env.Root))
 	rows := []agentStatus{}
 	var problems, hints []string
+	seats, seatsErr := readSeats(env, cfg)
+	if seatsErr != nil {
+		problems = append(problems, "seats: "+seatsErr.Error())
+		hints = append(hints, "hub/seats.json is rewritten by 'agentctl hub' every few seconds; if no hub runs, remove it")
+	}
 	for _, name := range cfg.MailboxNames() {
 		row := mailboxStatus(env, cfg, name, host, now)
+		row.Seat = seatOf(cfg, seats, name, now)
 		for _, h := range holders {
 			if h.Agent == row.Agent {
 				row.InputLock = h.Lock
@@ -105,8 +130,12 @@ func runStatus(ctx context.Context, env *Env, args []string) error {
 		if err := enc.Encode(rows); err != nil {
 			return err
 		}
-	} else if err := printStatus(env, rows, holders, now); err != nil {
+	} else if err := printStatus(env, rows, holders, now, len(cfg.RemoteAgents()) > 0); err != nil {
 		return err
+	} else {
+		for _, h := range seatHints(cfg, rows, seats, seatsErr == nil) {
+			fmt.Fprintln(env.Stdout, "hint: "+h)
+		}
 	}
 	if len(problems) > 0 {
 		return withHint(fmt.Errorf("status: %s", strings.Join(problems, "; ")), strings.Join(hints, "; "))
@@ -114,9 +143,14 @@ func runStatus(ctx context.Context, env *Env, args []string) error {
 	return nil
 }
 
-func printStatus(env *Env, rows []agentStatus, holders []cursor.Holder, now time.Time) error {
+// printStatus prints the table; with remote agents it has a SEAT column.
+func printStatus(env *Env, rows []agentStatus, holders []cursor.Holder, now time.Time, remote bool) error {
 	tw := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
-	fmt.Fprintln(tw, "AGENT\tRUNNER\tSTATE\tPENDING\tPROCESSING\tDONE\tDEAD\tHEARTBEAT")
+	header := "AGENT\tRUNNER\tSTATE\tPENDING\tPROCESSING\tDONE\tDEAD\tHEARTBEAT"
+	if remote {
+		header += "\tSEAT"
+	}
+	fmt.Fprintln(tw, header)
 	for _, r := range rows {
 		runner := r.Runner
 		if r.PID > 0 {
@@ -136,7 +170,11 @@ func printStatus(env *Env, rows []agentStatus, holders []cursor.Holder, now time
 		if r.DoneWithErrors > 0 {
 			done += fmt.Sprintf(" (%d with errors)", r.DoneWithErrors)
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%s\t%d\t%s\n", r.Agent, runner, state, r.Pending, r.Processing, done, r.Dead, dash(r.HeartbeatAge))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%s\t%d\t%s", r.Agent, runner, state, r.Pending, r.Processing, done, r.Dead, dash(r.HeartbeatAge))
+		if remote {
+			fmt.Fprintf(tw, "\t%s", seatCell(r.Seat))
+		}
+		fmt.Fprintln(tw)
 	}
 	if err := tw.Flush(); err != nil {
 		return err

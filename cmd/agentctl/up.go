@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentctl/agentctl/config"
 	"github.com/agentctl/agentctl/internal/supervise"
 )
 
@@ -24,6 +25,13 @@ loop (their mailbox) and the agent's devlog are told once. A runner
 already started by hand is left alone and watched, never duplicated. The
 runners' logs are merged into one on stderr, each line after its agent's
 name.
+
+On the hub's machine of a swarm (hub.machine in agentctl.yaml), agents
+whose machine is another one get no runner of their own here: up starts
+'agentctl hub' instead, whose runners serve them all while their seats
+run 'agentctl run AGENT --hub URL' on their machines, and keeps it running
+the same way (a hub started by hand is watched, never duplicated). Up does
+not start seats; run them on their machines.
 
 Ctrl+C, SIGTERM or 'agentctl down' stop every runner the way Ctrl+C stops
 one (a turn in flight gets run.shutdown_grace to finish) and then up. Only
@@ -63,14 +71,9 @@ func runUp(ctx context.Context, env *Env, args []string) error {
 	if len(names) == 0 {
 		return withHint(errors.New("up: this runtime has no agents"), "add agents to agentctl.yaml, or run 'agentctl init --agents 3'")
 	}
-	for _, name := range names {
-		agent, err := cfg.Agent(name)
-		if err != nil {
-			return err
-		}
-		if err := runnable("up", agent); err != nil {
-			return err
-		}
+	local, hubbed, err := upPlan(cfg, names)
+	if err != nil {
+		return err
 	}
 	root, err := filepath.Abs(env.Root)
 	if err != nil {
@@ -91,15 +94,25 @@ func runUp(ctx context.Context, env *Env, args []string) error {
 	defer release()
 	json := *logFormat == "json" // then stderr holds JSON objects only
 	if !json {
-		fmt.Fprintf(env.Stderr, "agentctl up: keeping %d runners alive (%s); Ctrl+C or 'agentctl down' stops them\n", len(names), strings.Join(names, ", "))
+		var what []string
+		if len(local) > 0 {
+			what = append(what, fmt.Sprintf("%d runners alive (%s)", len(local), strings.Join(local, ", ")))
+		}
+		if len(hubbed) > 0 {
+			what = append(what, fmt.Sprintf("the hub alive ('agentctl hub': its runners serve %s, whose seats are on other machines)", strings.Join(hubbed, ", ")))
+		}
+		fmt.Fprintf(env.Stderr, "agentctl up: keeping %s; Ctrl+C or 'agentctl down' stops them\n", strings.Join(what, " and "))
 	}
 	err = supervise.Run(ctx, supervise.Settings{
-		Root: root, Agents: names, Human: cfg.Human(), Log: env.Stderr, JSON: json,
+		Root: root, Agents: local, Hub: hubbed, Human: cfg.Human(), Log: env.Stderr, JSON: json,
 		Policy: supervise.DefaultPolicy(),
 		Grace:  cfg.Run.ShutdownGrace.D() + 5*time.Second,
 		Command: func(agent string) *exec.Cmd {
 			// argv[0] stays "agentctl": the program may be a copy under
 			// another name, and argv[0] is what ps shows.
+			if agent == supervise.HubName {
+				return &exec.Cmd{Path: self, Args: []string{"agentctl", "--root", root, "hub", "--log-format", *logFormat}}
+			}
 			return &exec.Cmd{Path: self, Args: []string{"agentctl", "--root", root, "run", agent, "--log-format", *logFormat}}
 		},
 	})
@@ -110,4 +123,36 @@ func runUp(ctx context.Context, env *Env, args []string) error {
 		fmt.Fprintln(env.Stderr, "agentctl up: every runner stopped")
 	}
 	return nil
+}
+
+// upPlan splits the agents up was asked for into those it runs here and,
+// when any of them takes its turns on another machine, the remote agents
+// the hub serves: all of them, since one hub keeps every remote runner.
+// It says what cannot start before anything does.
+func upPlan(cfg config.Config, names []string) (local, hubbed []string, err error) {
+	remote := false
+	for _, name := range names {
+		agent, err := cfg.Agent(name)
+		if err != nil {
+			return nil, nil, err
+		}
+		if cfg.Remote(agent) {
+			remote = true
+			continue // its window or command is on its own machine
+		}
+		if err := runnable("up", agent); err != nil {
+			return nil, nil, err
+		}
+		local = append(local, name)
+	}
+	if !remote {
+		return local, nil, nil
+	}
+	for _, name := range cfg.AgentNames() {
+		if strings.EqualFold(name, supervise.HubName) {
+			return nil, nil, withHint(fmt.Errorf("up: an agent is named %q, as up names the hub it starts", name),
+				"rename the agent, or run 'agentctl hub' and the runners by hand")
+		}
+	}
+	return local, cfg.RemoteAgents(), nil
 }

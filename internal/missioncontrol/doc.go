@@ -1,7 +1,8 @@
 // Package missioncontrol owns the live picture of a runtime folder that
 // `agentctl serve` shows in a browser and `agentctl top` in a terminal: a
 // Snapshot of every agent (its runner, turn, queue, last devlog entry, the
-// desktop lock), the board as columns, threads with their timings, dead
+// desktop lock, and for a remote agent its seat as hub/seats.json tells),
+// the board as columns, threads with their timings, dead
 // letters and what waits for people; the Feed that rebuilds it from the
 // runtime's own file events; and the HTTP server with its embedded page.
 //

@@ -16,6 +16,7 @@ import (
 	"github.com/agentctl/agentctl/config"
 	"github.com/agentctl/agentctl/cursor"
 	"github.com/agentctl/agentctl/devlog"
+	"github.com/agentctl/agentctl/internal/hub"
 	"github.com/agentctl/agentctl/mailbox"
 	"github.com/agentctl/agentctl/projectboard"
 )
@@ -88,7 +89,8 @@ func one(name string) map[string]bool { return map[string]bool{name: true} }
 
 // watchAll watches the folders whose changes show: mailbox folders (not
 // the archive's day folders: a message reaches the archive by leaving
-// processing/, which is watched), devlogs, boards and locks. Folders that
+// processing/, which is watched), devlogs, boards, locks and, with remote
+// agents, the hub's record of their seats. Folders that
 // do not exist yet are watched through their parent.
 func (f *Feed) watchAll() {
 	root := f.reader.Root
@@ -104,6 +106,9 @@ func (f *Feed) watchAll() {
 	f.watch(devlog.Dir(root), Changed{})
 	f.watch(projectboard.Dir(root), Changed{Board: true})
 	f.watch(cursor.LockDir(root), Changed{Locks: true})
+	if len(f.reader.Cfg.RemoteAgents()) > 0 {
+		f.watch(filepath.Dir(hub.SeatsFile(root)), Changed{Seats: true})
+	}
 }
 
 func (f *Feed) watch(dir string, ch Changed) {
@@ -138,6 +143,11 @@ func (f *Feed) classify(ev fsnotify.Event) Changed {
 			return Changed{}
 		}
 		return Changed{Devlog: one(agent)}
+	case what.Seats:
+		if name != filepath.Base(hub.SeatsFile(root)) {
+			return Changed{} // the server's store and undeliverable messages
+		}
+		return what
 	case what.All:
 		if name == config.FileName {
 			return Changed{} // the configuration is read at start

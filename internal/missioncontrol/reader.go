@@ -9,6 +9,7 @@ import (
 	"github.com/agentctl/agentctl/config"
 	"github.com/agentctl/agentctl/cursor"
 	"github.com/agentctl/agentctl/devlog"
+	"github.com/agentctl/agentctl/internal/hub"
 	"github.com/agentctl/agentctl/internal/process"
 	"github.com/agentctl/agentctl/mailbox"
 	"github.com/agentctl/agentctl/projectboard"
@@ -43,6 +44,8 @@ type Reader struct {
 	columns []Column
 	boardEr string
 	locks   []cursor.Holder
+	seats   *hub.Seats // hub/seats.json, when the runtime has remote agents
+	seatsEr string
 }
 
 type devlogLine struct {
@@ -64,12 +67,13 @@ type Changed struct {
 	Devlog   map[string]bool
 	Board    bool
 	Locks    bool
-	Liveness bool // runners' pids may have died: re-judge every status.json
+	Seats    bool // hub/seats.json
+	Liveness bool // runners' pids may have died: re-judge every status.json and seat
 }
 
 // Empty reports whether nothing needs reading.
 func (c Changed) Empty() bool {
-	return !c.All && !c.Board && !c.Locks && !c.Liveness && len(c.Mailbox) == 0 && len(c.Status) == 0 && len(c.Devlog) == 0
+	return !c.All && !c.Board && !c.Locks && !c.Seats && !c.Liveness && len(c.Mailbox) == 0 && len(c.Status) == 0 && len(c.Devlog) == 0
 }
 
 // Merge adds o to c.
@@ -77,6 +81,7 @@ func (c *Changed) Merge(o Changed) {
 	c.All = c.All || o.All
 	c.Board = c.Board || o.Board
 	c.Locks = c.Locks || o.Locks
+	c.Seats = c.Seats || o.Seats
 	c.Liveness = c.Liveness || o.Liveness
 	for _, m := range []struct {
 		dst *map[string]bool
@@ -117,7 +122,26 @@ func (r *Reader) Read(ch Changed, now time.Time) Snapshot {
 			r.locks = []cursor.Holder{}
 		}
 	}
+	if r.seats == nil || ch.All || ch.Seats || ch.Liveness {
+		r.readSeats()
+	}
 	return r.assemble(names, now)
+}
+
+// readSeats reads the hub's record of the remote agents' seats. A seat's
+// absence changes no file, so presence is judged again at every Liveness
+// tick too.
+func (r *Reader) readSeats() {
+	r.seats, r.seatsEr = &hub.Seats{}, ""
+	if len(r.Cfg.RemoteAgents()) == 0 {
+		return
+	}
+	s, _, err := hub.ReadSeats(r.Root)
+	if err != nil {
+		r.seatsEr = err.Error()
+		return
+	}
+	r.seats = &s
 }
 
 func (r *Reader) readMailbox(name string, now time.Time) *mailboxPart {
@@ -277,6 +301,10 @@ func (r *Reader) assemble(names []string, now time.Time) Snapshot {
 				a.HoldsLock = h.Lock
 			}
 		}
+		if agent, err := r.Cfg.Agent(name); err == nil && r.Cfg.Remote(agent) {
+			seat := JudgeSeat(*r.seats, name, agent.Machine, now)
+			a.Seat = &seat
+		}
 		if a.Problem != "" {
 			s.Problems = append(s.Problems, name+": "+a.Problem)
 		}
@@ -284,6 +312,9 @@ func (r *Reader) assemble(names []string, now time.Time) Snapshot {
 	}
 	for _, h := range r.locks {
 		s.Locks = append(s.Locks, Lock{Lock: h.Lock, Agent: h.Agent, PID: h.PID, Since: h.Since})
+	}
+	if r.seatsEr != "" {
+		s.Problems = append(s.Problems, "seats: "+r.seatsEr)
 	}
 	if r.boardEr != "" {
 		s.Problems = append(s.Problems, "board: "+r.boardEr)

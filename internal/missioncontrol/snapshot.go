@@ -30,7 +30,10 @@ type Agent struct {
 	LastLog    string         `json:"last_log,omitempty"`
 	LastLogAt  *time.Time     `json:"last_log_at,omitempty"`
 	HoldsLock  string         `json:"holds_lock,omitempty"`
-	Problem    string         `json:"problem,omitempty"`
+	// Seat is where a remote agent's turns are taken; nil for an agent
+	// of the hub's machine, whose runner is all there is to show.
+	Seat    *Seat  `json:"seat,omitempty"`
+	Problem string `json:"problem,omitempty"`
 }
 
 // Person is a person's mailbox: what waits for their answer.

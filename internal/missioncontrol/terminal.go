@@ -206,6 +206,11 @@ func (m *Terminal) View() string {
 		}
 		b.WriteString(line + "\n")
 	}
+	for _, a := range s.Agents {
+		if a.Seat != nil {
+			b.WriteString(seatLine(a.Name, *a.Seat, now) + "\n")
+		}
+	}
 	b.WriteString("\n" + bold.Render("BOARD") + "  ")
 	for _, c := range s.Columns {
 		var ids []string
@@ -245,6 +250,19 @@ func (m *Terminal) View() string {
 	b.WriteString("\n" + m.notice + "\n")
 	b.WriteString(dim.Render("tab: agents/dead letters  ↑↓: select  s: skip the agent's turn  r: retry the dead letter  q: quit") + "\n")
 	return b.String()
+}
+
+// seatLine says where a remote agent's turns are taken, and how the hub
+// last heard from there.
+func seatLine(agent string, s Seat, now time.Time) string {
+	head := fmt.Sprintf("seat of %s on %s: ", agent, s.Machine)
+	switch {
+	case !s.Heard:
+		return head + alarm.Render("never heard") + dim.Render(fmt.Sprintf(" (run 'agentctl run %s --hub URL' on %s)", agent, s.Machine))
+	case !s.Present:
+		return head + warn.Render(fmt.Sprintf("absent, last beat %s ago", now.Sub(*s.Beat).Round(time.Second)))
+	}
+	return head + good.Render("present, "+s.State)
 }
 
 func clip(s string, n int) string {

@@ -1,13 +1,16 @@
 // Package supervise owns what `agentctl up` does with runner processes:
-// it starts one `agentctl run` child per agent, restarts a child that dies
-// after a backoff that grows while it keeps dying, tells the person in the
-// loop (their mailbox) and the agent's devlog once when it has died several
+// it starts one `agentctl run` child per agent (and one `agentctl hub`
+// child when agents take their turns on other machines), restarts a child
+// that dies after a backoff that grows while it keeps dying, tells the
+// person in the loop (their mailbox) and the agent's devlog once when it has died several
 // times in a row, merges the children's output into one log with every line
 // prefixed by its agent, and stops them all when its context ends.
 //
 // A runner started by hand is never duplicated: before every start the
 // agent's consumer lock is asked who holds it (mailbox.RunnerPID), and while
-// a live runner that is not one of ours holds it, the seat only watches.
+// a live runner that is not one of ours holds it, the seat only watches; a
+// hub started by hand is found the same way, through the locks of the
+// agents whose runners it keeps.
 //
 // One supervisor runs per runtime: it holds locks/up.lock, whose record
 // names it for `agentctl down` (Lock, Running).

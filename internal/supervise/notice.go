@@ -10,28 +10,30 @@ import (
 	"github.com/agentctl/agentctl/mailbox"
 )
 
-// tellCrashLoop tells human (their mailbox) and the agent's devlog that
-// the agent's runner keeps dying. The notice's id is derived from the
-// agent and the minute, so a notice is never delivered twice.
-func tellCrashLoop(root, human, agent string, deaths int, status string, tail []string, delay time.Duration, now time.Time) error {
+// tellCrashLoop tells human (their mailbox) and the agent's devlog (the
+// hub's, for the hub) that st's child keeps dying. The notice's id is
+// derived from the agent and the minute, so a notice is never delivered
+// twice.
+func tellCrashLoop(root, human string, st *seat, deaths int, status string, tail []string, delay time.Duration, now time.Time) error {
+	agent, what := st.agent, st.what()
 	id := fmt.Sprintf("up-crashloop-%s-%s", strings.ToLower(agent), now.UTC().Format("20060102T1504"))
-	detail := fmt.Sprintf("The runner of %s died %d times in a row, the last time with %s; agentctl up keeps restarting it, now every %s.", agent, deaths, status, delay)
+	detail := fmt.Sprintf("%s died %d times in a row, the last time with %s; agentctl up keeps restarting it, now every %s.", upperFirst(what), deaths, status, delay)
 	if len(tail) > 0 {
 		detail += "\n\nIts last lines:\n    " + strings.Join(tail, "\n    ")
 	}
-	detail += fmt.Sprintf("\n\nRun 'agentctl run %s' by hand to see why; 'agentctl down' stops every runner.", agent)
+	detail += fmt.Sprintf("\n\nRun '%s' by hand to see why; 'agentctl down' stops every runner.", st.byHand)
 	var errs []error
 	if human != "" {
 		msg := mailbox.Message{
 			ID: id, From: "agentctl", To: human, Type: "recovery", Priority: mailbox.High,
-			Subject: fmt.Sprintf("the runner of %s keeps crashing", agent), Body: detail, CreatedAt: now.UTC(),
+			Subject: what + " keeps crashing", Body: detail, CreatedAt: now.UTC(),
 			Meta: map[string]any{"agent": agent, "deaths": deaths},
 		}
 		if err := deliver(root, msg); err != nil {
 			errs = append(errs, fmt.Errorf("cannot tell %s that %s keeps crashing: %w", human, agent, err))
 		}
 	}
-	e := devlog.Entry{Time: now, Agent: agent, MessageID: id, Subject: "runner keeps crashing", From: "agentctl", Outcome: "crashing", Note: detail}
+	e := devlog.Entry{Time: now, Agent: agent, MessageID: id, Subject: st.kind + " keeps crashing", From: "agentctl", Outcome: "crashing", Note: detail}
 	if err := devlog.Append(root, e); err != nil {
 		errs = append(errs, fmt.Errorf("cannot write the crash loop of %s in its devlog: %w", agent, err))
 	}
@@ -52,4 +54,11 @@ func deliver(root string, msg mailbox.Message) error {
 		return err
 	}
 	return nil
+}
+
+func upperFirst(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"os/exec"
+	"strings"
 	"sync"
 	"time"
 
@@ -16,6 +17,11 @@ import (
 type Settings struct {
 	Root   string
 	Agents []string
+	// Hub lists the agents whose turns are taken on other machines: when
+	// there are any, one more child is kept alive, named HubName, that runs
+	// `agentctl hub`, whose runners serve them. A hub started by hand holds
+	// their consumer locks, and is watched, never duplicated.
+	Hub []string
 	// Human gets the crash-loop notice in their mailbox; "" sends it to
 	// the devlog only.
 	Human string
@@ -60,7 +66,7 @@ func (s *Settings) defaults() {
 // the supervisor itself could not work; a child's death is logged and
 // handled, never returned.
 func Run(ctx context.Context, s Settings) error {
-	if len(s.Agents) == 0 {
+	if len(s.Agents) == 0 && len(s.Hub) == 0 {
 		return errors.New("no agents to run")
 	}
 	if s.Command == nil || s.Log == nil {
@@ -70,10 +76,21 @@ func Run(ctx context.Context, s Settings) error {
 	// The real clock: a test's After that fires at once would spin here.
 	ctx, cancel := untilStopRequested(ctx, s.Root, s.Policy.WatchEvery, time.After)
 	defer cancel()
-	out := &combined{w: s.Log, width: longest(s.Agents), json: s.JSON, now: s.Now}
-	var wg sync.WaitGroup
+	seats := make([]*seat, 0, len(s.Agents)+1)
 	for _, agent := range s.Agents {
-		seat := &seat{s: &s, agent: agent, out: out}
+		seats = append(seats, &seat{s: &s, agent: agent, kind: "runner", byHand: "agentctl run " + agent})
+	}
+	if len(s.Hub) > 0 {
+		seats = append(seats, &seat{s: &s, agent: HubName, kind: "hub", byHand: "agentctl hub", serves: s.Hub})
+	}
+	names := make([]string, len(seats))
+	for i, st := range seats {
+		names[i] = st.agent
+	}
+	out := &combined{w: s.Log, width: longest(names), json: s.JSON, now: s.Now}
+	var wg sync.WaitGroup
+	for _, seat := range seats {
+		seat.out = out
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -84,11 +101,32 @@ func Run(ctx context.Context, s Settings) error {
 	return nil
 }
 
-// seat keeps one agent's runner alive.
+// HubName is how the log and the notices name the hub's child, and the
+// name Command is given for it.
+const HubName = "hub"
+
+// seat keeps one agent's runner, or the hub, alive.
 type seat struct {
-	s     *Settings
-	agent string
-	out   *combined
+	s      *Settings
+	agent  string   // the agent, or HubName
+	kind   string   // what the log calls the child: runner or hub
+	byHand string   // the command that runs it by hand
+	serves []string // the hub's agents, whose locks a hub by hand holds
+	out    *combined
+}
+
+// running finds the child's process started by hand: the agent's runner,
+// or a hub holding any of its agents' consumer locks.
+func (st *seat) running() (int, bool) {
+	if st.serves == nil {
+		return st.s.RunnerPID(st.s.Root, st.agent)
+	}
+	for _, agent := range st.serves {
+		if pid, ok := st.s.RunnerPID(st.s.Root, agent); ok {
+			return pid, true
+		}
+	}
+	return 0, false
 }
 
 func (st *seat) logf(format string, args ...any) {
@@ -99,7 +137,7 @@ func (st *seat) logf(format string, args ...any) {
 func (st *seat) run(ctx context.Context) {
 	deaths := 0
 	for ctx.Err() == nil {
-		if pid, ok := st.s.RunnerPID(st.s.Root, st.agent); ok {
+		if pid, ok := st.running(); ok {
 			st.watchHandRunner(ctx, pid)
 			continue
 		}
@@ -109,10 +147,10 @@ func (st *seat) run(ctx context.Context) {
 			return
 		}
 		ran := st.s.Now().Sub(started)
-		if pid, ok := st.s.RunnerPID(st.s.Root, st.agent); ok {
+		if pid, ok := st.running(); ok {
 			// It lost the race for the lock to a runner started by hand;
 			// that is no death.
-			st.logf("a runner started by hand (pid %d) took the mailbox first", pid)
+			st.logf("a %s started by hand (pid %d) took the mailbox first", st.kind, pid)
 			continue
 		}
 		if err != nil {
@@ -120,9 +158,9 @@ func (st *seat) run(ctx context.Context) {
 		}
 		v := Next(st.s.Policy, deaths, ran, end.clean)
 		deaths = v.Deaths
-		st.logf("runner ended (%s) after %s; restarting in %s", end.status, ran.Round(time.Millisecond), v.Delay)
+		st.logf("%s ended (%s) after %s; restarting in %s", st.kind, end.status, ran.Round(time.Millisecond), v.Delay)
 		if v.Notify {
-			if err := tellCrashLoop(st.s.Root, st.s.Human, st.agent, v.Deaths, end.status, end.tail, v.Delay, st.s.Now()); err != nil {
+			if err := tellCrashLoop(st.s.Root, st.s.Human, st, v.Deaths, end.status, end.tail, v.Delay, st.s.Now()); err != nil {
 				st.logf("%v", err)
 			} else if st.s.Human != "" {
 				st.logf("told %s and the devlog: %d deaths in a row", st.s.Human, v.Deaths)
@@ -138,18 +176,18 @@ func (st *seat) run(ctx context.Context) {
 	}
 }
 
-// watchHandRunner waits while a runner that up did not start serves the
-// agent.
+// watchHandRunner waits while a runner (or hub) that up did not start
+// serves the agent.
 func (st *seat) watchHandRunner(ctx context.Context, pid int) {
-	st.logf("a runner started by hand (pid %d) serves it; watching it, not starting another", pid)
+	st.logf("a %s started by hand (pid %d) serves it; watching it, not starting another", st.kind, pid)
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-st.s.After(st.s.Policy.WatchEvery):
 		}
-		if now, ok := st.s.RunnerPID(st.s.Root, st.agent); !ok || now != pid {
-			st.logf("the runner started by hand (pid %d) is gone", pid)
+		if now, ok := st.running(); !ok || now != pid {
+			st.logf("the %s started by hand (pid %d) is gone", st.kind, pid)
 			return
 		}
 	}
@@ -171,7 +209,7 @@ func (st *seat) runOnce(ctx context.Context) (ending, error) {
 	if err := cmd.Start(); err != nil {
 		return ending{}, err
 	}
-	st.logf("started runner, pid %d", cmd.Process.Pid)
+	st.logf("started %s, pid %d", st.kind, cmd.Process.Pid)
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
 	ended := func(err error) ending {
@@ -190,12 +228,12 @@ func (st *seat) runOnce(ctx context.Context) (ending, error) {
 	select {
 	case err = <-done:
 	case <-st.s.After(st.s.Grace):
-		st.logf("runner pid %d did not stop within %s; killing it", cmd.Process.Pid, st.s.Grace)
+		st.logf("%s pid %d did not stop within %s; killing it", st.kind, cmd.Process.Pid, st.s.Grace)
 		cmd.Process.Kill()
 		err = <-done
 	}
 	e := ended(err)
-	st.logf("runner stopped (%s)", e.status)
+	st.logf("%s stopped (%s)", st.kind, e.status)
 	return e, nil
 }
 
@@ -216,4 +254,12 @@ func longest(names []string) int {
 		n = max(n, len(s))
 	}
 	return n
+}
+
+// what names the child in a notice.
+func (st *seat) what() string {
+	if st.serves != nil {
+		return "the hub (agentctl hub) of " + strings.Join(st.serves, ", ")
+	}
+	return "the runner of " + st.agent
 }

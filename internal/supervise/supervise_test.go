@@ -268,3 +268,75 @@ func TestAStopRequestEndsRun(t *testing.T) {
 		t.Errorf("the stop request is still there: %v", err)
 	}
 }
+
+// With agents whose turns are taken on other machines, one more child runs
+// the hub; its crash loop is told as the hub's, with the command to run it
+// by hand.
+func TestTheHubIsKeptAliveAndItsCrashLoopTold(t *testing.T) {
+	root := t.TempDir()
+	log := &syncBuffer{}
+	p := DefaultPolicy()
+	p.NoticeAfter = 2
+	var mu sync.Mutex
+	var asked []string
+	stop := start(t, Settings{
+		Root: root, Hub: []string{"Agent-5", "Agent-6"}, Human: "human", Log: log, Policy: p, After: now,
+		Command: func(name string) *exec.Cmd {
+			mu.Lock()
+			asked = append(asked, name)
+			mu.Unlock()
+			return exec.Command("sh", "-c", `echo "cannot listen" >&2; exit 1`)
+		},
+	})
+	await(t, log, `hub \| up: told human and the devlog: 2 deaths in a row`, 1)
+	await(t, log, `hub \| up: hub ended \(exit status 1\)`, 3)
+	stop()
+	mu.Lock()
+	if asked[0] != HubName {
+		t.Errorf("Command was asked for %q, want %q", asked[0], HubName)
+	}
+	mu.Unlock()
+	inbox, _ := filepath.Glob(filepath.Join(mailbox.Dir(root, "human"), mailbox.InboxDir, "*.json"))
+	if len(inbox) != 1 {
+		t.Fatalf("human's inbox holds %v, want one notice", inbox)
+	}
+	notice, _ := os.ReadFile(inbox[0])
+	for _, want := range []string{"the hub (agentctl hub) of Agent-5, Agent-6 keeps crashing", "cannot listen", "Run 'agentctl hub' by hand"} {
+		if !bytes.Contains(notice, []byte(want)) {
+			t.Errorf("notice lacks %q: %s", want, notice)
+		}
+	}
+	if dl, _ := os.ReadFile(filepath.Join(root, "devlogs", "hub.md")); !bytes.Contains(dl, []byte("hub keeps crashing")) {
+		t.Errorf("the hub's devlog: %s", dl)
+	}
+}
+
+// A hub started by hand holds the consumer locks of the agents it keeps
+// runners for: the supervisor watches it and starts no second one.
+func TestAHubStartedByHandIsLeftAlone(t *testing.T) {
+	root := t.TempDir()
+	if err := mailbox.Create(root, "Agent-6"); err != nil {
+		t.Fatal(err)
+	}
+	mb, err := mailbox.Open(root, "Agent-6")
+	if err != nil {
+		t.Fatal(err)
+	}
+	byHand, err := mb.Consume(mailbox.Options{Runner: true, Known: []string{"Agent-6"}}, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	log := &syncBuffer{}
+	p := DefaultPolicy()
+	p.WatchEvery = 10 * time.Millisecond
+	start(t, Settings{
+		Root: root, Hub: []string{"Agent-5", "Agent-6"}, Log: log, Policy: p, Grace: 10 * time.Second,
+		Command: sh(`echo "serving"; exec sleep 60`),
+	})
+	await(t, log, `hub \| up: a hub started by hand \(pid `+strconv.Itoa(os.Getpid())+`\) serves it`, 1)
+	if bytes.Contains([]byte(log.String()), []byte("serving")) {
+		t.Fatalf("a second hub was started:\n%s", log)
+	}
+	byHand.Close()
+	await(t, log, `hub \| serving`, 1)
+}

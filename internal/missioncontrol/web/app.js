@@ -64,6 +64,18 @@ function stateOf(a) {
   return a.state;
 }
 
+// A remote agent's turns are taken on its seat's machine; the hub says
+// whether it hears the seat.
+function seatClass(seat) {
+  return seat.present ? "present" : seat.heard ? "absent" : "unheard";
+}
+
+function seatText(a) {
+  const s = a.seat;
+  if (!s.heard) return "seat on " + s.machine + ": never heard (run 'agentctl run " + a.name + " --hub URL' there)";
+  return "seat on " + s.machine + ": " + (s.present ? "present, " + s.state : "absent");
+}
+
 function tile(a) {
   const st = stateOf(a);
   const q = a.queue || {};
@@ -80,6 +92,7 @@ function tile(a) {
     a.last_log ? el("div", { class: "dim small lastlog" }, age(a.last_log_at) + " ago: " + a.last_log) : null,
     a.holds_lock ? el("div", { class: "small lock" }, "🔒 holds the desktop lock") : null,
     a.runner === "running" ? el("div", { class: "dim small" }, "runner pid " + a.pid) : null,
+    a.seat ? el("div", { class: "small seat " + seatClass(a.seat) }, seatText(a)) : null,
     a.problem ? el("div", { class: "reason small" }, a.problem) : null,
     a.state === "working" ? el("button", { class: "skip", onclick: () => {
       const why = prompt("Skip " + a.name + "'s turn: why?");
