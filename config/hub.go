@@ -22,8 +22,9 @@ type Hub struct {
 	// Listen is where the embedded server accepts the other machines:
 	// loopback unless credentials are set (never open to anyone).
 	Listen string `yaml:"listen,omitempty"`
-	// URL is how the other machines reach the hub, what `run --hub` uses
-	// when given no URL; several, comma-separated, for a cluster.
+	// URL is how the other machines reach the hub (several,
+	// comma-separated, for a cluster): what they pass to `run --hub`, and
+	// what status and doctor name in their hints.
 	URL string `yaml:"url,omitempty"`
 	// NATS, when set, is an external NATS cluster (comma-separated URLs):
 	// `agentctl hub` then embeds no server and connects to it.
