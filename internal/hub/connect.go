@@ -169,11 +169,6 @@ func isAuthError(err error) bool {
 		strings.Contains(strings.ToLower(err.Error()), "authorization violation")
 }
 
-// isPermanent reports whether retrying the initial connection is useless.
-func isPermanent(err error) bool {
-	return err != nil && (isAuthError(err) || isCertificateError(err))
-}
-
 // describeRefusal words a permanent failure for the person who can fix it.
 func describeRefusal(err error, c ClientSettings) error {
 	switch {
@@ -218,10 +213,14 @@ func (w *connectWatch) options() []nats.Option {
 		nats.ReconnectErrHandler(func(nc *nats.Conn, err error) {
 			w.setLast(err)
 			w.log.Debug().Err(err).Msg("cannot reach the hub yet")
-			if isPermanent(err) {
+			// nats.go retries certificate failures forever; refused
+			// credentials it gives up on by itself (see ClosedHandler).
+			if isCertificateError(err) {
 				signal(w.failed, err)
 			}
 		}),
+		// nats.go closes the connection once a server refuses the same
+		// credentials twice; before Connect returns, that is its answer.
 		nats.ClosedHandler(func(nc *nats.Conn) {
 			err := nc.LastError()
 			w.log.Info().Err(err).Msg("connection to the hub closed")

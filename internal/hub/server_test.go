@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"net/url"
 	"os"
@@ -300,7 +301,7 @@ func TestStartFailsWhenThePortIsTaken(t *testing.T) {
 	}
 	defer l.Close()
 	_, err = StartServer(ServerSettings{Listen: l.Addr().String(), StoreDir: t.TempDir()})
-	if err == nil || !strings.Contains(err.Error(), "listening") {
+	if err == nil || !strings.Contains(err.Error(), "Error listening on port") {
 		t.Errorf("err = %v, want the listen error", err)
 	}
 }
@@ -334,4 +335,40 @@ func (b *syncBuffer) String() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.buf.String()
+}
+
+func ExampleStartServer() {
+	dir, err := os.MkdirTemp("", "hub")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer os.RemoveAll(dir)
+	srv, err := StartServer(ServerSettings{Name: "hub", Listen: "127.0.0.1:0", StoreDir: filepath.Join(dir, "jetstream")})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer srv.Shutdown()
+
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	nc, err := Connect(ctx, ClientSettings{URLs: []string{srv.ClientURL()}, Name: "agentctl example"})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	defer nc.Close()
+	js, _ := jetstream.New(nc)
+	if _, err := js.CreateStream(ctx, jetstream.StreamConfig{Name: "INBOX", Subjects: []string{"inbox.>"}}); err != nil {
+		fmt.Println(err)
+		return
+	}
+	ack, err := js.Publish(ctx, "inbox.Agent-5", []byte("hello"))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(ack.Stream, ack.Sequence)
+	// Output: INBOX 1
 }
