@@ -214,3 +214,30 @@ func connectedNode(t *testing.T, nc *nats.Conn, urls []string) int {
 	t.Fatalf("connected to %q, none of %v", addr, urls)
 	return -1
 }
+
+// Routes present the cluster's credentials, which the other nodes demand.
+func TestRoutesCarryTheClusterCredentials(t *testing.T) {
+	opts, err := serverOptions(ServerSettings{
+		Listen: "127.0.0.1:0", StoreDir: t.TempDir(),
+		Cluster: Cluster{Name: "hubs", Listen: "0.0.0.0:6222", User: "route", Password: "pw",
+			Routes: []string{"nats-route://desk-2:6222"}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if opts.Cluster.Username != "route" || opts.Cluster.Password != "pw" {
+		t.Errorf("cluster accepts %q/%q, want route/pw", opts.Cluster.Username, opts.Cluster.Password)
+	}
+	if len(opts.Routes) != 1 || opts.Routes[0].User.String() != "route:pw" {
+		t.Errorf("routes = %v, want one presenting route:pw", opts.Routes)
+	}
+	for _, c := range []Cluster{
+		{Listen: "127.0.0.1:0"},
+		{Name: "hubs", Listen: "127.0.0.1:0", User: "route"},
+		{Name: "hubs", Listen: "127.0.0.1:0", Routes: []string{"::bad"}},
+	} {
+		if _, err := serverOptions(ServerSettings{Listen: "127.0.0.1:0", StoreDir: t.TempDir(), Cluster: c}); err == nil {
+			t.Errorf("cluster %+v accepted, want an error", c)
+		}
+	}
+}

@@ -177,9 +177,10 @@ func TestNKeyAuth(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	srv := startTestServer(t, ServerSettings{NKeys: []string{pub}})
+	srv := startTestServer(t, ServerSettings{NKeys: []string{pub}, Users: []User{{"agent", "pw"}}})
 	urls := []string{srv.ClientURL()}
 	connectTest(t, ClientSettings{URLs: urls, Credentials: Credentials{NKeySeedFile: seedFile}})
+	connectTest(t, ClientSettings{URLs: urls, Credentials: Credentials{User: "agent", Password: "pw"}})
 	refused(t, ClientSettings{URLs: urls})
 	err = refused(t, ClientSettings{URLs: urls, Credentials: Credentials{NKeySeedFile: strangerFile}})
 	if !strings.Contains(err.Error(), strangerFile) {
