@@ -6,8 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"net"
+	"strings"
 
 	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nats.go"
 )
 
 // TLS names PEM files. On a server, Cert and Key serve TLS and CA, when
@@ -67,6 +69,11 @@ func isCertificateError(err error) bool {
 	if errors.As(err, &op) && op.Op == "remote error" {
 		// crypto/tls reports the peer's alert this way, here a hub
 		// requiring or rejecting the client's certificate.
+		return true
+	}
+	if errors.Is(err, nats.ErrTLS) && strings.Contains(err.Error(), "closed by remote after TLS handshake") {
+		// The same refusal when the hub hung up before its alert was
+		// read: under TLS 1.3 the client's handshake ends first.
 		return true
 	}
 	return errors.As(err, &verify) || errors.As(err, &authority) ||

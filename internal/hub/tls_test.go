@@ -7,13 +7,19 @@ import (
 	"crypto/x509"
 	"crypto/x509/pkix"
 	"encoding/pem"
+	"errors"
+	"fmt"
+	"io"
 	"math/big"
 	"net"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
+
+	"github.com/nats-io/nats.go"
 )
 
 // testPKI is a throwaway CA with a server and a client certificate, as
@@ -142,5 +148,28 @@ func TestServerTLSNeedsCertAndKey(t *testing.T) {
 	_, err := StartServer(ServerSettings{Listen: "127.0.0.1:0", StoreDir: t.TempDir(), TLS: TLS{CA: pki.CA}})
 	if err == nil || !strings.Contains(err.Error(), "certificate and a key") {
 		t.Errorf("StartServer with only a CA: err = %v, want one asking for a certificate and a key", err)
+	}
+}
+
+// A hub refusing a client certificate shows in one of two ways, depending
+// on whether the client read the alert before the hub hung up.
+func TestRefusedClientCertificateIsPermanent(t *testing.T) {
+	for _, err := range []error{
+		&net.OpError{Op: "remote error", Err: errors.New("tls: certificate required")},
+		fmt.Errorf("%w: connection closed by remote after TLS handshake: %w", nats.ErrTLS, syscall.EPIPE),
+		fmt.Errorf("%w: connection closed by remote after TLS handshake: %w", nats.ErrTLS, io.EOF),
+	} {
+		if !isCertificateError(err) {
+			t.Errorf("isCertificateError(%v) = false, want true", err)
+		}
+	}
+	for _, err := range []error{
+		fmt.Errorf("%w: %w", nats.ErrTLS, os.ErrDeadlineExceeded),
+		&net.OpError{Op: "dial", Err: syscall.ECONNREFUSED},
+		nats.ErrNoServers,
+	} {
+		if isCertificateError(err) {
+			t.Errorf("isCertificateError(%v) = true, want false: retrying may help", err)
+		}
 	}
 }
