@@ -1,0 +1,243 @@
+package hub
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+)
+
+// freeAddr returns a loopback address nothing listens on now: a node
+// restarted on its store must come back on the same route address the
+// others know.
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().String()
+}
+
+// waitForJetStream polls until the JetStream cluster has a meta leader
+// and answers js, or fails the test.
+func waitForJetStream(t *testing.T, ctx context.Context, js jetstream.JetStream) {
+	t.Helper()
+	for {
+		attempt, cancel := context.WithTimeout(ctx, 2*time.Second)
+		_, err := js.AccountInfo(attempt)
+		cancel()
+		if err == nil {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("JetStream did not become available: %v", err)
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+func TestThreeNodeCluster(t *testing.T) {
+	const nodes = 3
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+
+	var routes []string
+	var clientAddrs []string
+	for range nodes {
+		routes = append(routes, "nats-route://"+freeAddr(t))
+		clientAddrs = append(clientAddrs, freeAddr(t))
+	}
+	settings := make([]ServerSettings, nodes)
+	servers := make([]*Server, nodes)
+	var urls []string
+	for i := range nodes {
+		route, _ := url.Parse(routes[i])
+		settings[i] = ServerSettings{
+			Name:     fmt.Sprintf("node-%d", i),
+			Listen:   clientAddrs[i],
+			StoreDir: filepath.Join(t.TempDir(), "store"),
+			Cluster:  Cluster{Name: "hubs", Listen: route.Host, Routes: routes},
+		}
+		srv, err := StartServer(settings[i])
+		if err != nil {
+			t.Fatalf("node %d: %v", i, err)
+		}
+		servers[i] = srv
+		urls = append(urls, srv.ClientURL())
+		if srv.ClusterURL() != routes[i] {
+			t.Errorf("node %d: ClusterURL() = %q, want %q", i, srv.ClusterURL(), routes[i])
+		}
+	}
+	t.Cleanup(func() {
+		for _, s := range servers {
+			if s != nil {
+				s.Shutdown()
+			}
+		}
+	})
+
+	nc := connectTest(t, ClientSettings{URLs: urls, Name: "cluster test"})
+	js, err := jetstream.New(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitForJetStream(t, ctx, js)
+	stream, err := js.CreateStream(ctx, jetstream.StreamConfig{
+		Name: "WORK", Subjects: []string{"work.>"}, Storage: jetstream.FileStorage, Replicas: nodes,
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A publish retries until acknowledged, as while the stream elects a
+	// new leader; the message ID keeps a retried message from counting
+	// twice.
+	publish := func(from, to int) {
+		t.Helper()
+		for i := from; i < to; i++ {
+			id := fmt.Sprintf("msg-%d", i)
+			for {
+				attempt, cancel := context.WithTimeout(ctx, 2*time.Second)
+				_, err := js.Publish(attempt, "work.item", []byte(id), jetstream.WithMsgID(id))
+				cancel()
+				if err == nil {
+					break
+				}
+				select {
+				case <-ctx.Done():
+					t.Fatalf("publish %s: %v", id, err)
+				case <-time.After(50 * time.Millisecond):
+				}
+			}
+		}
+	}
+	publish(0, 50)
+
+	// Take down the node the client is on, so that it has to reconnect.
+	down := connectedNode(t, nc, urls)
+	servers[down].Shutdown()
+	servers[down] = nil
+	publish(50, 100)
+	if connectedNode(t, nc, urls) == down || nc.Stats().Reconnects == 0 {
+		t.Fatal("the client did not reconnect to another node")
+	}
+
+	cons, err := stream.CreateOrUpdateConsumer(ctx, jetstream.ConsumerConfig{Durable: "reader", AckPolicy: jetstream.AckExplicitPolicy})
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]int{}
+	for len(seen) < 100 {
+		batch, err := cons.Fetch(100, jetstream.FetchMaxWait(5*time.Second))
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := 0
+		for m := range batch.Messages() {
+			got++
+			seen[m.Headers().Get(jetstream.MsgIDHeader)]++
+			if err := m.Ack(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if batch.Error() != nil && !errors.Is(batch.Error(), nats.ErrTimeout) {
+			t.Fatal(batch.Error())
+		}
+		if got == 0 {
+			t.Fatalf("the consumer stopped after %d of 100 messages", len(seen))
+		}
+	}
+	for i := range 100 {
+		if n := seen[fmt.Sprintf("msg-%d", i)]; n != 1 {
+			t.Errorf("msg-%d read %d times, want once", i, n)
+		}
+	}
+
+	// The node comes back on its store and catches up with the others.
+	srv, err := StartServer(settings[down])
+	if err != nil {
+		t.Fatalf("restart node %d: %v", down, err)
+	}
+	servers[down] = srv
+	direct := connectTest(t, ClientSettings{URLs: []string{srv.ClientURL()}})
+	djs, _ := jetstream.New(direct)
+	waitForJetStream(t, ctx, djs)
+	for {
+		info, err := djs.Stream(ctx, "WORK")
+		if err == nil {
+			if st, err := info.Info(ctx); err == nil && st.State.Msgs == 100 && caughtUp(st, settings[down].Name) {
+				return
+			}
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatalf("node %d did not catch up with the stream", down)
+		case <-time.After(100 * time.Millisecond):
+		}
+	}
+}
+
+// caughtUp reports whether the restarted node is a current replica.
+func caughtUp(info *jetstream.StreamInfo, node string) bool {
+	if info.Cluster == nil {
+		return false
+	}
+	if info.Cluster.Leader == node {
+		return true
+	}
+	for _, r := range info.Cluster.Replicas {
+		if r.Name == node {
+			return r.Current && r.Lag == 0
+		}
+	}
+	return false
+}
+
+// connectedNode is the index in urls of the node nc is connected to.
+func connectedNode(t *testing.T, nc *nats.Conn, urls []string) int {
+	t.Helper()
+	addr := nc.ConnectedAddr()
+	for i, u := range urls {
+		if pu, err := url.Parse(u); err == nil && pu.Host == addr {
+			return i
+		}
+	}
+	t.Fatalf("connected to %q, none of %v", addr, urls)
+	return -1
+}
+
+// Routes present the cluster's credentials, which the other nodes demand.
+func TestRoutesCarryTheClusterCredentials(t *testing.T) {
+	opts, err := serverOptions(ServerSettings{
+		Listen: "127.0.0.1:0", StoreDir: t.TempDir(),
+		Cluster: Cluster{Name: "hubs", Listen: "0.0.0.0:6222", User: "route", Password: "pw",
+			Routes: []string{"nats-route://desk-2:6222"}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if opts.Cluster.Username != "route" || opts.Cluster.Password != "pw" {
+		t.Errorf("cluster accepts %q/%q, want route/pw", opts.Cluster.Username, opts.Cluster.Password)
+	}
+	if len(opts.Routes) != 1 || opts.Routes[0].User.String() != "route:pw" {
+		t.Errorf("routes = %v, want one presenting route:pw", opts.Routes)
+	}
+	for _, c := range []Cluster{
+		{Listen: "127.0.0.1:0"},
+		{Name: "hubs", Listen: "127.0.0.1:0", User: "route"},
+		{Name: "hubs", Listen: "127.0.0.1:0", Routes: []string{"::bad"}},
+	} {
+		if _, err := serverOptions(ServerSettings{Listen: "127.0.0.1:0", StoreDir: t.TempDir(), Cluster: c}); err == nil {
+			t.Errorf("cluster %+v accepted, want an error", c)
+		}
+	}
+}

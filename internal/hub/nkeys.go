@@ -1,0 +1,27 @@
+package hub
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/nats-io/nats-server/v2/server"
+	"github.com/nats-io/nkeys"
+)
+
+// setAuth makes the server accept exactly these users and nkeys. With
+// either set, a client that presents neither is refused.
+func setAuth(opts *server.Options, users []User, publicKeys []string) error {
+	for _, u := range users {
+		if u.Name == "" || u.Password == "" {
+			return errors.New("every hub user needs a name and a password")
+		}
+		opts.Users = append(opts.Users, &server.User{Username: u.Name, Password: u.Password})
+	}
+	for _, k := range publicKeys {
+		if !nkeys.IsValidPublicUserKey(k) {
+			return fmt.Errorf("%q is not a user's public nkey (one starting with U)", k)
+		}
+		opts.Nkeys = append(opts.Nkeys, &server.NkeyUser{Nkey: k})
+	}
+	return nil
+}

@@ -1,0 +1,333 @@
+package hub
+
+// server.go, connect.go, tls.go and nkeys.go own the hub's NATS plumbing:
+// the embedded NATS server with JetStream (StartServer) and a client
+// connection that survives the hub restarting (Connect). They decide who
+// may connect and refuse settings that would open the hub to anyone; they
+// never touch streams, subjects or the runtime folder, and the embedded
+// server never writes to stdout nor handles signals (the embedding process
+// owns both).
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"net/url"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/nats-io/nats-server/v2/server"
+	"github.com/rs/zerolog"
+)
+
+const (
+	defaultClientPort = 4222
+	defaultRoutePort  = 6222
+	// readyTimeout bounds how long StartServer waits for the listeners.
+	readyTimeout = 15 * time.Second
+)
+
+// User is a user/password pair a server accepts.
+type User struct{ Name, Password string }
+
+// Cluster joins a server to other nodes over routes.
+type Cluster struct {
+	Name   string   // cluster name; all nodes the same
+	Listen string   // host:port for routes; "" = no cluster
+	Routes []string // nats-route://host:port of the other nodes
+	// User and Password protect the routes; required when Listen is not
+	// loopback, unless the server's TLS has a CA to verify the nodes.
+	User, Password string
+}
+
+// ServerSettings configure an embedded NATS server.
+type ServerSettings struct {
+	Name     string // server name, unique in a cluster (default: hostname)
+	Listen   string // host:port for clients; default "127.0.0.1:4222"; port 0 picks a free one
+	StoreDir string // JetStream storage folder (created 0700)
+	TLS      TLS
+	Users    []User   // accepted user/password pairs
+	NKeys    []string // accepted user public nkeys ("U...")
+	Cluster  Cluster
+	Log      zerolog.Logger // the server's notices, warnings and errors
+}
+
+// Server is a running embedded NATS server with JetStream.
+type Server struct {
+	ns  *server.Server
+	tls bool
+}
+
+// StartServer starts a NATS server with JetStream and returns once it
+// accepts connections.
+func StartServer(s ServerSettings) (*Server, error) {
+	opts, err := serverOptions(s)
+	if err != nil {
+		return nil, err
+	}
+	if err := prepareStoreDir(s.StoreDir); err != nil {
+		return nil, err
+	}
+	ns, err := server.NewServer(opts)
+	if err != nil {
+		return nil, fmt.Errorf("cannot configure the hub's NATS server: %w", err)
+	}
+	log := &natsLogger{log: s.Log}
+	ns.SetLogger(log, false, false)
+	ns.Start()
+	if err := startFailure(ns, log); err != nil {
+		ns.Shutdown()
+		ns.WaitForShutdown()
+		return nil, fmt.Errorf("cannot start the hub's NATS server: %w", err)
+	}
+	return &Server{ns: ns, tls: s.TLS.Enabled()}, nil
+}
+
+// startFailure waits until ns listens and says why it does not.
+func startFailure(ns *server.Server, log *natsLogger) error {
+	deadline := time.Now().Add(readyTimeout)
+	for {
+		if msg := log.fatal(); msg != "" {
+			return errors.New(msg)
+		}
+		if ns.ReadyForConnections(100 * time.Millisecond) {
+			break
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("not listening after %v", readyTimeout)
+		}
+	}
+	if !ns.JetStreamEnabled() {
+		return errors.New("JetStream is not enabled")
+	}
+	return nil
+}
+
+// ClientURL is the URL clients connect to, with the real port when port 0
+// was asked.
+func (s *Server) ClientURL() string {
+	scheme := "nats"
+	if s.tls {
+		scheme = "tls"
+	}
+	return scheme + "://" + s.ns.Addr().String()
+}
+
+// ClusterURL is the URL other nodes route to, "" without a cluster.
+func (s *Server) ClusterURL() string {
+	addr := s.ns.ClusterAddr()
+	if addr == nil {
+		return ""
+	}
+	return "nats-route://" + addr.String()
+}
+
+// Shutdown stops the server and waits until it is down.
+func (s *Server) Shutdown() {
+	s.ns.Shutdown()
+	s.ns.WaitForShutdown()
+}
+
+// serverOptions turns settings into NATS options, refusing unsafe ones.
+func serverOptions(s ServerSettings) (*server.Options, error) {
+	if err := checkExposure(s); err != nil {
+		return nil, err
+	}
+	if s.StoreDir == "" {
+		return nil, errors.New("the hub needs a folder to store JetStream data in")
+	}
+	host, port, err := splitListen(s.Listen, "127.0.0.1", defaultClientPort)
+	if err != nil {
+		return nil, fmt.Errorf("cannot use %q as the hub's address: %w", s.Listen, err)
+	}
+	name := s.Name
+	if name == "" {
+		if name, err = os.Hostname(); err != nil {
+			return nil, fmt.Errorf("cannot name the hub's NATS server after the host: %w", err)
+		}
+	}
+	opts := &server.Options{
+		ServerName: name,
+		Host:       host,
+		Port:       port,
+		NoLog:      true,
+		NoSigs:     true,
+		JetStream:  true,
+		StoreDir:   s.StoreDir,
+	}
+	if err := setAuth(opts, s.Users, s.NKeys); err != nil {
+		return nil, err
+	}
+	if s.TLS.Enabled() {
+		if opts.TLSConfig, err = s.TLS.serverConfig(); err != nil {
+			return nil, err
+		}
+		opts.TLSVerify = s.TLS.CA != ""
+		opts.TLSTimeout = 5 // seconds; a loaded machine is slower than the 0.5 s default
+	}
+	if s.Cluster.Listen != "" {
+		if err := setCluster(opts, s.Cluster, s.TLS); err != nil {
+			return nil, err
+		}
+	}
+	return opts, nil
+}
+
+// checkExposure is the verdict on who could reach the server: never
+// anonymous off loopback, for clients and for routes alike.
+func checkExposure(s ServerSettings) error {
+	listen := s.Listen
+	if listen == "" {
+		listen = "127.0.0.1"
+	}
+	if !isLoopback(listen) && len(s.Users) == 0 && len(s.NKeys) == 0 {
+		return fmt.Errorf("the hub would listen on %s with no users or nkeys, open to anyone who can reach it", listen)
+	}
+	c := s.Cluster
+	if c.Listen != "" && !isLoopback(c.Listen) && c.User == "" && !s.TLS.mutual() {
+		return fmt.Errorf("the hub's cluster would listen on %s with no route credentials or TLS with a CA, open to anyone who can reach it", c.Listen)
+	}
+	return nil
+}
+
+// isLoopback reports whether listen ("host:port" or a bare host) names a
+// loopback address. An empty host means every interface.
+func isLoopback(listen string) bool {
+	host, _, err := splitHostPort(listen)
+	if err != nil || host == "" {
+		return false
+	}
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// splitHostPort accepts "host:port", ":port", "[::1]:port" and a bare
+// host or IP; port is "" when absent.
+func splitHostPort(listen string) (host, port string, err error) {
+	if ip := net.ParseIP(strings.Trim(listen, "[]")); ip != nil {
+		return ip.String(), "", nil
+	}
+	if !strings.Contains(listen, ":") {
+		return listen, "", nil
+	}
+	return net.SplitHostPort(listen)
+}
+
+// splitListen parses a listen address, filling in defaults. Port 0 asks
+// for a free port, which NATS spells -1.
+func splitListen(listen, defHost string, defPort int) (string, int, error) {
+	if listen == "" {
+		return defHost, defPort, nil
+	}
+	host, p, err := splitHostPort(listen)
+	if err != nil {
+		return "", 0, err
+	}
+	if host == "" {
+		host = "0.0.0.0"
+	}
+	if p == "" {
+		return host, defPort, nil
+	}
+	port, err := strconv.Atoi(p)
+	if err != nil || port < 0 || port > 65535 {
+		return "", 0, fmt.Errorf("port %q is not a number from 0 to 65535", p)
+	}
+	if port == 0 {
+		port = server.RANDOM_PORT
+	}
+	return host, port, nil
+}
+
+// setCluster configures routes to the other nodes.
+func setCluster(opts *server.Options, c Cluster, t TLS) error {
+	if c.Name == "" {
+		return errors.New("the hub's cluster needs a name, the same on every node")
+	}
+	if (c.User == "") != (c.Password == "") {
+		return errors.New("the hub's cluster routes need both a user and a password, or neither")
+	}
+	host, port, err := splitListen(c.Listen, "127.0.0.1", defaultRoutePort)
+	if err != nil {
+		return fmt.Errorf("cannot use %q as the cluster's address: %w", c.Listen, err)
+	}
+	opts.Cluster = server.ClusterOpts{
+		Name:     c.Name,
+		Host:     host,
+		Port:     port,
+		Username: c.User,
+		Password: c.Password,
+	}
+	if t.mutual() {
+		if opts.Cluster.TLSConfig, err = t.routeConfig(); err != nil {
+			return err
+		}
+		opts.Cluster.TLSTimeout = 5
+	}
+	for _, r := range c.Routes {
+		u, err := url.Parse(r)
+		if err != nil || u.Host == "" {
+			return fmt.Errorf("cannot use %q as a route: want nats-route://host:port", r)
+		}
+		if u.User == nil && c.User != "" {
+			u.User = url.UserPassword(c.User, c.Password)
+		}
+		opts.Routes = append(opts.Routes, u)
+	}
+	return nil
+}
+
+// prepareStoreDir creates the JetStream folder private to this user and
+// refuses one others may write to: they could plant or alter messages.
+func prepareStoreDir(dir string) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("cannot create the JetStream folder: %w", err)
+	}
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return fmt.Errorf("cannot check the JetStream folder: %w", err)
+	}
+	if runtime.GOOS != "windows" && fi.Mode().Perm()&0o022 != 0 {
+		return fmt.Errorf("the JetStream folder %s is writable by others (%v); chmod 0700 it", dir, fi.Mode().Perm())
+	}
+	return nil
+}
+
+// natsLogger hands the server's messages to zerolog and keeps the first
+// fatal one, which is how the server reports that it could not start.
+type natsLogger struct {
+	log       zerolog.Logger
+	mu        sync.Mutex
+	firstFail string
+}
+
+func (l *natsLogger) Noticef(format string, v ...any) { l.log.Info().Msgf(format, v...) }
+func (l *natsLogger) Warnf(format string, v ...any)   { l.log.Warn().Msgf(format, v...) }
+func (l *natsLogger) Errorf(format string, v ...any)  { l.log.Error().Msgf(format, v...) }
+func (l *natsLogger) Debugf(format string, v ...any)  { l.log.Debug().Msgf(format, v...) }
+func (l *natsLogger) Tracef(format string, v ...any)  { l.log.Trace().Msgf(format, v...) }
+
+// Fatalf records instead of exiting: only the embedding process may end
+// itself.
+func (l *natsLogger) Fatalf(format string, v ...any) {
+	msg := fmt.Sprintf(format, v...)
+	l.log.Error().Msg(msg)
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.firstFail == "" {
+		l.firstFail = msg
+	}
+}
+
+func (l *natsLogger) fatal() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.firstFail
+}
