@@ -158,6 +158,10 @@ func serverOptions(s ServerSettings) (*server.Options, error) {
 		NoSigs:     true,
 		JetStream:  true,
 		StoreDir:   s.StoreDir,
+		// Every message on disk before the server confirms it, as every
+		// file agentctl writes: a power cut must not take back a message
+		// a sender was told is stored. The swarm's traffic is small.
+		SyncAlways: true,
 	}
 	if err := setAuth(opts, s.Users, s.NKeys); err != nil {
 		return nil, err
