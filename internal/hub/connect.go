@@ -204,6 +204,9 @@ func (w *connectWatch) options() []nats.Option {
 			signal(w.connected, struct{}{})
 		}),
 		nats.DisconnectErrHandler(func(nc *nats.Conn, err error) {
+			if nc.IsClosed() {
+				return // closed on purpose: ClosedHandler says so
+			}
 			w.log.Warn().Err(err).Msg("disconnected from the hub; reconnecting")
 		}),
 		nats.ReconnectHandler(func(nc *nats.Conn) {
@@ -223,7 +226,7 @@ func (w *connectWatch) options() []nats.Option {
 		// credentials twice; before Connect returns, that is its answer.
 		nats.ClosedHandler(func(nc *nats.Conn) {
 			err := nc.LastError()
-			w.log.Info().Err(err).Msg("connection to the hub closed")
+			w.log.Debug().Err(err).Msg("connection to the hub closed")
 			signal(w.failed, err)
 		}),
 		nats.ErrorHandler(func(nc *nats.Conn, sub *nats.Subscription, err error) {

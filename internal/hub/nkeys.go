@@ -6,6 +6,7 @@ import (
 
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nkeys"
+	"golang.org/x/crypto/bcrypt"
 )
 
 // setAuth makes the server accept exactly these users and nkeys. With
@@ -15,7 +16,12 @@ func setAuth(opts *server.Options, users []User, publicKeys []string) error {
 		if u.Name == "" || u.Password == "" {
 			return errors.New("every hub user needs a name and a password")
 		}
-		opts.Users = append(opts.Users, &server.User{Username: u.Name, Password: u.Password})
+		// The server keeps and compares a bcrypt hash, never the password.
+		hash, err := bcrypt.GenerateFromPassword([]byte(u.Password), bcrypt.DefaultCost)
+		if err != nil {
+			return fmt.Errorf("cannot hash the password of hub user %s: %w", u.Name, err)
+		}
+		opts.Users = append(opts.Users, &server.User{Username: u.Name, Password: string(hash)})
 	}
 	for _, k := range publicKeys {
 		if !nkeys.IsValidPublicUserKey(k) {

@@ -312,7 +312,9 @@ type natsLogger struct {
 	firstFail string
 }
 
-func (l *natsLogger) Noticef(format string, v ...any) { l.log.Info().Msgf(format, v...) }
+// The server's notices (its banner, every stream restored) are for
+// debugging; the hub says itself when the server is ready.
+func (l *natsLogger) Noticef(format string, v ...any) { l.log.Debug().Msgf(format, v...) }
 func (l *natsLogger) Warnf(format string, v ...any)   { l.log.Warn().Msgf(format, v...) }
 func (l *natsLogger) Errorf(format string, v ...any)  { l.log.Error().Msgf(format, v...) }
 func (l *natsLogger) Debugf(format string, v ...any)  { l.log.Debug().Msgf(format, v...) }
