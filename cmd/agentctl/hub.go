@@ -82,7 +82,7 @@ func runHub(ctx context.Context, env *Env, args []string) error {
 		return usageError{msg: "hub: --server-only runs the embedded server; it cannot use an external one (--nats, hub.nats)"}
 	}
 	if len(urls) == 0 {
-		ss, err := hubServer(env, cfg, *listen, me, log.With().Str("component", "nats").Logger().Level(zerolog.InfoLevel))
+		ss, err := hubServer(env, cfg, *listen, me, log.With().Str("component", "nats").Logger())
 		if err != nil {
 			return err
 		}

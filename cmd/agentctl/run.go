@@ -247,11 +247,12 @@ func recoverySettings(cfg config.Config) agents.RecoverySettings {
 }
 
 // newLogger logs one event per step: readable lines on a terminal, one JSON
-// object per line with --log-format json.
+// object per line with --log-format json. Debug lines (the hub's
+// connection chatter) stay out.
 func newLogger(w io.Writer, format string) (zerolog.Logger, error) {
 	switch format {
 	case "json":
-		return zerolog.New(w).With().Timestamp().Logger(), nil
+		return zerolog.New(w).Level(zerolog.InfoLevel).With().Timestamp().Logger(), nil
 	case "console":
 		noColor := true
 		if f, ok := w.(*os.File); ok {
@@ -259,7 +260,7 @@ func newLogger(w io.Writer, format string) (zerolog.Logger, error) {
 				noColor = false
 			}
 		}
-		return zerolog.New(zerolog.ConsoleWriter{Out: w, NoColor: noColor, TimeFormat: time.TimeOnly}).With().Timestamp().Logger(), nil
+		return zerolog.New(zerolog.ConsoleWriter{Out: w, NoColor: noColor, TimeFormat: time.TimeOnly}).Level(zerolog.InfoLevel).With().Timestamp().Logger(), nil
 	}
 	return zerolog.Logger{}, usageError{msg: fmt.Sprintf("--log-format %q is neither console nor json", format)}
 }
