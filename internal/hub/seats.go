@@ -56,10 +56,11 @@ func ReadSeats(root string) (s Seats, ok bool, err error) {
 }
 
 // FollowSeats listens to the seats' beats and keeps SeatsFile until ctx
-// ends, rewriting it every beat.
+// ends: at once when a seat appears or changes state, else every beat.
 func FollowSeats(ctx context.Context, nc *nats.Conn, root, machine string, remote []string) error {
 	var mu sync.Mutex
 	beats := map[string]Beat{}
+	changed := make(chan struct{}, 1)
 	sub, err := nc.Subscribe(beatSubject("*"), func(m *nats.Msg) {
 		var b Beat
 		if json.Unmarshal(m.Data, &b) != nil || b.Agent == "" {
@@ -67,8 +68,15 @@ func FollowSeats(ctx context.Context, nc *nats.Conn, root, machine string, remot
 		}
 		b.At = time.Now().UTC() // the hub's clock, not the seat's
 		mu.Lock()
+		old, known := beats[b.Agent]
 		beats[b.Agent] = b
 		mu.Unlock()
+		if !known || old.State != b.State || old.Turn != b.Turn || old.PID != b.PID {
+			select {
+			case changed <- struct{}{}:
+			default:
+			}
+		}
 	})
 	if err != nil {
 		return fmt.Errorf("cannot follow the seats: %w", err)
@@ -91,6 +99,7 @@ func FollowSeats(ctx context.Context, nc *nats.Conn, root, machine string, remot
 		case <-ctx.Done():
 			return nil
 		case <-t.C:
+		case <-changed:
 		}
 	}
 }
