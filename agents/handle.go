@@ -144,7 +144,9 @@ func (r *Runner) takeTurn(ctx context.Context, log zerolog.Logger, cl *mailbox.C
 	defer stopSkipWatch()
 	defer r.hb.beatDuring(r.s.Heartbeat)()
 	reply, err := r.s.Driver.Run(turnCtx, turn)
-	if err != nil && turn.Resume && errors.Is(err, cursor.ErrReplyLost) && r.s.Resend {
+	// The reply may be lost without this runner resuming: a seat on
+	// another machine that restarted mid-turn resumed it there.
+	if err != nil && errors.Is(err, cursor.ErrReplyLost) && r.s.Resend {
 		log.Warn().Str("event", "retry").Err(err).Msg("reply of the interrupted turn is lost; sending the prompt again (run.resend)")
 		turn.Resume, turn.ID = false, turn.ID+"/resent"
 		reply, err = r.s.Driver.Run(turnCtx, turn)
