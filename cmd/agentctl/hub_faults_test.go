@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -102,9 +103,10 @@ func (s *faultSwarm) runs(agent string) []string {
 }
 
 // strikeMidTurn waits until agent's command starts once more (after a
-// random number of further runs, from 0 to 2) and then calls strike,
-// while that command works; it returns the message of that run.
-func (s *faultSwarm) strikeMidTurn(agent string, strike func()) string {
+// random number of further runs, from 0 to 2) and then calls strike with
+// the message of that run, while its command works; it returns the
+// message.
+func (s *faultSwarm) strikeMidTurn(agent string, strike func(id string)) string {
 	s.t.Helper()
 	want := len(s.runs(agent)) + 1 + rand.IntN(3)
 	var ids []string
@@ -112,7 +114,7 @@ func (s *faultSwarm) strikeMidTurn(agent string, strike func()) string {
 		ids = s.runs(agent)
 		return len(ids) >= want
 	})
-	strike()
+	strike(ids[len(ids)-1])
 	return ids[len(ids)-1]
 }
 
@@ -232,14 +234,14 @@ func TestHubFaultsNothingLostNothingDoubled(t *testing.T) {
 
 		// The hub, and its embedded server with it, dies mid-turn: the
 		// restarted hub asks again, and the seat answers from its journal.
-		s.strikeMidTurn("Agent-2", func() {
+		s.strikeMidTurn("Agent-2", func(string) {
 			hub.kill()
 			hub = startHub(t, s.dir, "hub", s.hub)
 		})
 		// A seat dies while its command works. The command died with it;
 		// with run.resend auto an exec agent's prompt may be sent again,
 		// so the job runs a second time rather than being lost.
-		rerun := s.strikeMidTurn("Agent-1", func() {
+		rerun := s.strikeMidTurn("Agent-1", func(string) {
 			seats["Agent-1"].kill()
 			seats["Agent-1"] = seat("Agent-1", s.m1)
 		})
@@ -265,19 +267,24 @@ func TestHubFaultsNothingLostNothingDoubled(t *testing.T) {
 		// The server dies mid-turn and comes back on the same store: the
 		// seat keeps its answer until the server takes it, and no command
 		// runs again.
-		s.strikeMidTurn("Agent-1", func() {
+		s.strikeMidTurn("Agent-1", func(string) {
 			server.kill()
 			server = startHub(t, serverDir, "nats", serverRoot, "--server-only", "--listen", addr)
 		})
-		// The hub alone dies mid-turn.
-		s.strikeMidTurn("Agent-2", func() {
+		// The hub alone dies mid-turn and stays away until the seat has
+		// answered: the answer waits in the stream for the restarted hub,
+		// whose new ask the seat answers from its journal; no command
+		// runs again (run.resend is never: nothing could send it again).
+		s.strikeMidTurn("Agent-2", func(id string) {
 			hub.kill()
+			replied := regexp.MustCompile(`"turn":"` + id + `/[^"]*","event":"replied"`)
+			waitFor(t, 30*time.Second, "Agent-2's seat to answer "+id, func() bool { return replied.MatchString(readFile(t, seats["Agent-2"].log)) })
 			hub = startHub(t, s.dir, "hub", s.hub)
 		})
 		// A seat dies while its command works; with run.resend never the
 		// prompt is not sent again: the job is dead-lettered, saying so,
 		// unless its answer was in the journal before the kill.
-		struck := s.strikeMidTurn("Agent-2", func() {
+		struck := s.strikeMidTurn("Agent-2", func(string) {
 			seats["Agent-2"].kill()
 			seats["Agent-2"] = seat("Agent-2", s.m2)
 		})
