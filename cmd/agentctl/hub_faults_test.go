@@ -3,6 +3,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -12,6 +13,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/agentctl/agentctl/internal/hub"
 	"github.com/agentctl/agentctl/mailbox"
 	"github.com/agentctl/agentctl/projectboard"
 )
@@ -293,4 +298,79 @@ func TestHubFaultsNothingLostNothingDoubled(t *testing.T) {
 			return id == struck && strings.Contains(reason, "reply was lost")
 		}, nil)
 	})
+}
+
+// turnsLeader is the index of the node (named n1, n2, n3) leading the
+// turns stream.
+func turnsLeader(t *testing.T, urls string) int {
+	t.Helper()
+	nc, err := nats.Connect(urls)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer nc.Close()
+	js, err := jetstream.New(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	st, err := js.Stream(ctx, hub.TurnsStream)
+	if err != nil {
+		t.Fatal(err)
+	}
+	info, err := st.Info(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var n int
+	if info.Cluster == nil || len(info.Cluster.Replicas) != 2 {
+		t.Fatalf("the turns stream is not on three nodes: %+v", info.Cluster)
+	}
+	if _, err := fmt.Sscanf(info.Cluster.Leader, "n%d", &n); err != nil || n < 1 || n > 3 {
+		t.Fatalf("the turns stream's leader is %q", info.Cluster.Leader)
+	}
+	return n - 1
+}
+
+// TestHubClusterLosesANode runs the hub's streams on a cluster of three
+// 'agentctl hub --server-only' nodes, each with its own store, kept on all
+// three (hub.replicas: 3), and kills one node mid-turn for good: the two
+// left keep the streams, and every job is settled exactly once.
+func TestHubClusterLosesANode(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	var clients, routes []string
+	for range 3 {
+		clients, routes = append(clients, freeAddr(t)), append(routes, freeAddr(t))
+	}
+	nodes := make([]*proc, 3)
+	var urls []string
+	for i := range nodes {
+		var others []string
+		for j, r := range routes {
+			if j != i {
+				others = append(others, "nats-route://"+r)
+			}
+		}
+		root := filepath.Join(dir, fmt.Sprintf("n%d", i+1))
+		machine(t, root, fmt.Sprintf("hub: {machine: n%d, listen: %s, cluster: {name: swarm, listen: %s, routes: [%s]}}\n",
+			i+1, clients[i], routes[i], strings.Join(others, ", ")))
+		nodes[i] = startAgentctl(t, dir, filepath.Base(root), root, "hub", "--server-only", "--log-format", "json")
+	}
+	for _, n := range nodes {
+		urls = append(urls, n.url())
+	}
+	list := strings.Join(urls, ",")
+	s := newFaultSwarm(t, "hub: {machine: hubm, nats: '"+list+"', replicas: 3}\n", "never")
+	startHub(t, s.dir, "hub", s.hub)
+	startAgentctl(t, s.dir, "seat-Agent-1", s.m1, "run", "Agent-1", "--hub", list, "--log-format", "json")
+	startAgentctl(t, s.dir, "seat-Agent-2", s.m2, "run", "Agent-2", "--hub", list, "--log-format", "json")
+	s.send()
+
+	// The node that leads the turns stream goes, the hardest loss: the
+	// two left elect another leader mid-turn.
+	s.strikeMidTurn("Agent-1", func(string) { nodes[turnsLeader(t, list)].kill() })
+	s.settled()
+	s.check(func(string, string) bool { return false }, nil)
 }
