@@ -118,7 +118,7 @@ func (r *Runner) takeTurn(ctx context.Context, log zerolog.Logger, cl *mailbox.C
 		return "", err
 	}
 	resumeState, _ := cl.Progress.Data[dataResumeState].(string)
-	turn := cursor.Turn{ID: fmt.Sprintf("%s/%d", cl.Message.ID, cl.Progress.Attempt), Prompt: prompt, Thread: cl.Message.Thread(), Resume: promptDelivered(cl.Progress), ResumeState: resumeState}
+	turn := cursor.Turn{ID: turnID(cl), Prompt: prompt, Thread: cl.Message.Thread(), Resume: promptDelivered(cl.Progress), ResumeState: resumeState}
 	turn.OnStart = r.recordChild(cl)
 	turn.OnResumeState = func(state string) error {
 		cl.Progress.Data[dataResumeState] = state
@@ -144,7 +144,9 @@ func (r *Runner) takeTurn(ctx context.Context, log zerolog.Logger, cl *mailbox.C
 	defer stopSkipWatch()
 	defer r.hb.beatDuring(r.s.Heartbeat)()
 	reply, err := r.s.Driver.Run(turnCtx, turn)
-	if err != nil && turn.Resume && errors.Is(err, cursor.ErrReplyLost) && r.s.Resend {
+	// The reply may be lost without this runner resuming: a seat on
+	// another machine that restarted mid-turn resumed it there.
+	if err != nil && errors.Is(err, cursor.ErrReplyLost) && r.s.Resend {
 		log.Warn().Str("event", "retry").Err(err).Msg("reply of the interrupted turn is lost; sending the prompt again (run.resend)")
 		turn.Resume, turn.ID = false, turn.ID+"/resent"
 		reply, err = r.s.Driver.Run(turnCtx, turn)
@@ -162,6 +164,19 @@ func (r *Runner) takeTurn(ctx context.Context, log zerolog.Logger, cl *mailbox.C
 	}
 	log.Info().Str("event", "replied").Int("bytes", len(reply)).Msg("replied")
 	return reply, nil
+}
+
+// turnID names the turn of cl across processes. A runner that takes over
+// a claim after a crash counts the crash as an attempt (Progress.Attempt),
+// but resumes the same turn: the id counts only the failed tries settled
+// before (Message.Attempts) and, for a message a person brought back from
+// deadletter/ (which starts its count again), how often that happened.
+func turnID(cl *mailbox.Claim) string {
+	id := fmt.Sprintf("%s/%d", cl.Message.ID, cl.Message.Attempts+1)
+	if h, _ := cl.Message.Meta[mailbox.HistoryKey].([]any); len(h) > 0 {
+		id += fmt.Sprintf("/r%d", len(h))
+	}
+	return id
 }
 
 // turnContext ends a turn ShutdownGrace after ctx ends, so that Ctrl+C

@@ -1,0 +1,170 @@
+//go:build linux
+
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/agentctl/agentctl/mailbox"
+)
+
+// The helpers of the hub's process-level tests: every "machine" is a
+// runtime folder of its own, every part a real agentctl process.
+
+// freeAddr finds a loopback port nobody listens on, so that a hub killed
+// and started again comes back on the same URL.
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	return l.Addr().String()
+}
+
+// machine makes a runtime folder with the given agentctl.yaml.
+func machine(t *testing.T, root, config string) {
+	t.Helper()
+	if err := os.MkdirAll(root, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "agentctl.yaml"), []byte(config), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// proc is an agentctl process of a test, its stdout and stderr in files
+// of the test's folder.
+type proc struct {
+	t    *testing.T
+	name string
+	cmd  *exec.Cmd
+	out  string // stdout's file
+	log  string // stderr's file
+}
+
+// startAgentctl starts agentctl with args on root; name names its output
+// files (name.out, name.log, appended to by every start of that name).
+// The process dies with the test (Pdeathsig) and is killed at its end.
+func startAgentctl(t *testing.T, dir, name, root string, args ...string) *proc {
+	t.Helper()
+	p := &proc{t: t, name: name, out: filepath.Join(dir, name+".out"), log: filepath.Join(dir, name+".log")}
+	p.cmd = exec.Command("agentctl", append([]string{"--root", root}, args...)...)
+	p.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	out, err := os.OpenFile(p.out, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer out.Close()
+	errf, err := os.OpenFile(p.log, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer errf.Close()
+	fmt.Fprintf(errf, "--- agentctl %s\n", strings.Join(args, " "))
+	p.cmd.Stdout, p.cmd.Stderr = out, errf
+	if err := p.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		p.kill()
+		if t.Failed() {
+			t.Logf("%s's log:\n%s", name, readFile(t, p.log))
+		}
+	})
+	return p
+}
+
+// kill ends the process at once, as a crash or a pulled plug would.
+func (p *proc) kill() {
+	if p.cmd.ProcessState != nil {
+		return
+	}
+	_ = p.cmd.Process.Kill()
+	_ = p.cmd.Wait()
+}
+
+// url waits for the first line a hub or server prints on stdout: its
+// client URL, printed once it is ready.
+func (p *proc) url() string {
+	p.t.Helper()
+	var line string
+	await(p.t, p.name+" to print its URL", func() bool {
+		f, err := os.Open(p.out)
+		if err != nil {
+			return false
+		}
+		defer f.Close()
+		line, err = bufio.NewReader(f).ReadString('\n')
+		return err == nil
+	})
+	return strings.TrimSpace(line)
+}
+
+// awaitLog waits until the process's log says what.
+func (p *proc) awaitLog(what string) {
+	p.t.Helper()
+	await(p.t, p.name+" to log "+what, func() bool { return strings.Contains(readFile(p.t, p.log), what) })
+}
+
+// startHub starts 'agentctl hub' with args and returns it once it is ready.
+func startHub(t *testing.T, dir, name, root string, args ...string) *proc {
+	t.Helper()
+	p := startAgentctl(t, dir, name, root, append([]string{"hub", "--log-format", "json"}, args...)...)
+	p.url()
+	return p
+}
+
+// mailboxes lists, per state, the ids of the messages in agent's mailbox
+// under root.
+func mailboxes(t *testing.T, root, agent string) map[string][]string {
+	t.Helper()
+	mb, err := mailbox.Open(root, agent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ids := map[string][]string{}
+	for _, state := range mailbox.States {
+		entries, err := mb.List(state)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range entries {
+			ids[state] = append(ids[state], e.Message.ID)
+		}
+	}
+	return ids
+}
+
+// archivedWithReceipts counts the messages of agent's archive that have a
+// receipt.
+func archivedWithReceipts(t *testing.T, root, agent string) int {
+	t.Helper()
+	receipts, err := filepath.Glob(filepath.Join(mailbox.Dir(root, agent), "archive", "*", "*.receipt.jsonl"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return len(receipts)
+}
+
+// waitFor polls cond for up to limit; await's 20 s are too short for
+// what waits on JetStream's redelivery after a crash (30 s).
+func waitFor(t *testing.T, limit time.Duration, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(limit); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		if cond() {
+			return
+		}
+	}
+	t.Fatalf("timed out after %v waiting for %s", limit, what)
+}
