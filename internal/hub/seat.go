@@ -178,7 +178,11 @@ func (st *seat) take(ctx context.Context, m jetstream.Msg) error {
 	if err := st.publish(ctx, ask, a); err != nil {
 		return err
 	}
-	if err := m.Ack(); err != nil {
+	// A confirmed ack: one lost with a cluster's leader would leave the
+	// seat idle until the server offers the ask again.
+	ackCtx, cancel := context.WithTimeout(ctx, askAckWait)
+	defer cancel()
+	if err := retry(ackCtx, func() error { return m.DoubleAck(ackCtx) }); err != nil {
 		log.Warn().Err(err).Msg("answer sent but the ask not let go; it will be answered again from the journal")
 	}
 	return nil
