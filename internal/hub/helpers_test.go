@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	neturl "net/url"
+	"path/filepath"
 	"sync"
 	"testing"
 	"time"
@@ -83,10 +84,20 @@ func (c *chat) Run(ctx context.Context, t cursor.Turn) (string, error) {
 		return "", ctx.Err()
 	case <-c.gate:
 	}
-	if c.fail != nil {
-		return "", c.fail
+	c.mu.Lock()
+	fail := c.fail
+	c.mu.Unlock()
+	if fail != nil {
+		return "", fail
 	}
 	return "reply to " + t.Prompt, nil
+}
+
+// failWith makes the chat's turns fail with err from now on.
+func (c *chat) failWith(err error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.fail = err
 }
 
 func (c *chat) counts(turn string) (sent, resumed int) {
@@ -167,4 +178,42 @@ func hostPort(t *testing.T, url string) string {
 		t.Fatal(err)
 	}
 	return u.Host
+}
+
+// rig is a hub's driver and a seat on one embedded server, the seat
+// taking its turns in a chat.
+type rig struct {
+	srv      *Server
+	url      string
+	store    string
+	journal  string
+	chat     *chat
+	driver   *Driver
+	stopSeat func()
+}
+
+func newRig(t *testing.T) *rig {
+	t.Helper()
+	dir := t.TempDir()
+	r := &rig{store: filepath.Join(dir, "store"), journal: filepath.Join(dir, "seat"), chat: newChat()}
+	r.srv = testServer(t, "127.0.0.1:0", r.store)
+	r.url = r.srv.ClientURL()
+	r.stopSeat = r.startSeat(t)
+	r.driver = r.newDriver(t, testConn(t, r.url))
+	return r
+}
+
+// startSeat starts a seat (again) on the rig's journal and chat.
+func (r *rig) startSeat(t *testing.T) (stop func()) {
+	return startSeat(t, testConn(t, r.url), r.chat, r.journal)
+}
+
+// newDriver is the hub's side of the seat on nc: a hub (re)started.
+func (r *rig) newDriver(t *testing.T, nc *nats.Conn) *Driver {
+	t.Helper()
+	d, err := NewDriver(context.Background(), nc, "Agent-5", zerolog.Nop())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
 }

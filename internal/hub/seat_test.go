@@ -3,26 +3,16 @@ package hub
 import (
 	"context"
 	"errors"
-	"path/filepath"
 	"sync/atomic"
 	"testing"
 	"time"
-
-	"github.com/rs/zerolog"
 
 	"github.com/agentctl/agentctl/cursor"
 )
 
 func TestTurnCrossesToTheSeatAndBack(t *testing.T) {
-	dir := t.TempDir()
-	srv := testServer(t, "127.0.0.1:0", filepath.Join(dir, "store"))
-	hubConn, seatConn := testConn(t, srv.ClientURL()), testConn(t, srv.ClientURL())
-	c := newChat()
-	startSeat(t, seatConn, c, filepath.Join(dir, "seat"))
-	d, err := NewDriver(context.Background(), hubConn, "Agent-5", zerolog.Nop())
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := newRig(t)
+	c, d := r.chat, r.driver
 	var submitted atomic.Int32
 	turn := cursor.Turn{ID: "m1/1", Prompt: "P", OnStage: func(s cursor.Stage) error {
 		if s == cursor.StageSubmitted {
@@ -48,19 +38,12 @@ func TestTurnCrossesToTheSeatAndBack(t *testing.T) {
 // A seat stopped mid-turn (its machine restarted, say) comes back, finds
 // the turn in its journal and resumes it: the prompt is not sent again.
 func TestSeatStoppedMidTurnResumesWithoutSendingAgain(t *testing.T) {
-	dir := t.TempDir()
-	srv := testServer(t, "127.0.0.1:0", filepath.Join(dir, "store"))
-	hubConn, seatConn := testConn(t, srv.ClientURL()), testConn(t, srv.ClientURL())
-	c := newChat()
-	stop := startSeat(t, seatConn, c, filepath.Join(dir, "seat"))
-	d, err := NewDriver(context.Background(), hubConn, "Agent-5", zerolog.Nop())
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := askTurn(context.Background(), d, cursor.Turn{ID: "m1/1", Prompt: "P"})
+	r := newRig(t)
+	c := r.chat
+	got := askTurn(context.Background(), r.driver, cursor.Turn{ID: "m1/1", Prompt: "P"})
 	c.waitRunning(t)
-	stop()
-	startSeat(t, testConn(t, srv.ClientURL()), c, filepath.Join(dir, "seat"))
+	r.stopSeat()
+	r.startSeat(t)
 	c.waitRunning(t) // the new seat took the turn up again at once
 	c.gate <- struct{}{}
 	if a := result(t, got); a.err != nil || a.reply != "reply to P" {
@@ -75,24 +58,16 @@ func TestSeatStoppedMidTurnResumesWithoutSendingAgain(t *testing.T) {
 // again once it is back gets the reply the seat finished meanwhile, from
 // the stream or from the journal; the prompt was sent once.
 func TestHubRestartedMidTurnGetsTheReplyOnce(t *testing.T) {
-	dir := t.TempDir()
-	srv := testServer(t, "127.0.0.1:0", filepath.Join(dir, "store"))
-	c := newChat()
-	startSeat(t, testConn(t, srv.ClientURL()), c, filepath.Join(dir, "seat"))
-	dead := testConn(t, srv.ClientURL())
-	d1, err := NewDriver(context.Background(), dead, "Agent-5", zerolog.Nop())
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := newRig(t)
+	c := r.chat
+	dead := testConn(t, r.url)
+	d1 := r.newDriver(t, dead)
 	askTurn(context.Background(), d1, cursor.Turn{ID: "m1/1", Prompt: "P"})
 	c.waitRunning(t)
 	dead.Close()
 	c.gate <- struct{}{} // the model finishes while no hub listens
 
-	d2, err := NewDriver(context.Background(), testConn(t, srv.ClientURL()), "Agent-5", zerolog.Nop())
-	if err != nil {
-		t.Fatal(err)
-	}
+	d2 := r.newDriver(t, testConn(t, r.url))
 	if a := result(t, askTurn(context.Background(), d2, cursor.Turn{ID: "m1/1", Prompt: "P", Resume: true})); a.err != nil || a.reply != "reply to P" {
 		t.Fatalf("Run after the restart = %q, %v", a.reply, a.err)
 	}
@@ -104,14 +79,8 @@ func TestHubRestartedMidTurnGetsTheReplyOnce(t *testing.T) {
 // A person skipped the turn: the seat stops it, and does not take it up
 // again by itself.
 func TestAbandonedTurnStopsOnTheSeat(t *testing.T) {
-	dir := t.TempDir()
-	srv := testServer(t, "127.0.0.1:0", filepath.Join(dir, "store"))
-	c := newChat()
-	startSeat(t, testConn(t, srv.ClientURL()), c, filepath.Join(dir, "seat"))
-	d, err := NewDriver(context.Background(), testConn(t, srv.ClientURL()), "Agent-5", zerolog.Nop())
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := newRig(t)
+	c, d := r.chat, r.driver
 	ctx, cancel := context.WithCancelCause(context.Background())
 	got := askTurn(ctx, d, cursor.Turn{ID: "m1/1", Prompt: "P"})
 	c.waitRunning(t)
@@ -133,22 +102,14 @@ func TestAbandonedTurnStopsOnTheSeat(t *testing.T) {
 // The server goes away mid-turn and comes back on its store: the seat
 // keeps the answer until it can send it, and the prompt is sent once.
 func TestServerStoppedMidTurnLosesNothing(t *testing.T) {
-	dir := t.TempDir()
-	store := filepath.Join(dir, "store")
-	srv := testServer(t, "127.0.0.1:0", store)
-	url := srv.ClientURL()
-	c := newChat()
-	startSeat(t, testConn(t, url), c, filepath.Join(dir, "seat"))
-	d, err := NewDriver(context.Background(), testConn(t, url), "Agent-5", zerolog.Nop())
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := askTurn(context.Background(), d, cursor.Turn{ID: "m1/1", Prompt: "P"})
+	r := newRig(t)
+	c := r.chat
+	got := askTurn(context.Background(), r.driver, cursor.Turn{ID: "m1/1", Prompt: "P"})
 	c.waitRunning(t)
-	srv.Shutdown()
+	r.srv.Shutdown()
 	c.gate <- struct{}{} // answered while the server is down
 	time.Sleep(300 * time.Millisecond)
-	testServer(t, hostPort(t, url), store)
+	testServer(t, hostPort(t, r.url), r.store)
 	if a := result(t, got); a.err != nil || a.reply != "reply to P" {
 		t.Fatalf("Run = %q, %v", a.reply, a.err)
 	}
@@ -160,15 +121,9 @@ func TestServerStoppedMidTurnLosesNothing(t *testing.T) {
 // A turn that fails on the seat fails on the hub with the same driver
 // error, so the runner judges it as its own driver's.
 func TestSeatFailureKeepsItsKind(t *testing.T) {
-	dir := t.TempDir()
-	srv := testServer(t, "127.0.0.1:0", filepath.Join(dir, "store"))
-	c := newChat()
-	c.fail = cursor.ErrNoReply
-	startSeat(t, testConn(t, srv.ClientURL()), c, filepath.Join(dir, "seat"))
-	d, err := NewDriver(context.Background(), testConn(t, srv.ClientURL()), "Agent-5", zerolog.Nop())
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := newRig(t)
+	c, d := r.chat, r.driver
+	c.failWith(cursor.ErrNoReply)
 	var submitted atomic.Bool
 	got := askTurn(context.Background(), d, cursor.Turn{ID: "m1/1", Prompt: "P", OnStage: func(s cursor.Stage) error {
 		submitted.Store(s == cursor.StageSubmitted)
@@ -188,14 +143,8 @@ func TestSeatFailureKeepsItsKind(t *testing.T) {
 // A hub that got the reply and died before recording it asks again: the
 // seat answers from its journal, without touching the chat.
 func TestAskAgainIsAnsweredFromTheJournal(t *testing.T) {
-	dir := t.TempDir()
-	srv := testServer(t, "127.0.0.1:0", filepath.Join(dir, "store"))
-	c := newChat()
-	startSeat(t, testConn(t, srv.ClientURL()), c, filepath.Join(dir, "seat"))
-	d, err := NewDriver(context.Background(), testConn(t, srv.ClientURL()), "Agent-5", zerolog.Nop())
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := newRig(t)
+	c, d := r.chat, r.driver
 	first := askTurn(context.Background(), d, cursor.Turn{ID: "m1/1", Prompt: "P"})
 	c.waitRunning(t)
 	c.gate <- struct{}{}
@@ -221,14 +170,8 @@ func TestAskAgainIsAnsweredFromTheJournal(t *testing.T) {
 // A hub stopping cuts its wait short but not the seat's turn: the model
 // finishes, and the restarted hub's ask of the turn gets that reply.
 func TestHubShutdownLeavesTheSeatsTurnRunning(t *testing.T) {
-	dir := t.TempDir()
-	srv := testServer(t, "127.0.0.1:0", filepath.Join(dir, "store"))
-	c := newChat()
-	startSeat(t, testConn(t, srv.ClientURL()), c, filepath.Join(dir, "seat"))
-	d, err := NewDriver(context.Background(), testConn(t, srv.ClientURL()), "Agent-5", zerolog.Nop())
-	if err != nil {
-		t.Fatal(err)
-	}
+	r := newRig(t)
+	c, d := r.chat, r.driver
 	ctx, cancel := context.WithCancel(context.Background())
 	got := askTurn(ctx, d, cursor.Turn{ID: "m1/1", Prompt: "P"})
 	c.waitRunning(t)
