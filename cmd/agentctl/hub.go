@@ -119,7 +119,11 @@ func runHub(ctx context.Context, env *Env, args []string) error {
 	remote := cfg.RemoteAgents()
 	fmt.Fprintln(env.Stdout, urls[0])
 	log.Info().Str("event", "started").Str("machine", me).Strs("remote", remote).Msg("hub started")
-	return serveHub(ctx, env, cfg, nc, me, remote, log)
+	if err := serveHub(ctx, env, cfg, nc, me, remote, log); err != nil {
+		return err
+	}
+	log.Info().Str("event", "stopped").Msg("hub stopped")
+	return nil
 }
 
 // serveHub runs, until ctx ends, the hub's work on the runtime folder: a
