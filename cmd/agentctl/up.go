@@ -30,8 +30,12 @@ On the hub's machine of a swarm (hub.machine in agentctl.yaml), agents
 whose machine is another one get no runner of their own here: up starts
 'agentctl hub' instead, whose runners serve them all while their seats
 run 'agentctl run AGENT --hub URL' on their machines, and keeps it running
-the same way (a hub started by hand is watched, never duplicated). Up does
-not start seats; run them on their machines.
+the same way (a hub started by hand is watched, never duplicated).
+
+On one of the swarm's other machines, up keeps the seats of the agents
+whose machine it is: 'agentctl run AGENT --hub URL' with hub.url. Which
+machine up is on: --machine, else this host's name when an agent names it
+as its machine, else the hub's.
 
 Ctrl+C, SIGTERM or 'agentctl down' stop every runner the way Ctrl+C stops
 one (a turn in flight gets run.shutdown_grace to finish) and then up. Only
@@ -41,11 +45,13 @@ Examples:
   agentctl up
   agentctl up Agent-1 Agent-3
   agentctl up --log-format json 2>>runtime/up.log
+  agentctl up --machine laptop-2
 `
 
 func runUp(ctx context.Context, env *Env, args []string) error {
 	fs := newFlagSet(env, "up", upUsage)
 	logFormat := fs.String("log-format", "console", "log `format` of the runners: console or json")
+	machine := fs.String("machine", "", "the `name` of this machine in agentctl.yaml (default: this host's name if an agent has it, else hub.machine)")
 	rest, err := parseArgs(fs, args)
 	if err != nil {
 		return err
@@ -71,9 +77,16 @@ func runUp(ctx context.Context, env *Env, args []string) error {
 	if len(names) == 0 {
 		return withHint(errors.New("up: this runtime has no agents"), "add agents to agentctl.yaml, or run 'agentctl init --agents 3'")
 	}
-	local, hubbed, err := upPlan(cfg, names)
+	me := upMachine(cfg, *machine)
+	local, hubbed, err := upPlan(cfg, names, me)
 	if err != nil {
 		return err
+	}
+	seat := cfg.Hub.Machine != "" && me != cfg.Hub.Machine // a seat machine: runners take turns for the hub
+	hubURL := cfg.Hub.URL
+	if seat && hubURL == "" {
+		return withHint(fmt.Errorf("up: %s is not the hub's machine (%s), and hub.url does not say where the hub is", me, cfg.Hub.Machine),
+			"set hub.url in agentctl.yaml, e.g. nats://"+cfg.Hub.Machine+":4222, or run 'agentctl run AGENT --hub URL' by hand")
 	}
 	root, err := filepath.Abs(env.Root)
 	if err != nil {
@@ -113,6 +126,9 @@ func runUp(ctx context.Context, env *Env, args []string) error {
 			if agent == supervise.HubName {
 				return &exec.Cmd{Path: self, Args: []string{"agentctl", "--root", root, "hub", "--log-format", *logFormat}}
 			}
+			if seat {
+				return &exec.Cmd{Path: self, Args: []string{"agentctl", "--root", root, "run", agent, "--hub", hubURL, "--log-format", *logFormat}}
+			}
 			return &exec.Cmd{Path: self, Args: []string{"agentctl", "--root", root, "run", agent, "--log-format", *logFormat}}
 		},
 	})
@@ -125,25 +141,49 @@ func runUp(ctx context.Context, env *Env, args []string) error {
 	return nil
 }
 
+// upMachine is the machine up runs on, as agentctl.yaml names machines.
+func upMachine(cfg config.Config, flagValue string) string {
+	if flagValue != "" || cfg.Hub.Machine == "" {
+		return flagValue
+	}
+	host, _ := os.Hostname()
+	for _, a := range cfg.Agents {
+		if a.Machine != "" && strings.EqualFold(a.Machine, host) {
+			return a.Machine
+		}
+	}
+	return cfg.Hub.Machine
+}
+
 // upPlan splits the agents up was asked for into those it runs here and,
-// when any of them takes its turns on another machine, the remote agents
-// the hub serves: all of them, since one hub keeps every remote runner.
-// It says what cannot start before anything does.
-func upPlan(cfg config.Config, names []string) (local, hubbed []string, err error) {
+// on the hub's machine when any of them takes its turns on another one,
+// the remote agents the hub serves: all of them, since one hub keeps every
+// remote runner. On another machine (me), only that machine's agents run
+// here, as seats. It says what cannot start before anything does.
+func upPlan(cfg config.Config, names []string, me string) (local, hubbed []string, err error) {
 	remote := false
+	onHub := cfg.Hub.Machine == "" || me == cfg.Hub.Machine
 	for _, name := range names {
 		agent, err := cfg.Agent(name)
 		if err != nil {
 			return nil, nil, err
 		}
-		if cfg.Remote(agent) {
-			remote = true
+		here := !cfg.Remote(agent)
+		if !onHub {
+			here = agent.Machine == me
+		}
+		if !here {
+			remote = remote || onHub
 			continue // its window or command is on its own machine
 		}
 		if err := runnable("up", agent); err != nil {
 			return nil, nil, err
 		}
 		local = append(local, name)
+	}
+	if !onHub && len(local) == 0 {
+		return nil, nil, withHint(fmt.Errorf("up: no agent of this runtime runs on %s", me),
+			"set agents[].machine in agentctl.yaml, or name this machine with --machine")
 	}
 	if !remote {
 		return local, nil, nil
