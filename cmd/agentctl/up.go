@@ -15,7 +15,7 @@ import (
 )
 
 const upUsage = `
-Usage: agentctl up [AGENT...] [--log-format console|json]
+Usage: agentctl up [AGENT...] [--machine NAME] [--log-format console|json]
 
 Starts a runner ('agentctl run AGENT') for every agent in agentctl.yaml, or
 only for the agents named, as child processes, and keeps them running:
