@@ -67,18 +67,26 @@ func Connect(ctx context.Context, c ClientSettings) (*nats.Conn, error) {
 	if nc.IsConnected() {
 		return nc, nil
 	}
-	select {
-	case <-w.connected:
-		return nc, nil
-	case err := <-w.failed:
-		nc.Close()
-		return nil, fmt.Errorf("cannot connect to the hub at %s: %w", where, describeRefusal(err, c))
-	case <-ctx.Done():
-		nc.Close()
-		if last := w.lastError(); last != nil {
-			return nil, fmt.Errorf("cannot connect to the hub at %s: %w (last attempt: %v)", where, ctx.Err(), last)
+	// Waiting for a hub that is not up yet is normal (machines start in
+	// any order), but not silent.
+	told := time.NewTimer(2 * time.Second)
+	defer told.Stop()
+	for {
+		select {
+		case <-w.connected:
+			return nc, nil
+		case err := <-w.failed:
+			nc.Close()
+			return nil, fmt.Errorf("cannot connect to the hub at %s: %w", where, describeRefusal(err, c))
+		case <-told.C:
+			c.Log.Warn().Str("url", where).AnErr("last_attempt", w.lastError()).Msg("cannot reach the hub yet; trying until it answers")
+		case <-ctx.Done():
+			nc.Close()
+			if last := w.lastError(); last != nil {
+				return nil, fmt.Errorf("cannot connect to the hub at %s: %w (last attempt: %v)", where, ctx.Err(), last)
+			}
+			return nil, fmt.Errorf("cannot connect to the hub at %s: %w", where, ctx.Err())
 		}
-		return nil, fmt.Errorf("cannot connect to the hub at %s: %w", where, ctx.Err())
 	}
 }
 

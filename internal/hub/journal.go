@@ -124,8 +124,11 @@ func (j *Journal) Unanswered() ([]Entry, error) {
 		if err != nil {
 			continue
 		}
+		// Only a whole record is finished unasked; anything less waits for
+		// the server to offer its ask again, and Load reads it generously.
 		var e Entry
-		if json.Unmarshal(data, &e) == nil && e.Answer == nil && e.Ask != nil {
+		if json.Unmarshal(data, &e) == nil && e.Answer == nil && e.Ask != nil &&
+			e.Turn != "" && e.Ask.Turn == e.Turn && e.Ask.Ask != "" && name == filepath.Base(j.file(e.Turn)) {
 			out = append(out, e)
 		}
 	}

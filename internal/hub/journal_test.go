@@ -87,3 +87,32 @@ func TestPruneRemovesOnlyOldRecords(t *testing.T) {
 		t.Error("the recent record went too")
 	}
 }
+
+// A record that is not whole (no turn, an ask of another turn, a record
+// under another turn's name) is never taken up by itself: only an ask the
+// server offers again resumes it.
+func TestUnansweredSkipsRecordsThatAreNotWhole(t *testing.T) {
+	j, err := OpenJournal(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	bad := map[string]string{
+		"a/1": `{"turn": "", "stage": "received", "ask": {"turn": "", "ask": "x", "prompt": "P"}}`,
+		"b/1": `{"turn": "b/1", "stage": "received", "ask": {"turn": "c/1", "ask": "x", "prompt": "P"}}`,
+		"d/1": `{"turn": "e/1", "stage": "received", "ask": {"turn": "e/1", "ask": "x", "prompt": "P"}}`,
+		"f/1": `{"turn": "f/1", "stage": "received", "ask": {"turn": "f/1", "ask": "", "prompt": "P"}}`,
+		"g/1": `[1, 2`,
+	}
+	for turn, data := range bad {
+		if err := os.WriteFile(j.file(turn), []byte(data), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := j.Save(Entry{Turn: "ok/1", Stage: stageReceived, Ask: &Ask{Turn: "ok/1", Ask: "ok/1@a", Prompt: "P"}}); err != nil {
+		t.Fatal(err)
+	}
+	open, err := j.Unanswered()
+	if err != nil || len(open) != 1 || open[0].Turn != "ok/1" {
+		t.Fatalf("Unanswered = %+v, %v; want only ok/1", open, err)
+	}
+}
