@@ -84,20 +84,9 @@ func RunSeat(ctx context.Context, s SeatSettings) error {
 	}); err != nil {
 		return err
 	}
-	if _, err := js.Consumer(ctx, RepliesStream, "hub-"+s.Agent); errors.Is(err, jetstream.ErrConsumerNotFound) {
-		st.log.Warn().Str("event", "unknown-to-hub").Msg("the hub keeps no runner for " + s.Agent + " yet, so no turns come: set its machine (agents[].machine) in the hub's agentctl.yaml to another machine than hub.machine, and restart 'agentctl hub'")
-	}
-	var asks jetstream.Consumer
-	err = retry(ctx, func() (err error) {
-		asks, err = js.CreateOrUpdateConsumer(ctx, TurnsStream, jetstream.ConsumerConfig{
-			Durable: "seat-" + s.Agent, FilterSubject: turnSubject(s.Agent),
-			AckPolicy: jetstream.AckExplicitPolicy, AckWait: askAckWait, MaxAckPending: 1,
-			Description: "agentctl seat of " + s.Agent,
-		})
-		return err
-	})
+	asks, err := st.asks(ctx)
 	if err != nil {
-		return fmt.Errorf("cannot take %s's turns from the hub: %w", s.Agent, err)
+		return err
 	}
 	sub, err := s.Conn.Subscribe(cancelSubject(s.Agent), st.onCancel)
 	if err != nil {
@@ -114,16 +103,42 @@ func RunSeat(ctx context.Context, s SeatSettings) error {
 	if err := st.recover(ctx); err != nil {
 		return stopped(ctx, err)
 	}
+	return st.serveAsks(ctx, asks)
+}
+
+// asks is the seat's durable consumer of its agent's asks, one at a time.
+func (st *seat) asks(ctx context.Context) (jetstream.Consumer, error) {
+	agent := st.s.Agent
+	if _, err := st.js.Consumer(ctx, RepliesStream, "hub-"+agent); errors.Is(err, jetstream.ErrConsumerNotFound) {
+		st.log.Warn().Str("event", "unknown-to-hub").Msg("the hub keeps no runner for " + agent + " yet, so no turns come: set its machine (agents[].machine) in the hub's agentctl.yaml to another machine than hub.machine, and restart 'agentctl hub'")
+	}
+	var asks jetstream.Consumer
+	err := retry(ctx, func() (err error) {
+		asks, err = st.js.CreateOrUpdateConsumer(ctx, TurnsStream, jetstream.ConsumerConfig{
+			Durable: "seat-" + agent, FilterSubject: turnSubject(agent),
+			AckPolicy: jetstream.AckExplicitPolicy, AckWait: askAckWait, MaxAckPending: 1,
+			Description: "agentctl seat of " + agent,
+		})
+		return err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("cannot take %s's turns from the hub: %w", agent, err)
+	}
+	return asks, nil
+}
+
+// serveAsks takes the asks as the server offers them until ctx ends.
+func (st *seat) serveAsks(ctx context.Context, asks jetstream.Consumer) error {
 	it, err := asks.Messages(jetstream.PullMaxMessages(1))
 	if err != nil {
-		return fmt.Errorf("cannot take %s's turns from the hub: %w", s.Agent, err)
+		return fmt.Errorf("cannot take %s's turns from the hub: %w", st.s.Agent, err)
 	}
 	defer it.Stop()
 	defer context.AfterFunc(ctx, it.Stop)()
 	for ctx.Err() == nil {
 		m, err := it.Next()
 		if errors.Is(err, jetstream.ErrMsgIteratorClosed) && ctx.Err() == nil {
-			return fmt.Errorf("the hub's server stopped offering %s's turns: %w", s.Agent, err)
+			return fmt.Errorf("the hub's server stopped offering %s's turns: %w", st.s.Agent, err)
 		}
 		if err != nil {
 			if ctx.Err() == nil {
