@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"sync"
 	"time"
 
@@ -14,7 +13,6 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/agentctl/agentctl/cursor"
-	"github.com/agentctl/agentctl/mailbox"
 )
 
 // SeatSettings are everything a seat needs, as plain values.
@@ -350,85 +348,10 @@ func keepalive(ctx context.Context, m jetstream.Msg) (stop func()) {
 	return func() { cancel(); <-done }
 }
 
-// tell lets the hub know a stage as it happens; the answer says it again.
-func (st *seat) tell(turn, stage string) {
-	data, _ := json.Marshal(Stage{Turn: turn, Stage: stage})
-	_ = st.s.Conn.Publish(stageSubject(st.s.Agent), data)
-}
-
-func (st *seat) begin(turn string, cancel context.CancelFunc) {
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	st.current, st.cancel, st.dropped = turn, cancel, false
-}
-
-func (st *seat) end() {
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	st.current, st.cancel = "", nil
-}
-
-func (st *seat) wasDropped() bool {
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	return st.dropped
-}
-
-func (st *seat) onCancel(m *nats.Msg) {
-	var c Cancel
-	if json.Unmarshal(m.Data, &c) != nil {
-		return
-	}
-	st.mu.Lock()
-	defer st.mu.Unlock()
-	if c.Turn != "" && c.Turn == st.current && st.cancel != nil {
-		st.dropped = true
-		st.cancel()
-	}
-}
-
-// beats tells the hub the seat is there, and what it does.
-func (st *seat) beats(ctx context.Context) {
-	t := time.NewTicker(st.s.Beat)
-	defer t.Stop()
-	for {
-		st.mu.Lock()
-		b := Beat{Agent: st.s.Agent, Machine: st.s.Machine, PID: os.Getpid(), State: "idle", Turn: st.current, Started: st.started, At: time.Now().UTC()}
-		st.mu.Unlock()
-		if b.Turn != "" {
-			b.State = "working"
-		}
-		data, _ := json.Marshal(b)
-		_ = st.s.Conn.Publish(beatSubject(st.s.Agent), data)
-		st.showLocally(b)
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-		}
-	}
-}
-
 // stopped is nil when err only says the seat was asked to stop.
 func stopped(ctx context.Context, err error) error {
 	if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
 		return nil
 	}
 	return err
-}
-
-// showLocally writes the seat's beat to the agent's status.json on this
-// machine, as a runner's heartbeat, saying where its turns come from.
-func (st *seat) showLocally(b Beat) {
-	if st.s.Root == "" {
-		return
-	}
-	mb, err := mailbox.Open(st.s.Root, st.s.Agent)
-	if err != nil {
-		return // Forward creates the mailbox; the next beat finds it
-	}
-	err = mb.WriteStatus(mailbox.Status{PID: b.PID, Host: b.Machine, State: b.State, Current: b.Turn, StartedAt: b.Started, UpdatedAt: b.At})
-	if err != nil {
-		st.log.Warn().Err(err).Msg("cannot show the seat in status.json")
-	}
 }
