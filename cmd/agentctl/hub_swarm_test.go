@@ -96,8 +96,13 @@ func TestHubSwarmDemo(t *testing.T) {
 			t.Errorf("%s is %d times in %s's mailbox at the hub: %v", c.id, n, c.agent, got)
 		}
 	}
-	// On the machines they were dropped on, they are archived as forwarded.
+	// On the machines they were dropped on, they are archived as forwarded
+	// (once the server confirmed them: the hub may have them a moment
+	// before).
 	for _, c := range []struct{ root, agent, id string }{{m2, "Agent-3", fromM2}, {m3, "Agent-1", fromM3}, {m3, "human", toHuman}} {
+		await(t, c.id+" archived on "+filepath.Base(c.root), func() bool {
+			return len(mailboxes(t, c.root, c.agent)[mailbox.StateProcessing]) == 0
+		})
 		if got := mailboxes(t, c.root, c.agent); len(got[mailbox.StateDone]) != 1 || got[mailbox.StateDone][0] != c.id || len(got[mailbox.StatePending])+len(got[mailbox.StateProcessing])+len(got[mailbox.StateDead]) != 0 {
 			t.Errorf("%s's mailbox on %s: %v, want %s archived", c.agent, filepath.Base(c.root), got, c.id)
 		}
