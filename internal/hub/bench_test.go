@@ -11,11 +11,12 @@
 // NATS (remote). BenchmarkThroughput8Remote reports msgs/s through 8
 // agents at once, remote and local.
 //
-// On a busy 2-core VM: delivery p50 6-9 ms local, 10-15 ms remote (p99
-// 15-85 ms either way, noise of the machine); 8 agents 170-230 msgs/s
-// local, 100-160 remote. A remote turn adds the ask's and the answer's
-// round trips to the server (under a millisecond each on loopback) and
-// the seat's journal, three synced writes per turn.
+// On a 2-core machine, quiet: delivery p50 about 4 ms local and 7 ms
+// remote, p99 8 and 17 ms; 8 agents about 350 msgs/s local, 200 remote.
+// Busy (load 3-4): p50 6-9 ms local, 10-15 ms remote; 170-230 and 100-160
+// msgs/s. A remote turn adds the ask's and the answer's round trips to the
+// server (under a millisecond each on loopback) and the seat's journal,
+// three synced writes per turn; the server syncs every message too.
 package hub_test
 
 import (
