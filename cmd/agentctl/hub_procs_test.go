@@ -60,6 +60,14 @@ func startAgentctl(t *testing.T, dir, name, root string, args ...string) *proc {
 	t.Helper()
 	p := &proc{t: t, name: name, out: filepath.Join(dir, name+".out"), log: filepath.Join(dir, name+".log")}
 	p.cmd = exec.Command("agentctl", append([]string{"--root", root}, args...)...)
+	startProc(t, p)
+	return p
+}
+
+// startProc starts p.cmd with its stdout in p.out and its stderr appended
+// to p.log.
+func startProc(t *testing.T, p *proc) {
+	t.Helper()
 	p.cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	out, err := os.OpenFile(p.out, os.O_CREATE|os.O_WRONLY|os.O_TRUNC, 0o600)
 	if err != nil {
@@ -71,7 +79,7 @@ func startAgentctl(t *testing.T, dir, name, root string, args ...string) *proc {
 		t.Fatal(err)
 	}
 	defer errf.Close()
-	fmt.Fprintf(errf, "--- agentctl %s\n", strings.Join(args, " "))
+	fmt.Fprintf(errf, "--- %s\n", strings.Join(p.cmd.Args, " "))
 	p.cmd.Stdout, p.cmd.Stderr = out, errf
 	if err := p.cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -79,10 +87,9 @@ func startAgentctl(t *testing.T, dir, name, root string, args ...string) *proc {
 	t.Cleanup(func() {
 		p.kill()
 		if t.Failed() {
-			t.Logf("%s's log:\n%s", name, readFile(t, p.log))
+			t.Logf("%s's log:\n%s", p.name, readFile(t, p.log))
 		}
 	})
-	return p
 }
 
 // kill ends the process at once, as a crash or a pulled plug would.
