@@ -4,11 +4,11 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"fmt"
-	"net"
 	"os"
 	"strings"
 
 	"github.com/agentctl/agentctl/config"
+	"github.com/agentctl/agentctl/internal/hub"
 )
 
 // hubConfigured says whether agentctl.yaml has a hub section worth
@@ -109,8 +109,7 @@ func hubTLSCheck(root string, h config.Hub) check {
 // without credentials; and warns of credentials sent without TLS.
 func hubListenCheck(h config.Hub) check {
 	c := check{name: "hub.listen " + h.Listen}
-	host, _, err := net.SplitHostPort(h.Listen)
-	if err != nil || isLoopback(host) {
+	if hub.IsLoopback(h.Listen) {
 		c.note = "loopback: only this machine can connect"
 		return c
 	}
@@ -126,12 +125,4 @@ func hubListenCheck(h config.Hub) check {
 	}
 	c.note = "off loopback, with credentials and TLS"
 	return c
-}
-
-func isLoopback(host string) bool {
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
 }

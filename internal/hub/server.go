@@ -188,19 +188,20 @@ func checkExposure(s ServerSettings) error {
 	if listen == "" {
 		listen = "127.0.0.1"
 	}
-	if !isLoopback(listen) && len(s.Users) == 0 && len(s.NKeys) == 0 {
+	if !IsLoopback(listen) && len(s.Users) == 0 && len(s.NKeys) == 0 {
 		return fmt.Errorf("the hub would listen on %s with no users or nkeys, open to anyone who can reach it", listen)
 	}
 	c := s.Cluster
-	if c.Listen != "" && !isLoopback(c.Listen) && c.User == "" && !s.TLS.mutual() {
+	if c.Listen != "" && !IsLoopback(c.Listen) && c.User == "" && !s.TLS.mutual() {
 		return fmt.Errorf("the hub's cluster would listen on %s with no route credentials or TLS with a CA, open to anyone who can reach it", c.Listen)
 	}
 	return nil
 }
 
-// isLoopback reports whether listen ("host:port" or a bare host) names a
-// loopback address. An empty host means every interface.
-func isLoopback(listen string) bool {
+// IsLoopback reports whether listen ("host:port" or a bare host) names a
+// loopback address, where the hub may go without credentials. An empty
+// host means every interface.
+func IsLoopback(listen string) bool {
 	host, _, err := splitHostPort(listen)
 	if err != nil || host == "" {
 		return false
