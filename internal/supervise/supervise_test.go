@@ -150,17 +150,7 @@ func TestACrashLoopIsToldOnce(t *testing.T) {
 // supervisor starts its own.
 func TestARunnerStartedByHandIsLeftAlone(t *testing.T) {
 	root := t.TempDir()
-	if err := mailbox.Create(root, "Agent-1"); err != nil {
-		t.Fatal(err)
-	}
-	mb, err := mailbox.Open(root, "Agent-1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	byHand, err := mb.Consume(mailbox.Options{Runner: true, Known: []string{"Agent-1"}}, time.Now())
-	if err != nil {
-		t.Fatal(err)
-	}
+	byHand := runnerByHand(t, root, "Agent-1")
 	log := &syncBuffer{}
 	p := DefaultPolicy()
 	p.WatchEvery = 10 * time.Millisecond
@@ -315,17 +305,7 @@ func TestTheHubIsKeptAliveAndItsCrashLoopTold(t *testing.T) {
 // runners for: the supervisor watches it and starts no second one.
 func TestAHubStartedByHandIsLeftAlone(t *testing.T) {
 	root := t.TempDir()
-	if err := mailbox.Create(root, "Agent-6"); err != nil {
-		t.Fatal(err)
-	}
-	mb, err := mailbox.Open(root, "Agent-6")
-	if err != nil {
-		t.Fatal(err)
-	}
-	byHand, err := mb.Consume(mailbox.Options{Runner: true, Known: []string{"Agent-6"}}, time.Now())
-	if err != nil {
-		t.Fatal(err)
-	}
+	byHand := runnerByHand(t, root, "Agent-6")
 	log := &syncBuffer{}
 	p := DefaultPolicy()
 	p.WatchEvery = 10 * time.Millisecond
@@ -339,4 +319,22 @@ func TestAHubStartedByHandIsLeftAlone(t *testing.T) {
 	}
 	byHand.Close()
 	await(t, log, `hub \| serving`, 1)
+}
+
+// runnerByHand holds agent's consumer lock as a runner started by hand
+// would, in a new mailbox under root.
+func runnerByHand(t *testing.T, root, agent string) *mailbox.Consumer {
+	t.Helper()
+	if err := mailbox.Create(root, agent); err != nil {
+		t.Fatal(err)
+	}
+	mb, err := mailbox.Open(root, agent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := mb.Consume(mailbox.Options{Runner: true, Known: []string{agent}}, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
 }
