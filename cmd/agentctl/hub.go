@@ -4,12 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 	"time"
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/rs/zerolog"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/agentctl/agentctl/agents"
 	"github.com/agentctl/agentctl/config"
@@ -130,28 +130,13 @@ func runHub(ctx context.Context, env *Env, args []string) error {
 // runner for each remote agent, the intake of forwarded messages, and the
 // seats' record.
 func serveHub(ctx context.Context, env *Env, cfg config.Config, nc *nats.Conn, me string, remote []string, log zerolog.Logger) error {
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	var wg sync.WaitGroup
-	errs := make(chan error, len(remote)+2)
-	goDo := func(f func() error) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if err := f(); err != nil && ctx.Err() == nil {
-				errs <- err
-				cancel()
-			}
-		}()
-	}
-	goDo(func() error { return hub.Intake(ctx, nc, env.Root, cfg.MailboxNames(), log) })
-	goDo(func() error { return hub.FollowSeats(ctx, nc, env.Root, me, remote) })
+	g, ctx := errgroup.WithContext(ctx)
+	g.Go(func() error { return hub.Intake(ctx, nc, env.Root, cfg.MailboxNames(), log) })
+	g.Go(func() error { return hub.FollowSeats(ctx, nc, env.Root, me, remote) })
 	for _, name := range remote {
-		goDo(func() error { return keepRemoteRunner(ctx, env, cfg, nc, name, log) })
+		g.Go(func() error { return keepRemoteRunner(ctx, env, cfg, nc, name, log) })
 	}
-	wg.Wait()
-	close(errs)
-	return errors.Join(collect(errs)...)
+	return g.Wait()
 }
 
 // keepRemoteRunner runs the hub's runner of a remote agent, and starts it
@@ -193,12 +178,4 @@ func runRemote(ctx context.Context, env *Env, cfg config.Config, nc *nats.Conn, 
 		return err
 	}
 	return r.Run(ctx)
-}
-
-func collect(errs <-chan error) []error {
-	var out []error
-	for err := range errs {
-		out = append(out, err)
-	}
-	return out
 }

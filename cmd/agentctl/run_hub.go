@@ -4,9 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 
 	"github.com/rs/zerolog"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/agentctl/agentctl/config"
 	"github.com/agentctl/agentctl/cursor"
@@ -51,30 +51,18 @@ func runSeat(ctx context.Context, env *Env, cfg config.Config, agent config.Agen
 	}
 	seat := hub.SeatSettings{Root: env.Root, Agent: agent.Name, Machine: me, Driver: driver, Journal: journal, Conn: nc, Log: log}
 
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	var wg sync.WaitGroup
-	var mu sync.Mutex
-	var errs []error
-	for _, f := range []func() error{
-		func() error { return hub.Forward(ctx, fwd) },
-		func() error { return hub.ForwardOthers(ctx, fwd, others) },
-		func() error { return hub.RunSeat(ctx, seat) },
-	} {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if err := f(); err != nil && !errors.Is(err, context.Canceled) {
-				mu.Lock()
-				errs = append(errs, err)
-				mu.Unlock()
-				cancel()
-			}
-		}()
+	// The three stop together: a seat that cannot forward, or a forwarder
+	// without its seat, would leave the agent half served.
+	g, ctx := errgroup.WithContext(ctx)
+	g.Go(func() error { return hub.Forward(ctx, fwd) })
+	g.Go(func() error { return hub.ForwardOthers(ctx, fwd, others) })
+	g.Go(func() error { return hub.RunSeat(ctx, seat) })
+	err = g.Wait()
+	if errors.Is(err, context.Canceled) {
+		err = nil // asked to stop
 	}
-	wg.Wait()
 	var locked *mailbox.LockedError
-	if err := errors.Join(errs...); errors.As(err, &locked) {
+	if errors.As(err, &locked) {
 		return withHint(fmt.Errorf("cannot run %s: %w", agent.Name, err), "only one runner per agent on a machine; stop the other one first")
 	} else if err != nil {
 		return fmt.Errorf("seat of %s stopped: %w", agent.Name, err)
