@@ -23,6 +23,9 @@ const (
 	// dataResumeState is what the driver needs to resume the turn after a
 	// crash: for a chat window, how the chat looked before the reply began.
 	dataResumeState = "resume_state"
+	// dataDriverNotes are the driver's notes on the turn (cursor.Turn.OnNote),
+	// carried into the receipt.
+	dataDriverNotes = "driver_notes"
 	stageSubmit     = string(cursor.StageSubmitted)
 	stageWaiting    = "waiting" // the prompt is shown, the reply not begun
 	stageReply      = string(cursor.StageReplied)
@@ -88,7 +91,11 @@ func (r *Runner) handle(ctx context.Context, cl *mailbox.Claim) error {
 			timings["submit_to_reply"] = rt.Sub(t).Round(time.Millisecond).String()
 		}
 	}
-	receipt := mailbox.Receipt{Outcome: out.receiptOutcome(), Reply: reply, Timings: timings, Data: withHistory(out.receiptData(), msg)}
+	data := out.receiptData()
+	if notes, ok := cl.Progress.Data[dataDriverNotes]; ok {
+		data[dataDriverNotes] = notes
+	}
+	receipt := mailbox.Receipt{Outcome: out.receiptOutcome(), Reply: reply, Timings: timings, Data: withHistory(data, msg)}
 	if err := r.c.Complete(cl, receipt, now); err != nil {
 		return err
 	}
@@ -120,6 +127,11 @@ func (r *Runner) takeTurn(ctx context.Context, log zerolog.Logger, cl *mailbox.C
 	resumeState, _ := cl.Progress.Data[dataResumeState].(string)
 	turn := cursor.Turn{ID: turnID(cl), Prompt: prompt, Thread: cl.Message.Thread(), Resume: promptDelivered(cl.Progress), ResumeState: resumeState}
 	turn.OnStart = r.recordChild(cl)
+	turn.OnNote = func(note string) {
+		notes, _ := cl.Progress.Data[dataDriverNotes].([]any)
+		cl.Progress.Data[dataDriverNotes] = append(notes, note)
+		log.Warn().Str("event", "note").Msg(note)
+	}
 	turn.OnResumeState = func(state string) error {
 		cl.Progress.Data[dataResumeState] = state
 		return r.c.Record(cl, stageWaiting, r.now())

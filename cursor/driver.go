@@ -62,6 +62,11 @@ type Turn struct {
 	// from it ends the process and the turn. Only the exec driver starts
 	// processes.
 	OnStart func(Child) error
+	// OnNote, if set, hears what the driver did that a reader of the
+	// receipt must know to trust the reply or the prompt as sent: a reply
+	// read from the page's rendering instead of the app's own copy of it,
+	// line ends the composer changed. Each note is one sentence.
+	OnNote func(note string)
 }
 
 // Child is a process a driver started for a turn, as it must be recorded
@@ -190,6 +195,13 @@ func (t Turn) stage(s Stage) error {
 		return fmt.Errorf("turn stopped after stage %s: %w", s, err)
 	}
 	return nil
+}
+
+// note tells the turn's caller what it must know about the turn.
+func (t Turn) note(format string, args ...any) {
+	if t.OnNote != nil {
+		t.OnNote(fmt.Sprintf(format, args...))
+	}
 }
 
 func durationOr(d config.Duration, def time.Duration) time.Duration {
