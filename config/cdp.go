@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"net/url"
 	"regexp"
+	"strings"
 	"time"
 )
 
@@ -12,7 +13,7 @@ import (
 const DriverCDP = "cdp"
 
 // CDP says where an agent's chat page is and which elements of it the
-// driver works. Selectors left empty come from CursorProfile.
+// driver works. Selectors left empty come from the seat's profile.
 type CDP struct {
 	// Endpoint is the app's DevTools address, http://127.0.0.1:PORT. It
 	// must be on loopback: whoever reaches it controls the app.
@@ -20,21 +21,34 @@ type CDP struct {
 	// Target is a regular expression on page titles; exactly one page of
 	// the endpoint must match.
 	Target string `yaml:"target,omitempty"`
+	// Profile names the app whose chat the page shows, whose selectors
+	// fill those left empty: cursor (the default) or vscode (VS Code's
+	// chat view).
+	Profile string `yaml:"profile,omitempty"`
 	// Composer is the CSS selector of the box the prompt goes into (a
-	// contenteditable element or a textarea).
+	// contenteditable element, a textarea, or a Monaco editor's input).
 	Composer string `yaml:"composer,omitempty"`
 	// Submit is clicked to send the prompt; empty: Enter in the composer.
 	Submit string `yaml:"submit,omitempty"`
 	// Busy matches a visible element while the model works, such as the
-	// stop button.
+	// stop button or a reply still loading.
 	Busy string `yaml:"busy,omitempty"`
-	// Reply matches the replies; the last match's text is the reply.
+	// Reply matches the replies; the last match is the reply.
 	Reply string `yaml:"reply,omitempty"`
 	// Copy, if set, is the last reply's copy button: clicked inside the
 	// page, with the page's clipboard writes caught there (the desktop's
 	// clipboard is never touched), it gives the reply's Markdown source,
 	// which a rendered reply's text has lost (code fences).
 	Copy string `yaml:"copy,omitempty"`
+	// CopyMenu, if set, is the label of the item of the last reply's
+	// context menu that copies the reply (VS Code: "Copy"), for apps whose
+	// whole-reply copy is a menu item rather than a button.
+	CopyMenu string `yaml:"copy_menu,omitempty"`
+	// Read is how the reply is read: "copy" (the default), the app's own
+	// copy of it through Copy or CopyMenu; or "rendered", the reply's text
+	// as the page shows it, which loses Markdown (and with it an agentctl
+	// block's fence) and is said so in every receipt.
+	Read string `yaml:"read,omitempty"`
 	// NewChat, if set, is clicked when a turn asks for a fresh chat.
 	NewChat string `yaml:"new_chat,omitempty"`
 	// Quiet is how long the reply's text must stay unchanged once the busy
@@ -43,11 +57,38 @@ type CDP struct {
 	Quiet Duration `yaml:"quiet,omitempty"`
 }
 
+// How a cdp seat reads the reply (CDP.Read).
+const (
+	ReadCopy     = "copy"
+	ReadRendered = "rendered"
+)
+
 // DefaultCDPQuiet is CDP.Quiet when unset: more than a frame at 60 Hz, so
 // a page that draws its last text in the frame after it drops its busy
 // state is waited for. The page itself times the stillness, so it needs
 // no screenshot frames.
 const DefaultCDPQuiet = 20 * time.Millisecond
+
+// Profiles of the chat pages agentctl knows, by CDP.Profile.
+const (
+	ProfileCursor = "cursor"
+	ProfileVSCode = "vscode"
+)
+
+// CDPProfile returns the selectors of a known app's chat, and whether the
+// name is known.
+func CDPProfile(name string) (CDP, bool) {
+	switch name {
+	case ProfileCursor, "":
+		return CursorProfile(), true
+	case ProfileVSCode:
+		return VSCodeProfile(), true
+	}
+	return CDP{}, false
+}
+
+// CDPProfileNames lists the known profiles.
+func CDPProfileNames() []string { return []string{ProfileCursor, ProfileVSCode} }
 
 // CursorProfile returns the selectors of Cursor's chat panel as of Cursor
 // 1.x (2025). They depend on Cursor's version: `agentctl doctor` checks
@@ -55,6 +96,7 @@ const DefaultCDPQuiet = 20 * time.Millisecond
 // others.
 func CursorProfile() CDP {
 	return CDP{
+		Profile:  ProfileCursor,
 		Composer: `.aislash-editor-input[contenteditable="true"]`,
 		Busy:     `.composer-bar [data-stop-button], .composer-bar .codicon-debug-stop`,
 		Reply:    `[data-message-role="ai"] .markdown-root, .composer-rendered-message .markdown-root`,
@@ -62,21 +104,47 @@ func CursorProfile() CDP {
 	}
 }
 
-// Resolved returns c with every selector it leaves empty taken from
-// CursorProfile (Submit stays empty: Enter sends in Cursor).
+// VSCodeProfile returns the selectors of VS Code's chat view (VS Code
+// 1.100, as code-server serves it). Its composer is a Monaco editor; a
+// reply is loading until its progressive rendering ends, which is later
+// than the stop button goes; the reply's own context menu item "Copy"
+// gives its Markdown source.
+func VSCodeProfile() CDP {
+	return CDP{
+		Profile:  ProfileVSCode,
+		Composer: `.interactive-session .interactive-input-part .monaco-editor textarea`,
+		Busy:     `.interactive-session .interactive-response.chat-response-loading`,
+		Reply:    `.interactive-session .interactive-item-container.interactive-response`,
+		CopyMenu: "Copy",
+		NewChat:  `.pane-header .action-label.codicon-plus, .title-actions .action-label.codicon-plus`,
+	}
+}
+
+// Resolved returns c with every selector it leaves empty taken from its
+// profile (Submit stays empty where the profile sends with Enter), and
+// the defaults of Read and Quiet.
 func (c CDP) Resolved() CDP {
-	p := CursorProfile()
-	if c.Composer == "" {
-		c.Composer = p.Composer
+	p, _ := CDPProfile(c.Profile)
+	if c.Profile == "" {
+		c.Profile = p.Profile
 	}
-	if c.Busy == "" {
-		c.Busy = p.Busy
+	for _, f := range []struct {
+		v   *string
+		def string
+	}{
+		{&c.Composer, p.Composer}, {&c.Submit, p.Submit}, {&c.Busy, p.Busy}, {&c.Reply, p.Reply},
+		{&c.NewChat, p.NewChat},
+	} {
+		if *f.v == "" {
+			*f.v = f.def
+		}
 	}
-	if c.Reply == "" {
-		c.Reply = p.Reply
+	// A copy action set by hand replaces the profile's, of either kind.
+	if c.Copy == "" && c.CopyMenu == "" {
+		c.Copy, c.CopyMenu = p.Copy, p.CopyMenu
 	}
-	if c.NewChat == "" {
-		c.NewChat = p.NewChat
+	if c.Read == "" {
+		c.Read = ReadCopy
 	}
 	if c.Quiet <= 0 {
 		c.Quiet = Duration(DefaultCDPQuiet)
@@ -99,6 +167,12 @@ func (c CDP) validate() error {
 	}
 	if c.Quiet < 0 {
 		return fmt.Errorf("cdp.quiet: must be a positive duration such as 30ms")
+	}
+	if _, ok := CDPProfile(c.Profile); !ok {
+		return fmt.Errorf("cdp.profile: %q is not a known app (%s)", c.Profile, strings.Join(CDPProfileNames(), ", "))
+	}
+	if c.Read != "" && c.Read != ReadCopy && c.Read != ReadRendered {
+		return fmt.Errorf("cdp.read: %q is neither %s nor %s", c.Read, ReadCopy, ReadRendered)
 	}
 	return nil
 }
