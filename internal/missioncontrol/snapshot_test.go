@@ -50,6 +50,24 @@ func TestJudgeTellsRunningStalledGoneAndElsewhere(t *testing.T) {
 	}
 }
 
+// TestJudgeCountsWhatDidNotEndPlainlyDone: the running runner's counters
+// of messages done with errors and without block are its own; the run of
+// replies without the block outlives it.
+func TestJudgeCountsWhatDidNotEndPlainlyDone(t *testing.T) {
+	now := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
+	st := mailbox.Status{PID: 100, Host: "h", State: "idle", UpdatedAt: now,
+		Counters: map[string]int{"done": 7, "done with errors": 2, "done without block": 4}, NoBlock: mailbox.Streak{Turns: 3, First: "m1"}}
+	r := Judge(st, nil, "h", now, time.Minute, func(int) bool { return true })
+	if r.DoneWithErrors != 2 || r.DoneWithoutBlock != 4 || r.NoBlockRun != 3 {
+		t.Errorf("a running runner: %+v, want 2 with errors, 4 without block, a run of 3", r)
+	}
+	st.State = "stopped"
+	r = Judge(st, nil, "h", now, time.Minute, func(int) bool { return false })
+	if r.DoneWithErrors != 0 || r.DoneWithoutBlock != 0 || r.NoBlockRun != 3 {
+		t.Errorf("a stopped runner: %+v, want no counters, the run of 3", r)
+	}
+}
+
 // runtime makes a runtime with mailboxes for agents and a person, the
 // configuration that names them, and a board with one task.
 func testRuntime(t *testing.T, agents ...string) (string, config.Config) {
