@@ -200,6 +200,32 @@ func TestFeedFollowsATurnFromItsFileEvents(t *testing.T) {
 	}
 }
 
+// TestALetterShowsItsOutcomeAndTheDriversNotes: a message archived "done
+// without block" shows so on the board's task, with the driver's notes
+// from its receipt.
+func TestALetterShowsItsOutcomeAndTheDriversNotes(t *testing.T) {
+	root, cfg := testRuntime(t, "Agent-1")
+	mb, _ := mailbox.Open(root, "Agent-1")
+	now := time.Now().UTC()
+	msg := mailbox.Message{ID: mailbox.NewID(now), From: "human", To: "Agent-1", Subject: "do T-1", Body: "b", CreatedAt: now, TaskID: "T-1"}
+	if err := mb.Deliver(msg); err != nil {
+		t.Fatal(err)
+	}
+	pending, err := mb.List(mailbox.StatePending)
+	if err != nil || len(pending) != 1 {
+		t.Fatalf("pending %v %v", pending, err)
+	}
+	note := "the reply was read from the page's rendering: the app's copy of it could not be had"
+	if err := mb.Settle(pending[0], mailbox.Receipt{Outcome: "done without block", Data: map[string]any{"driver_notes": []any{note}}}, now); err != nil {
+		t.Fatal(err)
+	}
+	s := NewReader(root, cfg).Read(Changed{All: true}, now)
+	msgs := s.Columns[0].Tasks[0].Messages
+	if len(msgs) != 1 || msgs[0].Outcome != "done without block" || len(msgs[0].Notes) != 1 || msgs[0].Notes[0] != note {
+		t.Errorf("T-1's messages %+v, want the one done without block, with the driver's note", msgs)
+	}
+}
+
 func TestAHeartbeatAloneChangesNothingShown(t *testing.T) {
 	root, cfg := testRuntime(t, "Agent-1")
 	mb, _ := mailbox.Open(root, "Agent-1")
