@@ -261,3 +261,18 @@ func TestNextNoBlock(t *testing.T) {
 		t.Error("a negative setting told the person")
 	}
 }
+
+// TestBuiltinTemplatesAskForTheBlock: every built-in template that carries
+// the protocol asks for the block; resume, which pastes a nudge as it is,
+// does not.
+func TestBuiltinTemplatesAskForTheBlock(t *testing.T) {
+	for typ, want := range map[string]bool{"message": true, "task": true, "board-task": true, "resume": false} {
+		p, err := Templates{}.render(PromptData{Agent: "Agent-1", Message: mailbox.Message{Type: typ, From: "human", Body: "go on"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.AsksForBlock != want {
+			t.Errorf("the built-in %s template asks for the block: %v, want %v", typ, p.AsksForBlock, want)
+		}
+	}
+}
