@@ -208,7 +208,7 @@ func (s *cdpTurn) run(ctx context.Context) (string, error) {
 			return "", err
 		}
 	}
-	s.wait(ErrNotSubmitted, "the reply from before the prompt to be read")
+	s.wait(ErrNoReply, "the reply from before the prompt to be read")
 	prev, err := s.read(ctx)
 	if err != nil {
 		return "", err
