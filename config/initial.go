@@ -90,7 +90,7 @@ agents:
 #      target: 'Agent-6.*Cursor'        # regular expression on page titles; exactly one must match
 #      # composer: '<css selector>'     # where the prompt goes (contenteditable or textarea)
 #      # submit: '<css selector>'       # clicked to send; empty: Enter in the composer
-#      # busy: '<css selector>'         # visible while the model works (the stop button)
+#      # busy: '<css selector>'         # visible while the model works (the stop button); none: nothing is, and quiet must be set
 #      # reply: '<css selector>'        # the last match's text is the reply
 #      # copy: '<css selector>'         # optional: the reply's copy button, for its Markdown source
 #      # new_chat: '<css selector>'     # optional: starts a fresh chat
