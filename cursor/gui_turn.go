@@ -207,7 +207,7 @@ func (g *GUI) send(ctx context.Context, t Turn) (w windowID, st turnState, err e
 		}
 		var signal string
 		ok, err := watch.within(ctx, g.submitWait, func(l look) bool {
-			signal = submissionSignal(before, l, empty.input, pasted)
+			signal = submissionSignal(before, l, empty.input, pasted, g.win.CopyFromInput)
 			return signal != ""
 		})
 		if err != nil {
@@ -232,14 +232,16 @@ func (g *GUI) send(ctx context.Context, t Turn) (w windowID, st turnState, err e
 // chat now with how it looked with the prompt pasted, or "" if there is
 // none yet. Any of them will do, since chats differ in which they show: the
 // input box back to its empty look, the busy indicator changing, or the
-// transcript changing.
-func submissionSignal(before, now look, emptyInput []byte, pasteSeen bool) string {
+// transcript changing, unless transcriptMoves: a chat whose transcript
+// changes on its own when the input box takes the focus (VS Code's last
+// reply loses its focus outline) shows nothing by it.
+func submissionSignal(before, now look, emptyInput []byte, pasteSeen, transcriptMoves bool) string {
 	switch {
 	case pasteSeen && now.input != nil && bytes.Equal(now.input, emptyInput):
 		return "the input box emptied"
 	case now.busy != nil && !bytes.Equal(now.busy, before.busy):
 		return "the busy indicator changed"
-	case !bytes.Equal(now.reply, before.reply):
+	case !transcriptMoves && !bytes.Equal(now.reply, before.reply):
 		return "the transcript changed"
 	}
 	return ""

@@ -5,6 +5,7 @@ package cursor
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -33,7 +34,7 @@ type vscodeChat struct {
 // startVSCode opens (its chat view docked at the right), counted from the
 // client area's bottom-right corner: what a user calibrates.
 const (
-	vscodeWidth, vscodeHeight = 1000, 800
+	vscodeWidth, vscodeHeight = 1000, 740 // with its title bar, on the test display's 1280×800
 )
 
 // startVSCode runs code-server and opens its workbench in a Chromium app
@@ -119,10 +120,13 @@ func driverLog() io.Writer {
 	return io.Discard
 }
 
-// vscodeGUI is testGUI with room for a 40 KB reply rendered under load.
+// vscodeGUI is testGUI with room for a 40 KB reply rendered under load,
+// and for VS Code taking a prompt late after one: right after such a
+// reply, an Enter in its composer took over a second to show.
 func vscodeGUI() config.GUI {
 	g := testGUI()
 	g.TurnTimeout = config.Duration(4 * time.Minute)
+	g.Submit = config.Duration(5 * time.Second)
 	return g
 }
 
@@ -207,6 +211,10 @@ func writeReply(t testing.TB, dir, name, text, shape string) {
 func TestGUIVSCodeReplies(t *testing.T) {
 	replies := t.TempDir()
 	writeReply(t, replies, "long", longReply(), `{"chunk": 400, "delay_ms": 5}`)
+	// A short reply whose model thinks a moment first, as every real one
+	// does: the stop button of a reply that comes and goes within one
+	// screenshot under load is no sign of a submission.
+	writeReply(t, replies, "short", "Short **and** done: {{message_id}}.\n", `{"think_ms": 400}`)
 	chat := startVSCode(t, "Agent-7 — VS Code chat", replies)
 	g, err := NewGUI(chat.window(), vscodeGUI(), Options{LockDir: t.TempDir(), Log: driverLog()})
 	if err != nil {
@@ -217,7 +225,7 @@ func TestGUIVSCodeReplies(t *testing.T) {
 
 	// Neighbours differ: markdown, slow and bursty share one text, and a
 	// copy equal to the one before the prompt is never taken for the reply.
-	for i, name := range []string{"default", "markdown", "noblock", "slow", "default", "bursty", "long", "noblock"} {
+	for i, name := range []string{"default", "markdown", "noblock", "slow", "default", "bursty", "long", "short", "long", "markdown"} {
 		t.Run(fmt.Sprintf("%d-%s", i, name), func(t *testing.T) {
 			prompt := fmt.Sprintf("Message-ID: m-%d\nvscodechat:%s\nAnswer\tthe message.", i, name)
 			var notes []string
@@ -238,4 +246,67 @@ func TestGUIVSCodeReplies(t *testing.T) {
 			assertClipboard(t, "the user's own clipboard")
 		})
 	}
+}
+
+// What the Monaco composer does to a pasted prompt, in the real app: tabs,
+// Unicode and a trailing newline arrive as sent; CRLF arrives as LF, which
+// the driver pastes itself and notes; leading whitespace is dropped by the
+// chat, and noted. A copy route that finds another reply than the answer
+// (here the one before it) is refused with the reason, never passed on.
+func TestGUIVSCodePromptsAndRefusals(t *testing.T) {
+	replies := t.TempDir()
+	writeReply(t, replies, "echo", "Got {{prompt_bytes}} bytes for {{message_id}}, with *care*.\n", `{"think_ms": 400}`)
+	writeReply(t, replies, "other", "A different answer about {{message_id}} entirely.\n", `{"think_ms": 400}`)
+	chat := startVSCode(t, "Agent-8 — VS Code chat", replies)
+	g, err := NewGUI(chat.window(), vscodeGUI(), Options{LockDir: t.TempDir(), Log: driverLog()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(g.Close)
+
+	for _, c := range []struct {
+		name, prompt, received, note string
+	}{
+		{"tabs and unicode", "Message-ID: m-1\n\tindented\ttab, 日本語 🚀 vscodechat:echo\n", "", ""},
+		{"crlf", "Message-ID: m-2\r\nline two\r\nvscodechat:echo", "Message-ID: m-2\nline two\nvscodechat:echo", "2 CRLF and 0 CR became LF"},
+		{"leading whitespace", "  \tMessage-ID: m-3\nvscodechat:echo", "Message-ID: m-3\nvscodechat:echo", "3 bytes of whitespace"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var notes []string
+			got, err := g.Run(context.Background(), Turn{Prompt: c.prompt, OnNote: func(n string) { notes = append(notes, n) }})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := c.received
+			if want == "" {
+				want = c.prompt
+			}
+			ex := chat.lastExchange(t)
+			if ex.Prompt != want || got != ex.Reply {
+				t.Fatalf("the participant got %q and answered %q; the driver returned %q; want the prompt %q", ex.Prompt, ex.Reply, got, want)
+			}
+			if c.note == "" && len(notes) > 0 || c.note != "" && (len(notes) != 1 || !strings.Contains(notes[0], c.note)) {
+				t.Errorf("notes %q, want one saying %q", notes, c.note)
+			}
+		})
+	}
+
+	t.Run("the reply before is refused", func(t *testing.T) {
+		w := chat.window()
+		// From the composer: the last reply, then the prompt above it,
+		// then the reply before: a route a misconfigured seat could have.
+		w.CopyKeys, w.CopyFromInput = []string{"ctrl+up", "up", "up", "menu", "down", "enter"}, true
+		wrong, err := NewGUI(w, vscodeGUI(), Options{LockDir: t.TempDir(), Log: driverLog()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer wrong.Close()
+		_, err = wrong.Run(context.Background(), Turn{Prompt: "Message-ID: m-4\nvscodechat:other"})
+		if !errors.Is(err, ErrNoReply) || !strings.Contains(err.Error(), "not the whole reply") {
+			t.Fatalf("a copy of the reply before was not refused as such: %v", err)
+		}
+		if ex := chat.lastExchange(t); ex.Scenario != "other" || ex.End != "done" {
+			t.Fatalf("the participant recorded %+v", ex)
+		}
+	})
 }
