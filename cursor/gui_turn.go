@@ -79,7 +79,7 @@ func (g *GUI) await(ctx context.Context, w windowID, prompt string, st turnState
 		if _, err := watch.finished(ctx, rule); err != nil {
 			return "", g.watchError(ctx, err)
 		}
-		got, transcript, copyErr := g.copyReply(ctx, w)
+		got, transcript, copyErr := g.copyReply(ctx, w, func(got string) bool { return st.stale(prompt, got) == "" })
 		if copyErr != nil && !isNothingCopied(copyErr) {
 			return "", copyErr
 		}
@@ -207,6 +207,9 @@ func (g *GUI) send(ctx context.Context, t Turn) (w windowID, st turnState, err e
 		}
 		var signal string
 		ok, err := watch.within(ctx, g.submitWait, func(l look) bool {
+			// A copy route from the input box focuses the last reply,
+			// which the click into the input box then unfocuses: the
+			// transcript moves by the driver's own doing.
 			signal = submissionSignal(before, l, empty.input, pasted, g.win.CopyFromInput)
 			return signal != ""
 		})
@@ -248,8 +251,9 @@ func submissionSignal(before, now look, emptyInput []byte, pasteSeen, transcript
 }
 
 // copyReply is step 6: under the lock, copy what the chat offers as its
-// last reply, and with check keys, its whole transcript too.
-func (g *GUI) copyReply(ctx context.Context, w windowID) (reply, transcript string, err error) {
+// last reply, and with check keys, when fresh says the copy may be the
+// reply, the chat's whole transcript too.
+func (g *GUI) copyReply(ctx context.Context, w windowID, fresh func(reply string) bool) (reply, transcript string, err error) {
 	s, err := g.begin(ctx)
 	if err != nil {
 		return "", "", err
@@ -258,7 +262,7 @@ func (g *GUI) copyReply(ctx context.Context, w windowID) (reply, transcript stri
 	if s.w != w {
 		return "", "", fmt.Errorf("%w: the window changed during the turn", ErrWindowNotFound)
 	}
-	if reply, err = s.copyBy(ctx, g.copyKeys, "copy"); err != nil || g.checkKeys == nil {
+	if reply, err = s.copyBy(ctx, g.copyKeys, "copy"); err != nil || g.checkKeys == nil || !fresh(reply) {
 		return reply, "", err
 	}
 	if transcript, err = s.copyBy(ctx, g.checkKeys, "check"); err != nil {
