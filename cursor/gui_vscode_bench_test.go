@@ -23,7 +23,7 @@ func BenchmarkGUIVSCodeOverhead(b *testing.B) {
 	chat := startVSCode(b, "Agent-6 — VS Code bench", replies)
 	for _, name := range []string{"short", "markdown"} {
 		b.Run(name, func(b *testing.B) {
-			g, err := NewGUI(chat.window(), vscodeGUI(), Options{LockDir: b.TempDir()})
+			g, err := NewGUI(chat.window(), vscodeGUI(), Options{LockDir: b.TempDir(), Log: driverLog()})
 			if err != nil {
 				b.Fatal(err)
 			}
