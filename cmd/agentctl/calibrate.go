@@ -16,7 +16,7 @@ import (
 
 const calibrateUsage = `
 Usage: agentctl calibrate AGENT --title PATTERN [--input X,Y --copy X,Y --reply X,Y,W,H --busy X,Y]
-                         [--absolute] [--pid N] [--copy-keys K,K] [--submit-key K] [--new-chat-key K]
+                         [--absolute] [--pid N] [--copy-keys K,K] [--profile vscode] [--submit-key K] [--new-chat-key K]
        agentctl calibrate --from-coords FILE [--layout NAME]
        agentctl calibrate AGENT --cdp URL [--target PATTERN] [--composer SEL --submit SEL --busy SEL
                          --reply-selector SEL --copy SEL --new-chat SEL]
@@ -40,6 +40,11 @@ in this terminal. Guided
 positions are made relative to the window found by --title unless
 --absolute is given.
 
+--profile vscode records VS Code's chat view (or code-server's): the reply
+is copied by keys from the input box through its context menu, whatever its
+height, and checked against the chat's "Copy All", so no copy button is
+recorded (see README, "A VS Code chat seat").
+
 --from-coords imports a Dream.OS cursor_agent_coords.json (any of its
 generations) for every configured agent it lists. Dream.OS positions are
 screen coordinates; files keyed by layout ("4-agent", ...) need --layout.
@@ -58,6 +63,7 @@ Examples:
   agentctl calibrate Agent-3 --title 'Agent-3.*Cursor'
   agentctl calibrate Agent-3 --title 'Agent-3.*Cursor' --input 420,610 --copy 760,380 --reply 20,60,760,500 --busy 790,610
   agentctl calibrate Agent-3 --busy 790,610
+  agentctl calibrate Agent-5 --title '^Agent-5 — VS Code' --profile vscode --input 870,717 --reply 760,76,225,576 --busy 952,746
   agentctl calibrate Agent-3 --title Cursor --absolute --input -1280,479 --copy -1018,299 --reply -1500,100,700,350
   agentctl calibrate --from-coords cursor_agent_coords.json --layout 4-agent
 `
@@ -72,6 +78,7 @@ func runCalibrate(ctx context.Context, env *Env, args []string) error {
 	busy := fs.String("busy", "", "busy indicator `X,Y`, such as the chat's send/stop button")
 	absolute := fs.Bool("absolute", false, "positions are screen coordinates, not offsets in the window")
 	copyKeys := fs.String("copy-keys", "", "key chords that copy the reply, `K,K` (instead of --copy)")
+	profile := fs.String("profile", "", "the chat app `NAME` (vscode: the reply is copied by keys, no copy button to record)")
 	submitKey := fs.String("submit-key", "", "key that sends the prompt: enter or ctrl+enter")
 	newChatKey := fs.String("new-chat-key", "", "key that starts a new chat, e.g. ctrl+n")
 	fromCoords := fs.String("from-coords", "", "import a Dream.OS cursor_agent_coords.json `FILE`")
@@ -132,16 +139,23 @@ func runCalibrate(ctx context.Context, env *Env, args []string) error {
 	if *copyKeys != "" {
 		w.CopyKeys, w.Copy = strings.Split(*copyKeys, ","), nil
 	}
+	if *profile != "" {
+		if _, ok := config.WindowProfile(*profile); !ok {
+			return usageError{msg: fmt.Sprintf("calibrate: --profile %q is not a known app (%s)", *profile, config.ProfileVSCode)}
+		}
+		w.Profile, w.Copy = *profile, nil
+	}
+	byKeys := len(w.WithProfile().CopyKeys) > 0
 	given := *input != "" || *copyAt != "" || *reply != "" || *busy != ""
 	if given {
 		if err := applyPositions(&w, *input, *copyAt, *reply, *busy); err != nil {
 			return err
 		}
-	} else if *copyKeys == "" || w.Input == nil || w.Reply == nil {
+	} else if !byKeys || w.Input == nil || w.Reply == nil {
 		if w.Title == "" {
 			return usageError{msg: "calibrate: guided calibration needs --title"}
 		}
-		if err := guide(env, &w, *copyKeys == ""); err != nil {
+		if err := guide(env, &w, !byKeys); err != nil {
 			return err
 		}
 	}
