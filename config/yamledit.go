@@ -91,6 +91,7 @@ type lineEdit struct {
 	from, to int // lines replaced; from == to inserts before from
 	text     []string
 	order    int
+	indent   int // of inserted lines: at one place, a nested block's go first
 }
 
 func splitLines(data []byte) []string {
@@ -108,15 +109,26 @@ func splitLines(data []byte) []string {
 }
 
 func (e *lineEditor) replace(from, to int, text []string) {
-	e.edits = append(e.edits, lineEdit{from, to, text, len(e.edits)})
+	indent := 0
+	if len(text) > 0 {
+		indent = len(text[0]) - len(strings.TrimLeft(text[0], " "))
+	}
+	e.edits = append(e.edits, lineEdit{from, to, text, len(e.edits), indent})
 }
 
 func (e *lineEditor) apply() []byte {
 	sort.SliceStable(e.edits, func(i, j int) bool {
-		if e.edits[i].from != e.edits[j].from {
-			return e.edits[i].from > e.edits[j].from
+		a, b := e.edits[i], e.edits[j]
+		if a.from != b.from {
+			return a.from > b.from
 		}
-		return e.edits[i].order > e.edits[j].order
+		// Lines inserted at one place end up in the reverse order of
+		// application: the outer block's first, so a nested block's own
+		// lines stay right under it, and in the order they were asked.
+		if a.indent != b.indent {
+			return a.indent < b.indent
+		}
+		return a.order > b.order
 	})
 	lines := e.lines
 	for _, ed := range e.edits {

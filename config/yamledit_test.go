@@ -125,3 +125,17 @@ func TestSetWindowsOnTheInitialConfig(t *testing.T) {
 		t.Fatalf("the file became:\n%s", got)
 	}
 }
+
+// TestSetCDPAddsToAHandWrittenBlockAtTheEntrysEnd: a cdp block that ends
+// the agent's entry gets its new settings inside it, the driver after it.
+func TestSetCDPAddsToAHandWrittenBlockAtTheEntrysEnd(t *testing.T) {
+	text := "agents:\n  - name: Agent-1\n    cdp:\n      read: rendered\n  - name: Agent-2\n"
+	root := writeConfig(t, text)
+	if err := SetCDP(root, "Agent-1", CDP{Endpoint: "http://127.0.0.1:9222", Target: "A", Read: ReadRendered}); err != nil {
+		t.Fatal(err)
+	}
+	want := "agents:\n  - name: Agent-1\n    cdp:\n      read: rendered\n      endpoint: http://127.0.0.1:9222\n      target: A\n    driver: cdp\n  - name: Agent-2\n"
+	if got := readConfig(t, root); got != want {
+		t.Fatalf("the file became:\n%s\nwant:\n%s", got, want)
+	}
+}

@@ -82,6 +82,10 @@ func runCalibrate(ctx context.Context, env *Env, args []string) error {
 	submitSel := fs.String("submit", "", "with --cdp: CSS `SELECTOR` of the send button (default: Enter)")
 	replySel := fs.String("reply-selector", "", "with --cdp: CSS `SELECTOR` matching replies (the last is read)")
 	newChatSel := fs.String("new-chat", "", "with --cdp: CSS `SELECTOR` of the new-chat button")
+	probe := fs.Bool("probe", true, "with --cdp: send a probe prompt and a proof prompt to find and prove busy, reply and copy")
+	force := fs.Bool("force", false, "with --cdp: proposals replace selectors already in agentctl.yaml")
+	probePrompt := fs.String("prompt", "Reply with the word ready.", "with --cdp: the probe's `TEXT`")
+	proofPrompt := fs.String("proof-prompt", "Reply with the word proven.", "with --cdp: the `TEXT` of the proof turn, whose reply must differ from the probe's")
 	rest, err := parseArgs(fs, args)
 	if err != nil {
 		return err
@@ -111,7 +115,8 @@ func runCalibrate(ctx context.Context, env *Env, args []string) error {
 				given[role] = v
 			}
 		}
-		return calibrateCDP(ctx, env, agent, *cdpEndpoint, *target, given)
+		return calibrateCDP(ctx, env, cfg, agent, cdpCalibration{endpoint: *cdpEndpoint, target: *target, given: given,
+			probe: *probe, force: *force, prompt: *probePrompt, proof: *proofPrompt})
 	}
 	w := agent.Window
 	if *title != "" {

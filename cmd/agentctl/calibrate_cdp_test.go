@@ -1,0 +1,148 @@
+//go:build linux
+
+package main
+
+import (
+	"context"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agentctl/agentctl/config"
+	"github.com/agentctl/agentctl/internal/chromium"
+)
+
+// chatPageSeat opens the stand-in chat page titled title in a headless
+// Chromium, answering as the recorder does (with replyFile if given), and
+// returns the browser's DevTools endpoint.
+func chatPageSeat(t *testing.T, dir, title, replyFile string, extra url.Values) string {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	b, err := chromium.Start(ctx, filepath.Join(dir, "profile-"+title))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(b.Stop)
+	if replyFile == "" {
+		replyFile = "../../fixtures/demo/replies/Agent-1.md"
+	}
+	port := startRecorder(t, filepath.Join(dir, title+".jsonl"), replyFile)
+	q := url.Values{"title": {title}, "think": {"0.2"}, "chunks": {"3"}, "pause": {"0.1"}}
+	for k, v := range extra {
+		q[k] = v
+	}
+	if _, err := b.Open("http://127.0.0.1:" + port + "/index.html?" + q.Encode()); err != nil {
+		t.Fatal(err)
+	}
+	awaitPage(t, b.Endpoint, title)
+	return b.Endpoint
+}
+
+func loadAgent(t *testing.T, root, name string) config.Agent {
+	t.Helper()
+	cfg, err := config.Load(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := cfg.Agent(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+// TestCalibrateCDPResolvesTheChatPage calibrates the stand-in chat page
+// with nothing given: no profile fits it, every selector is proposed from
+// the page and proved by a probe and a turn of the driver, and the
+// configuration written works as it is: prompt gets the exact reply.
+func TestCalibrateCDPResolvesTheChatPage(t *testing.T) {
+	dir, root := demoRuntime(t)
+	endpoint := chatPageSeat(t, dir, "Agent-1 - Chat", "", nil)
+	out := mustAgentctl(t, root, "calibrate", "Agent-1", "--cdp", endpoint)
+	t.Logf("agentctl calibrate:\n%s", out)
+	for _, want := range []string{
+		"profile: none of cursor, vscode fits the page",
+		`composer  "#composer" (proposed`,
+		`busy      "#send.stop" (proposed`,
+		`copy      "#copy" (proposed`,
+		`reply     "#transcript > div.msg:not(.user) > div:last-child" (proposed`,
+		`proved: the driver sent "Reply with the word proven." and read a 38-byte reply through the page's copy action`,
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("calibrate did not say %q", want)
+		}
+	}
+	a := loadAgent(t, root, "Agent-1")
+	if a.Driver != config.DriverCDP || a.CDP.Profile != "" || a.CDP.Composer != "#composer" || a.CDP.Busy != "#send.stop" || a.CDP.Copy != "#copy" {
+		t.Fatalf("calibrate wrote %+v", a.CDP)
+	}
+	got := mustAgentctl(t, root, "prompt", "Agent-1", "Say hello.\nTwo lines.")
+	if want := "You wrote:\nSay hello.\nTwo lines."; strings.TrimRight(got, "\n") != want {
+		t.Fatalf("prompt after calibrate gave %q, want %q", got, want)
+	}
+}
+
+// TestCalibrateCDPWithoutACopyActionFails: a page whose replies have no
+// copy button (a code block's does not count) is not calibrated with the
+// reply unread: calibrate exits non-zero naming cdp.copy, and says what
+// to do.
+func TestCalibrateCDPWithoutACopyActionFails(t *testing.T) {
+	dir, root := demoRuntime(t)
+	endpoint := chatPageSeat(t, dir, "Agent-1 - Chat", "../../fixtures/demo/replies/Agent-1.md", url.Values{"no_copy": {"1"}, "reply_file": {"1"}})
+	out, errOut, err := agentctl(t, root, "calibrate", "Agent-1", "--cdp", endpoint)
+	t.Logf("agentctl calibrate:\n%s%s", out, errOut)
+	if err == nil {
+		t.Fatalf("calibrate exited 0 with no copy action")
+	}
+	if !strings.Contains(errOut, "agentctl: calibrate Agent-1: cdp.reply, cdp.copy not resolved") ||
+		!strings.Contains(errOut, "hint: ") || !strings.Contains(errOut, "cdp.read: rendered") {
+		t.Fatalf("calibrate said:\n%s", errOut)
+	}
+	if !strings.Contains(out, "copy      - (NOT RESOLVED") {
+		t.Fatalf("calibrate's report:\n%s", out)
+	}
+}
+
+// TestCalibrateCDPKeepsHandWrittenSelectors: a selector written by hand in
+// agentctl.yaml that differs from calibrate's proposal survives a second
+// calibrate, which says so and whether it works; with --force the
+// proposal replaces it. The file changes only where calibrate writes.
+func TestCalibrateCDPKeepsHandWrittenSelectors(t *testing.T) {
+	dir, root := demoRuntime(t)
+	endpoint := chatPageSeat(t, dir, "Agent-1 - Chat", "", nil)
+	mustAgentctl(t, root, "calibrate", "Agent-1", "--cdp", endpoint)
+	path := config.Path(root)
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	proposed := `'#transcript > div.msg:not(.user) > div:last-child'`
+	hand := `'#transcript > .msg:not(.user) > div:last-child'   # chosen by hand`
+	edited := strings.Replace(string(data), "reply: "+proposed, "reply: "+hand, 1)
+	if edited == string(data) {
+		t.Fatalf("no reply line to edit in:\n%s", data)
+	}
+	if err := os.WriteFile(path, []byte(edited), 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	out := mustAgentctl(t, root, "calibrate", "Agent-1", "--cdp", endpoint, "--prompt", "Reply with the word again.", "--proof-prompt", "And once more.")
+	t.Logf("second calibrate:\n%s", out)
+	if !strings.Contains(out, `reply     "#transcript > .msg:not(.user) > div:last-child" (kept: its last match is an element the probe's reply brought)`) ||
+		!strings.Contains(out, `kept as written in agentctl.yaml; calibrate proposes "#transcript > div.msg:not(.user) > div:last-child" (--force writes it)`) {
+		t.Fatalf("the second calibrate did not say it kept the hand-written reply:\n%s", out)
+	}
+	if got := readFile(t, path); got != edited {
+		t.Fatalf("the second calibrate changed the file:\n%s\nwas:\n%s", got, edited)
+	}
+
+	out = mustAgentctl(t, root, "calibrate", "Agent-1", "--cdp", endpoint, "--force", "--prompt", "A third time.", "--proof-prompt", "And a fourth.")
+	t.Logf("calibrate --force:\n%s", out)
+	if got, want := readFile(t, path), strings.Replace(edited, "reply: "+hand, "reply: "+proposed+"   # chosen by hand", 1); got != want {
+		t.Fatalf("calibrate --force wrote:\n%s\nwant:\n%s", got, want)
+	}
+}
