@@ -31,7 +31,8 @@ type CDP struct {
 	// Submit is clicked to send the prompt; empty: Enter in the composer.
 	Submit string `yaml:"submit,omitempty"`
 	// Busy matches a visible element while the model works, such as the
-	// stop button or a reply still loading.
+	// stop button or a reply still loading. CDPNoBusy says the page shows
+	// no such thing.
 	Busy string `yaml:"busy,omitempty"`
 	// Reply matches the replies; the last match is the reply.
 	Reply string `yaml:"reply,omitempty"`
@@ -53,7 +54,9 @@ type CDP struct {
 	NewChat string `yaml:"new_chat,omitempty"`
 	// Quiet is how long the reply's text must stay unchanged once the busy
 	// element is gone before it is read (default 20ms): the page's last
-	// drawing after it says it is done.
+	// drawing after it says it is done. With Busy set to CDPNoBusy it is
+	// the only sign that the model is done and must be set: the longest
+	// pause the model makes in a reply.
 	Quiet Duration `yaml:"quiet,omitempty"`
 }
 
@@ -62,6 +65,11 @@ const (
 	ReadCopy     = "copy"
 	ReadRendered = "rendered"
 )
+
+// CDPNoBusy as CDP.Busy says the page shows nothing while the model
+// works: a turn then ends once the reply has been still for CDP.Quiet.
+// (As a selector it would match only <none> elements, so nothing.)
+const CDPNoBusy = "none"
 
 // DefaultCDPQuiet is CDP.Quiet when unset: more than a frame at 60 Hz, so
 // a page that draws its last text in the frame after it drops its busy
@@ -173,6 +181,9 @@ func (c CDP) validate() error {
 	}
 	if c.Read != "" && c.Read != ReadCopy && c.Read != ReadRendered {
 		return fmt.Errorf("cdp.read: %q is neither %s nor %s", c.Read, ReadCopy, ReadRendered)
+	}
+	if c.Busy == CDPNoBusy && c.Quiet == 0 {
+		return fmt.Errorf("cdp.quiet: must be set when cdp.busy is %q: with no busy element, the reply counts as done once it has been still that long, so make it longer than any pause the model makes (such as 10s)", CDPNoBusy)
 	}
 	return nil
 }
