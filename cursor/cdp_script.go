@@ -56,6 +56,16 @@ const replyElement = a => {
   const r = l.length ? l[l.length - 1] : null;
   return {found: !!r, fresh: !!r && !seen.has(r), marks_left: l.some(e => seen.has(e))};
 };
+const within = (r, s) => { try { return [...r.querySelectorAll(s)]; } catch (e) { throw new Error("selector " + JSON.stringify(s) + " is not valid CSS"); } };
+// The reply's body (a.body inside it, else all of it), its rendered text
+// and the app's error message in it (a.error).
+const replyParts = (r, a) => !r ? [] : a.body ? within(r, a.body) : [r];
+const renderedOf = (r, a) => replyParts(r, a).map(textOf).join("\n");
+const errorOf = (r, a) => {
+  if (!r || !a.error) return "";
+  return within(r, a.error).filter(visible).map(e => textOf(e).trim()).filter(Boolean).join("\n");
+};
+const sleep = ms => new Promise(res => setTimeout(res, ms));
 `
 
 func jsFunc(body string) string { return "(a => {" + jsLib + body + "})" }
@@ -130,42 +140,6 @@ return {title: document.title, token: w.token || "", busy, busy_seen: !!w.busySe
   replies: all(a.reply).length, composer: c ? fieldText(c) : null,
   nodes: document.getElementsByTagName("*").length};`)
 
-// jsReply is the last reply's text, and what replyElement says of it.
-var jsReply = jsFunc(`
-const r = last(a.reply);
-return Object.assign(replyElement(a), {text: r ? textOf(r) : ""});`)
-
-// jsInsert puts the prompt into the composer as a paste the page handles
-// itself (editors read a paste event's data), replacing what the composer
-// held; a textarea gets its value as typing would set it. The desktop's
-// clipboard is never involved.
-var jsInsert = jsFunc(`
-const c = document.querySelector(a.composer);
-if (!c) return {found: false};
-c.focus();
-if (isField(c)) {
-  const proto = c.tagName === "TEXTAREA" ? HTMLTextAreaElement.prototype : HTMLInputElement.prototype;
-  Object.getOwnPropertyDescriptor(proto, "value").set.call(c, a.text);
-  c.dispatchEvent(new Event("input", {bubbles: true}));
-  return {found: true, text: c.value};
-}
-const sel = getSelection(), range = document.createRange();
-range.selectNodeContents(c);
-sel.removeAllRanges(); sel.addRange(range);
-const dt = new DataTransfer();
-dt.setData("text/plain", a.text);
-const ev = new ClipboardEvent("paste", {clipboardData: dt, bubbles: true, cancelable: true});
-if (c.dispatchEvent(ev)) document.execCommand("insertText", false, a.text);
-return {found: true, text: fieldText(c)};`)
-
-// jsClear empties the composer after a prompt that did not go in exactly.
-var jsClear = jsFunc(`
-const c = document.querySelector(a.composer);
-if (!c) return false;
-if (isField(c)) { c.value = ""; c.dispatchEvent(new Event("input", {bubbles: true})); return true; }
-c.focus(); document.execCommand("selectAll"); document.execCommand("delete");
-return true;`)
-
 // jsFocus focuses the composer, for Enter.
 var jsFocus = jsFunc(`
 const c = document.querySelector(a.composer);
@@ -179,33 +153,6 @@ const e = firstVisible(a.sel);
 if (!e) return false;
 e.click();
 return true;`)
-
-// jsCopy clicks the last reply's copy button with the page's clipboard
-// writes caught inside the page (navigator.clipboard.writeText, and a copy
-// command answered by a copy event of our own), so the reply's source
-// comes back and the desktop's clipboard is never written.
-var jsCopy = jsAsyncFunc(`
-const b = last(a.copy);
-const el = replyElement(a);
-if (!b) return {copy_found: false, text: "", el};
-let got = "";
-const exec = document.execCommand, clip = navigator.clipboard, write = clip && clip.writeText;
-document.execCommand = function (cmd, ...rest) {
-  if (String(cmd).toLowerCase() !== "copy") return exec.call(document, cmd, ...rest);
-  const dt = new DataTransfer();
-  (document.activeElement || document).dispatchEvent(new ClipboardEvent("copy", {clipboardData: dt, bubbles: true, cancelable: true}));
-  got = dt.getData("text/plain");
-  return true;
-};
-if (clip) clip.writeText = async t => { got = String(t); };
-try {
-  b.click();
-  await new Promise(r => setTimeout(r, 0));
-} finally {
-  document.execCommand = exec;
-  if (clip) delete clip.writeText;
-}
-return {copy_found: true, text: got, el};`)
 
 // jsCheck reports which selectors match nothing, and which are not CSS.
 var jsCheck = jsFunc(`
