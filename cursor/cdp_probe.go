@@ -121,42 +121,22 @@ func ProbeCDP(ctx context.Context, c config.CDP, g config.GUI, prompt string, lo
 	if err := p.eval(ctx, jsProbeStart, map[string]any{"watch": watch}, nil); err != nil {
 		return res, fmt.Errorf("cannot watch page %q: %w", target.Title, err)
 	}
-	var in struct {
-		Found bool   `json:"found"`
-		Text  string `json:"text"`
-	}
-	args := map[string]any{"composer": c.Composer, "text": prompt}
-	if err := p.eval(ctx, jsInsert, args, &in); err != nil {
+	// The driver's own way in: the composer proven to hold the prompt.
+	d := &CDP{cfg: c.Resolved(), log: io.Discard}
+	d.cfg.Busy = c.Busy
+	turn := &cdpTurn{c: d, p: p, t: Turn{Prompt: prompt}, token: newSentinel(), stored: prompt}
+	if err := turn.insert(ctx); err != nil {
 		return res, err
 	}
-	if !in.Found {
-		return res, fmt.Errorf("%w: cdp.composer %q matches nothing; nothing was sent", ErrNotCalibrated, c.Composer)
-	}
-	if in.Text != prompt {
-		p.eval(ctx, jsClear, args, nil)
-		return res, fmt.Errorf("%w: the composer %q shows %q after the prompt went in; nothing was sent", ErrNotSubmitted, c.Composer, in.Text)
-	}
-	if c.Submit != "" {
-		var ok bool
-		if err := p.eval(ctx, jsClick, map[string]any{"sel": c.Submit}, &ok); err != nil {
-			return res, err
-		}
-		if !ok {
-			return res, fmt.Errorf("%w: cdp.submit %q matches nothing visible", ErrNotSubmitted, c.Submit)
-		}
-	} else {
-		if err := p.eval(ctx, jsFocus, args, nil); err != nil {
-			return res, err
-		}
-		if err := p.pressEnter(ctx); err != nil {
-			return res, err
-		}
+	if err := turn.press(ctx); err != nil {
+		return res, err
 	}
 	fmt.Fprintf(log, "probe prompt %q sent to page %q\n", prompt, target.Title)
 
 	maxPause := durationOr(g.MaxPause, config.DefaultGUI().MaxPause.D())
 	submitWait := durationOr(g.Submit, config.DefaultGUI().Submit.D())
 	sent := time.Now()
+	checkedSent := false
 	for {
 		var l struct {
 			Lost    bool    `json:"lost"`
@@ -170,14 +150,17 @@ func ProbeCDP(ctx context.Context, c config.CDP, g config.GUI, prompt string, lo
 		if l.Lost {
 			return res, fmt.Errorf("%w: page %q reloaded during the probe", ErrReplyLost, target.Title)
 		}
-		var composer string
-		p.eval(ctx, jsComposerText, args, &composer)
 		res.BusyShown = res.BusyShown || l.Busy || l.Seen > 0
 		still := time.Duration(l.StillMS * float64(time.Millisecond))
 		waited := time.Since(sent)
 		switch {
-		case !res.BusyShown && composer == prompt && waited > submitWait:
-			return res, fmt.Errorf("%w: the page showed no sign of taking the probe's prompt within %s (does it send with a button? give --submit)", ErrNotSubmitted, submitWait)
+		case !res.BusyShown && waited > submitWait && !checkedSent:
+			// Once: the composer still holding the prompt means it never went.
+			checkedSent = true
+			if held, err := turn.composerText(ctx); err == nil && held != "" && turn.holdsPrompt(held) {
+				return res, fmt.Errorf("%w: the page showed no sign of taking the probe's prompt within %s (does it send with a button? give --submit)", ErrNotSubmitted, submitWait)
+			}
+			continue
 		case res.BusyShown && !l.Busy && still >= probeQuiet:
 		case !res.BusyShown && still >= maxPause && waited >= maxPause:
 			fmt.Fprintf(log, "nothing busy-looking showed; the reply has been still for %s\n", maxPause)
@@ -205,7 +188,8 @@ func ProbeCDP(ctx context.Context, c config.CDP, g config.GUI, prompt string, lo
 			Found bool   `json:"found"`
 			Text  string `json:"text"`
 		}
-		err := p.eval(ctx, jsCopy, map[string]any{"sel": sel}, &r)
+		// No reply known yet: the copy button is the page's last match.
+		err := p.eval(ctx, jsCopy, map[string]any{"reply": cmpReply(c.Reply), "copy": sel, "token": turn.token}, &r)
 		return r.Text, err
 	}
 	isReply := func(text string) bool {
@@ -256,7 +240,11 @@ func ProbeCDP(ctx context.Context, c config.CDP, g config.GUI, prompt string, lo
 	return res, nil
 }
 
-// jsComposerText is what the composer holds, "" without one.
-var jsComposerText = jsFunc(`
-const c = document.querySelector(a.composer);
-return c ? fieldText(c) : "";`)
+// cmpReply is a reply selector for the read scripts, which need one: a
+// selector matching nothing where none is known.
+func cmpReply(reply string) string {
+	if reply == "" {
+		return ":not(*)"
+	}
+	return reply
+}

@@ -173,7 +173,13 @@ func calibrateCDP(ctx context.Context, env *Env, cfg config.Config, agent config
 		busy = probe.Busy[0]
 	}
 	v = pick("busy", busy, "showed during the reply only", busy != "")
-	if v.source != "proposed" && v.shown != "" {
+	switch {
+	case v.shown == config.CDPNoBusy:
+		v.works, v.why = written.Quiet > 0, "the page shows nothing while the model works: a reply is done once still for cdp.quiet"
+		if !v.works {
+			v.why = "cdp.busy none needs cdp.quiet, the longest pause the model makes"
+		}
+	case v.source != "proposed" && v.shown != "":
 		v.works, v.why = probe.BusyProved, "showed during the probe's reply only"
 		if !v.works {
 			v.why = "did not show during the probe's reply (or showed before or after it)"
@@ -227,7 +233,7 @@ func calibrateCDP(ctx context.Context, env *Env, cfg config.Config, agent config
 	if !probed {
 		for _, role := range []string{"busy", "reply", "copy"} {
 			v := verdicts[role]
-			if v.shown != "" && v.source != "profile" {
+			if v.shown != "" {
 				v.works, v.why = true, "not proven without a probe"
 			}
 			verdicts[role] = v
@@ -344,8 +350,11 @@ func visibleCount(look cursor.CalibrationLook, v roleVerdict, profile, role stri
 func unresolvedHint(roles []string) string {
 	h := "set " + strings.Join(roles, ", ") + " in the agent's cdp block of agentctl.yaml (see README: finding a page's selectors) or give them as flags, then run calibrate again"
 	for _, r := range roles {
-		if r == "cdp.copy" {
+		switch r {
+		case "cdp.copy":
 			h += "; a page with no copy action can be read as it renders with cdp.read: rendered (Markdown is lost)"
+		case "cdp.busy":
+			h += "; a page that shows nothing while the model works takes cdp.busy: none with cdp.quiet set to its longest pause"
 		}
 	}
 	return h

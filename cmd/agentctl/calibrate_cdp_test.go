@@ -7,12 +7,14 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/agentctl/agentctl/config"
 	"github.com/agentctl/agentctl/internal/chromium"
+	"github.com/agentctl/agentctl/internal/codeserver"
 )
 
 // chatPageSeat opens the stand-in chat page titled title in a headless
@@ -144,5 +146,74 @@ func TestCalibrateCDPKeepsHandWrittenSelectors(t *testing.T) {
 	t.Logf("calibrate --force:\n%s", out)
 	if got, want := readFile(t, path), strings.Replace(edited, "reply: "+hand, "reply: "+proposed+"   # chosen by hand", 1); got != want {
 		t.Fatalf("calibrate --force wrote:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+// TestCalibrateCDPRecognisesVSCodesChat calibrates VS Code's real chat
+// view (code-server, answered by a scripted participant): calibrate says
+// it is VS Code's chat, checks the profile's selectors on the live page,
+// proves them with a round trip, and writes profile: vscode and nothing
+// the profile already says. The configuration works with no hand edit:
+// prompt gets the participant's exact Markdown reply.
+func TestCalibrateCDPRecognisesVSCodesChat(t *testing.T) {
+	command := codeserver.Need(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	dir, root := demoRuntime(t)
+	replies := filepath.Join(dir, "replies")
+	reply := "## Checked\n\n- the *composer*\n- the `copy` item\n\n```agentctl\n{\"devlog\": \"calibrated\"}\n```\n"
+	if err := os.MkdirAll(replies, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(replies, "checked.md"), []byte(reply), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s, err := codeserver.Start(ctx, command, codeserver.Options{Dir: filepath.Join(dir, "code-server"),
+		Fixture: filepath.Join("..", "..", "fixtures", "vscodechat"), Title: "Agent-1 — chat", Replies: []string{replies}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Stop)
+	b, err := chromium.Start(ctx, filepath.Join(dir, "profile"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(b.Stop)
+	if _, err := b.Open(s.URL); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.WaitChat(ctx, b.Endpoint, "Agent-1 — chat"); err != nil {
+		t.Fatal(err)
+	}
+
+	out := mustAgentctl(t, root, "calibrate", "Agent-1", "--cdp", b.Endpoint)
+	t.Logf("agentctl calibrate:\n%s", out)
+	for _, want := range []string{
+		"profile vscode: the page is VS Code's chat",
+		"composer  " + strconv.Quote(config.VSCodeProfile().Composer) + " (profile: matches exactly one visible element)",
+		"busy      " + strconv.Quote(config.VSCodeProfile().Busy) + " (profile: showed during the probe's reply only)",
+		"reply     " + strconv.Quote(config.VSCodeProfile().Reply) + " (profile: its last match is an element the probe's reply brought)",
+		"copy      menu item Copy (profile:",
+		`proved: the driver sent "Reply with the word proven."`,
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("calibrate did not say %q", want)
+		}
+	}
+	a := loadAgent(t, root, "Agent-1")
+	if want := (config.CDP{Endpoint: b.Endpoint, Target: "Agent-1", Profile: config.ProfileVSCode}); a.CDP != want || a.Driver != config.DriverCDP {
+		t.Fatalf("calibrate wrote %+v (driver %q), want %+v: the profile and nothing it already says", a.CDP, a.Driver, want)
+	}
+
+	got := mustAgentctl(t, root, "prompt", "Agent-1", "Check the seat. vscodechat:checked")
+	if got != reply && got != reply+"\n" {
+		t.Fatalf("prompt after calibrate gave %q, want %q", got, reply)
+	}
+	ex, err := s.Exchanges()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ex) != 3 || ex[0].Prompt != "Reply with the word ready." || ex[1].Prompt != "Reply with the word proven." || ex[2].Prompt != "Check the seat. vscodechat:checked" {
+		t.Fatalf("the participant received %+v", ex)
 	}
 }
