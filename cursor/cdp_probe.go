@@ -122,7 +122,9 @@ func ProbeCDP(ctx context.Context, c config.CDP, g config.GUI, prompt string, lo
 		return res, fmt.Errorf("cannot watch page %q: %w", target.Title, err)
 	}
 	// The driver's own way in: the composer proven to hold the prompt.
-	d := &CDP{cfg: c.Resolved(), log: io.Discard}
+	maxPause := durationOr(g.MaxPause, config.DefaultGUI().MaxPause.D())
+	submitWait := durationOr(g.Submit, config.DefaultGUI().Submit.D())
+	d := &CDP{cfg: c.Resolved(), log: io.Discard, maxPause: maxPause, submitWait: submitWait, turn: durationOr(g.TurnTimeout, config.DefaultGUI().TurnTimeout.D())}
 	d.cfg.Busy = c.Busy
 	turn := &cdpTurn{c: d, p: p, t: Turn{Prompt: prompt}, token: newSentinel(), stored: prompt}
 	if err := turn.insert(ctx); err != nil {
@@ -133,8 +135,6 @@ func ProbeCDP(ctx context.Context, c config.CDP, g config.GUI, prompt string, lo
 	}
 	fmt.Fprintf(log, "probe prompt %q sent to page %q\n", prompt, target.Title)
 
-	maxPause := durationOr(g.MaxPause, config.DefaultGUI().MaxPause.D())
-	submitWait := durationOr(g.Submit, config.DefaultGUI().Submit.D())
 	sent := time.Now()
 	checkedSent := false
 	for {

@@ -284,7 +284,7 @@ func calibrateCDP(ctx context.Context, env *Env, cfg config.Config, agent config
 	got, err := d.Run(ctx, cursor.Turn{Prompt: cal.proof})
 	if err != nil {
 		return withHint(fmt.Errorf("calibrate %s: the round trip with the settings written failed: %w", agent.Name, err),
-			"set the selector it names in the cdp block of agentctl.yaml and run calibrate again")
+			"where it names a selector, set that one in the cdp block of agentctl.yaml; where the page offered the probe's reply again, give --proof-prompt a prompt the model answers differently; then run calibrate again")
 	}
 	how := "the page's copy action"
 	if seat.Resolved().Read == config.ReadRendered {

@@ -186,7 +186,10 @@ func TestCalibrateCDPRecognisesVSCodesChat(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	out := mustAgentctl(t, root, "calibrate", "Agent-1", "--cdp", b.Endpoint)
+	// The scripted model answers every prompt alike unless told: the proof
+	// must get another reply than the probe's, as a real model's would be.
+	proof := "Reply with the word proven. vscodechat:markdown"
+	out := mustAgentctl(t, root, "calibrate", "Agent-1", "--cdp", b.Endpoint, "--proof-prompt", proof)
 	t.Logf("agentctl calibrate:\n%s", out)
 	for _, want := range []string{
 		"profile vscode: the page is VS Code's chat",
@@ -194,7 +197,7 @@ func TestCalibrateCDPRecognisesVSCodesChat(t *testing.T) {
 		"busy      " + strconv.Quote(config.VSCodeProfile().Busy) + " (profile: showed during the probe's reply only)",
 		"reply     " + strconv.Quote(config.VSCodeProfile().Reply) + " (profile: its last match is an element the probe's reply brought)",
 		"copy      menu item Copy (profile:",
-		`proved: the driver sent "Reply with the word proven."`,
+		`proved: the driver sent "` + proof + `"`,
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("calibrate did not say %q", want)
@@ -213,7 +216,7 @@ func TestCalibrateCDPRecognisesVSCodesChat(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(ex) != 3 || ex[0].Prompt != "Reply with the word ready." || ex[1].Prompt != "Reply with the word proven." || ex[2].Prompt != "Check the seat. vscodechat:checked" {
+	if len(ex) != 3 || ex[0].Prompt != "Reply with the word ready." || ex[1].Prompt != proof || ex[2].Prompt != "Check the seat. vscodechat:checked" {
 		t.Fatalf("the participant received %+v", ex)
 	}
 }
