@@ -120,7 +120,7 @@ func calibrateCDP(ctx context.Context, env *Env, cfg config.Config, agent config
 			v.why = fmt.Sprintf("matches %d visible elements, not exactly one", n)
 		}
 	}
-	verdicts["composer"] = v
+	verdicts["composer"] = overProfile(v, composer, "the one visible editable element that is the chat's input")
 	v = pick("submit", "", "", false)
 	if v.shown == "" {
 		v.source, v.works, v.why = "none", true, "Enter in the composer sends"
@@ -188,10 +188,16 @@ func calibrateCDP(ctx context.Context, env *Env, cfg config.Config, agent config
 	if v.shown == "" {
 		v.why = "nothing showed only while the model answered"
 	}
-	verdicts["busy"] = v
+	verdicts["busy"] = overProfile(v, busy, "showed during the reply only")
 
 	// copy: a button, or the profile's context-menu item.
-	copyVerdict := pick("copy", probe.Copy, "its click gave the reply", probe.Copy != "")
+	// A profile's own copy action is proven by the round trip; a button
+	// found on the page is proposed only where the profile names none.
+	copyProposal := probe.Copy
+	if base.Copy != "" || base.CopyMenu != "" {
+		copyProposal = ""
+	}
+	copyVerdict := pick("copy", copyProposal, "its click gave the reply", copyProposal != "")
 	if copyVerdict.source == "given" || copyVerdict.source == "kept" {
 		copyVerdict.works, copyVerdict.why = probe.CopyProved, fmt.Sprintf("its click gave the reply (%d bytes)", len(probe.Copied))
 		if !probe.CopyProved {
@@ -229,7 +235,7 @@ func calibrateCDP(ctx context.Context, env *Env, cfg config.Config, agent config
 	if v.shown == "" {
 		v.why = probe.ReplyWhy
 	}
-	verdicts["reply"] = v
+	verdicts["reply"] = overProfile(v, reply, "its last match is the element showing the copied reply, and it names no echo of the prompt")
 	if !probed {
 		for _, role := range []string{"busy", "reply", "copy"} {
 			v := verdicts[role]
@@ -317,6 +323,16 @@ func settle(role, given, written, profile, proposal, why string, works, force bo
 		return roleVerdict{value: proposal, shown: proposal, source: "proposed", works: works, why: why}
 	}
 	return roleVerdict{source: "none"}
+}
+
+// overProfile replaces a profile's selector that does not work on the
+// page with the proposal, when there is one, saying so.
+func overProfile(v roleVerdict, proposal, why string) roleVerdict {
+	if v.source != "profile" || v.works || proposal == "" {
+		return v
+	}
+	return roleVerdict{value: proposal, shown: proposal, source: "proposed", works: true, why: why,
+		note: fmt.Sprintf("the profile's %q does not work here (%s)", v.shown, v.why)}
 }
 
 // recogniseProfile names the known app whose chat the page shows: the one
