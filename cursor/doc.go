@@ -42,7 +42,11 @@
 // the prompt and the reply from before. A reload or another title on the
 // page ends the turn. It touches no mouse, keyboard or clipboard of the
 // desktop, so it takes no desktop input lock: turns of different agents
-// run at once. It needs no build tag and no display.
+// run at once. It needs no build tag and no display. For calibration,
+// LookForCalibration proposes a page's composer at rest and ProbeCDP sends
+// one prompt to find what shows the model busy, which button copies the
+// reply and which element shows it, each selector checked by what it
+// matches.
 //
 // The exec driver runs a command per turn for headless agents (cursor-agent
 // -p, claude -p, any script): the prompt on stdin or in an argument, the

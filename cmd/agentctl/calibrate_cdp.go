@@ -130,11 +130,16 @@ func calibrateCDP(ctx context.Context, env *Env, cfg config.Config, agent config
 	}
 	verdicts["submit"] = v
 	v = pick("new_chat", "", "", false)
+	newChatCount := visibleCount(look, v, profile, "new_chat")
+	if v.shown == "" && profile == "" {
+		// Unset, it comes from the default profile: say what that gives.
+		v = roleVerdict{shown: config.CursorProfile().NewChat, source: "default profile"}
+		newChatCount = look.Counts[config.ProfileCursor+".new_chat.visible"]
+	}
 	if v.shown != "" {
-		n := visibleCount(look, v, profile, "new_chat")
-		v.works, v.why = true, fmt.Sprintf("%d visible on the page (clicked only when a turn asks for a new chat)", n)
-		if n == 0 {
-			v.why = "matches nothing visible now: a turn that asks for a new chat would fail"
+		v.works, v.why = true, fmt.Sprintf("%d visible on the page (clicked only when a turn asks for a new chat)", newChatCount)
+		if newChatCount == 0 {
+			v.why = "matches nothing visible now: a turn that asks for a new chat would fail (set cdp.new_chat if your agents start new chats)"
 		}
 	} else {
 		v.source, v.works, v.why = "none", true, "not set: turns continue the chat"
@@ -347,9 +352,15 @@ func recogniseProfile(out io.Writer, written string, look cursor.CalibrationLook
 	}
 	for _, name := range fits {
 		if name == written || len(fits) == 1 {
+			if written != "" && written != name {
+				fmt.Fprintf(out, "note: profile %s, written before, does not fit the page\n", written)
+			}
 			fmt.Fprintf(out, "profile %s: the page is %s's chat\n", name, map[string]string{config.ProfileCursor: "Cursor", config.ProfileVSCode: "VS Code"}[name])
 			return name
 		}
+	}
+	if written != "" {
+		fmt.Fprintf(out, "note: profile %s, written before, does not fit the page\n", written)
 	}
 	fmt.Fprintf(out, "profile: none of %s fits the page (their composers match no single element); selectors are written out\n",
 		strings.Join(config.CDPProfileNames(), ", "))
