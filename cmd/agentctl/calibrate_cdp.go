@@ -244,8 +244,11 @@ func calibrateCDP(ctx context.Context, env *Env, cfg config.Config, agent config
 	if !probed {
 		for _, role := range []string{"busy", "reply", "copy"} {
 			v := verdicts[role]
-			if v.shown != "" {
+			switch {
+			case v.shown != "":
 				v.works, v.why = true, "not proven without a probe"
+			case !v.works:
+				v.why = "only the probe finds it: give it as a flag, or leave out --probe=false"
 			}
 			verdicts[role] = v
 		}

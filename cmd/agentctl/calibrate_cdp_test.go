@@ -220,3 +220,37 @@ func TestCalibrateCDPRecognisesVSCodesChat(t *testing.T) {
 		t.Fatalf("the participant received %+v", ex)
 	}
 }
+
+// TestCalibrateCDPProposesOnlyTheChatsInput: of a page's editable
+// elements, the search box, the filter field and the code block's editor
+// are not the chat's input; the one labelled as the chat's is, by a
+// selector matching it alone. Without a probe, busy, reply and copy stay
+// unresolved, and calibrate says so and exits non-zero.
+func TestCalibrateCDPProposesOnlyTheChatsInput(t *testing.T) {
+	dir, root := demoRuntime(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	b, err := chromium.Start(ctx, filepath.Join(dir, "profile"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(b.Stop)
+	page := `<title>Agent-1 chat</title>
+<input type="search" placeholder="Search files">
+<input type="text" class="filter" placeholder="Filter messages">
+<div class="msg"><pre><code>x = 1</code><textarea class="code-input">x = 1</textarea></pre></div>
+<div class="input-row"><div class="editor" contenteditable="true" aria-label="Message the agent"></div></div>
+<div class="input-row"><textarea class="editor" readonly></textarea></div>`
+	if _, err := b.Open("data:text/html," + url.PathEscape(page)); err != nil {
+		t.Fatal(err)
+	}
+	awaitPage(t, b.Endpoint, "Agent-1 chat")
+	out, errOut, err := agentctl(t, root, "calibrate", "Agent-1", "--cdp", b.Endpoint, "--probe=false")
+	t.Logf("agentctl calibrate:\n%s%s", out, errOut)
+	if !strings.Contains(out, `composer  "div[aria-label=\"Message the agent\"]" (proposed`) {
+		t.Fatalf("calibrate proposed another composer:\n%s", out)
+	}
+	if err == nil || !strings.Contains(errOut, "agentctl: calibrate Agent-1: cdp.busy, cdp.reply, cdp.copy not resolved") {
+		t.Fatalf("calibrate without a probe: %v\n%s", err, errOut)
+	}
+}
