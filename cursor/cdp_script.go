@@ -56,11 +56,13 @@ const isSeen = (w, e) => { const row = rowOf(e); return row !== null ? w.seenRow
 const markSeen = (w, e) => { const row = rowOf(e); if (row !== null) w.seenRows.add(row); else w.seen.add(e); };
 // replyElement says whether the last reply appeared after the prompt was
 // sent, and whether the page still holds a reply marked then (if not, the
-// page redrew its replies and only the text tells old from new).
+// page redrew its replies and only the text tells old from new). A row's
+// number outlives its element (a virtual list drops rows scrolled away),
+// so a numbered reply is always told by its number.
 const replyElement = a => {
   const l = a.reply ? all(a.reply) : [], w = seenReplies();
   const r = l.length ? l[l.length - 1] : null;
-  return {found: !!r, fresh: !!r && !isSeen(w, r), marks_left: l.some(e => isSeen(w, e))};
+  return {found: !!r, fresh: !!r && !isSeen(w, r), marks_left: (!!r && rowOf(r) !== null) || l.some(e => isSeen(w, e))};
 };
 const within = (r, s) => { try { return [...r.querySelectorAll(s)]; } catch (e) { throw new Error("selector " + JSON.stringify(s) + " is not valid CSS"); } };
 // The reply's body (a.body inside it, else all of it), its rendered text
