@@ -94,7 +94,7 @@ agents:
 #      # profile: cursor                # cursor or vscode: the app whose selectors fill those left out
 #      # composer: '<css selector>'     # where the prompt goes (contenteditable, textarea or a Monaco editor's textarea)
 #      # submit: '<css selector>'       # clicked to send; empty: Enter in the composer
-#      # busy: '<css selector>'         # visible while the model works (a reply loading, the stop button)
+#      # busy: '<css selector>'         # visible while the model works (a reply loading, the stop button); none: nothing is, and quiet must be set
 #      # reply: '<css selector>'        # the replies; the last match is the reply
 #      # body: '<css selector>'         # optional: the parts of the reply that show its text (not names, progress)
 #      # error: '<css selector>'        # optional: the app's error message inside the reply
@@ -173,6 +173,11 @@ run:
   # times goes to a person instead; one reply sends at most this many messages.
   max_hops: {{.R.MaxHops}}
   max_sends_per_reply: {{.R.MaxSendsPerReply}}
+  # A reply without the agentctl block its prompt asked for is archived "done
+  # without block": nothing it meant was done. After this many such turns of
+  # one agent in a row, the person in the loop is told once (check
+  # 'agentctl doctor' and the seat's copy button). 0: never.
+  no_block_notice: {{.R.NoBlockNotice}}
 
 # Prompts per agent, so that a flood of messages cannot burn the model quota.
 # 0 means no limit. Messages wait in the inbox until the limit allows them.

@@ -38,8 +38,10 @@
 // shows it exactly, sends it (a click, or Enter as a key event of the
 // page), proves the submission by the page (its busy element, or the
 // composer emptied and the transcript grown), and reads the reply once the
-// busy element is gone and the page has been still for cdp.quiet, refusing
-// the prompt and the reply from before. A reload or another title on the
+// busy element is gone and the page has settled for cdp.quiet (still, and
+// work queued in the page has run: a starved page cannot fake it). A reply
+// is new when its element appeared after the prompt was sent; the prompt
+// and the reply from before are refused. A reload or another title on the
 // page ends the turn. It touches no mouse, keyboard or clipboard of the
 // desktop, so it takes no desktop input lock: turns of different agents
 // run at once. It needs no build tag and no display. For calibration,
