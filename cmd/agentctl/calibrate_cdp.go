@@ -217,7 +217,11 @@ func calibrateCDP(ctx context.Context, env *Env, cfg config.Config, agent config
 	}
 	switch {
 	case copyVerdict.shown == "" && menu != "":
-		copyVerdict = roleVerdict{source: "profile", shown: "menu item " + menu, works: true, why: "the reply's context-menu item; proven by the round trip"}
+		source := "profile"
+		if written.CopyMenu != "" {
+			source = "kept" // cdp.copy_menu as written
+		}
+		copyVerdict = roleVerdict{source: source, shown: "menu item " + menu, works: true, why: "the reply's context-menu item; proven by the round trip"}
 	case copyVerdict.shown == "" && written.Read == config.ReadRendered:
 		copyVerdict = roleVerdict{source: "none", works: true, why: "cdp.read: rendered reads the reply as the page shows it"}
 	case copyVerdict.shown == "":
