@@ -222,13 +222,22 @@ func (s *cdpTurn) run(ctx context.Context) (string, error) {
 		}
 	}
 	s.wait(ErrNoReply, "the reply from before the prompt to be read")
-	prev, err := s.read(ctx)
-	if err != nil {
-		return "", err
-	}
 	state := turnState{PrevKnown: true}
-	if prev.Text != "" {
-		state.Prev = fingerprintText(prev.Text)
+	// A reply in a numbered row is told new by its row alone (see
+	// judgeReply): the copy of the one before, which costs a copy action
+	// (VS Code's menu: over 100 ms), is then not needed.
+	var numbered bool
+	if err := s.p.eval(ctx, jsNumbered, s.args(), &numbered); err != nil {
+		return "", s.failed(err)
+	}
+	if !numbered {
+		prev, err := s.read(ctx)
+		if err != nil {
+			return "", err
+		}
+		if prev.Text != "" {
+			state.Prev = fingerprintText(prev.Text)
+		}
 	}
 	// Watch again from here: only a busy state after the prompt counts,
 	// and only a reply element not on the page now is new.

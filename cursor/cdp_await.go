@@ -150,6 +150,8 @@ func judgeReply(st turnState, prompt, stored string, cfg config.CDP, r cdpReadin
 		return "the page offered only an empty reply", false
 	case r.Text == prompt || r.Text == stored || strings.TrimSpace(r.Text) == strings.TrimSpace(stored):
 		return "the page offered only the prompt itself (the chat's echo of it)", false
+	case r.Element.Numbered && !r.Element.Fresh:
+		return "the page offered only the reply from before this prompt was sent (its row was there then)", false
 	case st.PrevKnown && fingerprintText(r.Text) == st.Prev && !(r.Element.Fresh && r.Element.MarksLeft):
 		return "the page offered only the reply from before this prompt was sent", false
 	}

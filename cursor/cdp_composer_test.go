@@ -46,3 +46,23 @@ func TestVSCodeRefusesPromptsItWouldChange(t *testing.T) {
 		}
 	}
 }
+
+func TestNumberedRowDecidesWhetherAReplyIsNew(t *testing.T) {
+	cfg := config.CDP{CopyMenu: "Copy", Read: config.ReadCopy}
+	st := turnState{PrevKnown: true} // the copy before the prompt was not needed
+	old := cdpReading{Text: "same words", Rendered: "same words", CopyFound: true,
+		Element: replyState{Found: true, Numbered: true, MarksLeft: true}}
+	if why, _ := judgeReply(st, "prompt", "prompt", cfg, old); why == "" {
+		t.Fatal("a reply in a row numbered before the prompt was taken as new")
+	}
+	fresh := old
+	fresh.Element.Fresh = true
+	if why, _ := judgeReply(st, "prompt", "prompt", cfg, fresh); why != "" {
+		t.Fatalf("a reply in a new row was refused: %s", why)
+	}
+	cut := fresh
+	cut.Text = "same"
+	if why, _ := judgeReply(st, "prompt", "prompt", cfg, cut); why == "" {
+		t.Fatal("a copy lacking words the page shows was taken")
+	}
+}

@@ -37,7 +37,15 @@ type replyState struct {
 	// MarksLeft: an element marked then is still on the page, so element
 	// identity tells old replies from new.
 	MarksLeft bool `json:"marks_left"`
+	// Numbered: the reply is in a numbered row (data-index), so Fresh is
+	// certain: a row numbered then is the reply from before.
+	Numbered bool `json:"numbered"`
 }
+
+// jsNumbered says whether the last reply is in a numbered row.
+var jsNumbered = jsFunc(`
+const r = last(a.reply);
+return !!r && rowOf(r) !== null;`)
 
 // readArgs are the selectors the read scripts take.
 func (s *cdpTurn) readArgs() map[string]any {

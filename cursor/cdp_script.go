@@ -62,7 +62,8 @@ const markSeen = (w, e) => { const row = rowOf(e); if (row !== null) w.seenRows.
 const replyElement = a => {
   const l = a.reply ? all(a.reply) : [], w = seenReplies();
   const r = l.length ? l[l.length - 1] : null;
-  return {found: !!r, fresh: !!r && !isSeen(w, r), marks_left: (!!r && rowOf(r) !== null) || l.some(e => isSeen(w, e))};
+  const numbered = !!r && rowOf(r) !== null;
+  return {found: !!r, fresh: !!r && !isSeen(w, r), numbered, marks_left: numbered || l.some(e => isSeen(w, e))};
 };
 const within = (r, s) => { try { return [...r.querySelectorAll(s)]; } catch (e) { throw new Error("selector " + JSON.stringify(s) + " is not valid CSS"); } };
 // The reply's body (a.body inside it, else all of it), its rendered text
