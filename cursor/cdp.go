@@ -41,6 +41,9 @@ func NewCDP(c config.CDP, g config.GUI, opts Options) (*CDP, error) {
 		return nil, fmt.Errorf("%w: %v", ErrNotCalibrated, err)
 	}
 	c = c.Resolved()
+	if err := readReady(c); err != nil {
+		return nil, err
+	}
 	title, err := regexp.Compile(c.Target)
 	if err != nil {
 		return nil, fmt.Errorf("cdp.target: %w", err)
@@ -126,6 +129,8 @@ type cdpTurn struct {
 	// stored is the prompt as the composer holds it (a textarea stores
 	// CRLF as LF), which is what the page echoes.
 	stored string
+	// kind is the composer's kind (see composerMonaco), once known.
+	kind string
 	// waiting names what the turn waits for now, and waitErr the error a
 	// deadline striking then ends it with (nil: ErrNoReply).
 	waiting string
@@ -217,13 +222,22 @@ func (s *cdpTurn) run(ctx context.Context) (string, error) {
 		}
 	}
 	s.wait(ErrNoReply, "the reply from before the prompt to be read")
-	prev, err := s.read(ctx)
-	if err != nil {
-		return "", err
-	}
 	state := turnState{PrevKnown: true}
-	if prev.Text != "" {
-		state.Prev = fingerprintText(prev.Text)
+	// A reply in a numbered row is told new by its row alone (see
+	// judgeReply): the copy of the one before, which costs a copy action
+	// (VS Code's menu: over 100 ms), is then not needed.
+	var numbered bool
+	if err := s.p.eval(ctx, jsNumbered, s.args(), &numbered); err != nil {
+		return "", s.failed(err)
+	}
+	if !numbered {
+		prev, err := s.read(ctx)
+		if err != nil {
+			return "", err
+		}
+		if prev.Text != "" {
+			state.Prev = fingerprintText(prev.Text)
+		}
 	}
 	// Watch again from here: only a busy state after the prompt counts,
 	// and only a reply element not on the page now is new.
@@ -295,42 +309,6 @@ func (s *cdpTurn) newChat(ctx context.Context) error {
 	return pause(ctx, settleWait)
 }
 
-// insert puts the prompt into the composer and proves it is there: exactly,
-// or with its line ends as a textarea stores them (CRLF and CR as LF),
-// which is then noted. Anything else is cleared from the composer.
-func (s *cdpTurn) insert(ctx context.Context) error {
-	s.wait(ErrNotSubmitted, "the prompt to be put into the composer (cdp.composer %q)", s.c.cfg.Composer)
-	var r struct {
-		Found bool   `json:"found"`
-		Text  string `json:"text"`
-	}
-	a := s.args()
-	a["text"] = s.t.Prompt
-	if err := s.p.eval(ctx, jsInsert, a, &r); err != nil {
-		return err
-	}
-	if !r.Found {
-		return fmt.Errorf("%w: cdp.composer %q matches nothing; nothing was sent", ErrNotCalibrated, s.c.cfg.Composer)
-	}
-	switch r.Text {
-	case s.t.Prompt:
-	case fieldLineEnds(s.t.Prompt):
-		s.t.note("the composer stored the prompt's CRLF (or CR) line ends as LF, so the chat received them as LF")
-		s.c.logf("the composer stored the prompt's CRLF line ends as LF")
-	default:
-		var cleared bool
-		clearErr := s.p.eval(ctx, jsClear, a, &cleared)
-		after := "the composer was cleared"
-		if clearErr != nil || !cleared {
-			after = "the composer could not be cleared: empty it before the next turn"
-		}
-		return fmt.Errorf("%w: the composer took %s; %s and nothing was sent", ErrNotSubmitted, composerDiff(s.t.Prompt, r.Text), after)
-	}
-	s.stored = r.Text
-	s.c.logf("prompt inserted (%d bytes)", len(s.t.Prompt))
-	return nil
-}
-
 // submit sends the prompt and proves that the page took it: the busy
 // element showed, or the composer emptied and the transcript grew. With no
 // sign within gui.submit it tries once more, but only while the composer
@@ -359,7 +337,7 @@ func (s *cdpTurn) submit(ctx context.Context, before pageLook) error {
 				return nil
 			}
 			if time.Now().After(deadline) {
-				if try == 1 && l.Composer != nil && *l.Composer == s.stored {
+				if try == 1 && l.Composer != nil && s.holdsPrompt(*l.Composer) {
 					s.c.logf("no sign of submission; sending once more")
 					s.sent = false
 					break
@@ -395,46 +373,6 @@ func (s *cdpTurn) press(ctx context.Context) error {
 	return s.p.pressEnter(ctx)
 }
 
-// cdpReading is what a read of the page gave: the last reply as the page
-// gives it (through cdp.copy when set, else the reply element's text),
-// and what the page says of the last reply element.
-type cdpReading struct {
-	Text string `json:"text"`
-	// CopyFound: with cdp.copy, the copy button was on the page.
-	CopyFound bool       `json:"copy_found"`
-	Element   replyState `json:"el"`
-}
-
-// replyState is jsLib's replyElement.
-type replyState struct {
-	Found bool `json:"found"`
-	// Fresh: the element was not on the page when the prompt was sent.
-	Fresh bool `json:"fresh"`
-	// MarksLeft: an element marked then is still on the page, so element
-	// identity tells old replies from new.
-	MarksLeft bool `json:"marks_left"`
-}
-
-// read returns the last reply and what the page says of it.
-func (s *cdpTurn) read(ctx context.Context) (cdpReading, error) {
-	var r cdpReading
-	if s.c.cfg.Copy != "" {
-		if err := s.p.eval(ctx, jsCopy, s.args(), &r); err != nil {
-			return r, s.failed(err)
-		}
-		return r, nil
-	}
-	var got struct {
-		replyState
-		Text string `json:"text"`
-	}
-	if err := s.p.eval(ctx, jsReply, s.args(), &got); err != nil {
-		return r, s.failed(err)
-	}
-	r.Text, r.Element = got.Text, got.replyState
-	return r, nil
-}
-
 // pause waits d, or returns ctx's error.
 func pause(ctx context.Context, d time.Duration) error {
 	t := time.NewTimer(d)
@@ -450,7 +388,7 @@ func pause(ctx context.Context, d time.Duration) error {
 // selectorSettings names the seat's selectors as agentctl.yaml does.
 func (c *CDP) selectorSettings() map[string]string {
 	return map[string]string{"cdp.composer": c.cfg.Composer, "cdp.submit": c.cfg.Submit, "cdp.busy": c.busySelector(),
-		"cdp.reply": c.cfg.Reply, "cdp.copy": c.cfg.Copy, "cdp.new_chat": c.cfg.NewChat}
+		"cdp.reply": c.cfg.Reply, "cdp.copy": c.cfg.Copy, "cdp.new_chat": c.cfg.NewChat, "cdp.body": c.cfg.Body, "cdp.error": c.cfg.Error}
 }
 
 // selectorCounts returns how many elements of the page each selector set
@@ -472,7 +410,7 @@ func (c *CDP) checkSelectors(ctx context.Context, p *page) (map[string]int, erro
 	if err != nil {
 		return nil, err
 	}
-	for _, name := range []string{"cdp.composer", "cdp.submit", "cdp.busy", "cdp.reply", "cdp.copy", "cdp.new_chat"} {
+	for _, name := range []string{"cdp.composer", "cdp.submit", "cdp.busy", "cdp.reply", "cdp.copy", "cdp.new_chat", "cdp.body", "cdp.error"} {
 		if counts[name] == -1 {
 			return nil, fmt.Errorf("%w: %s %q is not a valid CSS selector; nothing was sent", ErrNotCalibrated, name, c.selectorSettings()[name])
 		}

@@ -71,6 +71,9 @@ func (s *cdpTurn) await(ctx context.Context, state turnState) (string, error) {
 			if err != nil {
 				return "", err
 			}
+			if r.Error != "" && (r.Element.Fresh || !r.Element.MarksLeft) {
+				return "", replyFailed(r)
+			}
 			why, calibrate := judgeReply(state, s.t.Prompt, s.stored, s.c.cfg, r)
 			if why == "" {
 				s.accepted(l, need, noBusy, r)
@@ -103,7 +106,8 @@ func (s *cdpTurn) accepted(l pageLook, need time.Duration, noBusy bool, r cdpRea
 		s.t.note("the page never showed the model busy (cdp.busy %q matched nothing during the turn); the reply was taken once it had been still for %s (gui.max_pause), so a longer pause in it would have cut it", s.c.cfg.Busy, need)
 		s.c.logf("the page never showed cdp.busy %q; the reply was taken after %s of stillness", s.c.cfg.Busy, need)
 	}
-	if s.c.cfg.Copy == "" {
+	if s.c.cfg.Read == config.ReadRendered {
+		s.t.note("the reply was read from the page's rendering (cdp.read: rendered), not the app's own copy of it: Markdown marks, code fences and line breaks may differ from what the model wrote")
 		s.c.logf("reply read from the page's rendering (%d bytes)", len(r.Text))
 		return
 	}
@@ -132,19 +136,29 @@ func millis(d time.Duration) float64 { return float64(d) / float64(time.Millisec
 // element), only the text tells, and the text of the reply from before
 // is refused. The prompt itself is always refused (a chat's echo of it).
 func judgeReply(st turnState, prompt, stored string, cfg config.CDP, r cdpReading) (why string, calibrate bool) {
+	copying := cfg.Read != config.ReadRendered && (cfg.Copy != "" || cfg.CopyMenu != "")
 	switch {
-	case cfg.Copy != "" && !r.CopyFound:
-		return fmt.Sprintf("cdp.copy %q matches nothing on the page", cfg.Copy), true
-	case cfg.Copy == "" && !r.Element.Found:
+	case copying && !r.CopyFound && cfg.Copy == "" && len(r.Labels) > 0:
+		return fmt.Sprintf("the reply's context menu has no item %q (it has %q)", cfg.CopyMenu, r.Labels), true
+	case copying && !r.CopyFound:
+		return fmt.Sprintf("%s matches nothing on the page", copyAction(cfg)), true
+	case !copying && !r.Element.Found:
 		return fmt.Sprintf("cdp.reply %q matches nothing on the page", cfg.Reply), true
-	case r.Text == "" && cfg.Copy != "":
-		return fmt.Sprintf("the copy button cdp.copy %q gave nothing (a copy through the app's own clipboard cannot be caught: leave cdp.copy out)", cfg.Copy), false
+	case r.Text == "" && copying:
+		return fmt.Sprintf("the copy action %s gave nothing (a copy through the app's own clipboard cannot be caught: use cdp.read: rendered)", copyAction(cfg)), false
 	case r.Text == "":
 		return "the page offered only an empty reply", false
 	case r.Text == prompt || r.Text == stored || strings.TrimSpace(r.Text) == strings.TrimSpace(stored):
 		return "the page offered only the prompt itself (the chat's echo of it)", false
+	case r.Element.Numbered && !r.Element.Fresh:
+		return "the page offered only the reply from before this prompt was sent (its row was there then)", false
 	case st.PrevKnown && fingerprintText(r.Text) == st.Prev && !(r.Element.Fresh && r.Element.MarksLeft):
 		return "the page offered only the reply from before this prompt was sent", false
+	}
+	if copying {
+		if err := checkCopy(r.Text, r.Rendered); err != nil {
+			return "the copy is not what the page shows: " + err.Error(), false
+		}
 	}
 	return "", false
 }

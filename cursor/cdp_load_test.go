@@ -36,7 +36,7 @@ func TestCDPPageStarvedAsItSaysDoneIsWaitedFor(t *testing.T) {
 			c := b.openChatPageWith(t, "Cursor - starved "+way, s, 0, url.Values{"late_ms": {"400"}})
 			seat := c.seat()
 			if way == "busy-text" {
-				seat.Copy = ""
+				seat.Copy, seat.Read = "", config.ReadRendered
 			}
 			d := newTestCDP(t, seat)
 			for turn := 1; turn <= 2; turn++ {
@@ -61,7 +61,7 @@ func TestCDPIdenticalRepliesInARowAreBothTaken(t *testing.T) {
 	for _, copy := range []bool{true, false} {
 		seat := c.seat()
 		if !copy {
-			seat.Copy = ""
+			seat.Copy, seat.Read = "", config.ReadRendered
 		}
 		d := newTestCDP(t, seat)
 		for range 2 {
@@ -87,7 +87,7 @@ func TestCDPUnreadableReplyFailsSayingWhy(t *testing.T) {
 		want error
 		says []string
 	}{
-		{"reply matches nothing", func(s *config.CDP) { s.Copy, s.Reply = "", "#transcript .no-such-reply" }, ErrNotCalibrated,
+		{"reply matches nothing", func(s *config.CDP) { s.Copy, s.Read, s.Reply = "", config.ReadRendered, "#transcript .no-such-reply" }, ErrNotCalibrated,
 			[]string{"cdp.reply", "matches nothing"}},
 		{"copy matches nothing", func(s *config.CDP) { s.Copy = "#no-such-copy" }, ErrNotCalibrated,
 			[]string{"cdp.copy", "matches nothing"}},

@@ -43,19 +43,38 @@ const textOf = n => {
 const fieldText = e => isField(e) ? e.value : textOf(e);
 const busyNow = a => !!a.busy && all(a.busy).some(visible);
 const state = () => window.__agentctl = window.__agentctl || {};
-// seen holds the reply elements that were on the page when a prompt was
-// sent: a reply is new when its element is not one of them. It lives as
-// long as the page, so a turn resumed by another process still knows them.
-const seenReplies = () => { const w = state(); return w.seen = w.seen || new WeakSet(); };
-// replyElement says whether the last reply is an element that appeared
-// after the prompt was sent, and whether the page still holds an element
-// marked then (if not, the page redrew its replies and only the text
-// tells old from new).
+// seen holds the replies that were on the page when a prompt was sent: a
+// reply is new when it is not one of them. A reply is known by its
+// element, or, inside a list that numbers its rows (data-index, as VS
+// Code's lists do), by its row's number: such lists recycle their rows'
+// elements, so the new reply may show in an element that held an old one.
+// It lives as long as the page, so a turn resumed by another process
+// still knows them.
+const seenReplies = () => { const w = state(); w.seen = w.seen || new WeakSet(); w.seenRows = w.seenRows || new Set(); return w; };
+const rowOf = e => { const row = e.closest("[data-index]"); return row ? row.dataset.index : null; };
+const isSeen = (w, e) => { const row = rowOf(e); return row !== null ? w.seenRows.has(row) : w.seen.has(e); };
+const markSeen = (w, e) => { const row = rowOf(e); if (row !== null) w.seenRows.add(row); else w.seen.add(e); };
+// replyElement says whether the last reply appeared after the prompt was
+// sent, and whether the page still holds a reply marked then (if not, the
+// page redrew its replies and only the text tells old from new). A row's
+// number outlives its element (a virtual list drops rows scrolled away),
+// so a numbered reply is always told by its number.
 const replyElement = a => {
-  const l = a.reply ? all(a.reply) : [], seen = seenReplies();
+  const l = a.reply ? all(a.reply) : [], w = seenReplies();
   const r = l.length ? l[l.length - 1] : null;
-  return {found: !!r, fresh: !!r && !seen.has(r), marks_left: l.some(e => seen.has(e))};
+  const numbered = !!r && rowOf(r) !== null;
+  return {found: !!r, fresh: !!r && !isSeen(w, r), numbered, marks_left: numbered || l.some(e => isSeen(w, e))};
 };
+const within = (r, s) => { try { return [...r.querySelectorAll(s)]; } catch (e) { throw new Error("selector " + JSON.stringify(s) + " is not valid CSS"); } };
+// The reply's body (a.body inside it, else all of it), its rendered text
+// and the app's error message in it (a.error).
+const replyParts = (r, a) => !r ? [] : a.body ? within(r, a.body) : [r];
+const renderedOf = (r, a) => replyParts(r, a).map(textOf).join("\n");
+const errorOf = (r, a) => {
+  if (!r || !a.error) return "";
+  return within(r, a.error).filter(visible).map(e => textOf(e).trim()).filter(Boolean).join("\n");
+};
+const sleep = ms => new Promise(res => setTimeout(res, ms));
 `
 
 func jsFunc(body string) string { return "(a => {" + jsLib + body + "})" }
@@ -71,7 +90,8 @@ const w = state();
 if (w.obs) w.obs.disconnect();
 w.token = a.token; w.busySeen = false; w.changes = 0; w.changedAt = performance.now(); w.probe = null;
 let marked = 0;
-if (a.mark && a.reply) for (const e of all(a.reply)) { seenReplies().add(e); marked++; }
+// Marked afresh at each prompt: a new chat numbers its rows from 0 again.
+if (a.mark && a.reply) { w.seen = null; w.seenRows = null; const m = seenReplies(); for (const e of all(a.reply)) { markSeen(m, e); marked++; } }
 let wasBusy = false, lastReply = null;
 const changed = () => { w.changes++; w.changedAt = performance.now(); };
 const check = records => {
@@ -81,7 +101,10 @@ const check = records => {
   let r = null;
   try { r = last(a.reply); } catch (e) {}
   if (busy !== wasBusy || r !== lastReply) { wasBusy = busy; lastReply = r; changed(); return; }
-  if (r && records.some(m => r.contains(m.target) || m.target.contains(r))) changed();
+  // Only what can change the reply's words counts: apps restyle their
+  // elements all the time (VS Code's code blocks lay out again and again,
+  // its workbench toggles classes), which changes no word of the reply.
+  if (r && records.some(m => m.type !== "attributes" && (r.contains(m.target) || m.target.contains(r)))) changed();
 };
 w.obs = new MutationObserver(check);
 w.obs.observe(document.documentElement, {subtree: true, childList: true, attributes: true, characterData: true});
@@ -130,42 +153,6 @@ return {title: document.title, token: w.token || "", busy, busy_seen: !!w.busySe
   replies: all(a.reply).length, composer: c ? fieldText(c) : null,
   nodes: document.getElementsByTagName("*").length};`)
 
-// jsReply is the last reply's text, and what replyElement says of it.
-var jsReply = jsFunc(`
-const r = last(a.reply);
-return Object.assign(replyElement(a), {text: r ? textOf(r) : ""});`)
-
-// jsInsert puts the prompt into the composer as a paste the page handles
-// itself (editors read a paste event's data), replacing what the composer
-// held; a textarea gets its value as typing would set it. The desktop's
-// clipboard is never involved.
-var jsInsert = jsFunc(`
-const c = document.querySelector(a.composer);
-if (!c) return {found: false};
-c.focus();
-if (isField(c)) {
-  const proto = c.tagName === "TEXTAREA" ? HTMLTextAreaElement.prototype : HTMLInputElement.prototype;
-  Object.getOwnPropertyDescriptor(proto, "value").set.call(c, a.text);
-  c.dispatchEvent(new Event("input", {bubbles: true}));
-  return {found: true, text: c.value};
-}
-const sel = getSelection(), range = document.createRange();
-range.selectNodeContents(c);
-sel.removeAllRanges(); sel.addRange(range);
-const dt = new DataTransfer();
-dt.setData("text/plain", a.text);
-const ev = new ClipboardEvent("paste", {clipboardData: dt, bubbles: true, cancelable: true});
-if (c.dispatchEvent(ev)) document.execCommand("insertText", false, a.text);
-return {found: true, text: fieldText(c)};`)
-
-// jsClear empties the composer after a prompt that did not go in exactly.
-var jsClear = jsFunc(`
-const c = document.querySelector(a.composer);
-if (!c) return false;
-if (isField(c)) { c.value = ""; c.dispatchEvent(new Event("input", {bubbles: true})); return true; }
-c.focus(); document.execCommand("selectAll"); document.execCommand("delete");
-return true;`)
-
 // jsFocus focuses the composer, for Enter.
 var jsFocus = jsFunc(`
 const c = document.querySelector(a.composer);
@@ -179,33 +166,6 @@ const e = firstVisible(a.sel);
 if (!e) return false;
 e.click();
 return true;`)
-
-// jsCopy clicks the last reply's copy button with the page's clipboard
-// writes caught inside the page (navigator.clipboard.writeText, and a copy
-// command answered by a copy event of our own), so the reply's source
-// comes back and the desktop's clipboard is never written.
-var jsCopy = jsAsyncFunc(`
-const b = last(a.copy);
-const el = replyElement(a);
-if (!b) return {copy_found: false, text: "", el};
-let got = "";
-const exec = document.execCommand, clip = navigator.clipboard, write = clip && clip.writeText;
-document.execCommand = function (cmd, ...rest) {
-  if (String(cmd).toLowerCase() !== "copy") return exec.call(document, cmd, ...rest);
-  const dt = new DataTransfer();
-  (document.activeElement || document).dispatchEvent(new ClipboardEvent("copy", {clipboardData: dt, bubbles: true, cancelable: true}));
-  got = dt.getData("text/plain");
-  return true;
-};
-if (clip) clip.writeText = async t => { got = String(t); };
-try {
-  b.click();
-  await new Promise(r => setTimeout(r, 0));
-} finally {
-  document.execCommand = exec;
-  if (clip) delete clip.writeText;
-}
-return {copy_found: true, text: got, el};`)
 
 // jsCheck reports which selectors match nothing, and which are not CSS.
 var jsCheck = jsFunc(`

@@ -57,7 +57,7 @@ func TestCDPShapes(t *testing.T) {
 				case "stillness":
 					seat.Busy = "#never-there"
 				case "busy-text": // the reply's own text, its code block written back as a fence
-					seat.Copy = ""
+					seat.Copy, seat.Read = "", config.ReadRendered
 				}
 				cdpRoundTrips(t, newTestCDP(t, seat), c, s)
 			})
@@ -69,15 +69,19 @@ func TestCDPPromptOf50KBAndTheReplyTextWithoutCopyButton(t *testing.T) {
 	b := startCDPBrowser(t)
 	c := b.openChatPage(t, "Cursor - big", shape{name: "big", think: 0.1, chunks: 3, pause: 0.05}, 0)
 	seat := c.seat()
-	seat.Copy = "" // the reply element's own text: exact for text without Markdown
+	seat.Copy, seat.Read = "", config.ReadRendered // the reply element's own text: exact for text without Markdown
 	var sb strings.Builder
 	for i := 0; sb.Len() < 50*1024; i++ {
 		fmt.Fprintf(&sb, "line %d: ünïcode 😀\tand a tab   \n", i)
 	}
 	prompt := sb.String()
-	reply, err := newTestCDP(t, seat).Run(context.Background(), Turn{Prompt: prompt})
+	var heard []string
+	reply, err := newTestCDP(t, seat).Run(context.Background(), Turn{Prompt: prompt, OnNote: func(n string) { heard = append(heard, n) }})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if len(heard) != 1 || !strings.Contains(heard[0], "read from the page's rendering") {
+		t.Fatalf("notes %q, want one saying the reply was read from the rendering", heard)
 	}
 	if got := c.prompts(t); len(got) != 1 || got[0] != prompt {
 		t.Fatalf("the page received %d prompts, the first of %d bytes; want one of %d", len(got), len(got[0]), len(prompt))

@@ -19,10 +19,11 @@ Usage: agentctl calibrate AGENT --title PATTERN [--input X,Y --copy X,Y --reply 
                          [--absolute] [--pid N] [--copy-keys K,K] [--profile vscode] [--submit-key K] [--new-chat-key K]
        agentctl calibrate --from-coords FILE [--layout NAME]
        agentctl calibrate AGENT --cdp URL [--target PATTERN] [--composer SEL --submit SEL --busy SEL
-                         --reply-selector SEL --copy SEL --new-chat SEL]
+                         --reply-selector SEL --copy SEL --new-chat SEL] [--force] [--probe=false]
+                         [--prompt TEXT] [--proof-prompt TEXT]
 
 Records where an agent's chat window and its controls are, in agentctl.yaml.
-The file's comments and other settings are kept.
+Only the lines it sets change; comments and blank lines are kept.
 
 --busy is the busy indicator: a point that looks different while the model
 works and as before whenever it rests. In Cursor, use the send button's
@@ -51,15 +52,25 @@ screen coordinates; files keyed by layout ("4-agent", ...) need --layout.
 Dream.OS files have no reply region or window title: add them afterwards.
 
 --cdp makes AGENT a seat driven through the DevTools port of the app showing
-its chat (driver: cdp): it finds the one page whose title matches --target
-(default: the agent's name), proposes selectors for the composer and the
-replies that resolve on it, keeps those given (with --cdp, --busy and --copy
-are CSS selectors), and writes driver: cdp and the cdp block. It only looks
-at the page. Selectors left empty follow the built-in Cursor profile.
+its chat (driver: cdp). It finds the one page whose title matches --target
+(default: the agent's name); recognises VS Code's or Cursor's chat and writes
+profile: vscode or cursor, checking the profile's selectors on the live page;
+proposes, for what no profile covers, selectors that each match exactly their
+element (the composer: the one visible editable element that is the chat's
+input, not a code block's or a search box). It then sends a probe prompt
+(--prompt) to find what shows the model busy, the copy button that gives the
+reply, and the reply element, and proves the settings with a turn of the
+driver (--proof-prompt): two prompts reach the chat. With --cdp, --busy and
+--copy are CSS selectors. A selector given wins; one already in agentctl.yaml
+is kept over a different proposal unless --force. Anything it cannot resolve
+is named and calibrate exits 1: set it by hand (a page with no copy action:
+cdp.read: rendered). --probe=false only looks.
 
 Examples:
   agentctl calibrate Agent-1 --cdp http://127.0.0.1:9222
   agentctl calibrate Agent-1 --cdp http://127.0.0.1:9222 --target 'Agent-1.*Cursor' --busy '[aria-label="Stop"]'
+  agentctl calibrate Agent-1 --cdp http://127.0.0.1:9222 --force
+  agentctl calibrate Agent-1 --cdp http://127.0.0.1:9222 --probe=false
   agentctl calibrate Agent-3 --title 'Agent-3.*Cursor'
   agentctl calibrate Agent-3 --title 'Agent-3.*Cursor' --input 420,610 --copy 760,380 --reply 20,60,760,500 --busy 790,610
   agentctl calibrate Agent-3 --busy 790,610
@@ -89,6 +100,10 @@ func runCalibrate(ctx context.Context, env *Env, args []string) error {
 	submitSel := fs.String("submit", "", "with --cdp: CSS `SELECTOR` of the send button (default: Enter)")
 	replySel := fs.String("reply-selector", "", "with --cdp: CSS `SELECTOR` matching replies (the last is read)")
 	newChatSel := fs.String("new-chat", "", "with --cdp: CSS `SELECTOR` of the new-chat button")
+	probe := fs.Bool("probe", true, "with --cdp: send a probe prompt and a proof prompt to find and prove busy, reply and copy")
+	force := fs.Bool("force", false, "with --cdp: proposals replace selectors already in agentctl.yaml")
+	probePrompt := fs.String("prompt", "Reply with the word ready.", "with --cdp: the probe's `TEXT`")
+	proofPrompt := fs.String("proof-prompt", "Reply with the word proven.", "with --cdp: the `TEXT` of the proof turn, whose reply must differ from the probe's")
 	rest, err := parseArgs(fs, args)
 	if err != nil {
 		return err
@@ -118,7 +133,8 @@ func runCalibrate(ctx context.Context, env *Env, args []string) error {
 				given[role] = v
 			}
 		}
-		return calibrateCDP(ctx, env, agent, *cdpEndpoint, *target, given)
+		return calibrateCDP(ctx, env, cfg, agent, cdpCalibration{endpoint: *cdpEndpoint, target: *target, given: given,
+			probe: *probe, force: *force, prompt: *probePrompt, proof: *proofPrompt})
 	}
 	w := agent.Window
 	if *title != "" {
