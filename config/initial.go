@@ -105,6 +105,7 @@ agents:
 #      # copy: '<css selector>'         # the reply's copy button (looked for inside the last reply first)
 #      # copy_menu: Copy                # or: the label of the reply's context-menu item that copies it
 #      # read: copy                     # copy (the app's own copy, checked against the page) or rendered (loses Markdown; noted in receipts)
+#      # clipboard: page                # page (the copy caught inside the page) or system (an app that copies from outside it, such as Electron's main process)
 #      # new_chat: '<css selector>'     # optional: starts a fresh chat
 #      # quiet: 20ms                    # stillness after busy is gone before the reply is read
 
