@@ -19,8 +19,13 @@
 //
 // A reply's block is judged item by item (plan): what cannot be used is
 // refused with its reason and the rest applies, and the message is then
-// archived "done with errors". A board change the boards cannot take now is
-// kept by package projectboard and made later, never reported as made.
+// archived "done with errors". A reply with no block and no report, to a
+// prompt that asked for the block (every built-in template does), is
+// archived "done without block": the turn happened, nothing it meant did.
+// Several in a row tell Settings.Human once (noblock.go); the run is kept
+// in status.json, so it outlives the runner. A board change the boards
+// cannot take now is kept by package projectboard and made later, never
+// reported as made.
 // Loop guards bound what replies can set off: a thread's hops and one
 // reply's sends. Guardrails (guardrails.go) judge each item against the
 // configured level of its kind (a broadcast, another's task, closing a

@@ -32,22 +32,39 @@ type outcome struct {
 	Report   *Report
 	Carried  []string // ids of the digest notes the turn carried, now archived
 	ByRunner bool     // the runner handled the message without a turn
+	// Answered is a reply that used the protocol: a block, usable or not,
+	// or a report. NoBlock is a reply to a prompt that asked for the block
+	// and that has neither: nothing it may have meant was applied.
+	Answered bool
+	NoBlock  bool
 }
 
 // Outcomes of a message whose reply was worked, as its receipt says.
 //
 // A reply with an effect held for a person's approval, and nothing
 // refused, ends "waiting for approval": the message is done, but part of
-// what it asked for waits in the person's mailbox (see guardrails.go).
+// what it asked for waits in the person's mailbox (see guardrails.go). A
+// reply without the block its prompt asked for ends "done without block":
+// the turn happened, but whatever it meant to send or change did not (a
+// chat read from its rendering loses the fences; an agent may ignore the
+// protocol).
 const (
 	outcomeDone       = "done"
 	outcomeWithErrors = "done with errors"
+	outcomeNoBlock    = "done without block"
 	outcomeParked     = "waiting for approval"
 )
+
+// noBlockReason is why a reply ended "done without block", for its
+// receipt and devlog entry.
+const noBlockReason = "the prompt asked for an agentctl block at the end of the reply, and the reply has none (nor a Dream.OS report): nothing was sent, changed or noted for it"
 
 func (o outcome) receiptOutcome() string {
 	if len(o.Errors) > 0 || len(o.Deferred) > 0 || o.Block != "" {
 		return outcomeWithErrors
+	}
+	if o.NoBlock {
+		return outcomeNoBlock
 	}
 	if len(o.Parked) > 0 {
 		return outcomeParked
@@ -77,6 +94,9 @@ func (o outcome) receiptData() map[string]any {
 	}
 	if o.Block != "" {
 		d["block_error"] = o.Block
+	}
+	if o.NoBlock {
+		d["no_block"] = noBlockReason
 	}
 	if o.Report != nil {
 		d["report"] = o.Report
@@ -126,7 +146,8 @@ func (r *Runner) applyEffects(ctx context.Context, log zerolog.Logger, cl *mailb
 	}
 	results := recordedResults(cl)
 	out := func() outcome {
-		o := outcome{Block: p.BlockError, Report: p.Report, Errors: slices.Clone(pl.refused), ByRunner: cl.Progress.Data[dataByRunner] == true}
+		o := outcome{Block: p.BlockError, Report: p.Report, Errors: slices.Clone(pl.refused), ByRunner: cl.Progress.Data[dataByRunner] == true,
+			Answered: p.Answered(), NoBlock: cl.Progress.Data[dataAsksBlock] == true && !p.Answered()}
 		for _, e := range results {
 			switch e.Kind {
 			case "sent":
@@ -186,7 +207,7 @@ func (r *Runner) applyEffects(ctx context.Context, log zerolog.Logger, cl *mailb
 	effects = append(effects, r.parkEffects(log, msg, pl.parked)...)
 	effects = append(effects, effect{"devlog/done", func() (result, error) {
 		o := out()
-		e := devlogEntry(r.s.Agent, msg, r.now(), o.receiptOutcome(), reply, strings.Join(append(slices.Clone(o.Errors), blockNote(o.Block)...), "\n"))
+		e := devlogEntry(r.s.Agent, msg, r.now(), o.receiptOutcome(), reply, strings.Join(append(slices.Clone(o.Errors), blockNote(o)...), "\n"))
 		e.Note = noteOf(p)
 		e.Actions = append(e.Actions, actionsOf(o, pl, p.Report)...)
 		if ids, _ := recordedNotes(cl); len(ids) > 0 {
@@ -211,7 +232,7 @@ func (r *Runner) applyEffects(ctx context.Context, log zerolog.Logger, cl *mailb
 	effects = append(effects, r.noteEffects(cl)...)
 	if msg.RequiresAck {
 		effects = append(effects, effect{"ack", func() (result, error) {
-			r.notifySettled(msg, "done", r.now())
+			r.notifySettled(msg, out().receiptOutcome(), r.now())
 			return result{Kind: "ack"}, nil
 		}})
 	}
@@ -235,11 +256,16 @@ func (r *Runner) applyEffects(ctx context.Context, log zerolog.Logger, cl *mailb
 	return out(), nil
 }
 
-func blockNote(reason string) []string {
-	if reason == "" {
-		return nil
+// blockNote says what became of the block as a whole: refused, or missing
+// where the prompt asked for it.
+func blockNote(o outcome) []string {
+	switch {
+	case o.Block != "":
+		return []string{"agentctl block refused, nothing of it applied: " + o.Block}
+	case o.NoBlock:
+		return []string{noBlockReason}
 	}
-	return []string{"agentctl block refused, nothing of it applied: " + reason}
+	return nil
 }
 
 func noteOf(p Parsed) string {

@@ -61,7 +61,7 @@ func TestBoardChangeOnAnInvalidBoardIsKept(t *testing.T) {
 	}
 	s := testSettings(root, "Agent-1", demoAgents, replyDriver(func(prompt string) (string, error) {
 		if strings.Contains(prompt, "nothing to change") {
-			return "ok", nil
+			return block(`{"devlog": "nothing to change"}`), nil
 		}
 		return block(`{"board": [{"id": "DEMO-1", "status": "review"}], "send": [{"to": "Agent-2", "body": "review it"}]}`), nil
 	}))

@@ -26,9 +26,13 @@ const (
 	// dataDriverNotes are the driver's notes on the turn (cursor.Turn.OnNote),
 	// carried into the receipt.
 	dataDriverNotes = "driver_notes"
-	stageSubmit     = string(cursor.StageSubmitted)
-	stageWaiting    = "waiting" // the prompt is shown, the reply not begun
-	stageReply      = string(cursor.StageReplied)
+	// dataAsksBlock records whether the prompt sent asked for an agentctl
+	// block, so that a resumed runner judges the reply by the prompt the
+	// agent saw, not by a template edited since.
+	dataAsksBlock = "asks_block"
+	stageSubmit   = string(cursor.StageSubmitted)
+	stageWaiting  = "waiting" // the prompt is shown, the reply not begun
+	stageReply    = string(cursor.StageReplied)
 )
 
 // handle takes one claimed message through the whole loop and settles it.
@@ -100,7 +104,10 @@ func (r *Runner) handle(ctx context.Context, cl *mailbox.Claim) error {
 		return err
 	}
 	r.hb.count(receipt.Outcome)
-	log.Info().Str("event", "archived").Int("sent", len(out.Sent)).Int("board", len(out.Board)).
+	if err := r.noteNoBlock(log, msg, out); err != nil {
+		return err
+	}
+	log.Info().Str("event", "archived").Str("outcome", receipt.Outcome).Int("sent", len(out.Sent)).Int("board", len(out.Board)).
 		Str("took", timings["total"]).Msg("archived")
 	return nil
 }
@@ -109,9 +116,13 @@ func (r *Runner) handle(ctx context.Context, cl *mailbox.Claim) error {
 // submission was recorded is resumed, never sent again, unless the runner
 // may resend.
 func (r *Runner) takeTurn(ctx context.Context, log zerolog.Logger, cl *mailbox.Claim) (string, error) {
-	prompt, err := r.prompt(cl.Message)
+	rendered, err := r.prompt(cl.Message)
 	if err != nil {
 		return "", err
+	}
+	prompt := rendered.Text
+	if _, ok := cl.Progress.Data[dataAsksBlock]; !ok {
+		cl.Progress.Data[dataAsksBlock] = rendered.AsksForBlock
 	}
 	notes, err := r.notesFor(cl, r.s.MaxPromptBytes-len(prompt)-len(notesSection([]mailbox.Entry{{}})))
 	if err != nil {
@@ -204,7 +215,7 @@ func (r *Runner) turnContext(ctx context.Context) (context.Context, context.Canc
 	return turnCtx, func(cause error) { stop(); cancel(cause) }
 }
 
-func (r *Runner) prompt(msg mailbox.Message) (string, error) {
+func (r *Runner) prompt(msg mailbox.Message) (Prompt, error) {
 	d := PromptData{Agent: r.s.Agent, Message: msg}
 	for _, a := range r.s.Agents {
 		if a != r.s.Agent {
@@ -222,7 +233,7 @@ func (r *Runner) prompt(msg mailbox.Message) (string, error) {
 			d.TaskError = err.Error()
 		}
 	}
-	return r.templates.Render(d)
+	return r.templates.render(d)
 }
 
 // deadError is a failure that no retry can fix.

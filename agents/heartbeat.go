@@ -19,11 +19,18 @@ type heartbeat struct {
 	st  mailbox.Status
 }
 
+// newHeartbeat starts the status of a new runner. Counters start at zero;
+// the run of turns without a block goes on from the last runner's, read
+// before this runner writes anything.
 func newHeartbeat(mb *mailbox.Mailbox, now func() time.Time) *heartbeat {
 	host, _ := os.Hostname()
-	return &heartbeat{mb: mb, now: now, st: mailbox.Status{
+	h := &heartbeat{mb: mb, now: now, st: mailbox.Status{
 		PID: os.Getpid(), Host: host, StartedAt: now().UTC(), Counters: map[string]int{},
 	}}
+	if prev, err := mb.ReadStatus(); err == nil {
+		h.st.NoBlock = prev.NoBlock
+	}
+	return h
 }
 
 // snapshot is status.json as the runner last wrote it, or is about to.
@@ -86,6 +93,24 @@ func (h *heartbeat) count(name string) {
 	h.mu.Lock()
 	h.st.Counters[name]++
 	h.mu.Unlock()
+}
+
+func (h *heartbeat) noBlock() mailbox.Streak {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.st.NoBlock
+}
+
+// setNoBlock keeps the run of turns without a block, writing status.json
+// at once when it changed: it must outlive a runner stopped right after.
+func (h *heartbeat) setNoBlock(s mailbox.Streak) error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if s == h.st.NoBlock {
+		return nil
+	}
+	h.st.NoBlock = s
+	return h.writeLocked()
 }
 
 // beat rewrites status.json with a fresh updated_at.

@@ -99,7 +99,7 @@ func TestDigestNotesRideTheNextTurn(t *testing.T) {
 			<-delivered // fail only once the delivery is over, not while it marks the id seen
 			return "", errors.New("the chat did not answer")
 		}
-		return "done", nil
+		return block(`{"devlog": "read the notes"}`), nil
 	}))
 	promptCount := func() int {
 		mu.Lock()

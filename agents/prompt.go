@@ -118,25 +118,47 @@ type Templates struct {
 
 // Render returns the prompt for d.
 func (t Templates) Render(d PromptData) (string, error) {
+	p, err := t.render(d)
+	return p.Text, err
+}
+
+// Prompt is a rendered prompt and whether it asks the agent to end its
+// reply with an agentctl block.
+type Prompt struct {
+	Text         string
+	AsksForBlock bool
+}
+
+// agentctlFence finds a template line that opens an agentctl block: a
+// template of one's own that shows the block asks for it as surely as one
+// that carries Protocol.
+var agentctlFence = regexp.MustCompile("(?mi)^[ \t]{0,3}(```+|~~~+)[ \t]*agentctl\\b")
+
+// render renders d and judges whether the prompt asks for the block: it
+// does when it carries the reply protocol (every built-in template ends
+// with it) or its template shows an agentctl fence. A template that asks
+// for neither, such as the built-in resume, is not held to the block.
+func (t Templates) render(d PromptData) (Prompt, error) {
 	name, text, err := t.lookup(strings.ToLower(d.Message.Type))
 	if err != nil {
-		return "", err
+		return Prompt{}, err
 	}
 	tmpl, err := template.New(name).Funcs(funcs).Option("missingkey=error").Parse(taskPart)
 	if err == nil {
 		tmpl, err = tmpl.Parse(text)
 	}
 	if err != nil {
-		return "", fmt.Errorf("cannot parse prompt template %s: %w", name, err)
+		return Prompt{}, fmt.Errorf("cannot parse prompt template %s: %w", name, err)
 	}
 	if d.Protocol == "" {
 		d.Protocol = Protocol
 	}
 	var buf bytes.Buffer
 	if err := tmpl.Execute(&buf, d); err != nil {
-		return "", fmt.Errorf("cannot render prompt template %s: %w", name, err)
+		return Prompt{}, fmt.Errorf("cannot render prompt template %s: %w", name, err)
 	}
-	return buf.String(), nil
+	out := buf.String()
+	return Prompt{Text: out, AsksForBlock: strings.Contains(out, d.Protocol) || agentctlFence.MatchString(text)}, nil
 }
 
 func (t Templates) lookup(typ string) (name, text string, err error) {

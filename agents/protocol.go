@@ -92,6 +92,13 @@ type Parsed struct {
 	Report     *Report `json:"report,omitempty"`
 }
 
+// Answered reports whether the reply used the reply protocol at all: an
+// agentctl block, usable or not, or a Dream.OS report. A reply read from a
+// chat's rendering, which drops Markdown fences, has neither.
+func (p Parsed) Answered() bool {
+	return p.Actions != nil || p.BlockError != "" || p.Report != nil
+}
+
 // fence matches the opening line of a fenced block and captures the fence
 // and the info string.
 var fence = regexp.MustCompile("^[ \t]{0,3}(```+|~~~+)[ \t]*([^`\n]*)$")

@@ -47,6 +47,10 @@ type Settings struct {
 	// Guardrails say which effects of a reply apply, wait for Human's
 	// approval, or are refused (guardrails.go); the zero value allows all.
 	Guardrails Guardrails
+	// NoBlockNotice is how many turns in a row may end "done without
+	// block" before Human is told, once per run; 0 for the default
+	// (DefaultNoBlockNotice), negative for never.
+	NoBlockNotice int
 	// Prompts per minute and per hour; 0 means no limit.
 	PerMinute, PerHour int
 
@@ -112,6 +116,9 @@ func New(s Settings) (*Runner, error) {
 	}
 	if s.MaxPromptBytes <= 0 {
 		s.MaxPromptBytes = 64 * 1024
+	}
+	if s.NoBlockNotice == 0 {
+		s.NoBlockNotice = DefaultNoBlockNotice
 	}
 	if s.DigestWait <= 0 {
 		s.DigestWait = DefaultDigestWait

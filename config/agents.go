@@ -34,6 +34,11 @@ type Run struct {
 	// MaxSendsPerReply caps the messages one reply may send; the rest are
 	// refused and recorded.
 	MaxSendsPerReply int `yaml:"max_sends_per_reply"`
+	// NoBlockNotice is how many turns of one agent in a row may end "done
+	// without block" (the prompt asked for the agentctl block, the reply
+	// has none) before the person in the loop is told, once per run; 0:
+	// never.
+	NoBlockNotice int `yaml:"no_block_notice"`
 }
 
 // RateLimit bounds the prompts one agent is sent, so that a flood of
@@ -96,6 +101,7 @@ func defaultRun() Run {
 		Templates:        "templates",
 		MaxHops:          20,
 		MaxSendsPerReply: 10,
+		NoBlockNotice:    3,
 	}
 }
 
@@ -139,6 +145,12 @@ func (c Config) validateRunner() error {
 	}
 	if r.MaxHops < 1 || r.MaxSendsPerReply < 1 {
 		return fmt.Errorf("run.max_hops and run.max_sends_per_reply: must be at least 1")
+	}
+	if r.NoBlockNotice < 0 {
+		return fmt.Errorf("run.no_block_notice: must be 0 (never) or more")
+	}
+	if r.NoBlockNotice < 0 {
+		return fmt.Errorf("run.no_block_notice: must be 0 (never) or more")
 	}
 	switch r.Resend {
 	case ResendAuto, ResendNever, ResendAlways:

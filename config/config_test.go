@@ -21,6 +21,9 @@ func TestInitialConfigParsesToTheDefaults(t *testing.T) {
 	if !reflect.DeepEqual(cfg.Mailbox, Default().Mailbox) {
 		t.Errorf("mailbox = %+v, want the defaults %+v", cfg.Mailbox, Default().Mailbox)
 	}
+	if cfg.Run != Default().Run || cfg.Run.NoBlockNotice != 3 {
+		t.Errorf("run = %+v, want the defaults %+v", cfg.Run, Default().Run)
+	}
 }
 
 func TestParseRefusesWhatCannotWork(t *testing.T) {
@@ -41,6 +44,7 @@ func TestParseRefusesWhatCannotWork(t *testing.T) {
 		"gui:\n  max_pause: 20m\n":                           "gui.turn_timeout: must be longer than gui.max_pause",
 		"guardrails:\n  broadcast: ask\n":                    `guardrails.broadcast: "ask" is not allow, confirm or deny`,
 		"guardrails:\n  many_sends_over: 0\n":                "guardrails.many_sends_over: must be at least 1",
+		"run:\n  no_block_notice: -1\n":                      "run.no_block_notice: must be 0 (never) or more",
 	}
 	for data, want := range tests {
 		_, err := Parse("agentctl.yaml", []byte(data))

@@ -165,6 +165,11 @@ run:
   # times goes to a person instead; one reply sends at most this many messages.
   max_hops: {{.R.MaxHops}}
   max_sends_per_reply: {{.R.MaxSendsPerReply}}
+  # A reply without the agentctl block its prompt asked for is archived "done
+  # without block": nothing it meant was done. After this many such turns of
+  # one agent in a row, the person in the loop is told once (check
+  # 'agentctl doctor' and the seat's copy button). 0: never.
+  no_block_notice: {{.R.NoBlockNotice}}
 
 # Prompts per agent, so that a flood of messages cannot burn the model quota.
 # 0 means no limit. Messages wait in the inbox until the limit allows them.

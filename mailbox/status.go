@@ -27,6 +27,17 @@ type Status struct {
 	StartedAt time.Time      `json:"started_at"`
 	UpdatedAt time.Time      `json:"updated_at"`
 	Counters  map[string]int `json:"counters,omitempty"`
+	// NoBlock is the runner's run of turns whose reply lacked the agentctl
+	// block their prompt asked for. Unlike Counters it outlives the runner:
+	// the next one reads it back, so a person is told once per run.
+	NoBlock Streak `json:"no_block,omitzero"`
+}
+
+// Streak is a run of turns in a row that ended the same way: how many, and
+// the message of the first, which names the run.
+type Streak struct {
+	Turns int    `json:"turns"`
+	First string `json:"first"`
 }
 
 // WriteStatus replaces status.json atomically. It does not wait for the

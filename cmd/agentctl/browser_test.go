@@ -338,3 +338,54 @@ func TestMissionControlStallsRateLimitsAndTheDesktopLockStandOutInBothViews(t *t
 	}
 	tm.keys("q")
 }
+
+// plainAgent replies as a chat read from its rendering does: prose, no
+// block; asked to hand on, it ends with a block that sends to Agent-2.
+const plainAgent = `case "$(cat)" in
+*"hand it on"*) printf 'Handed on.\n\n` + "```" + `agentctl\n{"send": [{"to": "Agent-2", "subject": "take it", "body": "over to you"}]}\n` + "```" + `\n' ;;
+*) echo "Done: handed to Agent-2 for review." ;;
+esac
+`
+
+func TestMissionControlShowsRepliesWithoutTheBlockInBothViews(t *testing.T) {
+	dir := t.TempDir()
+	root := filepath.Join(dir, "runtime")
+	mustAgentctl(t, root, "init", "--agents", "2")
+	script := filepath.Join(dir, "agent.sh")
+	if err := os.WriteFile(script, []byte(plainAgent), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range []string{"Agent-1", "Agent-2"} {
+		runner := exec.Command("agentctl", "--root", root, "run", a, "--", "sh", script)
+		runner.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+		if err := runner.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { runner.Process.Signal(syscall.SIGTERM); runner.Wait() })
+	}
+	// Agent-1 hands one on (a thread whose second hop ends without the
+	// block), then replies three times without it.
+	mustAgentctl(t, root, "send", "--to", "Agent-1", "--subject", "start", "hand it on")
+	for i := 1; i <= 3; i++ {
+		mustAgentctl(t, root, "send", "--to", "Agent-1", "--subject", fmt.Sprintf("plain %d", i), "review this")
+	}
+
+	url := startServe(t, root)
+	ctx := headlessChromium(t)
+	if err := chromedp.Run(ctx, chromedp.Navigate(url), chromedp.WaitVisible(`[data-agent="Agent-2"]`)); err != nil {
+		t.Fatal(err)
+	}
+	awaitText(ctx, t, `[data-agent="Agent-1"] .done`, "done 4")
+	awaitText(ctx, t, `[data-agent="Agent-1"] .without-block`, "3 without block")
+	awaitText(ctx, t, `[data-agent="Agent-1"] .no-block-run`, "last 3 replies had no agentctl block")
+	awaitText(ctx, t, `[data-agent="Agent-2"] .without-block`, "1 without block")
+	awaitText(ctx, t, `#threads .outcome.warn`, "done without block")
+	awaitText(ctx, t, `#people`, "Agent-1: 3 replies in a row without the agentctl block")
+	if got := text(ctx, t, `[data-agent="Agent-2"] .no-block-run`); got != "" {
+		t.Errorf("Agent-2, one reply without the block, shows a run: %q", got)
+	}
+
+	tm := startTmux(t, dir, "--root", root, "top")
+	tm.await("Agent-1: 3 done without block, the last 3 replies in a row had no agentctl block", "Agent-2: 1 done without block (agentctl inbox Agent-2 --state done)")
+	tm.keys("q")
+}

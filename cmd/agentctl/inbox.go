@@ -20,6 +20,11 @@ messages include those still waiting inside inbox.json, in the order they
 will be processed; the other states are listed newest first. Dead letters
 show the reason they could not be used; one that could not be read at all
 is listed by its file name, which retry and drop accept as well as an id.
+Done messages show how they ended: done; done with errors (part of the
+reply refused or waiting for a board); done without block (the prompt
+asked for an agentctl block and the reply had none, so nothing it meant
+was done); waiting for approval; or what settled them (answered, …).
+--json adds the reasons and the driver's notes on how the reply was read.
 
 A person's inbox (human by default) holds what agents and runners send
 back: receipts, notices of dead letters and stalls, and questions, which
@@ -53,10 +58,16 @@ type inboxItem struct {
 	Reply     string    `json:"reply,omitempty"`
 	// Outcome is how a done message ended: "done", "done with errors"
 	// when part of what its reply asked for was refused or has to wait,
-	// "waiting for approval" when part of it waits for a person, or what
-	// settled it ("answered", "approved", "denied", …).
+	// "done without block" when the reply had no agentctl block though
+	// its prompt asked for one (NoBlock says so), "waiting for approval"
+	// when part of it waits for a person, or what settled it ("answered",
+	// "approved", "denied", …).
 	Outcome string   `json:"outcome,omitempty"`
 	Errors  []string `json:"errors,omitempty"`
+	NoBlock string   `json:"no_block,omitempty"`
+	// DriverNotes are what the driver said of the turn that a reader must
+	// know to trust the reply, such as a reply read from the rendering.
+	DriverNotes []string `json:"driver_notes,omitempty"`
 	// Fallbacks are the fields of an old-format message that could not be
 	// read as written ("priority: unknown priority \"Agent-7\" ..."); meta
 	// keeps the originals.
@@ -145,13 +156,24 @@ func toItem(e mailbox.Entry) inboxItem {
 		it.Reply = e.Receipt.Reply
 		it.Attempts = e.Receipt.Attempts
 		it.Outcome = e.Receipt.Outcome
-		if errs, ok := e.Receipt.Data["errors"].([]any); ok {
-			for _, x := range errs {
-				it.Errors = append(it.Errors, fmt.Sprint(x))
-			}
+		it.Errors = receiptList(e.Receipt, "errors")
+		it.DriverNotes = receiptList(e.Receipt, "driver_notes")
+		if s, ok := e.Receipt.Data["no_block"].(string); ok {
+			it.NoBlock = s
 		}
 	}
 	return it
+}
+
+// receiptList reads a list of sentences from a receipt's data.
+func receiptList(r *mailbox.Receipt, key string) []string {
+	var out []string
+	if list, ok := r.Data[key].([]any); ok {
+		for _, x := range list {
+			out = append(out, fmt.Sprint(x))
+		}
+	}
+	return out
 }
 
 // refOf is how the other commands can name a message: its id, or for a

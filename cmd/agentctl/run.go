@@ -213,6 +213,7 @@ func runnerSettings(env *Env, cfg config.Config, agent config.Agent, driver curs
 		TemplatesDir:     filepath.Join(env.Root, cfg.Run.Templates),
 		MaxHops:          cfg.Run.MaxHops,
 		MaxSendsPerReply: cfg.Run.MaxSendsPerReply,
+		NoBlockNotice:    noBlockNotice(cfg.Run.NoBlockNotice),
 		Guardrails:       guardrails(cfg),
 		PerMinute:        cfg.RateLimit.PerMinute,
 		PerHour:          cfg.RateLimit.PerHour,
@@ -225,6 +226,15 @@ func runnerSettings(env *Env, cfg config.Config, agent config.Agent, driver curs
 		Lore:             loreSettings(cfg),
 		Log:              log,
 	}
+}
+
+// noBlockNotice turns run.no_block_notice, where 0 means never, into the
+// runner's setting, where 0 means the default.
+func noBlockNotice(n int) int {
+	if n == 0 {
+		return -1
+	}
+	return n
 }
 
 func guardrails(cfg config.Config) agents.Guardrails {

@@ -20,7 +20,7 @@ import (
 // starts a child that sleeps and waits for it, recording both pids: a turn
 // that only a skip can end.
 const agentScript = `cat >/dev/null
-if [ -f "$DIR/fast" ]; then echo "Done."; exit 0; fi
+if [ -f "$DIR/fast" ]; then printf 'Done.\n\n` + "```" + `agentctl\n{"devlog": "did the long job"}\n` + "```" + `\n'; exit 0; fi
 echo $$ > "$DIR/agent.pid.tmp" && mv "$DIR/agent.pid.tmp" "$DIR/agent.pid"
 sleep 600 &
 echo $! > "$DIR/sleep.pid.tmp" && mv "$DIR/sleep.pid.tmp" "$DIR/sleep.pid"

@@ -24,7 +24,10 @@ Shows one row per configured agent, then one per person: whether its runner
 is alive (the pid in its heartbeat is checked, not just read), what it is
 doing, how many messages wait, are in flight, are done or dead, and how old
 its heartbeat is; DONE also says how many of them the running runner
-finished "with errors" (part of a reply refused or waiting for a board).
+finished "with errors" (part of a reply refused or waiting for a board) and
+"without block" (the prompt asked for an agentctl block, the reply had
+none, so nothing it meant was done), and how many turns in a row lately
+ended without the block.
 A runner working on one message for longer than
 recovery.stall_after shows as stalled with the turn's age, and what a
 runner waits for (a lock another process holds) is shown with its state.
@@ -63,10 +66,15 @@ type agentStatus struct {
 	// DoneWithErrors counts the messages the running runner finished with
 	// part of their reply refused or waiting (agentctl inbox --state done
 	// lists them all).
-	DoneWithErrors int        `json:"done_with_errors,omitempty"`
-	Dead           int        `json:"dead"`
-	Heartbeat      *time.Time `json:"heartbeat,omitempty"`
-	HeartbeatAge   string     `json:"heartbeat_age,omitempty"`
+	DoneWithErrors int `json:"done_with_errors,omitempty"`
+	// DoneWithoutBlock counts those whose reply had no agentctl block
+	// though the prompt asked for one; NoBlockRun how many turns in a row
+	// lately ended so, across runners.
+	DoneWithoutBlock int        `json:"done_without_block,omitempty"`
+	NoBlockRun       int        `json:"no_block_run,omitempty"`
+	Dead             int        `json:"dead"`
+	Heartbeat        *time.Time `json:"heartbeat,omitempty"`
+	HeartbeatAge     string     `json:"heartbeat_age,omitempty"`
 	// Seat is where a remote agent's turns are taken (agentctl hub keeps
 	// its runner here); absent for agents of this machine.
 	Seat    *seatStatus `json:"seat,omitempty"`
@@ -166,10 +174,7 @@ func printStatus(env *Env, rows []agentStatus, holders []cursor.Holder, now time
 		if r.Problem != "" {
 			state = "broken (see below)"
 		}
-		done := fmt.Sprint(r.Done)
-		if r.DoneWithErrors > 0 {
-			done += fmt.Sprintf(" (%d with errors)", r.DoneWithErrors)
-		}
+		done := fmt.Sprint(r.Done) + doneDetail(r)
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%s\t%d\t%s", r.Agent, runner, state, r.Pending, r.Processing, done, r.Dead, dash(r.HeartbeatAge))
 		if remote {
 			fmt.Fprintf(tw, "\t%s", seatCell(r.Seat))
@@ -234,8 +239,25 @@ func readAgentStatus(mb *mailbox.Mailbox, host string, now time.Time, stallAfter
 	if r.Since != nil && r.State == "working" {
 		row.TurnAge = now.Sub(*r.Since).Round(time.Second).String()
 	}
-	if r.Runner == "running" {
-		row.DoneWithErrors = st.Counters["done with errors"]
-	}
+	row.DoneWithErrors, row.DoneWithoutBlock, row.NoBlockRun = r.DoneWithErrors, r.DoneWithoutBlock, r.NoBlockRun
 	return row, nil
+}
+
+// doneDetail says, beside the DONE count, what did not end plainly done:
+// " (2 with errors, 3 without block, last 3 in a row without block)".
+func doneDetail(r agentStatus) string {
+	var parts []string
+	if r.DoneWithErrors > 0 {
+		parts = append(parts, fmt.Sprintf("%d with errors", r.DoneWithErrors))
+	}
+	if r.DoneWithoutBlock > 0 {
+		parts = append(parts, fmt.Sprintf("%d without block", r.DoneWithoutBlock))
+	}
+	if r.NoBlockRun > 1 {
+		parts = append(parts, fmt.Sprintf("last %d in a row without block", r.NoBlockRun))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return " (" + strings.Join(parts, ", ") + ")"
 }

@@ -1,6 +1,7 @@
 package missioncontrol
 
 import (
+	"fmt"
 	"sort"
 	"strings"
 
@@ -28,6 +29,11 @@ func letter(mailboxName string, e mailbox.Entry) Letter {
 	}
 	if r := e.Receipt; r != nil {
 		l.Outcome = r.Outcome
+		if notes, ok := r.Data["driver_notes"].([]any); ok {
+			for _, n := range notes {
+				l.Notes = append(l.Notes, oneLine(fmt.Sprint(n), 200))
+			}
+		}
 		if !r.ClaimedAt.IsZero() {
 			at := r.ClaimedAt
 			l.ClaimedAt = &at

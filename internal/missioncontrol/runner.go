@@ -27,9 +27,23 @@ type Runner struct {
 	// it: an idle runner rewrites it every few seconds, and a snapshot that
 	// changes with every heartbeat would never let a viewer idle.
 	Heartbeat *time.Time `json:"-"`
+	// DoneWithErrors and DoneWithoutBlock count the messages the running
+	// runner finished with part of the reply refused or waiting, and with
+	// no agentctl block where the prompt asked for one (its counters).
+	DoneWithErrors   int `json:"done_with_errors,omitempty"`
+	DoneWithoutBlock int `json:"done_without_block,omitempty"`
+	// NoBlockRun is how many turns in a row lately ended without the
+	// block; unlike the counters it outlives the runner.
+	NoBlockRun int `json:"no_block_run,omitempty"`
 	// StatusProblem is a status.json that cannot be read.
 	StatusProblem string `json:"status_problem,omitempty"`
 }
+
+// Counter names of outcomes in status.json that views single out.
+const (
+	CounterWithErrors = "done with errors"
+	CounterNoBlock    = "done without block"
+)
 
 // Judge decides what a runner is doing from its status.json (st, or the
 // error reading it) and whether its pid is alive on this host. It is pure:
@@ -45,6 +59,7 @@ func Judge(st mailbox.Status, err error, host string, now time.Time, stallAfter 
 	}
 	updated := st.UpdatedAt
 	r.Heartbeat = &updated
+	r.NoBlockRun = st.NoBlock.Turns
 	switch {
 	case st.Host != "" && st.Host != host:
 		r.Runner, r.PID, r.State = "elsewhere", st.PID, st.State
@@ -55,6 +70,7 @@ func Judge(st mailbox.Status, err error, host string, now time.Time, stallAfter 
 			r.Since = &since
 			r.Stalled = st.State == "working" && now.Sub(since) > stallAfter
 		}
+		r.DoneWithErrors, r.DoneWithoutBlock = st.Counters[CounterWithErrors], st.Counters[CounterNoBlock]
 	case st.State == "stopped":
 		r.State = "stopped"
 	default:

@@ -45,21 +45,24 @@ type Person struct {
 
 // Letter is a message as the views show it.
 type Letter struct {
-	Mailbox     string     `json:"mailbox"`
-	ID          string     `json:"id"`
-	Ref         string     `json:"ref"` // what retry and drop accept: the id, or the file name of an unreadable one
-	From        string     `json:"from"`
-	To          string     `json:"to"`
-	Type        string     `json:"type,omitempty"`
-	Priority    string     `json:"priority,omitempty"`
-	Subject     string     `json:"subject"`
-	Body        string     `json:"body,omitempty"`
-	TaskID      string     `json:"task_id,omitempty"`
-	ThreadID    string     `json:"thread_id,omitempty"`
-	ReplyTo     string     `json:"reply_to,omitempty"`
-	State       string     `json:"state"`
-	Outcome     string     `json:"outcome,omitempty"`
-	Reason      string     `json:"reason,omitempty"`
+	Mailbox  string `json:"mailbox"`
+	ID       string `json:"id"`
+	Ref      string `json:"ref"` // what retry and drop accept: the id, or the file name of an unreadable one
+	From     string `json:"from"`
+	To       string `json:"to"`
+	Type     string `json:"type,omitempty"`
+	Priority string `json:"priority,omitempty"`
+	Subject  string `json:"subject"`
+	Body     string `json:"body,omitempty"`
+	TaskID   string `json:"task_id,omitempty"`
+	ThreadID string `json:"thread_id,omitempty"`
+	ReplyTo  string `json:"reply_to,omitempty"`
+	State    string `json:"state"`
+	Outcome  string `json:"outcome,omitempty"`
+	Reason   string `json:"reason,omitempty"`
+	// Notes are the driver's notes on the turn (a reply read from the
+	// page's rendering, …), from the receipt.
+	Notes       []string   `json:"notes,omitempty"`
 	CreatedAt   time.Time  `json:"created_at"`
 	ClaimedAt   *time.Time `json:"claimed_at,omitempty"`
 	CompletedAt *time.Time `json:"completed_at,omitempty"`

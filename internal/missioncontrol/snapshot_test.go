@@ -50,6 +50,24 @@ func TestJudgeTellsRunningStalledGoneAndElsewhere(t *testing.T) {
 	}
 }
 
+// TestJudgeCountsWhatDidNotEndPlainlyDone: the running runner's counters
+// of messages done with errors and without block are its own; the run of
+// replies without the block outlives it.
+func TestJudgeCountsWhatDidNotEndPlainlyDone(t *testing.T) {
+	now := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
+	st := mailbox.Status{PID: 100, Host: "h", State: "idle", UpdatedAt: now,
+		Counters: map[string]int{"done": 7, "done with errors": 2, "done without block": 4}, NoBlock: mailbox.Streak{Turns: 3, First: "m1"}}
+	r := Judge(st, nil, "h", now, time.Minute, func(int) bool { return true })
+	if r.DoneWithErrors != 2 || r.DoneWithoutBlock != 4 || r.NoBlockRun != 3 {
+		t.Errorf("a running runner: %+v, want 2 with errors, 4 without block, a run of 3", r)
+	}
+	st.State = "stopped"
+	r = Judge(st, nil, "h", now, time.Minute, func(int) bool { return false })
+	if r.DoneWithErrors != 0 || r.DoneWithoutBlock != 0 || r.NoBlockRun != 3 {
+		t.Errorf("a stopped runner: %+v, want no counters, the run of 3", r)
+	}
+}
+
 // runtime makes a runtime with mailboxes for agents and a person, the
 // configuration that names them, and a board with one task.
 func testRuntime(t *testing.T, agents ...string) (string, config.Config) {
@@ -179,6 +197,32 @@ func TestFeedFollowsATurnFromItsFileEvents(t *testing.T) {
 	_, _, last, _ := f.Current()
 	if last <= seq {
 		t.Errorf("sequence did not advance: %d then %d", seq, last)
+	}
+}
+
+// TestALetterShowsItsOutcomeAndTheDriversNotes: a message archived "done
+// without block" shows so on the board's task, with the driver's notes
+// from its receipt.
+func TestALetterShowsItsOutcomeAndTheDriversNotes(t *testing.T) {
+	root, cfg := testRuntime(t, "Agent-1")
+	mb, _ := mailbox.Open(root, "Agent-1")
+	now := time.Now().UTC()
+	msg := mailbox.Message{ID: mailbox.NewID(now), From: "human", To: "Agent-1", Subject: "do T-1", Body: "b", CreatedAt: now, TaskID: "T-1"}
+	if err := mb.Deliver(msg); err != nil {
+		t.Fatal(err)
+	}
+	pending, err := mb.List(mailbox.StatePending)
+	if err != nil || len(pending) != 1 {
+		t.Fatalf("pending %v %v", pending, err)
+	}
+	note := "the reply was read from the page's rendering: the app's copy of it could not be had"
+	if err := mb.Settle(pending[0], mailbox.Receipt{Outcome: "done without block", Data: map[string]any{"driver_notes": []any{note}}}, now); err != nil {
+		t.Fatal(err)
+	}
+	s := NewReader(root, cfg).Read(Changed{All: true}, now)
+	msgs := s.Columns[0].Tasks[0].Messages
+	if len(msgs) != 1 || msgs[0].Outcome != "done without block" || len(msgs[0].Notes) != 1 || msgs[0].Notes[0] != note {
+		t.Errorf("T-1's messages %+v, want the one done without block, with the driver's note", msgs)
 	}
 }
 

@@ -211,6 +211,11 @@ func (m *Terminal) View() string {
 			b.WriteString(seatLine(a.Name, *a.Seat, now) + "\n")
 		}
 	}
+	for _, a := range s.Agents {
+		if line := troubleLine(a); line != "" {
+			b.WriteString(warn.Render(line) + "\n")
+		}
+	}
 	b.WriteString("\n" + bold.Render("BOARD") + "  ")
 	for _, c := range s.Columns {
 		var ids []string
@@ -250,6 +255,26 @@ func (m *Terminal) View() string {
 	b.WriteString("\n" + m.notice + "\n")
 	b.WriteString(dim.Render("tab: agents/dead letters  ↑↓: select  s: skip the agent's turn  r: retry the dead letter  q: quit") + "\n")
 	return b.String()
+}
+
+// troubleLine says what of an agent's work did not end plainly done: the
+// running runner's counts, and the run of replies without the agentctl
+// block; "" when there is nothing to say.
+func troubleLine(a Agent) string {
+	var parts []string
+	if a.DoneWithErrors > 0 {
+		parts = append(parts, fmt.Sprintf("%d done with errors", a.DoneWithErrors))
+	}
+	if a.DoneWithoutBlock > 0 {
+		parts = append(parts, fmt.Sprintf("%d done without block", a.DoneWithoutBlock))
+	}
+	if a.NoBlockRun > 1 {
+		parts = append(parts, fmt.Sprintf("the last %d replies in a row had no agentctl block", a.NoBlockRun))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("%s: %s (agentctl inbox %s --state done)", a.Name, strings.Join(parts, ", "), a.Name)
 }
 
 // seatLine says where a remote agent's turns are taken, and how the hub

@@ -20,3 +20,21 @@ func TestTopTellsApprovalsFromQuestions(t *testing.T) {
 		}
 	}
 }
+
+// TestTopSaysWhatDidNotEndPlainlyDone: an agent with messages done with
+// errors or without the block gets a line saying so, apart from "done";
+// one without gets none.
+func TestTopSaysWhatDidNotEndPlainlyDone(t *testing.T) {
+	m := &Terminal{Now: time.Now, snap: Snapshot{Agents: []Agent{
+		{Name: "Agent-1", Runner: Runner{Runner: "running", State: "idle", DoneWithErrors: 1, DoneWithoutBlock: 3, NoBlockRun: 3}, Done: 9},
+		{Name: "Agent-2", Runner: Runner{Runner: "running", State: "idle"}, Done: 4},
+	}}}
+	v := m.View()
+	want := "Agent-1: 1 done with errors, 3 done without block, the last 3 replies in a row had no agentctl block (agentctl inbox Agent-1 --state done)"
+	if !strings.Contains(v, want) {
+		t.Errorf("top does not say %q:\n%s", want, v)
+	}
+	if strings.Contains(v, "Agent-2:") {
+		t.Errorf("top says something of Agent-2, whose messages all ended done:\n%s", v)
+	}
+}

@@ -76,6 +76,24 @@ function seatText(a) {
   return "seat on " + s.machine + ": " + (s.present ? "present, " + s.state : "absent");
 }
 
+// Outcomes of a turn that did not do all it meant: part refused or
+// waiting, or no agentctl block where the prompt asked for one.
+const troubled = new Set(["done with errors", "done without block"]);
+
+function outcomeOf(l) {
+  const text = l.outcome || (l.state === "dead" ? "dead: " + l.reason : l.state);
+  return el("span", { class: troubled.has(l.outcome) ? "outcome warn" : "outcome" }, text);
+}
+
+// The running runner's count of messages that ended badly, and the run of
+// replies without the block that outlives it.
+function doneDetail(a) {
+  return [
+    a.done_with_errors ? el("span", { class: "warn with-errors" }, a.done_with_errors + " with errors") : null,
+    a.done_without_block ? el("span", { class: "warn without-block" }, a.done_without_block + " without block") : null,
+  ];
+}
+
 function tile(a) {
   const st = stateOf(a);
   const q = a.queue || {};
@@ -88,7 +106,10 @@ function tile(a) {
       el("span", { class: "pending" }, "queue " + a.pending),
       ["urgent", "high", "normal", "low"].filter((p) => q[p]).map((p) => el("span", { class: "q-" + p }, p + " " + q[p])),
       el("span", { class: "done" }, "done " + a.done),
+      doneDetail(a),
       el("span", { class: "deadcount" }, "dead " + a.dead)),
+    a.no_block_run > 1 ? el("div", { class: "warn small no-block-run" }, "last " + a.no_block_run +
+      " replies had no agentctl block: see the notice in the person's inbox") : null,
     a.last_log ? el("div", { class: "dim small lastlog" }, age(a.last_log_at) + " ago: " + a.last_log) : null,
     a.holds_lock ? el("div", { class: "small lock" }, "🔒 holds the desktop lock") : null,
     a.runner === "running" ? el("div", { class: "dim small" }, "runner pid " + a.pid) : null,
@@ -109,7 +130,7 @@ function card(t, statuses) {
     (t.messages || []).length ? el("details", { class: "small messages" },
       el("summary", { class: "dim" }, t.messages.length + " message(s)"),
       t.messages.map((m) => el("div", { "data-message": m.id }, el("b", {}, m.from), " → ", el("b", {}, m.to), " ", m.subject,
-        el("span", { class: "dim" }, " · " + (m.outcome || m.state))))) : null,
+        el("span", { class: "dim" }, " · "), outcomeOf(m)))) : null,
     sel);
 }
 
@@ -119,9 +140,9 @@ function hop(l) {
   if (l.claimed_at) parts.push("waited " + span([l.created_at, l.claimed_at]));
   if (l.completed_at) parts.push("turn " + span([l.claimed_at || l.created_at, l.completed_at]));
   else if (l.claimed_at) parts.push("working for " + age(l.claimed_at));
-  parts.push(l.outcome || (l.state === "dead" ? "dead: " + l.reason : l.state));
   return el("div", { class: "hop", "data-hop": l.id }, el("b", {}, l.from), " → ", el("b", {}, l.to), " ",
-    el("span", { class: "dim small" }, l.subject + " · " + parts.join(" · ")));
+    el("span", { class: "dim small" }, [l.subject, ...parts, ""].join(" · ")), el("span", { class: "small" }, outcomeOf(l)),
+    (l.notes || []).map((n) => el("div", { class: "dim small note" }, "driver: " + n)));
 }
 
 function render() {
