@@ -31,7 +31,8 @@ type CDP struct {
 	// Submit is clicked to send the prompt; empty: Enter in the composer.
 	Submit string `yaml:"submit,omitempty"`
 	// Busy matches a visible element while the model works, such as the
-	// stop button or a reply still loading.
+	// stop button or a reply still loading. CDPNoBusy says the page shows
+	// no such thing.
 	Busy string `yaml:"busy,omitempty"`
 	// Reply matches the replies; the last match is the reply.
 	Reply string `yaml:"reply,omitempty"`
@@ -49,11 +50,22 @@ type CDP struct {
 	// as the page shows it, which loses Markdown (and with it an agentctl
 	// block's fence) and is said so in every receipt.
 	Read string `yaml:"read,omitempty"`
+	// Body, if set, matches the parts of the last reply that show the
+	// reply itself (not the participant's name, progress lines or
+	// buttons): the words a copy is checked against, and what read:
+	// rendered reads. Empty: the whole reply element.
+	Body string `yaml:"body,omitempty"`
+	// Error, if set, matches the app's error message inside the last
+	// reply (a reply that ended in an error, or was cancelled): the turn
+	// then fails with that message and passes nothing on as a reply.
+	Error string `yaml:"error,omitempty"`
 	// NewChat, if set, is clicked when a turn asks for a fresh chat.
 	NewChat string `yaml:"new_chat,omitempty"`
 	// Quiet is how long the reply's text must stay unchanged once the busy
 	// element is gone before it is read (default 20ms): the page's last
-	// drawing after it says it is done.
+	// drawing after it says it is done. With Busy set to CDPNoBusy it is
+	// the only sign that the model is done and must be set: the longest
+	// pause the model makes in a reply.
 	Quiet Duration `yaml:"quiet,omitempty"`
 }
 
@@ -62,6 +74,11 @@ const (
 	ReadCopy     = "copy"
 	ReadRendered = "rendered"
 )
+
+// CDPNoBusy as CDP.Busy says the page shows nothing while the model
+// works: a turn then ends once the reply has been still for CDP.Quiet.
+// (As a selector it would match only <none> elements, so nothing.)
+const CDPNoBusy = "none"
 
 // DefaultCDPQuiet is CDP.Quiet when unset: more than a frame at 60 Hz, so
 // a page that draws its last text in the frame after it drops its busy
@@ -91,9 +108,12 @@ func CDPProfile(name string) (CDP, bool) {
 func CDPProfileNames() []string { return []string{ProfileCursor, ProfileVSCode} }
 
 // CursorProfile returns the selectors of Cursor's chat panel as of Cursor
-// 1.x (2025). They depend on Cursor's version: `agentctl doctor` checks
-// them against the live page and `agentctl calibrate --cdp` proposes
-// others.
+// 1.x (2025), guesses never checked against a running Cursor. They depend
+// on Cursor's version: `agentctl doctor` checks them against the live
+// page and `agentctl calibrate --cdp` proposes others. It names no copy
+// action: no whole-reply copy of Cursor's is known well enough to guess,
+// so a Cursor seat sets cdp.copy or cdp.copy_menu (calibrate finds them),
+// or cdp.read: rendered, before its first turn.
 func CursorProfile() CDP {
 	return CDP{
 		Profile:  ProfileCursor,
@@ -105,18 +125,23 @@ func CursorProfile() CDP {
 }
 
 // VSCodeProfile returns the selectors of VS Code's chat view (VS Code
-// 1.100, as code-server serves it). Its composer is a Monaco editor; a
-// reply is loading until its progressive rendering ends, which is later
-// than the stop button goes; the reply's own context menu item "Copy"
-// gives its Markdown source.
+// 1.100, as code-server serves it), checked against the real page. Its
+// composer is a Monaco editor; a reply is loading (busy) until its
+// progressive rendering ends, which is later than the stop button goes;
+// the reply's body is its Markdown parts (not the participant's name or
+// the progress lines, which vanish when it ends); its context menu item
+// "Copy" gives the Markdown source; an error or a cancel shows as a
+// notification with an error icon inside the reply.
 func VSCodeProfile() CDP {
 	return CDP{
 		Profile:  ProfileVSCode,
 		Composer: `.interactive-session .interactive-input-part .monaco-editor textarea`,
 		Busy:     `.interactive-session .interactive-response.chat-response-loading`,
 		Reply:    `.interactive-session .interactive-item-container.interactive-response`,
+		Body:     `.value > .rendered-markdown:not(.progress-step)`,
+		Error:    `.value > .chat-notification-widget:has(.codicon-error) .rendered-markdown`,
 		CopyMenu: "Copy",
-		NewChat:  `.pane-header .action-label.codicon-plus, .title-actions .action-label.codicon-plus`,
+		NewChat:  `.action-label.codicon-plus[aria-label^="New Chat"]`,
 	}
 }
 
@@ -133,7 +158,7 @@ func (c CDP) Resolved() CDP {
 		def string
 	}{
 		{&c.Composer, p.Composer}, {&c.Submit, p.Submit}, {&c.Busy, p.Busy}, {&c.Reply, p.Reply},
-		{&c.NewChat, p.NewChat},
+		{&c.NewChat, p.NewChat}, {&c.Body, p.Body}, {&c.Error, p.Error},
 	} {
 		if *f.v == "" {
 			*f.v = f.def
@@ -173,6 +198,9 @@ func (c CDP) validate() error {
 	}
 	if c.Read != "" && c.Read != ReadCopy && c.Read != ReadRendered {
 		return fmt.Errorf("cdp.read: %q is neither %s nor %s", c.Read, ReadCopy, ReadRendered)
+	}
+	if c.Busy == CDPNoBusy && c.Quiet == 0 {
+		return fmt.Errorf("cdp.quiet: must be set when cdp.busy is %q: with no busy element, the reply counts as done once it has been still that long, so make it longer than any pause the model makes (such as 10s)", CDPNoBusy)
 	}
 	return nil
 }

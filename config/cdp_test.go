@@ -31,6 +31,7 @@ func TestCDPSeatsAreReadAndHeldToLoopback(t *testing.T) {
 		{"endpoint: ws://127.0.0.1:9222", "is not http://127.0.0.1:PORT"},
 		{"endpoint: http://127.0.0.1", "is not http://127.0.0.1:PORT"},
 		{"target: '(['", "cdp.target: not a regular expression"},
+		{"busy: none", "cdp.quiet: must be set when cdp.busy is \"none\""},
 	} {
 		_, err := Parse("agentctl.yaml", []byte("agents:\n  - name: Agent-1\n    driver: cdp\n    cdp:\n      "+bad.yaml+"\n"))
 		if err == nil || !strings.Contains(err.Error(), bad.says) {
@@ -46,5 +47,15 @@ func TestCDPSeatsAreReadAndHeldToLoopback(t *testing.T) {
 	_, err = Parse("agentctl.yaml", []byte("agents:\n  - name: Agent-1\n    driver: devtools\n"))
 	if err == nil || !strings.Contains(err.Error(), "not gui, exec or cdp") {
 		t.Errorf("unknown driver: %v", err)
+	}
+}
+
+func TestCDPSeatWithoutBusyElementKeepsItsQuiet(t *testing.T) {
+	cfg, err := Parse("agentctl.yaml", []byte("agents:\n  - name: Agent-1\n    driver: cdp\n    cdp:\n      busy: none\n      quiet: 8s\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := cfg.Agents[0].CDP.Resolved(); r.Busy != CDPNoBusy || r.Quiet.D().String() != "8s" {
+		t.Fatalf("resolved seat %+v: the profile's busy selector or the default quiet took over", r)
 	}
 }

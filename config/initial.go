@@ -80,19 +80,27 @@ agents:
 # ('agentctl cursor launch Agent-6' starts Cursor so; 'agentctl calibrate
 # Agent-6 --cdp http://127.0.0.1:9222' fills this in). No mouse, keyboard or
 # clipboard is used, so such seats work at the same time. Selectors left out
-# follow the built-in profile of Cursor's chat panel, which depends on
-# Cursor's version: 'agentctl doctor' checks them on the live page.
+# follow the built-in profile of the app's chat (cursor, or vscode for VS
+# Code's chat view), which depends on the app's version: 'agentctl doctor'
+# checks them on the live page. The reply is read as the app's own copy of
+# it (its Markdown source); Cursor's profile names no copy action, so set
+# copy or copy_menu (calibrate finds them), or read: rendered.
 #
 #  - name: Agent-6
 #    driver: cdp
 #    cdp:
 #      endpoint: http://127.0.0.1:9222  # the app's --remote-debugging-port, on loopback only
 #      target: 'Agent-6.*Cursor'        # regular expression on page titles; exactly one must match
-#      # composer: '<css selector>'     # where the prompt goes (contenteditable or textarea)
+#      # profile: cursor                # cursor or vscode: the app whose selectors fill those left out
+#      # composer: '<css selector>'     # where the prompt goes (contenteditable, textarea or a Monaco editor's textarea)
 #      # submit: '<css selector>'       # clicked to send; empty: Enter in the composer
-#      # busy: '<css selector>'         # visible while the model works (the stop button)
-#      # reply: '<css selector>'        # the last match's text is the reply
-#      # copy: '<css selector>'         # optional: the reply's copy button, for its Markdown source
+#      # busy: '<css selector>'         # visible while the model works (a reply loading, the stop button)
+#      # reply: '<css selector>'        # the replies; the last match is the reply
+#      # body: '<css selector>'         # optional: the parts of the reply that show its text (not names, progress)
+#      # error: '<css selector>'        # optional: the app's error message inside the reply
+#      # copy: '<css selector>'         # the reply's copy button (looked for inside the last reply first)
+#      # copy_menu: Copy                # or: the label of the reply's context-menu item that copies it
+#      # read: copy                     # copy (the app's own copy, checked against the page) or rendered (loses Markdown; noted in receipts)
 #      # new_chat: '<css selector>'     # optional: starts a fresh chat
 #      # quiet: 20ms                    # stillness after busy is gone before the reply is read
 

@@ -41,6 +41,9 @@ func NewCDP(c config.CDP, g config.GUI, opts Options) (*CDP, error) {
 		return nil, fmt.Errorf("%w: %v", ErrNotCalibrated, err)
 	}
 	c = c.Resolved()
+	if err := readReady(c); err != nil {
+		return nil, err
+	}
 	title, err := regexp.Compile(c.Target)
 	if err != nil {
 		return nil, fmt.Errorf("cdp.target: %w", err)
@@ -65,6 +68,7 @@ type pageLook struct {
 	BusySeen bool    `json:"busy_seen"`
 	Changes  int     `json:"changes"`
 	StillMS  float64 `json:"still_ms"`
+	Settled  bool    `json:"settled"`
 	Replies  int     `json:"replies"`
 	Composer *string `json:"composer"`
 	Nodes    int     `json:"nodes"`
@@ -88,12 +92,31 @@ func (c *CDP) Run(ctx context.Context, t Turn) (string, error) {
 	}
 	defer p.close()
 	c.logf("page %q found", target.Title)
-	s := &cdpTurn{c: c, p: p, t: t, token: newSentinel()}
+	s := &cdpTurn{c: c, p: p, t: t, token: newSentinel(), stored: t.Prompt}
 	reply, err := s.run(ctx)
-	if err != nil && ctx.Err() != nil && !isPageClosed(err) && !errors.Is(err, ErrNoReply) {
-		err = fmt.Errorf("turn of page %q stopped: %w", target.Title, err)
+	if err != nil && ctx.Err() != nil && !isPageClosed(err) &&
+		(errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled)) {
+		err = s.stopped(ctx, target.Title)
 	}
 	return reply, err
+}
+
+// stopped says what a turn whose context ended was waiting for, whether
+// the deadline struck between looks or during a call to the page.
+func (s *cdpTurn) stopped(ctx context.Context, title string) error {
+	sent := "nothing was sent"
+	if s.sent {
+		sent = "the prompt had been sent"
+	}
+	if ctx.Err() == context.DeadlineExceeded {
+		why := ErrNoReply
+		if s.waitErr != nil {
+			why = s.waitErr
+		}
+		return fmt.Errorf("%w: the turn's time (gui.turn_timeout %s) ran out on page %q while waiting for %s; %s: %w",
+			why, s.c.turn, title, s.waiting, sent, ctx.Err())
+	}
+	return fmt.Errorf("turn of page %q stopped while waiting for %s (%s): %w", title, s.waiting, sent, context.Cause(ctx))
 }
 
 // cdpTurn is one turn on one page.
@@ -103,17 +126,43 @@ type cdpTurn struct {
 	t     Turn
 	token string
 	sent  bool // the prompt may have reached the model
+	// stored is the prompt as the composer holds it (a textarea stores
+	// CRLF as LF), which is what the page echoes.
+	stored string
+	// kind is the composer's kind (see composerMonaco), once known.
+	kind string
+	// waiting names what the turn waits for now, and waitErr the error a
+	// deadline striking then ends it with (nil: ErrNoReply).
+	waiting string
+	waitErr error
+}
+
+// wait records what the turn waits for from here on, for the error of a
+// deadline that strikes meanwhile.
+func (s *cdpTurn) wait(why error, format string, args ...any) {
+	s.waitErr, s.waiting = why, fmt.Sprintf(format, args...)
 }
 
 func (s *cdpTurn) args() map[string]any {
-	return map[string]any{"composer": s.c.cfg.Composer, "busy": s.c.cfg.Busy, "reply": s.c.cfg.Reply, "token": s.token}
+	return map[string]any{"composer": s.c.cfg.Composer, "busy": s.c.busySelector(), "reply": s.c.cfg.Reply,
+		"copy": s.c.cfg.Copy, "token": s.token}
 }
 
 // look reads the page and refuses a page that is no longer the agent's
 // (another title) or no longer the one the turn began with (reloaded).
 func (s *cdpTurn) look(ctx context.Context) (pageLook, error) {
+	return s.lookFor(ctx, nil)
+}
+
+// lookFor is look with extra arguments for jsLook (the stillness that
+// arms its probe).
+func (s *cdpTurn) lookFor(ctx context.Context, extra map[string]any) (pageLook, error) {
 	var l pageLook
-	if err := s.p.eval(ctx, jsLook, s.args(), &l); err != nil {
+	a := s.args()
+	for k, v := range extra {
+		a[k] = v
+	}
+	if err := s.p.eval(ctx, jsLook, a, &l); err != nil {
 		return l, s.failed(err)
 	}
 	if l.Token != s.token {
@@ -136,6 +185,7 @@ func (s *cdpTurn) failed(err error) error {
 }
 
 func (s *cdpTurn) run(ctx context.Context) (string, error) {
+	s.wait(ErrNotCalibrated, "the page to answer a check of the seat's selectors")
 	counts, err := s.c.checkSelectors(ctx, s.p)
 	if err != nil {
 		return "", err
@@ -163,16 +213,20 @@ func (s *cdpTurn) run(ctx context.Context) (string, error) {
 			return "", err
 		}
 	}
+	s.wait(ErrNotSubmitted, "the reply from before the prompt to be read")
 	prev, err := s.read(ctx)
 	if err != nil {
 		return "", err
 	}
 	state := turnState{PrevKnown: true}
-	if prev != "" {
-		state.Prev = fingerprintText(prev)
+	if prev.Text != "" {
+		state.Prev = fingerprintText(prev.Text)
 	}
-	// Watch again from here: only a busy state after the prompt counts.
-	if err := s.p.eval(ctx, jsWatch, s.args(), nil); err != nil {
+	// Watch again from here: only a busy state after the prompt counts,
+	// and only a reply element not on the page now is new.
+	a := s.args()
+	a["mark"] = true
+	if err := s.p.eval(ctx, jsWatch, a, nil); err != nil {
 		return "", err
 	}
 	before, err := s.look(ctx)
@@ -209,6 +263,7 @@ func (s *cdpTurn) run(ctx context.Context) (string, error) {
 // idle waits until the model is not busy (with an earlier prompt, or one
 // a person typed): a prompt sent now would be refused or queued.
 func (s *cdpTurn) idle(ctx context.Context) (pageLook, error) {
+	s.wait(ErrNoReply, "the chat to stop being busy (cdp.busy %q) before the prompt could be sent", s.c.cfg.Busy)
 	for said := false; ; {
 		l, err := s.look(ctx)
 		if err != nil || !l.Busy {
@@ -219,12 +274,13 @@ func (s *cdpTurn) idle(ctx context.Context) (pageLook, error) {
 			said = true
 		}
 		if err := pause(ctx, cdpPoll*4); err != nil {
-			return l, fmt.Errorf("%w: the chat stayed busy before the prompt could be sent", ErrNoReply)
+			return l, err
 		}
 	}
 }
 
 func (s *cdpTurn) newChat(ctx context.Context) error {
+	s.wait(ErrNotSubmitted, "a new chat (cdp.new_chat %q)", s.c.cfg.NewChat)
 	var ok bool
 	if err := s.p.eval(ctx, jsClick, map[string]any{"sel": s.c.cfg.NewChat}, &ok); err != nil {
 		return err
@@ -236,34 +292,12 @@ func (s *cdpTurn) newChat(ctx context.Context) error {
 	return pause(ctx, settleWait)
 }
 
-// insert puts the prompt into the composer and proves it is there exactly.
-func (s *cdpTurn) insert(ctx context.Context) error {
-	var r struct {
-		Found bool   `json:"found"`
-		Text  string `json:"text"`
-	}
-	a := s.args()
-	a["text"] = s.t.Prompt
-	if err := s.p.eval(ctx, jsInsert, a, &r); err != nil {
-		return err
-	}
-	if !r.Found {
-		return fmt.Errorf("%w: cdp.composer %q matches nothing; nothing was sent", ErrNotCalibrated, s.c.cfg.Composer)
-	}
-	if r.Text != s.t.Prompt {
-		s.p.eval(ctx, jsClear, a, nil)
-		return fmt.Errorf("%w: the composer shows %d bytes where the prompt has %d (is cdp.composer the editor itself?); nothing was sent",
-			ErrNotSubmitted, len(r.Text), len(s.t.Prompt))
-	}
-	s.c.logf("prompt inserted (%d bytes)", len(s.t.Prompt))
-	return nil
-}
-
 // submit sends the prompt and proves that the page took it: the busy
 // element showed, or the composer emptied and the transcript grew. With no
 // sign within gui.submit it tries once more, but only while the composer
 // still holds the prompt, so nothing is ever sent twice.
 func (s *cdpTurn) submit(ctx context.Context, before pageLook) error {
+	s.wait(ErrNotSubmitted, "a sign that the page took the prompt (the model busy, or the composer emptied and the transcript grown)")
 	for try := 1; try <= 2; try++ {
 		if err := s.press(ctx); err != nil {
 			return err
@@ -286,7 +320,7 @@ func (s *cdpTurn) submit(ctx context.Context, before pageLook) error {
 				return nil
 			}
 			if time.Now().After(deadline) {
-				if try == 1 && l.Composer != nil && *l.Composer == s.t.Prompt {
+				if try == 1 && l.Composer != nil && s.holdsPrompt(*l.Composer) {
 					s.c.logf("no sign of submission; sending once more")
 					s.sent = false
 					break
@@ -294,7 +328,7 @@ func (s *cdpTurn) submit(ctx context.Context, before pageLook) error {
 				return fmt.Errorf("%w: the page showed no sign of it within %s", ErrNotSubmitted, s.c.submitWait)
 			}
 			if err := pause(ctx, cdpPoll); err != nil {
-				return fmt.Errorf("%w: %v", ErrNotSubmitted, err)
+				return err
 			}
 		}
 	}
@@ -322,68 +356,6 @@ func (s *cdpTurn) press(ctx context.Context) error {
 	return s.p.pressEnter(ctx)
 }
 
-// read returns the last reply as the page gives it: through cdp.copy
-// when set, else the reply element's text.
-func (s *cdpTurn) read(ctx context.Context) (string, error) {
-	if s.c.cfg.Copy != "" {
-		var r struct {
-			Found bool   `json:"found"`
-			Text  string `json:"text"`
-		}
-		if err := s.p.eval(ctx, jsCopy, map[string]any{"sel": s.c.cfg.Copy}, &r); err != nil {
-			return "", s.failed(err)
-		}
-		return r.Text, nil
-	}
-	var text string
-	if err := s.p.eval(ctx, jsReply, s.args(), &text); err != nil {
-		return "", s.failed(err)
-	}
-	return text, nil
-}
-
-// await waits until the model is done and returns the reply once it is
-// proven finished and new: the busy element seen and gone, and the reply
-// and the busy state unchanged for cdp.quiet, or, if the page never showed
-// it busy, the reply unchanged for gui.max_pause; and the text is neither
-// the prompt nor the reply from before it.
-func (s *cdpTurn) await(ctx context.Context, state turnState) (string, error) {
-	missing := "the page never showed the model busy or a reply"
-	for {
-		l, err := s.look(ctx)
-		if err != nil {
-			return "", err
-		}
-		need := s.c.cfg.Quiet.D()
-		if !l.BusySeen {
-			need = s.c.maxPause
-		}
-		switch {
-		case l.Busy:
-			missing = fmt.Sprintf("the page still shows the model busy (cdp.busy %q)", s.c.cfg.Busy)
-		case time.Duration(l.StillMS*float64(time.Millisecond)) < need:
-			missing = "the reply was still changing"
-		default:
-			reply, err := s.read(ctx)
-			if err != nil {
-				return "", err
-			}
-			why := state.stale(s.t.Prompt, reply)
-			if why == "" {
-				s.c.logf("reply read (%d bytes)", len(reply))
-				return reply, nil
-			}
-			missing = "the page offered only " + why
-		}
-		if err := pause(ctx, cdpPoll); err != nil {
-			if ctx.Err() == context.DeadlineExceeded {
-				return "", fmt.Errorf("%w within %s: %s", ErrNoReply, s.c.turn, missing)
-			}
-			return "", err
-		}
-	}
-}
-
 // pause waits d, or returns ctx's error.
 func pause(ctx context.Context, d time.Duration) error {
 	t := time.NewTimer(d)
@@ -398,8 +370,8 @@ func pause(ctx context.Context, d time.Duration) error {
 
 // selectorSettings names the seat's selectors as agentctl.yaml does.
 func (c *CDP) selectorSettings() map[string]string {
-	return map[string]string{"cdp.composer": c.cfg.Composer, "cdp.submit": c.cfg.Submit, "cdp.busy": c.cfg.Busy,
-		"cdp.reply": c.cfg.Reply, "cdp.copy": c.cfg.Copy, "cdp.new_chat": c.cfg.NewChat}
+	return map[string]string{"cdp.composer": c.cfg.Composer, "cdp.submit": c.cfg.Submit, "cdp.busy": c.busySelector(),
+		"cdp.reply": c.cfg.Reply, "cdp.copy": c.cfg.Copy, "cdp.new_chat": c.cfg.NewChat, "cdp.body": c.cfg.Body, "cdp.error": c.cfg.Error}
 }
 
 // selectorCounts returns how many elements of the page each selector set
@@ -421,10 +393,19 @@ func (c *CDP) checkSelectors(ctx context.Context, p *page) (map[string]int, erro
 	if err != nil {
 		return nil, err
 	}
-	for _, name := range []string{"cdp.composer", "cdp.submit", "cdp.busy", "cdp.reply", "cdp.copy", "cdp.new_chat"} {
+	for _, name := range []string{"cdp.composer", "cdp.submit", "cdp.busy", "cdp.reply", "cdp.copy", "cdp.new_chat", "cdp.body", "cdp.error"} {
 		if counts[name] == -1 {
 			return nil, fmt.Errorf("%w: %s %q is not a valid CSS selector; nothing was sent", ErrNotCalibrated, name, c.selectorSettings()[name])
 		}
 	}
 	return counts, nil
+}
+
+// busySelector is cdp.busy as the page scripts take it: "" for a seat
+// whose page shows nothing while the model works.
+func (c *CDP) busySelector() string {
+	if c.cfg.Busy == config.CDPNoBusy {
+		return ""
+	}
+	return c.cfg.Busy
 }

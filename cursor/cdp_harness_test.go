@@ -5,6 +5,7 @@ package cursor
 import (
 	"bufio"
 	"context"
+	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -49,6 +50,13 @@ type chatPageTab struct {
 // opens it in b as a page titled title, playing s.
 func (b *cdpBrowser) openChatPage(t testing.TB, title string, s shape, ignoreSubmits int) *chatPageTab {
 	t.Helper()
+	return b.openChatPageWith(t, title, s, ignoreSubmits, nil)
+}
+
+// openChatPageWith is openChatPage with more of the page's parameters
+// (see fixtures/chatpage/index.html).
+func (b *cdpBrowser) openChatPageWith(t testing.TB, title string, s shape, ignoreSubmits int, extra url.Values) *chatPageTab {
+	t.Helper()
 	dir := t.TempDir()
 	c := &chatPageTab{b: b, log: filepath.Join(dir, "log.jsonl"), title: title}
 	rec := exec.Command("/usr/bin/python3", filepath.Join("..", "fixtures", "chatpage", "recorder.py"), "--log", c.log)
@@ -67,7 +75,11 @@ func (b *cdpBrowser) openChatPage(t testing.TB, title string, s shape, ignoreSub
 	if err != nil || !ok {
 		t.Fatalf("the recorder did not say where it listens: %q, %v", line, err)
 	}
-	page := "http://127.0.0.1:" + port + "/index.html?" + pageQuery(title, s, ignoreSubmits).Encode()
+	q := pageQuery(title, s, ignoreSubmits)
+	for k, v := range extra {
+		q[k] = v
+	}
+	page := "http://127.0.0.1:" + port + "/index.html?" + q.Encode()
 	if c.id, err = b.Open(page); err != nil {
 		t.Fatal(err)
 	}
@@ -139,6 +151,21 @@ func (c *chatPageTab) script(t testing.TB, js string) {
 	}
 }
 
+// evalString runs JavaScript in the page and returns its value, a string.
+func (c *chatPageTab) evalString(t testing.TB, js string) string {
+	t.Helper()
+	p, err := dialPage(context.Background(), c.b.endpoint, PageTarget{ID: c.id, Title: c.title})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer p.close()
+	var s string
+	if err := p.eval(context.Background(), "(() => "+js+")", nil, &s); err != nil {
+		t.Fatalf("running %q in page %q: %v", js, c.title, err)
+	}
+	return s
+}
+
 // closePage closes the page, as a person closing the app's window.
 func (c *chatPageTab) closePage(t testing.TB) {
 	t.Helper()
@@ -161,7 +188,12 @@ func cdpTestGUI() config.GUI {
 
 func newTestCDP(t testing.TB, seat config.CDP) *CDP {
 	t.Helper()
-	d, err := NewCDP(seat, cdpTestGUI(), Options{})
+	return newTestCDPWith(t, seat, cdpTestGUI())
+}
+
+func newTestCDPWith(t testing.TB, seat config.CDP, gui config.GUI) *CDP {
+	t.Helper()
+	d, err := NewCDP(seat, gui, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}

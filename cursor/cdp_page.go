@@ -212,6 +212,26 @@ func (p *page) pressEnter(ctx context.Context) error {
 	return nil
 }
 
+// pageKey is a key press for pressKey: the key's name, code, Windows
+// key code and CDP modifier bits (2 Ctrl, 4 Meta).
+type pageKey struct {
+	key, code string
+	vk, mod   int
+}
+
+// pressKey sends a key press to the element that has the page's focus,
+// as a key event of the page: nothing reaches the desktop.
+func (p *page) pressKey(ctx context.Context, k pageKey) error {
+	for _, typ := range []string{"rawKeyDown", "keyUp"} {
+		params := map[string]any{"type": typ, "key": k.key, "code": k.code, "windowsVirtualKeyCode": k.vk,
+			"nativeVirtualKeyCode": k.vk, "modifiers": k.mod}
+		if err := p.call(ctx, "Input.dispatchKeyEvent", params, nil); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 func firstLine(s string) string {
 	if i := strings.IndexByte(s, '\n'); i >= 0 {
 		return s[:i]

@@ -42,82 +42,103 @@ const textOf = n => {
 };
 const fieldText = e => isField(e) ? e.value : textOf(e);
 const busyNow = a => !!a.busy && all(a.busy).some(visible);
+const state = () => window.__agentctl = window.__agentctl || {};
+// seen holds the reply elements that were on the page when a prompt was
+// sent: a reply is new when its element is not one of them. It lives as
+// long as the page, so a turn resumed by another process still knows them.
+const seenReplies = () => { const w = state(); return w.seen = w.seen || new WeakSet(); };
+// replyElement says whether the last reply is an element that appeared
+// after the prompt was sent, and whether the page still holds an element
+// marked then (if not, the page redrew its replies and only the text
+// tells old from new).
+const replyElement = a => {
+  const l = a.reply ? all(a.reply) : [], seen = seenReplies();
+  const r = l.length ? l[l.length - 1] : null;
+  return {found: !!r, fresh: !!r && !seen.has(r), marks_left: l.some(e => seen.has(e))};
+};
+const within = (r, s) => { try { return [...r.querySelectorAll(s)]; } catch (e) { throw new Error("selector " + JSON.stringify(s) + " is not valid CSS"); } };
+// The reply's body (a.body inside it, else all of it), its rendered text
+// and the app's error message in it (a.error).
+const replyParts = (r, a) => !r ? [] : a.body ? within(r, a.body) : [r];
+const renderedOf = (r, a) => replyParts(r, a).map(textOf).join("\n");
+const errorOf = (r, a) => {
+  if (!r || !a.error) return "";
+  return within(r, a.error).filter(visible).map(e => textOf(e).trim()).filter(Boolean).join("\n");
+};
+const sleep = ms => new Promise(res => setTimeout(res, ms));
 `
 
 func jsFunc(body string) string { return "(a => {" + jsLib + body + "})" }
 
 // jsWatch marks the page for this turn (a reload wipes the mark) and
 // watches it change: whether the busy element ever shows, so that a model
-// busy for less than a poll is still seen, and when the last reply or the
-// busy state last changed, so that stillness is measured in the page, to
-// the millisecond, without reading the reply's text again and again.
+// busy for less than a poll is still seen, and when the last reply (or
+// which element is the last reply) or the busy state last changed. With
+// a.mark it also marks the replies on the page as being from before the
+// prompt.
 var jsWatch = jsFunc(`
-const w = window.__agentctl = window.__agentctl || {};
+const w = state();
 if (w.obs) w.obs.disconnect();
-w.token = a.token; w.busySeen = false; w.changes = 0; w.changedAt = performance.now();
-let wasBusy = false;
+w.token = a.token; w.busySeen = false; w.changes = 0; w.changedAt = performance.now(); w.probe = null;
+let marked = 0;
+if (a.mark && a.reply) for (const e of all(a.reply)) { seenReplies().add(e); marked++; }
+let wasBusy = false, lastReply = null;
 const changed = () => { w.changes++; w.changedAt = performance.now(); };
 const check = records => {
   let busy = false;
   try { busy = busyNow(a); } catch (e) {}
   if (busy) w.busySeen = true;
-  if (busy !== wasBusy) { wasBusy = busy; changed(); return; }
   let r = null;
   try { r = last(a.reply); } catch (e) {}
+  if (busy !== wasBusy || r !== lastReply) { wasBusy = busy; lastReply = r; changed(); return; }
   if (r && records.some(m => r.contains(m.target) || m.target.contains(r))) changed();
 };
 w.obs = new MutationObserver(check);
 w.obs.observe(document.documentElement, {subtree: true, childList: true, attributes: true, characterData: true});
 check([]);
-return true;`)
+return marked;`)
 
 // jsLook is what the driver watches: the title, the turn's mark, the busy
 // state, how long the reply and the busy state have been still, how many
 // replies and elements the page has (the transcript growing), and the
 // composer's text (null: no composer).
+//
+// Stillness measured by a clock alone can be faked by a page whose main
+// thread was starved: the clock ran on while the page could not draw what
+// it had scheduled. So once the page has been still for a.quiet ms after
+// showing the model busy, or a.pause ms if it never did (and is not busy
+// now), the look arms a probe: a timer, a posted message, a task of
+// background priority (run only once the page has no more urgent work,
+// and after its own low-priority updates queued before) and, in a page
+// that is shown, an animation frame; each runs only after the page's work
+// of its kind queued before it. The page is settled when all of them have
+// run with nothing changed since; a change disarms the probe. A page that
+// draws no frame, or is never free for background work, is settled once
+// its timer and message ran and a second has passed since the probe was
+// armed: later than otherwise, never sooner.
 var jsLook = jsFunc(`
-const w = window.__agentctl || {};
+const w = state();
 const c = a.composer ? document.querySelector(a.composer) : null;
-return {title: document.title, token: w.token || "", busy: busyNow(a), busy_seen: !!w.busySeen,
-  changes: w.changes || 0, still_ms: w.changedAt === undefined ? 0 : performance.now() - w.changedAt,
+const busy = busyNow(a), now = performance.now();
+const still = w.changedAt === undefined ? 0 : now - w.changedAt;
+let p = w.probe;
+if (p && (p.changes !== w.changes || busy)) p = w.probe = null;
+const need = w.busySeen ? a.quiet : a.pause;
+if (!p && !busy && need !== undefined && w.changedAt !== undefined && still >= need) {
+  p = w.probe = {changes: w.changes, at: now, timer: false, message: false, frame: document.visibilityState !== "visible",
+    idle: !window.scheduler};
+  setTimeout(() => { p.timer = true; }, 0);
+  if (!p.idle) scheduler.postTask(() => { p.idle = true; }, {priority: "background"});
+  const ch = new MessageChannel();
+  ch.port1.onmessage = () => { p.message = true; ch.port1.close(); };
+  ch.port2.postMessage(0);
+  if (!p.frame) requestAnimationFrame(() => { p.frame = true; });
+}
+const settled = !!p && p.timer && p.message && ((p.frame && p.idle) || now - p.at > 1000);
+return {title: document.title, token: w.token || "", busy, busy_seen: !!w.busySeen,
+  changes: w.changes || 0, still_ms: still, settled,
   replies: all(a.reply).length, composer: c ? fieldText(c) : null,
   nodes: document.getElementsByTagName("*").length};`)
-
-// jsReply is the last reply's text.
-var jsReply = jsFunc(`
-const r = last(a.reply);
-return r ? textOf(r) : "";`)
-
-// jsInsert puts the prompt into the composer as a paste the page handles
-// itself (editors read a paste event's data), replacing what the composer
-// held; a textarea gets its value as typing would set it. The desktop's
-// clipboard is never involved.
-var jsInsert = jsFunc(`
-const c = document.querySelector(a.composer);
-if (!c) return {found: false};
-c.focus();
-if (isField(c)) {
-  const proto = c.tagName === "TEXTAREA" ? HTMLTextAreaElement.prototype : HTMLInputElement.prototype;
-  Object.getOwnPropertyDescriptor(proto, "value").set.call(c, a.text);
-  c.dispatchEvent(new Event("input", {bubbles: true}));
-  return {found: true, text: c.value};
-}
-const sel = getSelection(), range = document.createRange();
-range.selectNodeContents(c);
-sel.removeAllRanges(); sel.addRange(range);
-const dt = new DataTransfer();
-dt.setData("text/plain", a.text);
-const ev = new ClipboardEvent("paste", {clipboardData: dt, bubbles: true, cancelable: true});
-if (c.dispatchEvent(ev)) document.execCommand("insertText", false, a.text);
-return {found: true, text: fieldText(c)};`)
-
-// jsClear empties the composer after a prompt that did not go in exactly.
-var jsClear = jsFunc(`
-const c = document.querySelector(a.composer);
-if (!c) return false;
-if (isField(c)) { c.value = ""; c.dispatchEvent(new Event("input", {bubbles: true})); return true; }
-c.focus(); document.execCommand("selectAll"); document.execCommand("delete");
-return true;`)
 
 // jsFocus focuses the composer, for Enter.
 var jsFocus = jsFunc(`
@@ -132,32 +153,6 @@ const e = firstVisible(a.sel);
 if (!e) return false;
 e.click();
 return true;`)
-
-// jsCopy clicks the last reply's copy button with the page's clipboard
-// writes caught inside the page (navigator.clipboard.writeText, and a copy
-// command answered by a copy event of our own), so the reply's source
-// comes back and the desktop's clipboard is never written.
-var jsCopy = jsAsyncFunc(`
-const b = last(a.sel);
-if (!b) return {found: false, text: ""};
-let got = "";
-const exec = document.execCommand, clip = navigator.clipboard, write = clip && clip.writeText;
-document.execCommand = function (cmd, ...rest) {
-  if (String(cmd).toLowerCase() !== "copy") return exec.call(document, cmd, ...rest);
-  const dt = new DataTransfer();
-  (document.activeElement || document).dispatchEvent(new ClipboardEvent("copy", {clipboardData: dt, bubbles: true, cancelable: true}));
-  got = dt.getData("text/plain");
-  return true;
-};
-if (clip) clip.writeText = async t => { got = String(t); };
-try {
-  b.click();
-  await new Promise(r => setTimeout(r, 0));
-} finally {
-  document.execCommand = exec;
-  if (clip) delete clip.writeText;
-}
-return {found: true, text: got};`)
 
 // jsCheck reports which selectors match nothing, and which are not CSS.
 var jsCheck = jsFunc(`

@@ -57,7 +57,7 @@ func TestCDPShapes(t *testing.T) {
 				case "stillness":
 					seat.Busy = "#never-there"
 				case "busy-text": // the reply's own text, its code block written back as a fence
-					seat.Copy = ""
+					seat.Copy, seat.Read = "", config.ReadRendered
 				}
 				cdpRoundTrips(t, newTestCDP(t, seat), c, s)
 			})
@@ -69,7 +69,7 @@ func TestCDPPromptOf50KBAndTheReplyTextWithoutCopyButton(t *testing.T) {
 	b := startCDPBrowser(t)
 	c := b.openChatPage(t, "Cursor - big", shape{name: "big", think: 0.1, chunks: 3, pause: 0.05}, 0)
 	seat := c.seat()
-	seat.Copy = "" // the reply element's own text: exact for text without Markdown
+	seat.Copy, seat.Read = "", config.ReadRendered // the reply element's own text: exact for text without Markdown
 	var sb strings.Builder
 	for i := 0; sb.Len() < 50*1024; i++ {
 		fmt.Fprintf(&sb, "line %d: ünïcode 😀\tand a tab   \n", i)

@@ -27,6 +27,9 @@ func cdpChecks(ctx context.Context, a config.Agent) []check {
 	c.note = fmt.Sprintf("%q at %s", r.Page.Title, a.CDP.Endpoint)
 	checks := []check{c}
 	seat := a.CDP.Resolved()
+	if seat.Busy == config.CDPNoBusy {
+		checks = append(checks, noBusyCheck(a.Name, seat))
+	}
 	for _, s := range []struct {
 		key, sel string
 		must     bool   // a turn cannot start without it
@@ -35,11 +38,11 @@ func cdpChecks(ctx context.Context, a config.Agent) []check {
 		{"cdp.composer", seat.Composer, true, ""},
 		{"cdp.submit", seat.Submit, true, ""},
 		{"cdp.reply", seat.Reply, false, "fine in a fresh chat; otherwise replies cannot be read"},
-		{"cdp.busy", seat.Busy, false, "expected while the model rests; run doctor while it works to check it"},
+		{"cdp.busy", seat.Busy, false, "expected while the model rests; run doctor while it works to check it (a turn whose page never shows it ends only after gui.max_pause of stillness, and its receipt says so)"},
 		{"cdp.copy", seat.Copy, false, "fine in a fresh chat; otherwise replies cannot be read"},
 		{"cdp.new_chat", seat.NewChat, a.NewChat.Set(), "only needed to start fresh chats"},
 	} {
-		if s.sel == "" {
+		if s.sel == "" || (s.key == "cdp.busy" && s.sel == config.CDPNoBusy) {
 			continue
 		}
 		sc := check{name: fmt.Sprintf("agent %s: %s %q", a.Name, s.key, s.sel)}
@@ -58,4 +61,15 @@ func cdpChecks(ctx context.Context, a config.Agent) []check {
 		checks = append(checks, sc)
 	}
 	return checks
+}
+
+// noBusyCheck warns of a seat whose page shows nothing while the model
+// works: its turns end on stillness alone, which a long pause in a reply
+// outlasts.
+func noBusyCheck(agent string, seat config.CDP) check {
+	return check{
+		name: fmt.Sprintf("agent %s: cdp.busy %q", agent, seat.Busy),
+		warn: fmt.Sprintf("no busy element: a turn ends once the reply has been still for cdp.quiet (%s), so a longer pause in a reply cuts it", seat.Quiet),
+		hint: "set cdp.busy to what the page shows while the model works, such as its stop button ('agentctl calibrate " + agent + " --cdp " + seat.Endpoint + "' proposes one)",
+	}
 }

@@ -1,0 +1,182 @@
+package cursor
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/agentctl/agentctl/config"
+)
+
+// cdpReading is what a read of the page gave: the last reply as the page
+// gives it (the app's own copy of it, or with cdp.read: rendered its
+// rendering), what the page renders of its body, the app's error message
+// in it, and what the page says of the last reply element.
+type cdpReading struct {
+	Text string `json:"text"`
+	// CopyFound: the copy action (cdp.copy's button, cdp.copy_menu's
+	// menu item) was on the page.
+	CopyFound bool `json:"copy_found"`
+	// Rendered is the text the page shows for the reply's body (cdp.body),
+	// which a copy must account for word by word (checkCopy).
+	Rendered string `json:"rendered"`
+	// Error is the app's error message inside the reply (cdp.error).
+	Error string `json:"error"`
+	// Labels are the items of the context menu that opened, when none
+	// was cdp.copy_menu's; MenuOpen: a menu stayed open after the copy.
+	Labels   []string   `json:"labels"`
+	MenuOpen bool       `json:"menu_open"`
+	Element  replyState `json:"el"`
+}
+
+// replyState is jsLib's replyElement.
+type replyState struct {
+	Found bool `json:"found"`
+	// Fresh: the element was not on the page when the prompt was sent.
+	Fresh bool `json:"fresh"`
+	// MarksLeft: an element marked then is still on the page, so element
+	// identity tells old replies from new.
+	MarksLeft bool `json:"marks_left"`
+}
+
+// readArgs are the selectors the read scripts take.
+func (s *cdpTurn) readArgs() map[string]any {
+	a := s.args()
+	a["body"], a["error"], a["copyMenu"] = s.c.cfg.Body, s.c.cfg.Error, s.c.cfg.CopyMenu
+	return a
+}
+
+// read returns the last reply and what the page says of it: through the
+// seat's copy action, or its rendering with cdp.read: rendered.
+func (s *cdpTurn) read(ctx context.Context) (cdpReading, error) {
+	var r cdpReading
+	script := jsReply
+	switch {
+	case s.c.cfg.Read == config.ReadRendered:
+	case s.c.cfg.Copy != "":
+		script = jsCopy
+	case s.c.cfg.CopyMenu != "":
+		script = jsCopyMenu
+	}
+	if err := s.p.eval(ctx, script, s.readArgs(), &r); err != nil {
+		return r, s.failed(err)
+	}
+	if r.MenuOpen {
+		return r, fmt.Errorf("%w: the reply's context menu stayed open after cdp.copy_menu %q was chosen", ErrNotCalibrated, s.c.cfg.CopyMenu)
+	}
+	return r, nil
+}
+
+// copyAction names the seat's copy action for messages.
+func copyAction(cfg config.CDP) string {
+	if cfg.Copy != "" {
+		return fmt.Sprintf("cdp.copy %q", cfg.Copy)
+	}
+	return fmt.Sprintf("cdp.copy_menu %q", cfg.CopyMenu)
+}
+
+// readReady refuses a seat that reads the app's copy of the reply but
+// names no way to get it, before anything is sent.
+func readReady(cfg config.CDP) error {
+	if cfg.Read == config.ReadCopy && cfg.Copy == "" && cfg.CopyMenu == "" {
+		return fmt.Errorf("%w: cdp.read is copy (the default) but the seat has no copy action: set cdp.copy (the reply's copy button) or cdp.copy_menu (the label of the reply's context-menu item that copies it), or set cdp.read: rendered to read the page's rendering, which loses Markdown; nothing was sent",
+			ErrNotCalibrated)
+	}
+	return nil
+}
+
+// replyFailed is the error of a reply the app ended with an error
+// message, or as cancelled: it is no reply to pass on.
+func replyFailed(r cdpReading) error {
+	msg := strings.TrimSpace(r.Error)
+	if msg == "Canceled" || msg == "Cancelled" {
+		return fmt.Errorf("%w: the app shows the reply as cancelled (%q)", ErrNoReply, msg)
+	}
+	return fmt.Errorf("%w: the app ended the reply with an error: %s", ErrNoReply, msg)
+}
+
+// jsReply is the last reply's rendered text, and what replyElement says
+// of it.
+var jsReply = jsFunc(`
+const r = last(a.reply);
+const text = renderedOf(r, a);
+return {el: replyElement(a), text, rendered: text, error: errorOf(r, a)};`)
+
+// jsCopy clicks the last reply's copy button (the one inside the last
+// reply, else the page's last) with the page's clipboard writes caught
+// inside the page (navigator.clipboard.writeText, and a copy command
+// answered by a copy event of our own), so the reply's source comes back
+// and the desktop's clipboard is never written. The reply is hovered
+// first: pages show such buttons on hover.
+var jsCopy = jsAsyncFunc(`
+const r = last(a.reply);
+const out = {el: replyElement(a), text: "", copy_found: false, rendered: renderedOf(r, a), error: errorOf(r, a)};
+const inside = r ? within(r, a.copy) : [];
+const b = inside.length ? inside[inside.length - 1] : last(a.copy);
+if (!b) return out;
+out.copy_found = true;
+if (r) for (const type of ["mouseover", "mouseenter"]) r.dispatchEvent(new MouseEvent(type, {bubbles: type === "mouseover"}));
+let got = "";
+const exec = document.execCommand, clip = navigator.clipboard;
+document.execCommand = function (cmd, ...rest) {
+  if (String(cmd).toLowerCase() !== "copy") return exec.call(document, cmd, ...rest);
+  const dt = new DataTransfer();
+  (document.activeElement || document).dispatchEvent(new ClipboardEvent("copy", {clipboardData: dt, bubbles: true, cancelable: true}));
+  got = dt.getData("text/plain");
+  return true;
+};
+if (clip) clip.writeText = async t => { got = String(t); };
+try {
+  b.click();
+  await sleep(0);
+} finally {
+  document.execCommand = exec;
+  if (clip) delete clip.writeText;
+}
+out.text = got;
+return out;`)
+
+// jsCopyMenu opens the last reply's context menu (a contextmenu event on
+// its body), chooses the item labelled a.copyMenu with the page's
+// clipboard writes caught as jsCopy does, and makes sure no menu stays
+// open. VS Code runs a menu item on mouseup; a click is sent only if that
+// did nothing.
+var jsCopyMenu = jsAsyncFunc(`
+const r = last(a.reply);
+const out = {el: replyElement(a), text: "", copy_found: false, rendered: renderedOf(r, a), error: errorOf(r, a),
+  labels: [], menu_open: false};
+if (!r) return out;
+const target = replyParts(r, a).find(visible) || r;
+const box = target.getBoundingClientRect();
+const menus = () => all('.context-view .monaco-menu, [role="menu"]').filter(visible);
+const labelOf = e => ((e.querySelector(".action-label") || e).textContent || "").trim();
+let got = null;
+const clip = navigator.clipboard;
+if (clip) clip.writeText = async t => { got = String(t); };
+try {
+  target.dispatchEvent(new MouseEvent("contextmenu", {bubbles: true, cancelable: true, button: 2, buttons: 2,
+    clientX: box.left + Math.min(8, box.width / 2), clientY: box.top + Math.min(8, box.height / 2)}));
+  let item = null;
+  for (let i = 0; i < 100 && !item; i++) {
+    const items = menus().flatMap(m => within(m, '.action-item, [role="menuitem"]')).filter(visible);
+    out.labels = [...new Set(items.map(labelOf).filter(Boolean))];
+    item = items.find(e => labelOf(e) === a.copyMenu) || null;
+    if (!item) await sleep(10);
+  }
+  if (item) {
+    out.copy_found = true;
+    const hit = item.querySelector('[role="menuitem"]') || item;
+    for (const type of ["mousedown", "mouseup"]) hit.dispatchEvent(new MouseEvent(type, {bubbles: true, cancelable: true, button: 0}));
+    for (let i = 0; i < 100 && got === null; i++) await sleep(5);
+    if (got === null) { hit.click(); for (let i = 0; i < 100 && got === null; i++) await sleep(5); }
+  }
+} finally {
+  if (clip) delete clip.writeText;
+  for (let i = 0; i < 20 && menus().length; i++) {
+    for (const m of menus()) m.dispatchEvent(new KeyboardEvent("keydown", {key: "Escape", code: "Escape", keyCode: 27, bubbles: true}));
+    await sleep(10);
+  }
+  out.menu_open = menus().length > 0;
+}
+out.text = got || "";
+return out;`)
