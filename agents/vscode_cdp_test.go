@@ -4,6 +4,7 @@ package agents
 
 import (
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 	"time"
@@ -42,7 +43,9 @@ func TestVSCodeChatWholeLoop(t *testing.T) {
 	seat := startVSCodeSeat(t, vscodeReplies(t))
 	clock := fakeclock.New(time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC))
 	s := seat.settings(clock)
-	s.Log = logOnFailure(t).With().Str("agent", "Agent-1").Logger()
+	if os.Getenv("AGENTS_TEST_LOG") == "" {
+		s.Log = logOnFailure(t).With().Str("agent", "Agent-1").Logger()
+	}
 
 	const split = "Split the parser for {{id}}; sent for review."
 	const answered = "Answered {{id}} from the scripted model."
