@@ -130,7 +130,7 @@ func millis(d time.Duration) float64 { return float64(d) / float64(time.Millisec
 // element), only the text tells, and the text of the reply from before
 // is refused. The prompt itself is always refused (a chat's echo of it).
 func judgeReply(st turnState, prompt, stored string, cfg config.CDP, r cdpReading) (why string, calibrate bool) {
-	copying := cfg.Read != config.ReadRendered
+	copying := cfg.Read != config.ReadRendered && (cfg.Copy != "" || cfg.CopyMenu != "")
 	switch {
 	case copying && !r.CopyFound && cfg.Copy == "" && len(r.Labels) > 0:
 		return fmt.Sprintf("the reply's context menu has no item %q (it has %q)", cfg.CopyMenu, r.Labels), true

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/agentctl/agentctl/config"
 )
@@ -61,7 +62,7 @@ func (s *cdpTurn) insert(ctx context.Context) error {
 			return err
 		}
 	}
-	held, err := s.composerText(ctx)
+	held, err := s.settledText(ctx)
 	if err != nil {
 		return err
 	}
@@ -80,6 +81,23 @@ func (s *cdpTurn) insert(ctx context.Context) error {
 	s.stored = held
 	s.c.logf("prompt inserted (%d bytes, %s composer)", len(s.t.Prompt), k.Kind)
 	return nil
+}
+
+// settledText waits, up to gui.submit, for the composer to hold the
+// prompt: an editor may apply a paste later than the event (VS Code's
+// chat runs its paste handlers first). It returns what the composer
+// holds at the end.
+func (s *cdpTurn) settledText(ctx context.Context) (string, error) {
+	deadline := time.Now().Add(s.c.submitWait)
+	for {
+		held, err := s.composerText(ctx)
+		if err != nil || held == s.t.Prompt || held == fieldLineEnds(s.t.Prompt) || time.Now().After(deadline) {
+			return held, err
+		}
+		if err := pause(ctx, 4*cdpPoll); err != nil {
+			return held, err
+		}
+	}
 }
 
 // composerText is all the text the composer holds; for Monaco, the

@@ -222,7 +222,7 @@ type pageKey struct {
 // pressKey sends a key press to the element that has the page's focus,
 // as a key event of the page: nothing reaches the desktop.
 func (p *page) pressKey(ctx context.Context, k pageKey) error {
-	for _, typ := range []string{"rawKeyDown", "keyUp"} {
+	for _, typ := range []string{"keyDown", "keyUp"} {
 		params := map[string]any{"type": typ, "key": k.key, "code": k.code, "windowsVirtualKeyCode": k.vk,
 			"nativeVirtualKeyCode": k.vk, "modifiers": k.mod}
 		if err := p.call(ctx, "Input.dispatchKeyEvent", params, nil); err != nil {

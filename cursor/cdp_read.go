@@ -52,7 +52,7 @@ func (s *cdpTurn) read(ctx context.Context) (cdpReading, error) {
 	var r cdpReading
 	script := jsReply
 	switch {
-	case s.c.cfg.Read == config.ReadRendered:
+	case s.c.cfg.Read == config.ReadRendered: // (a seat reading a copy names a copy action: readReady)
 	case s.c.cfg.Copy != "":
 		script = jsCopy
 	case s.c.cfg.CopyMenu != "":
@@ -139,8 +139,8 @@ return out;`)
 // jsCopyMenu opens the last reply's context menu (a contextmenu event on
 // its body), chooses the item labelled a.copyMenu with the page's
 // clipboard writes caught as jsCopy does, and makes sure no menu stays
-// open. VS Code runs a menu item on mouseup; a click is sent only if that
-// did nothing.
+// open. VS Code runs a menu item on mouseup, and ignores one that comes
+// right after the menu opened.
 var jsCopyMenu = jsAsyncFunc(`
 const r = last(a.reply);
 const out = {el: replyElement(a), text: "", copy_found: false, rendered: renderedOf(r, a), error: errorOf(r, a),
@@ -166,9 +166,13 @@ try {
   if (item) {
     out.copy_found = true;
     const hit = item.querySelector('[role="menuitem"]') || item;
-    for (const type of ["mousedown", "mouseup"]) hit.dispatchEvent(new MouseEvent(type, {bubbles: true, cancelable: true, button: 0}));
-    for (let i = 0; i < 100 && got === null; i++) await sleep(5);
-    if (got === null) { hit.click(); for (let i = 0; i < 100 && got === null; i++) await sleep(5); }
+    // A menu ignores a release that comes too soon after it opened (the
+    // release of the click that opened it): choose again while it is open.
+    for (let i = 0; i < 40 && got === null && visible(hit); i++) {
+      for (const type of ["mousedown", "mouseup"]) hit.dispatchEvent(new MouseEvent(type, {bubbles: true, cancelable: true, button: 0}));
+      for (let j = 0; j < 10 && got === null; j++) await sleep(5);
+    }
+    for (let i = 0; i < 100 && got === null; i++) await sleep(5); // the write may come after the menu closed
   }
 } finally {
   if (clip) delete clip.writeText;

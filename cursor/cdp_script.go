@@ -81,7 +81,10 @@ const w = state();
 if (w.obs) w.obs.disconnect();
 w.token = a.token; w.busySeen = false; w.changes = 0; w.changedAt = performance.now(); w.probe = null;
 let marked = 0;
-if (a.mark && a.reply) for (const e of all(a.reply)) { seenReplies().add(e); marked++; }
+// Marked afresh at each prompt: an app that recycles its rows' elements
+// (VS Code's chat list) may show the new reply in an element that held an
+// older one, off the page when the prompt was sent.
+if (a.mark && a.reply) { w.seen = new WeakSet(); for (const e of all(a.reply)) { seenReplies().add(e); marked++; } }
 let wasBusy = false, lastReply = null;
 const changed = () => { w.changes++; w.changedAt = performance.now(); };
 const check = records => {
@@ -91,7 +94,10 @@ const check = records => {
   let r = null;
   try { r = last(a.reply); } catch (e) {}
   if (busy !== wasBusy || r !== lastReply) { wasBusy = busy; lastReply = r; changed(); return; }
-  if (r && records.some(m => r.contains(m.target) || m.target.contains(r))) changed();
+  // Only what can change the reply's words counts: apps restyle their
+  // elements all the time (VS Code's code blocks lay out again and again,
+  // its workbench toggles classes), which changes no word of the reply.
+  if (r && records.some(m => m.type !== "attributes" && (r.contains(m.target) || m.target.contains(r)))) changed();
 };
 w.obs = new MutationObserver(check);
 w.obs.observe(document.documentElement, {subtree: true, childList: true, attributes: true, characterData: true});

@@ -75,9 +75,13 @@ func TestCDPPromptOf50KBAndTheReplyTextWithoutCopyButton(t *testing.T) {
 		fmt.Fprintf(&sb, "line %d: ünïcode 😀\tand a tab   \n", i)
 	}
 	prompt := sb.String()
-	reply, err := newTestCDP(t, seat).Run(context.Background(), Turn{Prompt: prompt})
+	var heard []string
+	reply, err := newTestCDP(t, seat).Run(context.Background(), Turn{Prompt: prompt, OnNote: func(n string) { heard = append(heard, n) }})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if len(heard) != 1 || !strings.Contains(heard[0], "read from the page's rendering") {
+		t.Fatalf("notes %q, want one saying the reply was read from the rendering", heard)
 	}
 	if got := c.prompts(t); len(got) != 1 || got[0] != prompt {
 		t.Fatalf("the page received %d prompts, the first of %d bytes; want one of %d", len(got), len(got[0]), len(prompt))
