@@ -43,18 +43,26 @@ const textOf = n => {
 const fieldText = e => isField(e) ? e.value : textOf(e);
 const busyNow = a => !!a.busy && all(a.busy).some(visible);
 const state = () => window.__agentctl = window.__agentctl || {};
-// seen holds the reply elements that were on the page when a prompt was
-// sent: a reply is new when its element is not one of them. It lives as
-// long as the page, so a turn resumed by another process still knows them.
-const seenReplies = () => { const w = state(); return w.seen = w.seen || new WeakSet(); };
-// replyElement says whether the last reply is an element that appeared
-// after the prompt was sent, and whether the page still holds an element
-// marked then (if not, the page redrew its replies and only the text
-// tells old from new).
+// seen holds the replies that were on the page when a prompt was sent: a
+// reply is new when it is not one of them. A reply is known by its
+// element, or, inside a list that numbers its rows (data-index, as VS
+// Code's lists do), by its row's number: such lists recycle their rows'
+// elements, so the new reply may show in an element that held an old one.
+// It lives as long as the page, so a turn resumed by another process
+// still knows them.
+const seenReplies = () => { const w = state(); w.seen = w.seen || new WeakSet(); w.seenRows = w.seenRows || new Set(); return w; };
+const rowOf = e => { const row = e.closest("[data-index]"); return row ? row.dataset.index : null; };
+const isSeen = (w, e) => { const row = rowOf(e); return row !== null ? w.seenRows.has(row) : w.seen.has(e); };
+const markSeen = (w, e) => { const row = rowOf(e); if (row !== null) w.seenRows.add(row); else w.seen.add(e); };
+// replyElement says whether the last reply appeared after the prompt was
+// sent, and whether the page still holds a reply marked then (if not, the
+// page redrew its replies and only the text tells old from new). A row's
+// number outlives its element (a virtual list drops rows scrolled away),
+// so a numbered reply is always told by its number.
 const replyElement = a => {
-  const l = a.reply ? all(a.reply) : [], seen = seenReplies();
+  const l = a.reply ? all(a.reply) : [], w = seenReplies();
   const r = l.length ? l[l.length - 1] : null;
-  return {found: !!r, fresh: !!r && !seen.has(r), marks_left: l.some(e => seen.has(e))};
+  return {found: !!r, fresh: !!r && !isSeen(w, r), marks_left: (!!r && rowOf(r) !== null) || l.some(e => isSeen(w, e))};
 };
 const within = (r, s) => { try { return [...r.querySelectorAll(s)]; } catch (e) { throw new Error("selector " + JSON.stringify(s) + " is not valid CSS"); } };
 // The reply's body (a.body inside it, else all of it), its rendered text
@@ -81,10 +89,8 @@ const w = state();
 if (w.obs) w.obs.disconnect();
 w.token = a.token; w.busySeen = false; w.changes = 0; w.changedAt = performance.now(); w.probe = null;
 let marked = 0;
-// Marked afresh at each prompt: an app that recycles its rows' elements
-// (VS Code's chat list) may show the new reply in an element that held an
-// older one, off the page when the prompt was sent.
-if (a.mark && a.reply) { w.seen = new WeakSet(); for (const e of all(a.reply)) { seenReplies().add(e); marked++; } }
+// Marked afresh at each prompt: a new chat numbers its rows from 0 again.
+if (a.mark && a.reply) { w.seen = null; w.seenRows = null; const m = seenReplies(); for (const e of all(a.reply)) { markSeen(m, e); marked++; } }
 let wasBusy = false, lastReply = null;
 const changed = () => { w.changes++; w.changedAt = performance.now(); };
 const check = records => {

@@ -247,9 +247,7 @@ func TestCDPVSCodePrompts(t *testing.T) {
 		{"crlf", "Message-ID: m-crlf\r\nvscodechat:noblock\r\nsecond line\r\n\r\nafter a blank line\r\n"},
 		{"50KB", big.String()},
 	}
-	for _, tc := range promptsOfTemplates(t) {
-		cases = append(cases, tc)
-	}
+	cases = append(cases, promptsOfTemplates(t)...)
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			_, notes := v.turn(t, d, tc.prompt)
