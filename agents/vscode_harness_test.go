@@ -70,7 +70,7 @@ func startVSCodeSeat(t *testing.T, replies string) *vscodeSeat {
   - name: Agent-2
 people: [human]
 gui:
-  turn_timeout: 2m
+  turn_timeout: 6m
 `, b.Endpoint, regexp.QuoteMeta(vscodeTitle))
 	if err := os.WriteFile(config.Path(root), []byte(yaml), 0o600); err != nil {
 		t.Fatal(err)
