@@ -215,7 +215,7 @@ func (r *Runner) turnContext(ctx context.Context) (context.Context, context.Canc
 	return turnCtx, func(cause error) { stop(); cancel(cause) }
 }
 
-func (r *Runner) prompt(msg mailbox.Message) (Prompt, error) {
+func (r *Runner) prompt(msg mailbox.Message) (renderedPrompt, error) {
 	d := PromptData{Agent: r.s.Agent, Message: msg}
 	for _, a := range r.s.Agents {
 		if a != r.s.Agent {

@@ -110,6 +110,14 @@ func TestReplyWithoutTheBlockEndsDoneWithoutBlock(t *testing.T) {
 	if e := devlogEntryOf(t, root, "Agent-1", "plain"); e.Outcome != "done without block" || !strings.Contains(e.Error, "the reply has none") {
 		t.Errorf("devlog entry %+v, want done without block and the reason", e)
 	}
+	// The sender who asked for a receipt hears how it ended.
+	deliverTo(t, root, mailbox.Message{ID: "acked", From: "Agent-2", To: "Agent-1", Body: "plain", RequiresAck: true, CreatedAt: clock.Now()})
+	waitFor(t, 10*time.Second, "the receipt of acked", func() bool { return counts(t, root, "Agent-2").Pending == 1 })
+	mb2, _ := mailbox.Open(root, "Agent-2")
+	if p, _ := mb2.List(mailbox.StatePending); len(p) != 1 || !strings.Contains(p[0].Message.Body, "was done without block") || p[0].Message.Meta["outcome"] != "done without block" {
+		t.Errorf("Agent-2's inbox %+v, want the receipt saying done without block", p)
+	}
+	waitFor(t, 10*time.Second, "the runner to be idle after acked", func() bool { return statusOf(t, root, "Agent-1").State == "idle" })
 	if rc := work(t, root, clock, "with-block", "", "block"); rc.Outcome != "done" || rc.Data["no_block"] != nil {
 		t.Errorf("receipt of a reply with the block: %q %v, want done", rc.Outcome, rc.Data)
 	}
@@ -127,13 +135,13 @@ func TestReplyWithoutTheBlockEndsDoneWithoutBlock(t *testing.T) {
 	}
 	waitFor(t, 10*time.Second, "the counters in status.json", func() bool {
 		c := statusOf(t, root, "Agent-1").Counters
-		return c["done without block"] == 2 && c["done"] == 3
+		return c["done without block"] == 3 && c["done"] == 3
 	})
 	if c := statusOf(t, root, "Agent-1").Counters; c["done with errors"] != 0 {
 		t.Errorf("counters %v: nothing was done with errors", c)
 	}
 	if n := noBlockNotices(t, root); len(n) != 0 {
-		t.Errorf("human was told %d times; two replies without a block, not in a row, are no run", len(n))
+		t.Errorf("human was told %d times; three replies without a block, not in a row, are no run", len(n))
 	}
 }
 
@@ -251,5 +259,20 @@ func TestNextNoBlock(t *testing.T) {
 	}
 	if _, tell := nextNoBlock(mailbox.Streak{Turns: 2}, missing, "x", -1); tell {
 		t.Error("a negative setting told the person")
+	}
+}
+
+// TestBuiltinTemplatesAskForTheBlock: every built-in template that carries
+// the protocol asks for the block; resume, which pastes a nudge as it is,
+// does not.
+func TestBuiltinTemplatesAskForTheBlock(t *testing.T) {
+	for typ, want := range map[string]bool{"message": true, "task": true, "board-task": true, "resume": false} {
+		p, err := Templates{}.render(PromptData{Agent: "Agent-1", Message: mailbox.Message{Type: typ, From: "human", Body: "go on"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.AsksForBlock != want {
+			t.Errorf("the built-in %s template asks for the block: %v, want %v", typ, p.AsksForBlock, want)
+		}
 	}
 }

@@ -122,9 +122,9 @@ func (t Templates) Render(d PromptData) (string, error) {
 	return p.Text, err
 }
 
-// Prompt is a rendered prompt and whether it asks the agent to end its
-// reply with an agentctl block.
-type Prompt struct {
+// renderedPrompt is a rendered prompt and whether it asks the agent to
+// end its reply with an agentctl block.
+type renderedPrompt struct {
 	Text         string
 	AsksForBlock bool
 }
@@ -138,27 +138,27 @@ var agentctlFence = regexp.MustCompile("(?mi)^[ \t]{0,3}(```+|~~~+)[ \t]*agentct
 // does when it carries the reply protocol (every built-in template ends
 // with it) or its template shows an agentctl fence. A template that asks
 // for neither, such as the built-in resume, is not held to the block.
-func (t Templates) render(d PromptData) (Prompt, error) {
+func (t Templates) render(d PromptData) (renderedPrompt, error) {
 	name, text, err := t.lookup(strings.ToLower(d.Message.Type))
 	if err != nil {
-		return Prompt{}, err
+		return renderedPrompt{}, err
 	}
 	tmpl, err := template.New(name).Funcs(funcs).Option("missingkey=error").Parse(taskPart)
 	if err == nil {
 		tmpl, err = tmpl.Parse(text)
 	}
 	if err != nil {
-		return Prompt{}, fmt.Errorf("cannot parse prompt template %s: %w", name, err)
+		return renderedPrompt{}, fmt.Errorf("cannot parse prompt template %s: %w", name, err)
 	}
 	if d.Protocol == "" {
 		d.Protocol = Protocol
 	}
 	var buf bytes.Buffer
 	if err := tmpl.Execute(&buf, d); err != nil {
-		return Prompt{}, fmt.Errorf("cannot render prompt template %s: %w", name, err)
+		return renderedPrompt{}, fmt.Errorf("cannot render prompt template %s: %w", name, err)
 	}
 	out := buf.String()
-	return Prompt{Text: out, AsksForBlock: strings.Contains(out, d.Protocol) || agentctlFence.MatchString(text)}, nil
+	return renderedPrompt{Text: out, AsksForBlock: strings.Contains(out, d.Protocol) || agentctlFence.MatchString(text)}, nil
 }
 
 func (t Templates) lookup(typ string) (name, text string, err error) {

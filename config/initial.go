@@ -94,7 +94,7 @@ agents:
 #      # profile: cursor                # cursor or vscode: the app whose selectors fill those left out
 #      # composer: '<css selector>'     # where the prompt goes (contenteditable, textarea or a Monaco editor's textarea)
 #      # submit: '<css selector>'       # clicked to send; empty: Enter in the composer
-#      # busy: '<css selector>'         # visible while the model works (a reply loading, the stop button)
+#      # busy: '<css selector>'         # visible while the model works (a reply loading, the stop button); none: nothing is, and quiet must be set
 #      # reply: '<css selector>'        # the replies; the last match is the reply
 #      # body: '<css selector>'         # optional: the parts of the reply that show its text (not names, progress)
 #      # error: '<css selector>'        # optional: the app's error message inside the reply

@@ -166,10 +166,7 @@ func (s *cdpTurn) lookFor(ctx context.Context, extra map[string]any) (pageLook, 
 		return l, s.failed(err)
 	}
 	if l.Token != s.token {
-		if s.sent {
-			return l, fmt.Errorf("%w: the page reloaded or navigated during the turn, after the prompt was sent", ErrReplyLost)
-		}
-		return l, fmt.Errorf("%w: the page reloaded or navigated before the prompt was sent; nothing was sent", ErrWindowNotConfirmed)
+		return l, s.navigated()
 	}
 	if !s.c.title.MatchString(l.Title) {
 		return l, fmt.Errorf("%w: the page's title became %q, which cdp.target %q does not match", ErrWindowNotConfirmed, l.Title, s.c.cfg.Target)
@@ -181,7 +178,18 @@ func (s *cdpTurn) failed(err error) error {
 	if isPageClosed(err) && s.sent {
 		return fmt.Errorf("%w during the turn, after the prompt was sent", err)
 	}
+	if errors.Is(err, errPageNavigated) {
+		return s.navigated()
+	}
 	return err
+}
+
+// navigated is the error of a turn whose page reloaded or navigated.
+func (s *cdpTurn) navigated() error {
+	if s.sent {
+		return fmt.Errorf("%w: the page reloaded or navigated during the turn, after the prompt was sent", ErrReplyLost)
+	}
+	return fmt.Errorf("%w: the page reloaded or navigated before the prompt was sent; nothing was sent", ErrWindowNotConfirmed)
 }
 
 func (s *cdpTurn) run(ctx context.Context) (string, error) {
@@ -213,7 +221,7 @@ func (s *cdpTurn) run(ctx context.Context) (string, error) {
 			return "", err
 		}
 	}
-	s.wait(ErrNotSubmitted, "the reply from before the prompt to be read")
+	s.wait(ErrNoReply, "the reply from before the prompt to be read")
 	prev, err := s.read(ctx)
 	if err != nil {
 		return "", err

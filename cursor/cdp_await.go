@@ -49,7 +49,13 @@ func (s *cdpTurn) await(ctx context.Context, state turnState) (string, error) {
 			need = pauseNeed
 		}
 		if l.Changes != lastChanges || l.Busy || !l.Settled {
-			settled, unreadable = 0, time.Time{}
+			settled = 0
+		}
+		if l.Busy {
+			// Busy again: the grace starts over once it is done. Other
+			// changes do not restart it: a copy button that redraws
+			// itself when clicked would hold it off for ever.
+			unreadable = time.Time{}
 		}
 		lastChanges = l.Changes
 		poll := cdpPoll

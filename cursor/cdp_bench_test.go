@@ -16,7 +16,7 @@ import (
 //
 //	overhead-ms  the whole turn minus the model's own time (from the page
 //	             receiving the prompt to its reply being finished, as the
-//	             page logged them): the driver's cost. Target: ≤ 50.
+//	             page logged them): the driver's cost. Target: ≤ 100.
 func BenchmarkCDPOverhead(b *testing.B) {
 	br := startCDPBrowser(b)
 	for _, s := range shapes {

@@ -106,6 +106,10 @@ type page struct {
 // app closed).
 var errPageClosed = fmt.Errorf("%w: the page closed", ErrWindowNotFound)
 
+// errPageNavigated: the page reloaded or navigated while a script ran in
+// it, which the DevTools port reports in place of the script's result.
+var errPageNavigated = errors.New("the page reloaded or navigated")
+
 func dialPage(ctx context.Context, endpoint string, t PageTarget) (*page, error) {
 	ws := t.WS
 	if ws == "" {
@@ -178,6 +182,9 @@ func (p *page) eval(ctx context.Context, fn string, arg, out any) error {
 		} `json:"exceptionDetails"`
 	}
 	if err := p.call(ctx, "Runtime.evaluate", params, &res); err != nil {
+		if strings.Contains(err.Error(), "Inspected target navigated or closed") {
+			return fmt.Errorf("%w: %v", errPageNavigated, err)
+		}
 		return err
 	}
 	if e := res.Exception; e != nil {

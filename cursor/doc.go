@@ -33,14 +33,23 @@
 //
 // The CDP driver works a chat page through the DevTools protocol of the
 // app showing it (Cursor started with --remote-debugging-port, on loopback
-// only): it finds the one page whose title matches, puts the prompt into
-// the page's composer as a paste the page handles and checks the composer
-// shows it exactly, sends it (a click, or Enter as a key event of the
-// page), proves the submission by the page (its busy element, or the
-// composer emptied and the transcript grown), and reads the reply once the
-// busy element is gone and the page has been still for cdp.quiet, refusing
-// the prompt and the reply from before. A reload or another title on the
-// page ends the turn. It touches no mouse, keyboard or clipboard of the
+// only, or VS Code's chat view in code-server): it finds the one page
+// whose title matches, puts the prompt into the page's composer
+// (textarea, contenteditable or Monaco editor) as text input and proves
+// the composer holds it exactly (Monaco: by the editor's own copy of its
+// text), sends it (a click, or Enter as a key event of the page), proves
+// the submission by the page (its busy element, or the composer emptied
+// and the transcript grown), and reads the reply once the busy element is
+// gone and the page has settled for cdp.quiet (still, and work queued in
+// the page has run: a starved page cannot fake it). The reply is the
+// app's own copy of it (a copy button, or a context-menu item, with the
+// page's clipboard writes caught in the page), accepted only if it holds
+// every word the page renders for the reply; reading the rendering
+// instead must be asked for and is noted. A reply is new when its element
+// (or its numbered row) appeared after the prompt was sent; the prompt and
+// the reply from before are refused, and a reply the app ended with an
+// error fails the turn. A reload or another title on the page ends the
+// turn. It touches no mouse, keyboard or clipboard of the
 // desktop, so it takes no desktop input lock: turns of different agents
 // run at once. It needs no build tag and no display.
 //

@@ -57,6 +57,18 @@ func TestDemoFlowThroughCDPSeats(t *testing.T) {
 			t.Fatalf("calibrate proposed no composer that resolves:\n%s", out)
 		}
 	}
+	// Agent-2's page has no copy action, which its settings must say.
+	path := filepath.Join(root, "agentctl.yaml")
+	yml := readFile(t, path)
+	at := strings.Index(yml, "- name: Agent-2\n")
+	cdp := strings.Index(yml[at:], "    cdp:\n")
+	if at < 0 || cdp < 0 {
+		t.Fatalf("no cdp block for Agent-2 in:\n%s", yml)
+	}
+	cdp += at + len("    cdp:\n")
+	if err := os.WriteFile(path, []byte(yml[:cdp]+"      read: rendered\n"+yml[cdp:]), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	out := mustAgentctl(t, root, "doctor")
 	t.Logf("agentctl doctor:\n%s", out)
 	for _, a := range agents {

@@ -82,7 +82,7 @@ const troubled = new Set(["done with errors", "done without block"]);
 
 function outcomeOf(l) {
   const text = l.outcome || (l.state === "dead" ? "dead: " + l.reason : l.state);
-  return el("span", { class: troubled.has(l.outcome) ? "outcome warn" : "outcome" }, text);
+  return el("span", { class: troubled.has(l.outcome) ? "outcome warn" : "outcome dim" }, text);
 }
 
 // The running runner's count of messages that ended badly, and the run of
