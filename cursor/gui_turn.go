@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"image"
 	"time"
+
+	"github.com/agentctl/agentctl/config"
 )
 
 // Run takes one turn. See Driver.
@@ -197,6 +199,22 @@ func (g *GUI) send(ctx context.Context, t Turn) (w windowID, st turnState, err e
 	if !pasted {
 		g.logf("the paste did not show around the input box within %s; relying on other signs of submission", pasteWait)
 	}
+	if pasted && g.win.Composer == config.ComposerMonaco {
+		// A Monaco editor draws a paste over several frames and drops a
+		// submit key pressed while it still lays the text out: wait
+		// for the input box to hold still first.
+		var last []byte
+		var since time.Time
+		if _, err := watch.within(ctx, pasteWait, func(l look) bool {
+			if !bytes.Equal(l.input, last) {
+				last, since = l.input, time.Now()
+				return false
+			}
+			return time.Since(since) >= monacoPasteSettle
+		}); err != nil {
+			return w, st, g.watchError(ctx, err)
+		}
+	}
 	before, err := watch.frame()
 	if err != nil {
 		return w, st, g.watchError(ctx, err)
@@ -328,6 +346,10 @@ const recopyWait = 250 * time.Millisecond
 // maxRefusals is how many copies that fail the check a turn takes before
 // it gives up.
 const maxRefusals = 3
+
+// monacoPasteSettle is how long a Monaco input box must stay unchanged
+// after a paste shows in it before the submit key is pressed.
+const monacoPasteSettle = 100 * time.Millisecond
 
 // copyWait bounds waiting for a copy action to reach the clipboard. A copy
 // that does nothing (no reply yet) is normal before a turn, so this is
