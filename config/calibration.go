@@ -1,7 +1,6 @@
 package config
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -14,9 +13,8 @@ import (
 )
 
 // SetWindows replaces the window section of the named agents in
-// root/agentctl.yaml. It edits the YAML document node by node, so comments
-// and every other setting survive, checks that the result is a valid config,
-// and replaces the file atomically.
+// root/agentctl.yaml. Only the lines that change are rewritten: comments,
+// blank lines and every other setting stay as written.
 func SetWindows(root string, windows map[string]Window) error {
 	sections := map[string][]keyValue{}
 	for name, w := range windows {
@@ -36,54 +34,23 @@ type keyValue struct {
 	value any
 }
 
-// setAgentKeys replaces (or adds) keys of the named agents' entries.
+// setAgentKeys replaces (or adds) keys of the named agents' entries,
+// changing only the lines it must (editAgentKeys), checks that the result
+// is a valid config, and replaces the file atomically.
 func setAgentKeys(root string, agentKeys map[string][]keyValue) error {
 	path := Path(root)
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return fmt.Errorf("cannot read config: %w", err)
 	}
-	var doc yaml.Node
-	if err := yaml.Unmarshal(data, &doc); err != nil {
+	out, err := editAgentKeys(data, agentKeys)
+	if err != nil {
 		return fmt.Errorf("%s: %w", path, err)
 	}
-	agents := mapValue(doc.Content[0], "agents")
-	if agents == nil || agents.Kind != yaml.SequenceNode {
-		return fmt.Errorf("%s: no agents list", path)
-	}
-	for name, kvs := range agentKeys {
-		var entry *yaml.Node
-		for _, a := range agents.Content {
-			if n := mapValue(a, "name"); n != nil && strings.EqualFold(n.Value, name) {
-				entry = a
-			}
-		}
-		if entry == nil {
-			return fmt.Errorf("%s: agent %s is not listed", path, name)
-		}
-		for _, kv := range kvs {
-			var value yaml.Node
-			if err := value.Encode(kv.value); err != nil {
-				return fmt.Errorf("cannot encode the %s of %s: %w", kv.key, name, err)
-			}
-			if old := mapValue(entry, kv.key); old != nil {
-				value.HeadComment, value.LineComment = old.HeadComment, old.LineComment
-				*old = value
-			} else {
-				entry.Content = append(entry.Content, &yaml.Node{Kind: yaml.ScalarNode, Value: kv.key}, &value)
-			}
-		}
-	}
-	var out bytes.Buffer
-	enc := yaml.NewEncoder(&out)
-	enc.SetIndent(2)
-	if err := enc.Encode(&doc); err != nil {
-		return fmt.Errorf("cannot encode config: %w", err)
-	}
-	if _, err := Parse(path, out.Bytes()); err != nil {
+	if _, err := Parse(path, out); err != nil {
 		return fmt.Errorf("the calibrated config would not be valid: %w", err)
 	}
-	return atomicfile.WriteFile(path, out.Bytes())
+	return atomicfile.WriteFile(path, out)
 }
 
 // mapValue returns the value of key in a mapping node, or nil.

@@ -59,6 +59,13 @@ type CDP struct {
 	// reply (a reply that ended in an error, or was cancelled): the turn
 	// then fails with that message and passes nothing on as a reply.
 	Error string `yaml:"error,omitempty"`
+	// Clipboard is where the copy action's text is caught: "page" (the
+	// default), inside the page, where navigator.clipboard and the copy
+	// command write, the desktop's clipboard never touched; or "system",
+	// the desktop's clipboard, for an app that writes it from outside the
+	// page (an Electron app's main process), read under the desktop input
+	// lock with the person's clipboard given back.
+	Clipboard string `yaml:"clipboard,omitempty"`
 	// NewChat, if set, is clicked when a turn asks for a fresh chat.
 	NewChat string `yaml:"new_chat,omitempty"`
 	// Quiet is how long the reply's text must stay unchanged once the busy
@@ -68,6 +75,12 @@ type CDP struct {
 	// pause the model makes in a reply.
 	Quiet Duration `yaml:"quiet,omitempty"`
 }
+
+// Where a cdp seat catches the copy (CDP.Clipboard).
+const (
+	ClipboardPage   = "page"
+	ClipboardSystem = "system"
+)
 
 // How a cdp seat reads the reply (CDP.Read).
 const (
@@ -171,6 +184,9 @@ func (c CDP) Resolved() CDP {
 	if c.Read == "" {
 		c.Read = ReadCopy
 	}
+	if c.Clipboard == "" {
+		c.Clipboard = ClipboardPage
+	}
 	if c.Quiet <= 0 {
 		c.Quiet = Duration(DefaultCDPQuiet)
 	}
@@ -198,6 +214,9 @@ func (c CDP) validate() error {
 	}
 	if c.Read != "" && c.Read != ReadCopy && c.Read != ReadRendered {
 		return fmt.Errorf("cdp.read: %q is neither %s nor %s", c.Read, ReadCopy, ReadRendered)
+	}
+	if c.Clipboard != "" && c.Clipboard != ClipboardPage && c.Clipboard != ClipboardSystem {
+		return fmt.Errorf("cdp.clipboard: %q is neither %s nor %s", c.Clipboard, ClipboardPage, ClipboardSystem)
 	}
 	if c.Busy == CDPNoBusy && c.Quiet == 0 {
 		return fmt.Errorf("cdp.quiet: must be set when cdp.busy is %q: with no busy element, the reply counts as done once it has been still that long, so make it longer than any pause the model makes (such as 10s)", CDPNoBusy)

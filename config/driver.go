@@ -27,10 +27,30 @@ type Window struct {
 	Absolute bool `yaml:"absolute,omitempty"`
 	// Input is the chat input box.
 	Input *Point `yaml:"input,omitempty"`
+	// Profile names a chat app whose copy route and composer agentctl
+	// knows ("vscode"); it fills CopyKeys, CopyFromInput, CheckKeys and
+	// Composer where they are unset (see WindowProfile).
+	Profile string `yaml:"profile,omitempty"`
 	// Copy is the reply's copy button; CopyKeys is the alternative: key
 	// chords pressed in turn to copy the reply, such as [ctrl+a, ctrl+c].
 	Copy     *Point   `yaml:"copy,omitempty"`
 	CopyKeys []string `yaml:"copy_keys,omitempty"`
+	// CopyFromInput clicks the input box before CopyKeys and CheckKeys, so
+	// they start from the composer whatever had the focus: VS Code's
+	// Ctrl+Up then focuses the last reply, however tall it is.
+	CopyFromInput bool `yaml:"copy_from_input,omitempty"`
+	// CheckKeys, if set, copy the whole chat as text (VS Code: the last
+	// reply's context menu, "Copy All"), a second reading that each copied
+	// reply is checked against: the copy must hold, in order, every word of
+	// the transcript's answer to the prompt, so a code block's copy, a cut
+	// reply or the previous reply is refused.
+	CheckKeys []string `yaml:"check_keys,omitempty"`
+	// Composer says what the input box does to a pasted prompt: "plain"
+	// (the default: nothing) or "monaco" (a Monaco editor, as in VS Code:
+	// it turns CRLF into LF, so the driver does that itself and notes it
+	// in the receipt, as it notes leading whitespace, which the chat
+	// drops, and a leading /word, which it takes as a command).
+	Composer string `yaml:"composer,omitempty"`
 	// Reply is the region whose pixels show the reply streaming in. It must
 	// not contain a blinking caret.
 	Reply *Rect `yaml:"reply,omitempty"`
@@ -177,7 +197,16 @@ func (w Window) validate() error {
 	if w.Copy != nil && len(w.CopyKeys) > 0 {
 		return fmt.Errorf("window: set copy or copy_keys, not both")
 	}
-	keys := append([]string{}, w.CopyKeys...)
+	if _, ok := WindowProfile(w.Profile); !ok {
+		return fmt.Errorf("window.profile: %q is not a known app (%s)", w.Profile, ProfileVSCode)
+	}
+	if w.Composer != "" && w.Composer != ComposerPlain && w.Composer != ComposerMonaco {
+		return fmt.Errorf("window.composer: %q is neither %s nor %s", w.Composer, ComposerPlain, ComposerMonaco)
+	}
+	if w.CopyFromInput && w.Copy != nil {
+		return fmt.Errorf("window: copy_from_input goes with copy_keys, not with a copy button")
+	}
+	keys := append(append([]string{}, w.CopyKeys...), w.CheckKeys...)
 	for _, k := range []string{w.SubmitKey, w.NewChatKey} {
 		if k != "" {
 			keys = append(keys, k)
@@ -193,6 +222,7 @@ func (w Window) validate() error {
 
 // Calibrated reports what a GUI window still lacks before a turn can run.
 func (w Window) Calibrated() error {
+	w = w.WithProfile()
 	var missing []string
 	if w.Title == "" {
 		missing = append(missing, "title")

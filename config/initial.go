@@ -31,6 +31,10 @@ agents:
 #      input: [420, 610]           # the chat input box
 #      copy: [760, 380]            # the reply's copy button ...
 #      # copy_keys: [ctrl+a, ctrl+c]  # ... or the keys that copy it
+#      # copy_from_input: true      # click the input box before the copy and check keys
+#      # check_keys: [...]          # optional: keys that copy the whole chat, to check each copy against
+#      # composer: monaco           # plain (default) or monaco: CRLF pasted as LF, noted in the receipt
+#      # profile: vscode            # VS Code's chat: all four above, no copy button needed (see README)
 #      reply: [20, 60, 760, 500]   # x, y, width, height of the reply; no caret or spinner in it
 #      submit_key: enter           # or ctrl+enter
 #      new_chat_key: ctrl+n        # optional; "mod" means Cmd on macOS, Ctrl elsewhere
@@ -101,6 +105,7 @@ agents:
 #      # copy: '<css selector>'         # the reply's copy button (looked for inside the last reply first)
 #      # copy_menu: Copy                # or: the label of the reply's context-menu item that copies it
 #      # read: copy                     # copy (the app's own copy, checked against the page) or rendered (loses Markdown; noted in receipts)
+#      # clipboard: page                # page (the copy caught inside the page) or system (an app that copies from outside it, such as Electron's main process)
 #      # new_chat: '<css selector>'     # optional: starts a fresh chat
 #      # quiet: 20ms                    # stillness after busy is gone before the reply is read
 

@@ -27,6 +27,10 @@ type CDP struct {
 	turn       time.Duration
 	log        io.Writer
 
+	// lock is the desktop input lock, taken only to read the desktop's
+	// clipboard (cdp.clipboard: system); nil otherwise.
+	lock *InputLock
+
 	mu sync.Mutex // one turn at a time per driver
 }
 
@@ -56,6 +60,10 @@ func NewCDP(c config.CDP, g config.GUI, opts Options) (*CDP, error) {
 	}
 	if d.log == nil {
 		d.log = io.Discard
+	}
+	if c.Clipboard == config.ClipboardSystem && opts.LockDir != "" {
+		d.lock = NewInputLock(opts.LockDir, durationOr(g.LockWait, config.DefaultGUI().LockWait.D()))
+		d.lock.Agent = opts.Agent
 	}
 	return d, nil
 }

@@ -66,7 +66,13 @@ func (s *cdpTurn) read(ctx context.Context) (cdpReading, error) {
 	case s.c.cfg.CopyMenu != "":
 		script = jsCopyMenu
 	}
-	if err := s.p.eval(ctx, script, s.readArgs(), &r); err != nil {
+	var err error
+	if script != jsReply && s.c.cfg.Clipboard == config.ClipboardSystem {
+		r, err = s.systemCopy(ctx, script)
+	} else {
+		err = s.p.eval(ctx, script, s.readArgs(), &r)
+	}
+	if err != nil {
 		return r, s.failed(err)
 	}
 	if r.MenuOpen {
@@ -125,8 +131,8 @@ if (!b) return out;
 out.copy_found = true;
 if (r) for (const type of ["mouseover", "mouseenter"]) r.dispatchEvent(new MouseEvent(type, {bubbles: type === "mouseover"}));
 let got = "";
-const exec = document.execCommand, clip = navigator.clipboard;
-document.execCommand = function (cmd, ...rest) {
+const exec = document.execCommand, clip = a.system ? null : navigator.clipboard;
+if (!a.system) document.execCommand = function (cmd, ...rest) {
   if (String(cmd).toLowerCase() !== "copy") return exec.call(document, cmd, ...rest);
   const dt = new DataTransfer();
   (document.activeElement || document).dispatchEvent(new ClipboardEvent("copy", {clipboardData: dt, bubbles: true, cancelable: true}));
@@ -159,7 +165,7 @@ const box = target.getBoundingClientRect();
 const menus = () => all('.context-view .monaco-menu, [role="menu"]').filter(visible);
 const labelOf = e => ((e.querySelector(".action-label") || e).textContent || "").trim();
 let got = null;
-const clip = navigator.clipboard;
+const clip = a.system ? null : navigator.clipboard;
 if (clip) clip.writeText = async t => { got = String(t); };
 try {
   target.dispatchEvent(new MouseEvent("contextmenu", {bubbles: true, cancelable: true, button: 2, buttons: 2,
@@ -180,7 +186,7 @@ try {
       for (const type of ["mousedown", "mouseup"]) hit.dispatchEvent(new MouseEvent(type, {bubbles: true, cancelable: true, button: 0}));
       for (let j = 0; j < 10 && got === null; j++) await sleep(5);
     }
-    for (let i = 0; i < 100 && got === null; i++) await sleep(5); // the write may come after the menu closed
+    for (let i = 0; i < 100 && got === null && !a.system; i++) await sleep(5); // the write may come after the menu closed
   }
 } finally {
   if (clip) delete clip.writeText;

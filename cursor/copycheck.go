@@ -44,3 +44,30 @@ func wordsNear(want []string, i int) string {
 	from, to := max(0, i-3), min(len(want), i+4)
 	return strings.Join(want[from:to], " ")
 }
+
+// checkTranscript is checkCopy for a driver that cannot read the page: the
+// second reading is the chat's whole transcript as the app copies it by
+// another command (VS Code's "Copy All": "name: text" turns joined by blank
+// lines). The answer to prompt is what follows the last turn showing the
+// prompt, less its speaker's "name: "; every word of it must appear in
+// order in copied. A code block's copy, a reply copied before the app had
+// all of it, or the previous reply lacks words of that answer and is
+// refused.
+func checkTranscript(copied, transcript, prompt string) error {
+	p := strings.TrimSpace(prompt)
+	i := strings.LastIndex(transcript, p)
+	if p == "" || i < 0 {
+		return fmt.Errorf("the chat's transcript (%d bytes) does not show the prompt, so its answer cannot be told", len(transcript))
+	}
+	_, answer, ok := strings.Cut(transcript[i+len(p):], "\n\n")
+	if !ok {
+		return fmt.Errorf("the chat's transcript shows no answer after the prompt")
+	}
+	if label, rest, ok := strings.Cut(answer, ": "); ok && !strings.Contains(strings.TrimSpace(label), "\n") {
+		answer = rest
+	}
+	if err := checkCopy(copied, answer); err != nil {
+		return fmt.Errorf("against the chat's transcript: %w", err)
+	}
+	return nil
+}

@@ -3,6 +3,8 @@ package cursor
 import (
 	"strings"
 	"testing"
+
+	"github.com/agentctl/agentctl/config"
 )
 
 func TestCheckCopy(t *testing.T) {
@@ -33,5 +35,53 @@ func TestCheckCopy(t *testing.T) {
 	}
 	if err := checkCopy("anything", " \n\t"); err != nil {
 		t.Errorf("a rendering without words refused a copy: %v", err)
+	}
+}
+
+// The transcript as VS Code's "Copy All" gives it: "name: text" turns
+// joined by blank lines, the user's name empty.
+func TestCheckTranscript(t *testing.T) {
+	prev := "I read the message and have nothing to add.\n\n- It needs no change.\n"
+	reply := "# Parser split\n\nThe parser now lives in **three** files.\n\n```go\nfunc Parse(s string) {\n\treturn\n}\n```\n\nDone; over to review.\n"
+	prompt := "Message-ID: m-2\nvscodechat:markdown\n"
+	transcript := ": Message-ID: m-1\nvscodechat:noblock\n\nScripted model: " + prev + "\n\n: " + prompt + "\n\nScripted model: " + reply
+	if err := checkTranscript(reply, transcript, prompt); err != nil {
+		t.Errorf("the whole reply was refused: %v", err)
+	}
+	for name, copied := range map[string]string{
+		"a code block's copy": "func Parse(s string) {\n\treturn\n}\n",
+		"a cut reply":         reply[:len(reply)/2],
+		"the previous reply":  prev,
+	} {
+		err := checkTranscript(copied, transcript, prompt)
+		if err == nil || !strings.Contains(err.Error(), "not the whole reply") {
+			t.Errorf("%s: %v, want it refused as not the whole reply", name, err)
+		}
+	}
+	if err := checkTranscript(reply, transcript, "a prompt never sent"); err == nil || !strings.Contains(err.Error(), "does not show the prompt") {
+		t.Errorf("a transcript without the prompt: %v", err)
+	}
+	if err := checkTranscript(reply, ": "+prompt, prompt); err == nil || !strings.Contains(err.Error(), "no answer") {
+		t.Errorf("a transcript without an answer yet: %v", err)
+	}
+}
+
+func TestComposedPrompt(t *testing.T) {
+	in := "  \tMessage-ID: m-1\r\nline\rend\n"
+	if got, notes := composedPrompt("", in); got != in || notes != nil {
+		t.Errorf("a plain composer changed the prompt: %q, %q", got, notes)
+	}
+	got, notes := composedPrompt(config.ComposerMonaco, in)
+	if got != "  \tMessage-ID: m-1\nline\nend\n" {
+		t.Errorf("monaco composer: pasted %q", got)
+	}
+	if len(notes) != 2 || !strings.Contains(notes[0], "1 CRLF and 1 CR became LF") || !strings.Contains(notes[1], "3 bytes of whitespace") {
+		t.Errorf("notes %q", notes)
+	}
+	if _, notes := composedPrompt(config.ComposerMonaco, "/explain this\nplease"); len(notes) != 1 || !strings.Contains(notes[0], `"/explain"`) {
+		t.Errorf("a leading command: notes %q", notes)
+	}
+	if _, notes := composedPrompt(config.ComposerMonaco, "Message-ID: m-1\n\tindented"); notes != nil {
+		t.Errorf("a prompt the composer keeps got notes %q", notes)
 	}
 }

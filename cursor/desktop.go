@@ -37,6 +37,8 @@ type desktop interface {
 	// pointer is where the mouse pointer is.
 	pointer() (image.Point, error)
 	click(p image.Point) error
+	// move puts the mouse pointer at p without clicking.
+	move(p image.Point) error
 	key(c chord) error
 	close()
 }

@@ -126,6 +126,11 @@ func (winDesktop) click(p image.Point) error {
 	return nil
 }
 
+func (winDesktop) move(p image.Point) error {
+	robotgo.Move(p.X, p.Y)
+	return nil
+}
+
 func (winDesktop) key(c chord) error {
 	mods := make([]any, len(c.mods))
 	for i, m := range c.mods {

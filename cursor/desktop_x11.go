@@ -171,6 +171,11 @@ func (d *x11Desktop) click(p image.Point) error {
 	return robotgo.Click("left")
 }
 
+func (d *x11Desktop) move(p image.Point) error {
+	robotgo.Move(p.X, p.Y)
+	return nil
+}
+
 func (d *x11Desktop) key(c chord) error {
 	mods := make([]any, len(c.mods))
 	for i, m := range c.mods {

@@ -26,7 +26,14 @@
 //  7. take the lock again, put a sentinel on the clipboard, press the copy
 //     button or keys, and read the reply. A copy that gives nothing, the
 //     prompt, or what step 4 got is not this turn's reply: the driver waits
-//     for the chat to change and goes back to step 6.
+//     for the chat to change and goes back to step 6. Keys that start from
+//     the input box (window.copy_from_input, as VS Code's profile has:
+//     Ctrl+Up to the last reply, its context menu, "Copy") find the last
+//     reply whatever its height, and simply copy again a moment later.
+//     With window.check_keys the driver also copies the whole chat (VS
+//     Code's "Copy All") and refuses a copy lacking words of the chat's
+//     answer to the prompt (checkTranscript): a code block's copy, a cut
+//     reply or the reply before is never passed on.
 //
 // A turn never returns a reply it has not proven finished and new; where it
 // cannot tell, it waits, and its timeout names the missing sign.
@@ -51,7 +58,11 @@
 // error fails the turn. A reload or another title on the page ends the
 // turn. It touches no mouse, keyboard or clipboard of the
 // desktop, so it takes no desktop input lock: turns of different agents
-// run at once. It needs no build tag and no display.
+// run at once. It needs no build tag and no display. For calibration,
+// LookForCalibration proposes a page's composer at rest and ProbeCDP sends
+// one prompt to find what shows the model busy, which button copies the
+// reply and which element shows it, each selector checked by what it
+// matches.
 //
 // The exec driver runs a command per turn for headless agents (cursor-agent
 // -p, claude -p, any script): the prompt on stdin or in an argument, the

@@ -26,6 +26,7 @@ type GUI struct {
 	submit     chord
 	newChat    *chord
 	copyKeys   []chord
+	checkKeys  []chord
 	quiet      time.Duration
 	maxPause   time.Duration
 	submitWait time.Duration
@@ -54,6 +55,7 @@ const (
 // NewGUI checks the window settings and returns the driver. The display is
 // opened at the first turn.
 func NewGUI(w config.Window, g config.GUI, opts Options) (*GUI, error) {
+	w = w.WithProfile()
 	if err := w.Calibrated(); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrNotCalibrated, err)
 	}
@@ -87,14 +89,25 @@ func NewGUI(w config.Window, g config.GUI, opts Options) (*GUI, error) {
 		}
 		d.newChat = &c
 	}
-	for _, k := range w.CopyKeys {
-		c, err := parseChord(k)
-		if err != nil {
-			return nil, fmt.Errorf("window copy_keys: %w", err)
-		}
-		d.copyKeys = append(d.copyKeys, c)
+	if d.copyKeys, err = parseChords(w.CopyKeys); err != nil {
+		return nil, fmt.Errorf("window copy_keys: %w", err)
+	}
+	if d.checkKeys, err = parseChords(w.CheckKeys); err != nil {
+		return nil, fmt.Errorf("window check_keys: %w", err)
 	}
 	return d, nil
+}
+
+func parseChords(keys []string) ([]chord, error) {
+	var cs []chord
+	for _, k := range keys {
+		c, err := parseChord(k)
+		if err != nil {
+			return nil, err
+		}
+		cs = append(cs, c)
+	}
+	return cs, nil
 }
 
 // Close lets go of the display connection.

@@ -71,10 +71,15 @@ func startChromium(t testing.TB, o chatOptions) *chatWindow {
 // chromiumArgs open url as an app window (no tabs, no address bar) with a
 // profile of its own, quiet: no first-run dialogs, no network but loopback.
 func chromiumArgs(profile string, x, y int, url string) []string {
+	return appWindowArgs(profile, x, y, 420, 380, url)
+}
+
+// appWindowArgs are chromiumArgs for a window of w×h.
+func appWindowArgs(profile string, x, y, w, h int, url string) []string {
 	args := []string{"--test-type", "--no-first-run", "--disable-background-networking",
 		"--disable-component-update", "--disable-sync", "--disable-gpu", "--disable-quic",
 		"--password-store=basic", "--user-data-dir=" + profile,
-		"--window-position=" + itoa(x) + "," + itoa(y), "--window-size=420,380", "--app=" + url}
+		"--window-position=" + itoa(x) + "," + itoa(y), "--window-size=" + itoa(w) + "," + itoa(h), "--app=" + url}
 	if os.Geteuid() == 0 {
 		args = append([]string{"--no-sandbox"}, args...) // Chromium refuses to run as root with it
 	}

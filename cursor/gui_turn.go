@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"image"
 	"time"
 )
 
@@ -62,6 +63,8 @@ func (g *GUI) Run(ctx context.Context, t Turn) (string, error) {
 // await waits until the model has finished and the copy action gives a new
 // reply, and returns that reply.
 func (g *GUI) await(ctx context.Context, w windowID, prompt string, st turnState) (string, error) {
+	pasted, _ := composedPrompt(g.win.Composer, prompt)
+	refused := 0
 	watch := g.watcher(w, false)
 	rule := &finishRule{idle: st.Idle, settle: g.quiet}
 	if g.win.Busy == nil || st.Idle == "" {
@@ -76,14 +79,38 @@ func (g *GUI) await(ctx context.Context, w windowID, prompt string, st turnState
 		if _, err := watch.finished(ctx, rule); err != nil {
 			return "", g.watchError(ctx, err)
 		}
-		got, copyErr := g.copyReply(ctx, w)
+		got, transcript, copyErr := g.copyReply(ctx, w, func(got string) bool { return st.stale(prompt, got) == "" })
 		if copyErr != nil && !isNothingCopied(copyErr) {
 			return "", copyErr
 		}
 		why := st.stale(prompt, got)
+		if why == "" && g.checkKeys != nil {
+			if err := checkTranscript(got, transcript, pasted); err != nil {
+				// The model has finished, so a second look rarely
+				// differs; a few are taken for a chat still catching up,
+				// then the copy is refused rather than passed on.
+				if refused++; refused == maxRefusals {
+					return "", fmt.Errorf("%w: the copy (%d bytes) was refused %d times: %w", ErrNoReply, len(got), refused, err)
+				}
+				g.logf("the copy (%d bytes) is refused: %v; looking again", len(got), err)
+				rule = &finishRule{idle: rule.idle, settle: rule.settle}
+				continue
+			}
+		}
 		if why == "" {
 			g.logf("reply copied (%d bytes)", len(got))
 			return got, nil
+		}
+		if g.win.CopyFromInput {
+			// A keys route finds the last reply afresh each time, and the
+			// app can list a finished reply a moment after its stop button
+			// went: look again soon rather than wait for the chat to move.
+			g.logf("the copy gave %s; copying again in %s", why, recopyWait)
+			if err := realSleep(ctx, recopyWait); err != nil {
+				return "", g.watchError(ctx, fmt.Errorf("%w: the turn timed out while the copy action gave %s", ErrNoReply, why))
+			}
+			rule = &finishRule{idle: rule.idle, settle: rule.settle}
+			continue
 		}
 		g.logf("the copy gave %s; waiting for the chat to change", why)
 		after, err := watch.frame()
@@ -119,17 +146,21 @@ func (g *GUI) send(ctx context.Context, t Turn) (w windowID, st turnState, err e
 			return w, st, g.watchError(ctx, err)
 		}
 	}
-	prev, err := s.copyNow(ctx)
+	prev, err := s.copyBy(ctx, g.copyKeys, "copy")
 	if err != nil && !isNothingCopied(err) {
 		return w, st, err
 	}
 	st.Prev, st.PrevKnown = fingerprintText(prev), true
 	g.logf("before the prompt, the copy action gives %d bytes", len(prev))
 
-	if err := setClipboard(ctx, t.Prompt); err != nil {
+	text, notes := composedPrompt(g.win.Composer, t.Prompt)
+	for _, n := range notes {
+		t.note("%s", n)
+	}
+	if err := setClipboard(ctx, text); err != nil {
 		return w, st, fmt.Errorf("cannot put the prompt on the clipboard: %w", err)
 	}
-	g.logf("clipboard holds the prompt (%d bytes)", len(t.Prompt))
+	g.logf("clipboard holds the prompt (%d bytes)", len(text))
 	// Select all before pasting, so whatever an earlier failed attempt
 	// left in the input box is replaced rather than sent along.
 	if err := s.clickAt(g.win.Input.X, g.win.Input.Y, "input box"); err != nil {
@@ -176,7 +207,10 @@ func (g *GUI) send(ctx context.Context, t Turn) (w windowID, st turnState, err e
 		}
 		var signal string
 		ok, err := watch.within(ctx, g.submitWait, func(l look) bool {
-			signal = submissionSignal(before, l, empty.input, pasted)
+			// A copy route from the input box focuses the last reply,
+			// which the click into the input box then unfocuses: the
+			// transcript moves by the driver's own doing.
+			signal = submissionSignal(before, l, empty.input, pasted, g.win.CopyFromInput)
 			return signal != ""
 		})
 		if err != nil {
@@ -201,57 +235,99 @@ func (g *GUI) send(ctx context.Context, t Turn) (w windowID, st turnState, err e
 // chat now with how it looked with the prompt pasted, or "" if there is
 // none yet. Any of them will do, since chats differ in which they show: the
 // input box back to its empty look, the busy indicator changing, or the
-// transcript changing.
-func submissionSignal(before, now look, emptyInput []byte, pasteSeen bool) string {
+// transcript changing, unless transcriptMoves: a chat whose transcript
+// changes on its own when the input box takes the focus (VS Code's last
+// reply loses its focus outline) shows nothing by it.
+func submissionSignal(before, now look, emptyInput []byte, pasteSeen, transcriptMoves bool) string {
 	switch {
 	case pasteSeen && now.input != nil && bytes.Equal(now.input, emptyInput):
 		return "the input box emptied"
 	case now.busy != nil && !bytes.Equal(now.busy, before.busy):
 		return "the busy indicator changed"
-	case !bytes.Equal(now.reply, before.reply):
+	case !transcriptMoves && !bytes.Equal(now.reply, before.reply):
 		return "the transcript changed"
 	}
 	return ""
 }
 
 // copyReply is step 6: under the lock, copy what the chat offers as its
-// last reply.
-func (g *GUI) copyReply(ctx context.Context, w windowID) (reply string, err error) {
+// last reply, and with check keys, when fresh says the copy may be the
+// reply, the chat's whole transcript too.
+func (g *GUI) copyReply(ctx context.Context, w windowID, fresh func(reply string) bool) (reply, transcript string, err error) {
 	s, err := g.begin(ctx)
 	if err != nil {
-		return "", err
+		return "", "", err
 	}
 	defer s.end(ctx, &err)
 	if s.w != w {
-		return "", fmt.Errorf("%w: the window changed during the turn", ErrWindowNotFound)
+		return "", "", fmt.Errorf("%w: the window changed during the turn", ErrWindowNotFound)
 	}
-	return s.copyNow(ctx)
+	if reply, err = s.copyBy(ctx, g.copyKeys, "copy"); err != nil || g.checkKeys == nil || !fresh(reply) {
+		return reply, "", err
+	}
+	if transcript, err = s.copyBy(ctx, g.checkKeys, "check"); err != nil {
+		return "", "", fmt.Errorf("cannot copy the chat's transcript to check the reply: %w", err)
+	}
+	return reply, transcript, nil
 }
 
-// copyNow presses the copy button or keys with a sentinel on the clipboard,
-// so that a copy that did nothing is noticed, and returns what was copied.
-func (s *session) copyNow(ctx context.Context) (string, error) {
+// copyBy presses the copy button, or keys, with a sentinel on the
+// clipboard, so that a copy that did nothing is noticed, and returns what
+// was copied. what names the keys in messages.
+func (s *session) copyBy(ctx context.Context, keys []chord, what string) (string, error) {
 	sentinel := newSentinel()
 	if err := setClipboard(ctx, sentinel); err != nil {
 		return "", fmt.Errorf("cannot prepare the clipboard for the reply: %w", err)
 	}
-	if p := s.g.win.Copy; p != nil {
+	if p := s.g.win.Copy; p != nil && what == "copy" {
 		if err := s.clickAt(p.X, p.Y, "copy button"); err != nil {
 			return "", err
 		}
-	} else {
-		for _, k := range s.g.copyKeys {
-			if err := s.key(k); err != nil {
-				return "", err
-			}
-		}
+	} else if err := s.pressRoute(keys); err != nil {
+		return "", err
 	}
 	got, ok := awaitClipboardChange(ctx, sentinel, copyWait)
 	if !ok {
-		return "", fmt.Errorf("%w: the clipboard did not change within %s of the copy action", ErrNothingCopied, copyWait)
+		return "", fmt.Errorf("%w: the clipboard did not change within %s of the %s keys", ErrNothingCopied, copyWait, what)
 	}
 	return got, nil
 }
+
+// pressRoute presses keys, from the input box when the window says so.
+// The pointer then moves to the window's top-left corner: a menu the keys
+// open must not lie under it, since the item under the pointer takes the
+// keyboard's place in it.
+func (s *session) pressRoute(keys []chord) error {
+	if s.g.win.CopyFromInput {
+		if err := s.clickAt(s.g.win.Input.X, s.g.win.Input.Y, "input box"); err != nil {
+			return err
+		}
+		origin, err := s.g.origin(s.w)
+		if err != nil {
+			return err
+		}
+		if b, err := s.g.d.bounds(s.w); err == nil {
+			origin = b.Min
+		}
+		if err := s.g.d.move(origin.Add(image.Pt(1, 1))); err != nil {
+			return fmt.Errorf("cannot move the pointer off the chat: %w", err)
+		}
+	}
+	for _, k := range keys {
+		if err := s.key(k); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// recopyWait is the pause before a keys route copies again after a copy
+// that was not yet this turn's reply.
+const recopyWait = 250 * time.Millisecond
+
+// maxRefusals is how many copies that fail the check a turn takes before
+// it gives up.
+const maxRefusals = 3
 
 // copyWait bounds waiting for a copy action to reach the clipboard. A copy
 // that does nothing (no reply yet) is normal before a turn, so this is

@@ -25,6 +25,8 @@ var keyNames = map[string]string{
 	"enter": "enter", "return": "enter", "tab": "tab", "escape": "esc", "esc": "esc",
 	"space": "space", "backspace": "backspace", "delete": "delete",
 	"home": "home", "end": "end", "up": "up", "down": "down", "left": "left", "right": "right",
+	// The context-menu key, which opens the focused element's menu.
+	"menu": "menu",
 }
 
 // primaryModifier is the modifier of copy, paste and friends: Cmd on macOS,

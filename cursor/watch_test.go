@@ -224,7 +224,13 @@ func TestSubmissionSignals(t *testing.T) {
 		{"stop button", look{reply: pasted.reply, busy: []byte("stop"), input: pasted.input}, true, "the busy indicator changed"},
 		{"transcript", look{reply: []byte("transcript+echo"), busy: pasted.busy, input: pasted.input}, true, "the transcript changed"},
 	} {
-		if got := submissionSignal(pasted, c.now, empty, c.pasteSeen); got != c.want {
+		if got := submissionSignal(pasted, c.now, empty, c.pasteSeen, false); got != c.want {
+			t.Errorf("%s: signal %q, want %q", c.name, got, c.want)
+		}
+		if c.name == "transcript" {
+			c.want = "" // a transcript that moves when the input box is clicked proves nothing
+		}
+		if got := submissionSignal(pasted, c.now, empty, c.pasteSeen, true); got != c.want {
 			t.Errorf("%s: signal %q, want %q", c.name, got, c.want)
 		}
 	}

@@ -16,13 +16,14 @@ import (
 
 const calibrateUsage = `
 Usage: agentctl calibrate AGENT --title PATTERN [--input X,Y --copy X,Y --reply X,Y,W,H --busy X,Y]
-                         [--absolute] [--pid N] [--copy-keys K,K] [--submit-key K] [--new-chat-key K]
+                         [--absolute] [--pid N] [--copy-keys K,K] [--profile vscode] [--submit-key K] [--new-chat-key K]
        agentctl calibrate --from-coords FILE [--layout NAME]
        agentctl calibrate AGENT --cdp URL [--target PATTERN] [--composer SEL --submit SEL --busy SEL
-                         --reply-selector SEL --copy SEL --new-chat SEL]
+                         --reply-selector SEL --copy SEL --new-chat SEL] [--force] [--probe=false]
+                         [--prompt TEXT] [--proof-prompt TEXT]
 
 Records where an agent's chat window and its controls are, in agentctl.yaml.
-The file's comments and other settings are kept.
+Only the lines it sets change; comments and blank lines are kept.
 
 --busy is the busy indicator: a point that looks different while the model
 works and as before whenever it rests. In Cursor, use the send button's
@@ -40,24 +41,40 @@ in this terminal. Guided
 positions are made relative to the window found by --title unless
 --absolute is given.
 
+--profile vscode records VS Code's chat view (or code-server's): the reply
+is copied by keys from the input box through its context menu, whatever its
+height, and checked against the chat's "Copy All", so no copy button is
+recorded (see README, "A VS Code chat seat").
+
 --from-coords imports a Dream.OS cursor_agent_coords.json (any of its
 generations) for every configured agent it lists. Dream.OS positions are
 screen coordinates; files keyed by layout ("4-agent", ...) need --layout.
 Dream.OS files have no reply region or window title: add them afterwards.
 
 --cdp makes AGENT a seat driven through the DevTools port of the app showing
-its chat (driver: cdp): it finds the one page whose title matches --target
-(default: the agent's name), proposes selectors for the composer and the
-replies that resolve on it, keeps those given (with --cdp, --busy and --copy
-are CSS selectors), and writes driver: cdp and the cdp block. It only looks
-at the page. Selectors left empty follow the built-in Cursor profile.
+its chat (driver: cdp). It finds the one page whose title matches --target
+(default: the agent's name); recognises VS Code's or Cursor's chat and writes
+profile: vscode or cursor, checking the profile's selectors on the live page;
+proposes, for what no profile covers, selectors that each match exactly their
+element (the composer: the one visible editable element that is the chat's
+input, not a code block's or a search box). It then sends a probe prompt
+(--prompt) to find what shows the model busy, the copy button that gives the
+reply, and the reply element, and proves the settings with a turn of the
+driver (--proof-prompt): two prompts reach the chat. With --cdp, --busy and
+--copy are CSS selectors. A selector given wins; one already in agentctl.yaml
+is kept over a different proposal unless --force. Anything it cannot resolve
+is named and calibrate exits 1: set it by hand (a page with no copy action:
+cdp.read: rendered). --probe=false only looks.
 
 Examples:
   agentctl calibrate Agent-1 --cdp http://127.0.0.1:9222
   agentctl calibrate Agent-1 --cdp http://127.0.0.1:9222 --target 'Agent-1.*Cursor' --busy '[aria-label="Stop"]'
+  agentctl calibrate Agent-1 --cdp http://127.0.0.1:9222 --force
+  agentctl calibrate Agent-1 --cdp http://127.0.0.1:9222 --probe=false
   agentctl calibrate Agent-3 --title 'Agent-3.*Cursor'
   agentctl calibrate Agent-3 --title 'Agent-3.*Cursor' --input 420,610 --copy 760,380 --reply 20,60,760,500 --busy 790,610
   agentctl calibrate Agent-3 --busy 790,610
+  agentctl calibrate Agent-5 --title '^Agent-5 — VS Code' --profile vscode --input 870,717 --reply 760,76,225,576 --busy 952,746
   agentctl calibrate Agent-3 --title Cursor --absolute --input -1280,479 --copy -1018,299 --reply -1500,100,700,350
   agentctl calibrate --from-coords cursor_agent_coords.json --layout 4-agent
 `
@@ -72,6 +89,7 @@ func runCalibrate(ctx context.Context, env *Env, args []string) error {
 	busy := fs.String("busy", "", "busy indicator `X,Y`, such as the chat's send/stop button")
 	absolute := fs.Bool("absolute", false, "positions are screen coordinates, not offsets in the window")
 	copyKeys := fs.String("copy-keys", "", "key chords that copy the reply, `K,K` (instead of --copy)")
+	profile := fs.String("profile", "", "the chat app `NAME` (vscode: the reply is copied by keys, no copy button to record)")
 	submitKey := fs.String("submit-key", "", "key that sends the prompt: enter or ctrl+enter")
 	newChatKey := fs.String("new-chat-key", "", "key that starts a new chat, e.g. ctrl+n")
 	fromCoords := fs.String("from-coords", "", "import a Dream.OS cursor_agent_coords.json `FILE`")
@@ -82,6 +100,10 @@ func runCalibrate(ctx context.Context, env *Env, args []string) error {
 	submitSel := fs.String("submit", "", "with --cdp: CSS `SELECTOR` of the send button (default: Enter)")
 	replySel := fs.String("reply-selector", "", "with --cdp: CSS `SELECTOR` matching replies (the last is read)")
 	newChatSel := fs.String("new-chat", "", "with --cdp: CSS `SELECTOR` of the new-chat button")
+	probe := fs.Bool("probe", true, "with --cdp: send a probe prompt and a proof prompt to find and prove busy, reply and copy")
+	force := fs.Bool("force", false, "with --cdp: proposals replace selectors already in agentctl.yaml")
+	probePrompt := fs.String("prompt", "Reply with the word ready.", "with --cdp: the probe's `TEXT`")
+	proofPrompt := fs.String("proof-prompt", "Reply with the word proven.", "with --cdp: the `TEXT` of the proof turn, whose reply must differ from the probe's")
 	rest, err := parseArgs(fs, args)
 	if err != nil {
 		return err
@@ -111,7 +133,8 @@ func runCalibrate(ctx context.Context, env *Env, args []string) error {
 				given[role] = v
 			}
 		}
-		return calibrateCDP(ctx, env, agent, *cdpEndpoint, *target, given)
+		return calibrateCDP(ctx, env, cfg, agent, cdpCalibration{endpoint: *cdpEndpoint, target: *target, given: given,
+			probe: *probe, force: *force, prompt: *probePrompt, proof: *proofPrompt})
 	}
 	w := agent.Window
 	if *title != "" {
@@ -132,16 +155,23 @@ func runCalibrate(ctx context.Context, env *Env, args []string) error {
 	if *copyKeys != "" {
 		w.CopyKeys, w.Copy = strings.Split(*copyKeys, ","), nil
 	}
+	if *profile != "" {
+		if _, ok := config.WindowProfile(*profile); !ok {
+			return usageError{msg: fmt.Sprintf("calibrate: --profile %q is not a known app (%s)", *profile, config.ProfileVSCode)}
+		}
+		w.Profile, w.Copy = *profile, nil
+	}
+	byKeys := len(w.WithProfile().CopyKeys) > 0
 	given := *input != "" || *copyAt != "" || *reply != "" || *busy != ""
 	if given {
 		if err := applyPositions(&w, *input, *copyAt, *reply, *busy); err != nil {
 			return err
 		}
-	} else if *copyKeys == "" || w.Input == nil || w.Reply == nil {
+	} else if !byKeys || w.Input == nil || w.Reply == nil {
 		if w.Title == "" {
 			return usageError{msg: "calibrate: guided calibration needs --title"}
 		}
-		if err := guide(env, &w, *copyKeys == ""); err != nil {
+		if err := guide(env, &w, !byKeys); err != nil {
 			return err
 		}
 	}

@@ -44,30 +44,26 @@ func TestDemoFlowThroughCDPSeats(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// Agent-2's replies are read from their rendering, the agentctl block
+	// rebuilt: its page has no copy action, which its settings say.
+	path := filepath.Join(root, "agentctl.yaml")
+	yml := strings.Replace(readFile(t, path), "  - name: Agent-2\n", "  - name: Agent-2\n    cdp:\n      read: rendered\n", 1)
+	if err := os.WriteFile(path, []byte(yml), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, a := range agents {
 		awaitPage(t, b.Endpoint, a+" - Cursor")
-		args := []string{"calibrate", a, "--cdp", b.Endpoint, "--busy", "#send.stop",
+		// No probe: each page is to receive the demo's one prompt only.
+		args := []string{"calibrate", a, "--cdp", b.Endpoint, "--probe=false", "--busy", "#send.stop",
 			"--reply-selector", "#transcript > .msg:not(.user) > div:last-child"}
-		if a != "Agent-2" { // Agent-2's replies are read from their rendering, the agentctl block rebuilt
+		if a != "Agent-2" {
 			args = append(args, "--copy", "#copy")
 		}
 		out := mustAgentctl(t, root, args...)
 		t.Logf("agentctl calibrate %s:\n%s", a, out)
-		if !strings.Contains(out, `composer  "[contenteditable=\"true\"]" (proposed, 1 on the page)`) {
+		if !strings.Contains(out, `composer  "#composer" (proposed: the one visible editable element that is the chat's input)`) {
 			t.Fatalf("calibrate proposed no composer that resolves:\n%s", out)
 		}
-	}
-	// Agent-2's page has no copy action, which its settings must say.
-	path := filepath.Join(root, "agentctl.yaml")
-	yml := readFile(t, path)
-	at := strings.Index(yml, "- name: Agent-2\n")
-	cdp := strings.Index(yml[at:], "    cdp:\n")
-	if at < 0 || cdp < 0 {
-		t.Fatalf("no cdp block for Agent-2 in:\n%s", yml)
-	}
-	cdp += at + len("    cdp:\n")
-	if err := os.WriteFile(path, []byte(yml[:cdp]+"      read: rendered\n"+yml[cdp:]), 0o644); err != nil {
-		t.Fatal(err)
 	}
 	out := mustAgentctl(t, root, "doctor")
 	t.Logf("agentctl doctor:\n%s", out)

@@ -28,15 +28,26 @@ type Browser struct {
 	cmd      *exec.Cmd
 }
 
-// Start runs chromium with a fresh profile in profile (an empty folder)
-// and waits until its DevTools port is open. The port is chosen by
+// Start runs chromium headless with a fresh profile in profile (an empty
+// folder) and waits until its DevTools port is open. The port is chosen by
 // Chromium and bound to loopback.
 func Start(ctx context.Context, profile string) (*Browser, error) {
+	return start(ctx, profile, true)
+}
+
+// StartShown is Start with the browser's windows shown on the display of
+// the process's DISPLAY (a private Xvfb in tests): a shown Chromium
+// writes the desktop's clipboard, where a headless one keeps its own.
+func StartShown(ctx context.Context, profile string) (*Browser, error) {
+	return start(ctx, profile, false)
+}
+
+func start(ctx context.Context, profile string, headless bool) (*Browser, error) {
 	path, err := exec.LookPath("chromium")
 	if err != nil {
 		return nil, errors.New("chromium is not installed (Debian package chromium; scripts/setup installs it)")
 	}
-	args := []string{"--headless", "--disable-gpu", "--no-first-run", "--disable-background-networking",
+	args := []string{"--disable-gpu", "--no-first-run", "--disable-background-networking",
 		"--disable-component-update", "--disable-sync", "--disable-quic", "--password-store=basic",
 		"--user-data-dir=" + profile, "--remote-debugging-address=127.0.0.1", "--remote-debugging-port=0",
 		"--window-size=800,600",
@@ -44,6 +55,11 @@ func Start(ctx context.Context, profile string) (*Browser, error) {
 		// shape must not stretch to Chromium's one wake-up a second.
 		"--disable-background-timer-throttling", "--disable-renderer-backgrounding",
 		"--disable-backgrounding-occluded-windows", "about:blank"}
+	if headless {
+		args = append([]string{"--headless"}, args...)
+	} else {
+		args = append([]string{"--test-type"}, args...) // no infobar about --no-sandbox
+	}
 	if os.Geteuid() == 0 {
 		args = append([]string{"--no-sandbox"}, args...) // Chromium refuses to run as root with its sandbox
 	}

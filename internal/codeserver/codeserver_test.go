@@ -60,19 +60,47 @@ func TestScriptedChatAnswersAPastedPrompt(t *testing.T) {
 	if err := page.Execute(ctx, "Runtime.evaluate", map[string]any{"expression": paste}, nil); err != nil {
 		t.Fatal(err)
 	}
-	for _, typ := range []string{"keyDown", "keyUp"} {
-		key := map[string]any{"type": typ, "key": "Enter", "code": "Enter", "windowsVirtualKeyCode": 13}
-		if typ == "keyDown" {
-			key["text"] = "\r"
+	// VS Code applies a paste a moment later, and an Enter pressed before
+	// that, or while the editor is still busy with it, is not taken: press
+	// it once the composer shows the text, and again only while the
+	// composer still holds it, so the prompt is sent once.
+	composerText := func() string {
+		var res struct {
+			Result struct {
+				Value string `json:"value"`
+			} `json:"result"`
 		}
-		if err := page.Execute(ctx, "Input.dispatchKeyEvent", key, nil); err != nil {
-			t.Fatal(err)
+		page.Execute(ctx, "Runtime.evaluate", map[string]any{"returnByValue": true,
+			"expression": `document.querySelector(".interactive-input-part .view-lines").textContent`}, &res)
+		return res.Result.Value
+	}
+	enter := func() {
+		for _, typ := range []string{"keyDown", "keyUp"} {
+			key := map[string]any{"type": typ, "key": "Enter", "code": "Enter", "windowsVirtualKeyCode": 13}
+			if typ == "keyDown" {
+				key["text"] = "\r"
+			}
+			if err := page.Execute(ctx, "Input.dispatchKeyEvent", key, nil); err != nil {
+				t.Fatal(err)
+			}
 		}
 	}
+	for composerText() == "" {
+		if ctx.Err() != nil {
+			t.Fatal("the pasted prompt never showed in the composer")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	enter()
+	pressed := time.Now()
 	for {
 		got, err := s.Exchanges()
 		if err != nil {
 			t.Fatal(err)
+		}
+		if len(got) == 0 && time.Since(pressed) > 3*time.Second && composerText() != "" {
+			enter()
+			pressed = time.Now()
 		}
 		if len(got) > 0 {
 			want := Exchange{Prompt: prompt, Scenario: "hello", End: "done",

@@ -1,0 +1,312 @@
+//go:build linux && !nogui
+
+package cursor
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/agentctl/agentctl/config"
+	"github.com/agentctl/agentctl/internal/codeserver"
+)
+
+// vscodeChat is code-server's VS Code, with the scripted participant of
+// fixtures/vscodechat, in a Chromium app window on the test's display.
+type vscodeChat struct {
+	s      *codeserver.Server
+	title  string
+	w, h   int // the window's client area
+	chrome *exec.Cmd
+}
+
+// Where VS Code 1.100 puts the chat's controls in a window of the size
+// startVSCode opens (its chat view docked at the right), counted from the
+// client area's bottom-right corner: what a user calibrates.
+const (
+	vscodeWidth, vscodeHeight = 1000, 740 // with its title bar, on the test display's 1280×800
+)
+
+// startVSCode runs code-server and opens its workbench in a Chromium app
+// window titled title, and waits until the chat takes prompts. DevTools
+// is used only for that wait; the driver never sees it.
+func startVSCode(t testing.TB, title string, replies string) *vscodeChat {
+	t.Helper()
+	needDisplay(t)
+	command := codeserver.Need(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	s, err := codeserver.Start(ctx, command, codeserver.Options{Dir: t.TempDir(),
+		Fixture: filepath.Join("..", "fixtures", "vscodechat"), Title: title, Replies: []string{replies}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Stop)
+	c := &vscodeChat{s: s, title: title}
+	profile := t.TempDir()
+	args := append(appWindowArgs(profile, 10, 10, vscodeWidth, vscodeHeight, s.URL),
+		"--remote-debugging-address=127.0.0.1", "--remote-debugging-port=0",
+		"--disable-background-timer-throttling", "--disable-renderer-backgrounding",
+		"--disable-backgrounding-occluded-windows")
+	c.chrome = exec.Command("chromium", args...)
+	c.chrome.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	if err := c.chrome.Start(); err != nil {
+		t.Fatalf("cannot start Chromium: %v", err)
+	}
+	t.Cleanup(func() {
+		syscall.Kill(-c.chrome.Process.Pid, syscall.SIGTERM)
+		c.chrome.Wait()
+	})
+	var endpoint string
+	for endpoint == "" {
+		data, err := os.ReadFile(filepath.Join(profile, "DevToolsActivePort"))
+		if port, _, ok := strings.Cut(string(data), "\n"); err == nil && ok && port != "" {
+			endpoint = "http://127.0.0.1:" + port
+		}
+		select {
+		case <-ctx.Done():
+			t.Fatal("Chromium never opened its DevTools port")
+		case <-time.After(20 * time.Millisecond):
+		}
+	}
+	if err := s.WaitChat(ctx, endpoint, title); err != nil {
+		t.Fatal(err)
+	}
+	d, err := openDesktop()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.close()
+	found, err := d.windows(regexp.MustCompile("^"+regexp.QuoteMeta(title)+"$"), 0)
+	if err != nil || len(found) != 1 {
+		t.Fatalf("the window %q: found %v, %v", title, found, err)
+	}
+	b, err := d.bounds(found[0].ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.w, c.h = b.Dx(), b.Dy()
+	return c
+}
+
+// window is the calibration a user records for VS Code's chat: the
+// composer, the send button (the stop button while the model works) and
+// the transcript; the profile brings the copy route.
+func (c *vscodeChat) window() config.Window {
+	return config.Window{
+		Title:   "^" + regexp.QuoteMeta(c.title) + "$",
+		Profile: config.ProfileVSCode,
+		Input:   &config.Point{X: c.w - 130, Y: c.h - 83},
+		Busy:    &config.Point{X: c.w - 48, Y: c.h - 54},
+		Reply:   &config.Rect{X: c.w - 240, Y: 76, W: 225, H: c.h - 224},
+	}
+}
+
+// driverLog shows the driver's steps under go test -v.
+func driverLog() io.Writer {
+	if testing.Verbose() {
+		return os.Stderr
+	}
+	return io.Discard
+}
+
+// vscodeGUI is testGUI with room for a 40 KB reply rendered under load,
+// and for VS Code taking a prompt late after one: right after such a
+// reply, an Enter in its composer took over a second to show.
+func vscodeGUI() config.GUI {
+	g := testGUI()
+	g.TurnTimeout = config.Duration(4 * time.Minute)
+	g.Submit = config.Duration(5 * time.Second)
+	return g
+}
+
+// lastExchange is what the participant recorded last, failing t when it
+// recorded nothing.
+func (c *vscodeChat) lastExchange(t testing.TB) codeserver.Exchange {
+	t.Helper()
+	all, err := c.s.Exchanges()
+	if err != nil || len(all) == 0 {
+		t.Fatalf("the participant recorded %d exchanges (%v)", len(all), err)
+	}
+	return all[len(all)-1]
+}
+
+// lastModelTime is the model's time for the last exchange: from the
+// participant receiving the prompt to its recording the finished reply.
+func (c *vscodeChat) lastModelTime(t testing.TB) time.Duration {
+	t.Helper()
+	data, err := os.ReadFile(c.s.Record)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var received, replied time.Time
+	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
+		var e struct {
+			Time  time.Time `json:"time"`
+			Event string    `json:"event"`
+			End   string    `json:"end"`
+		}
+		if err := json.Unmarshal([]byte(line), &e); err != nil {
+			t.Fatal(err)
+		}
+		switch {
+		case e.Event == "received":
+			received = e.Time
+		case e.Event == "" && e.End != "":
+			replied = e.Time
+		}
+	}
+	if received.IsZero() || replied.Before(received) {
+		t.Fatalf("the participant's record has no finished reply after its last prompt")
+	}
+	return replied.Sub(received)
+}
+
+// longReply is about 40 KB of Markdown with code blocks all through it, so
+// a copy of any one block, or of the part shown on screen, is not it. Few
+// blocks: VS Code renders each as an editor of its own, minutes for a
+// hundred on a loaded machine.
+func longReply() string {
+	var b strings.Builder
+	b.WriteString("# A long answer\n\n")
+	for i := 1; b.Len() < 40_000; i++ {
+		fmt.Fprintf(&b, "## Part %d\n\nParagraph %d says *this* and **that**, naïve café 日本語 %d.\n\n", i, i, i*7)
+		fmt.Fprintf(&b, "- item %d one\n- item %d two\n\n", i, i)
+		if i%12 == 0 {
+			fmt.Fprintf(&b, "```go\nfunc part%d() int {\n\treturn %d // tab inside\n}\n```\n\n", i, i)
+		}
+	}
+	b.WriteString("The end of the long answer.\n")
+	return b.String()
+}
+
+// writeReply puts a scripted reply and its shape into the Replies folder.
+func writeReply(t testing.TB, dir, name, text, shape string) {
+	t.Helper()
+	if err := os.WriteFile(filepath.Join(dir, name+".md"), []byte(text), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if shape != "" {
+		if err := os.WriteFile(filepath.Join(dir, name+".json"), []byte(shape), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// The GUI driver against VS Code's own chat view: every scripted reply,
+// long or short, slow or bursty, comes back byte for byte as the
+// participant gave it, through the copy route of the vscode profile (keys
+// from the composer to the last reply's context menu), whatever the
+// reply's height; the prompt arrives as sent.
+func TestGUIVSCodeReplies(t *testing.T) {
+	replies := t.TempDir()
+	writeReply(t, replies, "long", longReply(), `{"chunk": 400, "delay_ms": 5}`)
+	// A short reply whose model thinks a moment first, as every real one
+	// does: the stop button of a reply that comes and goes within one
+	// screenshot under load is no sign of a submission.
+	writeReply(t, replies, "short", "Short **and** done: {{message_id}}.\n", `{"think_ms": 400}`)
+	chat := startVSCode(t, "Agent-7 — VS Code chat", replies)
+	g, err := NewGUI(chat.window(), vscodeGUI(), Options{LockDir: t.TempDir(), Log: driverLog()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(g.Close)
+	setUserClipboard(t, "the user's own clipboard")
+
+	// Neighbours differ: markdown, slow and bursty share one text, and a
+	// copy equal to the one before the prompt is never taken for the reply.
+	for i, name := range []string{"default", "markdown", "noblock", "slow", "default", "bursty", "long", "short", "long", "markdown"} {
+		t.Run(fmt.Sprintf("%d-%s", i, name), func(t *testing.T) {
+			prompt := fmt.Sprintf("Message-ID: m-%d\nvscodechat:%s\nAnswer\tthe message.", i, name)
+			var notes []string
+			got, err := g.Run(context.Background(), Turn{Prompt: prompt, OnNote: func(n string) { notes = append(notes, n) }})
+			if err != nil {
+				t.Fatal(err)
+			}
+			ex := chat.lastExchange(t)
+			if ex.Prompt != prompt || ex.Scenario != name || ex.End != "done" {
+				t.Fatalf("the participant recorded %q (%s, %s), want the prompt %q answered", ex.Prompt, ex.Scenario, ex.End, prompt)
+			}
+			if got != ex.Reply {
+				t.Fatalf("the driver returned %d bytes, the participant gave %d:\n got %.300q\nwant %.300q", len(got), len(ex.Reply), got, ex.Reply)
+			}
+			if len(notes) != 0 {
+				t.Errorf("notes on a prompt the composer keeps as it is: %q", notes)
+			}
+			assertClipboard(t, "the user's own clipboard")
+		})
+	}
+}
+
+// What the Monaco composer does to a pasted prompt, in the real app: tabs,
+// Unicode and a trailing newline arrive as sent; CRLF arrives as LF, which
+// the driver pastes itself and notes; leading whitespace is dropped by the
+// chat, and noted. A copy route that finds another reply than the answer
+// (here the one before it) is refused with the reason, never passed on.
+func TestGUIVSCodePromptsAndRefusals(t *testing.T) {
+	replies := t.TempDir()
+	writeReply(t, replies, "echo", "Got {{prompt_bytes}} bytes for {{message_id}}, with *care*.\n", `{"think_ms": 400}`)
+	writeReply(t, replies, "other", "A different answer about {{message_id}} entirely.\n", `{"think_ms": 400}`)
+	chat := startVSCode(t, "Agent-8 — VS Code chat", replies)
+	g, err := NewGUI(chat.window(), vscodeGUI(), Options{LockDir: t.TempDir(), Log: driverLog()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(g.Close)
+
+	for _, c := range []struct {
+		name, prompt, received, note string
+	}{
+		{"tabs and unicode", "Message-ID: m-1\n\tindented\ttab, 日本語 🚀 vscodechat:echo\n", "", ""},
+		{"crlf", "Message-ID: m-2\r\nline two\r\nvscodechat:echo", "Message-ID: m-2\nline two\nvscodechat:echo", "2 CRLF and 0 CR became LF"},
+		{"leading whitespace", "  \tMessage-ID: m-3\nvscodechat:echo", "Message-ID: m-3\nvscodechat:echo", "3 bytes of whitespace"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var notes []string
+			got, err := g.Run(context.Background(), Turn{Prompt: c.prompt, OnNote: func(n string) { notes = append(notes, n) }})
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := c.received
+			if want == "" {
+				want = c.prompt
+			}
+			ex := chat.lastExchange(t)
+			if ex.Prompt != want || got != ex.Reply {
+				t.Fatalf("the participant got %q and answered %q; the driver returned %q; want the prompt %q", ex.Prompt, ex.Reply, got, want)
+			}
+			if c.note == "" && len(notes) > 0 || c.note != "" && (len(notes) != 1 || !strings.Contains(notes[0], c.note)) {
+				t.Errorf("notes %q, want one saying %q", notes, c.note)
+			}
+		})
+	}
+
+	t.Run("the reply before is refused", func(t *testing.T) {
+		w := chat.window()
+		// From the composer: the last reply, then the prompt above it,
+		// then the reply before: a route a misconfigured seat could have.
+		w.CopyKeys, w.CopyFromInput = []string{"ctrl+up", "up", "up", "menu", "down", "enter"}, true
+		wrong, err := NewGUI(w, vscodeGUI(), Options{LockDir: t.TempDir(), Log: driverLog()})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer wrong.Close()
+		_, err = wrong.Run(context.Background(), Turn{Prompt: "Message-ID: m-4\nvscodechat:other"})
+		if !errors.Is(err, ErrNoReply) || !strings.Contains(err.Error(), "not the whole reply") {
+			t.Fatalf("a copy of the reply before was not refused as such: %v", err)
+		}
+		if ex := chat.lastExchange(t); ex.Scenario != "other" || ex.End != "done" {
+			t.Fatalf("the participant recorded %+v", ex)
+		}
+	})
+}
