@@ -27,8 +27,6 @@ type LoreSettings struct {
 	NarrateTimeout time.Duration
 }
 
-func (s LoreSettings) enabled() bool { return s.OnTaskDone || s.EveryMessages > 0 }
-
 // RefreshLore writes the lore of the UTC day of now, from the lore folder's
 // dictionary.yaml and template.md.tmpl when present (as agentctl lore
 // does), narrated by s.Narrate when it is set and succeeds. It reports

@@ -28,7 +28,8 @@ func (c *Consumer) recover(now time.Time) error {
 				continue // handled with its message below
 			}
 			// The message has moved on: archive a completed log, drop any other.
-			if p, err := c.loadProgress(stem); err == nil && p.Receipt != nil {
+			var err error
+			if p, perr := c.loadProgress(stem); perr == nil && p.Receipt != nil {
 				err = c.finishComplete(stem, p.Receipt.CompletedAt)
 			} else {
 				err = c.dropProgress(stem)
