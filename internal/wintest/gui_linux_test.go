@@ -89,7 +89,10 @@ func TestWindowsGUISeat(t *testing.T) {
 	if len(prompts) != 2 || !strings.Contains(prompts[1], "Reply with the word ready.") {
 		t.Errorf("the window's prompts: %q", prompts)
 	}
-	if data := readFile(t, receipt); !strings.Contains(data, `"outcome":"done"`) {
+	// The stand-in answers with the prompt it got, which shows the reply
+	// protocol's block indented, not fenced: the turn ends done, without
+	// the block its prompt asked for.
+	if data := readFile(t, receipt); !strings.Contains(data, `"outcome":"done without block"`) {
 		t.Errorf("receipt: %s", data)
 	}
 	if events := decoy.Events(t); len(events) > 0 {
