@@ -17,6 +17,12 @@ import (
 // approvals lists the approval requests waiting in human's inbox, as read
 // back from disk.
 func approvals(t *testing.T, root string) []mailbox.Message {
+	return humanPending(t, root, func(m mailbox.Message) bool { return m.Type == TypeApproval })
+}
+
+// humanPending lists the messages waiting in human's inbox that keep
+// accepts, as read back from disk.
+func humanPending(t *testing.T, root string, keep func(mailbox.Message) bool) []mailbox.Message {
 	t.Helper()
 	mb, err := mailbox.Open(root, "human")
 	if err != nil {
@@ -28,7 +34,7 @@ func approvals(t *testing.T, root string) []mailbox.Message {
 	}
 	var out []mailbox.Message
 	for _, e := range pending {
-		if e.Message.Type == TypeApproval {
+		if keep(e.Message) {
 			out = append(out, e.Message)
 		}
 	}

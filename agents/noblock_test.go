@@ -51,21 +51,7 @@ func statusOf(t *testing.T, root, agent string) mailbox.Status {
 // human's inbox.
 func noBlockNotices(t *testing.T, root string) []mailbox.Message {
 	t.Helper()
-	mb, err := mailbox.Open(root, "human")
-	if err != nil {
-		t.Fatal(err)
-	}
-	pending, err := mb.List(mailbox.StatePending)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var out []mailbox.Message
-	for _, e := range pending {
-		if strings.Contains(e.Message.Subject, "without the agentctl block") {
-			out = append(out, e.Message)
-		}
-	}
-	return out
+	return humanPending(t, root, func(m mailbox.Message) bool { return strings.Contains(m.Subject, "without the agentctl block") })
 }
 
 // work delivers one message to Agent-1 and waits until it is archived and
