@@ -32,6 +32,11 @@ type CDP struct {
 	lock *InputLock
 
 	mu sync.Mutex // one turn at a time per driver
+
+	// inputKeys: the page's Monaco editor ignored keys sent as page events
+	// once, so its keys are pressed as input (CDP's Input domain), which
+	// costs a round trip to the renderer each. Guarded by mu.
+	inputKeys bool
 }
 
 // cdpPoll is how often the page is looked at during a turn: a look is one
@@ -173,13 +178,18 @@ func (s *cdpTurn) lookFor(ctx context.Context, extra map[string]any) (pageLook, 
 	if err := s.p.eval(ctx, jsLook, a, &l); err != nil {
 		return l, s.failed(err)
 	}
+	return l, s.confirm(l)
+}
+
+// confirm refuses a look at a page that is no longer the turn's.
+func (s *cdpTurn) confirm(l pageLook) error {
 	if l.Token != s.token {
-		return l, s.navigated()
+		return s.navigated()
 	}
 	if !s.c.title.MatchString(l.Title) {
-		return l, fmt.Errorf("%w: the page's title became %q, which cdp.target %q does not match", ErrWindowNotConfirmed, l.Title, s.c.cfg.Target)
+		return fmt.Errorf("%w: the page's title became %q, which cdp.target %q does not match", ErrWindowNotConfirmed, l.Title, s.c.cfg.Target)
 	}
-	return l, nil
+	return nil
 }
 
 func (s *cdpTurn) failed(err error) error {

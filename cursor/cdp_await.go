@@ -40,7 +40,16 @@ func (s *cdpTurn) await(ctx context.Context, state turnState) (string, error) {
 	settled, lastChanges := 0, -1
 	var unreadable time.Time // when a finished page first offered nothing readable
 	for {
-		l, err := s.lookFor(ctx, extra)
+		// A look after a settled one reads the reply too, should it find
+		// the page still settled and unchanged: the read it would ask for.
+		var l pageLook
+		var pre *cdpReading
+		var err error
+		if settled+1 >= cdpSettledLooks {
+			l, pre, err = s.lookThenRead(ctx, extra, lastChanges)
+		} else {
+			l, err = s.lookFor(ctx, extra)
+		}
 		if err != nil {
 			return "", err
 		}
@@ -67,8 +76,10 @@ func (s *cdpTurn) await(ctx context.Context, state turnState) (string, error) {
 		case settled+1 < cdpSettledLooks:
 			settled++
 		default:
-			r, err := s.read(ctx)
-			if err != nil {
+			var r cdpReading
+			if pre != nil {
+				r = *pre
+			} else if r, err = s.read(ctx); err != nil {
 				return "", err
 			}
 			if r.Error != "" && (r.Element.Fresh || !r.Element.MarksLeft) {

@@ -24,51 +24,41 @@ const composerMonaco = "monaco"
 //
 // A Monaco editor's textarea cannot prove a long prompt, so the proof
 // there is the editor's own copy of all its text (select all, then a copy
-// event on its textarea, which Monaco answers with the text of its
-// model): the whole prompt as the editor holds it, byte for byte. Its one
-// limit: it proves what the editor holds, not what the app will make of
-// it on sending (see vscodeRefusal).
+// event on its textarea, which Monaco answers with the text of its model
+// and says whether the selection was empty): the whole prompt as the
+// editor holds it, byte for byte. Its one limit: it proves what the editor
+// holds, not what the app will make of it on sending (see vscodeRefusal).
+// The editor's keys (select all, go to the end) are sent as page events,
+// which cost nothing; an editor seen ignoring them gets them as input
+// from then on (CDP.inputKeys), and the prompt is put in again.
 func (s *cdpTurn) insert(ctx context.Context) error {
 	s.wait(ErrNotSubmitted, "the prompt to be put into the composer (cdp.composer %q)", s.c.cfg.Composer)
 	if why := s.c.refusal(s.t.Prompt); why != "" {
 		return fmt.Errorf("%w: %s; nothing was sent", ErrNotSubmitted, why)
 	}
-	a := s.args()
 	var k struct {
 		Found bool   `json:"found"`
 		Kind  string `json:"kind"`
 	}
-	if err := s.p.eval(ctx, jsComposerKind, a, &k); err != nil {
+	if err := s.p.eval(ctx, jsComposerKind, s.args(), &k); err != nil {
 		return err
 	}
 	if !k.Found {
 		return fmt.Errorf("%w: cdp.composer %q matches nothing; nothing was sent", ErrNotCalibrated, s.c.cfg.Composer)
 	}
 	s.kind = k.Kind
-	if k.Kind == composerMonaco {
-		if err := s.p.pressKey(ctx, selectAll); err != nil { // the paste replaces what a person left there
-			return err
-		}
+	held, err := s.put(ctx)
+	if err == nil && !s.holds(held) && s.kind == composerMonaco && !s.c.inputKeys {
+		s.c.inputKeys = true
+		s.c.logf("the editor ignored keys sent as page events; pressing them as input from now on")
+		held, err = s.put(ctx)
 	}
-	a["kind"], a["text"] = k.Kind, s.t.Prompt
-	var pasted struct {
-		Handled bool `json:"handled"`
-	}
-	if err := s.p.eval(ctx, jsPaste, a, &pasted); err != nil {
-		return err
-	}
-	if !pasted.Handled {
-		if err := s.p.call(ctx, "Input.insertText", map[string]any{"text": s.t.Prompt}, nil); err != nil {
-			return err
-		}
-	}
-	held, err := s.settledText(ctx)
 	if err != nil {
 		return err
 	}
-	switch held {
-	case s.t.Prompt:
-	case fieldLineEnds(s.t.Prompt):
+	switch {
+	case held.text == s.t.Prompt:
+	case s.holds(held):
 		s.t.note("the composer stored the prompt's CRLF (or CR) line ends as LF, so the chat received them as LF")
 		s.c.logf("the composer stored the prompt's CRLF line ends as LF")
 	default:
@@ -76,25 +66,81 @@ func (s *cdpTurn) insert(ctx context.Context) error {
 		if err := s.clear(ctx); err != nil {
 			after = "the composer could not be cleared (" + err.Error() + "): empty it before the next turn"
 		}
-		return fmt.Errorf("%w: the composer (%s) took %s; %s and nothing was sent", ErrNotSubmitted, k.Kind, composerDiff(s.t.Prompt, held), after)
+		return fmt.Errorf("%w: the composer (%s) took %s; %s and nothing was sent", ErrNotSubmitted, k.Kind, composerDiff(s.t.Prompt, held.text), after)
 	}
-	s.stored = held
+	s.stored = held.text
 	s.c.logf("prompt inserted (%d bytes, %s composer)", len(s.t.Prompt), k.Kind)
 	return nil
+}
+
+// composerHeld is what a composer was found holding: its text, and for
+// Monaco what the editor said of its copy: that it was of a selection
+// (all of it), or of the line the cursor is on, which it copies when
+// nothing is selected (a select-all key it ignored). An editor may say
+// neither.
+type composerHeld struct {
+	text                string
+	selection, lineCopy bool
+}
+
+// holds says whether the composer holds the prompt, exactly or with its
+// line ends as a field stores them. A Monaco copy proves it only as a
+// copy of a selection: proven so for a select-all sent as a page event,
+// not denied for one pressed as input.
+func (s *cdpTurn) holds(h composerHeld) bool {
+	if s.kind == composerMonaco && (h.lineCopy || !h.selection && !s.c.inputKeys) {
+		return false
+	}
+	return h.text == s.t.Prompt || h.text == fieldLineEnds(s.t.Prompt)
+}
+
+// put replaces what the composer holds with the prompt (a paste, or
+// input) and returns what it then holds.
+func (s *cdpTurn) put(ctx context.Context) (composerHeld, error) {
+	a := s.args()
+	if s.kind == composerMonaco && s.c.inputKeys {
+		if err := s.p.pressKey(ctx, selectAll); err != nil { // the paste replaces what a person left there
+			return composerHeld{}, err
+		}
+	}
+	a["kind"], a["text"], a["keys"] = s.kind, s.t.Prompt, s.pageKeys()
+	var pasted struct {
+		Handled bool `json:"handled"`
+	}
+	if err := s.p.eval(ctx, jsPaste, a, &pasted); err != nil {
+		return composerHeld{}, err
+	}
+	if !pasted.Handled {
+		if err := s.p.call(ctx, "Input.insertText", map[string]any{"text": s.t.Prompt}, nil); err != nil {
+			return composerHeld{}, err
+		}
+	}
+	return s.settledText(ctx)
+}
+
+// pageKeys are the Monaco keys the page scripts send as page events
+// (nil: the driver presses them as input).
+func (s *cdpTurn) pageKeys() map[string]any {
+	if s.kind != composerMonaco || s.c.inputKeys {
+		return nil
+	}
+	return map[string]any{"selectAll": selectAll, "toEnd": toEnd}
 }
 
 // settledText waits, up to gui.submit, for the composer to hold the
 // prompt: an editor may apply a paste later than the event (VS Code's
 // chat runs its paste handlers first). It returns what the composer
-// holds at the end.
-func (s *cdpTurn) settledText(ctx context.Context) (string, error) {
+// holds at the end, at once where a Monaco editor ignored a select-all
+// sent as a page event.
+func (s *cdpTurn) settledText(ctx context.Context) (composerHeld, error) {
 	deadline := time.Now().Add(s.c.submitWait)
 	for {
 		held, err := s.composerText(ctx)
-		if err != nil || held == s.t.Prompt || held == fieldLineEnds(s.t.Prompt) || time.Now().After(deadline) {
+		ignored := s.kind == composerMonaco && !held.selection && held.text != "" && !s.c.inputKeys
+		if err != nil || s.holds(held) || ignored || time.Now().After(deadline) {
 			return held, err
 		}
-		if err := pause(ctx, 4*cdpPoll); err != nil {
+		if err := pause(ctx, cdpPoll); err != nil {
 			return held, err
 		}
 	}
@@ -103,31 +149,43 @@ func (s *cdpTurn) settledText(ctx context.Context) (string, error) {
 // composerText is all the text the composer holds; for Monaco, the
 // editor's own copy of it, after which the cursor goes back to the end
 // (so the textarea's window is the prompt's tail again).
-func (s *cdpTurn) composerText(ctx context.Context) (string, error) {
+func (s *cdpTurn) composerText(ctx context.Context) (composerHeld, error) {
 	var r struct {
-		Found  bool   `json:"found"`
-		Copied bool   `json:"copied"`
-		Text   string `json:"text"`
+		Found     bool   `json:"found"`
+		Copied    bool   `json:"copied"`
+		Text      string `json:"text"`
+		Selection *bool  `json:"selection"` // null: the editor did not say
 	}
 	if s.kind != composerMonaco {
 		if err := s.p.eval(ctx, jsComposerText, s.args(), &r); err != nil {
-			return "", err
+			return composerHeld{}, err
 		}
-		return r.Text, nil
+		return composerHeld{text: r.Text}, nil
 	}
-	if err := s.p.pressKey(ctx, selectAll); err != nil {
-		return "", err
+	keys := s.pageKeys()
+	if keys == nil {
+		if err := s.p.pressKey(ctx, selectAll); err != nil {
+			return composerHeld{}, err
+		}
 	}
-	if err := s.p.eval(ctx, jsEditorCopy, s.args(), &r); err != nil {
-		return "", err
+	a := s.args()
+	a["keys"] = keys
+	if err := s.p.eval(ctx, jsEditorCopy, a, &r); err != nil {
+		return composerHeld{}, err
 	}
-	if err := s.p.pressKey(ctx, toEnd); err != nil {
-		return "", err
+	if keys == nil {
+		if err := s.p.pressKey(ctx, toEnd); err != nil {
+			return composerHeld{}, err
+		}
 	}
 	if !r.Copied {
-		return "", fmt.Errorf("%w: the Monaco editor of cdp.composer %q did not answer a copy of its text, so the prompt in it cannot be proven; nothing was sent", ErrNotSubmitted, s.c.cfg.Composer)
+		return composerHeld{}, fmt.Errorf("%w: the Monaco editor of cdp.composer %q did not answer a copy of its text, so the prompt in it cannot be proven; nothing was sent", ErrNotSubmitted, s.c.cfg.Composer)
 	}
-	return r.Text, nil
+	h := composerHeld{text: r.Text, selection: r.Selection != nil && *r.Selection, lineCopy: r.Selection != nil && !*r.Selection}
+	if h.lineCopy && strings.Trim(h.text, "\r\n") == "" {
+		h.text = "" // an empty editor copies its empty line
+	}
+	return h, nil
 }
 
 // clear empties the composer after a prompt that did not go in exactly.
@@ -151,8 +209,8 @@ func (s *cdpTurn) clear(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	if strings.TrimSpace(held) != "" { // an emptied contenteditable may keep a line break
-		return fmt.Errorf("it still holds %d bytes", len(held))
+	if strings.TrimSpace(held.text) != "" { // an emptied contenteditable may keep a line break
+		return fmt.Errorf("it still holds %d bytes", len(held.text))
 	}
 	return nil
 }
@@ -189,7 +247,7 @@ func (c *CDP) refusal(prompt string) string {
 
 // Keys the driver presses in a Monaco composer. Select all is Cmd+A on
 // macOS, where the app runs beside agentctl (its DevTools port is on
-// loopback).
+// loopback). As page events they are JSON for the scripts (see jsKey).
 var (
 	selectAll = pageKey{key: "a", code: "KeyA", vk: 65, mod: cdpPrimaryModifier()}
 	toEnd     = pageKey{key: "End", code: "End", vk: 35, mod: cdpPrimaryModifier()}
@@ -211,13 +269,15 @@ c.focus();
 const kind = c.tagName === "TEXTAREA" && c.closest(".monaco-editor") ? "monaco" : isField(c) ? "field" : "editable";
 return {found: true, kind};`)
 
-// jsPaste selects what the composer holds (Monaco: done by a key before)
-// and dispatches a paste of a.text to it; handled says the page took the
-// paste itself. The desktop's clipboard is never involved.
+// jsPaste selects what the composer holds (Monaco: with a.keys' select
+// all, else by a key pressed before) and dispatches a paste of a.text to
+// it; handled says the page took the paste itself. The desktop's
+// clipboard is never involved.
 var jsPaste = jsFunc(`
 const c = document.querySelector(a.composer);
 if (!c) return {handled: false};
 c.focus();
+if (a.keys) key(c, a.keys.selectAll);
 if (a.kind === "field") c.select();
 if (a.kind === "editable") {
   const sel = getSelection(), range = document.createRange();
@@ -235,16 +295,22 @@ const c = document.querySelector(a.composer);
 return c ? {found: true, text: fieldText(c)} : {found: false, text: ""};`)
 
 // jsEditorCopy asks the Monaco editor for a copy of its selection (all of
-// it, selected by a key before) through a copy event of our own: the
-// desktop's clipboard is never written.
+// it: selected with a.keys' select all, else by a key pressed before)
+// through a copy event of our own, then (with a.keys) moves to the end:
+// the desktop's clipboard is never written. Monaco says in its own data
+// whether the selection was empty (it then copies the cursor's line).
 var jsEditorCopy = jsFunc(`
 const c = document.querySelector(a.composer);
 if (!c) return {found: false};
 c.focus();
+if (a.keys) key(c, a.keys.selectAll);
 const dt = new DataTransfer();
 const ev = new ClipboardEvent("copy", {clipboardData: dt, bubbles: true, cancelable: true});
 const copied = !c.dispatchEvent(ev);
-return {found: true, copied, text: dt.getData("text/plain")};`)
+let selection = null;
+try { selection = !JSON.parse(dt.getData("vscode-editor-data")).isFromEmptySelection; } catch (e) {}
+if (a.keys) key(c, a.keys.toEnd);
+return {found: true, copied, text: dt.getData("text/plain"), selection};`)
 
 // jsClear empties a field or contenteditable composer.
 var jsClear = jsFunc(`

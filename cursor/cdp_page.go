@@ -226,6 +226,13 @@ type pageKey struct {
 	vk, mod   int
 }
 
+// MarshalJSON gives the key to the page scripts' key(), which sends it
+// as page events.
+func (k pageKey) MarshalJSON() ([]byte, error) {
+	return json.Marshal(map[string]any{"key": k.key, "code": k.code, "keyCode": k.vk,
+		"ctrlKey": k.mod&2 != 0, "metaKey": k.mod&4 != 0})
+}
+
 // pressKey sends a key press to the element that has the page's focus,
 // as a key event of the page: nothing reaches the desktop.
 func (p *page) pressKey(ctx context.Context, k pageKey) error {

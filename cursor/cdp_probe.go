@@ -157,7 +157,7 @@ func ProbeCDP(ctx context.Context, c config.CDP, g config.GUI, prompt string, lo
 		case !res.BusyShown && waited > submitWait && !checkedSent:
 			// Once: the composer still holding the prompt means it never went.
 			checkedSent = true
-			if held, err := turn.composerText(ctx); err == nil && held != "" && turn.holdsPrompt(held) {
+			if held, err := turn.composerText(ctx); err == nil && held.text != "" && turn.holdsPrompt(held.text) {
 				return res, fmt.Errorf("%w: the page showed no sign of taking the probe's prompt within %s (does it send with a button? give --submit)", ErrNotSubmitted, submitWait)
 			}
 			continue

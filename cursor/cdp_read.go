@@ -58,14 +58,7 @@ func (s *cdpTurn) readArgs() map[string]any {
 // seat's copy action, or its rendering with cdp.read: rendered.
 func (s *cdpTurn) read(ctx context.Context) (cdpReading, error) {
 	var r cdpReading
-	script := jsReply
-	switch {
-	case s.c.cfg.Read == config.ReadRendered: // (a seat reading a copy names a copy action: readReady)
-	case s.c.cfg.Copy != "":
-		script = jsCopy
-	case s.c.cfg.CopyMenu != "":
-		script = jsCopyMenu
-	}
+	script := s.readScript()
 	var err error
 	if script != jsReply && s.c.cfg.Clipboard == config.ClipboardSystem {
 		r, err = s.systemCopy(ctx, script)
@@ -75,11 +68,74 @@ func (s *cdpTurn) read(ctx context.Context) (cdpReading, error) {
 	if err != nil {
 		return r, s.failed(err)
 	}
-	if r.MenuOpen {
-		return r, fmt.Errorf("%w: the reply's context menu stayed open after cdp.copy_menu %q was chosen", ErrNotCalibrated, s.c.cfg.CopyMenu)
-	}
-	return r, nil
+	return r, s.checkRead(r)
 }
+
+// readScript is the script that reads the seat's reply in the page.
+func (s *cdpTurn) readScript() string {
+	switch {
+	case s.c.cfg.Read == config.ReadRendered: // (a seat reading a copy names a copy action: readReady)
+	case s.c.cfg.Copy != "":
+		return jsCopy
+	case s.c.cfg.CopyMenu != "":
+		return jsCopyMenu
+	}
+	return jsReply
+}
+
+func (s *cdpTurn) checkRead(r cdpReading) error {
+	if r.MenuOpen {
+		return fmt.Errorf("%w: the reply's context menu stayed open after cdp.copy_menu %q was chosen", ErrNotCalibrated, s.c.cfg.CopyMenu)
+	}
+	return nil
+}
+
+// lookThenRead is a look (lookFor) that, where it finds the page settled
+// with its change count still at changes, reads the reply in the same
+// call: the read a settled look would ask for next, a round trip sooner.
+// It gives no reading otherwise, nor for a seat whose copy goes through
+// the desktop's clipboard (see systemCopy).
+func (s *cdpTurn) lookThenRead(ctx context.Context, extra map[string]any, changes int) (pageLook, *cdpReading, error) {
+	script := s.readScript()
+	if script != jsReply && s.c.cfg.Clipboard == config.ClipboardSystem {
+		l, err := s.lookFor(ctx, extra)
+		return l, nil, err
+	}
+	a := s.readArgs()
+	for k, v := range extra {
+		a[k] = v
+	}
+	a["changes"] = changes
+	var res struct {
+		Look    pageLook    `json:"look"`
+		Reading *cdpReading `json:"reading"`
+	}
+	if err := s.p.eval(ctx, jsLookThen(script), a, &res); err != nil {
+		return res.Look, nil, s.failed(err)
+	}
+	if err := s.confirm(res.Look); err != nil {
+		return res.Look, nil, err
+	}
+	if res.Reading != nil {
+		if err := s.checkRead(*res.Reading); err != nil {
+			return res.Look, nil, err
+		}
+	}
+	return res.Look, res.Reading, nil
+}
+
+// jsLookThen is the script of lookThenRead with the given read script.
+func jsLookThen(read string) string { return jsLookThenScripts[read] }
+
+var jsLookThenScripts = func() map[string]string {
+	m := map[string]string{}
+	for _, read := range []string{jsReply, jsCopy, jsCopyMenu} {
+		m[read] = "(async a => { const look = (" + jsLook + ")(a);\n" +
+			"if (look.busy || !look.settled || look.changes !== a.changes) return {look};\n" +
+			"return {look, reading: await (" + read + ")(a)}; })"
+	}
+	return m
+}()
 
 // copyAction names the seat's copy action for messages.
 func copyAction(cfg config.CDP) string {
@@ -153,8 +209,10 @@ return out;`)
 // jsCopyMenu opens the last reply's context menu (a contextmenu event on
 // its body), chooses the item labelled a.copyMenu with the page's
 // clipboard writes caught as jsCopy does, and makes sure no menu stays
-// open. VS Code runs a menu item on mouseup, and ignores one that comes
-// right after the menu opened.
+// open. The item is chosen as a keyboard user does, by pointing at it
+// and pressing Enter: VS Code's menus take that at once, where they take
+// a click only from 100 ms after the menu opened. A menu that ignores the
+// key gets clicks until it answers.
 var jsCopyMenu = jsAsyncFunc(`
 const r = last(a.reply);
 const out = {el: replyElement(a), text: "", copy_found: false, rendered: renderedOf(r, a), error: errorOf(r, a),
@@ -171,16 +229,19 @@ try {
   target.dispatchEvent(new MouseEvent("contextmenu", {bubbles: true, cancelable: true, button: 2, buttons: 2,
     clientX: box.left + Math.min(8, box.width / 2), clientY: box.top + Math.min(8, box.height / 2)}));
   let item = null;
-  for (let i = 0; i < 100 && !item; i++) {
+  for (let i = 0; i < 1000 && !item; i++) {
     const items = menus().flatMap(m => within(m, '.action-item, [role="menuitem"]')).filter(visible);
     out.labels = [...new Set(items.map(labelOf).filter(Boolean))];
     item = items.find(e => labelOf(e) === a.copyMenu) || null;
-    if (!item) await sleep(10);
+    if (!item) await sleep(1);
   }
   if (item) {
     out.copy_found = true;
     const hit = item.querySelector('[role="menuitem"]') || item;
-    // A menu ignores a release that comes too soon after it opened (the
+    hit.dispatchEvent(new MouseEvent("mouseover", {bubbles: true, cancelable: true}));
+    hit.dispatchEvent(new KeyboardEvent("keydown", {key: "Enter", code: "Enter", keyCode: 13, bubbles: true, cancelable: true}));
+    for (let i = 0; i < 4 && got === null; i++) await sleep(0);
+    // A menu may ignore a release that comes too soon after it opened (the
     // release of the click that opened it): choose again while it is open.
     for (let i = 0; i < 40 && got === null && visible(hit); i++) {
       for (const type of ["mousedown", "mouseup"]) hit.dispatchEvent(new MouseEvent(type, {bubbles: true, cancelable: true, button: 0}));
@@ -190,9 +251,9 @@ try {
   }
 } finally {
   if (clip) delete clip.writeText;
-  for (let i = 0; i < 20 && menus().length; i++) {
+  for (let i = 0; i < 100 && menus().length; i++) {
     for (const m of menus()) m.dispatchEvent(new KeyboardEvent("keydown", {key: "Escape", code: "Escape", keyCode: 27, bubbles: true}));
-    await sleep(10);
+    await sleep(2);
   }
   out.menu_open = menus().length > 0;
 }

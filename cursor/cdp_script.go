@@ -75,6 +75,9 @@ const errorOf = (r, a) => {
   return within(r, a.error).filter(visible).map(e => textOf(e).trim()).filter(Boolean).join("\n");
 };
 const sleep = ms => new Promise(res => setTimeout(res, ms));
+// key presses k (a pageKey) on e as page events: an editor's key handling
+// takes them as it takes the keyboard's.
+const key = (e, k) => { for (const type of ["keydown", "keyup"]) e.dispatchEvent(new KeyboardEvent(type, {...k, which: k.keyCode, bubbles: true, cancelable: true})); };
 `
 
 func jsFunc(body string) string { return "(a => {" + jsLib + body + "})" }
@@ -103,8 +106,11 @@ const check = records => {
   if (busy !== wasBusy || r !== lastReply) { wasBusy = busy; lastReply = r; changed(); return; }
   // Only what can change the reply's words counts: apps restyle their
   // elements all the time (VS Code's code blocks lay out again and again,
-  // its workbench toggles classes), which changes no word of the reply.
-  if (r && records.some(m => m.type !== "attributes" && (r.contains(m.target) || m.target.contains(r)))) changed();
+  // its workbench toggles classes), and redraw a reply's toolbars (VS
+  // Code's action bars, in VS Code and Cursor alike, once the reply is
+  // drawn), which changes no word of the reply.
+  if (r && records.some(m => m.type !== "attributes" && (r.contains(m.target) || m.target.contains(r)) &&
+      !(m.target.closest && m.target.closest('[role="toolbar"], .monaco-action-bar')))) changed();
 };
 w.obs = new MutationObserver(check);
 w.obs.observe(document.documentElement, {subtree: true, childList: true, attributes: true, characterData: true});
@@ -118,17 +124,21 @@ return marked;`)
 //
 // Stillness measured by a clock alone can be faked by a page whose main
 // thread was starved: the clock ran on while the page could not draw what
-// it had scheduled. So once the page has been still for a.quiet ms after
-// showing the model busy, or a.pause ms if it never did (and is not busy
-// now), the look arms a probe: a timer, a posted message, a task of
-// background priority (run only once the page has no more urgent work,
-// and after its own low-priority updates queued before) and, in a page
-// that is shown, an animation frame; each runs only after the page's work
-// of its kind queued before it. The page is settled when all of them have
-// run with nothing changed since; a change disarms the probe. A page that
-// draws no frame, or is never free for background work, is settled once
-// its timer and message ran and a second has passed since the probe was
-// armed: later than otherwise, never sooner.
+// it had scheduled. So once the page is not busy (with a.quiet given: the
+// turn awaits its reply), the look arms a probe: a timer, a posted
+// message, a task of background priority (run only once the page has no
+// more urgent work, and after its own low-priority updates queued before)
+// and, in a page that is shown, an animation frame; each runs only after
+// the page's work of its kind queued before it. A change disarms the
+// probe, and the next look arms another. The page is settled when it has
+// been still for a.quiet ms after showing the model busy, or a.pause ms if
+// it never did, and a probe armed since its last change has run in full:
+// the page then drained what it had queued with nothing changed, and
+// stayed still. The probe runs during the stillness rather than after it,
+// so it costs no time of its own. A page that draws no frame, or is never
+// free for background work, counts its probe as run once its timer and
+// message ran and a second has passed since it was armed: later than
+// otherwise, never sooner.
 var jsLook = jsFunc(`
 const w = state();
 const c = a.composer ? document.querySelector(a.composer) : null;
@@ -137,7 +147,7 @@ const still = w.changedAt === undefined ? 0 : now - w.changedAt;
 let p = w.probe;
 if (p && (p.changes !== w.changes || busy)) p = w.probe = null;
 const need = w.busySeen ? a.quiet : a.pause;
-if (!p && !busy && need !== undefined && w.changedAt !== undefined && still >= need) {
+if (!p && !busy && need !== undefined && w.changedAt !== undefined) {
   p = w.probe = {changes: w.changes, at: now, timer: false, message: false, frame: document.visibilityState !== "visible",
     idle: !window.scheduler};
   setTimeout(() => { p.timer = true; }, 0);
@@ -147,7 +157,7 @@ if (!p && !busy && need !== undefined && w.changedAt !== undefined && still >= n
   ch.port2.postMessage(0);
   if (!p.frame) requestAnimationFrame(() => { p.frame = true; });
 }
-const settled = !!p && p.timer && p.message && ((p.frame && p.idle) || now - p.at > 1000);
+const settled = !!p && still >= need && p.timer && p.message && ((p.frame && p.idle) || now - p.at > 1000);
 return {title: document.title, token: w.token || "", busy, busy_seen: !!w.busySeen,
   changes: w.changes || 0, still_ms: still, settled,
   replies: all(a.reply).length, composer: c ? fieldText(c) : null,

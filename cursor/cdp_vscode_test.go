@@ -275,6 +275,36 @@ func TestCDPVSCodePrompts(t *testing.T) {
 	})
 }
 
+// An editor that ignores keys sent as page events (one that checks
+// isTrusted) still gets the prompt exactly, in place of what a person
+// left in it: the driver sees the editor copy a line, not its selection,
+// and presses the keys as input instead.
+func TestCDPVSCodeEditorIgnoringPageKeys(t *testing.T) {
+	v := startVSCodeChat(t)
+	page := v.page(t)
+	js := `(() => {
+	  const c = document.querySelector(".interactive-session .interactive-input-part .monaco-editor textarea");
+	  window.addEventListener("keydown", e => { if (!e.isTrusted && c.contains(e.target)) e.stopImmediatePropagation(); }, true);
+	  c.focus();
+	  const dt = new DataTransfer();
+	  dt.setData("text/plain", "left by a person\nover two lines");
+	  c.dispatchEvent(new ClipboardEvent("paste", {clipboardData: dt, bubbles: true, cancelable: true}));
+	})()`
+	if err := page.Execute(context.Background(), "Runtime.evaluate", map[string]any{"expression": js}, nil); err != nil {
+		t.Fatal(err)
+	}
+	var log strings.Builder
+	d, err := cursor.NewCDP(v.seat(), vscodeGUI(), cursor.Options{Log: &log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	v.turn(t, d, "Message-ID: m-keys\nvscodechat:noblock\nsecond line")
+	if !strings.Contains(log.String(), "pressing them as input") {
+		t.Fatalf("the driver's log does not say it pressed the keys as input:\n%s", log.String())
+	}
+	v.turn(t, d, "Message-ID: m-keys-2\nvscodechat:default\nagain")
+}
+
 // promptsOfTemplates renders agentctl's built-in templates for a message
 // whose body picks a scripted reply.
 func promptsOfTemplates(t *testing.T) []struct{ name, prompt string } {
