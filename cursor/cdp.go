@@ -212,11 +212,8 @@ func (s *cdpTurn) navigated() error {
 
 func (s *cdpTurn) run(ctx context.Context) (string, error) {
 	s.wait(ErrNotCalibrated, "the page to answer a check of the seat's selectors")
-	counts, err := s.c.checkSelectors(ctx, s.p)
+	prep, err := s.prepare(ctx, !s.t.Resume && !s.t.NewChat)
 	if err != nil {
-		return "", err
-	}
-	if err := s.p.eval(ctx, jsWatch, s.args(), nil); err != nil {
 		return "", err
 	}
 	if s.t.Resume {
@@ -224,14 +221,11 @@ func (s *cdpTurn) run(ctx context.Context) (string, error) {
 		s.c.logf("resuming: waiting for the reply of a prompt sent before")
 		return s.await(ctx, decodeState(s.t.ResumeState))
 	}
-	l, err := s.idle(ctx)
-	if err != nil {
-		return "", err
-	}
+	l := prep.Look
 	if l.Composer == nil {
 		return "", fmt.Errorf("%w: cdp.composer %q matches nothing on page %q; nothing was sent", ErrNotCalibrated, s.c.cfg.Composer, l.Title)
 	}
-	if s.c.cfg.Submit != "" && counts["cdp.submit"] == 0 {
+	if s.c.cfg.Submit != "" && prep.Counts["cdp.submit"] == 0 {
 		return "", fmt.Errorf("%w: cdp.submit %q matches nothing on page %q; nothing was sent", ErrNotCalibrated, s.c.cfg.Submit, l.Title)
 	}
 	if s.t.NewChat {
@@ -239,34 +233,12 @@ func (s *cdpTurn) run(ctx context.Context) (string, error) {
 			return "", err
 		}
 	}
-	s.wait(ErrNoReply, "the reply from before the prompt to be read")
 	state := turnState{PrevKnown: true}
-	// A reply in a numbered row is told new by its row alone (see
-	// judgeReply): the copy of the one before, which costs a copy action
-	// (VS Code's menu: over 100 ms), is then not needed.
-	var numbered bool
-	if err := s.p.eval(ctx, jsNumbered, s.args(), &numbered); err != nil {
-		return "", s.failed(err)
-	}
-	if !numbered {
-		prev, err := s.read(ctx)
-		if err != nil {
+	before := l
+	if !prep.Marked {
+		if before, err = s.mark(ctx, &state); err != nil {
 			return "", err
 		}
-		if prev.Text != "" {
-			state.Prev = fingerprintText(prev.Text)
-		}
-	}
-	// Watch again from here: only a busy state after the prompt counts,
-	// and only a reply element not on the page now is new.
-	a := s.args()
-	a["mark"] = true
-	if err := s.p.eval(ctx, jsWatch, a, nil); err != nil {
-		return "", err
-	}
-	before, err := s.look(ctx)
-	if err != nil {
-		return "", err
 	}
 	if err := s.insert(ctx); err != nil {
 		return "", err
@@ -295,23 +267,83 @@ func (s *cdpTurn) run(ctx context.Context) (string, error) {
 	return reply, nil
 }
 
-// idle waits until the model is not busy (with an earlier prompt, or one
-// a person typed): a prompt sent now would be refused or queued.
-func (s *cdpTurn) idle(ctx context.Context) (pageLook, error) {
-	s.wait(ErrNoReply, "the chat to stop being busy (cdp.busy %q) before the prompt could be sent", s.c.cfg.Busy)
+// prepared is what prepare found.
+type prepared struct {
+	Counts map[string]int `json:"counts"`
+	Look   pageLook       `json:"look"`
+	// Marked: the page's replies are marked as being from before the
+	// prompt (see mark), and Kind is the composer's.
+	Marked bool   `json:"marked"`
+	Kind   string `json:"kind"`
+}
+
+// prepare checks the seat's selectors (refusing one that is not valid
+// CSS before anything is sent: the page would throw at it mid-turn),
+// starts watching the page and waits until the model is not busy (with
+// an earlier prompt, or one a person typed: a prompt sent now would be
+// refused or queued). With markNow, where the last reply is in a
+// numbered row, it also marks the replies on the page and finds the
+// composer's kind: all of it in one call to the page, where a turn's
+// time before its prompt goes.
+func (s *cdpTurn) prepare(ctx context.Context, markNow bool) (prepared, error) {
+	a := s.args()
+	a["sels"], a["markNow"] = s.c.selectorSettings(), markNow
 	for said := false; ; {
-		l, err := s.look(ctx)
-		if err != nil || !l.Busy {
-			return l, err
+		var r prepared
+		if err := s.p.eval(ctx, jsPrepare, a, &r); err != nil {
+			return r, s.failed(err)
+		}
+		if err := s.c.validSelectors(r.Counts); err != nil {
+			return r, err
+		}
+		if err := s.confirm(r.Look); err != nil {
+			return r, err
+		}
+		if r.Marked {
+			s.kind = r.Kind
+		}
+		if !r.Look.Busy || s.t.Resume {
+			return r, nil
 		}
 		if !said {
+			s.wait(ErrNoReply, "the chat to stop being busy (cdp.busy %q) before the prompt could be sent", s.c.cfg.Busy)
 			s.c.logf("the chat is busy; waiting for it before sending")
 			said = true
 		}
 		if err := pause(ctx, cdpPoll*4); err != nil {
-			return l, err
+			return r, err
 		}
 	}
+}
+
+// mark marks the replies on the page as being from before the prompt, so
+// that only a reply element not on the page now is new, and watches
+// afresh, so that only a busy state after the prompt counts. Where the
+// last reply is not in a numbered row, the reply from before is read
+// first, so that its text can be told from the new one's (see
+// judgeReply): the copy action that costs (VS Code's menu: tens of ms)
+// is spent only there. It returns a look at the page after.
+func (s *cdpTurn) mark(ctx context.Context, state *turnState) (pageLook, error) {
+	s.wait(ErrNoReply, "the reply from before the prompt to be read")
+	var numbered bool
+	if err := s.p.eval(ctx, jsNumbered, s.args(), &numbered); err != nil {
+		return pageLook{}, s.failed(err)
+	}
+	if !numbered {
+		prev, err := s.read(ctx)
+		if err != nil {
+			return pageLook{}, err
+		}
+		if prev.Text != "" {
+			state.Prev = fingerprintText(prev.Text)
+		}
+	}
+	a := s.args()
+	a["mark"] = true
+	if err := s.p.eval(ctx, jsWatch, a, nil); err != nil {
+		return pageLook{}, err
+	}
+	return s.look(ctx)
 }
 
 func (s *cdpTurn) newChat(ctx context.Context) error {
@@ -421,19 +453,15 @@ func selectorCounts(ctx context.Context, p *page, sels map[string]string) (map[s
 	return r.Counts, nil
 }
 
-// checkSelectors refuses a seat with a selector that is not valid CSS
-// before anything is sent: the page would throw at it mid-turn.
-func (c *CDP) checkSelectors(ctx context.Context, p *page) (map[string]int, error) {
-	counts, err := selectorCounts(ctx, p, c.selectorSettings())
-	if err != nil {
-		return nil, err
-	}
+// validSelectors refuses a seat with a selector that is not valid CSS,
+// given the counts of jsCheck.
+func (c *CDP) validSelectors(counts map[string]int) error {
 	for _, name := range []string{"cdp.composer", "cdp.submit", "cdp.busy", "cdp.reply", "cdp.copy", "cdp.new_chat", "cdp.body", "cdp.error"} {
 		if counts[name] == -1 {
-			return nil, fmt.Errorf("%w: %s %q is not a valid CSS selector; nothing was sent", ErrNotCalibrated, name, c.selectorSettings()[name])
+			return fmt.Errorf("%w: %s %q is not a valid CSS selector; nothing was sent", ErrNotCalibrated, name, c.selectorSettings()[name])
 		}
 	}
-	return counts, nil
+	return nil
 }
 
 // busySelector is cdp.busy as the page scripts take it: "" for a seat

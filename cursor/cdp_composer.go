@@ -36,17 +36,19 @@ func (s *cdpTurn) insert(ctx context.Context) error {
 	if why := s.c.refusal(s.t.Prompt); why != "" {
 		return fmt.Errorf("%w: %s; nothing was sent", ErrNotSubmitted, why)
 	}
-	var k struct {
-		Found bool   `json:"found"`
-		Kind  string `json:"kind"`
+	if s.kind == "" { // (prepare may have found it)
+		var k struct {
+			Found bool   `json:"found"`
+			Kind  string `json:"kind"`
+		}
+		if err := s.p.eval(ctx, jsComposerKind, s.args(), &k); err != nil {
+			return err
+		}
+		if !k.Found {
+			return fmt.Errorf("%w: cdp.composer %q matches nothing; nothing was sent", ErrNotCalibrated, s.c.cfg.Composer)
+		}
+		s.kind = k.Kind
 	}
-	if err := s.p.eval(ctx, jsComposerKind, s.args(), &k); err != nil {
-		return err
-	}
-	if !k.Found {
-		return fmt.Errorf("%w: cdp.composer %q matches nothing; nothing was sent", ErrNotCalibrated, s.c.cfg.Composer)
-	}
-	s.kind = k.Kind
 	held, err := s.put(ctx)
 	if err == nil && !s.holds(held) && s.kind == composerMonaco && !s.c.inputKeys {
 		s.c.inputKeys = true
@@ -66,10 +68,10 @@ func (s *cdpTurn) insert(ctx context.Context) error {
 		if err := s.clear(ctx); err != nil {
 			after = "the composer could not be cleared (" + err.Error() + "): empty it before the next turn"
 		}
-		return fmt.Errorf("%w: the composer (%s) took %s; %s and nothing was sent", ErrNotSubmitted, k.Kind, composerDiff(s.t.Prompt, held.text), after)
+		return fmt.Errorf("%w: the composer (%s) took %s; %s and nothing was sent", ErrNotSubmitted, s.kind, composerDiff(s.t.Prompt, held.text), after)
 	}
 	s.stored = held.text
-	s.c.logf("prompt inserted (%d bytes, %s composer)", len(s.t.Prompt), k.Kind)
+	s.c.logf("prompt inserted (%d bytes, %s composer)", len(s.t.Prompt), s.kind)
 	return nil
 }
 

@@ -187,3 +187,17 @@ for (const [name, s] of Object.entries(a.sels)) {
 return {title: document.title, counts: out};`)
 
 func jsAsyncFunc(body string) string { return "(async a => {" + jsLib + body + "})" }
+
+// jsPrepare is prepare's script: jsCheck, jsWatch and jsLook, then with
+// a.markNow, where the page is not busy and its last reply is in a
+// numbered row (jsNumbered), jsWatch marking the replies,
+// jsComposerKind and jsLook again. A selector that is not CSS stops it
+// first.
+var jsPrepare = "(a => { const counts = (" + jsCheck + ")(a).counts;\n" +
+	"if (Object.values(counts).includes(-1)) return {counts};\n" +
+	"(" + jsWatch + ")({...a, mark: false});\n" +
+	"const look = (" + jsLook + ")(a);\n" +
+	"if (look.busy || !a.markNow || !(" + jsNumbered + ")(a)) return {counts, look};\n" +
+	"(" + jsWatch + ")({...a, mark: true});\n" +
+	"const k = (" + jsComposerKind + ")(a);\n" +
+	"return {counts, look: (" + jsLook + ")(a), marked: true, kind: k.kind || \"\"}; })"
