@@ -20,8 +20,6 @@ import (
 // the work visible in the inbox and resumable like any other.
 const typeBoardTask = "board-task"
 
-const dataTook = "took" // true once the board task is ours
-
 // notTaken is a take the boards refused: someone else was first.
 type notTaken struct{ why string }
 
@@ -132,9 +130,9 @@ func labelsMatch(t projectboard.Task, labels []string) bool {
 // agent's, so that of two runners offered one task only one takes it. It
 // reports false when the message was settled instead (someone else took
 // the task), and true for every other message.
-func (r *Runner) takeBoardTask(ctx context.Context, log zerolog.Logger, cl *mailbox.Claim) (bool, error) {
+func (r *Runner) takeBoardTask(ctx context.Context, log zerolog.Logger, cl *claim) (bool, error) {
 	msg := cl.Message
-	if strings.ToLower(msg.Type) != typeBoardTask || cl.Progress.Data[dataTook] == true {
+	if strings.ToLower(msg.Type) != typeBoardTask || cl.turn.Took {
 		return true, nil
 	}
 	store := projectboard.Store{Root: r.s.Root, Now: r.now}
@@ -162,8 +160,8 @@ func (r *Runner) takeBoardTask(ctx context.Context, log zerolog.Logger, cl *mail
 	case err != nil:
 		return false, r.failed(ctx, log, cl, fmt.Errorf("cannot take %s from the board: %w", msg.TaskID, err))
 	}
-	cl.Progress.Data[dataTook] = true
-	if err := r.c.Record(cl, "took", r.now()); err != nil {
+	cl.turn.Took = true
+	if err := r.record(cl, "took", r.now()); err != nil {
 		return false, err
 	}
 	r.hb.count("taken from the board")
@@ -186,12 +184,12 @@ func statuses(tasks []projectboard.Task) map[string]projectboard.Status {
 
 // settleByRunner archives a message the runner settled without a turn,
 // with a devlog entry.
-func (r *Runner) settleByRunner(cl *mailbox.Claim, outcome string) error {
+func (r *Runner) settleByRunner(cl *claim, outcome string) error {
 	now := r.now()
 	if err := r.devlogOnce(cl, devlogEntry(r.s.Agent, cl.Message, now, outcome, "", "")); err != nil {
 		return err
 	}
-	if err := r.c.Complete(cl, mailbox.Receipt{Outcome: outcome, Data: map[string]any{"turn": false}}, now); err != nil {
+	if err := r.complete(cl, mailbox.Receipt{Outcome: outcome, Data: map[string]any{"turn": false}}, now); err != nil {
 		return err
 	}
 	r.hb.count(outcomeRunner)

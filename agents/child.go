@@ -1,7 +1,6 @@
 package agents
 
 import (
-	"encoding/json"
 	"fmt"
 
 	"github.com/rs/zerolog"
@@ -10,14 +9,11 @@ import (
 	"github.com/agentctl/agentctl/mailbox"
 )
 
-// A turn's command, once started, is recorded under dataChild with stage
-// stageStarted, so that a runner started after a crash can end it before
-// it runs the prompt again. A started command has the prompt: the claim
-// counts as submitted from then on.
-const (
-	dataChild    = "child"
-	stageStarted = "started"
-)
+// A turn's command, once started, is recorded (turnRecord.Child) with
+// stage stageStarted, so that a runner started after a crash can end it
+// before it runs the prompt again. A started command has the prompt: the
+// claim counts as submitted from then on.
+const stageStarted = "started"
 
 // promptDelivered reports whether the claim's prompt may already be with the
 // agent, so that a retry must resume (or, with run.resend, knowingly
@@ -30,10 +26,10 @@ func promptDelivered(p mailbox.Progress) bool {
 
 // recordChild is the Turn.OnStart of a claim: the command is on record
 // before the turn goes on.
-func (r *Runner) recordChild(cl *mailbox.Claim) func(cursor.Child) error {
+func (r *Runner) recordChild(cl *claim) func(cursor.Child) error {
 	return func(c cursor.Child) error {
-		cl.Progress.Data[dataChild] = c
-		return r.c.Record(cl, stageStarted, r.now())
+		cl.turn.Child = &c
+		return r.record(cl, stageStarted, r.now())
 	}
 }
 
@@ -42,20 +38,11 @@ func (r *Runner) recordChild(cl *mailbox.Claim) func(cursor.Child) error {
 // gone: a prompt never runs twice at once. A command that cannot be ended
 // makes the message dead: running the prompt beside it would do the work
 // twice.
-func (r *Runner) endRecordedChild(log zerolog.Logger, cl *mailbox.Claim) error {
-	v, ok := cl.Progress.Data[dataChild]
-	if !ok {
+func (r *Runner) endRecordedChild(log zerolog.Logger, cl *claim) error {
+	if cl.turn.Child == nil {
 		return nil
 	}
-	// Read back from the progress log, the record is a plain JSON object.
-	var c cursor.Child
-	b, err := json.Marshal(v)
-	if err == nil {
-		err = json.Unmarshal(b, &c)
-	}
-	if err != nil {
-		return &deadError{fmt.Sprintf("its progress names a command an earlier runner started (%v) that cannot be read back: %v; it was not sent again, to avoid running it twice at once", v, err)}
-	}
+	c := *cl.turn.Child
 	ended, err := cursor.EndChild(c)
 	if err != nil {
 		return &deadError{fmt.Sprintf("the command an earlier runner started for it (pid %d) could not be ended: %v; it was not sent again, to avoid running it twice at once", c.PID, err)}

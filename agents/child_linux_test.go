@@ -204,7 +204,10 @@ func abandonStarted(t *testing.T, root string, child cursor.Child, at time.Time)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cl.Progress.Data = map[string]any{dataChild: child}
+	started := &claim{Claim: cl, turn: turnRecord{Child: &child}}
+	if err := started.save(); err != nil {
+		t.Fatal(err)
+	}
 	if err := c.Record(cl, stageStarted, at); err != nil {
 		t.Fatal(err)
 	}

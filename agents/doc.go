@@ -43,7 +43,11 @@
 // idempotent on their own: messages a reply causes get ids derived from the
 // message that caused them, so delivering one again is refused as a
 // duplicate; board changes set values; a devlog entry is looked for before
-// it is written again.
+// it is written again. What the runner did is one typed, versioned turn
+// record (turnrecord.go), which package mailbox keeps in the progress
+// record as JSON it never looks into: the record is this package's, and so
+// is its one reader, which also reads the untyped records of earlier
+// versions, so a runner upgraded mid-turn resumes it.
 //
 // Not every message costs a turn (policy.go): per message type, the
 // runner answers status requests and pings itself, applies board updates

@@ -75,6 +75,10 @@ func (o outcome) receiptOutcome() string {
 	return outcomeDone
 }
 
+// receiptDriverNotes is the key of the receipt's data that holds the
+// driver's notes on the turn (turnRecord.DriverNotes).
+const receiptDriverNotes = "driver_notes"
+
 func (o outcome) receiptData() map[string]any {
 	d := map[string]any{}
 	if len(o.Sent) > 0 {
@@ -130,7 +134,7 @@ type result struct {
 
 // applyEffects plans the effects of a reply and applies those not yet
 // recorded, recording each before going on.
-func (r *Runner) applyEffects(ctx context.Context, log zerolog.Logger, cl *mailbox.Claim, reply string, p Parsed) (outcome, error) {
+func (r *Runner) applyEffects(ctx context.Context, log zerolog.Logger, cl *claim, reply string, p Parsed) (outcome, error) {
 	msg := cl.Message
 	store := &projectboard.Store{Root: r.s.Root, Now: r.now}
 	owners, err := r.taskOwners(cl, store, p)
@@ -146,8 +150,8 @@ func (r *Runner) applyEffects(ctx context.Context, log zerolog.Logger, cl *mailb
 	}
 	results := recordedResults(cl)
 	out := func() outcome {
-		o := outcome{Block: p.BlockError, Report: p.Report, Errors: slices.Clone(pl.refused), ByRunner: cl.Progress.Data[dataByRunner] == true,
-			Answered: p.Answered(), NoBlock: cl.Progress.Data[dataAsksBlock] == true && !p.Answered()}
+		o := outcome{Block: p.BlockError, Report: p.Report, Errors: slices.Clone(pl.refused), ByRunner: cl.turn.ByRunner,
+			Answered: p.Answered(), NoBlock: cl.turn.asksBlock() && !p.Answered()}
 		for _, e := range results {
 			switch e.Kind {
 			case "sent":
@@ -210,7 +214,7 @@ func (r *Runner) applyEffects(ctx context.Context, log zerolog.Logger, cl *mailb
 		e := devlogEntry(r.s.Agent, msg, r.now(), o.receiptOutcome(), reply, strings.Join(append(slices.Clone(o.Errors), blockNote(o)...), "\n"))
 		e.Note = noteOf(p)
 		e.Actions = append(e.Actions, actionsOf(o, pl, p.Report)...)
-		if ids, _ := recordedNotes(cl); len(ids) > 0 {
+		if ids := cl.turn.Notes; len(ids) > 0 {
 			e.Actions = append(e.Actions, "carried the notes "+strings.Join(ids, ", ")+" in its prompt")
 		}
 		res := result{Kind: "devlog", What: "devlog entry, outcome " + e.Outcome}
@@ -246,9 +250,9 @@ func (r *Runner) applyEffects(ctx context.Context, log zerolog.Logger, cl *mailb
 			return out(), fmt.Errorf("cannot apply %s of %s: %w", e.key, msg.ID, err)
 		}
 		results[e.key] = res
-		cl.Progress.Data[dataEffects] = append(effectKeys(cl), e.key)
-		cl.Progress.Data[dataResults] = results
-		if err := r.c.Record(cl, "effects", r.now()); err != nil {
+		cl.turn.Effects = append(cl.turn.Effects, e.key)
+		cl.turn.Results = results
+		if err := r.record(cl, "effects", r.now()); err != nil {
 			return out(), err
 		}
 		r.audit(log, msg, e.key, res)
@@ -311,49 +315,15 @@ func actionsOf(o outcome, pl plan, rp *Report) []string {
 	return a
 }
 
-func effectKeys(cl *mailbox.Claim) []string {
-	var keys []string
-	switch v := cl.Progress.Data[dataEffects].(type) {
-	case []string:
-		keys = v
-	case []any: // as read back from the progress record
-		for _, k := range v {
-			if s, ok := k.(string); ok {
-				keys = append(keys, s)
-			}
-		}
-	}
-	return keys
-}
-
-func recordedEffects(cl *mailbox.Claim) map[string]bool {
-	m := map[string]bool{}
-	for _, k := range effectKeys(cl) {
-		m[k] = true
-	}
-	return m
-}
-
-// recordedResults reads back what the effects recorded so far did; an
-// effect recorded by an older runner without its result counts as done
-// with nothing to report.
-func recordedResults(cl *mailbox.Claim) map[string]result {
+// recordedResults is what the effects recorded so far did; an effect
+// recorded by an older runner without its result counts as done with
+// nothing to report.
+func recordedResults(cl *claim) map[string]result {
 	out := map[string]result{}
-	for k := range recordedEffects(cl) {
+	for _, k := range cl.turn.Effects {
 		out[k] = result{}
 	}
-	switch v := cl.Progress.Data[dataResults].(type) {
-	case map[string]result:
-		maps.Copy(out, v)
-	case map[string]any: // as read back from the progress record
-		for k, raw := range v {
-			data, _ := json.Marshal(raw)
-			var res result
-			if json.Unmarshal(data, &res) == nil {
-				out[k] = res
-			}
-		}
-	}
+	maps.Copy(out, cl.turn.Results)
 	return out
 }
 
@@ -639,9 +609,9 @@ func devlogEntry(agent string, msg mailbox.Message, now time.Time, outcome, repl
 
 // devlogOnce appends e unless this claim already did. A crash between the
 // append and its record is caught by looking for the entry in the devlog.
-func (r *Runner) devlogOnce(cl *mailbox.Claim, e devlog.Entry) error {
+func (r *Runner) devlogOnce(cl *claim, e devlog.Entry) error {
 	key := "devlog/" + e.Outcome + "/" + fmt.Sprint(cl.Progress.Attempt)
-	if recordedEffects(cl)[key] {
+	if slices.Contains(cl.turn.Effects, key) {
 		return nil
 	}
 	if cl.Resumed && e.Outcome != "retry" && devlogHas(r.s.Root, e.Agent, e.MessageID, e.Outcome) {
@@ -650,8 +620,8 @@ func (r *Runner) devlogOnce(cl *mailbox.Claim, e devlog.Entry) error {
 	if err := devlog.Append(r.s.Root, e); err != nil {
 		return err
 	}
-	cl.Progress.Data[dataEffects] = append(effectKeys(cl), key)
-	return r.c.Record(cl, "devlog", r.now())
+	cl.turn.Effects = append(cl.turn.Effects, key)
+	return r.record(cl, "devlog", r.now())
 }
 
 func devlogHas(root, agent, id, outcome string) bool {

@@ -116,10 +116,7 @@ func (g Guardrails) judge(p proposal) verdict {
 // of the boards has no entry (its change is refused when applied).
 type owners map[string]string
 
-const (
-	dataOwners  = "owners"
-	ownerUnread = "?unread"
-)
+const ownerUnread = "?unread"
 
 // readOwners reads the owners of the tasks a block changes from the boards.
 func readOwners(store *projectboard.Store, tasks []string) owners {
@@ -137,24 +134,6 @@ func readOwners(store *projectboard.Store, tasks []string) owners {
 		}
 	}
 	return o
-}
-
-// recordedOwners reads back the owners a claim recorded; ok is false when
-// it recorded none yet.
-func recordedOwners(cl *mailbox.Claim) (o owners, ok bool) {
-	switch v := cl.Progress.Data[dataOwners].(type) {
-	case owners:
-		return v, true
-	case map[string]any: // as read back from the progress record
-		o = owners{}
-		for k, s := range v {
-			if s, isString := s.(string); isString {
-				o[k] = s
-			}
-		}
-		return o, true
-	}
-	return nil, false
 }
 
 // boardProposal is a board change as the guardrails see it.
@@ -201,9 +180,9 @@ func (r *Runner) guardBoard(pl *plan, msg mailbox.Message, item, key string, c B
 // taskOwners are the owners of the tasks a reply changes: as recorded by
 // the first plan of this claim, or read from the boards now and recorded
 // before any effect applies.
-func (r *Runner) taskOwners(cl *mailbox.Claim, store *projectboard.Store, p Parsed) (owners, error) {
-	if o, ok := recordedOwners(cl); ok {
-		return o, nil
+func (r *Runner) taskOwners(cl *claim, store *projectboard.Store, p Parsed) (owners, error) {
+	if cl.turn.Owners != nil {
+		return cl.turn.Owners, nil
 	}
 	var tasks []string
 	if p.Actions != nil {
@@ -218,8 +197,8 @@ func (r *Runner) taskOwners(cl *mailbox.Claim, store *projectboard.Store, p Pars
 		return owners{}, nil
 	}
 	o := readOwners(store, tasks)
-	cl.Progress.Data[dataOwners] = o
-	if err := r.c.Record(cl, "guardrails", r.now()); err != nil {
+	cl.turn.Owners = o
+	if err := r.record(cl, "guardrails", r.now()); err != nil {
 		return nil, err
 	}
 	return o, nil

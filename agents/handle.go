@@ -13,37 +13,20 @@ import (
 	"github.com/agentctl/agentctl/projectboard"
 )
 
-// Keys of the runner's own bookkeeping in a claim's progress record. They
-// are what makes every step happen once across crashes.
+// Stages of a turn the runner records, besides those of package mailbox.
 const (
-	dataReply   = "reply"   // the reply, once read back
-	dataEffects = "effects" // keys of the effects already applied
-	dataResults = "results" // what each applied effect did, by key
-	dataPrompt  = "prompt_bytes"
-	// dataResumeState is what the driver needs to resume the turn after a
-	// crash: for a chat window, how the chat looked before the reply began.
-	dataResumeState = "resume_state"
-	// dataDriverNotes are the driver's notes on the turn (cursor.Turn.OnNote),
-	// carried into the receipt.
-	dataDriverNotes = "driver_notes"
-	// dataAsksBlock records whether the prompt sent asked for an agentctl
-	// block, so that a resumed runner judges the reply by the prompt the
-	// agent saw, not by a template edited since.
-	dataAsksBlock = "asks_block"
-	stageSubmit   = string(cursor.StageSubmitted)
-	stageWaiting  = "waiting" // the prompt is shown, the reply not begun
-	stageReply    = string(cursor.StageReplied)
+	stageSubmit  = string(cursor.StageSubmitted)
+	stageWaiting = "waiting" // the prompt is shown, the reply not begun
+	stageReply   = string(cursor.StageReplied)
 )
 
 // handle takes one claimed message through the whole loop and settles it.
 // An error means the runner must stop: the claim stays in processing/ and
 // the next runner resumes it from its progress record.
-func (r *Runner) handle(ctx context.Context, cl *mailbox.Claim) error {
+func (r *Runner) handle(ctx context.Context, mcl *mailbox.Claim) error {
+	cl := &claim{Claim: mcl}
 	msg := cl.Message
 	log := r.log.With().Str("id", msg.ID).Logger()
-	if cl.Progress.Data == nil {
-		cl.Progress.Data = map[string]any{}
-	}
 	log.Info().Str("event", "claimed").Str("from", msg.From).Str("type", msg.Type).Str("priority", string(msg.Priority)).
 		Bool("resumed", cl.Resumed).Int("attempt", cl.Progress.Attempt).Str("subject", msg.Subject).Msg("claimed")
 	r.hb.count("claimed")
@@ -51,17 +34,32 @@ func (r *Runner) handle(ctx context.Context, cl *mailbox.Claim) error {
 		return err
 	}
 	started := r.now()
+	turn, err := readTurn(cl.Progress)
+	var newer *newerTurnError
+	switch {
+	case errors.As(err, &newer):
+		return fmt.Errorf("cannot resume %s: its progress record %w", msg.ID, err)
+	case err != nil:
+		// What was done already is unknown: doing it again might do it
+		// twice, so a person decides.
+		cl.unreadable = true
+		return r.deadletter(log, cl, fmt.Sprintf("its progress record cannot be read back (%v); nothing of it was done again, since what was already done is unknown", err))
+	}
+	cl.turn = turn
 
-	reply, haveReply := cl.Progress.Data[dataReply].(string)
-	if !haveReply {
+	var reply string
+	haveReply := cl.turn.Reply != nil
+	if haveReply {
+		reply = *cl.turn.Reply
+	} else {
 		switch r.policyOf(msg) {
 		case PolicyRunner:
 			var err error
 			if reply, err = r.runnerReply(msg); err != nil {
 				return r.failed(ctx, log, cl, err)
 			}
-			cl.Progress.Data[dataReply], cl.Progress.Data[dataByRunner] = reply, true
-			if err := r.c.Record(cl, "answered", r.now()); err != nil {
+			cl.turn.Reply, cl.turn.ByRunner = &reply, true
+			if err := r.record(cl, "answered", r.now()); err != nil {
 				return err
 			}
 			haveReply = true
@@ -96,11 +94,11 @@ func (r *Runner) handle(ctx context.Context, cl *mailbox.Claim) error {
 		}
 	}
 	data := out.receiptData()
-	if notes, ok := cl.Progress.Data[dataDriverNotes]; ok {
-		data[dataDriverNotes] = notes
+	if cl.turn.DriverNotes != nil {
+		data[receiptDriverNotes] = cl.turn.DriverNotes
 	}
 	receipt := mailbox.Receipt{Outcome: out.receiptOutcome(), Reply: reply, Timings: timings, Data: withHistory(data, msg)}
-	if err := r.c.Complete(cl, receipt, now); err != nil {
+	if err := r.complete(cl, receipt, now); err != nil {
 		return err
 	}
 	r.hb.count(receipt.Outcome)
@@ -115,14 +113,14 @@ func (r *Runner) handle(ctx context.Context, cl *mailbox.Claim) error {
 // takeTurn renders the prompt and runs the driver. A claim whose
 // submission was recorded is resumed, never sent again, unless the runner
 // may resend.
-func (r *Runner) takeTurn(ctx context.Context, log zerolog.Logger, cl *mailbox.Claim) (string, error) {
+func (r *Runner) takeTurn(ctx context.Context, log zerolog.Logger, cl *claim) (string, error) {
 	rendered, err := r.prompt(cl.Message)
 	if err != nil {
 		return "", err
 	}
 	prompt := rendered.Text
-	if _, ok := cl.Progress.Data[dataAsksBlock]; !ok {
-		cl.Progress.Data[dataAsksBlock] = rendered.AsksForBlock
+	if cl.turn.AsksBlock == nil {
+		cl.turn.AsksBlock = &rendered.AsksForBlock
 	}
 	notes, err := r.notesFor(cl, r.s.MaxPromptBytes-len(prompt)-len(notesSection([]mailbox.Entry{{}})))
 	if err != nil {
@@ -135,17 +133,15 @@ func (r *Runner) takeTurn(ctx context.Context, log zerolog.Logger, cl *mailbox.C
 	if err := r.endRecordedChild(log, cl); err != nil {
 		return "", err
 	}
-	resumeState, _ := cl.Progress.Data[dataResumeState].(string)
-	turn := cursor.Turn{ID: turnID(cl), Prompt: prompt, Thread: cl.Message.Thread(), Resume: promptDelivered(cl.Progress), ResumeState: resumeState}
+	turn := cursor.Turn{ID: turnID(cl.Claim), Prompt: prompt, Thread: cl.Message.Thread(), Resume: promptDelivered(cl.Progress), ResumeState: cl.turn.ResumeState}
 	turn.OnStart = r.recordChild(cl)
 	turn.OnNote = func(note string) {
-		notes, _ := cl.Progress.Data[dataDriverNotes].([]any)
-		cl.Progress.Data[dataDriverNotes] = append(notes, note)
+		cl.turn.DriverNotes = append(cl.turn.DriverNotes, note)
 		log.Warn().Str("event", "note").Msg(note)
 	}
 	turn.OnResumeState = func(state string) error {
-		cl.Progress.Data[dataResumeState] = state
-		return r.c.Record(cl, stageWaiting, r.now())
+		cl.turn.ResumeState = state
+		return r.record(cl, stageWaiting, r.now())
 	}
 	turn.OnStage = func(s cursor.Stage) error {
 		now := r.now()
@@ -156,8 +152,8 @@ func (r *Runner) takeTurn(ctx context.Context, log zerolog.Logger, cl *mailbox.C
 		case cursor.StageSubmitted:
 			r.limit.add(now)
 			r.hb.count("turns")
-			cl.Progress.Data[dataPrompt] = len(prompt)
-			return r.c.Record(cl, stageSubmit, now)
+			cl.turn.PromptBytes = len(prompt)
+			return r.record(cl, stageSubmit, now)
 		}
 		return nil
 	}
@@ -181,8 +177,8 @@ func (r *Runner) takeTurn(ctx context.Context, log zerolog.Logger, cl *mailbox.C
 		return "", err
 	}
 	now := r.now()
-	cl.Progress.Data[dataReply] = reply
-	if err := r.c.Record(cl, stageReply, now); err != nil {
+	cl.turn.Reply = &reply
+	if err := r.record(cl, stageReply, now); err != nil {
 		return "", err
 	}
 	log.Info().Str("event", "replied").Int("bytes", len(reply)).Msg("replied")
@@ -244,7 +240,7 @@ func (e *deadError) Error() string { return e.reason }
 // failed settles a message whose turn did not produce a reply: retry with
 // backoff, dead-letter (telling the sender), or, when the runner is
 // stopping, leave it in processing/ for the next runner.
-func (r *Runner) failed(ctx context.Context, log zerolog.Logger, cl *mailbox.Claim, cause error) error {
+func (r *Runner) failed(ctx context.Context, log zerolog.Logger, cl *claim, cause error) error {
 	now := r.now()
 	_, submitted := cl.Progress.Stages[stageSubmit]
 	var dead *deadError
@@ -268,7 +264,7 @@ func (r *Runner) failed(ctx context.Context, log zerolog.Logger, cl *mailbox.Cla
 		if err := r.devlogOnce(cl, devlogEntry(r.s.Agent, cl.Message, now, "retry", "", cause.Error())); err != nil {
 			return err
 		}
-		if _, err := r.c.Retry(cl, cause, now); err != nil {
+		if _, err := r.c.Retry(cl.Claim, cause, now); err != nil {
 			return err
 		}
 		r.hb.count("retried")
@@ -288,13 +284,13 @@ func (r *Runner) maxAttempts() int {
 // deadletter tells the sender and the devlog, then moves the message to
 // deadletter/. The notices have ids derived from the message, so a crash
 // in between sends none of them twice.
-func (r *Runner) deadletter(log zerolog.Logger, cl *mailbox.Claim, reason string) error {
+func (r *Runner) deadletter(log zerolog.Logger, cl *claim, reason string) error {
 	now := r.now()
 	if err := r.devlogOnce(cl, devlogEntry(r.s.Agent, cl.Message, now, "deadletter", "", reason)); err != nil {
 		return err
 	}
 	r.notifySettled(cl.Message, "dead-lettered: "+reason, now)
-	if err := r.c.Deadletter(cl, reason, now); err != nil {
+	if err := r.deadletterClaim(cl, reason, now); err != nil {
 		return err
 	}
 	r.hb.count("deadlettered")

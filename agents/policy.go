@@ -24,12 +24,9 @@ const (
 	PolicyDigest = "digest"
 )
 
-// Keys of the progress record for the steps of this file.
-const (
-	dataByRunner    = "by_runner"    // true: the reply is the runner's own, no turn was taken
-	dataNotes       = "notes"        // ids of the digest notes the turn's prompt carries
-	metaDigestUntil = "digest_until" // meta: when a waiting note gets a turn of its own
-)
+// metaDigestUntil is the meta key of when a waiting note gets a turn of
+// its own.
+const metaDigestUntil = "digest_until"
 
 // outcomeRunner is the receipt outcome of a message the runner handled
 // without a turn.
@@ -124,7 +121,7 @@ func (r *Runner) statusText() string {
 // carry it, at most DigestWait from when it was first claimed. It reports
 // false once the wait is over: the note then takes a turn of its own
 // (which carries the other waiting notes too).
-func (r *Runner) postponeNote(cl *mailbox.Claim) (bool, error) {
+func (r *Runner) postponeNote(cl *claim) (bool, error) {
 	now := r.now()
 	until, ok := digestUntil(cl.Message)
 	if !ok {
@@ -137,7 +134,7 @@ func (r *Runner) postponeNote(cl *mailbox.Claim) (bool, error) {
 	if !now.Before(until) {
 		return false, nil
 	}
-	if err := r.c.Postpone(cl, until); err != nil {
+	if err := r.c.Postpone(cl.Claim, until); err != nil {
 		return false, err
 	}
 	r.look.postponed = true
@@ -160,10 +157,10 @@ const maxNotes = 20
 // same ones and settles exactly those; a turn whose prompt went out with
 // none on record carries none. budget is how many bytes the notes may add
 // to the prompt.
-func (r *Runner) notesFor(cl *mailbox.Claim, budget int) ([]mailbox.Entry, error) {
-	if ids, ok := recordedNotes(cl); ok {
+func (r *Runner) notesFor(cl *claim, budget int) ([]mailbox.Entry, error) {
+	if cl.turn.Notes != nil {
 		var out []mailbox.Entry
-		for _, id := range ids {
+		for _, id := range cl.turn.Notes {
 			if e, ok := r.pendingEntry(id); ok {
 				out = append(out, e)
 			}
@@ -195,24 +192,8 @@ func (r *Runner) notesFor(cl *mailbox.Claim, budget int) ([]mailbox.Entry, error
 	if len(ids) == 0 {
 		return nil, nil
 	}
-	cl.Progress.Data[dataNotes] = ids
-	return out, r.c.Record(cl, "notes", r.now())
-}
-
-func recordedNotes(cl *mailbox.Claim) ([]string, bool) {
-	switch v := cl.Progress.Data[dataNotes].(type) {
-	case []string:
-		return v, true
-	case []any:
-		var ids []string
-		for _, x := range v {
-			if s, ok := x.(string); ok {
-				ids = append(ids, s)
-			}
-		}
-		return ids, true
-	}
-	return nil, false
+	cl.turn.Notes = ids
+	return out, r.record(cl, "notes", r.now())
 }
 
 // pendingEntry finds a note still waiting in the inbox.
@@ -257,10 +238,9 @@ func notesSection(notes []mailbox.Entry) string {
 
 // noteEffects archive the notes a turn carried, once its reply is in:
 // each with a receipt that names the turn's message.
-func (r *Runner) noteEffects(cl *mailbox.Claim) []effect {
-	ids, _ := recordedNotes(cl)
+func (r *Runner) noteEffects(cl *claim) []effect {
 	var effects []effect
-	for _, id := range ids {
+	for _, id := range cl.turn.Notes {
 		effects = append(effects, effect{"note/" + id, func() (result, error) {
 			e, ok := r.pendingEntry(id)
 			if !ok {

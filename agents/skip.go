@@ -60,14 +60,14 @@ func (r *Runner) watchSkip(id string, cancel func()) (requested func() (mailbox.
 // skipped settles a message whose turn a person skipped: the devlog says
 // so, the sender hears of it as of any dead letter, and the message goes
 // to deadletter/ with the person's reason.
-func (r *Runner) skipped(log zerolog.Logger, cl *mailbox.Claim, req mailbox.SkipRequest) error {
+func (r *Runner) skipped(log zerolog.Logger, cl *claim, req mailbox.SkipRequest) error {
 	now := r.now()
 	reason := SkipReason(req.Reason)
 	if err := r.devlogOnce(cl, devlogEntry(r.s.Agent, cl.Message, now, "skipped", "", reason)); err != nil {
 		return err
 	}
 	r.notifySettled(cl.Message, "dead-lettered: "+reason, now)
-	if err := r.c.Deadletter(cl, reason, now); err != nil {
+	if err := r.deadletterClaim(cl, reason, now); err != nil {
 		return err
 	}
 	r.hb.count("skipped")

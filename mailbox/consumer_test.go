@@ -1,6 +1,7 @@
 package mailbox
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -221,7 +222,7 @@ func TestRecoveryAfterCrash(t *testing.T) {
 	}{
 		{"after claim", func(t *testing.T, c *Consumer, cl *Claim) {}, false, true, StageClaimed},
 		{"after a recorded step", func(t *testing.T, c *Consumer, cl *Claim) {
-			cl.Progress.Data = map[string]any{"sent": true}
+			cl.Progress.Data, cl.Progress.Version = json.RawMessage(`{"sent":true,"n":[1.5,{"k":"v"}]}`), 7
 			if err := c.Record(cl, "submitted", t0); err != nil {
 				t.Fatal(err)
 			}
@@ -290,8 +291,8 @@ func TestRecoveryAfterCrash(t *testing.T) {
 				if !got.Resumed || got.Progress.Stage != step.wantStage || got.Progress.Attempt != 2 {
 					t.Errorf("resumed claim: resumed=%v stage=%q attempt=%d", got.Resumed, got.Progress.Stage, got.Progress.Attempt)
 				}
-				if step.wantStage == "submitted" && got.Progress.Data["sent"] != true {
-					t.Errorf("caller data lost: %v", got.Progress.Data)
+				if step.wantStage == "submitted" && (string(got.Progress.Data) != `{"sent":true,"n":[1.5,{"k":"v"}]}` || got.Progress.Version != 7) {
+					t.Errorf("caller data lost: %s, version %d", got.Progress.Data, got.Progress.Version)
 				}
 				if err := c2.Complete(got, Receipt{}, t0); err != nil {
 					t.Fatal(err)

@@ -31,8 +31,15 @@ type Progress struct {
 	Stage     string               `json:"stage"`
 	Stages    map[string]time.Time `json:"stages"`
 	// Data is the caller's own bookkeeping (what it already did), kept
-	// across crashes.
-	Data map[string]any `json:"data,omitempty"`
+	// across crashes. This package never looks into it: it is JSON whose
+	// shape the caller owns, encoded by the caller before each Record and
+	// decoded by the caller from a resumed claim, and Version says which
+	// shape it is. A caller whose shape changes keeps reading the old ones
+	// (a runner upgraded while a message is in flight resumes it).
+	Data json.RawMessage `json:"data,omitempty"`
+	// Version numbers the shape of Data, for the caller; records written
+	// before records carried it have none (0).
+	Version int `json:"version,omitempty"`
 	// Set while the message is being dead-lettered, so that a crash
 	// half-way is finished the same way.
 	Reason string `json:"reason,omitempty"`
@@ -40,8 +47,8 @@ type Progress struct {
 	Receipt *Receipt `json:"receipt,omitempty"`
 }
 
-// Record marks that the claim reached stage (and saves any change the
-// caller made to cl.Progress.Data) before the caller goes on, so a crash
+// Record marks that the claim reached stage (and saves what the caller
+// put in cl.Progress.Data and Version) before the caller goes on, so a crash
 // after this point resumes from here.
 func (c *Consumer) Record(cl *Claim, stage string, now time.Time) error {
 	cl.Progress.Stage = stage
