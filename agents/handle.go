@@ -38,7 +38,7 @@ func (r *Runner) handle(ctx context.Context, mcl *mailbox.Claim) error {
 	var newer *newerTurnError
 	switch {
 	case errors.As(err, &newer):
-		return fmt.Errorf("cannot resume %s: its progress record %w", msg.ID, err)
+		return fmt.Errorf("cannot resume %s: %w", msg.ID, err)
 	case err != nil:
 		// What was done already is unknown: doing it again might do it
 		// twice, so a person decides.

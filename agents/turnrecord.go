@@ -102,7 +102,7 @@ func readTurn(p mailbox.Progress) (turnRecord, error) {
 type newerTurnError struct{ version int }
 
 func (e *newerTurnError) Error() string {
-	return fmt.Sprintf("it is of version %d, written by a newer agentctl than this one (which reads up to %d); run that agentctl to finish it", e.version, turnVersion)
+	return fmt.Sprintf("its turn record is of version %d, written by a newer agentctl than this one, which reads up to version %d; run that agentctl to finish it", e.version, turnVersion)
 }
 
 // readUntypedTurn reads a record of version 0: a JSON object whose values

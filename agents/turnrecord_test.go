@@ -12,6 +12,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -360,5 +361,75 @@ func TestResumesAnEarlierRunnersSubmittedTurn(t *testing.T) {
 	last := archivedJournal(t, root, fixture)
 	if last.Child == nil || last.Child.PID != 4194305 || last.PromptBytes != 1351 || !last.asksBlock() || last.Reply == nil {
 		t.Errorf("the last record %+v lost what the earlier one held", last)
+	}
+}
+
+// placeRecord leaves message m1 in Agent-1's processing/, submitted, with
+// a progress log of one record of version and data.
+func placeRecord(t *testing.T, root string, version int, data string) string {
+	t.Helper()
+	placeJournal(t, root, "submitted.progress.jsonl")
+	at := time.Date(2026, 11, 26, 5, 47, 40, 0, time.UTC)
+	line, err := json.Marshal(mailbox.Progress{ID: "m1", Agent: "Agent-1", PID: 1, Host: "vm", ClaimedAt: at, Attempt: 1,
+		Stage: stageSubmit, Stages: map[string]time.Time{mailbox.StageClaimed: at, stageSubmit: at}, Version: version, Data: json.RawMessage(data)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(mailbox.Dir(root, "Agent-1"), mailbox.ProcessingDir, "m1"+mailbox.ProgressSuffix)
+	if err := os.WriteFile(path, append(line, '\n'), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+var noTurn = replyDriver(func(string) (string, error) { return "", errors.New("no turn may be taken") })
+
+// A record this runner cannot read back is not guessed at: what was done
+// already is unknown, so nothing is done again and the message is
+// dead-lettered with the reason, for a person to decide.
+func TestAnUnreadableTurnRecordIsDeadLettered(t *testing.T) {
+	root := newRuntime(t, demoAgents)
+	placeRecord(t, root, turnVersion, `{"child": {"pid": "x"}}`)
+	var turns atomic.Int32
+	s := withHuman(t, root, testSettings(root, "Agent-1", demoAgents, hookDriver(func(cursor.Turn) (string, error) {
+		turns.Add(1)
+		return "", errors.New("no turn may be taken")
+	})))
+	s.Log = logOnFailure(t)
+	startRunner(t, s)
+	waitFor(t, 20*time.Second, "m1 to be dead-lettered", func() bool { return counts(t, root, "Agent-1").Dead == 1 })
+	mb, _ := mailbox.Open(root, "Agent-1")
+	dead, err := mb.List(mailbox.StateDead)
+	if err != nil || len(dead) != 1 || !strings.Contains(dead[0].Reason, "its progress record cannot be read back") {
+		t.Fatalf("dead letters %+v, %v; want m1 with the reason", dead, err)
+	}
+	if e := devlogOf(t, root, "Agent-1"); len(e) != 1 || e[0].Outcome != "deadletter" {
+		t.Errorf("devlog %+v, want the dead letter told once", e)
+	}
+	if n := counts(t, root, "Agent-1"); n.Processing != 0 || n.Done != 0 || turns.Load() != 0 {
+		t.Errorf("counts %+v after %d turns, want m1 dead without one", n, turns.Load())
+	}
+}
+
+// A record written by a newer agentctl stops the runner with the claim
+// left as it is, for that agentctl to finish.
+func TestATurnRecordOfANewerVersionStopsTheRunner(t *testing.T) {
+	root := newRuntime(t, demoAgents)
+	path := placeRecord(t, root, turnVersion+1, `{"took": true, "reply": {"text": "a shape to come"}}`)
+	s := testSettings(root, "Agent-1", demoAgents, noTurn)
+	s.Log = logOnFailure(t)
+	r, err := New(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = r.Run(context.Background())
+	if err == nil || !strings.Contains(err.Error(), "cannot resume m1: its turn record is of version 2, written by a newer agentctl") {
+		t.Fatalf("Run = %v, want it stopped by the newer record", err)
+	}
+	if n := counts(t, root, "Agent-1"); n.Processing != 1 {
+		t.Errorf("counts %+v, want m1 left in processing/", n)
+	}
+	if p := lastRecord(t, path); p.Version != turnVersion+1 || string(p.Data) != `{"took":true,"reply":{"text":"a shape to come"}}` {
+		t.Errorf("the record became version %d %s", p.Version, p.Data)
 	}
 }
