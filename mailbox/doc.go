@@ -56,7 +56,10 @@
 // sleeping.
 //
 // The package never reads agentctl.yaml (callers pass the settings in), never
-// prompts agents and never touches boards or devlogs. Outside the runtime
+// prompts agents and never touches boards or devlogs. What a caller did for a
+// claim is kept in its progress log as the caller's own JSON and version
+// (Progress.Data), which this package writes and reads back but never looks
+// into: what a turn is, and how its record changed shape, is the caller's. Outside the runtime
 // it touches only the places it is told to watch: it removes a message file
 // there once delivered and never changes an appended .txt inbox.
 package mailbox

@@ -30,6 +30,9 @@ type Progress struct {
 	Attempt   int                  `json:"attempt"`
 	Stage     string               `json:"stage"`
 	Stages    map[string]time.Time `json:"stages"`
+	// Version numbers the shape of Data, for the caller; records written
+	// before records carried it have none (0).
+	Version int `json:"version,omitempty"`
 	// Data is the caller's own bookkeeping (what it already did), kept
 	// across crashes. This package never looks into it: it is JSON whose
 	// shape the caller owns, encoded by the caller before each Record and
@@ -37,9 +40,6 @@ type Progress struct {
 	// shape it is. A caller whose shape changes keeps reading the old ones
 	// (a runner upgraded while a message is in flight resumes it).
 	Data json.RawMessage `json:"data,omitempty"`
-	// Version numbers the shape of Data, for the caller; records written
-	// before records carried it have none (0).
-	Version int `json:"version,omitempty"`
 	// Set while the message is being dead-lettered, so that a crash
 	// half-way is finished the same way.
 	Reason string `json:"reason,omitempty"`
