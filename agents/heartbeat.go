@@ -6,6 +6,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agentctl/agentctl/internal/clock"
 	"github.com/agentctl/agentctl/mailbox"
 )
 
@@ -15,17 +16,17 @@ import (
 type heartbeat struct {
 	mu  sync.Mutex
 	mb  *mailbox.Mailbox
-	now func() time.Time
+	clk clock.Clock
 	st  mailbox.Status
 }
 
 // newHeartbeat starts the status of a new runner. Counters start at zero;
 // the run of turns without a block goes on from the last runner's, read
 // before this runner writes anything.
-func newHeartbeat(mb *mailbox.Mailbox, now func() time.Time) *heartbeat {
+func newHeartbeat(mb *mailbox.Mailbox, clk clock.Clock) *heartbeat {
 	host, _ := os.Hostname()
-	h := &heartbeat{mb: mb, now: now, st: mailbox.Status{
-		PID: os.Getpid(), Host: host, StartedAt: now().UTC(), Counters: map[string]int{},
+	h := &heartbeat{mb: mb, clk: clk, st: mailbox.Status{
+		PID: os.Getpid(), Host: host, StartedAt: clk.Now().UTC(), Counters: map[string]int{},
 	}}
 	if prev, err := mb.ReadStatus(); err == nil {
 		h.st.NoBlock = prev.NoBlock
@@ -59,10 +60,10 @@ func (h *heartbeat) set(state, current, subject string) error {
 	}
 	sameState := state == h.st.State
 	if !sameState || current != h.st.Current {
-		h.st.Since = h.now().UTC()
+		h.st.Since = h.clk.Now().UTC()
 	}
 	h.st.State, h.st.Current, h.st.Subject = state, current, subject
-	if sameState && h.now().Sub(h.st.UpdatedAt) < busyRewriteGap {
+	if sameState && h.clk.Now().Sub(h.st.UpdatedAt) < busyRewriteGap {
 		return nil
 	}
 	return h.writeLocked()
@@ -121,7 +122,7 @@ func (h *heartbeat) beat() error {
 }
 
 func (h *heartbeat) writeLocked() error {
-	h.st.UpdatedAt = h.now().UTC()
+	h.st.UpdatedAt = h.clk.Now().UTC()
 	return h.mb.WriteStatus(h.st)
 }
 

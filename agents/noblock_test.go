@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/agentctl/agentctl/devlog"
-	"github.com/agentctl/agentctl/internal/fakeclock"
+	"github.com/agentctl/agentctl/internal/clock/clocktest"
 	"github.com/agentctl/agentctl/mailbox"
 )
 
@@ -56,7 +56,7 @@ func noBlockNotices(t *testing.T, root string) []mailbox.Message {
 
 // work delivers one message to Agent-1 and waits until it is archived and
 // the runner is idle again, all its steps done.
-func work(t *testing.T, root string, clock *fakeclock.Clock, id, typ, body string) *mailbox.Receipt {
+func work(t *testing.T, root string, clock *clocktest.Clock, id, typ, body string) *mailbox.Receipt {
 	t.Helper()
 	done := counts(t, root, "Agent-1").Done
 	deliverTo(t, root, mailbox.Message{ID: id, From: "Agent-2", To: "Agent-1", Type: typ, Body: body, CreatedAt: clock.Now()})
@@ -84,7 +84,7 @@ func TestReplyWithoutTheBlockEndsDoneWithoutBlock(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	clock := fakeclock.New(time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC))
+	clock := clocktest.New(time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC))
 	s := withHuman(t, root, testSettings(root, "Agent-1", demoAgents, byBody))
 	s.Clock, s.Log = clock, logOnFailure(t)
 	startRunner(t, s)
@@ -138,7 +138,7 @@ func TestReplyWithoutTheBlockEndsDoneWithoutBlock(t *testing.T) {
 // runner's restart.
 func TestRepliesWithoutTheBlockInARowTellThePersonOnce(t *testing.T) {
 	root := newRuntime(t, demoAgents)
-	clock := fakeclock.New(time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC))
+	clock := clocktest.New(time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC))
 	s := withHuman(t, root, testSettings(root, "Agent-1", demoAgents, byBody))
 	s.Clock, s.Log = clock, logOnFailure(t)
 	stop := startRunner(t, s)
@@ -210,7 +210,7 @@ func TestNoBlockNoticeSetting(t *testing.T) {
 	}{{1, 1}, {-1, 0}} {
 		t.Run(fmt.Sprint(c.after), func(t *testing.T) {
 			root := newRuntime(t, demoAgents)
-			clock := fakeclock.New(time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC))
+			clock := clocktest.New(time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC))
 			s := withHuman(t, root, testSettings(root, "Agent-1", demoAgents, byBody))
 			s.Clock, s.Log, s.NoBlockNotice = clock, logOnFailure(t), c.after
 			startRunner(t, s)

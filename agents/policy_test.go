@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentctl/agentctl/internal/fakeclock"
+	"github.com/agentctl/agentctl/internal/clock/clocktest"
 	"github.com/agentctl/agentctl/mailbox"
 )
 
@@ -85,7 +85,7 @@ func TestRunnerAnswersWithoutATurn(t *testing.T) {
 // nothing carries gets its own turn once digest_wait has passed.
 func TestDigestNotesRideTheNextTurn(t *testing.T) {
 	root := newRuntime(t, demoAgents)
-	clock := fakeclock.New(time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC))
+	clock := clocktest.New(time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC))
 	var mu sync.Mutex
 	var prompts []string
 	delivered := make(chan struct{})
@@ -186,7 +186,7 @@ func allPostponed(t *testing.T, root string) bool {
 // runner and prints how many turns the policies saved.
 func TestMixedRunSavesTurns(t *testing.T) {
 	root := newRuntime(t, demoAgents)
-	clock := fakeclock.New(time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC))
+	clock := clocktest.New(time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC))
 	var turns atomic.Int32
 	s := testSettings(root, "Agent-1", demoAgents, replyDriver(func(string) (string, error) {
 		turns.Add(1)

@@ -9,6 +9,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/agentctl/agentctl/cursor"
+	"github.com/agentctl/agentctl/internal/clock"
 	"github.com/agentctl/agentctl/mailbox"
 )
 
@@ -72,7 +73,7 @@ type Settings struct {
 	Log zerolog.Logger
 	// Clock is the runner's time; the wall clock when nil. Tests step a
 	// fake one, so nothing in them waits for a backoff or a heartbeat.
-	Clock mailbox.Clock
+	Clock clock.Clock
 }
 
 // Defaults of the loop guards and of coordination.
@@ -103,7 +104,7 @@ func New(s Settings) (*Runner, error) {
 		return nil, errors.New("the runner has no driver")
 	}
 	if s.Clock == nil {
-		s.Clock = mailbox.SystemClock
+		s.Clock = clock.System
 	}
 	if s.Heartbeat <= 0 {
 		s.Heartbeat = 10 * time.Second
@@ -154,7 +155,7 @@ func New(s Settings) (*Runner, error) {
 func (r *Runner) Run(ctx context.Context) (err error) {
 	// The heartbeat exists before the consumer: opening it scans the
 	// mailbox, and what the scan dead-letters is counted there.
-	r.hb = newHeartbeat(r.mb, r.now)
+	r.hb = newHeartbeat(r.mb, r.s.Clock)
 	opts := r.s.Consumer
 	opts.OnEvent = r.onMailboxEvent
 	// A runner restarted right after a crash may find the lock held for a

@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/agentctl/agentctl/cursor"
-	"github.com/agentctl/agentctl/internal/fakeclock"
+	"github.com/agentctl/agentctl/internal/clock/clocktest"
 	"github.com/agentctl/agentctl/mailbox"
 )
 
@@ -32,7 +32,7 @@ func (d replyDriver) Run(ctx context.Context, t cursor.Turn) (string, error) {
 // runner's clock reaches its backoff, with no sleeping in the test.
 func TestRunnerRetriesOnItsClock(t *testing.T) {
 	root := newRuntime(t, demoAgents)
-	clock := fakeclock.New(time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC))
+	clock := clocktest.New(time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC))
 	var turns atomic.Int32
 	s := testSettings(root, "Agent-1", demoAgents, replyDriver(func(string) (string, error) {
 		if turns.Add(1) == 1 {

@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentctl/agentctl/internal/clock/clocktest"
 	"github.com/agentctl/agentctl/internal/codeserver"
-	"github.com/agentctl/agentctl/internal/fakeclock"
 	"github.com/agentctl/agentctl/mailbox"
 	"github.com/agentctl/agentctl/projectboard"
 )
@@ -41,7 +41,7 @@ func TestVSCodeChatWholeLoop(t *testing.T) {
 	}
 	codeserver.Need(t)
 	seat := startVSCodeSeat(t, vscodeReplies(t))
-	clock := fakeclock.New(time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC))
+	clock := clocktest.New(time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC))
 	s := seat.settings(clock)
 	if os.Getenv("AGENTS_TEST_LOG") == "" {
 		s.Log = logOnFailure(t).With().Str("agent", "Agent-1").Logger()
@@ -110,7 +110,7 @@ func TestVSCodeChatWholeLoop(t *testing.T) {
 // nothing waits or runs. A message put back in the inbox for a retry
 // waits for its backoff on the fake clock, which the test then moves past
 // it; each such retry is logged, as it means a turn failed.
-func waitSettled(t *testing.T, root string, clock *fakeclock.Clock, n int, guard time.Duration) {
+func waitSettled(t *testing.T, root string, clock *clocktest.Clock, n int, guard time.Duration) {
 	t.Helper()
 	deadline := time.Now().Add(guard)
 	retried := map[string]int{}

@@ -15,6 +15,7 @@ import (
 	"github.com/agentctl/agentctl/config"
 	"github.com/agentctl/agentctl/cursor"
 	"github.com/agentctl/agentctl/internal/chromium"
+	"github.com/agentctl/agentctl/internal/clock"
 	"github.com/agentctl/agentctl/internal/codeserver"
 	"github.com/agentctl/agentctl/mailbox"
 	"github.com/agentctl/agentctl/projectboard"
@@ -104,7 +105,7 @@ gui:
 // settings are Agent-1's runner settings from the seat's agentctl.yaml,
 // on a fake clock: nothing in the test waits for a backoff or a
 // heartbeat.
-func (v *vscodeSeat) settings(clock mailbox.Clock) Settings {
+func (v *vscodeSeat) settings(clock clock.Clock) Settings {
 	agent, _ := v.cfg.Agent("Agent-1")
 	s := testSettings(v.root, "Agent-1", v.cfg.AgentNames(), v.driver)
 	s.People, s.Human = v.cfg.PeopleNames(), v.cfg.Human()

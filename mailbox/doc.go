@@ -52,7 +52,7 @@
 //
 // Serve is the one consumer loop: claim and hand each message to a Worker,
 // then sleep until a file event, the consumer's next wake-up or the
-// worker's. Its time comes from a Clock, so tests step time instead of
+// worker's. Its time comes from a clock.Clock, so tests step time instead of
 // sleeping.
 //
 // The package never reads agentctl.yaml (callers pass the settings in), never

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/agentctl/agentctl/internal/atomicfile"
+	"github.com/agentctl/agentctl/internal/clock"
 )
 
 // TestMain lets tests run this binary as real writer and consumer processes:
@@ -95,7 +96,7 @@ func consumeUntil(mb *Mailbox, done string) error {
 			time.Sleep(20 * time.Millisecond)
 		}
 	}()
-	return Serve(ctx, c, w.C, SystemClock, Worker{Handle: func(ctx context.Context, cl *Claim) error {
+	return Serve(ctx, c, w.C, clock.System, Worker{Handle: func(ctx context.Context, cl *Claim) error {
 		if err := c.Record(cl, "worked", time.Now()); err != nil {
 			return err
 		}

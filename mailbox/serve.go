@@ -5,25 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/agentctl/agentctl/internal/clock"
 )
-
-// Clock is the time the consumer loop runs on. Tests step a fake clock
-// instead of sleeping; agentctl runs on SystemClock.
-type Clock interface {
-	Now() time.Time
-	// At returns a channel that receives once the clock reaches t (at
-	// once if it has). A deadline rather than a duration: time may move
-	// between reading the clock and going to sleep, most of all a test's.
-	At(t time.Time) <-chan time.Time
-}
-
-// SystemClock is the wall clock.
-var SystemClock Clock = systemClock{}
-
-type systemClock struct{}
-
-func (systemClock) Now() time.Time                  { return time.Now() }
-func (systemClock) At(t time.Time) <-chan time.Time { return time.After(time.Until(t)) }
 
 // Worker is what Serve hands claims to, and what it asks about time.
 type Worker struct {
@@ -47,13 +31,13 @@ type Worker struct {
 // coming due, a dropped file settling, a lock to try again), the end of a
 // hold, or the worker's next housekeeping. It never polls while idle. It
 // returns nil when ctx is done.
-func Serve(ctx context.Context, c *Consumer, changes <-chan Change, clock Clock, w Worker) error {
+func Serve(ctx context.Context, c *Consumer, changes <-chan Change, clk clock.Clock, w Worker) error {
 	for {
-		held, err := drain(ctx, c, clock, w)
+		held, err := drain(ctx, c, clk, w)
 		if err != nil || ctx.Err() != nil {
 			return err
 		}
-		now := clock.Now()
+		now := clk.Now()
 		next, wake := held, !held.IsZero()
 		if w.Between != nil {
 			t, err := w.Between(now)
@@ -69,7 +53,7 @@ func Serve(ctx context.Context, c *Consumer, changes <-chan Change, clock Clock,
 		}
 		var timer <-chan time.Time
 		if wake {
-			timer = clock.At(next)
+			timer = clk.At(next)
 		}
 		select {
 		case <-ctx.Done():
@@ -78,7 +62,7 @@ func Serve(ctx context.Context, c *Consumer, changes <-chan Change, clock Clock,
 			if !ok {
 				return errors.New("the mailbox watcher stopped")
 			}
-			now := clock.Now()
+			now := clk.Now()
 			if ch.Rescan {
 				err = c.Scan(now)
 			}
@@ -86,7 +70,7 @@ func Serve(ctx context.Context, c *Consumer, changes <-chan Change, clock Clock,
 				err = c.Notice(now, ch.Names...)
 			}
 		case <-timer:
-			err = c.Tick(clock.Now())
+			err = c.Tick(clk.Now())
 		}
 		if err != nil {
 			return err
@@ -96,9 +80,9 @@ func Serve(ctx context.Context, c *Consumer, changes <-chan Change, clock Clock,
 
 // drain handles every claimable message. It stops early with the time a
 // hold ends.
-func drain(ctx context.Context, c *Consumer, clock Clock, w Worker) (held time.Time, err error) {
+func drain(ctx context.Context, c *Consumer, clk clock.Clock, w Worker) (held time.Time, err error) {
 	for ctx.Err() == nil {
-		now := clock.Now()
+		now := clk.Now()
 		if w.Hold != nil && c.Claimable(now) {
 			until, err := w.Hold(now)
 			if err != nil || !until.IsZero() {

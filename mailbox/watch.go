@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/fsnotify/fsnotify"
+
+	"github.com/agentctl/agentctl/internal/clock"
 )
 
 // Change is a batch of things to look at again: names in inbox/ (or
@@ -32,6 +34,8 @@ type WatchOptions struct {
 	// (Options.Watch and Options.Shared): their folders are watched too,
 	// and a change there is reported by its absolute path.
 	Extra []string
+	// Clock times the rescans; clock.System when nil.
+	Clock clock.Clock
 }
 
 // extraDirs are the folders holding the extra places: a folder itself, the
@@ -98,7 +102,7 @@ func Watch(m *Mailbox, opts WatchOptions) (*Watcher, error) {
 	w.wg.Add(1)
 	go func() {
 		defer w.wg.Done()
-		w.loop(ctx, m, extraDirs(opts.Extra), out, events, errs, interval)
+		w.loop(ctx, m, extraDirs(opts.Extra), out, events, errs, clock.Or(opts.Clock), interval)
 	}()
 	return w, nil
 }
@@ -110,10 +114,9 @@ const layoutRecheck = 250 * time.Millisecond
 // loop batches what happened while the consumer was busy, so a burst of
 // events for one file costs one look: that is the debounce, and it adds no
 // delay when the consumer is idle.
-func (w *Watcher) loop(ctx context.Context, m *Mailbox, extra []string, out chan<- Change, events <-chan fsnotify.Event, errs <-chan error, interval time.Duration) {
+func (w *Watcher) loop(ctx context.Context, m *Mailbox, extra []string, out chan<- Change, events <-chan fsnotify.Event, errs <-chan error, clk clock.Clock, interval time.Duration) {
 	inbox := m.path(InboxDir)
-	ticker := time.NewTicker(interval)
-	defer ticker.Stop()
+	rescan := clock.After(clk, interval)
 	var batch Change
 	seen := map[string]bool{}
 	var recheck <-chan time.Time
@@ -140,7 +143,7 @@ func (w *Watcher) loop(ctx context.Context, m *Mailbox, extra []string, out chan
 				// (rm -r empties a folder before removing it): look again
 				// once it must be over.
 				batch.Rescan = true
-				recheck = time.After(layoutRecheck)
+				recheck = clock.After(clk, layoutRecheck)
 				if ev.Name == inbox && ev.Has(fsnotify.Create) && w.fsw != nil {
 					w.fsw.Add(inbox) // fails only if it is gone again; the next event says so
 				}
@@ -164,7 +167,8 @@ func (w *Watcher) loop(ctx context.Context, m *Mailbox, extra []string, out chan
 			// An error (typically fsnotify.ErrEventOverflow) means events
 			// were dropped: only a rescan can tell what changed.
 			batch.Rescan = true
-		case <-ticker.C:
+		case <-rescan:
+			rescan = clock.After(clk, interval)
 			batch.Rescan = true
 		case <-recheck:
 			recheck = nil

@@ -5,19 +5,16 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/agentctl/agentctl/internal/clock"
+	"github.com/agentctl/agentctl/internal/clock/clocktest"
 )
 
-// nextChange waits for the watcher, with a deadline so a broken watcher
-// fails the test instead of hanging it.
+// nextChange waits for the watcher; a broken one hangs until the test
+// binary's timeout.
 func nextChange(t *testing.T, w *Watcher) Change {
 	t.Helper()
-	select {
-	case ch := <-w.C:
-		return ch
-	case <-time.After(10 * time.Second):
-		t.Fatal("no change reported within 10s")
-		return Change{}
-	}
+	return <-w.C
 }
 
 func TestWatcherReportsInboxAndInboxJSON(t *testing.T) {
@@ -50,13 +47,21 @@ func TestWatcherReportsInboxAndInboxJSON(t *testing.T) {
 
 func TestWatcherPollModeAsksForRescans(t *testing.T) {
 	mb := openMailbox(t, newRuntime(t, "Agent-1"), "Agent-1")
-	w, err := Watch(mb, WatchOptions{Poll: true, PollInterval: 10 * time.Millisecond})
+	clk := clocktest.New(time.Now())
+	w, err := Watch(mb, WatchOptions{Poll: true, PollInterval: time.Minute, Clock: clk})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer w.Close()
 	for range 3 {
-		if ch := nextChange(t, w); !ch.Rescan || len(ch.Names) != 0 {
+		<-clk.Sleeping() // the watcher waits for its next look...
+		select {
+		case ch := <-w.C:
+			t.Fatalf("poll mode reported %+v before its interval passed", ch)
+		default:
+		}
+		clk.Advance(time.Minute) // ...which comes when the clock says
+		if ch := <-w.C; !ch.Rescan || len(ch.Names) != 0 {
 			t.Fatalf("poll mode reported %+v, want a bare rescan", ch)
 		}
 	}
@@ -64,9 +69,9 @@ func TestWatcherPollModeAsksForRescans(t *testing.T) {
 
 // serveInBackground runs the real loop until the test ends, reporting each
 // handled message id.
-func serveInBackground(t *testing.T, mb *Mailbox, opts Options, wopts WatchOptions) <-chan string {
+func serveInBackground(t *testing.T, mb *Mailbox, opts Options, wopts WatchOptions, clk clock.Clock) <-chan string {
 	t.Helper()
-	c := consume(t, mb, opts, time.Now())
+	c := consume(t, mb, opts, clk.Now())
 	w, err := Watch(mb, wopts)
 	if err != nil {
 		t.Fatal(err)
@@ -75,9 +80,9 @@ func serveInBackground(t *testing.T, mb *Mailbox, opts Options, wopts WatchOptio
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
-		done <- Serve(ctx, c, w.C, SystemClock, Worker{Handle: func(ctx context.Context, cl *Claim) error {
+		done <- Serve(ctx, c, w.C, clk, Worker{Handle: func(ctx context.Context, cl *Claim) error {
 			handled <- cl.Message.ID
-			return c.Complete(cl, Receipt{}, time.Now())
+			return c.Complete(cl, Receipt{}, clk.Now())
 		}})
 	}()
 	t.Cleanup(func() {
@@ -94,12 +99,7 @@ func waitHandled(t *testing.T, handled <-chan string, want ...string) {
 	t.Helper()
 	var got []string
 	for len(got) < len(want) {
-		select {
-		case id := <-handled:
-			got = append(got, id)
-		case <-time.After(10 * time.Second):
-			t.Fatalf("handled %v, still waiting for %v", got, want)
-		}
+		got = append(got, <-handled)
 	}
 	slices.Sort(got)
 	slices.Sort(want)
@@ -109,26 +109,41 @@ func waitHandled(t *testing.T, handled <-chan string, want ...string) {
 }
 
 // The loop picks up a delivered message, a dropped Markdown message once it
-// settles, and a retry once its backoff ends, all without polling.
+// settles, and a held-back message once its time comes, all without
+// polling: it sleeps on its clock until then.
 func TestServePicksUpEverything(t *testing.T) {
 	mb := openMailbox(t, newRuntime(t, "Agent-1"), "Agent-1")
+	clk := clocktest.New(time.Now())
 	handled := serveInBackground(t, mb, Options{Known: []string{"Agent-1"}, Settle: 200 * time.Millisecond},
-		WatchOptions{RescanInterval: time.Hour})
+		WatchOptions{RescanInterval: time.Hour}, clk)
 	if err := mb.Deliver(testMessage("delivered", "Agent-1", Normal)); err != nil {
 		t.Fatal(err)
 	}
 	waitHandled(t, handled, "delivered")
 	writeFile(t, inboxPath(mb, "note.md"), []byte("# Hello\n**From**: Agent-2\n**Message ID**: md-1\n---\nhi\n"))
+	<-clk.Sleeping() // until the file settles
+	notYet(t, handled, "md-1")
+	clk.Advance(time.Minute)
 	waitHandled(t, handled, "md-1")
-	later := time.Now().Add(300 * time.Millisecond)
+	later := clk.Now().Add(time.Hour)
 	m := testMessage("later", "Agent-1", Normal)
 	m.DeliverAfter = &later
 	if err := mb.Deliver(m); err != nil {
 		t.Fatal(err)
 	}
+	<-clk.Sleeping() // until the message's time
+	notYet(t, handled, "later")
+	clk.Advance(time.Hour)
 	waitHandled(t, handled, "later")
-	if time.Now().Before(later) {
-		t.Error("a held-back message was handled before its time")
+}
+
+// notYet fails if anything was handled while the loop sleeps.
+func notYet(t *testing.T, handled <-chan string, what string) {
+	t.Helper()
+	select {
+	case id := <-handled:
+		t.Fatalf("%s was handled before its time (waiting for %s)", id, what)
+	default:
 	}
 }
 
@@ -136,7 +151,7 @@ func TestServePicksUpEverything(t *testing.T) {
 func TestServeInPollMode(t *testing.T) {
 	mb := openMailbox(t, newRuntime(t, "Agent-1"), "Agent-1")
 	handled := serveInBackground(t, mb, Options{Known: []string{"Agent-1"}},
-		WatchOptions{Poll: true, PollInterval: 20 * time.Millisecond})
+		WatchOptions{Poll: true, PollInterval: 20 * time.Millisecond}, clock.System)
 	for _, id := range []string{"p1", "p2"} {
 		if err := mb.Deliver(testMessage(id, "Agent-1", Normal)); err != nil {
 			t.Fatal(err)

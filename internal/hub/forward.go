@@ -11,6 +11,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/rs/zerolog"
 
+	"github.com/agentctl/agentctl/internal/clock"
 	"github.com/agentctl/agentctl/mailbox"
 )
 
@@ -72,7 +73,7 @@ func Forward(ctx context.Context, s ForwardSettings) error {
 	if err := c.Scan(time.Now()); err != nil {
 		return err
 	}
-	return mailbox.Serve(ctx, c, w.C, mailbox.SystemClock, mailbox.Worker{
+	return mailbox.Serve(ctx, c, w.C, clock.System, mailbox.Worker{
 		Handle: func(ctx context.Context, cl *mailbox.Claim) error {
 			msg := cl.Message
 			err := retry(ctx, func() error {

@@ -1,16 +1,19 @@
-// Package fakeclock is a clock that moves only when a test moves it, for
-// testing loops that sleep until something is due (mailbox.Serve, the
-// runner) without sleeping in the test.
+// Package clocktest is a clock.Clock that moves only when a test moves it,
+// for testing loops that sleep until something is due (mailbox.Serve, the
+// runner, watchers, supervise's restarts) without sleeping in the test.
+// Sleeping tells the test that the loop under test went to sleep on it.
 //
 // It owns nothing but its own time and the channels waiting on it.
-package fakeclock
+package clocktest
 
 import (
 	"sync"
 	"time"
+
+	"github.com/agentctl/agentctl/internal/clock"
 )
 
-// Clock satisfies mailbox.Clock. The zero value is not usable; use New.
+// Clock satisfies clock.Clock. The zero value is not usable; use New.
 type Clock struct {
 	mu      sync.Mutex
 	now     time.Time
@@ -18,6 +21,8 @@ type Clock struct {
 	// waiting is signalled whenever At registers a waiter, so a test
 	// can tell that the loop under test went to sleep.
 	waiting chan struct{}
+	// asleep is broadcast whenever the number of waiters changes.
+	asleep *sync.Cond
 }
 
 type waiter struct {
@@ -27,7 +32,9 @@ type waiter struct {
 
 // New returns a clock standing at now.
 func New(now time.Time) *Clock {
-	return &Clock{now: now, waiting: make(chan struct{}, 1)}
+	c := &Clock{now: now, waiting: make(chan struct{}, 1)}
+	c.asleep = sync.NewCond(&c.mu)
+	return c
 }
 
 // Now is the clock's time.
@@ -48,6 +55,7 @@ func (c *Clock) At(t time.Time) <-chan time.Time {
 		return ch
 	}
 	c.waiters = append(c.waiters, waiter{at: t, ch: ch})
+	c.asleep.Broadcast()
 	select {
 	case c.waiting <- struct{}{}:
 	default:
@@ -58,6 +66,17 @@ func (c *Clock) At(t time.Time) <-chan time.Time {
 // Sleeping returns a channel that receives after a new At call: the
 // loop under test has gone to sleep on this clock.
 func (c *Clock) Sleeping() <-chan struct{} { return c.waiting }
+
+// BlockUntil returns once n waiters sleep on the clock: where several loops
+// share it, the test knows they all went to sleep. A waiter counts until
+// the clock reaches its time, even if its loop stopped waiting.
+func (c *Clock) BlockUntil(n int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for len(c.waiters) < n {
+		c.asleep.Wait()
+	}
+}
 
 // Advance moves the clock by d and wakes every waiter that is due.
 func (c *Clock) Advance(d time.Duration) {
@@ -73,4 +92,7 @@ func (c *Clock) Advance(d time.Duration) {
 		w.ch <- c.now
 	}
 	c.waiters = kept
+	c.asleep.Broadcast()
 }
+
+var _ clock.Clock = (*Clock)(nil)

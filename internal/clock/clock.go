@@ -1,0 +1,60 @@
+// Package clock is the one way agentctl's loops read and wait on time.
+//
+// Whatever decides by time — schedules, heartbeats, stale detection,
+// retries and backoff, a watcher's next look, the consumer loop, restarts —
+// takes a Clock in a field named Clock, and uses System when it is nil. A
+// test hands such a package a clocktest.Clock instead and moves time itself,
+// so it never sleeps to prove that something happened or did not.
+//
+// The package owns only the interface and the wall clock. Drivers that
+// poll a real program (a page, a window, a child process) wait in real
+// time, for the program's sake, and do not go through it.
+package clock
+
+import "time"
+
+// Clock is time as a loop sees it.
+type Clock interface {
+	Now() time.Time
+	// At returns a channel that receives once the clock reaches t (at
+	// once if it has). A deadline rather than a duration: time may move
+	// between reading the clock and going to sleep, most of all a test's.
+	At(t time.Time) <-chan time.Time
+}
+
+// System is the wall clock.
+var System Clock = system{}
+
+type system struct{}
+
+func (system) Now() time.Time                  { return time.Now() }
+func (system) At(t time.Time) <-chan time.Time { return time.After(time.Until(t)) }
+
+// Or is c, or System when c is nil: how a package fills in a Clock its
+// caller left out.
+func Or(c Clock) Clock {
+	if c == nil {
+		return System
+	}
+	return c
+}
+
+// After is a channel that receives once c has moved d past now.
+func After(c Clock, d time.Duration) <-chan time.Time { return c.At(c.Now().Add(d)) }
+
+// Fixed is a clock that always reads the same time, for work stamped with
+// a time its caller already chose. Waiting on it for a later time waits
+// forever.
+type Fixed time.Time
+
+// Now is the fixed time.
+func (f Fixed) Now() time.Time { return time.Time(f) }
+
+// At receives at once if t is not after the fixed time, and never otherwise.
+func (f Fixed) At(t time.Time) <-chan time.Time {
+	ch := make(chan time.Time, 1)
+	if !t.After(time.Time(f)) {
+		ch <- time.Time(f)
+	}
+	return ch
+}
