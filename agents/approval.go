@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/agentctl/agentctl/internal/audit"
+	"github.com/agentctl/agentctl/internal/clock"
 	"github.com/agentctl/agentctl/mailbox"
 	"github.com/agentctl/agentctl/projectboard"
 )
@@ -153,7 +154,7 @@ func ApplyApproved(ctx context.Context, root, person string, p Parked, now time.
 		done = append(done, r)
 	}
 	if c := p.Board; c != nil {
-		store := &projectboard.Store{Root: root, Now: func() time.Time { return now }}
+		store := &projectboard.Store{Root: root, Clock: clock.Fixed(now)}
 		deferred, err := store.Apply(ctx, *c)
 		if err != nil {
 			return done, fmt.Errorf("cannot change task %s: %w", c.Task, err)

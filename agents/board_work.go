@@ -135,7 +135,7 @@ func (r *Runner) takeBoardTask(ctx context.Context, log zerolog.Logger, cl *clai
 	if strings.ToLower(msg.Type) != typeBoardTask || cl.turn.Took {
 		return true, nil
 	}
-	store := projectboard.Store{Root: r.s.Root, Now: r.now}
+	store := projectboard.Store{Root: r.s.Root, Clock: r.s.Clock}
 	tasks, _ := store.Tasks()
 	_, err := store.Update(ctx, msg.TaskID, func(t *projectboard.Task) error {
 		switch {

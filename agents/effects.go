@@ -136,7 +136,7 @@ type result struct {
 // recorded, recording each before going on.
 func (r *Runner) applyEffects(ctx context.Context, log zerolog.Logger, cl *claim, reply string, p Parsed) (outcome, error) {
 	msg := cl.Message
-	store := &projectboard.Store{Root: r.s.Root, Now: r.now}
+	store := &projectboard.Store{Root: r.s.Root, Clock: r.s.Clock}
 	owners, err := r.taskOwners(cl, store, p)
 	if err != nil {
 		return outcome{}, err

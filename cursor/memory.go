@@ -12,6 +12,7 @@ import (
 
 	"github.com/agentctl/agentctl/config"
 	"github.com/agentctl/agentctl/internal/atomicfile"
+	"github.com/agentctl/agentctl/internal/clock"
 )
 
 // SessionsDir is the folder of a runtime root where each agent's
@@ -72,8 +73,8 @@ type Memory struct {
 	// Fresh starts the first turn sent in a new conversation (agentctl
 	// run --new-session).
 	Fresh bool
-	// Now is the record's clock; nil: time.Now.
-	Now func() time.Time
+	// Clock stamps the record; clock.System when nil.
+	Clock clock.Clock
 	// Warn gets what goes wrong without stopping a turn: a record that
 	// could not be read or saved.
 	Warn func(error)
@@ -90,9 +91,7 @@ type remembering struct {
 // m.Policy or m.Fresh says so, and record each turn that got its reply,
 // so that the next runner carries on where this one stopped.
 func Remember(d Driver, m Memory) Driver {
-	if m.Now == nil {
-		m.Now = time.Now
-	}
+	m.Clock = clock.Or(m.Clock)
 	if m.Warn == nil {
 		m.Warn = func(error) {}
 	}
@@ -140,7 +139,7 @@ func (r *remembering) Run(ctx context.Context, t Turn) (string, error) {
 	if !t.Resume {
 		r.m.Fresh = false
 	}
-	next := advance(c, v, r.m.Agent, r.m.Kind, t.Thread, reported, r.m.Now())
+	next := advance(c, v, r.m.Agent, r.m.Kind, t.Thread, reported, r.m.Clock.Now())
 	if err := r.save(next); err != nil {
 		r.m.Warn(fmt.Errorf("the reply is kept, but the conversation record is not: %w", err))
 	}
@@ -213,7 +212,7 @@ func (r *remembering) load() conversation {
 			return c
 		}
 	}
-	aside := fmt.Sprintf("%s.unreadable-%d", r.m.Path, r.m.Now().UnixNano())
+	aside := fmt.Sprintf("%s.unreadable-%d", r.m.Path, r.m.Clock.Now().UnixNano())
 	if rerr := os.Rename(r.m.Path, aside); rerr != nil {
 		r.m.Warn(fmt.Errorf("cannot read the conversation record %s (%v), nor set it aside: %w", r.m.Path, err, rerr))
 	} else {

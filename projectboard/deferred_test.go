@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/agentctl/agentctl/internal/clock/clocktest"
 )
 
 // TestDeferredChangeWaitsForAValidBoard: a change asked for while a person
@@ -86,7 +88,8 @@ func TestApplyRefusesAMissingTask(t *testing.T) {
 func TestKeptChangeOutlivesABoardSavedInPlace(t *testing.T) {
 	root := t.TempDir()
 	now := time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC)
-	s := &Store{Root: root, LockWait: time.Second, Now: func() time.Time { return now }}
+	clk := clocktest.New(now)
+	s := &Store{Root: root, LockWait: time.Second, Clock: clk}
 	path := filepath.Join(Dir(root), "b.yaml")
 	if err := os.MkdirAll(Dir(root), 0o700); err != nil {
 		t.Fatal(err)
@@ -121,7 +124,7 @@ func TestKeptChangeOutlivesABoardSavedInPlace(t *testing.T) {
 	if _, dropped, _ := s.ApplyDeferred(context.Background()); len(dropped) != 0 {
 		t.Fatalf("dropped at once: %v", dropped)
 	}
-	now = now.Add(missingGrace)
+	clk.Advance(missingGrace)
 	if _, dropped, _ := s.ApplyDeferred(context.Background()); len(dropped) != 1 || s.HasDeferred() {
 		t.Fatalf("after the grace: dropped %v, still kept %v", dropped, s.HasDeferred())
 	}

@@ -7,12 +7,14 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"github.com/agentctl/agentctl/internal/clock"
 )
 
 var update = flag.Bool("update", false, "rewrite the golden files in testdata/golden")
 
 // fixedClock makes updated_at predictable.
-func fixedClock() time.Time { return time.Date(2026, 11, 21, 20, 0, 0, 0, time.UTC) }
+var fixedClock = clock.Fixed(time.Date(2026, 11, 21, 20, 0, 0, 0, time.UTC))
 
 // newRoot makes a runtime root whose boards folder holds copies of the
 // given fixtures/boards files.
@@ -33,7 +35,7 @@ func newRoot(t testing.TB, fixtures ...string) (*Store, string) {
 			t.Fatal(err)
 		}
 	}
-	return &Store{Root: root, Now: fixedClock, LockWait: 10 * time.Second}, root
+	return &Store{Root: root, Clock: fixedClock, LockWait: 10 * time.Second}, root
 }
 
 // TestGoldenEdits changes tasks of hand-formatted boards and compares the

@@ -15,6 +15,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/agentctl/agentctl/internal/atomicfile"
+	"github.com/agentctl/agentctl/internal/clock"
 	"github.com/agentctl/agentctl/internal/lockfile"
 )
 
@@ -33,8 +34,8 @@ func Dir(root string) string { return filepath.Join(root, BoardsDir) }
 // Store reads and changes the boards of one runtime root.
 type Store struct {
 	Root string
-	// Now stamps updated_at; time.Now when nil.
-	Now func() time.Time
+	// Clock stamps updated_at; clock.System when nil.
+	Clock clock.Clock
 	// LockWait is how long a change waits for another writer before it
 	// fails with a *LockError; DefaultLockWait when zero.
 	LockWait time.Duration
@@ -45,12 +46,7 @@ type Store struct {
 	afterRead func(path string)
 }
 
-func (s *Store) now() time.Time {
-	if s.Now != nil {
-		return s.Now()
-	}
-	return time.Now()
-}
+func (s *Store) now() time.Time { return clock.Or(s.Clock).Now() }
 
 // Boards reads every board, sorted by file name. Boards that do not parse
 // are left out and reported in the error (joined *ParseError values), so a
