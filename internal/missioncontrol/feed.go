@@ -16,6 +16,7 @@ import (
 	"github.com/agentctl/agentctl/config"
 	"github.com/agentctl/agentctl/cursor"
 	"github.com/agentctl/agentctl/devlog"
+	"github.com/agentctl/agentctl/internal/clock"
 	"github.com/agentctl/agentctl/internal/hub"
 	"github.com/agentctl/agentctl/mailbox"
 	"github.com/agentctl/agentctl/projectboard"
@@ -31,8 +32,9 @@ type FeedOptions struct {
 	Liveness time.Duration
 	// Rescan re-reads everything this often, in case events were lost.
 	Rescan time.Duration
-	// Now is the clock; time.Now when nil.
-	Now func() time.Time
+	// Clock times the settling, liveness checks and rescans, and stamps
+	// snapshots; clock.System when nil.
+	Clock clock.Clock
 }
 
 func (o *FeedOptions) defaults() {
@@ -45,9 +47,7 @@ func (o *FeedOptions) defaults() {
 	if o.Rescan <= 0 {
 		o.Rescan = 2 * time.Minute
 	}
-	if o.Now == nil {
-		o.Now = time.Now
-	}
+	o.Clock = clock.Or(o.Clock)
 }
 
 // Feed keeps the current snapshot of a runtime, rebuilt from the runtime's
@@ -81,7 +81,7 @@ func NewFeed(root string, cfg config.Config, opts FeedOptions) (*Feed, error) {
 	}
 	f := &Feed{opts: opts, reader: NewReader(root, cfg), fsw: fsw, dirs: map[string]Changed{}, changed: make(chan struct{})}
 	f.watchAll()
-	f.publish(f.reader.Read(Changed{All: true}, opts.Now()))
+	f.publish(f.reader.Read(Changed{All: true}, opts.Clock.Now()))
 	return f, nil
 }
 
@@ -167,13 +167,18 @@ func (f *Feed) classify(ev fsnotify.Event) Changed {
 // Run keeps the snapshot current until ctx ends.
 func (f *Feed) Run(ctx context.Context) error {
 	defer f.fsw.Close()
-	liveness := time.NewTicker(f.opts.Liveness)
-	defer liveness.Stop()
-	rescan := time.NewTicker(f.opts.Rescan)
-	defer rescan.Stop()
+	clk := f.opts.Clock
+	now := clk.Now()
+	nextLiveness, nextRescan := now.Add(f.opts.Liveness), now.Add(f.opts.Rescan)
 	var pending Changed
-	var settle <-chan time.Time
+	var settle time.Time // zero: no burst of events is settling
 	for {
+		due := nextLiveness
+		for _, t := range []time.Time{nextRescan, settle} {
+			if !t.IsZero() && t.Before(due) {
+				due = t
+			}
+		}
 		select {
 		case <-ctx.Done():
 			return nil
@@ -186,8 +191,8 @@ func (f *Feed) Run(ctx context.Context) error {
 				continue
 			}
 			pending.Merge(ch)
-			if settle == nil {
-				settle = time.After(f.opts.Settle)
+			if settle.IsZero() {
+				settle = clk.Now().Add(f.opts.Settle)
 			}
 			continue
 		case err, ok := <-f.fsw.Errors:
@@ -196,20 +201,25 @@ func (f *Feed) Run(ctx context.Context) error {
 			}
 			if errors.Is(err, fsnotify.ErrEventOverflow) {
 				pending.Merge(Changed{All: true})
-				settle = time.After(f.opts.Settle)
+				settle = clk.Now().Add(f.opts.Settle)
 			}
 			continue
-		case <-liveness.C:
-			pending.Merge(Changed{Liveness: true})
-		case <-rescan.C:
-			pending.Merge(Changed{All: true})
-		case <-settle:
+		case <-clk.At(due):
 		}
-		settle = nil
+		now := clk.Now()
+		if !now.Before(nextLiveness) {
+			pending.Merge(Changed{Liveness: true})
+			nextLiveness = now.Add(f.opts.Liveness)
+		}
+		if !now.Before(nextRescan) {
+			pending.Merge(Changed{All: true})
+			nextRescan = now.Add(f.opts.Rescan)
+		}
+		settle = time.Time{}
 		if pending.Empty() {
 			continue
 		}
-		f.publish(f.reader.Read(pending, f.opts.Now()))
+		f.publish(f.reader.Read(pending, now))
 		pending = Changed{}
 	}
 }

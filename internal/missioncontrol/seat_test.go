@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/agentctl/agentctl/config"
+	"github.com/agentctl/agentctl/internal/clock"
 	"github.com/agentctl/agentctl/internal/hub"
 )
 
@@ -131,7 +132,7 @@ func TestFeedFollowsTheSeatsFile(t *testing.T) {
 func TestTopShowsSeats(t *testing.T) {
 	now := time.Now()
 	old := now.Add(-2 * time.Minute)
-	m := &Terminal{Now: func() time.Time { return now }, snap: Snapshot{Agents: []Agent{
+	m := &Terminal{Clock: clock.Fixed(now), snap: Snapshot{Agents: []Agent{
 		{Name: "Agent-1"},
 		{Name: "Agent-2", Seat: &Seat{Machine: "m2", Heard: true, Present: true, State: "working", Beat: &now}},
 		{Name: "Agent-3", Seat: &Seat{Machine: "m3", Heard: true, Beat: &old}},

@@ -8,6 +8,8 @@ import (
 
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
+
+	"github.com/agentctl/agentctl/internal/clock"
 )
 
 // Terminal is the Bubble Tea model of `agentctl top`: the agents' tiles as
@@ -17,7 +19,8 @@ import (
 type Terminal struct {
 	Feed    *Feed
 	Actions Actions
-	Now     func() time.Time
+	// Clock ages the turns shown; clock.System when nil.
+	Clock clock.Clock
 
 	snap    Snapshot
 	seq     uint64
@@ -40,9 +43,7 @@ type doneMsg struct {
 
 // Init starts listening to the feed and the clock that ages the turns.
 func (m *Terminal) Init() tea.Cmd {
-	if m.Now == nil {
-		m.Now = time.Now
-	}
+	m.Clock = clock.Or(m.Clock)
 	m.snap, _, m.seq, _ = m.Feed.Current()
 	return tea.Batch(m.next(), tick())
 }
@@ -171,7 +172,7 @@ var (
 
 // View draws the whole screen.
 func (m *Terminal) View() string {
-	now := m.Now()
+	now := m.Clock.Now()
 	var b strings.Builder
 	s := m.snap
 	b.WriteString(bold.Render("agentctl top") + "  " + dim.Render(s.Root) + "\n\n")

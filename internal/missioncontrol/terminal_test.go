@@ -3,14 +3,15 @@ package missioncontrol
 import (
 	"strings"
 	"testing"
-	"time"
+
+	"github.com/agentctl/agentctl/internal/clock"
 )
 
 // TestTopTellsApprovalsFromQuestions: approval requests waiting for a
 // person are counted apart from questions, with the commands that settle
 // them.
 func TestTopTellsApprovalsFromQuestions(t *testing.T) {
-	m := &Terminal{Now: time.Now, snap: Snapshot{People: []Person{{Name: "human", Waiting: []Letter{
+	m := &Terminal{Clock: clock.System, snap: Snapshot{People: []Person{{Name: "human", Waiting: []Letter{
 		{ID: "q", Type: "question"}, {ID: "a1", Type: "approval"}, {ID: "a2", Type: "approval"},
 	}}}}}
 	v := m.View()
@@ -25,7 +26,7 @@ func TestTopTellsApprovalsFromQuestions(t *testing.T) {
 // errors or without the block gets a line saying so, apart from "done";
 // one without gets none.
 func TestTopSaysWhatDidNotEndPlainlyDone(t *testing.T) {
-	m := &Terminal{Now: time.Now, snap: Snapshot{Agents: []Agent{
+	m := &Terminal{Clock: clock.System, snap: Snapshot{Agents: []Agent{
 		{Name: "Agent-1", Runner: Runner{Runner: "running", State: "idle", DoneWithErrors: 1, DoneWithoutBlock: 3, NoBlockRun: 3}, Done: 9},
 		{Name: "Agent-2", Runner: Runner{Runner: "running", State: "idle"}, Done: 4},
 	}}}
