@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/agentctl/agentctl/internal/atomicfile"
+	"github.com/agentctl/agentctl/internal/clock"
 	"github.com/agentctl/agentctl/internal/lockfile"
 	"github.com/agentctl/agentctl/mailbox"
 )
@@ -71,14 +72,14 @@ func RequestStop(root string) error {
 
 // untilStopRequested returns a context that ends with ctx or when a stop
 // request appears, looked for every interval.
-func untilStopRequested(ctx context.Context, root string, every time.Duration, after func(time.Duration) <-chan time.Time) (context.Context, context.CancelFunc) {
+func untilStopRequested(ctx context.Context, root string, every time.Duration, clk clock.Clock) (context.Context, context.CancelFunc) {
 	ctx, cancel := context.WithCancel(ctx)
 	go func() {
 		for {
 			select {
 			case <-ctx.Done():
 				return
-			case <-after(every):
+			case <-clock.After(clk, every):
 			}
 			if _, err := os.Stat(StopPath(root)); err == nil {
 				os.Remove(StopPath(root))

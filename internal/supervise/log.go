@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/agentctl/agentctl/internal/clock"
 )
 
 // tailLines is how many of a child's last lines a crash notice quotes.
@@ -27,7 +29,7 @@ type combined struct {
 	w     io.Writer
 	width int
 	json  bool
-	now   func() time.Time
+	clk   clock.Clock
 }
 
 // line is a line a runner wrote.
@@ -56,7 +58,7 @@ func (c *combined) say(agent, text string) {
 }
 
 func (c *combined) object(fields map[string]any) {
-	fields["level"], fields["time"] = "info", c.now().UTC().Format(time.RFC3339)
+	fields["level"], fields["time"] = "info", c.clk.Now().UTC().Format(time.RFC3339)
 	data, _ := json.Marshal(fields) // strings and a time: cannot fail
 	fmt.Fprintf(c.w, "%s\n", data)
 }

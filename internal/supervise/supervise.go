@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agentctl/agentctl/internal/clock"
 	"github.com/agentctl/agentctl/mailbox"
 )
 
@@ -37,21 +38,16 @@ type Settings struct {
 	// Grace is how long a child asked to stop may take before it is
 	// killed.
 	Grace time.Duration
-	// Now and After are the clock; nil means the real one.
-	Now   func() time.Time
-	After func(time.Duration) <-chan time.Time
+	// Clock times the backoffs, the watches and the grace, and stamps the
+	// log; clock.System when nil.
+	Clock clock.Clock
 	// RunnerPID finds a live runner of agent; nil means the consumer
 	// lock's record (mailbox.RunnerPID).
 	RunnerPID func(root, agent string) (int, bool)
 }
 
 func (s *Settings) defaults() {
-	if s.Now == nil {
-		s.Now = time.Now
-	}
-	if s.After == nil {
-		s.After = time.After
-	}
+	s.Clock = clock.Or(s.Clock)
 	if s.RunnerPID == nil {
 		s.RunnerPID = mailbox.RunnerPID
 	}
@@ -73,8 +69,7 @@ func Run(ctx context.Context, s Settings) error {
 		return errors.New("supervise: Settings need a Command and a Log")
 	}
 	s.defaults()
-	// The real clock: a test's After that fires at once would spin here.
-	ctx, cancel := untilStopRequested(ctx, s.Root, s.Policy.WatchEvery, time.After)
+	ctx, cancel := untilStopRequested(ctx, s.Root, s.Policy.WatchEvery, s.Clock)
 	defer cancel()
 	seats := make([]*seat, 0, len(s.Agents)+1)
 	for _, agent := range s.Agents {
@@ -87,7 +82,7 @@ func Run(ctx context.Context, s Settings) error {
 	for i, st := range seats {
 		names[i] = st.agent
 	}
-	out := &combined{w: s.Log, width: longest(names), json: s.JSON, now: s.Now}
+	out := &combined{w: s.Log, width: longest(names), json: s.JSON, clk: s.Clock}
 	var wg sync.WaitGroup
 	for _, seat := range seats {
 		seat.out = out
@@ -141,12 +136,12 @@ func (st *seat) run(ctx context.Context) {
 			st.watchHandRunner(ctx, pid)
 			continue
 		}
-		started := st.s.Now()
+		started := st.s.Clock.Now()
 		end, err := st.runOnce(ctx)
 		if ctx.Err() != nil {
 			return
 		}
-		ran := st.s.Now().Sub(started)
+		ran := st.s.Clock.Now().Sub(started)
 		if pid, ok := st.running(); ok {
 			// It lost the race for the lock to a runner started by hand;
 			// that is no death.
@@ -160,7 +155,7 @@ func (st *seat) run(ctx context.Context) {
 		deaths = v.Deaths
 		st.logf("%s ended (%s) after %s; restarting in %s", st.kind, end.status, ran.Round(time.Millisecond), v.Delay)
 		if v.Notify {
-			if err := tellCrashLoop(st.s.Root, st.s.Human, st, v.Deaths, end.status, end.tail, v.Delay, st.s.Now()); err != nil {
+			if err := tellCrashLoop(st.s.Root, st.s.Human, st, v.Deaths, end.status, end.tail, v.Delay, st.s.Clock.Now()); err != nil {
 				st.logf("%v", err)
 			} else if st.s.Human != "" {
 				st.logf("told %s and the devlog: %d deaths in a row", st.s.Human, v.Deaths)
@@ -171,7 +166,7 @@ func (st *seat) run(ctx context.Context) {
 		select {
 		case <-ctx.Done():
 			return
-		case <-st.s.After(v.Delay):
+		case <-clock.After(st.s.Clock, v.Delay):
 		}
 	}
 }
@@ -184,7 +179,7 @@ func (st *seat) watchHandRunner(ctx context.Context, pid int) {
 		select {
 		case <-ctx.Done():
 			return
-		case <-st.s.After(st.s.Policy.WatchEvery):
+		case <-clock.After(st.s.Clock, st.s.Policy.WatchEvery):
 		}
 		if now, ok := st.running(); !ok || now != pid {
 			st.logf("the %s started by hand (pid %d) is gone", st.kind, pid)
@@ -227,7 +222,7 @@ func (st *seat) runOnce(ctx context.Context) (ending, error) {
 	var err error
 	select {
 	case err = <-done:
-	case <-st.s.After(st.s.Grace):
+	case <-clock.After(st.s.Clock, st.s.Grace):
 		st.logf("%s pid %d did not stop within %s; killing it", st.kind, cmd.Process.Pid, st.s.Grace)
 		cmd.Process.Kill()
 		err = <-done

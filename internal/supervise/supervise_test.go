@@ -9,23 +9,30 @@ import (
 	"path/filepath"
 	"regexp"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/agentctl/agentctl/internal/clock/clocktest"
 	"github.com/agentctl/agentctl/internal/process"
 	"github.com/agentctl/agentctl/mailbox"
 )
 
 // syncBuffer is the combined log the tests read while seats write it.
 type syncBuffer struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
+	mu      sync.Mutex
+	buf     bytes.Buffer
+	changed chan struct{} // closed and replaced on every write
 }
 
 func (b *syncBuffer) Write(p []byte) (int, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	if b.changed != nil {
+		close(b.changed)
+		b.changed = nil
+	}
 	return b.buf.Write(p)
 }
 
@@ -35,29 +42,40 @@ func (b *syncBuffer) String() string {
 	return b.buf.String()
 }
 
+// next returns the log so far and a channel closed by the next write.
+func (b *syncBuffer) next() (string, <-chan struct{}) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.changed == nil {
+		b.changed = make(chan struct{})
+	}
+	return b.buf.String(), b.changed
+}
+
 // await waits until the log matches re n times and returns the matches.
-// The deadline only ends a test that would otherwise hang.
+// It looks again at every write; a log that never matches hangs until the
+// test binary's own timeout.
 func await(t *testing.T, log *syncBuffer, re string, n int) [][]string {
 	t.Helper()
 	rx := regexp.MustCompile(re)
-	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-		if m := rx.FindAllStringSubmatch(log.String(), -1); len(m) >= n {
+	for {
+		s, changed := log.next()
+		if m := rx.FindAllStringSubmatch(s, -1); len(m) >= n {
 			return m
 		}
+		<-changed
 	}
-	t.Fatalf("the log never matched %q %d times:\n%s", re, n, log.String())
-	return nil
+}
+
+// passBackoff lets a backoff pass once sleepers loops sleep on clk: the
+// supervisor's stop watch and the seats waiting out a backoff.
+func passBackoff(clk *clocktest.Clock, sleepers int) {
+	clk.BlockUntil(sleepers)
+	clk.Advance(DefaultPolicy().MaxBackoff)
 }
 
 func sh(script string) func(string) *exec.Cmd {
 	return func(agent string) *exec.Cmd { return exec.Command("sh", "-c", script, "sh", agent) }
-}
-
-// now fires at once: the tests do not wait out backoffs.
-func now(time.Duration) <-chan time.Time {
-	c := make(chan time.Time, 1)
-	c <- time.Now()
-	return c
 }
 
 func start(t *testing.T, s Settings) (stop func()) {
@@ -82,16 +100,10 @@ func start(t *testing.T, s Settings) (stop func()) {
 // stopped with SIGTERM when the supervisor's context ends.
 func TestKilledRunnersComeBackAndAllStopAtTheEnd(t *testing.T) {
 	log := &syncBuffer{}
-	const grace = 10 * time.Second
+	clk := clocktest.New(time.Now())
 	stop := start(t, Settings{
-		Root: t.TempDir(), Agents: []string{"Agent-1", "Agent-2"}, Log: log, Grace: grace,
+		Root: t.TempDir(), Agents: []string{"Agent-1", "Agent-2"}, Log: log, Grace: 10 * time.Second, Clock: clk,
 		Command: sh(`trap 'echo "$1 stopping"; exit 0' TERM; echo "$1 serving $$"; while :; do sleep 0.05; done`),
-		After: func(d time.Duration) <-chan time.Time {
-			if d == grace { // the backoff passes at once, the grace for real
-				return time.After(d)
-			}
-			return now(d)
-		},
 	})
 	first := await(t, log, `Agent-1 \| Agent-1 serving (\d+)`, 1)[0][1]
 	await(t, log, `Agent-2 \| Agent-2 serving (\d+)`, 1)
@@ -100,6 +112,10 @@ func TestKilledRunnersComeBackAndAllStopAtTheEnd(t *testing.T) {
 		t.Fatalf("cannot kill runner %d: %v", pid, err)
 	}
 	await(t, log, `Agent-1 \| up: runner ended \(signal: killed\)`, 1)
+	if n := strings.Count(log.String(), "Agent-1 | Agent-1 serving"); n != 1 {
+		t.Fatalf("started %d times before its backoff passed:\n%s", n, log)
+	}
+	passBackoff(clk, 2) // the stop watch, and Agent-1 waiting out its backoff
 	second := await(t, log, `Agent-1 \| Agent-1 serving (\d+)`, 2)[1][1]
 	if second == first {
 		t.Fatalf("the killed runner %s was not replaced", first)
@@ -123,12 +139,16 @@ func TestACrashLoopIsToldOnce(t *testing.T) {
 	log := &syncBuffer{}
 	p := DefaultPolicy()
 	p.NoticeAfter = 3
+	clk := clocktest.New(time.Now())
 	stop := start(t, Settings{
 		Root: root, Agents: []string{"Agent-1"}, Human: "human", Log: log, Policy: p,
-		Command: sh(`echo "cannot open the window" >&2; exit 3`), After: now,
+		Command: sh(`echo "cannot open the window" >&2; exit 3`), Clock: clk,
 	})
+	for deaths := 1; deaths <= 6; deaths++ {
+		await(t, log, `up: runner ended \(exit status 3\)`, deaths)
+		passBackoff(clk, 2)
+	}
 	await(t, log, `up: told human and the devlog: 3 deaths in a row`, 1)
-	await(t, log, `up: runner ended \(exit status 3\)`, 6)
 	stop()
 	inbox, err := filepath.Glob(filepath.Join(mailbox.Dir(root, "human"), mailbox.InboxDir, "*.json"))
 	if err != nil || len(inbox) != 1 {
@@ -153,9 +173,9 @@ func TestARunnerStartedByHandIsLeftAlone(t *testing.T) {
 	byHand := runnerByHand(t, root, "Agent-1")
 	log := &syncBuffer{}
 	p := DefaultPolicy()
-	p.WatchEvery = 10 * time.Millisecond
+	clk := clocktest.New(time.Now())
 	start(t, Settings{
-		Root: root, Agents: []string{"Agent-1"}, Log: log, Policy: p, Grace: 10 * time.Second,
+		Root: root, Agents: []string{"Agent-1"}, Log: log, Policy: p, Grace: 10 * time.Second, Clock: clk,
 		Command: sh(`echo "serving"; exec sleep 60`),
 	})
 	await(t, log, `a runner started by hand \(pid `+strconv.Itoa(os.Getpid())+`\) serves it`, 1)
@@ -163,6 +183,8 @@ func TestARunnerStartedByHandIsLeftAlone(t *testing.T) {
 		t.Fatalf("a second runner was started:\n%s", log)
 	}
 	byHand.Close()
+	clk.BlockUntil(2) // the stop watch, and the seat watching the hand-started runner
+	clk.Advance(p.WatchEvery)
 	await(t, log, `Agent-1 \| serving`, 1)
 }
 
@@ -233,11 +255,11 @@ func TestAStopRequestEndsRun(t *testing.T) {
 	defer release()
 	log := &syncBuffer{}
 	p := DefaultPolicy()
-	p.WatchEvery = 10 * time.Millisecond
+	clk := clocktest.New(time.Now())
 	done := make(chan error, 1)
 	go func() {
 		done <- Run(context.Background(), Settings{
-			Root: root, Agents: []string{"Agent-1"}, Log: log, Policy: p, Grace: 10 * time.Second,
+			Root: root, Agents: []string{"Agent-1"}, Log: log, Policy: p, Grace: 10 * time.Second, Clock: clk,
 			Command: sh(`trap 'echo stopping; exit 0' TERM; echo serving; while :; do sleep 0.05; done`),
 		})
 	}()
@@ -245,13 +267,10 @@ func TestAStopRequestEndsRun(t *testing.T) {
 	if err := RequestStop(root); err != nil {
 		t.Fatal(err)
 	}
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Fatal(err)
-		}
-	case <-time.After(20 * time.Second): // only ends a test that would hang
-		t.Fatalf("Run did not end on a stop request:\n%s", log)
+	clk.BlockUntil(1) // the stop watch; the runner sleeps on no clock
+	clk.Advance(p.WatchEvery)
+	if err := <-done; err != nil {
+		t.Fatal(err)
 	}
 	await(t, log, `Agent-1 \| up: runner stopped`, 1)
 	if _, err := os.Stat(StopPath(root)); !os.IsNotExist(err) {
@@ -267,10 +286,11 @@ func TestTheHubIsKeptAliveAndItsCrashLoopTold(t *testing.T) {
 	log := &syncBuffer{}
 	p := DefaultPolicy()
 	p.NoticeAfter = 2
+	clk := clocktest.New(time.Now())
 	var mu sync.Mutex
 	var asked []string
 	stop := start(t, Settings{
-		Root: root, Hub: []string{"Agent-5", "Agent-6"}, Human: "human", Log: log, Policy: p, After: now,
+		Root: root, Hub: []string{"Agent-5", "Agent-6"}, Human: "human", Log: log, Policy: p, Clock: clk,
 		Command: func(name string) *exec.Cmd {
 			mu.Lock()
 			asked = append(asked, name)
@@ -278,8 +298,11 @@ func TestTheHubIsKeptAliveAndItsCrashLoopTold(t *testing.T) {
 			return exec.Command("sh", "-c", `echo "cannot listen" >&2; exit 1`)
 		},
 	})
+	for deaths := 1; deaths <= 3; deaths++ {
+		await(t, log, `hub \| up: hub ended \(exit status 1\)`, deaths)
+		passBackoff(clk, 2)
+	}
 	await(t, log, `hub \| up: told human and the devlog: 2 deaths in a row`, 1)
-	await(t, log, `hub \| up: hub ended \(exit status 1\)`, 3)
 	stop()
 	mu.Lock()
 	if asked[0] != HubName {
@@ -308,9 +331,9 @@ func TestAHubStartedByHandIsLeftAlone(t *testing.T) {
 	byHand := runnerByHand(t, root, "Agent-6")
 	log := &syncBuffer{}
 	p := DefaultPolicy()
-	p.WatchEvery = 10 * time.Millisecond
+	clk := clocktest.New(time.Now())
 	start(t, Settings{
-		Root: root, Hub: []string{"Agent-5", "Agent-6"}, Log: log, Policy: p, Grace: 10 * time.Second,
+		Root: root, Hub: []string{"Agent-5", "Agent-6"}, Log: log, Policy: p, Grace: 10 * time.Second, Clock: clk,
 		Command: sh(`echo "serving"; exec sleep 60`),
 	})
 	await(t, log, `hub \| up: a hub started by hand \(pid `+strconv.Itoa(os.Getpid())+`\) serves it`, 1)
@@ -318,6 +341,8 @@ func TestAHubStartedByHandIsLeftAlone(t *testing.T) {
 		t.Fatalf("a second hub was started:\n%s", log)
 	}
 	byHand.Close()
+	clk.BlockUntil(2)
+	clk.Advance(p.WatchEvery)
 	await(t, log, `hub \| serving`, 1)
 }
 
