@@ -55,7 +55,8 @@ func TestDependencyNoticeExactlyOnce(t *testing.T) {
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	var wg sync.WaitGroup
-	for i := 0; i < 4; i++ { // reconcile, several times over
+	var looks [4]atomic.Int64         // each looker's count of looks
+	for i := 0; i < len(looks); i++ { // reconcile, several times over
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -64,6 +65,7 @@ func TestDependencyNoticeExactlyOnce(t *testing.T) {
 				if _, err := rc.Dependencies(time.Now()); err != nil {
 					t.Error(err)
 				}
+				looks[i].Add(1)
 			}
 		}()
 	}
@@ -71,7 +73,19 @@ func TestDependencyNoticeExactlyOnce(t *testing.T) {
 	waitFor(t, 10*time.Second, "both notices worked", func() bool {
 		return counts(t, root, "Agent-2").Done == 1 && counts(t, root, "Agent-3").Done == 1
 	})
-	time.Sleep(100 * time.Millisecond) // let every looker see the done task a few more times
+	// Every looker sees the done task a few more times.
+	var seen [4]int64
+	for i := range looks {
+		seen[i] = looks[i].Load()
+	}
+	waitFor(t, 10*time.Second, "more looks at the done task", func() bool {
+		for i := range looks {
+			if looks[i].Load() < seen[i]+3 {
+				return false
+			}
+		}
+		return true
+	})
 	cancel()
 	wg.Wait()
 	for agent, dependent := range map[string]string{"Agent-2": "D-2", "Agent-3": "D-3"} {
