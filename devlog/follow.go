@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/fsnotify/fsnotify"
+
+	"github.com/agentctl/agentctl/internal/clock"
 )
 
 // Follower prints what is appended to a set of devlogs as it arrives, like
@@ -25,10 +27,10 @@ import (
 // several files such entries never mix.
 type Follower struct {
 	Out io.Writer
-	// Ticks is when to look at every file even without an event; nil means
-	// every PollInterval.
-	Ticks <-chan time.Time
-	// NoEvents turns fsnotify off, leaving only the ticks.
+	// Clock says when to look at every file even without an event, every
+	// PollInterval; clock.System when nil.
+	Clock clock.Clock
+	// NoEvents turns fsnotify off, leaving only the looks every PollInterval.
 	NoEvents bool
 
 	files []*followed
@@ -107,17 +109,13 @@ func (fl *Follower) Run(ctx context.Context) error {
 			events, errs = w.Events, w.Errors
 		}
 	}
-	ticks := fl.Ticks
-	if ticks == nil {
-		t := time.NewTicker(PollInterval)
-		defer t.Stop()
-		ticks = t.C
-	}
+	clk := clock.Or(fl.Clock)
 	for _, ff := range fl.files { // catch up on anything since NewFollower
 		if err := fl.check(ff); err != nil {
 			return err
 		}
 	}
+	look := clock.After(clk, PollInterval)
 	for {
 		select {
 		case <-ctx.Done():
@@ -136,12 +134,13 @@ func (fl *Follower) Run(ctx context.Context) error {
 					return err
 				}
 			}
-		case <-ticks:
+		case <-look:
 			for _, ff := range fl.files {
 				if err := fl.check(ff); err != nil {
 					return err
 				}
 			}
+			look = clock.After(clk, PollInterval)
 		}
 	}
 }

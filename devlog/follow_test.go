@@ -7,7 +7,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
+
+	"github.com/agentctl/agentctl/internal/clock/clocktest"
 )
 
 // notifyBuffer is the follower's output; every write wakes the test.
@@ -35,26 +36,19 @@ func (b *notifyBuffer) String() string {
 	return b.buf.String()
 }
 
-// waitFor waits until the output holds want, nudging the follower with
-// tick (when given) whenever nothing new arrived. The timeout only fails a
-// broken follower; a working one never waits for it.
-func (b *notifyBuffer) waitFor(t *testing.T, want string, tick chan time.Time) {
+// waitFor waits until the output holds want. With poll set, it moves the
+// follower's clock to its next look whenever the follower went to sleep
+// without showing it; otherwise it waits for the follower's writes. A
+// broken follower hangs until the test binary's timeout.
+func (b *notifyBuffer) waitFor(t *testing.T, want string, poll *clocktest.Clock) {
 	t.Helper()
-	deadline := time.After(10 * time.Second)
 	for !strings.Contains(b.String(), want) {
-		if tick != nil {
-			select {
-			case tick <- time.Now():
-			case <-deadline:
-				t.Fatalf("output never showed %q; got:\n%s", want, b.String())
-			}
+		if poll != nil {
+			<-poll.Sleeping()
+			poll.Advance(PollInterval)
 			continue
 		}
-		select {
-		case <-b.wrote:
-		case <-deadline:
-			t.Fatalf("output never showed %q; got:\n%s", want, b.String())
-		}
+		<-b.wrote
 	}
 }
 
@@ -77,12 +71,11 @@ func TestFollowAcrossRotation(t *testing.T) {
 			if sizes[0] == 0 || sizes[1] != 0 {
 				t.Fatalf("start sizes %v", sizes)
 			}
-			var tick chan time.Time
+			clk := clocktest.New(t0)
+			fl.Clock = clk // never moved with events: they alone must do
+			var tick *clocktest.Clock
 			if mode == "poll" {
-				tick = make(chan time.Time)
-				fl.Ticks, fl.NoEvents = tick, true
-			} else {
-				fl.Ticks = make(chan time.Time) // never ticks: events alone must do
+				tick, fl.NoEvents = clk, true
 			}
 			ctx, cancel := context.WithCancel(context.Background())
 			done := make(chan error)
@@ -141,12 +134,11 @@ func TestFollowPrintsLinesAsTheyComplete(t *testing.T) {
 			}
 			out := newNotifyBuffer()
 			fl, _ := NewFollower(out, p1, p2)
-			var tick chan time.Time
+			clk := clocktest.New(t0)
+			fl.Clock = clk // never moved with events: they alone must do
+			var tick *clocktest.Clock
 			if mode == "poll" {
-				tick = make(chan time.Time)
-				fl.Ticks, fl.NoEvents = tick, true
-			} else {
-				fl.Ticks = make(chan time.Time) // never ticks: events alone must do
+				tick, fl.NoEvents = clk, true
 			}
 			ctx, cancel := context.WithCancel(context.Background())
 			done := make(chan error)
