@@ -13,6 +13,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/agentctl/agentctl/cursor"
+	"github.com/agentctl/agentctl/internal/clock"
 )
 
 // SeatSettings are everything a seat needs, as plain values.
@@ -30,6 +31,9 @@ type SeatSettings struct {
 	// itself in the agent's status.json there, for 'agentctl status'.
 	Root string
 	Log  zerolog.Logger
+	// Clock times the beats and stamps the journal and the answers;
+	// clock.System when nil.
+	Clock clock.Clock
 }
 
 // Defaults of a seat.
@@ -67,12 +71,13 @@ func RunSeat(ctx context.Context, s SeatSettings) error {
 	if s.Keep <= 0 {
 		s.Keep = DefaultKeep
 	}
+	s.Clock = clock.Or(s.Clock)
 	js, err := jetstream.New(s.Conn)
 	if err != nil {
 		return err
 	}
-	st := &seat{s: s, js: js, log: s.Log.With().Str("agent", s.Agent).Logger(), started: time.Now().UTC()}
-	if n, err := s.Journal.Prune(time.Now().Add(-s.Keep)); err != nil {
+	st := &seat{s: s, js: js, log: s.Log.With().Str("agent", s.Agent).Logger(), started: s.Clock.Now().UTC()}
+	if n, err := s.Journal.Prune(s.Clock.Now().Add(-s.Keep)); err != nil {
 		return err
 	} else if n > 0 {
 		st.log.Info().Str("event", "pruned").Int("turns", n).Msg("old turns removed from the seat's journal")
@@ -214,7 +219,7 @@ func (st *seat) serve(ctx context.Context, ask Ask, m jetstream.Msg, log zerolog
 		log.Info().Str("event", "answered-again").Msg("turn answered from the journal; not taken again")
 		return *e.Answer, true, nil
 	}
-	now := time.Now().UTC()
+	now := st.s.Clock.Now().UTC()
 	if !found {
 		e = Entry{Turn: ask.Turn, Stage: stageReceived, Received: now}
 	}
@@ -232,10 +237,10 @@ func (st *seat) serve(ctx context.Context, ask Ask, m jetstream.Msg, log zerolog
 				_ = m.Ack()
 			}
 		}
-		e.Updated = time.Now().UTC()
+		e.Updated = st.s.Clock.Now().UTC()
 		return a, false, st.s.Journal.Save(e)
 	}
-	e.Stage, e.Answer, e.Child, e.Updated = stageAnswered, &a, nil, time.Now().UTC()
+	e.Stage, e.Answer, e.Child, e.Updated = stageAnswered, &a, nil, st.s.Clock.Now().UTC()
 	return a, true, st.s.Journal.Save(e)
 }
 
@@ -247,7 +252,7 @@ func (st *seat) run(ctx context.Context, m jetstream.Msg, ask Ask, e *Entry, log
 		ended, err := cursor.EndChild(*e.Child)
 		if err != nil {
 			a.Error, a.Kind, a.Submitted = fmt.Sprintf("the command an earlier seat started for this turn (pid %d) could not be ended: %v; it was not run again, to avoid running it twice at once", e.Child.PID, err), "failed", true
-			a.At = time.Now().UTC()
+			a.At = st.s.Clock.Now().UTC()
 			return a, true
 		}
 		if ended {
@@ -264,7 +269,7 @@ func (st *seat) run(ctx context.Context, m jetstream.Msg, ask Ask, e *Entry, log
 
 	record := func(stage string, change func()) error {
 		change()
-		e.Stage, e.Updated = stage, time.Now().UTC()
+		e.Stage, e.Updated = stage, st.s.Clock.Now().UTC()
 		return st.s.Journal.Save(*e)
 	}
 	t := cursor.Turn{
@@ -301,7 +306,7 @@ func (st *seat) run(ctx context.Context, m jetstream.Msg, ask Ask, e *Entry, log
 		}
 		return a, false
 	}
-	a.Submitted, a.At = e.Delivered() || err == nil, time.Now().UTC()
+	a.Submitted, a.At = e.Delivered() || err == nil, st.s.Clock.Now().UTC()
 	if err != nil {
 		a.Error, a.Kind = err.Error(), kindOf(err)
 		log.Warn().Str("event", "failed").Err(err).Msg("turn failed")

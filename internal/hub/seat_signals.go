@@ -4,10 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"os"
-	"time"
 
 	"github.com/nats-io/nats.go"
 
+	"github.com/agentctl/agentctl/internal/clock"
 	"github.com/agentctl/agentctl/mailbox"
 )
 
@@ -54,11 +54,9 @@ func (st *seat) onCancel(m *nats.Msg) {
 
 // beats tells the hub the seat is there, and what it does.
 func (st *seat) beats(ctx context.Context) {
-	t := time.NewTicker(st.s.Beat)
-	defer t.Stop()
 	for {
 		st.mu.Lock()
-		b := Beat{Agent: st.s.Agent, Machine: st.s.Machine, PID: os.Getpid(), State: "idle", Turn: st.current, Started: st.started, At: time.Now().UTC()}
+		b := Beat{Agent: st.s.Agent, Machine: st.s.Machine, PID: os.Getpid(), State: "idle", Turn: st.current, Started: st.started, At: st.s.Clock.Now().UTC()}
 		st.mu.Unlock()
 		if b.Turn != "" {
 			b.State = "working"
@@ -69,7 +67,7 @@ func (st *seat) beats(ctx context.Context) {
 		select {
 		case <-ctx.Done():
 			return
-		case <-t.C:
+		case <-clock.After(st.s.Clock, st.s.Beat):
 		}
 	}
 }
