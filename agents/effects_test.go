@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/agentctl/agentctl/devlog"
+	"github.com/agentctl/agentctl/internal/clock/clocktest"
 	"github.com/agentctl/agentctl/mailbox"
 	"github.com/agentctl/agentctl/projectboard"
 )
@@ -65,7 +66,8 @@ func TestBoardChangeOnAnInvalidBoardIsKept(t *testing.T) {
 		}
 		return block(`{"board": [{"id": "DEMO-1", "status": "review"}], "send": [{"to": "Agent-2", "body": "review it"}]}`), nil
 	}))
-	s.Heartbeat = 50 * time.Millisecond // how soon an idle runner looks at kept changes
+	clk := clocktest.New(time.Now())
+	s.Clock, s.Heartbeat = clk, time.Minute // how soon an idle runner looks at kept changes
 	s.Log = logOnFailure(t)
 	startRunner(t, s)
 	deliverTo(t, root, mailbox.Message{ID: "m1", From: "Agent-3", To: "Agent-1", Body: "do DEMO-1", TaskID: "DEMO-1"})
@@ -91,7 +93,10 @@ func TestBoardChangeOnAnInvalidBoardIsKept(t *testing.T) {
 	if err := os.WriteFile(board, good, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, 10*time.Second, "the kept change to be made", func() bool { return task(t, root, "DEMO-1").Status == "review" })
+	waitFor(t, 10*time.Second, "the kept change to be made", func() bool {
+		clk.Advance(s.Heartbeat)
+		return task(t, root, "DEMO-1").Status == "review"
+	})
 	waitFor(t, 10*time.Second, "the devlog to tell it", func() bool {
 		for _, e := range devlogOf(t, root, "Agent-1") {
 			if strings.Contains(strings.Join(e.Actions, " "), "updated task DEMO-1") {
@@ -107,7 +112,11 @@ func TestBoardChangeOnAnInvalidBoardIsKept(t *testing.T) {
 	}
 	deliverTo(t, root, mailbox.Message{ID: "m2", From: "Agent-3", To: "Agent-1", Body: "nothing to change"})
 	waitFor(t, 10*time.Second, "m2", func() bool { return counts(t, root, "Agent-1").Done == 2 })
-	time.Sleep(3 * s.Heartbeat) // idle wake-ups, each of which looks for kept changes
+	for range 3 { // idle wake-ups, each of which looks for kept changes
+		<-clk.Sleeping()
+		clk.Advance(s.Heartbeat)
+	}
+	<-clk.Sleeping() // the last one is over
 	if tk := task(t, root, "DEMO-1"); tk.Status != "blocked" {
 		t.Errorf("DEMO-1 = %s, want the person's blocked: the kept change was made again", tk.Status)
 	}

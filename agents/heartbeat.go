@@ -128,7 +128,7 @@ func (h *heartbeat) writeLocked() error {
 
 // beatDuring beats every interval until the returned stop is called.
 func (h *heartbeat) beatDuring(interval time.Duration) (stop func()) {
-	return during(interval, func() bool {
+	return during(h.clk, interval, func() bool {
 		h.beat() // a failed beat is retried at the next tick
 		return false
 	})

@@ -47,7 +47,7 @@ func (r *Runner) watchSkip(id string, cancel func()) (requested func() (mailbox.
 	}
 	stop = func() {}
 	if !look() {
-		stop = during(skipPoll, look)
+		stop = during(r.s.Clock, skipPoll, look)
 	}
 	requested = func() (mailbox.SkipRequest, bool) {
 		mu.Lock()
