@@ -2,6 +2,8 @@ module github.com/agentctl/agentctl
 
 go 1.26.0
 
+toolchain go1.27.3
+
 require (
 	github.com/atotto/clipboard v0.1.4
 	github.com/charmbracelet/bubbletea v1.3.10
