@@ -260,6 +260,9 @@ guardrails:
 #   url: nats://desk-1:4222        # how the other machines reach it
 #   user: swarm                    # with password_file: the password alone, mode 600
 #   password_file: hub/password
+#   # nkey_seed_file: hub/seed.nk  # instead of user and password: the nkey seed (SU...) every machine signs with, mode 600
+#   # nkey: U...                   # or only the public key the hub accepts, on a hub without the seed
+#   # creds_file: hub/swarm.creds  # an external cluster's .creds file (accounts and JWTs)
 #   tls: {cert: hub/tls/desk-1.pem, key: hub/tls/desk-1-key.pem, ca: hub/tls/ca.pem}
 #   store: {{.H.Store}}           # the embedded server's JetStream folder
 #   replicas: {{.H.Replicas}}                    # servers keeping each stream, 1 to 5

@@ -91,7 +91,8 @@
 // never pastes again and still refuses the previous reply.
 //
 // The package never reads configuration files (it gets config values), never
-// touches mailboxes, writes only under the sessions folder it is given, and
+// touches mailboxes, writes only under the sessions and locks folders it is
+// given (the desktop input lock and the record of its holder), and
 // never sends a key or click to a window or page it has not just confirmed
 // as the agent's own.
 //

@@ -4,7 +4,7 @@
 // Every event is one entry, written with a single O_APPEND write of the
 // whole entry, so entries from several processes never interleave and a
 // reader never needs a lock. Nothing here ever rewrites or truncates a
-// devlog; rotating one away is the user's business, and Follow keeps
+// devlog; rotating one away is the user's business, and a Follower keeps
 // following across it.
 //
 // An entry is a "## " header line with the time, agent, message id and

@@ -22,7 +22,7 @@ Usage: agentctl cursor launch AGENT [--port N] [--folder DIR] [-- PATH [ARGS...]
 Starts Cursor for AGENT's cdp seat (driver: cdp): a Cursor of its own (its
 own profile, <root>/cursor/AGENT/profile, so it is a separate instance and
 not a window of one already running), with its DevTools port open on
-loopback (the port of the agent's cdp.endpoint, else --port, else 9222),
+loopback (--port, else the port of the agent's cdp.endpoint, else 9222),
 showing DIR (default <root>/workspaces/AGENT, whose name puts the agent's
 name in the window title). PATH is Cursor's program when it is not the
 usual one ('cursor' on PATH; /Applications/Cursor.app/Contents/MacOS/Cursor

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -145,7 +146,7 @@ func TestSkipCutsTheTurnOfARunningRunnerAndRetryBringsTheMessageBack(t *testing.
 
 	runner := exec.Command("agentctl", "--root", root, "run", "Agent-1", "--log-format", "json", "--", "sh", script)
 	runner.Env = append(os.Environ(), "DIR="+dir)
-	var runnerLog bytes.Buffer
+	var runnerLog lockedBuffer // written by the runner while the test reads it
 	runner.Stderr = &runnerLog
 	if err := runner.Start(); err != nil {
 		t.Fatal(err)
@@ -193,9 +194,7 @@ func TestSkipCutsTheTurnOfARunningRunnerAndRetryBringsTheMessageBack(t *testing.
 	if !bytes.Contains(devlog, []byte("skipped")) || !bytes.Contains(devlog, []byte("skipped by a person: stuck")) {
 		t.Errorf("devlog:\n%s", devlog)
 	}
-	if !strings.Contains(runnerLog.String(), `"event":"skipped"`) {
-		t.Errorf("the runner did not log the skip")
-	}
+	await(t, "the runner to log the skip", func() bool { return strings.Contains(runnerLog.String(), `"event":"skipped"`) })
 
 	// Brought back, the message is worked again and completes.
 	if err := os.WriteFile(filepath.Join(dir, "fast"), nil, 0o600); err != nil {
@@ -263,4 +262,23 @@ func TestSkipWithoutARunnerSettlesTheClaimItself(t *testing.T) {
 	if len(pending) != 1 || !strings.Contains(pending[0].Message.Body, "skipped by a person: agent crashed") {
 		t.Errorf("Agent-2's inbox = %+v", pending)
 	}
+}
+
+// lockedBuffer is a bytes.Buffer that a child process writes to while the
+// test reads it.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }

@@ -1,9 +1,12 @@
 //go:build linux
 
-// Package chromium starts Debian's Chromium headless with a DevTools port
-// on loopback and opens pages in it: the app a cdp seat drives, for tests
-// and stand-ins. It owns the browser process and its throwaway profile,
-// and never touches a display or a browser it did not start.
+// Package chromium starts Debian's Chromium with a DevTools port on
+// loopback and opens pages in it: the app a cdp seat drives, for tests and
+// stand-ins. Start runs it headless, on no display at all; StartShown
+// shows its windows on the display DISPLAY names (a private Xvfb in
+// tests), for a page that copies to the desktop's clipboard. It owns the
+// browser process and its throwaway profile, and never touches a browser
+// it did not start.
 package chromium
 
 import (

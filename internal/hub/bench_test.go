@@ -180,7 +180,7 @@ func newBenchSwarm(b *testing.B, n int, remote bool) *benchSwarm {
 		}
 	}
 	for _, a := range sw.agents {
-		var d cursor.Driver = benchCommand(b)
+		d := benchCommand(b)
 		if remote {
 			hd, err := hub.NewDriver(ctx, hubConn, a, zerolog.Nop())
 			if err != nil {

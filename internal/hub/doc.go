@@ -44,5 +44,7 @@
 // reads agentctl.yaml (the command hands down plain settings), never
 // touches a window except through the cursor.Driver it is given, and
 // writes in the runtime folder only through package mailbox, its journal
-// (seats/AGENT/), hub/seats.json and hub/undeliverable/.
+// (seats/AGENT/), hub/seats.json, hub/undeliverable/ and the embedded
+// server's store (ServerSettings.StoreDir, hub/jetstream unless hub.store
+// names another folder).
 package hub

@@ -34,10 +34,19 @@ func streamConfigs(replicas int) []jetstream.StreamConfig {
 // EnsureStreams creates the swarm's streams, or updates them to replicas.
 // The hub calls it; seats only wait for the streams (WaitStreams), so that
 // a seat with different settings never reshapes them.
+//
+// A stream that already has its shape is left alone: the server takes a
+// create of the same configuration as a no-op, and only a stream of
+// another shape is updated. Updating it at every start would rewrite its
+// store while seats make their consumers on it, which the NATS server
+// (2.15) does without holding the lock those read.
 func EnsureStreams(ctx context.Context, js jetstream.JetStream, replicas int) error {
 	for _, cfg := range streamConfigs(replicas) {
 		if err := retry(ctx, func() error {
-			_, err := js.CreateOrUpdateStream(ctx, cfg)
+			_, err := js.CreateStream(ctx, cfg)
+			if errors.Is(err, jetstream.ErrStreamNameAlreadyInUse) {
+				_, err = js.UpdateStream(ctx, cfg)
+			}
 			return err
 		}); err != nil {
 			return fmt.Errorf("cannot create stream %s: %w", cfg.Name, err)

@@ -87,11 +87,16 @@ func NewFeed(root string, cfg config.Config, opts FeedOptions) (*Feed, error) {
 
 func one(name string) map[string]bool { return map[string]bool{name: true} }
 
-// watchAll watches the folders whose changes show: mailbox folders (not
-// the archive's day folders: a message reaches the archive by leaving
-// processing/, which is watched), devlogs, boards, locks and, with remote
-// agents, the hub's record of their seats. Folders that
-// do not exist yet are watched through their parent.
+// watchAll watches the folders whose changes show: mailbox folders and
+// the newest day folder of each archive, devlogs, boards, locks and, with
+// remote agents, the hub's record of their seats. Folders that do not
+// exist yet are watched through their parent.
+//
+// A runner's message reaches the archive by leaving processing/, its
+// receipt last, but one a person settles (reply, drop, approve) moves
+// from inbox/ into the day folder and gets its receipt written there
+// last: only the day folder sees that. Older day folders take nothing
+// new, so they go unwatched, however long the archive.
 func (f *Feed) watchAll() {
 	root := f.reader.Root
 	f.watch(root, Changed{All: true})
@@ -102,6 +107,9 @@ func (f *Feed) watchAll() {
 		for _, sub := range []string{mailbox.InboxDir, mailbox.ProcessingDir, mailbox.DeadletterDir, mailbox.ArchiveDir} {
 			f.watch(filepath.Join(dir, sub), Changed{Mailbox: one(name)})
 		}
+		if day := newestDay(filepath.Join(dir, mailbox.ArchiveDir)); day != "" {
+			f.watch(day, Changed{Mailbox: one(name)})
+		}
 	}
 	f.watch(devlog.Dir(root), Changed{})
 	f.watch(projectboard.Dir(root), Changed{Board: true})
@@ -109,6 +117,17 @@ func (f *Feed) watchAll() {
 	if len(f.reader.Cfg.RemoteAgents()) > 0 {
 		f.watch(filepath.Dir(hub.SeatsFile(root)), Changed{Seats: true})
 	}
+}
+
+// newestDay is the archive's last day folder (they sort by name), or "".
+func newestDay(archive string) string {
+	entries, _ := os.ReadDir(archive)
+	for i := len(entries) - 1; i >= 0; i-- {
+		if entries[i].IsDir() && !strings.HasPrefix(entries[i].Name(), ".") {
+			return filepath.Join(archive, entries[i].Name())
+		}
+	}
+	return ""
 }
 
 func (f *Feed) watch(dir string, ch Changed) {
