@@ -39,7 +39,7 @@ func (g *GUI) Run(ctx context.Context, t Turn) (string, error) {
 			return "", err
 		}
 		st = decodeState(t.ResumeState)
-		if !st.PrevKnown {
+		if !st.PrevKnown && g.checkKeys == nil {
 			g.logf("resuming without a record of the chat before the prompt: only an empty copy or the prompt itself is refused")
 		}
 	} else {
@@ -87,7 +87,7 @@ func (g *GUI) await(ctx context.Context, w windowID, prompt string, st turnState
 		}
 		why := st.stale(prompt, got)
 		if why == "" && g.checkKeys != nil {
-			if err := checkTranscript(got, transcript, pasted); err != nil {
+			if err := checkAgainstTranscript(got, transcript, pasted); err != nil {
 				// The model has finished, so a second look rarely
 				// differs; a few are taken for a chat still catching up,
 				// then the copy is refused rather than passed on.
@@ -148,12 +148,16 @@ func (g *GUI) send(ctx context.Context, t Turn) (w windowID, st turnState, err e
 			return w, st, g.watchError(ctx, err)
 		}
 	}
-	prev, err := s.copyBy(ctx, g.copyKeys, "copy")
-	if err != nil && !isNothingCopied(err) {
-		return w, st, err
+	if g.checkKeys == nil {
+		// Without the chat's transcript, only a copy of the reply before
+		// tells the new one from it.
+		prev, err := s.copyBy(ctx, g.copyKeys, "copy")
+		if err != nil && !isNothingCopied(err) {
+			return w, st, err
+		}
+		st.Prev, st.PrevKnown = fingerprintText(prev), true
+		g.logf("before the prompt, the copy action gives %d bytes", len(prev))
 	}
-	st.Prev, st.PrevKnown = fingerprintText(prev), true
-	g.logf("before the prompt, the copy action gives %d bytes", len(prev))
 
 	text, notes := composedPrompt(g.win.Composer, t.Prompt)
 	for _, n := range notes {
