@@ -40,5 +40,8 @@ type desktop interface {
 	// move puts the mouse pointer at p without clicking.
 	move(p image.Point) error
 	key(c chord) error
+	// capture returns the pixels of r on the screen, to compare with
+	// another capture of the same rectangle.
+	capture(r image.Rectangle) ([]byte, error)
 	close()
 }

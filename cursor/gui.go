@@ -13,8 +13,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/kbinani/screenshot"
-
 	"github.com/agentctl/agentctl/config"
 )
 
@@ -176,11 +174,11 @@ func (g *GUI) look(w windowID, withInput bool) (look, error) {
 	}
 	var l look
 	r := g.win.Reply
-	if l.reply, err = capture(rectAt(origin, r.X, r.Y, r.W, r.H)); err != nil {
+	if l.reply, err = g.d.capture(rectAt(origin, r.X, r.Y, r.W, r.H)); err != nil {
 		return look{}, err
 	}
 	if b := g.win.Busy; b != nil {
-		if l.busy, err = capture(around(origin, b.X, b.Y, busySide, busySide)); err != nil {
+		if l.busy, err = g.d.capture(around(origin, b.X, b.Y, busySide, busySide)); err != nil {
 			return look{}, err
 		}
 	}
@@ -196,7 +194,7 @@ func (g *GUI) look(w windowID, withInput bool) (look, error) {
 			in = in.Intersect(bounds)
 		}
 		if !in.Empty() {
-			if l.input, err = capture(in); err != nil {
+			if l.input, err = g.d.capture(in); err != nil {
 				return look{}, err
 			}
 		}
@@ -236,15 +234,6 @@ func (g *GUI) origin(w windowID) (image.Point, error) {
 		return image.Point{}, fmt.Errorf("cannot get the window's position: %w", err)
 	}
 	return b.Min, nil
-}
-
-// capture screenshots a region and returns its pixels.
-func capture(r image.Rectangle) ([]byte, error) {
-	img, err := screenshot.Capture(r.Min.X, r.Min.Y, r.Dx(), r.Dy())
-	if err != nil {
-		return nil, fmt.Errorf("cannot take a screenshot of the chat: %w", err)
-	}
-	return img.Pix, nil
 }
 
 func (g *GUI) logf(format string, args ...any) {
