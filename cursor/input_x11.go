@@ -5,8 +5,10 @@ package cursor
 import (
 	"fmt"
 	"image"
+	"time"
 
 	robotgo "github.com/go-vgo/robotgo/x11"
+	"github.com/jezek/xgb/xfixes"
 	"github.com/jezek/xgb/xproto"
 	"github.com/jezek/xgb/xtest"
 )
@@ -19,6 +21,10 @@ import (
 // through robotgo, which maps it to a spare keycode first.
 type x11Input struct {
 	keycodes map[uint32]xproto.Keycode // keysym → keycode, from the first column
+	xfixes   bool                      // the server tells which cursor it shows
+
+	clicked      uint32 // the cursor shown where the last click went
+	clickedKnown bool   // a click not yet known to have reached the app
 }
 
 // X keysyms of the keys a chord names (see keyNames and modifierNames).
@@ -61,6 +67,10 @@ func (d *x11Desktop) initInput() error {
 	m, err := xproto.GetKeyboardMapping(c, setup.MinKeycode, n).Reply()
 	if err != nil {
 		return fmt.Errorf("cannot read the keyboard map: %w", err)
+	}
+	if xfixes.Init(c) == nil {
+		_, err := xfixes.QueryVersion(c, 5, 0).Reply()
+		d.in.xfixes = err == nil
 	}
 	d.in.keycodes = map[uint32]xproto.Keycode{}
 	per := int(m.KeysymsPerKeycode)
@@ -112,15 +122,77 @@ func (d *x11Desktop) key(c chord) error {
 
 func (d *x11Desktop) click(p image.Point) error {
 	conn, root := d.xu.Conn(), d.xu.RootWin()
-	xtest.FakeInput(conn, xproto.MotionNotify, 0, 0, root, int16(p.X), int16(p.Y), 0)
+	if err := d.pointTo(p); err != nil {
+		return err
+	}
+	d.in.clicked, d.in.clickedKnown = d.cursorSerial()
 	xtest.FakeInput(conn, xproto.ButtonPress, 1, 0, root, 0, 0, 0)
 	xtest.FakeInput(conn, xproto.ButtonRelease, 1, 0, root, 0, 0, 0)
 	return d.sync()
 }
 
+// pointTo moves the pointer to p and returns once the app under it has
+// taken the move, which it shows by setting its cursor there (a text
+// box's I-beam), or after pointerSettle where the cursor stays the same.
+func (d *x11Desktop) pointTo(p image.Point) error {
+	conn, root := d.xu.Conn(), d.xu.RootWin()
+	if q, err := xproto.QueryPointer(conn, root).Reply(); err == nil && int(q.RootX) == p.X && int(q.RootY) == p.Y {
+		return nil
+	}
+	before, known := d.cursorSerial()
+	xtest.FakeInput(conn, xproto.MotionNotify, 0, 0, root, int16(p.X), int16(p.Y), 0)
+	if err := d.sync(); err != nil || !known {
+		return err
+	}
+	d.cursorLeaves(before)
+	return nil
+}
+
+// cursorLeaves waits up to pointerSettle for the server to show another
+// cursor than serial.
+func (d *x11Desktop) cursorLeaves(serial uint32) {
+	for deadline := time.Now().Add(pointerSettle); time.Now().Before(deadline); time.Sleep(2 * time.Millisecond) {
+		if now, _ := d.cursorSerial(); now != serial {
+			return
+		}
+	}
+}
+
+// pointerSettle bounds waiting for an app to show it took a pointer move.
+// Chromium holds mouse events behind a pending move until its next frame
+// while keys go ahead.
+const pointerSettle = 100 * time.Millisecond
+
+// cursorSerial names the cursor the server shows now (XFixes).
+func (d *x11Desktop) cursorSerial() (uint32, bool) {
+	if !d.in.xfixes {
+		return 0, false
+	}
+	r, err := xfixes.GetCursorImage(d.xu.Conn()).Reply()
+	if err != nil {
+		return 0, false
+	}
+	return r.CursorSerial, true
+}
+
+// move puts the pointer at p. After a click it returns once the app took
+// the click: Chromium delivers a click to the page at its next frame, after
+// keys pressed meanwhile, so that its focus undid theirs (a click into VS
+// Code's input box refocused it after Ctrl+Up had moved to the last
+// reply). Mouse events reach the page in order, so the app showing its
+// cursor for p (the pointer left the clicked text box's I-beam) tells the
+// click went before; where the cursor stays the same, move waits
+// pointerSettle.
 func (d *x11Desktop) move(p image.Point) error {
 	xtest.FakeInput(d.xu.Conn(), xproto.MotionNotify, 0, 0, d.xu.RootWin(), int16(p.X), int16(p.Y), 0)
-	return d.sync()
+	if err := d.sync(); err != nil {
+		return err
+	}
+	if d.in.clickedKnown {
+		d.in.clickedKnown = false
+		d.cursorLeaves(d.in.clicked)
+	}
+	return nil
 }
 
 // sync returns once the server has taken every request sent before: a
