@@ -6,8 +6,8 @@
 // machine, answered by scripted replies instead of a model. It owns the
 // code-server process and its throwaway folders (profile, extensions,
 // workspace, and a home of its own, so nothing is written into the
-// user's), and never opens a browser itself: callers open URL in the
-// Chromium they drive.
+// user's). Callers open URL in the Chromium they drive, or have OpenWindow
+// show it in a Chromium window of its own on the display, for a GUI seat.
 //
 // code-server listens on loopback without a password, as a test fixture
 // only; scripts/codeserver installs it.
