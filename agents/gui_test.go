@@ -58,9 +58,12 @@ func TestGUIFlow(t *testing.T) {
 // usePrivateDisplay starts a private X display for the test and points
 // this process at it, before any X connection exists: robotgo caches its
 // first one.
-func usePrivateDisplay(t *testing.T) {
+func usePrivateDisplay(t *testing.T) { usePrivateDisplayWith(t, xvfb.Options{}) }
+
+// usePrivateDisplayWith is usePrivateDisplay with the display's options.
+func usePrivateDisplayWith(t *testing.T, o xvfb.Options) {
 	t.Helper()
-	d, err := xvfb.Start(context.Background(), xvfb.Options{})
+	d, err := xvfb.Start(context.Background(), o)
 	if err != nil {
 		t.Fatalf("cannot start the private X display: %v", err)
 	}

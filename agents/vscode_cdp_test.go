@@ -40,7 +40,14 @@ func TestVSCodeChatWholeLoop(t *testing.T) {
 		t.Skip("starts code-server and Chromium")
 	}
 	codeserver.Need(t)
-	seat := startVSCodeSeat(t, vscodeReplies(t))
+	runVSCodeWholeLoop(t, startVSCodeSeat(t, vscodeReplies(t)), true)
+}
+
+// runVSCodeWholeLoop delivers the messages to Agent-1 on seat, runs its
+// runner until every one has settled, and checks each against what the
+// chat recorded. withEnds adds the replies VS Code ends in an error or a
+// cancel, which the seat must tell from finished ones.
+func runVSCodeWholeLoop(t *testing.T, seat *vscodeSeat, withEnds bool) {
 	clock := clocktest.New(time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC))
 	s := seat.settings(clock)
 	if os.Getenv("AGENTS_TEST_LOG") == "" {
@@ -61,17 +68,21 @@ func TestVSCodeChatWholeLoop(t *testing.T) {
 		plain("progress", "done", answered, false),
 		plain("bursty", "done", split, true),
 		plain("slow", "done", split, true),
-		{msg: plain("error", "", "", false).msg, deadBecause: "The model is overloaded; try again later."},
-		{msg: plain("cancelled", "", "", false).msg, deadBecause: "cancel"},
+	}
+	if withEnds {
+		cases = append(cases,
+			vscodeCase{msg: plain("error", "", "", false).msg, deadBecause: "The model is overloaded; try again later."},
+			vscodeCase{msg: plain("cancelled", "", "", false).msg, deadBecause: "cancel"})
+	}
+	cases = append(cases,
 		plain("long", "done", "Reviewed the whole parser for {{id}}.", false),
-		{msg: mailbox.Message{ID: "vs-task", From: "human", To: "Agent-1", Type: "task", Priority: mailbox.High,
+		vscodeCase{msg: mailbox.Message{ID: "vs-task", From: "human", To: "Agent-1", Type: "task", Priority: mailbox.High,
 			Subject: "VS-1: split the parser", TaskID: "VS-1", Body: "Split it in two.\nvscodechat:task"},
 			outcome: "done", devlog: "Split the parser for {{id}}; VS-1 in review."},
-		{msg: mailbox.Message{ID: "vs-board-task", From: "Agent-1", To: "Agent-1", Type: typeBoardTask,
+		vscodeCase{msg: mailbox.Message{ID: "vs-board-task", From: "Agent-1", To: "Agent-1", Type: typeBoardTask,
 			Subject: "VS-2: Document the parser", TaskID: "VS-2",
 			Body: "Your runner took VS-2 from the board parser.yaml for you (it was todo, yours, and everything it depends on is done)."},
-			outcome: "done", devlog: "Documented the parser for {{id}}."},
-	}
+			outcome: "done", devlog: "Documented the parser for {{id}}."})
 	boardBefore := map[string]projectboard.Task{"VS-1": task(t, seat.root, "VS-1"), "VS-2": task(t, seat.root, "VS-2")}
 	for i, c := range cases {
 		c.msg.CreatedAt = clock.Now().Add(time.Duration(i) * time.Second) // claimed in this order

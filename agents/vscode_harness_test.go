@@ -39,15 +39,9 @@ const vscodeTitle = "Agent-1 — VS Code chat"
 // cursor.New as `agentctl run` does.
 func startVSCodeSeat(t *testing.T, replies string) *vscodeSeat {
 	t.Helper()
-	command := codeserver.Need(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute) // code-server's start is slow on a loaded machine
 	defer cancel()
-	s, err := codeserver.Start(ctx, command, codeserver.Options{Dir: t.TempDir(),
-		Fixture: filepath.Join(repoRoot(), "fixtures", "vscodechat"), Title: vscodeTitle, Replies: []string{replies}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(s.Stop)
+	s := startCodeServer(t, ctx, replies)
 	b, err := chromium.Start(ctx, t.TempDir())
 	if err != nil {
 		t.Fatal(err)
@@ -59,20 +53,35 @@ func startVSCodeSeat(t *testing.T, replies string) *vscodeSeat {
 	if err := s.WaitChat(ctx, b.Endpoint, vscodeTitle); err != nil {
 		t.Fatal(err)
 	}
-
-	root := t.TempDir()
-	yaml := fmt.Sprintf(`agents:
-  - name: Agent-1
-    driver: cdp
+	return newVSCodeRuntime(t, s, fmt.Sprintf(`    driver: cdp
     cdp:
       profile: vscode
       endpoint: %s
       target: '^%s$'
-  - name: Agent-2
-people: [human]
-gui:
-  turn_timeout: 6m
-`, b.Endpoint, regexp.QuoteMeta(vscodeTitle))
+`, b.Endpoint, regexp.QuoteMeta(vscodeTitle)), "gui:\n  turn_timeout: 6m\n")
+}
+
+// startCodeServer starts code-server with the fixture's participant and
+// replies, titled vscodeTitle.
+func startCodeServer(t *testing.T, ctx context.Context, replies string) *codeserver.Server {
+	t.Helper()
+	command := codeserver.Need(t)
+	s, err := codeserver.Start(ctx, command, codeserver.Options{Dir: t.TempDir(),
+		Fixture: filepath.Join(repoRoot(), "fixtures", "vscodechat"), Title: vscodeTitle, Replies: []string{replies}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(s.Stop)
+	return s
+}
+
+// newVSCodeRuntime writes the runtime's agentctl.yaml, Agent-1 configured
+// by seat (its lines after the name) and gui the file's gui section, reads
+// it back, and makes the mailboxes, the board and Agent-1's driver.
+func newVSCodeRuntime(t *testing.T, s *codeserver.Server, seat, gui string) *vscodeSeat {
+	t.Helper()
+	root := t.TempDir()
+	yaml := "agents:\n  - name: Agent-1\n" + seat + "  - name: Agent-2\npeople: [human]\n" + gui
 	if err := os.WriteFile(config.Path(root), []byte(yaml), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -98,6 +107,9 @@ gui:
 	d, err := cursor.New(agent, cfg.GUI, cursor.Options{LockDir: cursor.LockDir(root), Agent: agent.Name})
 	if err != nil {
 		t.Fatal(err)
+	}
+	if c, ok := d.(interface{ Close() }); ok {
+		t.Cleanup(c.Close)
 	}
 	return &vscodeSeat{server: s, root: root, cfg: cfg, driver: d}
 }

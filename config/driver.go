@@ -35,15 +35,18 @@ type Window struct {
 	// chords pressed in turn to copy the reply, such as [ctrl+a, ctrl+c].
 	Copy     *Point   `yaml:"copy,omitempty"`
 	CopyKeys []string `yaml:"copy_keys,omitempty"`
-	// CopyFromInput clicks the input box before CopyKeys and CheckKeys, so
-	// they start from the composer whatever had the focus: VS Code's
-	// Ctrl+Up then focuses the last reply, however tall it is.
+	// CopyFromInput clicks the input box before CopyKeys, so they start
+	// from the composer whatever had the focus: VS Code's Ctrl+Up then
+	// focuses the last reply, however tall it is.
 	CopyFromInput bool `yaml:"copy_from_input,omitempty"`
 	// CheckKeys, if set, copy the whole chat as text (VS Code: the last
-	// reply's context menu, "Copy All"), a second reading that each copied
-	// reply is checked against: the copy must hold, in order, every word of
-	// the transcript's answer to the prompt, so a code block's copy, a cut
-	// reply or the previous reply is refused.
+	// reply's context menu, "Copy All"), pressed right after CopyKeys from
+	// where they left the keyboard: a second reading that each copied
+	// reply is checked against. The copy must hold, in order, every word
+	// of the transcript's answer to the prompt, and be exactly the last
+	// turn of the transcript, right after the prompt's, so a code block's
+	// copy, a cut reply or the previous reply is refused, and the reply
+	// is told new without a copy before the prompt.
 	CheckKeys []string `yaml:"check_keys,omitempty"`
 	// Composer says what the input box does to a pasted prompt: "plain"
 	// (the default: nothing) or "monaco" (a Monaco editor, as in VS Code:

@@ -23,9 +23,12 @@ func WindowProfile(name string) (Window, bool) {
 // height and never a code block's copy button: from the composer, Ctrl+Up
 // focuses the last reply, the context-menu key opens its menu, whose first
 // item "Copy" copies the reply's Markdown source and whose second, "Copy
-// All", the whole chat as "name: text" turns. Home does not move in that
-// menu, so the driver keeps the mouse pointer off it (an item under the
-// pointer takes the keyboard's place).
+// All", the whole chat as "name: text" turns. The menu takes the keyboard
+// at once (a click on an item counts only 100 ms after it opens). Home does
+// not move in that menu, so the driver keeps the mouse pointer off it (an
+// item under the pointer takes the keyboard's place). The check keys follow
+// the copy's from the reply, where the menu gives the focus back and where
+// Ctrl+Up leaves it.
 func VSCodeWindow() Window {
 	return Window{
 		Profile:       ProfileVSCode,

@@ -71,3 +71,40 @@ func checkTranscript(copied, transcript, prompt string) error {
 	}
 	return nil
 }
+
+// checkAgainstTranscript runs both checks of a copied reply against the
+// chat's transcript: the words of the answer to prompt, then its place as
+// the chat's last turn.
+func checkAgainstTranscript(copied, transcript, prompt string) error {
+	if err := checkTranscript(copied, transcript, prompt); err != nil {
+		return err
+	}
+	return checkLatest(copied, transcript, prompt)
+}
+
+// checkLatest proves that copied is the chat's last turn and that it
+// answers prompt, from the whole transcript as VS Code's "Copy All" gives
+// it (its last turn is exactly what the reply's "Copy" gives, after
+// "name: "): the transcript must end with the prompt's turn, a blank line,
+// a speaker's "name: " and copied. So the reply is told new without a copy
+// of the one before the prompt: a copy of an earlier reply, or of this one
+// before the app had all of it, is not what ends the transcript taken after
+// it.
+func checkLatest(copied, transcript, prompt string) error {
+	before, ok := strings.CutSuffix(transcript, copied)
+	if !ok {
+		return fmt.Errorf("the copy (%d bytes) is not how the chat's transcript ends, so it is not the chat's last reply", len(copied))
+	}
+	i := strings.LastIndex(before, "\n\n")
+	if i < 0 {
+		return fmt.Errorf("the chat's transcript shows no turn before the copy")
+	}
+	label, ok := strings.CutSuffix(before[i+2:], ": ")
+	if !ok || strings.Contains(label, "\n") {
+		return fmt.Errorf("the copy does not start a turn of the chat's transcript, so it is not the chat's last reply")
+	}
+	if p := strings.TrimSpace(prompt); p == "" || !strings.HasSuffix(strings.TrimRight(before[:i], " \t\n"), p) {
+		return fmt.Errorf("the turn before the copied reply in the chat's transcript is not the prompt, so the reply does not answer it")
+	}
+	return nil
+}

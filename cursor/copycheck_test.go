@@ -66,6 +66,42 @@ func TestCheckTranscript(t *testing.T) {
 	}
 }
 
+// A reply is told new by its place in the transcript: the chat's last
+// turn, right after the prompt's.
+func TestCheckLatest(t *testing.T) {
+	prev := "I read the message and have nothing to add.\n\n- It needs no change.\n"
+	reply := "Parser split, as asked in\n\nMessage-ID: m-2\nvscodechat:markdown\n\nDone; over to review.\n"
+	prompt := "Message-ID: m-2\nvscodechat:markdown\n"
+	transcript := ": Message-ID: m-1\nvscodechat:noblock\n\nScripted model: " + prev + "\n\n: " + prompt + "\n\nScripted model: " + reply
+	if err := checkLatest(reply, transcript, prompt); err != nil {
+		t.Errorf("the reply, quoting its prompt, was refused: %v", err)
+	}
+	for name, c := range map[string]struct{ copied, transcript, want string }{
+		"the reply before":            {prev, transcript, "not how the chat's transcript ends"},
+		"a cut reply":                 {reply[:len(reply)/2], transcript, "not how the chat's transcript ends"},
+		"the reply's last paragraph":  {"Done; over to review.\n", transcript, "does not start a turn"},
+		"the reply to another prompt": {prev, ": Message-ID: m-1\nvscodechat:noblock\n\nScripted model: " + prev, "is not the prompt"},
+		"a transcript of one turn":    {reply, "Scripted model: " + reply, "no turn before"},
+	} {
+		if err := checkLatest(c.copied, c.transcript, prompt); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("%s: %v, want it refused saying %q", name, err, c.want)
+		}
+	}
+
+	// The reply before holds every word of a shorter answer, in order:
+	// the words check passes it, its place does not.
+	transcript = ": m-1\n\nScripted model: Done.\n\nDone.\n\n: m-2\n\nScripted model: Done.\n"
+	if err := checkTranscript("Done.\n\nDone.\n", transcript, "m-2"); err != nil {
+		t.Fatalf("the words check: %v", err)
+	}
+	if err := checkAgainstTranscript("Done.\n\nDone.\n", transcript, "m-2"); err == nil || !strings.Contains(err.Error(), "not how") {
+		t.Errorf("the reply before, holding the answer's words, was not refused: %v", err)
+	}
+	if err := checkAgainstTranscript("Done.\n", transcript, "m-2"); err != nil {
+		t.Errorf("the reply was refused: %v", err)
+	}
+}
+
 func TestComposedPrompt(t *testing.T) {
 	in := "  \tMessage-ID: m-1\r\nline\rend\n"
 	if got, notes := composedPrompt("", in); got != in || notes != nil {

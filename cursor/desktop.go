@@ -37,8 +37,13 @@ type desktop interface {
 	// pointer is where the mouse pointer is.
 	pointer() (image.Point, error)
 	click(p image.Point) error
-	// move puts the mouse pointer at p without clicking.
+	// move puts the mouse pointer at p without clicking. After a click it
+	// returns once the app has taken the click, where the platform can
+	// tell (a key pressed before may reach the app first).
 	move(p image.Point) error
 	key(c chord) error
+	// capture returns the pixels of r on the screen, to compare with
+	// another capture of the same rectangle.
+	capture(r image.Rectangle) ([]byte, error)
 	close()
 }

@@ -3,4 +3,4 @@
 package cursor
 
 // Desktop names the desktop control this build has, for `agentctl version`.
-const Desktop = "X11 (pure Go: robotgo's XTEST backend and EWMH; no cgo)"
+const Desktop = "X11 (pure Go: XTEST and EWMH over the X protocol; no cgo)"

@@ -5,6 +5,7 @@ package cursor
 import (
 	"context"
 	"errors"
+	"fmt"
 	"image"
 	"regexp"
 	"syscall"
@@ -12,6 +13,7 @@ import (
 	"unsafe"
 
 	robotgo "github.com/go-vgo/robotgo/win"
+	"github.com/kbinani/screenshot"
 	"golang.org/x/sys/windows"
 )
 
@@ -137,4 +139,12 @@ func (winDesktop) key(c chord) error {
 		mods[i] = m
 	}
 	return robotgo.KeyTap(c.key, mods...)
+}
+
+func (winDesktop) capture(r image.Rectangle) ([]byte, error) {
+	img, err := screenshot.Capture(r.Min.X, r.Min.Y, r.Dx(), r.Dy())
+	if err != nil {
+		return nil, fmt.Errorf("cannot take a screenshot of the chat: %w", err)
+	}
+	return img.Pix, nil
 }

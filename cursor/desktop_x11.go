@@ -25,9 +25,10 @@ var errNoBounds = errors.New("window bounds unknown")
 
 // x11Desktop finds and confirms windows through EWMH (robotgo's pid-based
 // lookups abort on windows without _NET_WM_PID) and sends input through
-// robotgo's pure-Go XTEST backend.
+// XTEST (input_x11.go).
 type x11Desktop struct {
 	xu *xgbutil.XUtil
+	in x11Input
 }
 
 func openDesktop() (desktop, error) {
@@ -46,7 +47,12 @@ func openDesktop() (desktop, error) {
 		xu.Conn().Close()
 		return nil, fmt.Errorf("%w: no EWMH window manager runs on display %s, so windows cannot be found or confirmed", ErrGUIUnavailable, os.Getenv("DISPLAY"))
 	}
-	return &x11Desktop{xu: xu}, nil
+	d := &x11Desktop{xu: xu}
+	if err := d.initInput(); err != nil {
+		xu.Conn().Close()
+		return nil, fmt.Errorf("%w: %v", ErrGUIUnavailable, err)
+	}
+	return d, nil
 }
 
 func (d *x11Desktop) close() {
@@ -164,22 +170,4 @@ func (d *x11Desktop) pointer() (image.Point, error) {
 		return image.Point{}, err
 	}
 	return image.Pt(int(q.RootX), int(q.RootY)), nil
-}
-
-func (d *x11Desktop) click(p image.Point) error {
-	robotgo.Move(p.X, p.Y)
-	return robotgo.Click("left")
-}
-
-func (d *x11Desktop) move(p image.Point) error {
-	robotgo.Move(p.X, p.Y)
-	return nil
-}
-
-func (d *x11Desktop) key(c chord) error {
-	mods := make([]any, len(c.mods))
-	for i, m := range c.mods {
-		mods[i] = m
-	}
-	return robotgo.KeyTap(c.key, mods...)
 }

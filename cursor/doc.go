@@ -12,12 +12,16 @@
 //     holds the keyboard focus before every single keystroke or click: text
 //     with a newline pasted into a terminal runs as a command;
 //  4. press the copy button once, to learn what it gives before this turn
-//     (the previous reply), and note how the busy indicator looks at rest;
+//     (the previous reply), unless check keys (below) tell a reply new by
+//     the transcript; and note how the busy indicator looks at rest;
 //  5. click the input box, paste the prompt (after confirming the clipboard
 //     holds it), wait for the paste to show, press the submit key, and prove
 //     the submission by any sign the chat shows (the input box emptying, the
 //     busy indicator changing, the transcript changing), pressing the key
-//     once more if there is none;
+//     once more if there is none. A Monaco composer (VS Code's) takes a
+//     paste only once its handlers ran: there the driver copies the
+//     composer's own text (select all, copy) until it is the prompt, pasting
+//     again if not, before the submit key;
 //  6. restore the clipboard and release the lock while the model works,
 //     watching the busy indicator and the reply region with screenshots
 //     until the model has finished: the indicator back at rest and the chat
@@ -31,9 +35,23 @@
 //     Ctrl+Up to the last reply, its context menu, "Copy") find the last
 //     reply whatever its height, and simply copy again a moment later.
 //     With window.check_keys the driver also copies the whole chat (VS
-//     Code's "Copy All") and refuses a copy lacking words of the chat's
-//     answer to the prompt (checkTranscript): a code block's copy, a cut
-//     reply or the reply before is never passed on.
+//     Code's "Copy All", from where the copy keys left the keyboard) and
+//     refuses a copy lacking words of the chat's answer to the prompt, or
+//     that is not exactly how the transcript ends right after the prompt
+//     (checkTranscript, checkLatest): a code block's copy, a cut reply or
+//     the reply before is never passed on. Such a copy is taken as soon as
+//     the busy indicator rests once the model was seen working, and kept
+//     only if the indicator stayed at rest for gui.quiet: the quiet period
+//     runs during the copy. After a refused copy the chat is let settle
+//     first, as in step 6.
+//
+// On X11 the driver owns the clipboard while it uses it (ICCCM, on a
+// connection of its own), so the server tells it when an app read the
+// prompt and when an app's copy replaced what it put there, and it hands
+// the person's text back to the clipboard tool, which outlives it. A key
+// pressed right after a click waits until the app took the click (it shows
+// its own cursor where the pointer went): Chromium delivers a click at its
+// next frame, after keys pressed meanwhile.
 //
 // A turn never returns a reply it has not proven finished and new; where it
 // cannot tell, it waits, and its timeout names the missing sign.

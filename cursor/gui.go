@@ -13,8 +13,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/kbinani/screenshot"
-
 	"github.com/agentctl/agentctl/config"
 )
 
@@ -44,6 +42,7 @@ const (
 	settleWait   = 200 * time.Millisecond // for the chat to finish drawing a new chat
 	pasteWait    = 500 * time.Millisecond // for the input box to show a paste
 	watchEvery   = 40 * time.Millisecond  // between screenshots of the chat
+	busyEvery    = 10 * time.Millisecond  // between looks at the busy indicator alone
 )
 
 // Sizes of the areas watched around calibrated points.
@@ -169,6 +168,35 @@ func (g *GUI) watcher(w windowID, withInput bool) *watcher {
 	}
 }
 
+// busyWatcher watches only window w's busy indicator, and often: a look
+// at a few pixels is cheap, and it is all that a turn whose copy is
+// checked against the transcript waits on.
+func (g *GUI) busyWatcher(w windowID) *watcher {
+	watch := g.watcher(w, false)
+	watch.every = busyEvery
+	watch.look = func() (look, error) {
+		origin, err := g.origin(w)
+		if err != nil {
+			return look{}, err
+		}
+		b := g.win.Busy
+		busy, err := g.d.capture(around(origin, b.X, b.Y, busySide, busySide))
+		return look{busy: busy}, err
+	}
+	return watch
+}
+
+// inputWatcher watches only window w's input box, often.
+func (g *GUI) inputWatcher(w windowID) *watcher {
+	watch := g.watcher(w, true)
+	watch.every = busyEvery
+	watch.look = func() (look, error) {
+		l, err := g.lookInput(w)
+		return look{input: l}, err
+	}
+	return watch
+}
+
 func (g *GUI) look(w windowID, withInput bool) (look, error) {
 	origin, err := g.origin(w)
 	if err != nil {
@@ -176,32 +204,42 @@ func (g *GUI) look(w windowID, withInput bool) (look, error) {
 	}
 	var l look
 	r := g.win.Reply
-	if l.reply, err = capture(rectAt(origin, r.X, r.Y, r.W, r.H)); err != nil {
+	if l.reply, err = g.d.capture(rectAt(origin, r.X, r.Y, r.W, r.H)); err != nil {
 		return look{}, err
 	}
 	if b := g.win.Busy; b != nil {
-		if l.busy, err = capture(around(origin, b.X, b.Y, busySide, busySide)); err != nil {
+		if l.busy, err = g.d.capture(around(origin, b.X, b.Y, busySide, busySide)); err != nil {
 			return look{}, err
 		}
 	}
 	if withInput {
-		// The band runs from the window's left edge to a little right of
-		// the point: the point is wherever the user clicked in the box, a
-		// short prompt starts at the box's left, and the send button, which
-		// changes on its own, usually sits at its right.
-		p := origin.Add(image.Pt(g.win.Input.X, g.win.Input.Y))
-		in := image.Rect(p.X-200, p.Y-inputH/2, p.X+20, p.Y+inputH/2)
-		if bounds, err := g.d.bounds(w); err == nil {
-			in.Min.X = bounds.Min.X
-			in = in.Intersect(bounds)
-		}
-		if !in.Empty() {
-			if l.input, err = capture(in); err != nil {
-				return look{}, err
-			}
+		if l.input, err = g.lookInput(w); err != nil {
+			return look{}, err
 		}
 	}
 	return l, nil
+}
+
+// lookInput captures a band around the input box. The band runs from the
+// window's left edge to a little right of the point: the point is wherever
+// the user clicked in the box, a short prompt starts at the box's left,
+// and the send button, which changes on its own, usually sits at its
+// right. nil where the band lies outside the window.
+func (g *GUI) lookInput(w windowID) ([]byte, error) {
+	origin, err := g.origin(w)
+	if err != nil {
+		return nil, err
+	}
+	p := origin.Add(image.Pt(g.win.Input.X, g.win.Input.Y))
+	in := image.Rect(p.X-200, p.Y-inputH/2, p.X+20, p.Y+inputH/2)
+	if bounds, err := g.d.bounds(w); err == nil {
+		in.Min.X = bounds.Min.X
+		in = in.Intersect(bounds)
+	}
+	if in.Empty() {
+		return nil, nil
+	}
+	return g.d.capture(in)
 }
 
 func (g *GUI) watchError(ctx context.Context, err error) error {
@@ -236,15 +274,6 @@ func (g *GUI) origin(w windowID) (image.Point, error) {
 		return image.Point{}, fmt.Errorf("cannot get the window's position: %w", err)
 	}
 	return b.Min, nil
-}
-
-// capture screenshots a region and returns its pixels.
-func capture(r image.Rectangle) ([]byte, error) {
-	img, err := screenshot.Capture(r.Min.X, r.Min.Y, r.Dx(), r.Dy())
-	if err != nil {
-		return nil, fmt.Errorf("cannot take a screenshot of the chat: %w", err)
-	}
-	return img.Pix, nil
 }
 
 func (g *GUI) logf(format string, args ...any) {

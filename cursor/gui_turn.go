@@ -5,7 +5,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"image"
 	"time"
 
 	"github.com/agentctl/agentctl/config"
@@ -39,7 +38,7 @@ func (g *GUI) Run(ctx context.Context, t Turn) (string, error) {
 			return "", err
 		}
 		st = decodeState(t.ResumeState)
-		if !st.PrevKnown {
+		if !st.PrevKnown && g.checkKeys == nil {
 			g.logf("resuming without a record of the chat before the prompt: only an empty copy or the prompt itself is refused")
 		}
 	} else {
@@ -72,22 +71,55 @@ func (g *GUI) await(ctx context.Context, w windowID, prompt string, st turnState
 	if g.win.Busy == nil || st.Idle == "" {
 		rule.idle, rule.settle = "", g.maxPause
 	}
-	if rule.idle != "" {
+	// With a busy indicator and a copy checked against the transcript,
+	// the quiet period runs while the reply is copied: the copy is taken
+	// as soon as the indicator rests after the model worked, and kept only
+	// if the indicator is still at rest once the period is over. What the
+	// chat draws meanwhile does not matter, since the transcript check
+	// proves the copy is the whole of the chat's last reply as the app
+	// holds it. Once a copy is refused or gives nothing, the chat is let
+	// settle before the next as without check keys: VS Code, busy drawing
+	// a long reply, listed the next one late.
+	early := rule.idle != "" && g.checkKeys != nil
+	var busy *watcher
+	switch {
+	case early:
+		busy = g.busyWatcher(w)
+		g.logf("waiting for the busy indicator to rest; the reply is copied then and kept if it rests %s", rule.settle)
+	case rule.idle != "":
 		g.logf("waiting for the busy indicator to rest, then %s unchanged", rule.settle)
-	} else {
+	default:
 		g.logf("waiting for the reply region to stay unchanged for %s (no busy indicator)", rule.settle)
 	}
+	started := false // the model was seen working, or the chat settled without it
 	for {
-		if _, err := watch.finished(ctx, rule); err != nil {
+		var rested time.Time
+		if early {
+			var err error
+			if rested, err = g.awaitRest(ctx, watch, busy, rule, started); err != nil {
+				return "", g.watchError(ctx, err)
+			}
+			started = true
+		} else if _, err := watch.finished(ctx, rule); err != nil {
 			return "", g.watchError(ctx, err)
 		}
 		got, transcript, copyErr := g.copyReply(ctx, w, func(got string) bool { return st.stale(prompt, got) == "" })
 		if copyErr != nil && !isNothingCopied(copyErr) {
 			return "", copyErr
 		}
+		if early {
+			held, err := busy.restHeld(ctx, rule.idle, rested.Add(rule.settle))
+			if err != nil {
+				return "", g.watchError(ctx, err)
+			}
+			if !held {
+				g.logf("the busy indicator left its rest within %s; the copy is dropped", rule.settle)
+				continue
+			}
+		}
 		why := st.stale(prompt, got)
 		if why == "" && g.checkKeys != nil {
-			if err := checkTranscript(got, transcript, pasted); err != nil {
+			if err := checkAgainstTranscript(got, transcript, pasted); err != nil {
 				// The model has finished, so a second look rarely
 				// differs; a few are taken for a chat still catching up,
 				// then the copy is refused rather than passed on.
@@ -95,7 +127,7 @@ func (g *GUI) await(ctx context.Context, w windowID, prompt string, st turnState
 					return "", fmt.Errorf("%w: the copy (%d bytes) was refused %d times: %w", ErrNoReply, len(got), refused, err)
 				}
 				g.logf("the copy (%d bytes) is refused: %v; looking again", len(got), err)
-				rule = &finishRule{idle: rule.idle, settle: rule.settle}
+				rule, early = &finishRule{idle: rule.idle, settle: rule.settle}, false
 				continue
 			}
 		}
@@ -111,7 +143,7 @@ func (g *GUI) await(ctx context.Context, w windowID, prompt string, st turnState
 			if err := realSleep(ctx, recopyWait); err != nil {
 				return "", g.watchError(ctx, fmt.Errorf("%w: the turn timed out while the copy action gave %s", ErrNoReply, why))
 			}
-			rule = &finishRule{idle: rule.idle, settle: rule.settle}
+			rule, early = &finishRule{idle: rule.idle, settle: rule.settle}, false
 			continue
 		}
 		g.logf("the copy gave %s; waiting for the chat to change", why)
@@ -129,9 +161,41 @@ func (g *GUI) await(ctx context.Context, w windowID, prompt string, st turnState
 	}
 }
 
+// awaitRest waits for the busy indicator to rest once the model worked,
+// and returns since when it rests: whole looks at the chat until the
+// indicator is seen busy, then looks at the indicator alone until it
+// rests. A model too quick to be seen working ends the whole looks too,
+// once the indicator is at rest and the chat unchanged for gui.max_pause:
+// a copy is never taken while the app may still be starting the reply
+// (VS Code once took 0.4 s from emptying its input box to showing its
+// stop button), when the copy keys could land elsewhere. Once started
+// (a copy was taken after such a wait), only the indicator is watched.
+func (g *GUI) awaitRest(ctx context.Context, watch, busy *watcher, rule *finishRule, started bool) (time.Time, error) {
+	if !started {
+		seen := false
+		r := &finishRule{idle: rule.idle, settle: g.maxPause}
+		if _, err := watch.until(ctx, func(now time.Time, l look) (bool, string) {
+			if fingerprint(l.busy) != rule.idle {
+				seen = true
+				return true, ""
+			}
+			return r.observe(now, l)
+		}); err != nil {
+			return time.Time{}, err
+		}
+		if !seen {
+			return r.since, nil
+		}
+	}
+	if _, err := busy.finished(ctx, &finishRule{idle: rule.idle}); err != nil {
+		return time.Time{}, err
+	}
+	return busy.now(), nil
+}
+
 // send is steps 1–5 of the turn: under the input lock, note what the copy
-// action gives now, paste the prompt into the confirmed window and prove it
-// was submitted.
+// action gives now (where no transcript tells the reply new), paste the
+// prompt into the confirmed window and prove it was submitted.
 func (g *GUI) send(ctx context.Context, t Turn) (w windowID, st turnState, err error) {
 	s, err := g.begin(ctx)
 	if err != nil {
@@ -148,12 +212,16 @@ func (g *GUI) send(ctx context.Context, t Turn) (w windowID, st turnState, err e
 			return w, st, g.watchError(ctx, err)
 		}
 	}
-	prev, err := s.copyBy(ctx, g.copyKeys, "copy")
-	if err != nil && !isNothingCopied(err) {
-		return w, st, err
+	if g.checkKeys == nil {
+		// Without the chat's transcript, only a copy of the reply before
+		// tells the new one from it.
+		prev, err := s.copyBy(ctx, g.copyKeys, "copy")
+		if err != nil && !isNothingCopied(err) {
+			return w, st, err
+		}
+		st.Prev, st.PrevKnown = fingerprintText(prev), true
+		g.logf("before the prompt, the copy action gives %d bytes", len(prev))
 	}
-	st.Prev, st.PrevKnown = fingerprintText(prev), true
-	g.logf("before the prompt, the copy action gives %d bytes", len(prev))
 
 	text, notes := composedPrompt(g.win.Composer, t.Prompt)
 	for _, n := range notes {
@@ -181,39 +249,20 @@ func (g *GUI) send(ctx context.Context, t Turn) (w windowID, st turnState, err e
 	if err := s.key(mustChord("mod+a")); err != nil {
 		return w, st, err
 	}
+	// The input box as the paste finds it, the click taken.
+	base, err := watch.frame()
+	if err != nil {
+		return w, st, g.watchError(ctx, err)
+	}
 	if err := s.key(mustChord("mod+v")); err != nil {
 		return w, st, err
 	}
 	if err := t.stage(StageInjected); err != nil {
 		return w, st, err
 	}
-	// Wait for the paste to show before pressing the submit key: the
-	// input box emptying proves a submission only once the paste was seen
-	// in it, and a chat that shows no other sign (no echo, no busy
-	// indicator, a model thinking) would otherwise look as if the key was
-	// lost, and get it pressed again.
-	pasted, err := watch.within(ctx, pasteWait, func(l look) bool { return !bytes.Equal(l.input, empty.input) })
+	pasted, err := g.awaitPaste(ctx, s, watch, empty, base, text)
 	if err != nil {
-		return w, st, g.watchError(ctx, err)
-	}
-	if !pasted {
-		g.logf("the paste did not show around the input box within %s; relying on other signs of submission", pasteWait)
-	}
-	if pasted && g.win.Composer == config.ComposerMonaco {
-		// A Monaco editor draws a paste over several frames and drops a
-		// submit key pressed while it still lays the text out: wait
-		// for the input box to hold still first.
-		var last []byte
-		var since time.Time
-		if _, err := watch.within(ctx, pasteWait, func(l look) bool {
-			if !bytes.Equal(l.input, last) {
-				last, since = l.input, time.Now()
-				return false
-			}
-			return time.Since(since) >= monacoPasteSettle
-		}); err != nil {
-			return w, st, g.watchError(ctx, err)
-		}
+		return w, st, err
 	}
 	before, err := watch.frame()
 	if err != nil {
@@ -247,6 +296,110 @@ func (g *GUI) send(ctx context.Context, t Turn) (w windowID, st turnState, err e
 		return w, st, err
 	}
 	return w, st, nil
+}
+
+// awaitPaste waits for the paste to show before the submit key is pressed,
+// and says whether it was seen: the input box emptying proves a submission
+// only once the paste was seen in it, and a chat that shows no other sign
+// (no echo, no busy indicator, a model thinking) would otherwise look as
+// if the key was lost, and get it pressed again. base is how the input box
+// looked right before the paste keys.
+//
+// A Monaco composer takes a paste only once its paste handlers have run
+// (VS Code reads the clipboard twice for one paste, and applies what the
+// second read gave), which can be a while after the paste drew something
+// around the input box, and a submit key pressed before finds it empty (VS
+// Code drops it: "Rejected empty message"). Where the clipboard tells when
+// apps read it and when they replace it, the composer's own copy of its
+// text proves it holds the prompt; elsewhere the input box must hold still
+// for a moment.
+func (g *GUI) awaitPaste(ctx context.Context, s *session, watch *watcher, empty, base look, text string) (bool, error) {
+	if g.win.Composer == config.ComposerMonaco {
+		clip := systemClipboard()
+		if read, known := clip.pasted(ctx, pasteReadWait, pasteReadSettle); known {
+			if !read {
+				return false, fmt.Errorf("%w: the chat did not read the prompt from the clipboard within %s of the paste keys", ErrNotSubmitted, pasteReadWait)
+			}
+			return true, s.proveComposer(ctx, g.inputWatcher(s.w), clip, base, text)
+		}
+	}
+	pasted, err := watch.within(ctx, pasteWait, func(l look) bool { return !bytes.Equal(l.input, empty.input) })
+	if err != nil {
+		return false, g.watchError(ctx, err)
+	}
+	if !pasted {
+		g.logf("the paste did not show around the input box within %s; relying on other signs of submission", pasteWait)
+		return false, nil
+	}
+	if g.win.Composer == config.ComposerMonaco {
+		var last []byte
+		var since time.Time
+		if _, err := watch.within(ctx, pasteWait, func(l look) bool {
+			if !bytes.Equal(l.input, last) {
+				last, since = l.input, watch.now()
+				return false
+			}
+			return watch.now().Sub(since) >= monacoPasteSettle
+		}); err != nil {
+			return false, g.watchError(ctx, err)
+		}
+	}
+	return true, nil
+}
+
+// proveComposer copies the composer's text (select all, copy) until the
+// copy is text: the composer then holds the prompt exactly, whatever it
+// draws. Each copy waits for the input box to look other than base (the
+// composer drew the paste) or pasteWait. The prompt stays on the clipboard
+// until then, since the paste reads it more than once; a copy that was not
+// the prompt took its place there, so the prompt is pasted again, over
+// whatever the composer holds.
+func (s *session) proveComposer(ctx context.Context, watch *watcher, clip clipboardBackend, base look, text string) error {
+	deadline := watch.now().Add(composerProofWait)
+	for attempt := 1; ; attempt++ {
+		if _, err := watch.within(ctx, pasteWait, func(l look) bool { return !bytes.Equal(l.input, base.input) }); err != nil {
+			return s.g.watchError(ctx, err)
+		}
+		if err := s.keys("mod+a", "mod+c"); err != nil {
+			return err
+		}
+		got, copied, _ := clip.taken(ctx, composerCopyWait)
+		if copied && got == text {
+			s.g.logf("the input box holds the prompt (its copy, attempt %d)", attempt)
+			return nil
+		}
+		if !watch.now().Before(deadline) {
+			what := "nothing"
+			if copied {
+				what = fmt.Sprintf("%d bytes, not the %d of the prompt", len(got), len(text))
+			}
+			return fmt.Errorf("%w: the input box's copy still gave %s %s after the paste", ErrNotSubmitted, what, composerProofWait)
+		}
+		if !copied {
+			// The prompt is still on the clipboard: copy again shortly.
+			if err := watch.sleep(ctx, composerRecopy); err != nil {
+				return s.g.watchError(ctx, err)
+			}
+			continue
+		}
+		s.g.logf("the input box's copy gave %d bytes, not the prompt; pasting it again", len(got))
+		if err := setClipboard(ctx, text); err != nil {
+			return fmt.Errorf("cannot put the prompt on the clipboard: %w", err)
+		}
+		if err := s.keys("mod+a"); err != nil {
+			return err
+		}
+		var err error
+		if base, err = watch.frame(); err != nil {
+			return s.g.watchError(ctx, err)
+		}
+		if err := s.keys("mod+v"); err != nil {
+			return err
+		}
+		if read, _ := clip.pasted(ctx, pasteReadWait, pasteReadSettle); !read {
+			return fmt.Errorf("%w: the chat did not read the prompt from the clipboard within %s of the paste keys", ErrNotSubmitted, pasteReadWait)
+		}
+	}
 }
 
 // submissionSignal names the sign that the prompt was sent, comparing the
@@ -301,34 +454,27 @@ func (s *session) copyBy(ctx context.Context, keys []chord, what string) (string
 		if err := s.clickAt(p.X, p.Y, "copy button"); err != nil {
 			return "", err
 		}
-	} else if err := s.pressRoute(keys); err != nil {
+	} else if err := s.pressRoute(keys, what == "copy"); err != nil {
 		return "", err
 	}
 	got, ok := awaitClipboardChange(ctx, sentinel, copyWait)
 	if !ok {
+		// A menu's item can run after the wait, and its copy land on
+		// the user's text.
+		s.lateCopy = s.g.win.Copy == nil || what != "copy"
 		return "", fmt.Errorf("%w: the clipboard did not change within %s of the %s keys", ErrNothingCopied, copyWait, what)
 	}
 	return got, nil
 }
 
-// pressRoute presses keys, from the input box when the window says so.
-// The pointer then moves to the window's top-left corner: a menu the keys
-// open must not lie under it, since the item under the pointer takes the
-// keyboard's place in it.
-func (s *session) pressRoute(keys []chord) error {
-	if s.g.win.CopyFromInput {
+// pressRoute presses keys, from the input box when the window says so and
+// first is set: the check keys follow the copy keys from where they left
+// the keyboard (VS Code: on the reply, its menu closed). The pointer is
+// parked in the window's corner before the first key (see park).
+func (s *session) pressRoute(keys []chord, first bool) error {
+	if s.g.win.CopyFromInput && first {
 		if err := s.clickAt(s.g.win.Input.X, s.g.win.Input.Y, "input box"); err != nil {
 			return err
-		}
-		origin, err := s.g.origin(s.w)
-		if err != nil {
-			return err
-		}
-		if b, err := s.g.d.bounds(s.w); err == nil {
-			origin = b.Min
-		}
-		if err := s.g.d.move(origin.Add(image.Pt(1, 1))); err != nil {
-			return fmt.Errorf("cannot move the pointer off the chat: %w", err)
 		}
 	}
 	for _, k := range keys {
@@ -348,8 +494,24 @@ const recopyWait = 250 * time.Millisecond
 const maxRefusals = 3
 
 // monacoPasteSettle is how long a Monaco input box must stay unchanged
-// after a paste shows in it before the submit key is pressed.
+// after a paste shows in it before the submit key is pressed, where the
+// clipboard cannot tell when the app read the prompt.
 const monacoPasteSettle = 100 * time.Millisecond
+
+// Timings of proving a Monaco composer holds the prompt: how long the app
+// may take to read the prompt from the clipboard after the paste keys, how
+// long after a read no app may ask for it before the composer is copied
+// (VS Code reads it twice for one paste, 10 ms apart, and applies what the
+// second gave), how long each copy of the composer's text may
+// take, the pause before another where a copy gave nothing, and how long
+// it may take in all.
+const (
+	pasteReadWait     = 2 * time.Second
+	pasteReadSettle   = 20 * time.Millisecond
+	composerCopyWait  = 200 * time.Millisecond
+	composerRecopy    = 10 * time.Millisecond
+	composerProofWait = 3 * time.Second
+)
 
 // copyWait bounds waiting for a copy action to reach the clipboard. A copy
 // that does nothing (no reply yet) is normal before a turn, so this is

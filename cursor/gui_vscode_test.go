@@ -9,11 +9,8 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"regexp"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -24,18 +21,10 @@ import (
 // vscodeChat is code-server's VS Code, with the scripted participant of
 // fixtures/vscodechat, in a Chromium app window on the test's display.
 type vscodeChat struct {
-	s      *codeserver.Server
-	title  string
-	w, h   int // the window's client area
-	chrome *exec.Cmd
+	s     *codeserver.Server
+	win   *codeserver.Window
+	title string
 }
-
-// Where VS Code 1.100 puts the chat's controls in a window of the size
-// startVSCode opens (its chat view docked at the right), counted from the
-// client area's bottom-right corner: what a user calibrates.
-const (
-	vscodeWidth, vscodeHeight = 1000, 740 // with its title bar, on the test display's 1280×800
-)
 
 // startVSCode runs code-server and opens its workbench in a Chromium app
 // window titled title, and waits until the chat takes prompts. DevTools
@@ -52,65 +41,16 @@ func startVSCode(t testing.TB, title string, replies string) *vscodeChat {
 		t.Fatal(err)
 	}
 	t.Cleanup(s.Stop)
-	c := &vscodeChat{s: s, title: title}
-	profile := t.TempDir()
-	args := append(appWindowArgs(profile, 10, 10, vscodeWidth, vscodeHeight, s.URL),
-		"--remote-debugging-address=127.0.0.1", "--remote-debugging-port=0",
-		"--disable-background-timer-throttling", "--disable-renderer-backgrounding",
-		"--disable-backgrounding-occluded-windows")
-	c.chrome = exec.Command("chromium", args...)
-	c.chrome.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	if err := c.chrome.Start(); err != nil {
-		t.Fatalf("cannot start Chromium: %v", err)
-	}
-	t.Cleanup(func() {
-		syscall.Kill(-c.chrome.Process.Pid, syscall.SIGTERM)
-		c.chrome.Wait()
-	})
-	var endpoint string
-	for endpoint == "" {
-		data, err := os.ReadFile(filepath.Join(profile, "DevToolsActivePort"))
-		if port, _, ok := strings.Cut(string(data), "\n"); err == nil && ok && port != "" {
-			endpoint = "http://127.0.0.1:" + port
-		}
-		select {
-		case <-ctx.Done():
-			t.Fatal("Chromium never opened its DevTools port")
-		case <-time.After(20 * time.Millisecond):
-		}
-	}
-	if err := s.WaitChat(ctx, endpoint, title); err != nil {
-		t.Fatal(err)
-	}
-	d, err := openDesktop()
+	win, err := s.OpenWindow(ctx, t.TempDir(), 10, 10)
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer d.close()
-	found, err := d.windows(regexp.MustCompile("^"+regexp.QuoteMeta(title)+"$"), 0)
-	if err != nil || len(found) != 1 {
-		t.Fatalf("the window %q: found %v, %v", title, found, err)
-	}
-	b, err := d.bounds(found[0].ID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c.w, c.h = b.Dx(), b.Dy()
-	return c
+	t.Cleanup(win.Close)
+	return &vscodeChat{s: s, win: win, title: title}
 }
 
-// window is the calibration a user records for VS Code's chat: the
-// composer, the send button (the stop button while the model works) and
-// the transcript; the profile brings the copy route.
-func (c *vscodeChat) window() config.Window {
-	return config.Window{
-		Title:   "^" + regexp.QuoteMeta(c.title) + "$",
-		Profile: config.ProfileVSCode,
-		Input:   &config.Point{X: c.w - 130, Y: c.h - 83},
-		Busy:    &config.Point{X: c.w - 48, Y: c.h - 54},
-		Reply:   &config.Rect{X: c.w - 240, Y: 76, W: 225, H: c.h - 224},
-	}
-}
+// window is the calibration a user records for VS Code's chat.
+func (c *vscodeChat) window() config.Window { return c.win.Calibration() }
 
 // driverLog shows the driver's steps under go test -v.
 func driverLog() io.Writer {
@@ -141,15 +81,14 @@ func (c *vscodeChat) lastExchange(t testing.TB) codeserver.Exchange {
 	return all[len(all)-1]
 }
 
-// lastModelTime is the model's time for the last exchange: from the
-// participant receiving the prompt to its recording the finished reply.
-func (c *vscodeChat) lastModelTime(t testing.TB) time.Duration {
+// lastTimes are the model's times for the last exchange: the participant
+// receiving the prompt and recording the finished reply.
+func (c *vscodeChat) lastTimes(t testing.TB) (received, replied time.Time) {
 	t.Helper()
 	data, err := os.ReadFile(c.s.Record)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var received, replied time.Time
 	for _, line := range strings.Split(strings.TrimSpace(string(data)), "\n") {
 		var e struct {
 			Time  time.Time `json:"time"`
@@ -169,7 +108,7 @@ func (c *vscodeChat) lastModelTime(t testing.TB) time.Duration {
 	if received.IsZero() || replied.Before(received) {
 		t.Fatalf("the participant's record has no finished reply after its last prompt")
 	}
-	return replied.Sub(received)
+	return received, replied
 }
 
 // longReply is about 40 KB of Markdown with code blocks all through it, so

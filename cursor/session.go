@@ -14,6 +14,12 @@ type session struct {
 	g    *GUI
 	w    windowID
 	clip savedClipboard
+	// clicked says a click went out since the pointer was last parked:
+	// a key must wait until the app took it.
+	clicked bool
+	// lateCopy says a copy action gave nothing in time, and may still
+	// write the clipboard.
+	lateCopy bool
 }
 
 // begin takes the lock, saves the clipboard, and finds, activates and
@@ -40,7 +46,11 @@ func (g *GUI) begin(ctx context.Context) (*session, error) {
 func (s *session) end(ctx context.Context, err *error) {
 	// Restore even when the turn's context has ended: the user's clipboard
 	// matters more than the deadline.
-	rerr := s.clip.restore(context.WithoutCancel(ctx))
+	restore := s.clip.restore
+	if s.lateCopy {
+		restore = func(ctx context.Context) error { return s.clip.restoreGuarded(ctx, copyWait) }
+	}
+	rerr := restore(context.WithoutCancel(ctx))
 	lerr := s.g.lock.Release()
 	*err = errors.Join(*err, rerr, lerr)
 }
@@ -75,11 +85,26 @@ func (s *session) confirm() error {
 }
 
 func (s *session) key(c chord) error {
+	if s.clicked {
+		if err := s.park(); err != nil {
+			return err
+		}
+	}
 	if err := s.confirm(); err != nil {
 		return err
 	}
 	if err := s.g.d.key(c); err != nil {
 		return fmt.Errorf("cannot press %s: %w", c, err)
+	}
+	return nil
+}
+
+// keys presses the chords named, in turn.
+func (s *session) keys(names ...string) error {
+	for _, n := range names {
+		if err := s.key(mustChord(n)); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -100,5 +125,24 @@ func (s *session) clickAt(x, y int, what string) error {
 	if err := s.g.d.click(p); err != nil {
 		return fmt.Errorf("cannot click the %s: %w", what, err)
 	}
+	s.clicked = true
+	return nil
+}
+
+// park moves the pointer to the window's top-left corner, out of the way
+// of what keys open (a menu under the pointer gives the item under it the
+// keyboard's place), once the app has taken the last click.
+func (s *session) park() error {
+	origin, err := s.g.origin(s.w)
+	if err != nil {
+		return err
+	}
+	if b, err := s.g.d.bounds(s.w); err == nil {
+		origin = b.Min
+	}
+	if err := s.g.d.move(origin.Add(image.Pt(1, 1))); err != nil {
+		return fmt.Errorf("cannot move the pointer off the chat: %w", err)
+	}
+	s.clicked = false
 	return nil
 }

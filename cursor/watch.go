@@ -134,3 +134,24 @@ func (w *watcher) changedFrom(ctx context.Context, base look, why string) error 
 	_, err := w.until(ctx, func(_ time.Time, l look) (bool, string) { return !l.same(base), why })
 	return err
 }
+
+// restHeld looks at the busy indicator until until, at least once, and
+// says whether it stayed at rest (its fingerprint idle) in every look.
+func (w *watcher) restHeld(ctx context.Context, idle string, until time.Time) (bool, error) {
+	for {
+		l, err := w.frame()
+		if err != nil {
+			return false, err
+		}
+		if fingerprint(l.busy) != idle {
+			return false, nil
+		}
+		now := w.now()
+		if !now.Before(until) {
+			return true, nil
+		}
+		if err := w.sleep(ctx, min(w.every, until.Sub(now))); err != nil {
+			return false, err
+		}
+	}
+}

@@ -235,3 +235,66 @@ func TestSubmissionSignals(t *testing.T) {
 		}
 	}
 }
+
+// The quiet period a checked copy overlaps: the indicator must be at rest
+// in every look until it is over, and is looked at at least once even
+// when it is over already.
+func TestRestHeld(t *testing.T) {
+	idle := fingerprintText("send")
+	for _, c := range []struct {
+		name  string
+		f     *fakeScreen
+		until time.Duration
+		held  bool
+		at    time.Duration // when the answer comes
+	}{
+		{"at rest throughout", newFakeScreen(0*ms, "r", "send"), 100 * ms, true, 100 * ms},
+		{"busy again within", newFakeScreen(0*ms, "r", "send", 50*ms, "r", "stop"), 100 * ms, false, 80 * ms},
+		{"busy again after", newFakeScreen(0*ms, "r", "send", 150*ms, "r", "stop"), 100 * ms, true, 100 * ms},
+		{"over already, at rest", newFakeScreen(0*ms, "r", "send"), 0, true, 0},
+		{"over already, busy", newFakeScreen(0*ms, "r", "stop"), 0, false, 0},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			w := c.f.watcher()
+			held, err := w.restHeld(context.Background(), idle, c.f.start.Add(c.until))
+			if err != nil || held != c.held || c.f.elapsed() != c.at {
+				t.Errorf("held %v (%v) at %s, want %v at %s", held, err, c.f.elapsed(), c.held, c.at)
+			}
+		})
+	}
+}
+
+// A checked copy is taken once the indicator rests after it was seen
+// busy, or, for a model too quick to be seen working, once the chat held
+// still for max_pause; never while the app may still be starting the
+// reply.
+func TestAwaitRest(t *testing.T) {
+	g := &GUI{maxPause: time.Second}
+	rule := withBusy(100 * ms)
+	for _, c := range []struct {
+		name    string
+		f       *fakeScreen
+		started bool
+		rested  time.Duration
+	}{
+		// The input box emptied at 0; the stop button shows at 300 ms,
+		// the reply streams, and the button goes at 900 ms.
+		{"seen busy", newFakeScreen(0*ms, "", "send", 300*ms, "a", "stop", 600*ms, "ab", "stop", 900*ms, "abc", "send"), false, 900 * ms},
+		// Never seen busy: the chat changed last at 200 ms.
+		{"too quick", newFakeScreen(0*ms, "", "send", 200*ms, "abc", "send"), false, 200 * ms},
+		// A copy was taken already: only the indicator counts.
+		{"started", newFakeScreen(0*ms, "abc", "stop", 50*ms, "abc", "send"), true, 50 * ms},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			watch, busy := c.f.watcher(), c.f.watcher()
+			busy.every = 10 * ms
+			rested, err := g.awaitRest(context.Background(), watch, busy, rule, c.started)
+			if err != nil || rested.Sub(c.f.start) != c.rested {
+				t.Errorf("rested at %s (%v), want %s", rested.Sub(c.f.start), err, c.rested)
+			}
+			if c.name == "too quick" && c.f.elapsed() < c.rested+g.maxPause {
+				t.Errorf("a chat never seen busy was taken as rested after %s, before max_pause", c.f.elapsed())
+			}
+		})
+	}
+}

@@ -6,8 +6,8 @@
 // machine, answered by scripted replies instead of a model. It owns the
 // code-server process and its throwaway folders (profile, extensions,
 // workspace, and a home of its own, so nothing is written into the
-// user's), and never opens a browser itself: callers open URL in the
-// Chromium they drive.
+// user's). Callers open URL in the Chromium they drive, or have OpenWindow
+// show it in a Chromium window of its own on the display, for a GUI seat.
 //
 // code-server listens on loopback without a password, as a test fixture
 // only; scripts/codeserver installs it.
@@ -59,6 +59,7 @@ type Server struct {
 	// Record is the file where the scripted participant records each
 	// prompt it received and each reply it gave, a JSON object a line.
 	Record string
+	title  string
 	cmd    *exec.Cmd
 	done   chan struct{}
 }
@@ -121,7 +122,7 @@ func Start(ctx context.Context, command string, o Options) (*Server, error) {
 	if err := writeSettings(filepath.Join(dirs["profile"], "User"), o.Title); err != nil {
 		return nil, err
 	}
-	s := &Server{Record: filepath.Join(o.Dir, "chat.jsonl"), done: make(chan struct{})}
+	s := &Server{Record: filepath.Join(o.Dir, "chat.jsonl"), title: o.Title, done: make(chan struct{})}
 	s.cmd = exec.Command(command, "--config", filepath.Join(o.Dir, "config.yaml"),
 		"--bind-addr", "127.0.0.1:0", "--auth", "none",
 		"--user-data-dir", dirs["profile"], "--extensions-dir", dirs["extensions"],
