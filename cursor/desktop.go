@@ -37,10 +37,12 @@ type desktop interface {
 	// pointer is where the mouse pointer is.
 	pointer() (image.Point, error)
 	click(p image.Point) error
-	// move puts the mouse pointer at p without clicking. After a click it
-	// returns once the app has taken the click, where the platform can
-	// tell (a key pressed before may reach the app first).
+	// move puts the mouse pointer at p without clicking.
 	move(p image.Point) error
+	// settle returns once the app has taken the last click, so that a key
+	// pressed next does not reach it first; where the platform tells by
+	// the pointer's move, it moves it to away.
+	settle(away image.Point) error
 	key(c chord) error
 	// capture returns the pixels of r on the screen, to compare with
 	// another capture of the same rectangle.

@@ -119,6 +119,10 @@ func (winDesktop) pointer() (image.Point, error) {
 // Ctrl+A right after a click was sometimes dropped and a bare "a" typed.
 const clickSettle = 150 * time.Millisecond
 
+// settle has nothing to wait for: click waited clickSettle, and moving the
+// pointer right before a key is what resets its modifiers under Wine.
+func (winDesktop) settle(image.Point) error { return nil }
+
 func (winDesktop) click(p image.Point) error {
 	robotgo.Move(p.X, p.Y)
 	if err := robotgo.Click("left"); err != nil {

@@ -469,11 +469,14 @@ func (s *session) copyBy(ctx context.Context, keys []chord, what string) (string
 
 // pressRoute presses keys, from the input box when the window says so and
 // first is set: the check keys follow the copy keys from where they left
-// the keyboard (VS Code: on the reply, its menu closed). The pointer is
-// parked in the window's corner before the first key (see park).
+// the keyboard (VS Code: on the reply, its menu closed). The pointer then
+// waits in the window's corner (see park).
 func (s *session) pressRoute(keys []chord, first bool) error {
 	if s.g.win.CopyFromInput && first {
 		if err := s.clickAt(s.g.win.Input.X, s.g.win.Input.Y, "input box"); err != nil {
+			return err
+		}
+		if err := s.park(); err != nil {
 			return err
 		}
 	}

@@ -175,17 +175,21 @@ func (d *x11Desktop) cursorSerial() (uint32, bool) {
 	return r.CursorSerial, true
 }
 
-// move puts the pointer at p. After a click it returns once the app took
-// the click: Chromium delivers a click to the page at its next frame, after
+func (d *x11Desktop) move(p image.Point) error {
+	xtest.FakeInput(d.xu.Conn(), xproto.MotionNotify, 0, 0, d.xu.RootWin(), int16(p.X), int16(p.Y), 0)
+	return d.sync()
+}
+
+// settle moves the pointer to away and returns once the app took the last
+// click: Chromium delivers a click to the page at its next frame, after
 // keys pressed meanwhile, so that its focus undid theirs (a click into VS
 // Code's input box refocused it after Ctrl+Up had moved to the last
 // reply). Mouse events reach the page in order, so the app showing its
-// cursor for p (the pointer left the clicked text box's I-beam) tells the
-// click went before; where the cursor stays the same, move waits
+// cursor for away (the pointer left the clicked text box's I-beam) tells
+// the click went before; where the cursor stays the same, settle waits
 // pointerSettle.
-func (d *x11Desktop) move(p image.Point) error {
-	xtest.FakeInput(d.xu.Conn(), xproto.MotionNotify, 0, 0, d.xu.RootWin(), int16(p.X), int16(p.Y), 0)
-	if err := d.sync(); err != nil {
+func (d *x11Desktop) settle(away image.Point) error {
+	if err := d.move(away); err != nil {
 		return err
 	}
 	if d.in.clickedKnown {

@@ -14,8 +14,8 @@ type session struct {
 	g    *GUI
 	w    windowID
 	clip savedClipboard
-	// clicked says a click went out since the pointer was last parked:
-	// a key must wait until the app took it.
+	// clicked says a click went out that the app may not have taken yet:
+	// a key must wait for it (settle).
 	clicked bool
 	// lateCopy says a copy action gave nothing in time, and may still
 	// write the clipboard.
@@ -86,7 +86,7 @@ func (s *session) confirm() error {
 
 func (s *session) key(c chord) error {
 	if s.clicked {
-		if err := s.park(); err != nil {
+		if err := s.settle(); err != nil {
 			return err
 		}
 	}
@@ -129,20 +129,47 @@ func (s *session) clickAt(x, y int, what string) error {
 	return nil
 }
 
-// park moves the pointer to the window's top-left corner, out of the way
-// of what keys open (a menu under the pointer gives the item under it the
-// keyboard's place), once the app has taken the last click.
-func (s *session) park() error {
+// corner is the window's top-left corner, where the pointer is kept out
+// of the way of what keys open: a menu under the pointer gives the item
+// under it the keyboard's place.
+func (s *session) corner() (image.Point, error) {
 	origin, err := s.g.origin(s.w)
 	if err != nil {
-		return err
+		return image.Point{}, err
 	}
 	if b, err := s.g.d.bounds(s.w); err == nil {
 		origin = b.Min
 	}
-	if err := s.g.d.move(origin.Add(image.Pt(1, 1))); err != nil {
+	return origin.Add(image.Pt(1, 1)), nil
+}
+
+// settle waits until the app took the last click (see desktop.settle).
+func (s *session) settle() error {
+	p, err := s.corner()
+	if err != nil {
+		return err
+	}
+	if err := s.g.d.settle(p); err != nil {
 		return fmt.Errorf("cannot move the pointer off the chat: %w", err)
 	}
 	s.clicked = false
+	return nil
+}
+
+// park moves the pointer to the window's corner, once the app took the
+// last click.
+func (s *session) park() error {
+	if s.clicked {
+		if err := s.settle(); err != nil {
+			return err
+		}
+	}
+	p, err := s.corner()
+	if err != nil {
+		return err
+	}
+	if err := s.g.d.move(p); err != nil {
+		return fmt.Errorf("cannot move the pointer off the chat: %w", err)
+	}
 	return nil
 }
