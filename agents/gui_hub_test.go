@@ -48,6 +48,10 @@ func guiSeatProcess() int {
 		return fail(err)
 	}
 	defer g.Close()
+	var d cursor.Driver = g
+	if stage := os.Getenv("AGENTS_HOLD_AT"); stage != "" {
+		d = holdAt{g, cursor.Stage(stage)}
+	}
 	dir, err := hub.JournalDir(root, agent)
 	if err != nil {
 		return fail(err)
@@ -64,11 +68,36 @@ func guiSeatProcess() int {
 		return fail(err)
 	}
 	defer nc.Close()
-	err = hub.RunSeat(ctx, hub.SeatSettings{Agent: agent, Machine: "seat-machine", Driver: g, Journal: j, Conn: nc, Beat: 200 * time.Millisecond, Log: log})
+	err = hub.RunSeat(ctx, hub.SeatSettings{Agent: agent, Machine: "seat-machine", Driver: d, Journal: j, Conn: nc, Beat: 200 * time.Millisecond, Log: log})
 	if err != nil {
 		return fail(err)
 	}
 	return 0
+}
+
+// holdAt is a driver whose turn stops for good once its journal recorded
+// stage, so that the test kills the seat exactly there, however soon the
+// driver would go on (it records the next stage some 10 ms later).
+type holdAt struct {
+	cursor.Driver
+	stage cursor.Stage
+}
+
+func (h holdAt) Run(ctx context.Context, t cursor.Turn) (string, error) {
+	record := t.OnStage
+	t.OnStage = func(s cursor.Stage) error {
+		if record != nil {
+			if err := record(s); err != nil {
+				return err
+			}
+		}
+		if s == h.stage {
+			<-ctx.Done()
+			return ctx.Err()
+		}
+		return nil
+	}
+	return h.Driver.Run(ctx, t)
 }
 
 // TestGUIHubSeatKilledMidTurnResumes kills a real seat process, driving a
@@ -85,12 +114,16 @@ func TestGUIHubSeatKilledMidTurnResumes(t *testing.T) {
 	for i, killAt := range []string{string(cursor.StageSubmitted), stageWaiting} {
 		t.Run("after "+killAt, func(t *testing.T) {
 			h := newGUIHub(t, 20+i*420)
-			first := h.startSeat(t)
+			hold := ""
+			if killAt == string(cursor.StageSubmitted) {
+				hold = killAt
+			}
+			first := h.startSeat(t, hold)
 			h.deliver(t)
 			h.waitJournal(t, killAt)
 			first.Process.Signal(syscall.SIGKILL)
 			first.Wait()
-			h.startSeat(t)
+			h.startSeat(t, "")
 			h.check(t)
 		})
 	}
@@ -99,7 +132,7 @@ func TestGUIHubSeatKilledMidTurnResumes(t *testing.T) {
 	// server comes back on the same store and port.
 	t.Run("server restarted", func(t *testing.T) {
 		h := newGUIHub(t, 860)
-		h.startSeat(t)
+		h.startSeat(t, "")
 		h.deliver(t)
 		h.waitJournal(t, stageWaiting)
 		h.srv.Shutdown()
@@ -174,7 +207,9 @@ func startHubServer(t *testing.T, listen, store string) *hub.Server {
 }
 
 // startSeat starts a seat process; it is stopped when the test ends.
-func (h *guiHub) startSeat(t *testing.T) *exec.Cmd {
+// startSeat starts a seat process; with hold, its turn stops for good once
+// the journal recorded that stage (see holdAt).
+func (h *guiHub) startSeat(t *testing.T, hold string) *exec.Cmd {
 	t.Helper()
 	calibration, err := json.Marshal(h.window)
 	if err != nil {
@@ -182,7 +217,7 @@ func (h *guiHub) startSeat(t *testing.T) *exec.Cmd {
 	}
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), "AGENTS_TEST_ROLE=gui-seat", "AGENTS_ROOT="+h.seatRoot, "AGENTS_AGENT=Agent-3",
-		"AGENTS_WINDOW="+string(calibration), "AGENTS_HUB="+h.url)
+		"AGENTS_WINDOW="+string(calibration), "AGENTS_HUB="+h.url, "AGENTS_HOLD_AT="+hold)
 	cmd.Stderr = os.Stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
