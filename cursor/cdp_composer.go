@@ -108,9 +108,13 @@ func (s *cdpTurn) put(ctx context.Context) (composerHeld, error) {
 	a["kind"], a["text"], a["keys"] = s.kind, s.t.Prompt, s.pageKeys()
 	var pasted struct {
 		Handled bool `json:"handled"`
+		Ignored bool `json:"ignored"`
 	}
 	if err := s.p.eval(ctx, jsPaste, a, &pasted); err != nil {
 		return composerHeld{}, err
+	}
+	if pasted.Ignored {
+		return composerHeld{lineCopy: true}, nil // nothing pasted: insert presses the keys as input
 	}
 	if !pasted.Handled {
 		if err := s.p.call(ctx, "Input.insertText", map[string]any{"text": s.t.Prompt}, nil); err != nil {
@@ -132,14 +136,12 @@ func (s *cdpTurn) pageKeys() map[string]any {
 // settledText waits, up to gui.submit, for the composer to hold the
 // prompt: an editor may apply a paste later than the event (VS Code's
 // chat runs its paste handlers first). It returns what the composer
-// holds at the end, at once where a Monaco editor ignored a select-all
-// sent as a page event.
+// holds at the end.
 func (s *cdpTurn) settledText(ctx context.Context) (composerHeld, error) {
 	deadline := time.Now().Add(s.c.submitWait)
 	for {
 		held, err := s.composerText(ctx)
-		ignored := s.kind == composerMonaco && !held.selection && held.text != "" && !s.c.inputKeys
-		if err != nil || s.holds(held) || ignored || time.Now().After(deadline) {
+		if err != nil || s.holds(held) || time.Now().After(deadline) {
 			return held, err
 		}
 		if err := pause(ctx, cdpPoll); err != nil {
@@ -279,7 +281,16 @@ var jsPaste = jsFunc(`
 const c = document.querySelector(a.composer);
 if (!c) return {handled: false};
 c.focus();
-if (a.keys) key(c, a.keys.selectAll);
+if (a.keys) {
+  // A select-all the editor ignored leaves its selection empty, which
+  // its copy data says: then nothing is pasted, and the keys go as input.
+  key(c, a.keys.selectAll);
+  const probe = new DataTransfer();
+  c.dispatchEvent(new ClipboardEvent("copy", {clipboardData: probe, bubbles: true, cancelable: true}));
+  let empty = false;
+  try { empty = JSON.parse(probe.getData("vscode-editor-data")).isFromEmptySelection; } catch (e) {}
+  if (empty && probe.getData("text/plain").replace(/[\r\n]/g, "") !== "") return {handled: true, ignored: true};
+}
 if (a.kind === "field") c.select();
 if (a.kind === "editable") {
   const sel = getSelection(), range = document.createRange();
