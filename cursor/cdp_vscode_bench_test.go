@@ -15,6 +15,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/agentctl/agentctl/cursor"
+	"github.com/agentctl/agentctl/internal/codeserver"
 )
 
 // BenchmarkCDPOverheadVSCode runs turns on VS Code's chat view in
@@ -101,20 +102,9 @@ func (v *vscodeChat) drawnWatch(t testing.TB) drawnWatcher {
 // driver's.
 func (v *vscodeChat) page(t testing.TB) *chromedp.Browser {
 	t.Helper()
-	pages, err := cursor.ListPages(context.Background(), v.b.Endpoint)
-	if err != nil || len(pages) == 0 {
-		t.Fatalf("no page: %v", err)
-	}
-	quiet := func(string, ...any) {}
-	var ws string
-	for _, p := range pages {
-		if p.Title == vscodeTitle {
-			ws = p.WS
-		}
-	}
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	page, err := chromedp.NewBrowser(ctx, ws, chromedp.WithBrowserLogf(quiet), chromedp.WithBrowserErrorf(quiet))
+	page, err := codeserver.Page(ctx, v.b.Endpoint, vscodeTitle)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,18 +113,12 @@ func (v *vscodeChat) page(t testing.TB) *chromedp.Browser {
 
 // times returns when the last Enter was pressed and the last reply drawn.
 func (w drawnWatcher) times(t testing.TB) (sent, drawn time.Time) {
-	var res struct {
-		Result struct {
-			Value [2]float64 `json:"value"`
-		} `json:"result"`
+	t.Helper()
+	at, err := codeserver.PageTimes(context.Background(), w.page, "__sentAt", "__drawnAt")
+	if err != nil {
+		t.Fatalf("the page never timed an Enter and a reply drawn: %v", err)
 	}
-	if err := w.page.Execute(context.Background(), "Runtime.evaluate", map[string]any{"expression": "[window.__sentAt, window.__drawnAt]", "returnByValue": true}, &res); err != nil || res.Result.Value[0] == 0 || res.Result.Value[1] == 0 {
-		t.Fatalf("the page never timed an Enter and a reply drawn (%v): %v", res.Result.Value, err)
-	}
-	at := func(ms float64) time.Time {
-		return time.UnixMilli(int64(ms)).Add(time.Duration((ms - float64(int64(ms))) * float64(time.Millisecond)))
-	}
-	return at(res.Result.Value[0]), at(res.Result.Value[1])
+	return at[0], at[1]
 }
 
 func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }

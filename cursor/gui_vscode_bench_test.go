@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/agentctl/agentctl/internal/codeserver"
 )
 
 // BenchmarkGUIVSCodeOverhead takes turns against code-server's VS Code
@@ -96,20 +98,9 @@ type stopWatcher struct{ page *chromedp.Browser }
 
 func (c *vscodeChat) stopWatch(t testing.TB) stopWatcher {
 	t.Helper()
-	pages, err := ListPages(context.Background(), c.win.Endpoint)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var ws string
-	for _, p := range pages {
-		if p.Title == c.title {
-			ws = p.WS
-		}
-	}
 	ctx, cancel := context.WithCancel(context.Background())
 	t.Cleanup(cancel)
-	quiet := func(string, ...any) {}
-	page, err := chromedp.NewBrowser(ctx, ws, chromedp.WithBrowserLogf(quiet), chromedp.WithBrowserErrorf(quiet))
+	page, err := codeserver.Page(ctx, c.win.Endpoint, c.title)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,14 +122,9 @@ func (c *vscodeChat) stopWatch(t testing.TB) stopWatcher {
 // the stop button last went.
 func (w stopWatcher) times(t testing.TB) (sent, stopped time.Time) {
 	t.Helper()
-	var res struct {
-		Result struct {
-			Value [2]float64 `json:"value"`
-		} `json:"result"`
+	at, err := codeserver.PageTimes(context.Background(), w.page, "__sentAt", "__stoppedAt")
+	if err != nil {
+		t.Fatalf("the page never timed an Enter and a stop button going: %v", err)
 	}
-	if err := w.page.Execute(context.Background(), "Runtime.evaluate", map[string]any{"expression": "[window.__sentAt, window.__stoppedAt]", "returnByValue": true}, &res); err != nil || res.Result.Value[0] == 0 || res.Result.Value[1] == 0 {
-		t.Fatalf("the page never timed an Enter and a stop button going (%v): %v", res.Result.Value, err)
-	}
-	at := func(ms float64) time.Time { return time.UnixMicro(int64(ms * 1000)) }
-	return at(res.Result.Value[0]), at(res.Result.Value[1])
+	return at[0], at[1]
 }

@@ -268,14 +268,9 @@ func (s *Server) participantReady() error {
 }
 
 func chatReady(ctx context.Context, endpoint, title string) error {
-	ws, err := pageSocket(ctx, endpoint, title)
-	if err != nil {
-		return err
-	}
-	quiet := func(string, ...any) {}
 	cctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	b, err := chromedp.NewBrowser(cctx, ws, chromedp.WithBrowserLogf(quiet), chromedp.WithBrowserErrorf(quiet))
+	b, err := Page(cctx, endpoint, title)
 	if err != nil {
 		return err
 	}
@@ -292,6 +287,44 @@ func chatReady(ctx context.Context, endpoint, title string) error {
 		return errors.New("no chat input yet")
 	}
 	return nil
+}
+
+// Page connects to the DevTools socket of the one page titled title, for
+// as long as ctx lasts: a connection of the caller's own, beside any a
+// driver holds.
+func Page(ctx context.Context, endpoint, title string) (*chromedp.Browser, error) {
+	ws, err := pageSocket(ctx, endpoint, title)
+	if err != nil {
+		return nil, err
+	}
+	quiet := func(string, ...any) {}
+	return chromedp.NewBrowser(ctx, ws, chromedp.WithBrowserLogf(quiet), chromedp.WithBrowserErrorf(quiet))
+}
+
+// PageTimes reads the page's window properties named, each a time the
+// page took as performance.timeOrigin + performance.now() (milliseconds
+// since the epoch, with a fraction), and fails if any is unset (0).
+func PageTimes(ctx context.Context, b *chromedp.Browser, names ...string) ([]time.Time, error) {
+	var res struct {
+		Result struct {
+			Value []float64 `json:"value"`
+		} `json:"result"`
+	}
+	expr := "[window." + strings.Join(names, ", window.") + "]"
+	if err := b.Execute(ctx, "Runtime.evaluate", map[string]any{"expression": expr, "returnByValue": true}, &res); err != nil {
+		return nil, err
+	}
+	out := make([]time.Time, len(names))
+	for i, ms := range res.Result.Value {
+		if ms == 0 {
+			return nil, fmt.Errorf("the page never set %s", names[i])
+		}
+		out[i] = time.UnixMicro(int64(ms * 1000))
+	}
+	if len(res.Result.Value) != len(names) {
+		return nil, fmt.Errorf("the page gave %d times for %d names", len(res.Result.Value), len(names))
+	}
+	return out, nil
 }
 
 // pageSocket returns the DevTools socket of the one page titled title.

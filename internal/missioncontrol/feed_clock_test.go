@@ -1,7 +1,6 @@
 package missioncontrol
 
 import (
-	"context"
 	"os"
 	"testing"
 	"time"
@@ -23,14 +22,7 @@ func TestFeedJudgesAStallAtItsLivenessCheck(t *testing.T) {
 	if err := mb.WriteStatus(hb); err != nil {
 		t.Fatal(err)
 	}
-	f, err := NewFeed(root, cfg, FeedOptions{Clock: clk, Liveness: time.Minute, Rescan: time.Hour})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { f.Run(ctx); close(done) }()
-	t.Cleanup(func() { cancel(); <-done })
+	f := startFeedWith(t, root, cfg, FeedOptions{Clock: clk, Liveness: time.Minute, Rescan: time.Hour})
 
 	stalled := func() bool { s, _, _, _ := f.Current(); return s.Agents[0].Stalled }
 	<-clk.Sleeping()

@@ -1,7 +1,6 @@
 package missioncontrol
 
 import (
-	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -110,14 +109,7 @@ func TestFeedFollowsTheSeatsFile(t *testing.T) {
 	if err := os.MkdirAll(filepath.Dir(hub.SeatsFile(root)), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	f, err := NewFeed(root, cfg, FeedOptions{Liveness: time.Hour})
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() { f.Run(ctx); close(done) }()
-	t.Cleanup(func() { cancel(); <-done })
+	f := startFeedWith(t, root, cfg, FeedOptions{Liveness: time.Hour})
 	if s, _, _, _ := f.Current(); s.Agents[1].Seat == nil || s.Agents[1].Seat.Heard {
 		t.Fatalf("before any hub: %+v", s.Agents[1].Seat)
 	}

@@ -93,7 +93,13 @@ func testRuntime(t *testing.T, agents ...string) (string, config.Config) {
 
 func startFeed(t *testing.T, root string, cfg config.Config) *Feed {
 	t.Helper()
-	f, err := NewFeed(root, cfg, FeedOptions{})
+	return startFeedWith(t, root, cfg, FeedOptions{})
+}
+
+// startFeedWith runs a feed with opts until the test ends.
+func startFeedWith(t *testing.T, root string, cfg config.Config, opts FeedOptions) *Feed {
+	t.Helper()
+	f, err := NewFeed(root, cfg, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
