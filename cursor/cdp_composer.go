@@ -251,7 +251,8 @@ func (c *CDP) refusal(prompt string) string {
 
 // Keys the driver presses in a Monaco composer. Select all is Cmd+A on
 // macOS, where the app runs beside agentctl (its DevTools port is on
-// loopback). As page events they are JSON for the scripts (see jsKey).
+// loopback). As page events they go to the scripts as JSON, for jsLib's
+// key().
 var (
 	selectAll = pageKey{key: "a", code: "KeyA", vk: 65, mod: cdpPrimaryModifier()}
 	toEnd     = pageKey{key: "End", code: "End", vk: 35, mod: cdpPrimaryModifier()}
@@ -277,7 +278,7 @@ return {found: true, kind};`)
 // all, else by a key pressed before) and dispatches a paste of a.text to
 // it; handled says the page took the paste itself. The desktop's
 // clipboard is never involved.
-var jsPaste = jsFunc(`
+var jsPaste = jsFunc(jsEditorCopyLib + `
 const c = document.querySelector(a.composer);
 if (!c) return {handled: false};
 c.focus();
@@ -285,11 +286,8 @@ if (a.keys) {
   // A select-all the editor ignored leaves its selection empty, which
   // its copy data says: then nothing is pasted, and the keys go as input.
   key(c, a.keys.selectAll);
-  const probe = new DataTransfer();
-  c.dispatchEvent(new ClipboardEvent("copy", {clipboardData: probe, bubbles: true, cancelable: true}));
-  let empty = false;
-  try { empty = JSON.parse(probe.getData("vscode-editor-data")).isFromEmptySelection; } catch (e) {}
-  if (empty && probe.getData("text/plain").replace(/[\r\n]/g, "") !== "") return {handled: true, ignored: true};
+  const probe = editorCopy(c);
+  if (probe.selection === false && probe.text.replace(/[\r\n]/g, "") !== "") return {handled: true, ignored: true};
 }
 if (a.kind === "field") c.select();
 if (a.kind === "editable") {
@@ -312,18 +310,29 @@ return c ? {found: true, text: fieldText(c)} : {found: false, text: ""};`)
 // through a copy event of our own, then (with a.keys) moves to the end:
 // the desktop's clipboard is never written. Monaco says in its own data
 // whether the selection was empty (it then copies the cursor's line).
-var jsEditorCopy = jsFunc(`
+var jsEditorCopy = jsFunc(jsEditorCopyLib + `
 const c = document.querySelector(a.composer);
 if (!c) return {found: false};
 c.focus();
 if (a.keys) key(c, a.keys.selectAll);
-const dt = new DataTransfer();
-const ev = new ClipboardEvent("copy", {clipboardData: dt, bubbles: true, cancelable: true});
-const copied = !c.dispatchEvent(ev);
-let selection = null;
-try { selection = !JSON.parse(dt.getData("vscode-editor-data")).isFromEmptySelection; } catch (e) {}
+const copy = editorCopy(c);
 if (a.keys) key(c, a.keys.toEnd);
-return {found: true, copied, text: dt.getData("text/plain"), selection};`)
+return {found: true, ...copy};`)
+
+// jsEditorCopyLib is editorCopy(c): a copy event of our own on a Monaco
+// editor's textarea c, and what the editor answered: whether it took
+// the event, the text, and whether that was its selection (false: the
+// cursor's line, which it copies when nothing is selected; null: it did
+// not say).
+const jsEditorCopyLib = `
+const editorCopy = c => {
+  const dt = new DataTransfer();
+  const copied = !c.dispatchEvent(new ClipboardEvent("copy", {clipboardData: dt, bubbles: true, cancelable: true}));
+  let selection = null;
+  try { selection = !JSON.parse(dt.getData("vscode-editor-data")).isFromEmptySelection; } catch (e) {}
+  return {copied, text: dt.getData("text/plain"), selection};
+};
+`
 
 // jsClear empties a field or contenteditable composer.
 var jsClear = jsFunc(`

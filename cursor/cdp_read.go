@@ -58,7 +58,7 @@ func (s *cdpTurn) readArgs() map[string]any {
 // seat's copy action, or its rendering with cdp.read: rendered.
 func (s *cdpTurn) read(ctx context.Context) (cdpReading, error) {
 	var r cdpReading
-	script := s.readScript()
+	script, _ := s.readScript()
 	var err error
 	if script != jsReply && s.c.cfg.Clipboard == config.ClipboardSystem {
 		r, err = s.systemCopy(ctx, script)
@@ -71,16 +71,17 @@ func (s *cdpTurn) read(ctx context.Context) (cdpReading, error) {
 	return r, s.checkRead(r)
 }
 
-// readScript is the script that reads the seat's reply in the page.
-func (s *cdpTurn) readScript() string {
+// readScript is the script that reads the seat's reply in the page, and
+// the same read after a look (see lookThenRead).
+func (s *cdpTurn) readScript() (read, afterLook string) {
 	switch {
 	case s.c.cfg.Read == config.ReadRendered: // (a seat reading a copy names a copy action: readReady)
 	case s.c.cfg.Copy != "":
-		return jsCopy
+		return jsCopy, jsLookThenCopy
 	case s.c.cfg.CopyMenu != "":
-		return jsCopyMenu
+		return jsCopyMenu, jsLookThenCopyMenu
 	}
-	return jsReply
+	return jsReply, jsLookThenReply
 }
 
 func (s *cdpTurn) checkRead(r cdpReading) error {
@@ -96,7 +97,7 @@ func (s *cdpTurn) checkRead(r cdpReading) error {
 // It gives no reading otherwise, nor for a seat whose copy goes through
 // the desktop's clipboard (see systemCopy).
 func (s *cdpTurn) lookThenRead(ctx context.Context, extra map[string]any, changes int) (pageLook, *cdpReading, error) {
-	script := s.readScript()
+	script, afterLook := s.readScript()
 	if script != jsReply && s.c.cfg.Clipboard == config.ClipboardSystem {
 		l, err := s.lookFor(ctx, extra)
 		return l, nil, err
@@ -110,7 +111,7 @@ func (s *cdpTurn) lookThenRead(ctx context.Context, extra map[string]any, change
 		Look    pageLook    `json:"look"`
 		Reading *cdpReading `json:"reading"`
 	}
-	if err := s.p.eval(ctx, jsLookThen(script), a, &res); err != nil {
+	if err := s.p.eval(ctx, afterLook, a, &res); err != nil {
 		return res.Look, nil, s.failed(err)
 	}
 	if err := s.confirm(res.Look); err != nil {
@@ -124,18 +125,20 @@ func (s *cdpTurn) lookThenRead(ctx context.Context, extra map[string]any, change
 	return res.Look, res.Reading, nil
 }
 
-// jsLookThen is the script of lookThenRead with the given read script.
-func jsLookThen(read string) string { return jsLookThenScripts[read] }
+// The scripts of lookThenRead, one per read script.
+var (
+	jsLookThenReply    = jsLookThen(jsReply)
+	jsLookThenCopy     = jsLookThen(jsCopy)
+	jsLookThenCopyMenu = jsLookThen(jsCopyMenu)
+)
 
-var jsLookThenScripts = func() map[string]string {
-	m := map[string]string{}
-	for _, read := range []string{jsReply, jsCopy, jsCopyMenu} {
-		m[read] = "(async a => { const look = (" + jsLook + ")(a);\n" +
-			"if (look.busy || !look.settled || look.changes !== a.changes) return {look};\n" +
-			"return {look, reading: await (" + read + ")(a)}; })"
-	}
-	return m
-}()
+// jsLookThen is jsLook followed, where it finds the page settled with
+// a.changes changes, by read.
+func jsLookThen(read string) string {
+	return "(async a => { const look = (" + jsLook + ")(a);\n" +
+		"if (look.busy || !look.settled || look.changes !== a.changes) return {look};\n" +
+		"return {look, reading: await (" + read + ")(a)}; })"
+}
 
 // copyAction names the seat's copy action for messages.
 func copyAction(cfg config.CDP) string {
