@@ -137,8 +137,26 @@ func (s *cdpTurn) pageKeys() map[string]any {
 // prompt: an editor may apply a paste later than the event (VS Code's
 // chat runs its paste handlers first). It returns what the composer
 // holds at the end.
+//
+// A Monaco proof selects all, and VS Code cancels a paste it is still
+// applying when the selection changes; so the proof waits, touching
+// nothing, for the editor's textarea to show the prompt's tail.
 func (s *cdpTurn) settledText(ctx context.Context) (composerHeld, error) {
 	deadline := time.Now().Add(s.c.submitWait)
+	for s.kind == composerMonaco && time.Now().Before(deadline) {
+		var r struct {
+			Text string `json:"text"`
+		}
+		if err := s.p.eval(ctx, jsComposerText, s.args(), &r); err != nil {
+			return composerHeld{}, err
+		}
+		if endsPrompt(r.Text, s.t.Prompt) || endsPrompt(r.Text, fieldLineEnds(s.t.Prompt)) {
+			break
+		}
+		if err := pause(ctx, cdpPoll); err != nil {
+			return composerHeld{}, err
+		}
+	}
 	for {
 		held, err := s.composerText(ctx)
 		if err != nil || s.holds(held) || time.Now().After(deadline) {
@@ -221,14 +239,20 @@ func (s *cdpTurn) clear(ctx context.Context) error {
 
 // holdsPrompt says whether text, the composer's text as a look reads it,
 // is still the prompt inserted: for Monaco the textarea's window, which
-// holds the prompt's tail (its first character may be half of a UTF-16
-// pair, which arrives as U+FFFD).
+// holds the prompt's tail.
 func (s *cdpTurn) holdsPrompt(text string) bool {
 	if s.kind != composerMonaco {
 		return text == s.stored
 	}
-	tail := strings.TrimPrefix(text, "\uFFFD")
-	return tail != "" && strings.HasSuffix(s.stored, tail)
+	return endsPrompt(text, s.stored)
+}
+
+// endsPrompt says whether window, a Monaco textarea's text, is the tail
+// of prompt (its first character may be half of a UTF-16 pair, which
+// arrives as U+FFFD).
+func endsPrompt(window, prompt string) bool {
+	tail := strings.TrimPrefix(window, "\uFFFD")
+	return tail != "" && strings.HasSuffix(prompt, tail)
 }
 
 // refusal says why the seat's app would not pass prompt on as written,

@@ -19,6 +19,7 @@ import (
 	"github.com/agentctl/agentctl/internal/chromium"
 	"github.com/agentctl/agentctl/internal/codeserver"
 	"github.com/agentctl/agentctl/mailbox"
+	"github.com/chromedp/chromedp"
 )
 
 // The cdp driver against VS Code's real chat view (code-server in a
@@ -293,6 +294,10 @@ func TestCDPVSCodeEditorIgnoringPageKeys(t *testing.T) {
 	if err := page.Execute(context.Background(), "Runtime.evaluate", map[string]any{"expression": js}, nil); err != nil {
 		t.Fatal(err)
 	}
+	// The first turn meets the page slowed thirtyfold, as on a busy
+	// machine: VS Code applies a paste later, and cancels it if the
+	// selection moves meanwhile.
+	throttle(t, page, 30)
 	var log strings.Builder
 	d, err := cursor.NewCDP(v.seat(), vscodeGUI(), cursor.Options{Log: &log})
 	if err != nil {
@@ -302,7 +307,16 @@ func TestCDPVSCodeEditorIgnoringPageKeys(t *testing.T) {
 	if !strings.Contains(log.String(), "pressing them as input") {
 		t.Fatalf("the driver's log does not say it pressed the keys as input:\n%s", log.String())
 	}
+	throttle(t, page, 1)
 	v.turn(t, d, "Message-ID: m-keys-2\nvscodechat:default\nagain")
+}
+
+// throttle slows the page's scripts rate times (1: full speed).
+func throttle(t *testing.T, page *chromedp.Browser, rate float64) {
+	t.Helper()
+	if err := page.Execute(context.Background(), "Emulation.setCPUThrottlingRate", map[string]any{"rate": rate}, nil); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // promptsOfTemplates renders agentctl's built-in templates for a message
