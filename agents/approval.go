@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/agentctl/agentctl/internal/audit"
+	"github.com/agentctl/agentctl/agents/audit"
 	"github.com/agentctl/agentctl/internal/clock"
 	"github.com/agentctl/agentctl/mailbox"
 	"github.com/agentctl/agentctl/projectboard"

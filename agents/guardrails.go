@@ -6,7 +6,7 @@ import (
 
 	"github.com/rs/zerolog"
 
-	"github.com/agentctl/agentctl/internal/audit"
+	"github.com/agentctl/agentctl/agents/audit"
 	"github.com/agentctl/agentctl/mailbox"
 	"github.com/agentctl/agentctl/projectboard"
 )

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentctl/agentctl/internal/audit"
+	"github.com/agentctl/agentctl/agents/audit"
 	"github.com/agentctl/agentctl/mailbox"
 	"github.com/agentctl/agentctl/projectboard"
 )

@@ -20,10 +20,10 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/rs/zerolog"
 
+	"github.com/agentctl/agentctl/agents/hub"
 	"github.com/agentctl/agentctl/config"
 	"github.com/agentctl/agentctl/cursor"
 	"github.com/agentctl/agentctl/internal/atomicfile"
-	"github.com/agentctl/agentctl/internal/hub"
 	"github.com/agentctl/agentctl/mailbox"
 )
 

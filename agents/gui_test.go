@@ -16,7 +16,7 @@ import (
 
 	"github.com/agentctl/agentctl/config"
 	"github.com/agentctl/agentctl/cursor"
-	"github.com/agentctl/agentctl/internal/xvfb"
+	"github.com/agentctl/agentctl/internal/testenv/xvfb"
 )
 
 // TestGUIFlow runs the demo's work with the GUI driver: three runners, three

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/agentctl/agentctl/internal/clock/clocktest"
-	"github.com/agentctl/agentctl/internal/codeserver"
+	"github.com/agentctl/agentctl/internal/testenv/codeserver"
 	"github.com/agentctl/agentctl/mailbox"
 	"github.com/agentctl/agentctl/projectboard"
 )

@@ -8,8 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentctl/agentctl/internal/codeserver"
-	"github.com/agentctl/agentctl/internal/xvfb"
+	"github.com/agentctl/agentctl/internal/testenv/codeserver"
+	"github.com/agentctl/agentctl/internal/testenv/xvfb"
 )
 
 // TestVSCodeChatWholeLoopGUI is TestVSCodeChatWholeLoop for a GUI seat:

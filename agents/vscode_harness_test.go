@@ -14,9 +14,9 @@ import (
 
 	"github.com/agentctl/agentctl/config"
 	"github.com/agentctl/agentctl/cursor"
-	"github.com/agentctl/agentctl/internal/chromium"
 	"github.com/agentctl/agentctl/internal/clock"
-	"github.com/agentctl/agentctl/internal/codeserver"
+	"github.com/agentctl/agentctl/internal/testenv/chromium"
+	"github.com/agentctl/agentctl/internal/testenv/codeserver"
 	"github.com/agentctl/agentctl/mailbox"
 	"github.com/agentctl/agentctl/projectboard"
 )

@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"github.com/agentctl/agentctl/config"
-	"github.com/agentctl/agentctl/internal/chromium"
+	"github.com/agentctl/agentctl/internal/testenv/chromium"
 )
 
 // cdpBrowser is a headless Chromium with a DevTools port on loopback, as

@@ -10,7 +10,7 @@ import (
 	"github.com/atotto/clipboard"
 
 	"github.com/agentctl/agentctl/config"
-	"github.com/agentctl/agentctl/internal/chromium"
+	"github.com/agentctl/agentctl/internal/testenv/chromium"
 )
 
 // An app whose copy goes to the desktop's clipboard, out of the page's

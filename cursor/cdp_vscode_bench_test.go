@@ -15,7 +15,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/agentctl/agentctl/cursor"
-	"github.com/agentctl/agentctl/internal/codeserver"
+	"github.com/agentctl/agentctl/internal/testenv/codeserver"
 )
 
 // BenchmarkCDPOverheadVSCode runs turns on VS Code's chat view in

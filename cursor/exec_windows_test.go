@@ -14,7 +14,7 @@ import (
 
 	"github.com/agentctl/agentctl/config"
 	"github.com/agentctl/agentctl/internal/process"
-	"github.com/agentctl/agentctl/internal/wintest"
+	"github.com/agentctl/agentctl/internal/testenv/wintest"
 )
 
 // Roles the test binary plays as an agent behind a batch file.

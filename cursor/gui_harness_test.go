@@ -17,7 +17,7 @@ import (
 	"github.com/atotto/clipboard"
 
 	"github.com/agentctl/agentctl/config"
-	"github.com/agentctl/agentctl/internal/xvfb"
+	"github.com/agentctl/agentctl/internal/testenv/xvfb"
 )
 
 var (

@@ -10,7 +10,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"github.com/agentctl/agentctl/internal/codeserver"
+	"github.com/agentctl/agentctl/internal/testenv/codeserver"
 )
 
 // BenchmarkGUIVSCodeOverhead takes turns against code-server's VS Code

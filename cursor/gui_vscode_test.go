@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/agentctl/agentctl/config"
-	"github.com/agentctl/agentctl/internal/codeserver"
+	"github.com/agentctl/agentctl/internal/testenv/codeserver"
 )
 
 // vscodeChat is code-server's VS Code, with the scripted participant of

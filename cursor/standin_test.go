@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/agentctl/agentctl/internal/standinlog"
+	"github.com/agentctl/agentctl/internal/testenv/standinlog"
 )
 
 // What the tests of every driver share about the stand-in chats: the

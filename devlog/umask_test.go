@@ -7,7 +7,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/agentctl/agentctl/internal/umasktest"
+	"github.com/agentctl/agentctl/internal/testenv/umasktest"
 )
 
 // A devlog and its folder follow the umask and are never writable by

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentctl/agentctl/internal/umasktest"
+	"github.com/agentctl/agentctl/internal/testenv/umasktest"
 )
 
 // Everything a message's life creates in a mailbox and under locks/

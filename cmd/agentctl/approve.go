@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/agentctl/agentctl/agents"
+	"github.com/agentctl/agentctl/agents/audit"
 	"github.com/agentctl/agentctl/config"
-	"github.com/agentctl/agentctl/internal/audit"
 	"github.com/agentctl/agentctl/mailbox"
 )
 

@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"github.com/agentctl/agentctl/config"
-	"github.com/agentctl/agentctl/internal/chromium"
-	"github.com/agentctl/agentctl/internal/codeserver"
+	"github.com/agentctl/agentctl/internal/testenv/chromium"
+	"github.com/agentctl/agentctl/internal/testenv/codeserver"
 )
 
 // chatPageSeat opens the stand-in chat page titled title in a headless

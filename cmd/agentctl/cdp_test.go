@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/agentctl/agentctl/cursor"
-	"github.com/agentctl/agentctl/internal/chromium"
+	"github.com/agentctl/agentctl/internal/testenv/chromium"
 )
 
 // TestDemoFlowThroughCDPSeats is the demo as a new user would run it with

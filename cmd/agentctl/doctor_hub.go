@@ -7,8 +7,8 @@ import (
 	"os"
 	"strings"
 
+	"github.com/agentctl/agentctl/agents/hub"
 	"github.com/agentctl/agentctl/config"
-	"github.com/agentctl/agentctl/internal/hub"
 )
 
 // hubConfigured says whether agentctl.yaml has a hub section worth

@@ -8,7 +8,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/agentctl/agentctl/internal/supervise"
+	"github.com/agentctl/agentctl/agents/supervise"
 )
 
 const downUsage = `

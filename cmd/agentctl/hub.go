@@ -12,8 +12,8 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/agentctl/agentctl/agents"
+	"github.com/agentctl/agentctl/agents/hub"
 	"github.com/agentctl/agentctl/config"
-	"github.com/agentctl/agentctl/internal/hub"
 	"github.com/agentctl/agentctl/mailbox"
 )
 

@@ -16,7 +16,7 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
-	"github.com/agentctl/agentctl/internal/hub"
+	"github.com/agentctl/agentctl/agents/hub"
 	"github.com/agentctl/agentctl/mailbox"
 	"github.com/agentctl/agentctl/projectboard"
 )

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentctl/agentctl/internal/hub"
+	"github.com/agentctl/agentctl/agents/hub"
 	"github.com/agentctl/agentctl/mailbox"
 )
 

@@ -8,8 +8,8 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/agentctl/agentctl/agents/hub"
 	"github.com/agentctl/agentctl/config"
-	"github.com/agentctl/agentctl/internal/hub"
 )
 
 // hubClient hands package hub the connection settings of agentctl.yaml's

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentctl/agentctl/agents/missioncontrol"
 	"github.com/agentctl/agentctl/config"
-	"github.com/agentctl/agentctl/internal/missioncontrol"
 	"github.com/agentctl/agentctl/projectboard"
 )
 

@@ -8,9 +8,9 @@ import (
 	"github.com/rs/zerolog"
 	"golang.org/x/sync/errgroup"
 
+	"github.com/agentctl/agentctl/agents/hub"
 	"github.com/agentctl/agentctl/config"
 	"github.com/agentctl/agentctl/cursor"
-	"github.com/agentctl/agentctl/internal/hub"
 	"github.com/agentctl/agentctl/mailbox"
 )
 

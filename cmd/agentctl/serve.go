@@ -11,8 +11,8 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/agentctl/agentctl/agents/missioncontrol"
 	"github.com/agentctl/agentctl/internal/atomicfile"
-	"github.com/agentctl/agentctl/internal/missioncontrol"
 )
 
 const serveUsage = `

@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"github.com/agentctl/agentctl/agents"
-	"github.com/agentctl/agentctl/internal/missioncontrol"
+	"github.com/agentctl/agentctl/agents/missioncontrol"
 	"github.com/agentctl/agentctl/mailbox"
 )
 

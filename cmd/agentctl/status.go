@@ -10,9 +10,9 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/agentctl/agentctl/agents/missioncontrol"
 	"github.com/agentctl/agentctl/config"
 	"github.com/agentctl/agentctl/cursor"
-	"github.com/agentctl/agentctl/internal/missioncontrol"
 	"github.com/agentctl/agentctl/internal/process"
 	"github.com/agentctl/agentctl/mailbox"
 )

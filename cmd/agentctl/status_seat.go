@@ -5,9 +5,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentctl/agentctl/agents/hub"
+	"github.com/agentctl/agentctl/agents/missioncontrol"
 	"github.com/agentctl/agentctl/config"
-	"github.com/agentctl/agentctl/internal/hub"
-	"github.com/agentctl/agentctl/internal/missioncontrol"
 )
 
 // readSeats reads the hub's record of the seats when the runtime has

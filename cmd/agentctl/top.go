@@ -9,7 +9,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/x/term"
 
-	"github.com/agentctl/agentctl/internal/missioncontrol"
+	"github.com/agentctl/agentctl/agents/missioncontrol"
 )
 
 const topUsage = `

@@ -10,8 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentctl/agentctl/agents/supervise"
 	"github.com/agentctl/agentctl/config"
-	"github.com/agentctl/agentctl/internal/supervise"
 )
 
 const upUsage = `

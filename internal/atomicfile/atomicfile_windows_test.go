@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agentctl/agentctl/internal/wintest"
+	"github.com/agentctl/agentctl/internal/testenv/wintest"
 )
 
 // TestMain lets the test binary play a reader in another process: it opens

@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/agentctl/agentctl/internal/umasktest"
+	"github.com/agentctl/agentctl/internal/testenv/umasktest"
 )
 
 // Everything this package creates follows the umask, except that others

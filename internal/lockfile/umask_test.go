@@ -8,7 +8,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/agentctl/agentctl/internal/umasktest"
+	"github.com/agentctl/agentctl/internal/testenv/umasktest"
 )
 
 // Lock files follow the umask for the owner and the group but never let

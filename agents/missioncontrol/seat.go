@@ -3,7 +3,7 @@ package missioncontrol
 import (
 	"time"
 
-	"github.com/agentctl/agentctl/internal/hub"
+	"github.com/agentctl/agentctl/agents/hub"
 )
 
 // Seat is where a remote agent's turns are taken: the machine that runs

@@ -6,10 +6,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentctl/agentctl/agents/hub"
 	"github.com/agentctl/agentctl/config"
 	"github.com/agentctl/agentctl/cursor"
 	"github.com/agentctl/agentctl/devlog"
-	"github.com/agentctl/agentctl/internal/hub"
 	"github.com/agentctl/agentctl/internal/process"
 	"github.com/agentctl/agentctl/mailbox"
 	"github.com/agentctl/agentctl/projectboard"

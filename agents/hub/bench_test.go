@@ -2,8 +2,8 @@
 // real parts: an embedded NATS server on loopback, real mailboxes, real
 // runners (package agents) and seats, and a command that answers "ok".
 //
-//	go test -run '^$' -bench . ./internal/hub/
-//	go test -run '^$' -bench Delivery -benchtime 200x ./internal/hub/   # p99 worth reading
+//	go test -run '^$' -bench . ./agents/hub/
+//	go test -run '^$' -bench Delivery -benchtime 200x ./agents/hub/   # p99 worth reading
 //
 // BenchmarkDelivery reports p50-ms and p99-ms from mailbox.Deliver on the
 // hub to the receipt's completion, one message at a time, for a runner
@@ -33,9 +33,9 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/agentctl/agentctl/agents"
+	"github.com/agentctl/agentctl/agents/hub"
 	"github.com/agentctl/agentctl/config"
 	"github.com/agentctl/agentctl/cursor"
-	"github.com/agentctl/agentctl/internal/hub"
 	"github.com/agentctl/agentctl/mailbox"
 )
 

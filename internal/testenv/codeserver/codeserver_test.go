@@ -12,7 +12,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"github.com/agentctl/agentctl/internal/chromium"
+	"github.com/agentctl/agentctl/internal/testenv/chromium"
 )
 
 // The fixture itself: VS Code's chat view opens with the workbench, a
@@ -27,7 +27,7 @@ func TestScriptedChatAnswersAPastedPrompt(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(replies, "hello.md"), []byte(reply), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	s, err := Start(ctx, command, Options{Dir: t.TempDir(), Fixture: filepath.Join("..", "..", "fixtures", "vscodechat"),
+	s, err := Start(ctx, command, Options{Dir: t.TempDir(), Fixture: filepath.Join("..", "..", "..", "fixtures", "vscodechat"),
 		Title: "Agent-9 — chat", Replies: []string{replies}})
 	if err != nil {
 		t.Fatal(err)

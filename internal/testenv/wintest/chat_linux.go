@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentctl/agentctl/internal/standinlog"
+	"github.com/agentctl/agentctl/internal/testenv/standinlog"
 )
 
 // Chat is a running fixtures/winchat window.

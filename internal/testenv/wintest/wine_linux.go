@@ -12,7 +12,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/agentctl/agentctl/internal/xvfb"
+	"github.com/agentctl/agentctl/internal/testenv/xvfb"
 )
 
 // Wine is a Wine prefix that runs agentctl's Windows build, with a private

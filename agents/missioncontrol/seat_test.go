@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentctl/agentctl/agents/hub"
 	"github.com/agentctl/agentctl/config"
 	"github.com/agentctl/agentctl/internal/clock"
-	"github.com/agentctl/agentctl/internal/hub"
 )
 
 func TestJudgeSeatTellsPresentAbsentAndNeverHeard(t *testing.T) {

@@ -13,11 +13,11 @@ import (
 
 	"github.com/fsnotify/fsnotify"
 
+	"github.com/agentctl/agentctl/agents/hub"
 	"github.com/agentctl/agentctl/config"
 	"github.com/agentctl/agentctl/cursor"
 	"github.com/agentctl/agentctl/devlog"
 	"github.com/agentctl/agentctl/internal/clock"
-	"github.com/agentctl/agentctl/internal/hub"
 	"github.com/agentctl/agentctl/mailbox"
 	"github.com/agentctl/agentctl/projectboard"
 )

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentctl/agentctl/internal/umasktest"
+	"github.com/agentctl/agentctl/internal/testenv/umasktest"
 	"github.com/nats-io/nats.go/jetstream"
 )
 
