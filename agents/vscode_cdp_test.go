@@ -40,14 +40,19 @@ func TestVSCodeChatWholeLoop(t *testing.T) {
 		t.Skip("starts code-server and Chromium")
 	}
 	codeserver.Need(t)
-	runVSCodeWholeLoop(t, startVSCodeSeat(t, vscodeReplies(t)), true)
+	runVSCodeWholeLoop(t, startVSCodeSeat(t, vscodeReplies(t)),
+		vscodeEnd{"error", "The model is overloaded; try again later."}, vscodeEnd{"cancelled", "cancel"})
 }
+
+// vscodeEnd is a scripted reply VS Code ends in an error or a cancel, and
+// what the reason of its dead letter must say.
+type vscodeEnd struct{ reply, deadBecause string }
 
 // runVSCodeWholeLoop delivers the messages to Agent-1 on seat, runs its
 // runner until every one has settled, and checks each against what the
-// chat recorded. withEnds adds the replies VS Code ends in an error or a
-// cancel, which the seat must tell from finished ones.
-func runVSCodeWholeLoop(t *testing.T, seat *vscodeSeat, withEnds bool) {
+// chat recorded. ends are replies VS Code ends in an error or a cancel,
+// which the seat must tell from finished ones.
+func runVSCodeWholeLoop(t *testing.T, seat *vscodeSeat, ends ...vscodeEnd) {
 	clock := clocktest.New(time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC))
 	s := seat.settings(clock)
 	if os.Getenv("AGENTS_TEST_LOG") == "" {
@@ -69,10 +74,8 @@ func runVSCodeWholeLoop(t *testing.T, seat *vscodeSeat, withEnds bool) {
 		plain("bursty", "done", split, true),
 		plain("slow", "done", split, true),
 	}
-	if withEnds {
-		cases = append(cases,
-			vscodeCase{msg: plain("error", "", "", false).msg, deadBecause: "The model is overloaded; try again later."},
-			vscodeCase{msg: plain("cancelled", "", "", false).msg, deadBecause: "cancel"})
+	for _, e := range ends {
+		cases = append(cases, vscodeCase{msg: plain(e.reply, "", "", false).msg, deadBecause: e.deadBecause})
 	}
 	cases = append(cases,
 		plain("long", "done", "Reviewed the whole parser for {{id}}.", false),

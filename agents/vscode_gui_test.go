@@ -18,16 +18,17 @@ import (
 // keyboard, mouse, screen and clipboard, calibrated as a user would.
 // Every prompt must reach the chat exactly as rendered, every reply come
 // back exactly as the chat gave it, and every block's effects happen once.
-// Replies VS Code ends in an error or a cancel are left out: a GUI seat's
-// copy holds what was streamed before the end, and nothing the seat reads
-// on screen tells such an end from a finished reply.
+// A reply VS Code ends in an error must be refused for the error mark the
+// chat shows at its end (its copies hold only what came before). Replies
+// running past the chat's view are not tried so: the seat cannot see
+// their end, and passes them on with a note saying so.
 func TestVSCodeChatWholeLoopGUI(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts code-server, Chromium and a private X display")
 	}
 	codeserver.Need(t)
 	usePrivateDisplayWith(t, xvfb.Options{WindowManager: xvfb.Openbox}) // places the window where it asks
-	runVSCodeWholeLoop(t, startVSCodeGUISeat(t, vscodeReplies(t)), false)
+	runVSCodeWholeLoop(t, startVSCodeGUISeat(t, vscodeReplies(t)), vscodeEnd{"error", "error mark"})
 }
 
 // startVSCodeGUISeat starts code-server and opens its workbench in a

@@ -54,6 +54,11 @@ type Window struct {
 	// in the receipt, as it notes leading whitespace, which the chat
 	// drops, and a leading /word, which it takes as a command).
 	Composer string `yaml:"composer,omitempty"`
+	// ErrorMark looks for the mark an app draws at the end of a reply it
+	// ended in an error or a cancel (VS Code: a red ring with a cross),
+	// which no copy of the reply shows, before the reply is passed on: the
+	// chat is scrolled to its end, and the reply region must show it.
+	ErrorMark bool `yaml:"error_mark,omitempty"`
 	// Reply is the region whose pixels show the reply streaming in. It must
 	// not contain a blinking caret.
 	Reply *Rect `yaml:"reply,omitempty"`

@@ -28,7 +28,8 @@ func WindowProfile(name string) (Window, bool) {
 // not move in that menu, so the driver keeps the mouse pointer off it (an
 // item under the pointer takes the keyboard's place). The check keys follow
 // the copy's from the reply, where the menu gives the focus back and where
-// Ctrl+Up leaves it.
+// Ctrl+Up leaves it. A reply ended by an error or a cancel shows only as
+// a red mark at its end (see ErrorMark).
 func VSCodeWindow() Window {
 	return Window{
 		Profile:       ProfileVSCode,
@@ -36,6 +37,7 @@ func VSCodeWindow() Window {
 		CopyFromInput: true,
 		CheckKeys:     []string{"ctrl+up", "menu", "down", "down", "enter"},
 		Composer:      ComposerMonaco,
+		ErrorMark:     true,
 	}
 }
 
@@ -55,5 +57,6 @@ func (w Window) WithProfile() Window {
 	if w.Composer == "" {
 		w.Composer = p.Composer
 	}
+	w.ErrorMark = w.ErrorMark || p.ErrorMark
 	return w
 }

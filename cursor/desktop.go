@@ -47,5 +47,7 @@ type desktop interface {
 	// capture returns the pixels of r on the screen, to compare with
 	// another capture of the same rectangle.
 	capture(r image.Rectangle) ([]byte, error)
+	// shot returns the pixels of r as colours, to read what they show.
+	shot(r image.Rectangle) (*image.RGBA, error)
 	close()
 }

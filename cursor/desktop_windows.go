@@ -145,6 +145,14 @@ func (winDesktop) key(c chord) error {
 	return robotgo.KeyTap(c.key, mods...)
 }
 
+func (winDesktop) shot(r image.Rectangle) (*image.RGBA, error) {
+	img, err := screenshot.Capture(r.Min.X, r.Min.Y, r.Dx(), r.Dy())
+	if err != nil {
+		return nil, fmt.Errorf("cannot take a screenshot of the chat: %w", err)
+	}
+	return img, nil
+}
+
 func (winDesktop) capture(r image.Rectangle) ([]byte, error) {
 	img, err := screenshot.Capture(r.Min.X, r.Min.Y, r.Dx(), r.Dy())
 	if err != nil {

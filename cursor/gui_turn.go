@@ -55,6 +55,9 @@ func (g *GUI) Run(ctx context.Context, t Turn) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	if err := g.refuseErrorMark(w, t, len(reply)); err != nil {
+		return "", err
+	}
 	if err := t.stage(StageReplied); err != nil {
 		return "", err
 	}

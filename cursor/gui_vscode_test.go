@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -179,10 +180,58 @@ func TestGUIVSCodeReplies(t *testing.T) {
 			if got != ex.Reply {
 				t.Fatalf("the driver returned %d bytes, the participant gave %d:\n got %.300q\nwant %.300q", len(got), len(ex.Reply), got, ex.Reply)
 			}
-			if len(notes) != 0 {
+			if notes = slices.DeleteFunc(notes, func(n string) bool { return n == errorMarkUnseen }); len(notes) != 0 {
 				t.Errorf("notes on a prompt the composer keeps as it is: %q", notes)
 			}
 			assertClipboard(t, "the user's own clipboard")
+		})
+	}
+}
+
+// A reply VS Code ends with an error or a cancel shows only as a red mark
+// at its end; its copies hold what came before. Where the chat's end is
+// in view (a reply shorter than the view), such a reply is refused, and a
+// finished one passes; where it is not, the reply passes with a note
+// saying the seat could not look.
+func TestGUIVSCodeErrorsAndCancels(t *testing.T) {
+	replies := t.TempDir()
+	writeReply(t, replies, "short-cancelled", "Half of an answer, then", `{"cancel": true}`)
+	writeReply(t, replies, "code-red", "Strings in red:\n\n```go\nvar s = \"quota exceeded\"\n```\n", "")
+	writeReply(t, replies, "long", longReply(), `{"chunk": 400, "delay_ms": 5}`)
+	chat := startVSCode(t, "Agent-6 — VS Code chat", replies)
+	g, err := NewGUI(chat.window(), vscodeGUI(), Options{LockDir: t.TempDir(), Log: driverLog()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(g.Close)
+	const refused, passed, unseen = "refused", "passed", "unseen"
+	for i, c := range []struct{ name, want string }{
+		{"error", refused}, {"default", passed}, {"short-cancelled", refused}, {"code-red", passed},
+		{"cancelled", unseen}, {"noblock", passed}, {"long", unseen}, {"error", refused},
+	} {
+		t.Run(fmt.Sprintf("%d-%s", i, c.name), func(t *testing.T) {
+			prompt := fmt.Sprintf("Message-ID: m-%d\nvscodechat:%s", i, c.name)
+			var notes []string
+			got, err := g.Run(context.Background(), Turn{Prompt: prompt, OnNote: func(n string) { notes = append(notes, n) }})
+			ex := chat.lastExchange(t)
+			if ex.Prompt != prompt {
+				t.Fatalf("the participant's last prompt is %q, want %q (err %v)", ex.Prompt, prompt, err)
+			}
+			noted := slices.Contains(notes, errorMarkUnseen)
+			switch c.want {
+			case refused:
+				if ex.End == "done" || !errors.Is(err, ErrNoReply) || !strings.Contains(err.Error(), "error mark") {
+					t.Fatalf("a reply ended %q gave %d bytes and err %v, want it refused for its error mark", ex.End, len(got), err)
+				}
+				t.Log(err)
+			case passed, unseen:
+				if err != nil || got != ex.Reply {
+					t.Fatalf("a reply of %d bytes ended %q gave %d bytes and err %v, want it passed on", len(ex.Reply), ex.End, len(got), err)
+				}
+				if noted != (c.want == unseen) {
+					t.Fatalf("notes %q; want the note that the reply's end was unseen: %v", notes, c.want == unseen)
+				}
+			}
 		})
 	}
 }

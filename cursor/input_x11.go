@@ -224,3 +224,35 @@ func (d *x11Desktop) capture(r image.Rectangle) ([]byte, error) {
 	}
 	return img.Data, nil
 }
+
+// shot reads r's pixels as colours. The X server sends a depth-24 screen
+// as 32-bit pixels, blue first in LSB-first byte order; other layouts
+// are refused rather than read wrong.
+func (d *x11Desktop) shot(r image.Rectangle) (*image.RGBA, error) {
+	setup := xproto.Setup(d.xu.Conn())
+	if d.xu.Screen().RootDepth != 24 || setup.ImageByteOrder != xproto.ImageOrderLSBFirst || bitsPerPixel(setup, 24) != 32 {
+		return nil, fmt.Errorf("cannot read the screen's colours: its pixel layout (depth %d) is not the 32-bit one agentctl reads", d.xu.Screen().RootDepth)
+	}
+	data, err := d.capture(r)
+	if err != nil {
+		return nil, err
+	}
+	r = r.Intersect(image.Rect(0, 0, int(d.xu.Screen().WidthInPixels), int(d.xu.Screen().HeightInPixels)))
+	img := image.NewRGBA(r)
+	if len(data) < 4*r.Dx()*r.Dy() {
+		return nil, fmt.Errorf("cannot read the screen's colours: %d bytes for %v", len(data), r)
+	}
+	for i := range r.Dx() * r.Dy() {
+		img.Pix[4*i], img.Pix[4*i+1], img.Pix[4*i+2], img.Pix[4*i+3] = data[4*i+2], data[4*i+1], data[4*i], 0xff
+	}
+	return img, nil
+}
+
+func bitsPerPixel(setup *xproto.SetupInfo, depth byte) byte {
+	for _, f := range setup.PixmapFormats {
+		if f.Depth == depth {
+			return f.BitsPerPixel
+		}
+	}
+	return 0
+}
