@@ -34,7 +34,7 @@ agents:
 #      # copy_from_input: true      # click the input box before the copy and check keys
 #      # check_keys: [...]          # optional: keys that copy the whole chat, to check each copy against
 #      # composer: monaco           # plain (default) or monaco: CRLF pasted as LF, noted in the receipt
-#      # profile: vscode            # VS Code's chat: all four above, no copy button needed (see README)
+#      # profile: vscode            # VS Code's chat: all four above, no copy button needed (see docs/drivers.md)
 #      reply: [20, 60, 760, 500]   # x, y, width, height of the reply; no caret or spinner in it
 #      submit_key: enter           # or ctrl+enter
 #      new_chat_key: ctrl+n        # optional; "mod" means Cmd on macOS, Ctrl elsewhere

@@ -224,7 +224,7 @@ func TestMissionControlPageInHeadlessChromiumFollowsARunningFlow(t *testing.T) {
 	if err := chromedp.Run(ctx, chromedp.FullScreenshot(&png, 100)); err != nil {
 		t.Fatal(err)
 	}
-	shot := os.Getenv("AGENTCTL_SCREENSHOT") // where the README's screenshot is made
+	shot := os.Getenv("AGENTCTL_SCREENSHOT") // where the screenshot of docs/running.md is made
 	if shot == "" {
 		shot = filepath.Join(dir, "mission-control.png")
 	}

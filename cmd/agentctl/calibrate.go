@@ -44,7 +44,7 @@ positions are made relative to the window found by --title unless
 --profile vscode records VS Code's chat view (or code-server's): the reply
 is copied by keys from the input box through its context menu, whatever its
 height, and checked against the chat's "Copy All", so no copy button is
-recorded (see README, "A VS Code chat seat").
+recorded (see docs/drivers.md, "A VS Code chat seat").
 
 --from-coords imports a Dream.OS cursor_agent_coords.json (any of its
 generations) for every configured agent it lists. Dream.OS positions are

@@ -382,7 +382,7 @@ func visibleCount(look cursor.CalibrationLook, v roleVerdict, profile, role stri
 }
 
 func unresolvedHint(roles []string) string {
-	h := "set " + strings.Join(roles, ", ") + " in the agent's cdp block of agentctl.yaml (see README: finding a page's selectors) or give them as flags, then run calibrate again"
+	h := "set " + strings.Join(roles, ", ") + " in the agent's cdp block of agentctl.yaml (see docs/drivers.md: finding a page's selectors) or give them as flags, then run calibrate again"
 	for _, r := range roles {
 		switch r {
 		case "cdp.copy":
