@@ -12,6 +12,7 @@ import (
 	"github.com/gofrs/flock"
 
 	"github.com/agentctl/agentctl/internal/atomicfile"
+	"github.com/agentctl/agentctl/internal/layout"
 )
 
 // Options are the consumer's settings; callers take them from agentctl.yaml.
@@ -143,7 +144,7 @@ type settleState struct {
 // agent's mailbox; it holds the consumer's pid, start time and role
 // (lockfile.Record).
 func ConsumerLockPath(root, agent string) string {
-	return filepath.Join(LocksDir(root), agent+".consumer.lock")
+	return layout.MustFor(root, agent).ConsumerLock()
 }
 
 // Consume makes this process the mailbox's consumer. It fails with a

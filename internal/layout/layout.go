@@ -17,9 +17,11 @@
 //	    status.json                  the runner's heartbeat
 //	    .seen/                       one marker per message id ever delivered
 //	    .ingest/                     what was taken out of inbox.json, not yet delivered
+//	    .offsets/                    how far each appended file outside the mailbox was read
 //	devlogs/<agent>.md               append-only devlogs (Agent.Devlog)
 //	devlogs/dreamos/                 Dream.OS devlogs `agentctl migrate` copied (MigratedDevlogs)
 //	project_board/*.yaml             task boards (Boards)
+//	project_board/.deferred/         changes asked while the boards could not take them
 //	lore/YYYY-MM-DD.md               the day's lore (LoreDay)
 //	lore/dictionary.yaml             a person's lore dictionary, if any
 //	lore/template.md.tmpl            a person's lore template, if any
@@ -41,6 +43,7 @@
 //	workspaces/<agent>/              that Cursor's workspace, unless the config names one
 //	logs/<service>.log               what an installed service prints (ServiceLog)
 //	mission-control.token            `agentctl serve`'s write token (Token)
+//	templates/                       prompt templates, unless the config names another folder
 //
 // Agent names become folder and file names, so every path that holds one
 // is made through For, which refuses a name internal/agentname does not
@@ -66,6 +69,7 @@ const (
 	WorkspacesDir = "workspaces"
 	LogsDir       = "logs"
 	TokenFile     = "mission-control.token"
+	TemplatesDir  = "templates"
 )
 
 // Names inside one agent's mailbox folder.
@@ -76,6 +80,7 @@ const (
 	DeadletterDir = "deadletter"
 	SeenDir       = ".seen"
 	IngestDir     = ".ingest"
+	OffsetsDir    = ".offsets"
 	InboxJSON     = "inbox.json"
 	InboxJSONLock = "inbox.json.lock"
 	StatusJSON    = "status.json"
@@ -106,6 +111,13 @@ func MigratedDevlogs(root string) string { return filepath.Join(Devlogs(root), "
 
 // Boards is the folder of the task boards.
 func Boards(root string) string { return filepath.Join(root, BoardsDir) }
+
+// DeferredDir, inside the boards folder, keeps the changes asked while
+// the boards could not take them.
+const DeferredDir = ".deferred"
+
+// BoardsDeferred is the folder of deferred board changes.
+func BoardsDeferred(root string) string { return filepath.Join(Boards(root), DeferredDir) }
 
 // Lore is the lore folder.
 func Lore(root string) string { return filepath.Join(root, LoreDir) }

@@ -37,6 +37,8 @@ func TestPathsKeepTheirNames(t *testing.T) {
 		a.Devlog():                        "devlogs/Agent-3.md",
 		MigratedDevlogs(root):             "devlogs/dreamos",
 		Boards(root):                      "project_board",
+		BoardsDeferred(root):              "project_board/.deferred",
+		a.InMailbox(OffsetsDir):           "agent_mailboxes/Agent-3/.offsets",
 		LoreDay(root, "2026-11-26"):       "lore/2026-11-26.md",
 		LoreDictionary(root):              "lore/dictionary.yaml",
 		LoreTemplate(root):                "lore/template.md.tmpl",
