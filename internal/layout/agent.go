@@ -34,6 +34,15 @@ func MustFor(root, agent string) Agent {
 	return a
 }
 
+// MustPath is a path made, as MustFor makes an Agent, from a name its
+// caller validated already: SessionFile, RawOutput, ServiceLog.
+func MustPath(path string, err error) string {
+	if err != nil {
+		panic(fmt.Sprintf("layout: a path was asked for an unchecked agent name: %v", err))
+	}
+	return path
+}
+
 // Name is the agent's name.
 func (a Agent) Name() string { return a.name }
 

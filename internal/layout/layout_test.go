@@ -92,6 +92,14 @@ func TestInvalidNamesAreRefused(t *testing.T) {
 			}()
 			MustFor("/r", name)
 		}()
+		func() {
+			defer func() {
+				if recover() == nil {
+					t.Errorf("MustPath accepted %q", name)
+				}
+			}()
+			MustPath(SessionFile("/r", name))
+		}()
 	}
 }
 

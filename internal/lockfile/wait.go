@@ -94,30 +94,41 @@ func (e *BusyError) Error() string {
 // callers see context.Canceled as such. This is agentctl's one loop that
 // waits for a lock.
 func Acquire(ctx context.Context, path string, w Wait) (*flock.Flock, time.Duration, error) {
+	lock := New(path)
+	waited, err := Take(ctx, lock, w)
+	if err != nil {
+		return nil, 0, err
+	}
+	return lock, waited, nil
+}
+
+// Take is Acquire for a lock its caller keeps (made by New): a handle
+// that already holds its lock takes it again at once.
+func Take(ctx context.Context, lock *flock.Flock, w Wait) (time.Duration, error) {
 	clk := clock.Or(w.Clock)
 	poll := w.Poll
 	if poll <= 0 {
 		poll = DefaultPoll
 	}
-	lock := New(path)
+	path := lock.Path()
 	start := clk.Now()
 	for try := 0; ; try++ {
 		ok, err := lock.TryLock()
 		if err != nil {
-			return nil, 0, fmt.Errorf("cannot lock %s: %w", path, err)
+			return 0, fmt.Errorf("cannot lock %s: %w", path, err)
 		}
 		now := clk.Now()
 		if ok {
 			if try == 0 {
-				return lock, 0, nil
+				return 0, nil
 			}
-			return lock, now.Sub(start), nil
+			return now.Sub(start), nil
 		}
 		var holder Holder
 		if w.Refuse != nil {
 			holder = Who(path)
 			if err := w.Refuse(holder); err != nil {
-				return nil, 0, err
+				return 0, err
 			}
 		}
 		next := now.Add(poll)
@@ -127,7 +138,7 @@ func Acquire(ctx context.Context, path string, w Wait) (*flock.Flock, time.Durat
 				if w.Refuse == nil {
 					holder = Who(path)
 				}
-				return nil, 0, &BusyError{Path: path, Holder: holder, Waited: now.Sub(start)}
+				return 0, &BusyError{Path: path, Holder: holder, Waited: now.Sub(start)}
 			}
 			if next.After(deadline) {
 				next = deadline
@@ -135,7 +146,7 @@ func Acquire(ctx context.Context, path string, w Wait) (*flock.Flock, time.Durat
 		}
 		select {
 		case <-ctx.Done():
-			return nil, 0, context.Cause(ctx)
+			return 0, context.Cause(ctx)
 		case <-clk.At(next):
 		}
 	}

@@ -55,6 +55,9 @@ func TestAcquireTakesAFreeLockWithoutWaiting(t *testing.T) {
 	if locked, _ := New(path).TryLock(); locked {
 		t.Fatal("another handle took the lock Acquire holds")
 	}
+	if waited, err := Take(context.Background(), l, Wait{Clock: clk}); err != nil || waited != 0 {
+		t.Fatalf("the holding handle took its lock again: %v, %v", waited, err)
+	}
 }
 
 // A lock kept past the wait fails after exactly the wait, as the clock
