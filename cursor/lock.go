@@ -88,9 +88,8 @@ func (l *InputLock) Release() error {
 }
 
 // holderSuffix ends the name of the file beside a desktop lock that says
-// who holds it. The lock file itself is never written: on Windows a locked
-// file cannot be written through another handle.
-const holderSuffix = ".holder"
+// who holds it (layout.HolderSuffix).
+const holderSuffix = layout.HolderSuffix
 
 // Holder is who holds a desktop input lock.
 type Holder struct {
@@ -115,7 +114,7 @@ func (l *InputLock) recordHolder() {
 // lock per display). A record whose process is gone, or whose pid now names
 // another process, is not a holder: the kernel released its lock.
 func Holders(dir string) []Holder {
-	names, _ := filepath.Glob(layout.DesktopLockHolders(dir, holderSuffix))
+	names, _ := filepath.Glob(layout.DesktopLockHolders(dir))
 	var out []Holder
 	for _, name := range names {
 		data, err := os.ReadFile(name)

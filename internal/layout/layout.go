@@ -11,10 +11,11 @@
 //	    inbox.json                   Dream.OS compatibility ingest
 //	    inbox.json.lock              the lock Dream.OS writers take on it
 //	    inbox/                       pending messages, one per file
-//	    processing/                  the message being worked on, with its progress
-//	    archive/YYYY-MM-DD/          finished messages with their receipts
-//	    deadletter/                  what could not be processed, with the reason
+//	    processing/                  the message being worked on, with its <stem>.progress.jsonl
+//	    archive/YYYY-MM-DD/          finished messages, each with its <stem>.receipt.jsonl
+//	    deadletter/                  what could not be processed, each with its <name>.reason.txt
 //	    status.json                  the runner's heartbeat
+//	    skip.json                    a person's request that the runner abandon its turn
 //	    .seen/                       one marker per message id ever delivered
 //	    .ingest/                     what was taken out of inbox.json, not yet delivered
 //	    .offsets/                    how far each appended file outside the mailbox was read
@@ -29,7 +30,7 @@
 //	  <agent>.consumer.lock          who consumes an agent's mailbox (Agent.ConsumerLock)
 //	  project_board.lock             writers of the boards (BoardsLock)
 //	  desktop-<display>.lock         the desktop input lock of one display (DesktopLock)
-//	  desktop-<display>.lock.holder  who holds it, for `agentctl status`
+//	  desktop-<display>.lock.holder  who holds it, for `agentctl status` (HolderSuffix)
 //	  up.lock                        the runtime's `agentctl up` (SupervisorLock)
 //	  up.stop                        `agentctl down`'s request to it (SupervisorStop)
 //	audit/YYYY-MM-DD.jsonl           the audit log of effects (Audit)
@@ -84,6 +85,15 @@ const (
 	InboxJSON     = "inbox.json"
 	InboxJSONLock = "inbox.json.lock"
 	StatusJSON    = "status.json"
+	SkipJSON      = "skip.json"
+)
+
+// Suffixes of the files kept beside a message in the mailbox, after the
+// message's stem (or, for a dead letter, its file name).
+const (
+	ProgressSuffix = ".progress.jsonl"
+	ReceiptSuffix  = ".receipt.jsonl"
+	ReasonSuffix   = ".reason.txt"
 )
 
 // DayFormat names an archive day folder, a day's lore and a day's audit
@@ -143,10 +153,15 @@ func DesktopLock(dir, display string) string {
 	return filepath.Join(dir, "desktop-"+display+LockSuffix)
 }
 
+// HolderSuffix ends the name of the record beside a desktop lock that
+// says who holds it: the lock file itself is never written, since on
+// Windows a locked file cannot be written through another handle.
+const HolderSuffix = ".holder"
+
 // DesktopLockHolders matches the records beside the desktop locks in the
-// locks folder dir; suffix ends a record's name.
-func DesktopLockHolders(dir, suffix string) string {
-	return filepath.Join(dir, "desktop-*"+LockSuffix+suffix)
+// locks folder dir.
+func DesktopLockHolders(dir string) string {
+	return filepath.Join(dir, "desktop-*"+LockSuffix+HolderSuffix)
 }
 
 // SupervisorLock is the lock held by the runtime's `agentctl up`.

@@ -64,7 +64,7 @@ func TestPathsKeepTheirNames(t *testing.T) {
 			t.Errorf("got %s, want %s", got, w)
 		}
 	}
-	if g, _ := filepath.Match(DesktopLockHolders(Locks(root), ".holder"), filepath.Join(root, "locks", "desktop-x11_0.lock.holder")); !g {
+	if g, _ := filepath.Match(DesktopLockHolders(Locks(root)), filepath.Join(root, "locks", "desktop-x11_0.lock.holder")); !g {
 		t.Error("DesktopLockHolders does not match a holder record")
 	}
 }
