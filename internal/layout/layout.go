@@ -48,8 +48,9 @@
 //
 // Agent names become folder and file names, so every path that holds one
 // is made through For, which refuses a name internal/agentname does not
-// accept. The package names paths only: it creates nothing, and what each
-// file holds is the business of the package that writes it.
+// accept. The package names paths only: it creates nothing, what each
+// file holds is the business of the package that writes it, and taking
+// and waiting for the locks is internal/lockfile's.
 package layout
 
 import "path/filepath"
