@@ -8,10 +8,10 @@ import (
 	"io/fs"
 	"os"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"time"
 
+	"github.com/agentctl/agentctl/internal/layout"
 	"github.com/agentctl/agentctl/lore"
 	"github.com/agentctl/agentctl/projectboard"
 )
@@ -34,13 +34,13 @@ type LoreSettings struct {
 func RefreshLore(ctx context.Context, root string, agents []string, now time.Time, s LoreSettings) (narrated bool, err error) {
 	date := now.UTC().Format(time.DateOnly)
 	dict := lore.DefaultDictionary()
-	if p := filepath.Join(root, lore.LoreDir, "dictionary.yaml"); exists(p) {
+	if p := layout.LoreDictionary(root); exists(p) {
 		if dict, err = lore.LoadDictionary(p); err != nil {
 			return false, err
 		}
 	}
 	text := lore.DefaultTemplate()
-	if p := filepath.Join(root, lore.LoreDir, "template.md.tmpl"); exists(p) {
+	if p := layout.LoreTemplate(root); exists(p) {
 		data, err := os.ReadFile(p)
 		if err != nil {
 			return false, fmt.Errorf("cannot read the lore template: %w", err)
@@ -107,7 +107,7 @@ func LoreStale(root string, now time.Time) bool {
 	if err != nil {
 		return true
 	}
-	for _, dir := range []string{filepath.Join(root, "devlogs"), projectboard.Dir(root)} {
+	for _, dir := range []string{layout.Devlogs(root), layout.Boards(root)} {
 		entries, _ := os.ReadDir(dir)
 		for _, e := range entries {
 			if info, err := e.Info(); err == nil && info.ModTime().After(fi.ModTime()) {

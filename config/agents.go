@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/robfig/cron/v3"
+
+	"github.com/agentctl/agentctl/internal/layout"
 )
 
 // Run holds the settings of the per-agent runner (`agentctl run`).
@@ -98,7 +100,7 @@ func defaultRun() Run {
 		MaxPromptBytes:   64 * 1024,
 		ShutdownGrace:    Duration(10 * time.Second),
 		Resend:           ResendAuto,
-		Templates:        "templates",
+		Templates:        layout.TemplatesDir,
 		MaxHops:          20,
 		MaxSendsPerReply: 10,
 		NoBlockNotice:    3,

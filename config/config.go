@@ -13,17 +13,17 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"strings"
 	"time"
 
 	"gopkg.in/yaml.v3"
 
 	"github.com/agentctl/agentctl/internal/agentname"
+	"github.com/agentctl/agentctl/internal/layout"
 )
 
 // FileName is the config file's name inside the runtime root.
-const FileName = "agentctl.yaml"
+const FileName = layout.ConfigFile
 
 // Config is the whole of agentctl.yaml.
 type Config struct {
@@ -126,7 +126,7 @@ func Default() Config {
 var ErrNotFound = errors.New("no agentctl.yaml")
 
 // Path is where the config file of a runtime root lives.
-func Path(root string) string { return filepath.Join(root, FileName) }
+func Path(root string) string { return layout.Config(root) }
 
 // Load reads and validates root/agentctl.yaml, filling absent settings with
 // their defaults.

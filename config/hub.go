@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+
+	"github.com/agentctl/agentctl/internal/layout"
 )
 
 // Hub is how the machines of a swarm meet: one of them, the hub, keeps the
@@ -74,7 +76,7 @@ var machineName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$`)
 // Defaults of the hub.
 const (
 	DefaultHubListen = "127.0.0.1:4222"
-	DefaultHubStore  = "hub/jetstream"
+	DefaultHubStore  = layout.HubStore
 )
 
 func defaultHub() Hub {

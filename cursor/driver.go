@@ -5,10 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"path/filepath"
 	"time"
 
 	"github.com/agentctl/agentctl/config"
+	"github.com/agentctl/agentctl/internal/layout"
 )
 
 // Driver takes one turn with an agent: a prompt in, the reply out.
@@ -138,7 +138,7 @@ type Options struct {
 }
 
 // LockDir returns where the desktop input locks of a runtime root live.
-func LockDir(root string) string { return filepath.Join(root, "locks") }
+func LockDir(root string) string { return layout.Locks(root) }
 
 // New builds the driver an agent's settings ask for.
 func New(agent config.Agent, gui config.GUI, opts Options) (Driver, error) {

@@ -15,6 +15,8 @@ import (
 	"github.com/gofrs/flock"
 
 	"github.com/agentctl/agentctl/internal/atomicfile"
+	"github.com/agentctl/agentctl/internal/clock"
+	"github.com/agentctl/agentctl/internal/layout"
 	"github.com/agentctl/agentctl/internal/lockfile"
 	"github.com/agentctl/agentctl/internal/process"
 )
@@ -30,6 +32,8 @@ type InputLock struct {
 	lock *flock.Flock
 	// Agent is whose turn takes the lock, recorded for `agentctl status`.
 	Agent string
+	// Clock times the wait for the lock; clock.System when nil.
+	Clock clock.Clock
 }
 
 // lockRetry is how often a waiting process tries the lock again.
@@ -38,7 +42,7 @@ const lockRetry = 10 * time.Millisecond
 // NewInputLock returns the lock for the current display. wait bounds each
 // Acquire.
 func NewInputLock(dir string, wait time.Duration) *InputLock {
-	path := filepath.Join(dir, "desktop-"+displayKey()+".lock")
+	path := layout.DesktopLock(dir, displayKey())
 	return &InputLock{path: path, wait: wait, lock: lockfile.New(path)}
 }
 
@@ -50,23 +54,25 @@ func (l *InputLock) Acquire(ctx context.Context) error {
 	if err := atomicfile.MkdirAll(filepath.Dir(l.path)); err != nil {
 		return fmt.Errorf("cannot create the lock folder: %w", err)
 	}
-	wctx, cancel := context.WithTimeout(ctx, l.wait)
-	defer cancel()
-	ok, err := l.lock.TryLockContext(wctx, lockRetry)
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	_, err := lockfile.Take(ctx, l.lock, lockfile.Wait{For: l.wait, Poll: lockRetry, Clock: l.Clock})
+	var busy *lockfile.BusyError
 	switch {
-	case ok:
+	case err == nil:
 		l.recordHolder()
 		return nil
 	case ctx.Err() != nil:
 		return ctx.Err()
-	case err == nil || errors.Is(err, context.DeadlineExceeded):
-		holder := lockfile.Describe(l.path)
+	case errors.As(err, &busy):
+		holder := busy.Holder.String()
 		if holder == "" {
 			holder = "another process"
 		}
 		return fmt.Errorf("%w after %s: %s holds the desktop input lock %s (another agentctl using the mouse and keyboard, or a stuck process)", ErrInputLockTimeout, l.wait, holder, l.path)
 	default:
-		return fmt.Errorf("cannot take the desktop input lock %s: %w", l.path, err)
+		return fmt.Errorf("cannot take the desktop input lock: %w", err)
 	}
 }
 
@@ -82,9 +88,8 @@ func (l *InputLock) Release() error {
 }
 
 // holderSuffix ends the name of the file beside a desktop lock that says
-// who holds it. The lock file itself is never written: on Windows a locked
-// file cannot be written through another handle.
-const holderSuffix = ".holder"
+// who holds it (layout.HolderSuffix).
+const holderSuffix = layout.HolderSuffix
 
 // Holder is who holds a desktop input lock.
 type Holder struct {
@@ -109,7 +114,7 @@ func (l *InputLock) recordHolder() {
 // lock per display). A record whose process is gone, or whose pid now names
 // another process, is not a holder: the kernel released its lock.
 func Holders(dir string) []Holder {
-	names, _ := filepath.Glob(filepath.Join(dir, "desktop-*.lock"+holderSuffix))
+	names, _ := filepath.Glob(layout.DesktopLockHolders(dir))
 	var out []Holder
 	for _, name := range names {
 		data, err := os.ReadFile(name)

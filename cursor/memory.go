@@ -13,19 +13,26 @@ import (
 	"github.com/agentctl/agentctl/config"
 	"github.com/agentctl/agentctl/internal/atomicfile"
 	"github.com/agentctl/agentctl/internal/clock"
+	"github.com/agentctl/agentctl/internal/layout"
 )
 
 // SessionsDir is the folder of a runtime root where each agent's
 // conversation record lives.
-func SessionsDir(root string) string { return filepath.Join(root, "sessions") }
+func SessionsDir(root string) string { return layout.Sessions(root) }
 
 // SessionFile is where an agent's conversation is recorded: <agent>.json.
-// The name must already be a valid agent name.
-func SessionFile(sessions, agent string) string { return filepath.Join(sessions, agent+".json") }
+// The name must already be a valid agent name; an invalid one panics
+// rather than name a file outside the folder.
+func SessionFile(sessions, agent string) string {
+	return layout.MustPath(layout.SessionFile(sessions, agent))
+}
 
 // RawOutputDir is where the exec driver keeps what an agent's command
-// printed in a turn that gave no reply.
-func RawOutputDir(sessions, agent string) string { return filepath.Join(sessions, agent+".raw") }
+// printed in a turn that gave no reply. The name must be valid, as for
+// SessionFile.
+func RawOutputDir(sessions, agent string) string {
+	return layout.MustPath(layout.RawOutput(sessions, agent))
+}
 
 // kindGUI is the kind of a chat window's conversation; an exec agent's is
 // its preset's name.

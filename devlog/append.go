@@ -3,28 +3,28 @@ package devlog
 import (
 	"fmt"
 	"os"
-	"path/filepath"
 
-	"github.com/agentctl/agentctl/internal/agentname"
 	"github.com/agentctl/agentctl/internal/atomicfile"
+	"github.com/agentctl/agentctl/internal/layout"
 )
 
 // DevlogsDir is the devlogs folder's name under a runtime root.
-const DevlogsDir = "devlogs"
+const DevlogsDir = layout.DevlogsDir
 
 // MaxText bounds the reply, error or note kept in one entry, so one entry
 // stays one modest write; the full reply lives in the message's receipt.
 const MaxText = 64 * 1024
 
 // Dir is the devlogs folder of a runtime root.
-func Dir(root string) string { return filepath.Join(root, DevlogsDir) }
+func Dir(root string) string { return layout.Devlogs(root) }
 
 // Path is an agent's devlog. The name must be a valid agent name.
 func Path(root, agent string) (string, error) {
-	if err := agentname.Valid(agent); err != nil {
+	a, err := layout.For(root, agent)
+	if err != nil {
 		return "", err
 	}
-	return filepath.Join(Dir(root), agent+".md"), nil
+	return a.Devlog(), nil
 }
 
 // Append adds e to its agent's devlog in one O_APPEND write.

@@ -17,7 +17,6 @@ import (
 	_ "embed"
 	"fmt"
 	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 	"text/template"
@@ -27,10 +26,11 @@ import (
 
 	"github.com/agentctl/agentctl/devlog"
 	"github.com/agentctl/agentctl/internal/atomicfile"
+	"github.com/agentctl/agentctl/internal/layout"
 )
 
 // LoreDir is the lore folder's name under a runtime root.
-const LoreDir = "lore"
+const LoreDir = layout.LoreDir
 
 //go:embed default_dictionary.yaml
 var defaultDictionary []byte
@@ -239,7 +239,7 @@ func Render(in Input, d Dictionary, tmpl *template.Template) ([]byte, error) {
 }
 
 // Path is where the lore of a date is written.
-func Path(root, date string) string { return filepath.Join(root, LoreDir, date+".md") }
+func Path(root, date string) string { return layout.LoreDay(root, date) }
 
 // Write replaces the lore of a date atomically; writing the same day again
 // gives the same file for the same events.
@@ -247,7 +247,7 @@ func Write(root, date string, text []byte) error {
 	if _, _, err := Day(date); err != nil {
 		return err
 	}
-	if err := atomicfile.MkdirAll(filepath.Join(root, LoreDir)); err != nil {
+	if err := atomicfile.MkdirAll(layout.Lore(root)); err != nil {
 		return err
 	}
 	if err := atomicfile.WriteFile(Path(root, date), text); err != nil {

@@ -12,6 +12,8 @@ import (
 	"github.com/gofrs/flock"
 
 	"github.com/agentctl/agentctl/internal/atomicfile"
+	"github.com/agentctl/agentctl/internal/clock"
+	"github.com/agentctl/agentctl/internal/layout"
 )
 
 // Options are the consumer's settings; callers take them from agentctl.yaml.
@@ -52,6 +54,8 @@ type Options struct {
 	// sentence saying what holds the lock. Runners log it and show it in
 	// status.json.
 	OnWait func(holder string)
+	// Clock times the waits for the consumer lock; clock.System when nil.
+	Clock clock.Clock
 	// Watch and Shared are places outside the mailbox where old writers
 	// still write (extra.go): absolute paths of folders, files or globs.
 	// Watch holds this agent's messages; Shared holds every agent's, each
@@ -143,7 +147,7 @@ type settleState struct {
 // agent's mailbox; it holds the consumer's pid, start time and role
 // (lockfile.Record).
 func ConsumerLockPath(root, agent string) string {
-	return filepath.Join(LocksDir(root), agent+".consumer.lock")
+	return layout.MustFor(root, agent).ConsumerLock()
 }
 
 // Consume makes this process the mailbox's consumer. It fails with a

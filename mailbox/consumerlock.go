@@ -2,11 +2,13 @@ package mailbox
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
 	"github.com/gofrs/flock"
 
+	"github.com/agentctl/agentctl/internal/layout"
 	"github.com/agentctl/agentctl/internal/lockfile"
 )
 
@@ -31,50 +33,43 @@ const (
 // child of a crashed runner, a process that is not agentctl at all) is
 // waited out for opts.ConsumerWait in silence and then, if opts.Wait is
 // set, until the lock comes free or Wait ends, telling opts.OnWait once.
-// It returns how long it waited, 0 when the lock was free.
+// It returns how long it waited, 0 when the lock was free. The waiting is
+// lockfile.Acquire's, on opts.Clock.
 func (m *Mailbox) lockConsumer(path string, opts Options) (*flock.Flock, time.Duration, error) {
-	lock := lockfile.New(path)
-	start := time.Now()
-	told := false
-	var waited time.Duration
-	for try := 0; ; try++ {
-		ok, err := lock.TryLock()
-		if err != nil {
-			return nil, 0, fmt.Errorf("cannot lock %s: %w", path, err)
-		}
-		if ok {
-			if try > 0 {
-				waited = time.Since(start)
+	ctx := opts.Wait
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	w := lockfile.Wait{For: opts.ConsumerWait, Poll: consumerGracePoll, Clock: opts.Clock,
+		Refuse: func(h lockfile.Holder) error {
+			if h.Believed && h.Record.Role == roleRunner {
+				return &LockedError{Agent: m.Agent, PID: h.Record.PID}
 			}
-			break
+			return nil
+		}}
+	lock, waited, err := lockfile.Acquire(ctx, path, w)
+	var busy *lockfile.BusyError
+	if errors.As(err, &busy) && opts.Wait != nil {
+		if opts.OnWait != nil {
+			opts.OnWait(describeConsumerHolder(path, busy.Holder))
 		}
-		holder, known := lockfile.HeldBy(path)
-		if known && holder.Role == roleRunner {
-			return nil, 0, &LockedError{Agent: m.Agent, PID: holder.PID}
+		w.For, w.Poll = lockfile.Forever, consumerWaitPoll
+		var more time.Duration
+		lock, more, err = lockfile.Acquire(ctx, path, w)
+		waited = busy.Waited + more
+	}
+	switch {
+	case err == nil:
+	case errors.As(err, &busy):
+		locked := &LockedError{Agent: m.Agent}
+		if busy.Holder.Believed {
+			locked.PID = busy.Holder.Record.PID
 		}
-		poll := consumerGracePoll
-		if time.Since(start) >= opts.ConsumerWait {
-			if opts.Wait == nil {
-				locked := &LockedError{Agent: m.Agent}
-				if known {
-					locked.PID = holder.PID
-				}
-				return nil, 0, locked
-			}
-			if !told && opts.OnWait != nil {
-				opts.OnWait(describeConsumerHolder(path, holder, known))
-			}
-			told, poll = true, consumerWaitPoll
-		}
-		var done <-chan struct{}
-		if opts.Wait != nil {
-			done = opts.Wait.Done()
-		}
-		select {
-		case <-done:
-			return nil, 0, fmt.Errorf("stopped waiting for %s: %w", path, context.Cause(opts.Wait))
-		case <-time.After(poll):
-		}
+		return nil, 0, locked
+	case opts.Wait != nil && opts.Wait.Err() != nil && errors.Is(err, context.Cause(opts.Wait)):
+		return nil, 0, fmt.Errorf("stopped waiting for %s: %w", path, err)
+	default:
+		return nil, 0, err
 	}
 	role := roleConsumer
 	if opts.Runner {
@@ -89,11 +84,8 @@ func (m *Mailbox) lockConsumer(path string, opts Options) (*flock.Flock, time.Du
 
 // describeConsumerHolder is the sentence a waiting runner logs and shows
 // in status.json.
-func describeConsumerHolder(path string, rec lockfile.Record, known bool) string {
-	who := lockfile.Describe(path)
-	if who == "" && known {
-		who = fmt.Sprintf("pid %d", rec.PID)
-	}
+func describeConsumerHolder(path string, h lockfile.Holder) string {
+	who := h.String()
 	if who == "" {
 		who = "another process"
 	}
@@ -106,7 +98,11 @@ func describeConsumerHolder(path string, rec lockfile.Record, known bool) string
 // holds the lock. It lets a supervisor leave alone a runner started by
 // hand. The agent name must be a valid one.
 func RunnerPID(root, agent string) (int, bool) {
-	holder, known := lockfile.HeldBy(ConsumerLockPath(root, agent))
+	a, err := layout.For(root, agent)
+	if err != nil {
+		return 0, false
+	}
+	holder, known := lockfile.HeldBy(a.ConsumerLock())
 	if !known || holder.Role != roleRunner {
 		return 0, false
 	}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/gofrs/flock"
 
+	"github.com/agentctl/agentctl/internal/clock/clocktest"
 	"github.com/agentctl/agentctl/internal/lockfile"
 )
 
@@ -228,5 +229,65 @@ func TestRunnerPIDNamesOnlyALiveRunner(t *testing.T) {
 	release()
 	if pid, ok := RunnerPID(root, "Agent-1"); ok {
 		t.Fatalf("a runner that let go still named: pid %d", pid)
+	}
+}
+
+// The waits for the consumer lock run on the consumer's clock: a runner
+// keeps silent for the whole of ConsumerWait, however long that is, then
+// says once what it waits for and takes the lock at the next look after
+// the holder lets go.
+func TestConsumerLockWaitsOnItsClock(t *testing.T) {
+	root := newRuntime(t, "Agent-1")
+	mb := openMailbox(t, root, "Agent-1")
+	stranger, release := holdInChild(t, root, "stranger")
+	clk := clocktest.New(t0)
+
+	// A visit gives up once its clock has moved past ConsumerWait.
+	visit := make(chan error, 1)
+	go func() {
+		_, err := mb.Consume(Options{ConsumerWait: time.Hour, Clock: clk}, t0)
+		visit <- err
+	}()
+	<-clk.Sleeping()
+	clk.Advance(time.Hour)
+	var locked *LockedError
+	if err := <-visit; !errors.As(err, &locked) || locked.PID != 0 {
+		t.Fatalf("a visit after its wait: %v, want a LockedError naming no runner", err)
+	}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	waiting := make(chan string, 2)
+	type result struct {
+		c   *Consumer
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		c, err := mb.Consume(Options{Runner: true, Wait: ctx, ConsumerWait: time.Minute, Clock: clk,
+			OnWait: func(h string) { waiting <- h }}, t0)
+		done <- result{c, err}
+	}()
+	<-clk.Sleeping()
+	clk.Advance(30 * time.Second)
+	<-clk.Sleeping()
+	if len(waiting) != 0 {
+		t.Fatalf("the runner spoke half way through its silent wait: %q", <-waiting)
+	}
+	clk.Advance(30 * time.Second)
+	said := <-waiting
+	if want := fmt.Sprintf("pid %d", stranger.Process.Pid); runtime.GOOS == "linux" && !strings.Contains(said, want) {
+		t.Errorf("the runner said %q; want the holder, %s", said, want)
+	}
+	<-clk.Sleeping()
+	release()
+	clk.Advance(consumerWaitPoll)
+	r := <-done
+	if r.err != nil {
+		t.Fatalf("after the stranger let go: %v", r.err)
+	}
+	defer r.c.Close()
+	if len(waiting) != 0 {
+		t.Errorf("OnWait was called again: %q", <-waiting)
 	}
 }

@@ -34,17 +34,11 @@ func (m *Mailbox) tryLockInboxJSON(wait time.Duration) (*flock.Flock, error) {
 
 // tryLockPath is tryLockInboxJSON for any lock file.
 func tryLockPath(path string, wait time.Duration) (*flock.Flock, error) {
-	lock := lockfile.New(path)
-	ctx, cancel := context.WithTimeout(context.Background(), wait)
-	defer cancel()
-	ok, err := lock.TryLockContext(ctx, 5*time.Millisecond)
-	if err != nil && !errors.Is(err, context.DeadlineExceeded) {
-		return nil, fmt.Errorf("cannot lock %s: %w", path, err)
-	}
-	if !ok {
+	lock, _, err := lockfile.Acquire(context.Background(), path, lockfile.Wait{For: wait})
+	if busy := (*lockfile.BusyError)(nil); errors.As(err, &busy) {
 		return nil, nil
 	}
-	return lock, nil
+	return lock, err
 }
 
 // lockInboxJSON is tryLockInboxJSON for readers that cannot do without the

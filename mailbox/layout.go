@@ -9,35 +9,36 @@ import (
 
 	"github.com/agentctl/agentctl/internal/agentname"
 	"github.com/agentctl/agentctl/internal/atomicfile"
+	"github.com/agentctl/agentctl/internal/layout"
 )
 
-// The folders and files of one agent's mailbox, relative to its folder.
+// The folders and files of one agent's mailbox, relative to its folder;
+// internal/layout owns their names.
 const (
-	InboxDir      = "inbox"
-	ProcessingDir = "processing"
-	ArchiveDir    = "archive"
-	DeadletterDir = "deadletter"
+	InboxDir      = layout.InboxDir
+	ProcessingDir = layout.ProcessingDir
+	ArchiveDir    = layout.ArchiveDir
+	DeadletterDir = layout.DeadletterDir
 	// SeenDir holds one empty marker per message id ever delivered, so that
 	// a message delivered twice is stored once even after it was archived.
-	SeenDir = ".seen"
+	SeenDir = layout.SeenDir
 	// IngestDir holds what was taken out of inbox.json under the writers'
 	// lock and is not yet delivered in full: one spool file per taking.
-	IngestDir      = ".ingest"
-	InboxJSON      = "inbox.json"
-	InboxJSONLock  = "inbox.json.lock"
-	StatusJSON     = "status.json"
-	mailboxesDir   = "agent_mailboxes"
-	runtimeLockDir = "locks"
+	IngestDir     = layout.IngestDir
+	InboxJSON     = layout.InboxJSON
+	InboxJSONLock = layout.InboxJSONLock
+	StatusJSON    = layout.StatusJSON
 )
 
 // Dir is the folder of an agent's mailbox under a runtime root. The name must
-// already be valid; Dir never sees a raw user string (see Open).
+// already be valid; Dir never sees a raw user string (see Open), and
+// panics on one rather than build a path from it.
 func Dir(root, agent string) string {
-	return filepath.Join(root, mailboxesDir, agent)
+	return layout.MustFor(root, agent).Mailbox()
 }
 
 // LocksDir is the runtime root's folder of cross-process locks.
-func LocksDir(root string) string { return filepath.Join(root, runtimeLockDir) }
+func LocksDir(root string) string { return layout.Locks(root) }
 
 // layoutDirs are the folders inside every mailbox.
 var layoutDirs = []string{InboxDir, ProcessingDir, ArchiveDir, DeadletterDir, SeenDir}

@@ -15,6 +15,8 @@ import (
 	"time"
 
 	"github.com/gofrs/flock"
+
+	"github.com/agentctl/agentctl/internal/layout"
 )
 
 // TestMain lets the test binary re-execute itself as the worker processes
@@ -34,7 +36,7 @@ func TestMain(m *testing.M) {
 // holderWorker holds the boards' lock, as any other process could, until
 // its stdin closes.
 func holderWorker(args []string) int {
-	lock := flock.New(filepath.Join(args[0], "locks", lockName))
+	lock := flock.New(layout.BoardsLock(args[0]))
 	if err := lock.Lock(); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
@@ -84,7 +86,7 @@ func editorWorker(args []string) int {
 	root, board := args[0], args[1]
 	n, _ := strconv.Atoi(args[2])
 	path := filepath.Join(Dir(root), board)
-	lock := flock.New(filepath.Join(root, "locks", lockName))
+	lock := flock.New(layout.BoardsLock(root))
 	for saved := 0; saved < n; {
 		loaded, err := os.ReadFile(path)
 		if err != nil {

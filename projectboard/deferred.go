@@ -15,10 +15,11 @@ import (
 	"time"
 
 	"github.com/agentctl/agentctl/internal/atomicfile"
+	"github.com/agentctl/agentctl/internal/layout"
 )
 
 // DeferredDir holds the changes that waited for the boards, one file each.
-const DeferredDir = ".deferred"
+const DeferredDir = layout.DeferredDir
 
 // Change is a change of one task that an agent asked for. Absent fields are
 // left as they are.
@@ -178,7 +179,7 @@ func (s *Store) applyDeferred() (results []deferredResult, waiting int, err erro
 	return results, waiting, nil
 }
 
-func (s *Store) deferredDir() string { return filepath.Join(Dir(s.Root), DeferredDir) }
+func (s *Store) deferredDir() string { return layout.BoardsDeferred(s.Root) }
 
 func (s *Store) saveDeferred(c Change) error {
 	if err := atomicfile.MkdirAll(s.deferredDir()); err != nil {

@@ -12,14 +12,17 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/agentctl/agentctl/internal/clock/clocktest"
 )
 
 // A change facing a lock that another process keeps gives up after the
-// store's wait with an error naming the lock and, where the system says,
-// its holder; it changes nothing.
+// store's wait, as its lock clock tells it, with an error naming the lock
+// and, where the system says, its holder; it changes nothing.
 func TestHeldLockFailsNamingItsHolder(t *testing.T) {
 	s, root := newRoot(t, "shared.yaml")
-	s.LockWait = 100 * time.Millisecond
+	clk := clocktest.New(time.Date(2026, 11, 26, 9, 0, 0, 0, time.UTC))
+	s.LockWait, s.LockClock = time.Minute, clk
 	holder := exec.Command(os.Args[0], root)
 	holder.Env = append(os.Environ(), "PROJECTBOARD_WORKER=holder")
 	holder.Stderr = os.Stderr
@@ -34,12 +37,22 @@ func TestHeldLockFailsNamingItsHolder(t *testing.T) {
 	}
 	before, _ := os.ReadFile(filepath.Join(Dir(root), "shared.yaml"))
 
-	_, err := s.Update(context.Background(), "C-1", func(t *Task) error { t.Notes = "changed"; return nil })
+	done := make(chan error, 1)
+	go func() {
+		_, err := s.Update(context.Background(), "C-1", func(t *Task) error { t.Notes = "changed"; return nil })
+		done <- err
+	}()
+	<-clk.Sleeping()
+	clk.Advance(time.Minute)
+	err := <-done
 	var locked *LockError
 	if !errors.As(err, &locked) {
 		t.Fatalf("update under a held lock: %v, want a *LockError", err)
 	}
-	if want := filepath.Join(root, "locks", lockName); locked.Path != want || !strings.Contains(err.Error(), want) {
+	if locked.Waited != time.Minute || !strings.Contains(err.Error(), "after 1m0s") {
+		t.Errorf("error %q says it waited %s; want the store's wait, 1m", err, locked.Waited)
+	}
+	if want := filepath.Join(root, "locks", "project_board.lock"); locked.Path != want || !strings.Contains(err.Error(), want) {
 		t.Errorf("error %q does not name the lock %s", err, want)
 	}
 	if runtime.GOOS == "linux" {

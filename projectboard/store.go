@@ -16,20 +16,18 @@ import (
 
 	"github.com/agentctl/agentctl/internal/atomicfile"
 	"github.com/agentctl/agentctl/internal/clock"
+	"github.com/agentctl/agentctl/internal/layout"
 	"github.com/agentctl/agentctl/internal/lockfile"
 )
 
-// Folder and lock names under a runtime root.
-const (
-	BoardsDir = "project_board"
-	lockName  = "project_board.lock"
-)
+// BoardsDir is the boards folder's name under a runtime root.
+const BoardsDir = layout.BoardsDir
 
 // ErrNoTask is returned for a task id that is on no board.
 var ErrNoTask = errors.New("no such task")
 
 // Dir is the boards folder of a runtime root.
-func Dir(root string) string { return filepath.Join(root, BoardsDir) }
+func Dir(root string) string { return layout.Boards(root) }
 
 // Store reads and changes the boards of one runtime root.
 type Store struct {
@@ -39,6 +37,9 @@ type Store struct {
 	// LockWait is how long a change waits for another writer before it
 	// fails with a *LockError; DefaultLockWait when zero.
 	LockWait time.Duration
+	// LockClock times that wait; clock.System when nil. It is not Clock:
+	// a stamp is often a fixed time, and a wait on a fixed clock never ends.
+	LockClock clock.Clock
 
 	// afterRead runs between reading a board and the check before it is
 	// replaced, so tests can save the file "from an editor" at the worst
@@ -141,7 +142,7 @@ type LockError struct {
 }
 
 func (e *LockError) Error() string {
-	msg := fmt.Sprintf("the boards' lock %s is still held after %s", e.Path, e.Waited)
+	msg := fmt.Sprintf("the boards' lock %s is still held after %s", e.Path, e.Waited.Round(time.Millisecond))
 	if e.Holder != "" {
 		msg += " by " + e.Holder
 	}
@@ -150,26 +151,26 @@ func (e *LockError) Error() string {
 
 // lock takes the boards' cross-process write lock.
 func (s *Store) lock(ctx context.Context) (func(), error) {
-	dir := filepath.Join(s.Root, "locks")
-	if err := atomicfile.MkdirAll(dir); err != nil {
+	path := layout.BoardsLock(s.Root)
+	if err := atomicfile.MkdirAll(filepath.Dir(path)); err != nil {
 		return nil, err
 	}
 	wait := s.LockWait
 	if wait <= 0 {
 		wait = DefaultLockWait
 	}
-	wctx, cancel := context.WithTimeout(ctx, wait)
-	defer cancel()
-	path := filepath.Join(dir, lockName)
-	l := lockfile.New(path)
-	ok, err := l.TryLockContext(wctx, 5*time.Millisecond)
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	l, _, err := lockfile.Acquire(ctx, path, lockfile.Wait{For: wait, Clock: s.LockClock})
+	var busy *lockfile.BusyError
 	switch {
-	case ok:
+	case err == nil:
 		return func() { l.Unlock() }, nil
 	case ctx.Err() != nil:
 		return nil, ctx.Err()
-	case err == nil || errors.Is(err, context.DeadlineExceeded):
-		return nil, &LockError{Path: path, Holder: lockfile.Describe(path), Waited: wait}
+	case errors.As(err, &busy):
+		return nil, &LockError{Path: path, Holder: busy.Holder.String(), Waited: busy.Waited}
 	default:
 		return nil, fmt.Errorf("cannot lock the boards: %w", err)
 	}

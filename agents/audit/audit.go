@@ -22,10 +22,11 @@ import (
 	"time"
 
 	"github.com/agentctl/agentctl/internal/atomicfile"
+	"github.com/agentctl/agentctl/internal/layout"
 )
 
 // DirName is the audit folder's name under a runtime root.
-const DirName = "audit"
+const DirName = layout.AuditDir
 
 // Verdicts a record may carry.
 const (
@@ -50,11 +51,11 @@ type Record struct {
 }
 
 // Dir is the audit folder of a runtime root.
-func Dir(root string) string { return filepath.Join(root, DirName) }
+func Dir(root string) string { return layout.Audit(root) }
 
 // Path is the audit log of the day t falls on, in UTC.
 func Path(root string, t time.Time) string {
-	return filepath.Join(Dir(root), t.UTC().Format("2006-01-02")+".jsonl")
+	return filepath.Join(Dir(root), t.UTC().Format(layout.DayFormat)+".jsonl")
 }
 
 // Append adds r to the log of its day in one O_APPEND write.

@@ -15,6 +15,7 @@ import (
 
 	"github.com/agentctl/agentctl/internal/agentname"
 	"github.com/agentctl/agentctl/internal/atomicfile"
+	"github.com/agentctl/agentctl/internal/layout"
 	"github.com/agentctl/agentctl/mailbox"
 )
 
@@ -110,7 +111,7 @@ func (e *nowhereError) Error() string { return fmt.Sprintf("forwarded to %q: %v"
 // UndeliverableDir keeps what other machines forwarded to no mailbox of
 // this runtime (their agentctl.yaml names an agent this one does not),
 // each with the reason beside it.
-func UndeliverableDir(root string) string { return filepath.Join(root, "hub", "undeliverable") }
+func UndeliverableDir(root string) string { return layout.HubUndeliverable(root) }
 
 func keepUndeliverable(root string, m jetstream.Msg, reason string) error {
 	dir := UndeliverableDir(root)

@@ -13,17 +13,18 @@ import (
 	"time"
 
 	"github.com/agentctl/agentctl/cursor"
-	"github.com/agentctl/agentctl/internal/agentname"
 	"github.com/agentctl/agentctl/internal/atomicfile"
+	"github.com/agentctl/agentctl/internal/layout"
 )
 
 // JournalDir is where a seat keeps its journal, under the runtime folder
 // of its own machine.
 func JournalDir(root, agent string) (string, error) {
-	if err := agentname.Valid(agent); err != nil {
+	a, err := layout.For(root, agent)
+	if err != nil {
 		return "", err
 	}
-	return filepath.Join(root, "seats", agent), nil
+	return a.Journal(), nil
 }
 
 // Journal is a seat's record of its turns, one file per turn, each step

@@ -15,11 +15,12 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/agentctl/agentctl/internal/atomicfile"
+	"github.com/agentctl/agentctl/internal/layout"
 )
 
 // SeatsFile is where the hub shows the seats of remote agents: the last
 // beat of each, for `agentctl status` and mission control.
-func SeatsFile(root string) string { return filepath.Join(root, "hub", "seats.json") }
+func SeatsFile(root string) string { return layout.HubSeats(root) }
 
 // Seats is the content of SeatsFile.
 type Seats struct {

@@ -18,6 +18,7 @@ import (
 	"github.com/agentctl/agentctl/cursor"
 	"github.com/agentctl/agentctl/devlog"
 	"github.com/agentctl/agentctl/internal/clock"
+	"github.com/agentctl/agentctl/internal/layout"
 	"github.com/agentctl/agentctl/mailbox"
 	"github.com/agentctl/agentctl/projectboard"
 )
@@ -100,7 +101,7 @@ func one(name string) map[string]bool { return map[string]bool{name: true} }
 func (f *Feed) watchAll() {
 	root := f.reader.Root
 	f.watch(root, Changed{All: true})
-	f.watch(filepath.Dir(mailbox.Dir(root, "x")), Changed{All: true})
+	f.watch(layout.Mailboxes(root), Changed{All: true})
 	for _, name := range f.reader.Cfg.MailboxNames() {
 		dir := mailbox.Dir(root, name)
 		f.watch(dir, Changed{Mailbox: one(name)})

@@ -6,14 +6,13 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"strconv"
 	"time"
 
 	"github.com/agentctl/agentctl/internal/atomicfile"
 	"github.com/agentctl/agentctl/internal/clock"
+	"github.com/agentctl/agentctl/internal/layout"
 	"github.com/agentctl/agentctl/internal/lockfile"
-	"github.com/agentctl/agentctl/mailbox"
 )
 
 // roleUp is what a supervisor records in its lock file.
@@ -21,7 +20,7 @@ const roleUp = "up"
 
 // LockPath is the supervisor's lock file: whoever holds it is the runtime's
 // `agentctl up`, and its record names that process for `agentctl down`.
-func LockPath(root string) string { return filepath.Join(mailbox.LocksDir(root), "up.lock") }
+func LockPath(root string) string { return layout.SupervisorLock(root) }
 
 // RunningError says another supervisor holds the runtime.
 type RunningError struct{ PID int }
@@ -36,18 +35,21 @@ func (e *RunningError) Error() string {
 // Lock makes this process the runtime's supervisor until release is
 // called, or fails with a *RunningError.
 func Lock(root string) (release func(), err error) {
-	if err := atomicfile.MkdirAll(mailbox.LocksDir(root)); err != nil {
+	if err := atomicfile.MkdirAll(layout.Locks(root)); err != nil {
 		return nil, err
 	}
 	path := LockPath(root)
-	l := lockfile.New(path)
-	ok, err := l.TryLock()
-	if err != nil {
-		return nil, fmt.Errorf("cannot lock %s: %w", path, err)
+	// Never waited for: a supervisor holds it for as long as it runs.
+	l, _, err := lockfile.Acquire(context.Background(), path, lockfile.Wait{})
+	if busy := (*lockfile.BusyError)(nil); errors.As(err, &busy) {
+		e := &RunningError{}
+		if h := busy.Holder; h.Believed && h.Record.Role == roleUp {
+			e.PID = h.Record.PID
+		}
+		return nil, e
 	}
-	if !ok {
-		pid, _ := Running(root)
-		return nil, &RunningError{PID: pid}
+	if err != nil {
+		return nil, err
 	}
 	if err := lockfile.Write(path, lockfile.Self(roleUp)); err != nil {
 		l.Unlock()
@@ -63,7 +65,7 @@ func Lock(root string) (release func(), err error) {
 
 // StopPath is the file by which `agentctl down` asks the supervisor to stop
 // where no signal can (Windows): it writes it, the supervisor removes it.
-func StopPath(root string) string { return filepath.Join(mailbox.LocksDir(root), "up.stop") }
+func StopPath(root string) string { return layout.SupervisorStop(root) }
 
 // RequestStop asks the runtime's supervisor to stop, through StopPath.
 func RequestStop(root string) error {

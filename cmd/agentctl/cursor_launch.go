@@ -14,6 +14,7 @@ import (
 
 	"github.com/agentctl/agentctl/config"
 	"github.com/agentctl/agentctl/internal/atomicfile"
+	"github.com/agentctl/agentctl/internal/layout"
 )
 
 const cursorUsage = `
@@ -73,11 +74,15 @@ func runCursor(ctx context.Context, env *Env, args []string) error {
 		return withHint(fmt.Errorf("something already answers on %s", endpoint),
 			"give another --port, or use the app already there: agentctl calibrate "+agent.Name+" --cdp "+endpoint)
 	}
-	home := filepath.Join(env.Root, "cursor", agent.Name)
+	paths, err := layout.For(env.Root, agent.Name)
+	if err != nil {
+		return err
+	}
+	home := paths.CursorHome()
 	profile := filepath.Join(home, "profile")
 	dir := *folder
 	if dir == "" {
-		dir = filepath.Join(env.Root, "workspaces", agent.Name)
+		dir = paths.Workspace()
 	}
 	for _, d := range []string{profile, dir} {
 		if err := atomicfile.MkdirAll(d); err != nil {

@@ -4,11 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"strings"
 
 	"github.com/agentctl/agentctl/config"
 	"github.com/agentctl/agentctl/internal/atomicfile"
+	"github.com/agentctl/agentctl/internal/layout"
 	"github.com/agentctl/agentctl/mailbox"
 )
 
@@ -30,7 +30,7 @@ Examples:
 `
 
 // runtimeDirs are the shared folders of a runtime root, besides mailboxes.
-var runtimeDirs = []string{"devlogs", "project_board", "lore", "locks"}
+var runtimeDirs = []func(root string) string{layout.Devlogs, layout.Boards, layout.Lore, layout.Locks}
 
 func runInit(ctx context.Context, env *Env, args []string) error {
 	fs := newFlagSet(env, "init", initUsage)
@@ -46,7 +46,7 @@ func runInit(ctx context.Context, env *Env, args []string) error {
 		return usageError{msg: fmt.Sprintf("--agents %d: want a number from 1 to 999", *n)}
 	}
 	for _, d := range runtimeDirs {
-		if err := atomicfile.MkdirAll(filepath.Join(env.Root, d)); err != nil {
+		if err := atomicfile.MkdirAll(d(env.Root)); err != nil {
 			return fmt.Errorf("cannot initialise %s: %w", env.Root, err)
 		}
 	}

@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"path/filepath"
 	"time"
 
+	"github.com/agentctl/agentctl/internal/layout"
 	"github.com/agentctl/agentctl/lore"
 	"github.com/agentctl/agentctl/projectboard"
 )
@@ -55,13 +55,13 @@ func runLore(ctx context.Context, env *Env, args []string) error {
 		return usageError{msg: "lore: " + err.Error()}
 	}
 	dict := lore.DefaultDictionary()
-	if p := orExisting(*dictPath, filepath.Join(env.Root, lore.LoreDir, "dictionary.yaml")); p != "" {
+	if p := orExisting(*dictPath, layout.LoreDictionary(env.Root)); p != "" {
 		if dict, err = lore.LoadDictionary(p); err != nil {
 			return err
 		}
 	}
 	text := lore.DefaultTemplate()
-	if p := orExisting(*tmplPath, filepath.Join(env.Root, lore.LoreDir, "template.md.tmpl")); p != "" {
+	if p := orExisting(*tmplPath, layout.LoreTemplate(env.Root)); p != "" {
 		data, err := os.ReadFile(p)
 		if err != nil {
 			return fmt.Errorf("cannot read template: %w", err)

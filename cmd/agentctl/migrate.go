@@ -19,6 +19,7 @@ import (
 	"github.com/agentctl/agentctl/config"
 	"github.com/agentctl/agentctl/internal/agentname"
 	"github.com/agentctl/agentctl/internal/atomicfile"
+	"github.com/agentctl/agentctl/internal/layout"
 	"github.com/agentctl/agentctl/mailbox"
 	"github.com/agentctl/agentctl/mailbox/dreamos"
 	"github.com/agentctl/agentctl/projectboard"
@@ -376,7 +377,7 @@ func importYAMLBoard(name string, data []byte) (*projectboard.Import, error) {
 }
 
 func (m *migration) devlog(it found, data []byte) {
-	dst := filepath.Join(m.env.Root, "devlogs", "dreamos", strings.ReplaceAll(it.Rel, "/", "__"))
+	dst := filepath.Join(layout.MigratedDevlogs(m.env.Root), strings.ReplaceAll(it.Rel, "/", "__"))
 	if _, err := os.Stat(dst); err == nil {
 		m.notes = append(m.notes, fmt.Sprintf("devlog %s: copied before", it.Rel))
 		return
@@ -430,7 +431,7 @@ func (m *migration) finish() error {
 	if m.coordsFrom != "" {
 		fmt.Fprintf(w, "coordinates: %simported %s from %s\n", would, strings.Join(m.coords, ", "), m.coordsFrom)
 	}
-	fmt.Fprintf(w, "devlogs: %scopied %d into %s\n", would, m.devlogs, filepath.Join(m.env.Root, "devlogs", "dreamos"))
+	fmt.Fprintf(w, "devlogs: %scopied %d into %s\n", would, m.devlogs, layout.MigratedDevlogs(m.env.Root))
 	for _, n := range m.notes {
 		fmt.Fprintf(w, "%s\n", n)
 	}

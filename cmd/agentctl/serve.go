@@ -8,11 +8,11 @@ import (
 	"fmt"
 	"net"
 	"net/http"
-	"path/filepath"
 	"time"
 
 	"github.com/agentctl/agentctl/agents/missioncontrol"
 	"github.com/agentctl/agentctl/internal/atomicfile"
+	"github.com/agentctl/agentctl/internal/layout"
 )
 
 const serveUsage = `
@@ -37,7 +37,7 @@ Examples:
 `
 
 // TokenFile is where serve keeps its write token, under the runtime root.
-const TokenFile = "mission-control.token"
+const TokenFile = layout.TokenFile
 
 func runServe(ctx context.Context, env *Env, args []string) error {
 	fs := newFlagSet(env, "serve", serveUsage)
@@ -76,7 +76,7 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 		ReadHeaderTimeout: 10 * time.Second,
 	}
 	fmt.Fprintf(env.Stdout, "mission control: http://%s/#token=%s\n", ln.Addr(), token)
-	fmt.Fprintf(env.Stdout, "the token is also in %s; Ctrl+C stops the server\n", filepath.Join(env.Root, TokenFile))
+	fmt.Fprintf(env.Stdout, "the token is also in %s; Ctrl+C stops the server\n", layout.Token(env.Root))
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	feedDone := make(chan error, 1)
@@ -106,7 +106,7 @@ func newToken(root string) (string, error) {
 		return "", err
 	}
 	token := hex.EncodeToString(b[:])
-	if err := atomicfile.WriteSecret(filepath.Join(root, TokenFile), []byte(token+"\n")); err != nil {
+	if err := atomicfile.WriteSecret(layout.Token(root), []byte(token+"\n")); err != nil {
 		return "", fmt.Errorf("cannot keep the token: %w", err)
 	}
 	return token, nil

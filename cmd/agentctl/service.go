@@ -16,6 +16,7 @@ import (
 
 	"github.com/agentctl/agentctl/config"
 	"github.com/agentctl/agentctl/internal/atomicfile"
+	"github.com/agentctl/agentctl/internal/layout"
 )
 
 const serviceUsage = `
@@ -149,9 +150,13 @@ func newServiceSpec(env *Env, cfg config.Config, name string, agents []config.Ag
 	if err != nil {
 		return serviceSpec{}, err
 	}
+	logFile, err := layout.ServiceLog(root, name)
+	if err != nil {
+		return serviceSpec{}, err
+	}
 	s := serviceSpec{
 		Name: name, WorkDir: wd, StopTimeout: cfg.Run.ShutdownGrace.D() + 30*time.Second,
-		Log: filepath.Join(root, "logs", name+".log"),
+		Log: logFile,
 	}
 	if name == "up" {
 		s.Args = []string{exe, "--root", root, "up"}

@@ -9,8 +9,11 @@
 // place: the lock lives on the inode) so that others can name it; a record
 // is believed only while its pid still names the same process.
 //
-// The package never decides what a lock protects or how long to wait for
-// it; callers do.
+// It also owns waiting for a held lock: Acquire is agentctl's one loop
+// that does, timed by an injected clock, and its *BusyError says who holds
+// the lock (pid, process name, host where known) and how long it waited.
+// The package never decides what a lock protects, how long to wait for it
+// or which holders not to wait for; callers say so in a Wait.
 package lockfile
 
 import (
@@ -46,16 +49,24 @@ type Record struct {
 	PID   int
 	Start uint64 // process.StartTime of PID; 0 when unknown
 	Role  string // what the holder is, e.g. "runner"; one word
+	// Host is the machine the holder runs on, where known: on a runtime
+	// folder shared between machines, a pid alone names nobody.
+	Host string
 }
 
 // Self is the record of this process in role.
 func Self(role string) Record {
 	start, _ := process.StartTime(os.Getpid())
-	return Record{PID: os.Getpid(), Start: start, Role: role}
+	return Record{PID: os.Getpid(), Start: start, Role: role, Host: hostname()}
 }
 
-// String is the record as written: "PID START ROLE".
+// String is the record as written: "PID START ROLE HOST", the host only
+// after a role, so that older readers, which stop at the role, still read
+// what they know.
 func (r Record) String() string {
+	if r.Role != "" && r.Host != "" && !strings.ContainsAny(r.Host, " \t\n") {
+		return fmt.Sprintf("%d %d %s %s\n", r.PID, r.Start, r.Role, r.Host)
+	}
 	return fmt.Sprintf("%d %d %s\n", r.PID, r.Start, r.Role)
 }
 
@@ -97,6 +108,9 @@ func Read(path string) (r Record, ok bool) {
 	}
 	if len(fields) > 2 {
 		r.Role = fields[2]
+	}
+	if len(fields) > 3 {
+		r.Host = fields[3]
 	}
 	return r, true
 }

@@ -1,0 +1,188 @@
+// Package layout is the one owner of the runtime folder's paths: every
+// file and folder agentctl reads or writes under a runtime root is named
+// here and nowhere else, so the on-disk contract can be read in one place
+// and no package spells a folder its own way.
+//
+// The whole tree, under a root (./runtime by default):
+//
+//	agentctl.yaml                    the configuration `agentctl init` writes (ConfigFile)
+//	agent_mailboxes/                 one folder per agent or person (Mailboxes)
+//	  <agent>/                       Agent.Mailbox
+//	    inbox.json                   Dream.OS compatibility ingest
+//	    inbox.json.lock              the lock Dream.OS writers take on it
+//	    inbox/                       pending messages, one per file
+//	    processing/                  the message being worked on, with its <stem>.progress.jsonl
+//	    archive/YYYY-MM-DD/          finished messages, each with its <stem>.receipt.jsonl
+//	    deadletter/                  what could not be processed, each with its <name>.reason.txt
+//	    status.json                  the runner's heartbeat
+//	    skip.json                    a person's request that the runner abandon its turn
+//	    .seen/                       one marker per message id ever delivered
+//	    .ingest/                     what was taken out of inbox.json, not yet delivered
+//	    .offsets/                    how far each appended file outside the mailbox was read
+//	devlogs/<agent>.md               append-only devlogs (Agent.Devlog)
+//	devlogs/dreamos/                 Dream.OS devlogs `agentctl migrate` copied (MigratedDevlogs)
+//	project_board/*.yaml             task boards (Boards)
+//	project_board/.deferred/         changes asked while the boards could not take them
+//	lore/YYYY-MM-DD.md               the day's lore (LoreDay)
+//	lore/dictionary.yaml             a person's lore dictionary, if any
+//	lore/template.md.tmpl            a person's lore template, if any
+//	locks/                           cross-process locks (Locks)
+//	  <agent>.consumer.lock          who consumes an agent's mailbox (Agent.ConsumerLock)
+//	  project_board.lock             writers of the boards (BoardsLock)
+//	  desktop-<display>.lock         the desktop input lock of one display (DesktopLock)
+//	  desktop-<display>.lock.holder  who holds it, for `agentctl status` (HolderSuffix)
+//	  up.lock                        the runtime's `agentctl up` (SupervisorLock)
+//	  up.stop                        `agentctl down`'s request to it (SupervisorStop)
+//	audit/YYYY-MM-DD.jsonl           the audit log of effects (Audit)
+//	sessions/<agent>.json            an agent's conversation between turns (SessionFile)
+//	sessions/<agent>.raw/            what an exec command printed in a turn with no reply
+//	seats/<agent>/                   a seat's journal of its turns (Agent.Journal)
+//	hub/jetstream/                   the embedded hub's store, unless the config moves it
+//	hub/seats.json                   the seats the hub last knew (HubSeats)
+//	hub/undeliverable/               forwarded messages for no mailbox here
+//	cursor/<agent>/                  a Cursor started for a cdp seat: profile, launch.log
+//	workspaces/<agent>/              that Cursor's workspace, unless the config names one
+//	logs/<service>.log               what an installed service prints (ServiceLog)
+//	mission-control.token            `agentctl serve`'s write token (Token)
+//	templates/                       prompt templates, unless the config names another folder
+//
+// Agent names become folder and file names, so every path that holds one
+// is made through For, which refuses a name internal/agentname does not
+// accept. The package names paths only: it creates nothing, what each
+// file holds is the business of the package that writes it, and taking
+// and waiting for the locks is internal/lockfile's.
+package layout
+
+import "path/filepath"
+
+// Names under the runtime root.
+const (
+	ConfigFile    = "agentctl.yaml"
+	MailboxesDir  = "agent_mailboxes"
+	DevlogsDir    = "devlogs"
+	BoardsDir     = "project_board"
+	LoreDir       = "lore"
+	LocksDir      = "locks"
+	AuditDir      = "audit"
+	SessionsDir   = "sessions"
+	SeatsDir      = "seats"
+	HubDir        = "hub"
+	CursorDir     = "cursor"
+	WorkspacesDir = "workspaces"
+	LogsDir       = "logs"
+	TokenFile     = "mission-control.token"
+	TemplatesDir  = "templates"
+)
+
+// Names inside one agent's mailbox folder.
+const (
+	InboxDir      = "inbox"
+	ProcessingDir = "processing"
+	ArchiveDir    = "archive"
+	DeadletterDir = "deadletter"
+	SeenDir       = ".seen"
+	IngestDir     = ".ingest"
+	OffsetsDir    = ".offsets"
+	InboxJSON     = "inbox.json"
+	InboxJSONLock = "inbox.json.lock"
+	StatusJSON    = "status.json"
+	SkipJSON      = "skip.json"
+)
+
+// Suffixes of the files kept beside a message in the mailbox, after the
+// message's stem (or, for a dead letter, its file name).
+const (
+	ProgressSuffix = ".progress.jsonl"
+	ReceiptSuffix  = ".receipt.jsonl"
+	ReasonSuffix   = ".reason.txt"
+)
+
+// DayFormat names an archive day folder, a day's lore and a day's audit
+// log: the day in UTC.
+const DayFormat = "2006-01-02"
+
+// HubStore is the embedded hub's store relative to the root, written with
+// '/' as the configuration writes it.
+const HubStore = HubDir + "/jetstream"
+
+// LockSuffix ends the name of every lock file.
+const LockSuffix = ".lock"
+
+// Config is the configuration file.
+func Config(root string) string { return filepath.Join(root, ConfigFile) }
+
+// Mailboxes is the folder holding every mailbox.
+func Mailboxes(root string) string { return filepath.Join(root, MailboxesDir) }
+
+// Devlogs is the devlogs folder.
+func Devlogs(root string) string { return filepath.Join(root, DevlogsDir) }
+
+// MigratedDevlogs is where the Dream.OS devlogs a migration copied live.
+func MigratedDevlogs(root string) string { return filepath.Join(Devlogs(root), "dreamos") }
+
+// Boards is the folder of the task boards.
+func Boards(root string) string { return filepath.Join(root, BoardsDir) }
+
+// DeferredDir, inside the boards folder, keeps the changes asked while
+// the boards could not take them.
+const DeferredDir = ".deferred"
+
+// BoardsDeferred is the folder of deferred board changes.
+func BoardsDeferred(root string) string { return filepath.Join(Boards(root), DeferredDir) }
+
+// Lore is the lore folder.
+func Lore(root string) string { return filepath.Join(root, LoreDir) }
+
+// LoreDay is the lore of a day, given as DayFormat.
+func LoreDay(root, day string) string { return filepath.Join(Lore(root), day+".md") }
+
+// LoreDictionary is the dictionary a person may leave for the lore.
+func LoreDictionary(root string) string { return filepath.Join(Lore(root), "dictionary.yaml") }
+
+// LoreTemplate is the template a person may leave for the lore.
+func LoreTemplate(root string) string { return filepath.Join(Lore(root), "template.md.tmpl") }
+
+// Locks is the folder of cross-process locks.
+func Locks(root string) string { return filepath.Join(root, LocksDir) }
+
+// BoardsLock is the lock every writer of the boards takes.
+func BoardsLock(root string) string { return filepath.Join(Locks(root), "project_board"+LockSuffix) }
+
+// DesktopLock is the desktop input lock of display, a key already safe as
+// a file name, in the locks folder dir.
+func DesktopLock(dir, display string) string {
+	return filepath.Join(dir, "desktop-"+display+LockSuffix)
+}
+
+// HolderSuffix ends the name of the record beside a desktop lock that
+// says who holds it: the lock file itself is never written, since on
+// Windows a locked file cannot be written through another handle.
+const HolderSuffix = ".holder"
+
+// DesktopLockHolders matches the records beside the desktop locks in the
+// locks folder dir.
+func DesktopLockHolders(dir string) string {
+	return filepath.Join(dir, "desktop-*"+LockSuffix+HolderSuffix)
+}
+
+// SupervisorLock is the lock held by the runtime's `agentctl up`.
+func SupervisorLock(root string) string { return filepath.Join(Locks(root), "up"+LockSuffix) }
+
+// SupervisorStop is the file by which `agentctl down` asks `agentctl up`
+// to stop where no signal can.
+func SupervisorStop(root string) string { return filepath.Join(Locks(root), "up.stop") }
+
+// Audit is the audit log's folder.
+func Audit(root string) string { return filepath.Join(root, AuditDir) }
+
+// Sessions is the folder of the agents' conversations between turns.
+func Sessions(root string) string { return filepath.Join(root, SessionsDir) }
+
+// HubSeats is the hub's record of the seats it last knew.
+func HubSeats(root string) string { return filepath.Join(root, HubDir, "seats.json") }
+
+// HubUndeliverable keeps forwarded messages addressed to no mailbox here.
+func HubUndeliverable(root string) string { return filepath.Join(root, HubDir, "undeliverable") }
+
+// Token is the file holding `agentctl serve`'s write token.
+func Token(root string) string { return filepath.Join(root, TokenFile) }

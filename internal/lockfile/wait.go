@@ -1,0 +1,158 @@
+package lockfile
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/gofrs/flock"
+
+	"github.com/agentctl/agentctl/internal/clock"
+)
+
+// Forever, as Wait.For, waits until the context ends.
+const Forever time.Duration = -1
+
+// DefaultPoll is how often a waiter tries a held lock again when its Wait
+// names no Poll. A kernel file lock sends no event when it is released, so
+// waiting is trying again.
+const DefaultPoll = 5 * time.Millisecond
+
+// Wait says how Acquire waits for a held lock. The zero value tries once.
+type Wait struct {
+	// For bounds the wait; 0 tries once, Forever waits until the context
+	// ends.
+	For time.Duration
+	// Poll is how often the lock is tried again; DefaultPoll when zero.
+	Poll time.Duration
+	// Clock times the wait; clock.System when nil.
+	Clock clock.Clock
+	// Refuse, if set, is shown who holds the lock after every failed try;
+	// an error it returns ends the wait at once (e.g. a holder that will
+	// never let go soon, whom waiting for would only hide).
+	Refuse func(Holder) error
+}
+
+// Holder is what a waiter can learn of who holds a lock.
+type Holder struct {
+	// Kernel names the processes the kernel lists as holding the lock,
+	// e.g. "pid 4242 (flock)"; "" where it does not say (see Describe).
+	Kernel string
+	// Record is what the holder wrote into the lock file. Believed says it
+	// names the live process that holds the lock (see HeldBy); a record
+	// not believed is only a hint, e.g. of a holder on another machine.
+	Record   Record
+	Believed bool
+}
+
+// Who returns what is known of the holder of the lock at path.
+func Who(path string) Holder {
+	h := Holder{Kernel: Describe(path)}
+	if r, ok := HeldBy(path); ok {
+		h.Record, h.Believed = r, true
+	} else if r, ok := Read(path); ok {
+		h.Record = r
+	}
+	return h
+}
+
+// String names the holder for a human, "" when nothing is known: the
+// kernel's word first, then a believed record, then a record written on
+// another machine, which this one cannot check.
+func (h Holder) String() string {
+	switch {
+	case h.Kernel != "":
+		return h.Kernel
+	case h.Believed:
+		return fmt.Sprintf("pid %d", h.Record.PID)
+	case h.Record.Host != "" && h.Record.Host != hostname():
+		return fmt.Sprintf("pid %d on %s", h.Record.PID, h.Record.Host)
+	}
+	return ""
+}
+
+// BusyError says a lock was still held when the wait ran out.
+type BusyError struct {
+	Path   string
+	Holder Holder
+	Waited time.Duration
+}
+
+func (e *BusyError) Error() string {
+	msg := fmt.Sprintf("%s is still held after %s", e.Path, e.Waited.Round(time.Millisecond))
+	if who := e.Holder.String(); who != "" {
+		msg += " by " + who
+	}
+	return msg
+}
+
+// Acquire takes the lock on path (creating the file as New does), waiting
+// as w says, and returns it with how long it waited: 0 when it was free at
+// the first try. A lock still held when the wait runs out gives a
+// *BusyError; a context that ends first gives its cause, unwrapped, so
+// callers see context.Canceled as such. This is agentctl's one loop that
+// waits for a lock.
+func Acquire(ctx context.Context, path string, w Wait) (*flock.Flock, time.Duration, error) {
+	lock := New(path)
+	waited, err := Take(ctx, lock, w)
+	if err != nil {
+		return nil, 0, err
+	}
+	return lock, waited, nil
+}
+
+// Take is Acquire for a lock its caller keeps (made by New): a handle
+// that already holds its lock takes it again at once.
+func Take(ctx context.Context, lock *flock.Flock, w Wait) (time.Duration, error) {
+	clk := clock.Or(w.Clock)
+	poll := w.Poll
+	if poll <= 0 {
+		poll = DefaultPoll
+	}
+	path := lock.Path()
+	start := clk.Now()
+	for try := 0; ; try++ {
+		ok, err := lock.TryLock()
+		if err != nil {
+			return 0, fmt.Errorf("cannot lock %s: %w", path, err)
+		}
+		now := clk.Now()
+		if ok {
+			if try == 0 {
+				return 0, nil
+			}
+			return now.Sub(start), nil
+		}
+		var holder Holder
+		if w.Refuse != nil {
+			holder = Who(path)
+			if err := w.Refuse(holder); err != nil {
+				return 0, err
+			}
+		}
+		next := now.Add(poll)
+		if w.For != Forever {
+			deadline := start.Add(w.For)
+			if !now.Before(deadline) {
+				if w.Refuse == nil {
+					holder = Who(path)
+				}
+				return 0, &BusyError{Path: path, Holder: holder, Waited: now.Sub(start)}
+			}
+			if next.After(deadline) {
+				next = deadline
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return 0, context.Cause(ctx)
+		case <-clk.At(next):
+		}
+	}
+}
+
+func hostname() string {
+	h, _ := os.Hostname()
+	return h
+}
