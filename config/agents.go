@@ -2,6 +2,7 @@ package config
 
 import (
 	"fmt"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -159,8 +160,8 @@ func (c Config) validateRunner() error {
 	default:
 		return fmt.Errorf("run.resend: %q is not auto, never or always", r.Resend)
 	}
-	if r.Templates == "" || strings.Contains(r.Templates, "..") {
-		return fmt.Errorf("run.templates: %q must be a folder inside the runtime root", r.Templates)
+	if r.Templates == "" || strings.Contains(r.Templates, "..") || filepath.IsAbs(r.Templates) || strings.HasPrefix(r.Templates, "/") {
+		return fmt.Errorf("run.templates: %q must be a folder inside the runtime root, named relative to it", r.Templates)
 	}
 	if c.RateLimit.PerMinute < 0 || c.RateLimit.PerHour < 0 {
 		return fmt.Errorf("rate_limit: limits cannot be negative (0 means no limit)")

@@ -45,6 +45,7 @@ func TestParseRefusesWhatCannotWork(t *testing.T) {
 		"guardrails:\n  broadcast: ask\n":                    `guardrails.broadcast: "ask" is not allow, confirm or deny`,
 		"guardrails:\n  many_sends_over: 0\n":                "guardrails.many_sends_over: must be at least 1",
 		"run:\n  no_block_notice: -1\n":                      "run.no_block_notice: must be 0 (never) or more",
+		"run:\n  templates: /etc/agentctl\n":                 "run.templates: \"/etc/agentctl\" must be a folder inside the runtime root",
 	}
 	for data, want := range tests {
 		_, err := Parse("agentctl.yaml", []byte(data))
