@@ -310,7 +310,7 @@ func (s *cdpTurn) prepare(ctx context.Context, markNow bool) (prepared, error) {
 			s.c.logf("the chat is busy; waiting for it before sending")
 			said = true
 		}
-		if err := pause(ctx, cdpPoll*4); err != nil {
+		if err := realSleep(ctx, cdpPoll*4); err != nil {
 			return r, err
 		}
 	}
@@ -356,7 +356,7 @@ func (s *cdpTurn) newChat(ctx context.Context) error {
 		return fmt.Errorf("%w: cdp.new_chat %q matches nothing visible; nothing was sent", ErrNotCalibrated, s.c.cfg.NewChat)
 	}
 	s.c.logf("new chat started")
-	return pause(ctx, settleWait)
+	return realSleep(ctx, settleWait)
 }
 
 // submit sends the prompt and proves that the page took it: the busy
@@ -394,7 +394,7 @@ func (s *cdpTurn) submit(ctx context.Context, before pageLook) error {
 				}
 				return fmt.Errorf("%w: the page showed no sign of it within %s", ErrNotSubmitted, s.c.submitWait)
 			}
-			if err := pause(ctx, cdpPoll); err != nil {
+			if err := realSleep(ctx, cdpPoll); err != nil {
 				return err
 			}
 		}
@@ -421,18 +421,6 @@ func (s *cdpTurn) press(ctx context.Context) error {
 		return fmt.Errorf("%w: cdp.composer %q went away; nothing was sent", ErrNotSubmitted, s.c.cfg.Composer)
 	}
 	return s.p.pressEnter(ctx)
-}
-
-// pause waits d, or returns ctx's error.
-func pause(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return ctx.Err()
-	case <-t.C:
-		return nil
-	}
 }
 
 // selectorSettings names the seat's selectors as agentctl.yaml does.

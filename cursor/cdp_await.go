@@ -105,7 +105,7 @@ func (s *cdpTurn) await(ctx context.Context, state turnState) (string, error) {
 			}
 			poll = cdpPoll * 10 // a read may click the copy button: not at every look
 		}
-		if err := pause(ctx, poll); err != nil {
+		if err := realSleep(ctx, poll); err != nil {
 			return "", err
 		}
 	}

@@ -153,7 +153,7 @@ func (s *cdpTurn) settledText(ctx context.Context) (composerHeld, error) {
 		if endsPrompt(r.Text, s.t.Prompt) || endsPrompt(r.Text, fieldLineEnds(s.t.Prompt)) {
 			break
 		}
-		if err := pause(ctx, cdpPoll); err != nil {
+		if err := realSleep(ctx, cdpPoll); err != nil {
 			return composerHeld{}, err
 		}
 	}
@@ -162,7 +162,7 @@ func (s *cdpTurn) settledText(ctx context.Context) (composerHeld, error) {
 		if err != nil || s.holds(held) || time.Now().After(deadline) {
 			return held, err
 		}
-		if err := pause(ctx, cdpPoll); err != nil {
+		if err := realSleep(ctx, cdpPoll); err != nil {
 			return held, err
 		}
 	}

@@ -165,7 +165,7 @@ func ProbeCDP(ctx context.Context, c config.CDP, g config.GUI, prompt string, lo
 		case !res.BusyShown && still >= maxPause && waited >= maxPause:
 			fmt.Fprintf(log, "nothing busy-looking showed; the reply has been still for %s\n", maxPause)
 		default:
-			if err := pause(ctx, 20*time.Millisecond); err != nil {
+			if err := realSleep(ctx, 20*time.Millisecond); err != nil {
 				return res, fmt.Errorf("%w: the probe's reply did not finish: %v", ErrNoReply, err)
 			}
 			continue

@@ -70,7 +70,8 @@ type watcher struct {
 	every time.Duration
 }
 
-// realSleep waits d or until ctx ends.
+// realSleep waits d or until ctx ends: the drivers' one wait in real
+// time, for the program they poll (see internal/clock).
 func realSleep(ctx context.Context, d time.Duration) error {
 	t := time.NewTimer(d)
 	defer t.Stop()
