@@ -8,6 +8,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/agentctl/agentctl/agents/actions"
 	"github.com/agentctl/agentctl/internal/typo"
 )
 
@@ -35,6 +36,16 @@ type hintError struct {
 func (e hintError) Error() string { return e.err.Error() }
 func (e hintError) Unwrap() error { return e.err }
 func (e hintError) Hint() string  { return e.hint }
+
+// asUsage makes a request the actions refused as written (an
+// actions.InputError) a usage mistake: it exits 2 with the usage line.
+func asUsage(err error) error {
+	var in *actions.InputError
+	if errors.As(err, &in) {
+		return usageError{msg: err.Error(), hint: in.Hint()}
+	}
+	return err
+}
 
 // withHint attaches a "hint:" line to err.
 func withHint(err error, hint string) error {

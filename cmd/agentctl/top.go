@@ -54,7 +54,7 @@ func runTop(ctx context.Context, env *Env, args []string) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	go feed.Run(ctx)
-	model := &missioncontrol.Terminal{Feed: feed, Actions: &cliActions{env: env, cfg: cfg}}
+	model := &missioncontrol.Terminal{Feed: feed, Actions: mcActions(env, cfg)}
 	p := tea.NewProgram(model, tea.WithAltScreen(), tea.WithContext(ctx), tea.WithInput(env.Stdin), tea.WithOutput(env.Stdout))
 	if _, err := p.Run(); err != nil && ctx.Err() == nil {
 		return fmt.Errorf("top: %w", err)
