@@ -6,6 +6,23 @@ import (
 	"github.com/agentctl/agentctl/projectboard"
 )
 
+// mcSettings hands mission control the runtime's settings as plain values.
+func mcSettings(cfg config.Config) missioncontrol.Settings {
+	s := missioncontrol.Settings{
+		Agents: cfg.AgentNames(), People: cfg.PeopleNames(), StallAfter: cfg.Recovery.StallAfter.D(),
+		ConfigFile: config.FileName, Remote: map[string]string{},
+	}
+	if cfg.Mailbox.Watch == "poll" {
+		s.Poll = cfg.Mailbox.PollInterval.D()
+	}
+	for _, a := range cfg.Agents {
+		if cfg.Remote(a) {
+			s.Remote[a.Name] = a.Machine
+		}
+	}
+	return s
+}
+
 // mcActions are mission control's changes, made by package actions as the
 // commands of the same names make them.
 func mcActions(env *Env, cfg config.Config) *missioncontrol.RuntimeActions {

@@ -59,7 +59,7 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 				"use 127.0.0.1 (the default) and reach it from elsewhere through an SSH tunnel: ssh -L 7878:127.0.0.1:7878 HOST")
 		}
 	}
-	feed, err := missioncontrol.NewFeed(env.Root, cfg, missioncontrol.FeedOptions{})
+	feed, err := missioncontrol.NewFeed(env.Root, mcSettings(cfg), missioncontrol.FeedOptions{})
 	if err != nil {
 		return fmt.Errorf("cannot watch the runtime: %w", err)
 	}

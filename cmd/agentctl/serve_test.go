@@ -36,7 +36,7 @@ func startMissionControl(t *testing.T) *missionControl {
 	if err != nil {
 		t.Fatal(err)
 	}
-	feed, err := missioncontrol.NewFeed(root, cfg, missioncontrol.FeedOptions{})
+	feed, err := missioncontrol.NewFeed(root, mcSettings(cfg), missioncontrol.FeedOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

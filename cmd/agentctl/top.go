@@ -47,7 +47,7 @@ func runTop(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	feed, err := missioncontrol.NewFeed(env.Root, cfg, missioncontrol.FeedOptions{})
+	feed, err := missioncontrol.NewFeed(env.Root, mcSettings(cfg), missioncontrol.FeedOptions{})
 	if err != nil {
 		return fmt.Errorf("cannot watch the runtime: %w", err)
 	}
