@@ -12,7 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentctl/agentctl/config"
 	"github.com/agentctl/agentctl/cursor"
 	"github.com/agentctl/agentctl/internal/process"
 	"github.com/agentctl/agentctl/mailbox"
@@ -22,7 +21,7 @@ import (
 // through one runner with the exec driver and a trivial agent (cat).
 func BenchmarkLoopExec(b *testing.B) {
 	root := newRuntime(b, demoAgents)
-	d, err := cursor.NewExec(config.Exec{Command: []string{"/bin/cat"}})
+	d, err := cursor.NewExec(cursor.ExecSettings{Command: []string{"/bin/cat"}})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -13,7 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentctl/agentctl/config"
 	"github.com/agentctl/agentctl/cursor"
 	"github.com/agentctl/agentctl/mailbox"
 	"github.com/agentctl/agentctl/projectboard"
@@ -44,7 +43,7 @@ func boardAgent() int {
 // of its own.
 func boardRunnerProcess() int {
 	root, agent := os.Getenv("AGENTS_ROOT"), os.Getenv("AGENTS_AGENT")
-	d, err := cursor.NewExec(config.Exec{Command: []string{"/usr/bin/env", "AGENTS_TEST_ROLE=board-agent", os.Args[0]}, Timeout: config.Duration(30 * time.Second)})
+	d, err := cursor.NewExec(cursor.ExecSettings{Command: []string{"/usr/bin/env", "AGENTS_TEST_ROLE=board-agent", os.Args[0]}, Timeout: 30 * time.Second})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1

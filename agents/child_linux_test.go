@@ -14,7 +14,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentctl/agentctl/config"
 	"github.com/agentctl/agentctl/cursor"
 	"github.com/agentctl/agentctl/internal/process"
 	"github.com/agentctl/agentctl/mailbox"
@@ -29,7 +28,7 @@ func init() {
 // by the environment the test gives the runner.
 func slowRunnerProcess() int {
 	root, agent := os.Getenv("AGENTS_ROOT"), os.Getenv("AGENTS_AGENT")
-	d, err := cursor.NewExec(config.Exec{Command: []string{"/usr/bin/env", "AGENTS_TEST_ROLE=slow-agent", os.Args[0]}, Timeout: config.Duration(2 * time.Minute)})
+	d, err := cursor.NewExec(cursor.ExecSettings{Command: []string{"/usr/bin/env", "AGENTS_TEST_ROLE=slow-agent", os.Args[0]}, Timeout: 2 * time.Minute})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1
@@ -236,7 +235,7 @@ func TestResumeEndsTheRecordedCommand(t *testing.T) {
 			}
 			abandonStarted(t, root, cursor.Child{PID: left.Process.Pid, PGID: left.Process.Pid, StartTime: st}, time.Now())
 
-			d, err := cursor.NewExec(config.Exec{Command: []string{"/usr/bin/env", "AGENTS_TEST_ROLE=slow-agent", "SLOW_AGENT_DIR=" + dir, "SLOW_AGENT_HOLD=0s", os.Args[0]}})
+			d, err := cursor.NewExec(cursor.ExecSettings{Command: []string{"/usr/bin/env", "AGENTS_TEST_ROLE=slow-agent", "SLOW_AGENT_DIR=" + dir, "SLOW_AGENT_HOLD=0s", os.Args[0]}})
 			if err != nil {
 				t.Fatal(err)
 			}

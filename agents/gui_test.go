@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/agentctl/agentctl/config"
+	"github.com/agentctl/agentctl/config/driverconf"
 	"github.com/agentctl/agentctl/cursor"
 	"github.com/agentctl/agentctl/internal/testenv/xvfb"
 )
@@ -76,9 +77,8 @@ func usePrivateDisplayWith(t *testing.T, o xvfb.Options) {
 // newTestGUI is the GUI driver the tests use: the shortest quiet period
 // allowed, and room for a loaded machine everywhere else.
 func newTestGUI(w config.Window, root string, firstChange time.Duration) (*cursor.GUI, error) {
-	return cursor.NewGUI(w, config.GUI{
-		Quiet: config.Duration(config.MinQuiet), FirstChange: config.Duration(firstChange),
-		Submit: config.Duration(3 * time.Second), TurnTimeout: config.Duration(60 * time.Second), LockWait: config.Duration(60 * time.Second),
+	return cursor.NewGUI(driverconf.Window(w), cursor.Timings{
+		Quiet: config.MinQuiet, Submit: 3 * time.Second, TurnTimeout: 60 * time.Second, LockWait: 60 * time.Second,
 	}, cursor.Options{LockDir: cursor.LockDir(root)})
 }
 

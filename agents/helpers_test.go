@@ -73,7 +73,7 @@ func testSettings(root, agent string, agents []string, d cursor.Driver) Settings
 
 func demoExecDriver(t testing.TB, agent string) cursor.Driver {
 	t.Helper()
-	d, err := cursor.NewExec(config.Exec{Command: []string{"/bin/sh", filepath.Join(repoRoot(), "fixtures", "demo", "agent.sh"), agent}, Timeout: config.Duration(20 * time.Second)})
+	d, err := cursor.NewExec(cursor.ExecSettings{Command: []string{"/bin/sh", filepath.Join(repoRoot(), "fixtures", "demo", "agent.sh"), agent}, Timeout: 20 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}

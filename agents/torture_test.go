@@ -16,7 +16,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentctl/agentctl/config"
 	"github.com/agentctl/agentctl/cursor"
 	"github.com/agentctl/agentctl/mailbox"
 )
@@ -26,7 +25,7 @@ import (
 func runnerProcess() int {
 	root, agent := os.Getenv("AGENTS_ROOT"), os.Getenv("AGENTS_AGENT")
 	agents := strings.Split(os.Getenv("AGENTS_ALL"), ",")
-	d, err := cursor.NewExec(config.Exec{Command: []string{"/usr/bin/env", "AGENTS_TEST_ROLE=hop-agent", os.Args[0]}, Timeout: config.Duration(30 * time.Second)})
+	d, err := cursor.NewExec(cursor.ExecSettings{Command: []string{"/usr/bin/env", "AGENTS_TEST_ROLE=hop-agent", os.Args[0]}, Timeout: 30 * time.Second})
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		return 1

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/agentctl/agentctl/config"
+	"github.com/agentctl/agentctl/config/driverconf"
 	"github.com/agentctl/agentctl/cursor"
 	"github.com/agentctl/agentctl/internal/clock"
 	"github.com/agentctl/agentctl/internal/testenv/chromium"
@@ -104,7 +105,7 @@ func newVSCodeRuntime(t *testing.T, s *codeserver.Server, seat, gui string) *vsc
 	if err != nil {
 		t.Fatal(err)
 	}
-	d, err := cursor.New(agent, cfg.GUI, cursor.Options{LockDir: cursor.LockDir(root), Agent: agent.Name})
+	d, err := cursor.New(driverconf.Settings(agent, cfg.GUI), cursor.Options{LockDir: cursor.LockDir(root), Agent: agent.Name})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,10 +2,11 @@ package config
 
 import (
 	"fmt"
-	"net/url"
 	"regexp"
 	"strings"
 	"time"
+
+	"github.com/agentctl/agentctl/internal/loopback"
 )
 
 // DriverCDP drives a chat page through the Chrome DevTools Protocol of the
@@ -235,14 +236,4 @@ func (c CDP) Ready() error {
 // CheckLoopbackEndpoint accepts http://HOST:PORT where HOST is a loopback
 // address: a DevTools port lets whoever reaches it type into the app and
 // run code in it, so agentctl never talks to one elsewhere.
-func CheckLoopbackEndpoint(endpoint string) error {
-	u, err := url.Parse(endpoint)
-	if err != nil || u.Scheme != "http" || u.Port() == "" || (u.Path != "" && u.Path != "/") {
-		return fmt.Errorf("%q is not http://127.0.0.1:PORT", endpoint)
-	}
-	switch u.Hostname() {
-	case "127.0.0.1", "localhost", "::1":
-		return nil
-	}
-	return fmt.Errorf("%q is not on loopback (127.0.0.1, ::1 or localhost): a DevTools port must never be reachable from elsewhere", endpoint)
-}
+func CheckLoopbackEndpoint(endpoint string) error { return loopback.CheckEndpoint(endpoint) }

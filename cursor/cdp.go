@@ -10,7 +10,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/agentctl/agentctl/config"
+	"github.com/agentctl/agentctl/internal/loopback"
 )
 
 // CDP is the driver for an agent whose chat is a page of an app started
@@ -20,7 +20,7 @@ import (
 // keyboard or clipboard, so it takes no desktop input lock and turns of
 // different agents run at the same time.
 type CDP struct {
-	cfg        config.CDP
+	cfg        CDPSettings
 	title      *regexp.Regexp
 	maxPause   time.Duration
 	submitWait time.Duration
@@ -45,11 +45,11 @@ const cdpPoll = 5 * time.Millisecond
 
 // NewCDP checks the seat's settings and returns the driver. The page is
 // found afresh at every turn.
-func NewCDP(c config.CDP, g config.GUI, opts Options) (*CDP, error) {
-	if err := c.Ready(); err != nil {
+func NewCDP(c CDPSettings, t Timings, opts Options) (*CDP, error) {
+	if err := c.ready(); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrNotCalibrated, err)
 	}
-	c = c.Resolved()
+	c = c.withDefaults()
 	if err := readReady(c); err != nil {
 		return nil, err
 	}
@@ -57,20 +57,46 @@ func NewCDP(c config.CDP, g config.GUI, opts Options) (*CDP, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cdp.target: %w", err)
 	}
+	t = t.orDefault()
 	d := &CDP{
 		cfg: c, title: title, log: opts.Log,
-		maxPause:   durationOr(g.MaxPause, config.DefaultGUI().MaxPause.D()),
-		submitWait: durationOr(g.Submit, config.DefaultGUI().Submit.D()),
-		turn:       durationOr(g.TurnTimeout, config.DefaultGUI().TurnTimeout.D()),
+		maxPause: t.MaxPause, submitWait: t.Submit, turn: t.TurnTimeout,
 	}
 	if d.log == nil {
 		d.log = io.Discard
 	}
-	if c.Clipboard == config.ClipboardSystem && opts.LockDir != "" {
-		d.lock = NewInputLock(opts.LockDir, durationOr(g.LockWait, config.DefaultGUI().LockWait.D()))
+	if c.Clipboard == ClipboardSystem && opts.LockDir != "" {
+		d.lock = NewInputLock(opts.LockDir, t.LockWait)
 		d.lock.Agent = opts.Agent
 	}
 	return d, nil
+}
+
+// ready reports what a seat still lacks, or holds wrong, before a turn can
+// run.
+func (c CDPSettings) ready() error {
+	if c.Endpoint == "" || c.Target == "" {
+		return fmt.Errorf("cdp.endpoint and cdp.target must be set (agentctl calibrate AGENT --cdp finds them)")
+	}
+	if err := loopback.CheckEndpoint(c.Endpoint); err != nil {
+		return fmt.Errorf("cdp.endpoint: %w", err)
+	}
+	if _, err := regexp.Compile(c.Target); err != nil {
+		return fmt.Errorf("cdp.target: not a regular expression: %v", err)
+	}
+	if c.Quiet < 0 {
+		return fmt.Errorf("cdp.quiet: must be a positive duration such as 30ms")
+	}
+	if c.Read != "" && c.Read != ReadCopy && c.Read != ReadRendered {
+		return fmt.Errorf("cdp.read: %q is neither %s nor %s", c.Read, ReadCopy, ReadRendered)
+	}
+	if c.Clipboard != "" && c.Clipboard != ClipboardPage && c.Clipboard != ClipboardSystem {
+		return fmt.Errorf("cdp.clipboard: %q is neither %s nor %s", c.Clipboard, ClipboardPage, ClipboardSystem)
+	}
+	if c.Busy == NoBusy && c.Quiet == 0 {
+		return fmt.Errorf("cdp.quiet: must be set when cdp.busy is %q: with no busy element, the reply counts as done once it has been still that long, so make it longer than any pause the model makes (such as 10s)", NoBusy)
+	}
+	return nil
 }
 
 // pageLook is what jsLook reports.
@@ -455,7 +481,7 @@ func (c *CDP) validSelectors(counts map[string]int) error {
 // busySelector is cdp.busy as the page scripts take it: "" for a seat
 // whose page shows nothing while the model works.
 func (c *CDP) busySelector() string {
-	if c.cfg.Busy == config.CDPNoBusy {
+	if c.cfg.Busy == NoBusy {
 		return ""
 	}
 	return c.cfg.Busy

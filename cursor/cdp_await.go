@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"strings"
 	"time"
-
-	"github.com/agentctl/agentctl/config"
 )
 
 // cdpSettledLooks is how many looks in a row must find the page settled,
@@ -34,9 +32,9 @@ func (s *cdpTurn) await(ctx context.Context, state turnState) (string, error) {
 	noBusy := s.c.busySelector() == ""
 	pauseNeed := s.c.maxPause
 	if noBusy {
-		pauseNeed = s.c.cfg.Quiet.D()
+		pauseNeed = s.c.cfg.Quiet
 	}
-	extra := map[string]any{"quiet": millis(s.c.cfg.Quiet.D()), "pause": millis(pauseNeed)}
+	extra := map[string]any{"quiet": millis(s.c.cfg.Quiet), "pause": millis(pauseNeed)}
 	settled, lastChanges := 0, -1
 	var unreadable time.Time // when a finished page first offered nothing readable
 	for {
@@ -53,7 +51,7 @@ func (s *cdpTurn) await(ctx context.Context, state turnState) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		need := s.c.cfg.Quiet.D()
+		need := s.c.cfg.Quiet
 		if !l.BusySeen {
 			need = pauseNeed
 		}
@@ -117,7 +115,7 @@ func (s *cdpTurn) accepted(l pageLook, need time.Duration, noBusy bool, r cdpRea
 		s.t.note("the page never showed the model busy (cdp.busy %q matched nothing during the turn); the reply was taken once it had been still for %s (gui.max_pause), so a longer pause in it would have cut it", s.c.cfg.Busy, need)
 		s.c.logf("the page never showed cdp.busy %q; the reply was taken after %s of stillness", s.c.cfg.Busy, need)
 	}
-	if s.c.cfg.Read == config.ReadRendered {
+	if s.c.cfg.Read == ReadRendered {
 		s.t.note("the reply was read from the page's rendering (cdp.read: rendered), not the app's own copy of it: Markdown marks, code fences and line breaks may differ from what the model wrote")
 		s.c.logf("reply read from the page's rendering (%d bytes)", len(r.Text))
 		return
@@ -146,8 +144,8 @@ func millis(d time.Duration) float64 { return float64(d) / float64(time.Millisec
 // is one it had then (a page that writes each reply into the same
 // element), only the text tells, and the text of the reply from before
 // is refused. The prompt itself is always refused (a chat's echo of it).
-func judgeReply(st turnState, prompt, stored string, cfg config.CDP, r cdpReading) (why string, calibrate bool) {
-	copying := cfg.Read != config.ReadRendered && (cfg.Copy != "" || cfg.CopyMenu != "")
+func judgeReply(st turnState, prompt, stored string, cfg CDPSettings, r cdpReading) (why string, calibrate bool) {
+	copying := cfg.Read != ReadRendered && (cfg.Copy != "" || cfg.CopyMenu != "")
 	switch {
 	case copying && !r.CopyFound && cfg.Copy == "" && len(r.Labels) > 0:
 		return fmt.Sprintf("the reply's context menu has no item %q (it has %q)", cfg.CopyMenu, r.Labels), true

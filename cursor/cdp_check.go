@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"regexp"
 	"time"
-
-	"github.com/agentctl/agentctl/config"
 )
 
 // PageReport is what InspectPage found on a seat's page, for doctor and
@@ -18,12 +16,12 @@ type PageReport struct {
 }
 
 // InspectPage finds the seat's page (exactly one title must match) and
-// counts what each of the selectors matches now. Selectors left empty in
-// c come from the built-in profile; sels, if given, are counted instead.
-func InspectPage(ctx context.Context, c config.CDP, sels map[string]string) (PageReport, error) {
+// counts what each of the seat's selectors matches now; sels, if given,
+// are counted instead.
+func InspectPage(ctx context.Context, c CDPSettings, sels map[string]string) (PageReport, error) {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
-	if err := c.Ready(); err != nil {
+	if err := c.ready(); err != nil {
 		return PageReport{}, fmt.Errorf("%w: %v", ErrNotCalibrated, err)
 	}
 	title, err := regexp.Compile(c.Target)
@@ -40,7 +38,7 @@ func InspectPage(ctx context.Context, c config.CDP, sels map[string]string) (Pag
 	}
 	defer p.close()
 	if sels == nil {
-		sels = (&CDP{cfg: c.Resolved()}).selectorSettings()
+		sels = (&CDP{cfg: c.withDefaults()}).selectorSettings()
 	}
 	counts, err := selectorCounts(ctx, p, sels)
 	if err != nil {

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"strings"
 	"time"
-
-	"github.com/agentctl/agentctl/config"
 )
 
 // Composers come in three kinds, told apart in the page: a textarea or
@@ -259,7 +257,7 @@ func endsPrompt(window, prompt string) bool {
 // or "". VS Code's chat drops a prompt's leading whitespace, and takes a
 // leading / or @ as a command or a participant to route the prompt to.
 func (c *CDP) refusal(prompt string) string {
-	if c.cfg.Profile != config.ProfileVSCode {
+	if c.cfg.Profile != ProfileVSCode {
 		return ""
 	}
 	switch {

@@ -2,8 +2,6 @@ package cursor
 
 import (
 	"testing"
-
-	"github.com/agentctl/agentctl/config"
 )
 
 func TestMonacoComposerHoldsThePromptWhileItsWindowIsTheTail(t *testing.T) {
@@ -30,8 +28,8 @@ func TestMonacoComposerHoldsThePromptWhileItsWindowIsTheTail(t *testing.T) {
 }
 
 func TestVSCodeRefusesPromptsItWouldChange(t *testing.T) {
-	vscode := &CDP{cfg: config.CDP{Profile: config.ProfileVSCode}}
-	cursorSeat := &CDP{cfg: config.CDP{Profile: config.ProfileCursor}}
+	vscode := &CDP{cfg: CDPSettings{Profile: ProfileVSCode}}
+	cursorSeat := &CDP{cfg: CDPSettings{Profile: ProfileCursor}}
 	for _, p := range []string{" lead", "\tlead", "\nlead", "/help me", "@workspace hi"} {
 		if vscode.refusal(p) == "" {
 			t.Errorf("%q was not refused for VS Code", p)
@@ -48,7 +46,7 @@ func TestVSCodeRefusesPromptsItWouldChange(t *testing.T) {
 }
 
 func TestNumberedRowDecidesWhetherAReplyIsNew(t *testing.T) {
-	cfg := config.CDP{CopyMenu: "Copy", Read: config.ReadCopy}
+	cfg := CDPSettings{CopyMenu: "Copy", Read: ReadCopy}
 	st := turnState{PrevKnown: true} // the copy before the prompt was not needed
 	old := cdpReading{Text: "same words", Rendered: "same words", CopyFound: true,
 		Element: replyState{Found: true, Numbered: true, MarksLeft: true}}

@@ -15,7 +15,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentctl/agentctl/config"
 	"github.com/agentctl/agentctl/internal/testenv/chromium"
 )
 
@@ -110,8 +109,8 @@ func (c *chatPageTab) await(t testing.TB, ok func(PageTarget) bool) string {
 
 // seat is the cdp block for this page, through the fixture's own
 // selectors and its copy button.
-func (c *chatPageTab) seat() config.CDP {
-	return config.CDP{
+func (c *chatPageTab) seat() CDPSettings {
+	return CDPSettings{
 		Endpoint: c.b.endpoint,
 		Target:   "^" + regexp.QuoteMeta(c.title) + "$",
 		Composer: "#composer",
@@ -176,22 +175,22 @@ func (c *chatPageTab) closePage(t testing.TB) {
 
 // cdpTestGUI is the timing the tests use: a max_pause longer than the
 // shapes' longest pause, short waits elsewhere so failures come quickly.
-func cdpTestGUI() config.GUI {
-	return config.GUI{
-		Quiet:       config.Duration(100 * time.Millisecond),
-		MaxPause:    config.Duration(3 * time.Second),
-		Submit:      config.Duration(time.Second),
-		TurnTimeout: config.Duration(60 * time.Second),
-		LockWait:    config.Duration(30 * time.Second),
+func cdpTestGUI() Timings {
+	return Timings{
+		Quiet:       100 * time.Millisecond,
+		MaxPause:    3 * time.Second,
+		Submit:      time.Second,
+		TurnTimeout: 60 * time.Second,
+		LockWait:    30 * time.Second,
 	}
 }
 
-func newTestCDP(t testing.TB, seat config.CDP) *CDP {
+func newTestCDP(t testing.TB, seat CDPSettings) *CDP {
 	t.Helper()
 	return newTestCDPWith(t, seat, cdpTestGUI())
 }
 
-func newTestCDPWith(t testing.TB, seat config.CDP, gui config.GUI) *CDP {
+func newTestCDPWith(t testing.TB, seat CDPSettings, gui Timings) *CDP {
 	t.Helper()
 	d, err := NewCDP(seat, gui, Options{})
 	if err != nil {

@@ -10,8 +10,6 @@ import (
 	"sync"
 	"testing"
 	"time"
-
-	"github.com/agentctl/agentctl/config"
 )
 
 // notes collects a turn's notes.
@@ -36,7 +34,7 @@ func TestCDPPageStarvedAsItSaysDoneIsWaitedFor(t *testing.T) {
 			c := b.openChatPageWith(t, "Cursor - starved "+way, s, 0, url.Values{"late_ms": {"400"}})
 			seat := c.seat()
 			if way == "busy-text" {
-				seat.Copy, seat.Read = "", config.ReadRendered
+				seat.Copy, seat.Read = "", ReadRendered
 			}
 			d := newTestCDP(t, seat)
 			for turn := 1; turn <= 2; turn++ {
@@ -61,7 +59,7 @@ func TestCDPIdenticalRepliesInARowAreBothTaken(t *testing.T) {
 	for _, copy := range []bool{true, false} {
 		seat := c.seat()
 		if !copy {
-			seat.Copy, seat.Read = "", config.ReadRendered
+			seat.Copy, seat.Read = "", ReadRendered
 		}
 		d := newTestCDP(t, seat)
 		for range 2 {
@@ -83,15 +81,15 @@ func TestCDPUnreadableReplyFailsSayingWhy(t *testing.T) {
 	b := startCDPBrowser(t)
 	for _, tc := range []struct {
 		name string
-		edit func(*config.CDP)
+		edit func(*CDPSettings)
 		want error
 		says []string
 	}{
-		{"reply matches nothing", func(s *config.CDP) { s.Copy, s.Read, s.Reply = "", config.ReadRendered, "#transcript .no-such-reply" }, ErrNotCalibrated,
+		{"reply matches nothing", func(s *CDPSettings) { s.Copy, s.Read, s.Reply = "", ReadRendered, "#transcript .no-such-reply" }, ErrNotCalibrated,
 			[]string{"cdp.reply", "matches nothing"}},
-		{"copy matches nothing", func(s *config.CDP) { s.Copy = "#no-such-copy" }, ErrNotCalibrated,
+		{"copy matches nothing", func(s *CDPSettings) { s.Copy = "#no-such-copy" }, ErrNotCalibrated,
 			[]string{"cdp.copy", "matches nothing"}},
-		{"copy gives nothing", func(s *config.CDP) { s.Copy = "#transcript .who" }, ErrNoReply,
+		{"copy gives nothing", func(s *CDPSettings) { s.Copy = "#transcript .who" }, ErrNoReply,
 			[]string{"gave nothing", "cdp.copy"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -125,7 +123,7 @@ func TestCDPDeadlineSaysWhatTheTurnWaitedFor(t *testing.T) {
 	b := startCDPBrowser(t)
 	c := b.openChatPageWith(t, "Cursor - hung", shape{name: "quick", think: 1, chunks: 1}, 0, url.Values{"hang_ms": {"8000"}})
 	gui := cdpTestGUI()
-	gui.TurnTimeout = config.Duration(4 * time.Second)
+	gui.TurnTimeout = 4 * time.Second
 	_, err := newTestCDPWith(t, c.seat(), gui).Run(context.Background(), Turn{Prompt: "hang"})
 	waited := (errors.Is(err, ErrNoReply) && strings.Contains(err.Error(), "while waiting for the model to finish")) ||
 		(errors.Is(err, ErrNotSubmitted) && strings.Contains(err.Error(), "while waiting for a sign that the page took the prompt"))
@@ -186,11 +184,11 @@ func TestCDPSeatWithoutBusyElement(t *testing.T) {
 	c := b.openChatPage(t, "Cursor - no busy", s, 0)
 
 	seat := c.seat()
-	seat.Busy = config.CDPNoBusy
+	seat.Busy = NoBusy
 	if _, err := NewCDP(seat, cdpTestGUI(), Options{}); !errors.Is(err, ErrNotCalibrated) || !strings.Contains(err.Error(), "cdp.quiet") {
 		t.Fatalf("a seat with cdp.busy none and no cdp.quiet: err = %v", err)
 	}
-	seat.Quiet = config.Duration(time.Second)
+	seat.Quiet = time.Second
 	var n notes
 	reply, err := newTestCDP(t, seat).Run(context.Background(), Turn{Prompt: "no busy", OnNote: n.hear})
 	if err != nil || reply != "You wrote:\nno busy" {

@@ -14,7 +14,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"github.com/agentctl/agentctl/config"
+	"github.com/agentctl/agentctl/internal/loopback"
 )
 
 // PageTarget is one page a DevTools endpoint lists.
@@ -29,7 +29,7 @@ type PageTarget struct {
 // ListPages returns the pages (not workers or extensions) a DevTools
 // endpoint on loopback lists at /json/list.
 func ListPages(ctx context.Context, endpoint string) ([]PageTarget, error) {
-	if err := config.CheckLoopbackEndpoint(endpoint); err != nil {
+	if err := loopback.CheckEndpoint(endpoint); err != nil {
 		return nil, err
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, strings.TrimSuffix(endpoint, "/")+"/json/list", nil)

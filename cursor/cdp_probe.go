@@ -7,8 +7,6 @@ import (
 	"regexp"
 	"strings"
 	"time"
-
-	"github.com/agentctl/agentctl/config"
 )
 
 // CalibrationLook is what `agentctl calibrate --cdp` sees on a chat page at
@@ -29,7 +27,7 @@ type CalibrationLook struct {
 // counts what each of sels matches, and proposes selectors for the chat's
 // input: one visible editable element, not a code block's editor nor a
 // search or filter box. It never types or clicks.
-func LookForCalibration(ctx context.Context, c config.CDP, sels map[string]string) (CalibrationLook, error) {
+func LookForCalibration(ctx context.Context, c CDPSettings, sels map[string]string) (CalibrationLook, error) {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	p, target, err := dialSeat(ctx, c)
@@ -48,8 +46,8 @@ func LookForCalibration(ctx context.Context, c config.CDP, sels map[string]strin
 	return CalibrationLook{Page: target, Counts: r.Counts, Composers: r.Composers, Why: r.Why}, nil
 }
 
-func dialSeat(ctx context.Context, c config.CDP) (*page, PageTarget, error) {
-	if err := c.Ready(); err != nil {
+func dialSeat(ctx context.Context, c CDPSettings) (*page, PageTarget, error) {
+	if err := c.ready(); err != nil {
 		return nil, PageTarget{}, fmt.Errorf("%w: %v", ErrNotCalibrated, err)
 	}
 	title, err := regexp.Compile(c.Target)
@@ -97,17 +95,24 @@ type ProbeResult struct {
 // elements are gone before the probe takes the reply as finished.
 const probeQuiet = 500 * time.Millisecond
 
+// ProbeSelectors are the selectors a probe proves or not, each left empty
+// where there is none to prove.
+type ProbeSelectors struct {
+	Busy, Reply, Copy string
+}
+
 // ProbeCDP sends prompt through the seat's composer (and cdp.submit, or
 // Enter), watches the page until the model is done, and finds which
 // elements showed the model busy, which copy button gives the reply, and
-// which element shows it. Selectors set in c (busy, reply, copy) are
-// proved or not on the way. c.Composer must be set.
-func ProbeCDP(ctx context.Context, c config.CDP, g config.GUI, prompt string, log io.Writer) (ProbeResult, error) {
+// which element shows it. The selectors in prove are proved or not on the
+// way. c.Composer must be set.
+func ProbeCDP(ctx context.Context, c CDPSettings, prove ProbeSelectors, t Timings, prompt string, log io.Writer) (ProbeResult, error) {
 	if log == nil {
 		log = io.Discard
 	}
 	var res ProbeResult
-	ctx, cancel := context.WithTimeout(ctx, durationOr(g.TurnTimeout, config.DefaultGUI().TurnTimeout.D()))
+	t = t.orDefault()
+	ctx, cancel := context.WithTimeout(ctx, t.TurnTimeout)
 	defer cancel()
 	p, target, err := dialSeat(ctx, c)
 	if err != nil {
@@ -115,17 +120,15 @@ func ProbeCDP(ctx context.Context, c config.CDP, g config.GUI, prompt string, lo
 	}
 	defer p.close()
 	var watch []string
-	if c.Busy != "" {
-		watch = append(watch, c.Busy)
+	if prove.Busy != "" {
+		watch = append(watch, prove.Busy)
 	}
 	if err := p.eval(ctx, jsProbeStart, map[string]any{"watch": watch}, nil); err != nil {
 		return res, fmt.Errorf("cannot watch page %q: %w", target.Title, err)
 	}
 	// The driver's own way in: the composer proven to hold the prompt.
-	maxPause := durationOr(g.MaxPause, config.DefaultGUI().MaxPause.D())
-	submitWait := durationOr(g.Submit, config.DefaultGUI().Submit.D())
-	d := &CDP{cfg: c.Resolved(), log: io.Discard, maxPause: maxPause, submitWait: submitWait, turn: durationOr(g.TurnTimeout, config.DefaultGUI().TurnTimeout.D())}
-	d.cfg.Busy = c.Busy
+	d := &CDP{cfg: c.withDefaults(), log: io.Discard, maxPause: t.MaxPause, submitWait: t.Submit, turn: t.TurnTimeout}
+	d.cfg.Busy = prove.Busy
 	turn := &cdpTurn{c: d, p: p, t: Turn{Prompt: prompt}, token: newSentinel(), stored: prompt}
 	if err := turn.insert(ctx); err != nil {
 		return res, err
@@ -154,16 +157,16 @@ func ProbeCDP(ctx context.Context, c config.CDP, g config.GUI, prompt string, lo
 		still := time.Duration(l.StillMS * float64(time.Millisecond))
 		waited := time.Since(sent)
 		switch {
-		case !res.BusyShown && waited > submitWait && !checkedSent:
+		case !res.BusyShown && waited > t.Submit && !checkedSent:
 			// Once: the composer still holding the prompt means it never went.
 			checkedSent = true
 			if held, err := turn.composerText(ctx); err == nil && held.text != "" && turn.holdsPrompt(held.text) {
-				return res, fmt.Errorf("%w: the page showed no sign of taking the probe's prompt within %s (does it send with a button? give --submit)", ErrNotSubmitted, submitWait)
+				return res, fmt.Errorf("%w: the page showed no sign of taking the probe's prompt within %s (does it send with a button? give --submit)", ErrNotSubmitted, t.Submit)
 			}
 			continue
 		case res.BusyShown && !l.Busy && still >= probeQuiet:
-		case !res.BusyShown && still >= maxPause && waited >= maxPause:
-			fmt.Fprintf(log, "nothing busy-looking showed; the reply has been still for %s\n", maxPause)
+		case !res.BusyShown && still >= t.MaxPause && waited >= t.MaxPause:
+			fmt.Fprintf(log, "nothing busy-looking showed; the reply has been still for %s\n", t.MaxPause)
 		default:
 			if err := realSleep(ctx, 20*time.Millisecond); err != nil {
 				return res, fmt.Errorf("%w: the probe's reply did not finish: %v", ErrNoReply, err)
@@ -178,7 +181,7 @@ func ProbeCDP(ctx context.Context, c config.CDP, g config.GUI, prompt string, lo
 		Busy  bool `json:"busy"`
 		Reply bool `json:"reply"`
 	}
-	if err := p.eval(ctx, jsProbeCheck, map[string]any{"busy": c.Busy, "reply": c.Reply}, &check); err != nil {
+	if err := p.eval(ctx, jsProbeCheck, map[string]any{"busy": prove.Busy, "reply": prove.Reply}, &check); err != nil {
 		return res, err
 	}
 	res.BusyProved, res.ReplyProved = check.Busy, check.Reply
@@ -189,19 +192,19 @@ func ProbeCDP(ctx context.Context, c config.CDP, g config.GUI, prompt string, lo
 			Text  string `json:"text"`
 		}
 		// No reply known yet: the copy button is the page's last match.
-		err := p.eval(ctx, jsCopy, map[string]any{"reply": cmpReply(c.Reply), "copy": sel, "token": turn.token}, &r)
+		err := p.eval(ctx, jsCopy, map[string]any{"reply": cmpReply(prove.Reply), "copy": sel, "token": turn.token}, &r)
 		return r.Text, err
 	}
 	isReply := func(text string) bool {
 		return strings.TrimSpace(text) != "" && strings.TrimSpace(text) != strings.TrimSpace(prompt)
 	}
-	if c.Copy != "" {
-		text, err := copyOf(c.Copy)
+	if prove.Copy != "" {
+		text, err := copyOf(prove.Copy)
 		if err != nil {
 			return res, err
 		}
 		if isReply(text) {
-			res.Copy, res.Copied, res.CopyProved = c.Copy, text, true
+			res.Copy, res.Copied, res.CopyProved = prove.Copy, text, true
 		}
 	}
 	if res.Copy == "" {

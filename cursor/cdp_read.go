@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strings"
-
-	"github.com/agentctl/agentctl/config"
 )
 
 // cdpReading is what a read of the page gave: the last reply as the page
@@ -60,7 +58,7 @@ func (s *cdpTurn) read(ctx context.Context) (cdpReading, error) {
 	var r cdpReading
 	script, _ := s.readScript()
 	var err error
-	if script != jsReply && s.c.cfg.Clipboard == config.ClipboardSystem {
+	if script != jsReply && s.c.cfg.Clipboard == ClipboardSystem {
 		r, err = s.systemCopy(ctx, script)
 	} else {
 		err = s.p.eval(ctx, script, s.readArgs(), &r)
@@ -75,7 +73,7 @@ func (s *cdpTurn) read(ctx context.Context) (cdpReading, error) {
 // the same read after a look (see lookThenRead).
 func (s *cdpTurn) readScript() (read, afterLook string) {
 	switch {
-	case s.c.cfg.Read == config.ReadRendered: // (a seat reading a copy names a copy action: readReady)
+	case s.c.cfg.Read == ReadRendered: // (a seat reading a copy names a copy action: readReady)
 	case s.c.cfg.Copy != "":
 		return jsCopy, jsLookThenCopy
 	case s.c.cfg.CopyMenu != "":
@@ -98,7 +96,7 @@ func (s *cdpTurn) checkRead(r cdpReading) error {
 // the desktop's clipboard (see systemCopy).
 func (s *cdpTurn) lookThenRead(ctx context.Context, extra map[string]any, changes int) (pageLook, *cdpReading, error) {
 	script, afterLook := s.readScript()
-	if script != jsReply && s.c.cfg.Clipboard == config.ClipboardSystem {
+	if script != jsReply && s.c.cfg.Clipboard == ClipboardSystem {
 		l, err := s.lookFor(ctx, extra)
 		return l, nil, err
 	}
@@ -141,7 +139,7 @@ func jsLookThen(read string) string {
 }
 
 // copyAction names the seat's copy action for messages.
-func copyAction(cfg config.CDP) string {
+func copyAction(cfg CDPSettings) string {
 	if cfg.Copy != "" {
 		return fmt.Sprintf("cdp.copy %q", cfg.Copy)
 	}
@@ -150,8 +148,8 @@ func copyAction(cfg config.CDP) string {
 
 // readReady refuses a seat that reads the app's copy of the reply but
 // names no way to get it, before anything is sent.
-func readReady(cfg config.CDP) error {
-	if cfg.Read == config.ReadCopy && cfg.Copy == "" && cfg.CopyMenu == "" {
+func readReady(cfg CDPSettings) error {
+	if cfg.Read == ReadCopy && cfg.Copy == "" && cfg.CopyMenu == "" {
 		return fmt.Errorf("%w: cdp.read is copy (the default) but the seat has no copy action: set cdp.copy (the reply's copy button) or cdp.copy_menu (the label of the reply's context-menu item that copies it), or set cdp.read: rendered to read the page's rendering, which loses Markdown; nothing was sent",
 			ErrNotCalibrated)
 	}

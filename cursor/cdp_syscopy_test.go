@@ -9,7 +9,6 @@ import (
 
 	"github.com/atotto/clipboard"
 
-	"github.com/agentctl/agentctl/config"
 	"github.com/agentctl/agentctl/internal/testenv/chromium"
 )
 
@@ -30,7 +29,7 @@ func TestCDPSystemClipboardReadsAnAppThatCopiesOutsideThePage(t *testing.T) {
 	b := &cdpBrowser{Browser: shown, endpoint: shown.Endpoint}
 	c := b.openChatPage(t, "Cursor - system clipboard", classic, 0)
 	seat := c.seat()
-	seat.Clipboard = config.ClipboardSystem
+	seat.Clipboard = ClipboardSystem
 	d, err := NewCDP(seat, cdpTestGUI(), Options{LockDir: t.TempDir(), Agent: "Agent-1"})
 	if err != nil {
 		t.Fatal(err)

@@ -10,8 +10,6 @@ import (
 	"sync"
 	"testing"
 	"time"
-
-	"github.com/agentctl/agentctl/config"
 )
 
 // cdpRoundTrips runs two turns on one page (the second must not take the
@@ -57,7 +55,7 @@ func TestCDPShapes(t *testing.T) {
 				case "stillness":
 					seat.Busy = "#never-there"
 				case "busy-text": // the reply's own text, its code block written back as a fence
-					seat.Copy, seat.Read = "", config.ReadRendered
+					seat.Copy, seat.Read = "", ReadRendered
 				}
 				cdpRoundTrips(t, newTestCDP(t, seat), c, s)
 			})
@@ -69,7 +67,7 @@ func TestCDPPromptOf50KBAndTheReplyTextWithoutCopyButton(t *testing.T) {
 	b := startCDPBrowser(t)
 	c := b.openChatPage(t, "Cursor - big", shape{name: "big", think: 0.1, chunks: 3, pause: 0.05}, 0)
 	seat := c.seat()
-	seat.Copy, seat.Read = "", config.ReadRendered // the reply element's own text: exact for text without Markdown
+	seat.Copy, seat.Read = "", ReadRendered // the reply element's own text: exact for text without Markdown
 	var sb strings.Builder
 	for i := 0; sb.Len() < 50*1024; i++ {
 		fmt.Fprintf(&sb, "line %d: ünïcode 😀\tand a tab   \n", i)
@@ -236,7 +234,7 @@ func TestCDPSelectorsThatMatchNothingSendNothing(t *testing.T) {
 	}
 }
 
-type seatEdit = config.CDP
+type seatEdit = CDPSettings
 
 func TestCDPPageThatReloads(t *testing.T) {
 	b := startCDPBrowser(t)

@@ -3,20 +3,18 @@ package cursor
 import (
 	"strings"
 	"testing"
-
-	"github.com/agentctl/agentctl/config"
 )
 
 func TestJudgeReply(t *testing.T) {
 	const prompt = "the prompt\r\n"
 	st := turnState{Prev: fingerprintText("same words"), PrevKnown: true}
-	noCopy := config.CDP{Reply: ".reply"}
-	withCopy := config.CDP{Reply: ".reply", Copy: ".copy"}
+	noCopy := CDPSettings{Reply: ".reply"}
+	withCopy := CDPSettings{Reply: ".reply", Copy: ".copy"}
 	fresh := replyState{Found: true, Fresh: true, MarksLeft: true}
 	for _, tc := range []struct {
 		name      string
 		st        turnState
-		cfg       config.CDP
+		cfg       CDPSettings
 		r         cdpReading
 		says      string // "" : taken
 		calibrate bool

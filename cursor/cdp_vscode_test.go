@@ -15,6 +15,7 @@ import (
 
 	"github.com/agentctl/agentctl/agents"
 	"github.com/agentctl/agentctl/config"
+	"github.com/agentctl/agentctl/config/driverconf"
 	"github.com/agentctl/agentctl/cursor"
 	"github.com/agentctl/agentctl/internal/testenv/chromium"
 	"github.com/agentctl/agentctl/internal/testenv/codeserver"
@@ -70,17 +71,17 @@ func (v *vscodeChat) seat() config.CDP {
 }
 
 // vscodeGUI is the timing of the tests: generous, for a loaded machine.
-func vscodeGUI() config.GUI {
-	return config.GUI{
-		MaxPause:    config.Duration(3 * time.Second),
-		Submit:      config.Duration(2 * time.Second),
-		TurnTimeout: config.Duration(45 * time.Second),
+func vscodeGUI() cursor.Timings {
+	return cursor.Timings{
+		MaxPause:    3 * time.Second,
+		Submit:      2 * time.Second,
+		TurnTimeout: 45 * time.Second,
 	}
 }
 
 func (v *vscodeChat) driver(t testing.TB, seat config.CDP) *cursor.CDP {
 	t.Helper()
-	d, err := cursor.NewCDP(seat, vscodeGUI(), cursor.Options{})
+	d, err := cursor.NewCDP(driverconf.CDP(seat), vscodeGUI(), cursor.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -176,8 +177,8 @@ func TestCDPVSCodeReplies(t *testing.T) {
 	// second however fast the model wrote it, and the reply is done only
 	// once it is drawn: about two minutes for the long one.
 	gui := vscodeGUI()
-	gui.TurnTimeout = config.Duration(8 * time.Minute)
-	patient, err := cursor.NewCDP(v.seat(), gui, cursor.Options{})
+	gui.TurnTimeout = 8 * time.Minute
+	patient, err := cursor.NewCDP(driverconf.CDP(v.seat()), gui, cursor.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -299,7 +300,7 @@ func TestCDPVSCodeEditorIgnoringPageKeys(t *testing.T) {
 	// selection moves meanwhile.
 	throttle(t, page, 30)
 	var log strings.Builder
-	d, err := cursor.NewCDP(v.seat(), vscodeGUI(), cursor.Options{Log: &log})
+	d, err := cursor.NewCDP(driverconf.CDP(v.seat()), vscodeGUI(), cursor.Options{Log: &log})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -344,12 +345,12 @@ func TestCDPVSCodeNeedsACopyActionOrReadRendered(t *testing.T) {
 	v := startVSCodeChat(t)
 	seat := v.seat()
 	seat.CopyMenu = "" // nothing set: the profile's copy action stands
-	if _, err := cursor.NewCDP(seat, vscodeGUI(), cursor.Options{}); err != nil {
+	if _, err := cursor.NewCDP(driverconf.CDP(seat), vscodeGUI(), cursor.Options{}); err != nil {
 		t.Fatalf("the profile's copy action was not taken: %v", err)
 	}
 	bare := seat
 	bare.Profile = config.ProfileCursor // a profile with no copy action
-	_, err := cursor.NewCDP(bare, vscodeGUI(), cursor.Options{})
+	_, err := cursor.NewCDP(driverconf.CDP(bare), vscodeGUI(), cursor.Options{})
 	for _, s := range []string{"cdp.copy", "cdp.copy_menu", "cdp.read: rendered"} {
 		if !errors.Is(err, cursor.ErrNotCalibrated) || !strings.Contains(err.Error(), s) {
 			t.Fatalf("err = %v, want not calibrated, naming %s", err, s)

@@ -4,19 +4,17 @@ import (
 	"fmt"
 	"strings"
 	"unicode"
-
-	"github.com/agentctl/agentctl/config"
 )
 
 // composedPrompt is what the driver pastes for prompt into an input box of
-// kind composer (config.Window.Composer), and notes for the turn's receipt
+// kind composer (WindowSettings.Composer), and notes for the turn's receipt
 // on whatever the chat will not pass on as it was sent. A Monaco composer
 // (VS Code's) turns CRLF and lone CR into LF on paste, so the driver does
 // that itself, and the chat then compares with what it really sent; the
 // chat drops leading whitespace and takes a leading /word as a command of
 // its own, which no paste can prevent, so those are only noted.
-func composedPrompt(composer, prompt string) (string, []string) {
-	if composer != config.ComposerMonaco {
+func composedPrompt(composer ComposerKind, prompt string) (string, []string) {
+	if composer != ComposerMonaco {
 		return prompt, nil
 	}
 	var notes []string

@@ -3,8 +3,6 @@ package cursor
 import (
 	"strings"
 	"testing"
-
-	"github.com/agentctl/agentctl/config"
 )
 
 func TestCheckCopy(t *testing.T) {
@@ -107,17 +105,17 @@ func TestComposedPrompt(t *testing.T) {
 	if got, notes := composedPrompt("", in); got != in || notes != nil {
 		t.Errorf("a plain composer changed the prompt: %q, %q", got, notes)
 	}
-	got, notes := composedPrompt(config.ComposerMonaco, in)
+	got, notes := composedPrompt(ComposerMonaco, in)
 	if got != "  \tMessage-ID: m-1\nline\nend\n" {
 		t.Errorf("monaco composer: pasted %q", got)
 	}
 	if len(notes) != 2 || !strings.Contains(notes[0], "1 CRLF and 1 CR became LF") || !strings.Contains(notes[1], "3 bytes of whitespace") {
 		t.Errorf("notes %q", notes)
 	}
-	if _, notes := composedPrompt(config.ComposerMonaco, "/explain this\nplease"); len(notes) != 1 || !strings.Contains(notes[0], `"/explain"`) {
+	if _, notes := composedPrompt(ComposerMonaco, "/explain this\nplease"); len(notes) != 1 || !strings.Contains(notes[0], `"/explain"`) {
 		t.Errorf("a leading command: notes %q", notes)
 	}
-	if _, notes := composedPrompt(config.ComposerMonaco, "Message-ID: m-1\n\tindented"); notes != nil {
+	if _, notes := composedPrompt(ComposerMonaco, "Message-ID: m-1\n\tindented"); notes != nil {
 		t.Errorf("a prompt the composer keeps got notes %q", notes)
 	}
 }

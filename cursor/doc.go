@@ -108,7 +108,9 @@
 // keep what step 4 learned; after a crash it resumes with Turn.Resume, which
 // never pastes again and still refuses the previous reply.
 //
-// The package never reads configuration files (it gets config values), never
+// The package never reads configuration files: it takes Settings of its own,
+// plain values with every profile and preset applied (config/driverconf
+// makes them from agentctl.yaml), and it never
 // touches mailboxes, writes only under the sessions and locks folders it is
 // given (the desktop input lock and the record of its holder), and
 // never sends a key or click to a window or page it has not just confirmed

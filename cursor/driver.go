@@ -5,9 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"time"
 
-	"github.com/agentctl/agentctl/config"
 	"github.com/agentctl/agentctl/internal/layout"
 )
 
@@ -141,48 +139,48 @@ type Options struct {
 func LockDir(root string) string { return layout.Locks(root) }
 
 // New builds the driver an agent's settings ask for.
-func New(agent config.Agent, gui config.GUI, opts Options) (Driver, error) {
+func New(s Settings, opts Options) (Driver, error) {
 	var d Driver
 	kind := kindGUI
-	switch agent.EffectiveDriver() {
-	case config.DriverExec:
-		e, err := NewExec(agent.Exec)
+	switch s.Driver {
+	case DriverExec:
+		e, err := NewExec(s.Exec)
 		if err != nil {
 			return nil, err
 		}
 		if opts.Sessions != "" {
-			e.keepDir = RawOutputDir(opts.Sessions, agent.Name)
+			e.keepDir = RawOutputDir(opts.Sessions, s.Name)
 		}
-		d, kind = e, agent.Exec.Preset
-	case config.DriverCDP:
-		c, err := NewCDP(agent.CDP, gui, opts)
+		d, kind = e, s.Exec.Preset
+	case DriverCDP:
+		c, err := NewCDP(s.CDP, s.Timings, opts)
 		if err != nil {
 			return nil, err
 		}
 		d = c
-	case config.DriverGUI:
-		g, err := NewGUI(agent.Window, gui, opts)
+	case DriverGUI:
+		g, err := NewGUI(s.Window, s.Timings, opts)
 		if err != nil {
 			return nil, err
 		}
 		d = g
 	default:
-		return nil, fmt.Errorf("agent %s: unknown driver %q", agent.Name, agent.Driver)
+		return nil, fmt.Errorf("agent %s: unknown driver %q", s.Name, s.Driver)
 	}
 	if opts.NewSession {
-		if err := agent.NewChatError(); err != nil {
-			return nil, fmt.Errorf("agent %s cannot start a new session: %w", agent.Name, err)
+		if s.NoNewChat != nil {
+			return nil, fmt.Errorf("agent %s cannot start a new session: %w", s.Name, s.NoNewChat)
 		}
 		if opts.Sessions == "" {
-			return nil, fmt.Errorf("agent %s cannot start a new session: no folder for sessions", agent.Name)
+			return nil, fmt.Errorf("agent %s cannot start a new session: no folder for sessions", s.Name)
 		}
 	}
-	if opts.Sessions == "" || !(agent.KeepsConversation() || opts.NewSession) {
+	if opts.Sessions == "" || !(s.KeepsConversation || opts.NewSession) {
 		return d, nil
 	}
 	return Remember(d, Memory{
-		Agent: agent.Name, Path: SessionFile(opts.Sessions, agent.Name), Kind: kind,
-		Policy: agent.NewChat, Fresh: opts.NewSession, Warn: opts.Warn,
+		Agent: s.Name, Path: SessionFile(opts.Sessions, s.Name), Kind: kind,
+		Policy: s.NewChat, Fresh: opts.NewSession, Warn: opts.Warn,
 	}), nil
 }
 
@@ -202,11 +200,4 @@ func (t Turn) note(format string, args ...any) {
 	if t.OnNote != nil {
 		t.OnNote(fmt.Sprintf(format, args...))
 	}
-}
-
-func durationOr(d config.Duration, def time.Duration) time.Duration {
-	if d > 0 {
-		return d.D()
-	}
-	return def
 }

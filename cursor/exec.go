@@ -9,7 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/agentctl/agentctl/config"
 	"github.com/agentctl/agentctl/internal/process"
 )
 
@@ -30,12 +29,15 @@ type Exec struct {
 }
 
 // NewExec checks the settings and returns the driver.
-func NewExec(s config.Exec) (*Exec, error) {
-	s = s.Resolved()
+func NewExec(s ExecSettings) (*Exec, error) {
 	if len(s.Command) == 0 || s.Command[0] == "" {
 		return nil, fmt.Errorf("exec driver: no command configured")
 	}
-	return &Exec{command: s.Command, timeout: durationOr(s.Timeout, config.DefaultExecTimeout),
+	timeout := s.Timeout
+	if timeout <= 0 {
+		timeout = DefaultExecTimeout
+	}
+	return &Exec{command: s.Command, timeout: timeout,
 		preset: s.Preset, resume: s.Resume, replyField: s.ReplyField, sessionField: s.SessionField}, nil
 }
 
@@ -161,8 +163,8 @@ func (e *Exec) args(t Turn) (args []string, viaStdin bool) {
 	viaStdin = true
 	args = make([]string, 0, len(e.command)+len(e.resume))
 	for _, a := range e.command {
-		if strings.Contains(a, config.PromptPlaceholder) {
-			a = strings.ReplaceAll(a, config.PromptPlaceholder, t.Prompt)
+		if strings.Contains(a, PromptPlaceholder) {
+			a = strings.ReplaceAll(a, PromptPlaceholder, t.Prompt)
 			viaStdin = false
 		}
 		args = append(args, a)

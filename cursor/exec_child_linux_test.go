@@ -11,12 +11,11 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/agentctl/agentctl/config"
 	"github.com/agentctl/agentctl/internal/process"
 )
 
 func TestExecReportsItsCommandBeforeTheStages(t *testing.T) {
-	d, _ := NewExec(config.Exec{Command: []string{"sh", "-c", "cat >/dev/null; echo $$"}})
+	d, _ := NewExec(ExecSettings{Command: []string{"sh", "-c", "cat >/dev/null; echo $$"}})
 	var events []string
 	var child Child
 	reply, err := d.Run(context.Background(), Turn{Prompt: "x",
@@ -45,7 +44,7 @@ func TestExecReportsItsCommandBeforeTheStages(t *testing.T) {
 
 func TestExecStartErrorEndsTheCommand(t *testing.T) {
 	pidFile := filepath.Join(t.TempDir(), "grandchild.pid")
-	d, _ := NewExec(config.Exec{Command: []string{"sh", "-c", "sleep 60 & echo $! > " + pidFile + "; wait"}})
+	d, _ := NewExec(ExecSettings{Command: []string{"sh", "-c", "sleep 60 & echo $! > " + pidFile + "; wait"}})
 	boom := errors.New("cannot record")
 	var stages []Stage
 	_, err := d.Run(context.Background(), Turn{Prompt: "x",

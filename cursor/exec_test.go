@@ -9,8 +9,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/agentctl/agentctl/config"
 )
 
 // awkwardText has what replies contain and naive code mangles.
@@ -22,7 +20,7 @@ func TestExecReplyIsStdoutExactly(t *testing.T) {
 		"argument": {"printf", "%s", "{prompt}"},
 	} {
 		t.Run(name, func(t *testing.T) {
-			d, err := NewExec(config.Exec{Command: command})
+			d, err := NewExec(ExecSettings{Command: command})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -53,7 +51,7 @@ func stagesString(s []Stage) string {
 }
 
 func TestExecFailureKeepsStderr(t *testing.T) {
-	d, _ := NewExec(config.Exec{Command: []string{"sh", "-c", "echo partial; echo 'model overloaded' >&2; exit 3"}})
+	d, _ := NewExec(ExecSettings{Command: []string{"sh", "-c", "echo partial; echo 'model overloaded' >&2; exit 3"}})
 	_, err := d.Run(context.Background(), Turn{Prompt: "x"})
 	if !errors.Is(err, ErrExecFailed) || !strings.Contains(err.Error(), "model overloaded") || !strings.Contains(err.Error(), "exit status 3") {
 		t.Fatalf("err = %v, want ErrExecFailed with the exit status and stderr", err)
@@ -61,7 +59,7 @@ func TestExecFailureKeepsStderr(t *testing.T) {
 }
 
 func TestExecMissingCommand(t *testing.T) {
-	d, _ := NewExec(config.Exec{Command: []string{"/nonexistent/agent"}})
+	d, _ := NewExec(ExecSettings{Command: []string{"/nonexistent/agent"}})
 	if _, err := d.Run(context.Background(), Turn{Prompt: "x"}); !errors.Is(err, ErrExecFailed) {
 		t.Fatalf("err = %v, want ErrExecFailed", err)
 	}
@@ -73,7 +71,7 @@ func TestExecTimeoutKillsProcessTree(t *testing.T) {
 	dir := t.TempDir()
 	pidFile := filepath.Join(dir, "grandchild.pid")
 	script := "sleep 60 & echo $! > " + pidFile + "; echo started >&2; wait"
-	d, _ := NewExec(config.Exec{Command: []string{"sh", "-c", script}, Timeout: config.Duration(300 * time.Millisecond)})
+	d, _ := NewExec(ExecSettings{Command: []string{"sh", "-c", script}, Timeout: 300 * time.Millisecond})
 	start := time.Now()
 	_, err := d.Run(context.Background(), Turn{Prompt: "x"})
 	if !errors.Is(err, ErrExecTimeout) {
@@ -91,7 +89,7 @@ func TestExecTimeoutKillsProcessTree(t *testing.T) {
 func TestExecCancelKillsProcessTree(t *testing.T) {
 	dir := t.TempDir()
 	pidFile := filepath.Join(dir, "grandchild.pid")
-	d, _ := NewExec(config.Exec{Command: []string{"sh", "-c", "sleep 60 & echo $! > " + pidFile + "; wait"}})
+	d, _ := NewExec(ExecSettings{Command: []string{"sh", "-c", "sleep 60 & echo $! > " + pidFile + "; wait"}})
 	ctx, cancel := context.WithCancel(context.Background())
 	_, err := d.Run(ctx, Turn{Prompt: "x", OnStage: func(s Stage) error {
 		if s == StageSubmitted {
@@ -109,14 +107,14 @@ func TestExecCancelKillsProcessTree(t *testing.T) {
 }
 
 func TestExecResumeRefuses(t *testing.T) {
-	d, _ := NewExec(config.Exec{Command: []string{"cat"}})
+	d, _ := NewExec(ExecSettings{Command: []string{"cat"}})
 	if _, err := d.Run(context.Background(), Turn{Prompt: "x", Resume: true}); !errors.Is(err, ErrReplyLost) {
 		t.Fatalf("err = %v, want ErrReplyLost", err)
 	}
 }
 
 func TestExecStageErrorStopsTheCommand(t *testing.T) {
-	d, _ := NewExec(config.Exec{Command: []string{"sleep", "60"}})
+	d, _ := NewExec(ExecSettings{Command: []string{"sleep", "60"}})
 	boom := errors.New("cannot record")
 	start := time.Now()
 	_, err := d.Run(context.Background(), Turn{Prompt: "x", OnStage: func(Stage) error { return boom }})

@@ -12,7 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentctl/agentctl/config"
 	"github.com/agentctl/agentctl/internal/process"
 	"github.com/agentctl/agentctl/internal/testenv/wintest"
 )
@@ -27,7 +26,7 @@ func init() {
 	// child is a sleeper.
 	helperMains["winrunner"] = func() {
 		os.Setenv("CURSOR_TEST_ROLE", "winsleeper")
-		d, _ := NewExec(config.Exec{Command: []string{os.Getenv("CURSOR_TEST_BAT")}, Timeout: config.Duration(time.Minute)})
+		d, _ := NewExec(ExecSettings{Command: []string{os.Getenv("CURSOR_TEST_BAT")}, Timeout: time.Minute})
 		d.Run(context.Background(), Turn{Prompt: "x"})
 	}
 	// sleeper: records its pid in $CURSOR_TEST_PIDFILE and sleeps.
@@ -56,7 +55,7 @@ func batch(t *testing.T, role, body string) string {
 
 func runExec(t *testing.T, command []string, timeout time.Duration, prompt string) (string, error) {
 	t.Helper()
-	d, err := NewExec(config.Exec{Command: command, Timeout: config.Duration(timeout)})
+	d, err := NewExec(ExecSettings{Command: command, Timeout: timeout})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,7 +110,7 @@ func TestWindowsTimeoutEndsTheWholeTree(t *testing.T) {
 	pidFile := filepath.Join(wintest.TempDir(t), "pid")
 	t.Setenv("CURSOR_TEST_PIDFILE", pidFile)
 	bat := batch(t, "winsleeper", "TESTBIN\n")
-	d, err := NewExec(config.Exec{Command: []string{bat}, Timeout: config.Duration(time.Minute)})
+	d, err := NewExec(ExecSettings{Command: []string{bat}, Timeout: time.Minute})
 	if err != nil {
 		t.Fatal(err)
 	}

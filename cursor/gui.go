@@ -12,14 +12,12 @@ import (
 	"strings"
 	"sync"
 	"time"
-
-	"github.com/agentctl/agentctl/config"
 )
 
 // GUI is the driver for an agent whose brain is a chat window on this
 // desktop. See the package documentation for the steps of a turn.
 type GUI struct {
-	win        config.Window
+	win        WindowSettings
 	title      *regexp.Regexp
 	submit     chord
 	newChat    *chord
@@ -53,22 +51,19 @@ const (
 
 // NewGUI checks the window settings and returns the driver. The display is
 // opened at the first turn.
-func NewGUI(w config.Window, g config.GUI, opts Options) (*GUI, error) {
-	w = w.WithProfile()
-	if err := w.Calibrated(); err != nil {
+func NewGUI(w WindowSettings, t Timings, opts Options) (*GUI, error) {
+	if err := w.calibrated(); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrNotCalibrated, err)
 	}
 	title, err := regexp.Compile(w.Title)
 	if err != nil {
 		return nil, fmt.Errorf("window title: %w", err)
 	}
+	t = t.orDefault()
 	d := &GUI{
 		win: w, title: title, log: opts.Log,
-		quiet:      durationOr(g.Quiet, config.DefaultGUI().Quiet.D()),
-		maxPause:   durationOr(g.MaxPause, config.DefaultGUI().MaxPause.D()),
-		submitWait: durationOr(g.Submit, config.DefaultGUI().Submit.D()),
-		turn:       durationOr(g.TurnTimeout, config.DefaultGUI().TurnTimeout.D()),
-		lock:       NewInputLock(opts.LockDir, durationOr(g.LockWait, config.DefaultGUI().LockWait.D())),
+		quiet: t.Quiet, maxPause: t.MaxPause, submitWait: t.Submit, turn: t.TurnTimeout,
+		lock: NewInputLock(opts.LockDir, t.LockWait),
 	}
 	d.lock.Agent = opts.Agent
 	if d.log == nil {

@@ -12,8 +12,6 @@ import (
 	"strconv"
 	"sync"
 	"testing"
-
-	"github.com/agentctl/agentctl/config"
 )
 
 // turnsPerProcess is how many turns each driver process takes in
@@ -25,7 +23,7 @@ func init() { helperMains["gui-turns"] = guiTurnsMain }
 // guiTurnsMain is one agentctl-like process driving one window: it runs the
 // turns and prints one JSON line per turn.
 func guiTurnsMain() {
-	var w config.Window
+	var w WindowSettings
 	if err := json.Unmarshal([]byte(os.Getenv("CURSOR_TEST_WINDOW")), &w); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(2)

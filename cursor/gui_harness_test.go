@@ -16,7 +16,6 @@ import (
 
 	"github.com/atotto/clipboard"
 
-	"github.com/agentctl/agentctl/config"
 	"github.com/agentctl/agentctl/internal/testenv/xvfb"
 )
 
@@ -137,14 +136,14 @@ func (c *chatWindow) close() {
 
 // window is the calibration a user would record for this stand-in, with
 // its busy indicator.
-func (c *chatWindow) window() config.Window {
-	return config.Window{
+func (c *chatWindow) window() WindowSettings {
+	return WindowSettings{
 		Title: "^" + regexp.QuoteMeta(c.layout.Title) + "$",
 		PID:   c.layout.PID,
-		Input: &config.Point{X: c.layout.Input[0], Y: c.layout.Input[1]},
-		Copy:  &config.Point{X: c.layout.Copy[0], Y: c.layout.Copy[1]},
-		Reply: &config.Rect{X: c.layout.Reply[0], Y: c.layout.Reply[1], W: c.layout.Reply[2], H: c.layout.Reply[3]},
-		Busy:  &config.Point{X: c.layout.Busy[0], Y: c.layout.Busy[1]},
+		Input: &Point{X: c.layout.Input[0], Y: c.layout.Input[1]},
+		Copy:  &Point{X: c.layout.Copy[0], Y: c.layout.Copy[1]},
+		Reply: &Rect{X: c.layout.Reply[0], Y: c.layout.Reply[1], W: c.layout.Reply[2], H: c.layout.Reply[3]},
+		Busy:  &Point{X: c.layout.Busy[0], Y: c.layout.Busy[1]},
 	}
 }
 
@@ -189,17 +188,17 @@ func (c *chatWindow) lastModelTime(t testing.TB) time.Duration {
 // testGUI is the timing the tests use: a short quiet period after the busy
 // indicator rests, a max_pause longer than the shapes' longest pause, short
 // waits elsewhere so failures come quickly.
-func testGUI() config.GUI {
-	return config.GUI{
-		Quiet:       config.Duration(100 * time.Millisecond),
-		MaxPause:    config.Duration(3 * time.Second),
-		Submit:      config.Duration(time.Second),
-		TurnTimeout: config.Duration(60 * time.Second),
-		LockWait:    config.Duration(30 * time.Second),
+func testGUI() Timings {
+	return Timings{
+		Quiet:       100 * time.Millisecond,
+		MaxPause:    3 * time.Second,
+		Submit:      time.Second,
+		TurnTimeout: 60 * time.Second,
+		LockWait:    30 * time.Second,
 	}
 }
 
-func newTestGUI(t testing.TB, w config.Window, lockDir string) *GUI {
+func newTestGUI(t testing.TB, w WindowSettings, lockDir string) *GUI {
 	t.Helper()
 	g, err := NewGUI(w, testGUI(), Options{LockDir: lockDir})
 	if err != nil {
@@ -226,11 +225,11 @@ func assertClipboard(t testing.TB, want string) {
 }
 
 // configWindow is a complete calibration for a window titled title.
-func configWindow(title string) config.Window {
-	return config.Window{
+func configWindow(title string) WindowSettings {
+	return WindowSettings{
 		Title: "^" + regexp.QuoteMeta(title) + "$",
-		Input: &config.Point{X: 200, Y: 330},
-		Copy:  &config.Point{X: 360, Y: 280},
-		Reply: &config.Rect{X: 4, Y: 4, W: 390, H: 250},
+		Input: &Point{X: 200, Y: 330},
+		Copy:  &Point{X: 360, Y: 280},
+		Reply: &Rect{X: 4, Y: 4, W: 390, H: 250},
 	}
 }

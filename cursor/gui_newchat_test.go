@@ -7,8 +7,6 @@ import (
 	"errors"
 	"strings"
 	"testing"
-
-	"github.com/agentctl/agentctl/config"
 )
 
 // A chat window's new-chat policy per thread: the first turn of each
@@ -18,7 +16,7 @@ func TestGUINewChatPerThread(t *testing.T) {
 	chat := startChat(t, chatOptions{title: "Cursor - Agent-7", x: 10, y: 10})
 	w := chat.window()
 	w.NewChatKey = "ctrl+n"
-	agent := config.Agent{Name: "Agent-7", Window: w, NewChat: config.NewChat{PerThread: true}}
+	agent := Settings{Name: "Agent-7", Driver: DriverGUI, Window: w, NewChat: NewChatPolicy{PerThread: true}, KeepsConversation: true}
 	sessions, locks := t.TempDir(), t.TempDir()
 	run := func(d Driver, thread, prompt string) {
 		t.Helper()
@@ -30,7 +28,7 @@ func TestGUINewChatPerThread(t *testing.T) {
 			t.Fatalf("reply = %q, want the stand-in's answer to %q", reply, prompt)
 		}
 	}
-	d, err := New(agent, testGUI(), Options{LockDir: locks, Sessions: sessions})
+	d, err := New(withTimings(agent, testGUI()), Options{LockDir: locks, Sessions: sessions})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,7 +37,7 @@ func TestGUINewChatPerThread(t *testing.T) {
 	run(d, "B", "b1")
 	d.(interface{ Close() }).Close()
 
-	restarted, err := New(agent, testGUI(), Options{LockDir: locks, Sessions: sessions})
+	restarted, err := New(withTimings(agent, testGUI()), Options{LockDir: locks, Sessions: sessions})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,9 +74,9 @@ func TestGUINewChatNotOnResume(t *testing.T) {
 	chat := startChat(t, chatOptions{title: "Cursor - Agent-8", x: 440, y: 10})
 	w := chat.window()
 	w.NewChatKey = "ctrl+n"
-	agent := config.Agent{Name: "Agent-8", Window: w, NewChat: config.NewChat{PerThread: true}}
+	agent := Settings{Name: "Agent-8", Driver: DriverGUI, Window: w, NewChat: NewChatPolicy{PerThread: true}, KeepsConversation: true}
 	sessions := t.TempDir()
-	d, err := New(agent, testGUI(), Options{LockDir: t.TempDir(), Sessions: sessions})
+	d, err := New(withTimings(agent, testGUI()), Options{LockDir: t.TempDir(), Sessions: sessions})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,8 +8,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/agentctl/agentctl/config"
 )
 
 // roundTrips runs two turns on one window (the second must not take the
@@ -69,7 +67,7 @@ func TestGUIBusyIndicatorOutlastsAShortMaxPause(t *testing.T) {
 	s := shape{name: "pause-beyond-max", think: 0.2, chunks: 4, pause: 0.1, longPause: 2}
 	chat := startChat(t, chatOptions{title: "Cursor - pause beyond max_pause", x: 10, y: 400, shape: s})
 	gui := testGUI()
-	gui.MaxPause = config.Duration(time.Second) // shorter than the reply's pause
+	gui.MaxPause = time.Second // shorter than the reply's pause
 	g, err := NewGUI(chat.window(), gui, Options{LockDir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)

@@ -11,8 +11,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/agentctl/agentctl/config"
 )
 
 // bigPrompt is about 20 KB of what prompts contain: Unicode, emoji, tabs,
@@ -207,7 +205,7 @@ func TestGUINothingCopied(t *testing.T) {
 	w := chat.window()
 	w.Copy.X, w.Copy.Y = w.Reply.X+10, w.Reply.Y+10 // calibrated onto the transcript, not the button
 	gui := testGUI()
-	gui.TurnTimeout = config.Duration(5 * time.Second)
+	gui.TurnTimeout = 5 * time.Second
 	g, err := NewGUI(w, gui, Options{LockDir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
@@ -230,7 +228,7 @@ func TestGUIInputLockTimeout(t *testing.T) {
 	}
 	defer held.Release()
 	gui := testGUI()
-	gui.LockWait = config.Duration(100 * time.Millisecond)
+	gui.LockWait = 100 * time.Millisecond
 	g, err := NewGUI(configWindow("whatever"), gui, Options{LockDir: dir})
 	if err != nil {
 		t.Fatal(err)
@@ -264,7 +262,7 @@ func TestGUIResumeNeverReturnsThePreviousReply(t *testing.T) {
 func resumeNeverReturnsThePreviousReply(t *testing.T, start func(testing.TB, chatOptions) *chatWindow, busy bool) {
 	s := shape{name: "slow", noEcho: true, think: 2, chunks: 2, pause: 0.1}
 	if !busy {
-		s.think = testGUI().MaxPause.D().Seconds() + 1.5
+		s.think = testGUI().MaxPause.Seconds() + 1.5
 	}
 	chat := start(t, chatOptions{title: fmt.Sprintf("Cursor - resume %v", busy), x: 870, y: 10, shape: s})
 	w := chat.window()

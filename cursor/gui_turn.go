@@ -6,8 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"time"
-
-	"github.com/agentctl/agentctl/config"
 )
 
 // Run takes one turn. See Driver.
@@ -317,7 +315,7 @@ func (g *GUI) send(ctx context.Context, t Turn) (w windowID, st turnState, err e
 // text proves it holds the prompt; elsewhere the input box must hold still
 // for a moment.
 func (g *GUI) awaitPaste(ctx context.Context, s *session, watch *watcher, empty, base look, text string) (bool, error) {
-	if g.win.Composer == config.ComposerMonaco {
+	if g.win.Composer == ComposerMonaco {
 		clip := systemClipboard()
 		if read, known := clip.pasted(ctx, pasteReadWait, pasteReadSettle); known {
 			if !read {
@@ -334,7 +332,7 @@ func (g *GUI) awaitPaste(ctx context.Context, s *session, watch *watcher, empty,
 		g.logf("the paste did not show around the input box within %s; relying on other signs of submission", pasteWait)
 		return false, nil
 	}
-	if g.win.Composer == config.ComposerMonaco {
+	if g.win.Composer == ComposerMonaco {
 		var last []byte
 		var since time.Time
 		if _, err := watch.within(ctx, pasteWait, func(l look) bool {

@@ -15,7 +15,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentctl/agentctl/config"
 	"github.com/agentctl/agentctl/internal/testenv/codeserver"
 )
 
@@ -50,8 +49,16 @@ func startVSCode(t testing.TB, title string, replies string) *vscodeChat {
 	return &vscodeChat{s: s, win: win, title: title}
 }
 
-// window is the calibration a user records for VS Code's chat.
-func (c *vscodeChat) window() config.Window { return c.win.Calibration() }
+// window is the calibration a user records for VS Code's chat, as the
+// driver takes it: with the vscode profile's copy route and composer.
+func (c *vscodeChat) window() WindowSettings {
+	w := c.win.Calibration().WithProfile()
+	return WindowSettings{
+		Title: w.Title, Input: &Point{X: w.Input.X, Y: w.Input.Y}, Busy: &Point{X: w.Busy.X, Y: w.Busy.Y},
+		Reply:    &Rect{X: w.Reply.X, Y: w.Reply.Y, W: w.Reply.W, H: w.Reply.H},
+		CopyKeys: w.CopyKeys, CopyFromInput: w.CopyFromInput, CheckKeys: w.CheckKeys, Composer: ComposerKind(w.Composer),
+	}
+}
 
 // driverLog shows the driver's steps under go test -v.
 func driverLog() io.Writer {
@@ -64,10 +71,10 @@ func driverLog() io.Writer {
 // vscodeGUI is testGUI with room for a 40 KB reply rendered under load,
 // and for VS Code taking a prompt late after one: right after such a
 // reply, an Enter in its composer took over a second to show.
-func vscodeGUI() config.GUI {
+func vscodeGUI() Timings {
 	g := testGUI()
-	g.TurnTimeout = config.Duration(4 * time.Minute)
-	g.Submit = config.Duration(5 * time.Second)
+	g.TurnTimeout = 4 * time.Minute
+	g.Submit = 5 * time.Second
 	return g
 }
 

@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/agentctl/agentctl/config"
 	"github.com/agentctl/agentctl/internal/atomicfile"
 	"github.com/agentctl/agentctl/internal/clock"
 	"github.com/agentctl/agentctl/internal/layout"
@@ -76,7 +75,7 @@ type Memory struct {
 	Path string
 	// Kind is "gui" or the exec preset.
 	Kind   string
-	Policy config.NewChat
+	Policy NewChatPolicy
 	// Fresh starts the first turn sent in a new conversation (agentctl
 	// run --new-session).
 	Fresh bool
@@ -160,7 +159,7 @@ type verdict struct {
 }
 
 // decideNewChat says whether the next turn of thread leaves conversation c.
-func decideNewChat(c conversation, p config.NewChat, kind, thread string, fresh bool) verdict {
+func decideNewChat(c conversation, p NewChatPolicy, kind, thread string, fresh bool) verdict {
 	switch {
 	case fresh:
 		return verdict{true, "agentctl run --new-session"}

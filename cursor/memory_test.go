@@ -9,8 +9,6 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-
-	"github.com/agentctl/agentctl/config"
 )
 
 // useFakeCLIs puts the stand-ins for claude and cursor-agent
@@ -29,13 +27,34 @@ func useFakeCLIs(t *testing.T) (home string) {
 	return home
 }
 
-func presetAgent(preset string, nc config.NewChat) config.Agent {
-	return config.Agent{Name: "Agent-4", Driver: config.DriverExec, Exec: config.Exec{Preset: preset}, NewChat: nc}
+// Presets of the exec driver the stand-ins answer as.
+const (
+	presetClaude      = "claude"
+	presetCursorAgent = "cursor-agent"
+)
+
+// presetAgent is an exec agent of a preset with the settings the preset
+// gives (config/driverconf hands them over the same way; its tests run a
+// turn through them).
+func presetAgent(preset string, nc NewChatPolicy) Settings {
+	command := map[string][]string{
+		presetClaude:      {"claude", "-p", "--output-format", "json"},
+		presetCursorAgent: {"cursor-agent", "-p", "--output-format", "json", PromptPlaceholder},
+	}[preset]
+	return Settings{Name: "Agent-4", Driver: DriverExec, NewChat: nc, KeepsConversation: true, Exec: ExecSettings{
+		Preset: preset, Command: command, Resume: []string{"--resume", SessionPlaceholder}, ReplyField: "result", SessionField: "session_id",
+	}}
 }
 
-func newDriver(t *testing.T, a config.Agent, opts Options) Driver {
+// withTimings is s with the GUI turns' timings t.
+func withTimings(s Settings, t Timings) Settings {
+	s.Timings = t
+	return s
+}
+
+func newDriver(t *testing.T, a Settings, opts Options) Driver {
 	t.Helper()
-	d, err := New(a, config.DefaultGUI(), opts)
+	d, err := New(a, opts)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,11 +97,11 @@ func readRecordOf(t *testing.T, sessions, agent string) conversation {
 // A preset's session is continued turn after turn, by the next runner too,
 // until --new-session starts another; the one left is remembered.
 func TestPresetSessionSurvivesARestart(t *testing.T) {
-	for _, preset := range []string{config.PresetClaude, config.PresetCursorAgent} {
+	for _, preset := range []string{presetClaude, presetCursorAgent} {
 		t.Run(preset, func(t *testing.T) {
 			useFakeCLIs(t)
 			sessions := t.TempDir()
-			d := newDriver(t, presetAgent(preset, config.NewChat{}), Options{Sessions: sessions})
+			d := newDriver(t, presetAgent(preset, NewChatPolicy{}), Options{Sessions: sessions})
 			n, s1, began := turn(t, d, "first prompt\nsecond line", "")
 			if n != "1" || began != "first prompt" {
 				t.Fatalf("first turn: turn %s, began with %q", n, began)
@@ -91,7 +110,7 @@ func TestPresetSessionSurvivesARestart(t *testing.T) {
 				t.Fatalf("second turn: turn %s of %s (began with %q), want turn 2 of %s", n, s, began, s1)
 			}
 
-			restarted := newDriver(t, presetAgent(preset, config.NewChat{}), Options{Sessions: sessions})
+			restarted := newDriver(t, presetAgent(preset, NewChatPolicy{}), Options{Sessions: sessions})
 			if n, s, _ := turn(t, restarted, "after a restart", ""); n != "3" || s != s1 {
 				t.Fatalf("after a restart: turn %s of %s, want turn 3 of %s", n, s, s1)
 			}
@@ -99,7 +118,7 @@ func TestPresetSessionSurvivesARestart(t *testing.T) {
 				t.Errorf("record = %+v", c)
 			}
 
-			fresh := newDriver(t, presetAgent(preset, config.NewChat{}), Options{Sessions: sessions, NewSession: true})
+			fresh := newDriver(t, presetAgent(preset, NewChatPolicy{}), Options{Sessions: sessions, NewSession: true})
 			n, s2, began := turn(t, fresh, "start over", "")
 			if n != "1" || s2 == s1 || began != "start over" {
 				t.Fatalf("--new-session: turn %s of %s, want turn 1 of a session other than %s", n, s2, s1)
@@ -119,7 +138,7 @@ func TestPresetSessionSurvivesARestart(t *testing.T) {
 func TestPresetNewChatPolicy(t *testing.T) {
 	useFakeCLIs(t)
 	t.Run("per thread", func(t *testing.T) {
-		d := newDriver(t, presetAgent(config.PresetClaude, config.NewChat{PerThread: true}), Options{Sessions: t.TempDir()})
+		d := newDriver(t, presetAgent(presetClaude, NewChatPolicy{PerThread: true}), Options{Sessions: t.TempDir()})
 		var got []string
 		for _, th := range []string{"A", "A", "B", "B", "A"} {
 			n, s, _ := turn(t, d, "in "+th, th)
@@ -128,7 +147,7 @@ func TestPresetNewChatPolicy(t *testing.T) {
 		sameSession(t, got, "0 0 1 1 2")
 	})
 	t.Run("every 2 turns", func(t *testing.T) {
-		d := newDriver(t, presetAgent(config.PresetClaude, config.NewChat{Every: 2}), Options{Sessions: t.TempDir()})
+		d := newDriver(t, presetAgent(presetClaude, NewChatPolicy{Every: 2}), Options{Sessions: t.TempDir()})
 		var got []string
 		for _, th := range []string{"A", "B", "A", "A", "C"} {
 			n, s, _ := turn(t, d, "in "+th, th)
@@ -162,7 +181,7 @@ func sameSession(t *testing.T, got []string, want string) {
 func TestPresetUnreadableOutputIsKept(t *testing.T) {
 	useFakeCLIs(t)
 	sessions := t.TempDir()
-	d := newDriver(t, presetAgent(config.PresetClaude, config.NewChat{}), Options{Sessions: sessions})
+	d := newDriver(t, presetAgent(presetClaude, NewChatPolicy{}), Options{Sessions: sessions})
 	_, s1, _ := turn(t, d, "hello", "")
 
 	t.Setenv("FAKE_AGENT_OUTPUT", "malformed")
@@ -194,7 +213,7 @@ func TestPresetUnreadableOutputIsKept(t *testing.T) {
 
 	// Without a sessions folder (agentctl prompt) the error quotes it.
 	t.Setenv("FAKE_AGENT_OUTPUT", "malformed")
-	oneShot := newDriver(t, presetAgent(config.PresetClaude, config.NewChat{}), Options{})
+	oneShot := newDriver(t, presetAgent(presetClaude, NewChatPolicy{}), Options{})
 	if _, err = oneShot.Run(context.Background(), Turn{Prompt: "x"}); !errors.Is(err, ErrBadOutput) || !strings.Contains(err.Error(), `printed "Warning: update available\n{`) {
 		t.Fatalf("err = %v, want ErrBadOutput quoting the output", err)
 	}
@@ -205,14 +224,14 @@ func TestPresetUnreadableOutputIsKept(t *testing.T) {
 func TestPresetLostSession(t *testing.T) {
 	home := useFakeCLIs(t)
 	sessions := t.TempDir()
-	d := newDriver(t, presetAgent(config.PresetClaude, config.NewChat{}), Options{Sessions: sessions})
+	d := newDriver(t, presetAgent(presetClaude, NewChatPolicy{}), Options{Sessions: sessions})
 	_, s1, _ := turn(t, d, "hello", "")
 	os.Remove(filepath.Join(home, s1))
 	_, err := d.Run(context.Background(), Turn{Prompt: "again"})
 	if !errors.Is(err, ErrExecFailed) || !strings.Contains(err.Error(), "No conversation found with session ID: "+s1) || !strings.Contains(err.Error(), "agentctl run --new-session") {
 		t.Fatalf("err = %v, want the tool's reason and the hint", err)
 	}
-	fresh := newDriver(t, presetAgent(config.PresetClaude, config.NewChat{}), Options{Sessions: sessions, NewSession: true})
+	fresh := newDriver(t, presetAgent(presetClaude, NewChatPolicy{}), Options{Sessions: sessions, NewSession: true})
 	if n, s, _ := turn(t, fresh, "again", ""); n != "1" || s == s1 {
 		t.Errorf("--new-session: turn %s of %s", n, s)
 	}
@@ -226,7 +245,7 @@ func TestUnreadableRecordIsSetAside(t *testing.T) {
 	path := SessionFile(sessions, "Agent-4")
 	os.WriteFile(path, []byte("{not json"), 0o644)
 	var warned []error
-	d := newDriver(t, presetAgent(config.PresetClaude, config.NewChat{}), Options{Sessions: sessions, Warn: func(err error) { warned = append(warned, err) }})
+	d := newDriver(t, presetAgent(presetClaude, NewChatPolicy{}), Options{Sessions: sessions, Warn: func(err error) { warned = append(warned, err) }})
 	if n, _, _ := turn(t, d, "hello", ""); n != "1" {
 		t.Errorf("turn %s, want a new session", n)
 	}
@@ -239,10 +258,17 @@ func TestUnreadableRecordIsSetAside(t *testing.T) {
 	}
 }
 
+// A driver that cannot start a fresh conversation refuses --new-session
+// for the reason its settings give, and a fresh one needs a folder for
+// the record.
 func TestNewSessionNeedsAConversation(t *testing.T) {
-	plain := config.Agent{Name: "Agent-4", Driver: config.DriverExec, Exec: config.Exec{Command: []string{"cat"}}}
-	if _, err := New(plain, config.DefaultGUI(), Options{Sessions: t.TempDir(), NewSession: true}); err == nil || !strings.Contains(err.Error(), "no exec.preset") {
-		t.Errorf("err = %v, want a refusal naming exec.preset", err)
+	why := errors.New("its exec command has no exec.preset")
+	plain := Settings{Name: "Agent-4", Driver: DriverExec, Exec: ExecSettings{Command: []string{"cat"}}, NoNewChat: why}
+	if _, err := New(plain, Options{Sessions: t.TempDir(), NewSession: true}); !errors.Is(err, why) {
+		t.Errorf("err = %v, want the refusal its settings give", err)
+	}
+	if _, err := New(presetAgent(presetClaude, NewChatPolicy{}), Options{NewSession: true}); err == nil || !strings.Contains(err.Error(), "no folder for sessions") {
+		t.Errorf("err = %v, want a refusal for want of a sessions folder", err)
 	}
 }
 
@@ -252,22 +278,22 @@ func TestDecideNewChat(t *testing.T) {
 	tests := []struct {
 		name   string
 		c      conversation
-		p      config.NewChat
+		p      NewChatPolicy
 		kind   string
 		thread string
 		fresh  bool
 		want   bool
 	}{
-		{"exec continues", exec, config.NewChat{}, "claude", "B", false, false},
-		{"exec fresh", exec, config.NewChat{}, "claude", "A", true, true},
-		{"exec without a session", conversation{}, config.NewChat{}, "claude", "A", false, true},
-		{"exec whose tool changed", exec, config.NewChat{}, "cursor-agent", "A", false, true},
-		{"gui first turn, no policy", conversation{}, config.NewChat{Every: 5}, kindGUI, "A", false, false},
-		{"gui first turn, per thread", conversation{}, config.NewChat{PerThread: true}, kindGUI, "A", false, true},
-		{"gui same thread", gui, config.NewChat{PerThread: true}, kindGUI, "A", false, false},
-		{"gui other thread", gui, config.NewChat{PerThread: true}, kindGUI, "B", false, true},
-		{"gui under the count", gui, config.NewChat{Every: 4}, kindGUI, "B", false, false},
-		{"gui at the count", gui, config.NewChat{Every: 3}, kindGUI, "A", false, true},
+		{"exec continues", exec, NewChatPolicy{}, "claude", "B", false, false},
+		{"exec fresh", exec, NewChatPolicy{}, "claude", "A", true, true},
+		{"exec without a session", conversation{}, NewChatPolicy{}, "claude", "A", false, true},
+		{"exec whose tool changed", exec, NewChatPolicy{}, "cursor-agent", "A", false, true},
+		{"gui first turn, no policy", conversation{}, NewChatPolicy{Every: 5}, kindGUI, "A", false, false},
+		{"gui first turn, per thread", conversation{}, NewChatPolicy{PerThread: true}, kindGUI, "A", false, true},
+		{"gui same thread", gui, NewChatPolicy{PerThread: true}, kindGUI, "A", false, false},
+		{"gui other thread", gui, NewChatPolicy{PerThread: true}, kindGUI, "B", false, true},
+		{"gui under the count", gui, NewChatPolicy{Every: 4}, kindGUI, "B", false, false},
+		{"gui at the count", gui, NewChatPolicy{Every: 3}, kindGUI, "A", false, true},
 	}
 	for _, tt := range tests {
 		if v := decideNewChat(tt.c, tt.p, tt.kind, tt.thread, tt.fresh); v.newChat != tt.want || (v.newChat && v.why == "") {

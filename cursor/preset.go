@@ -12,7 +12,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/agentctl/agentctl/config"
 	"github.com/agentctl/agentctl/internal/atomicfile"
 )
 
@@ -191,7 +190,7 @@ func withOutput(err error, keepDir string, out []byte) error {
 func substituteSession(resume []string, session string) []string {
 	out := make([]string, len(resume))
 	for i, a := range resume {
-		out[i] = strings.ReplaceAll(a, config.SessionPlaceholder, session)
+		out[i] = strings.ReplaceAll(a, SessionPlaceholder, session)
 	}
 	return out
 }

@@ -208,7 +208,7 @@ func newBenchSwarm(b *testing.B, n int, remote bool) *benchSwarm {
 // benchCommand is the agent: a real process that reads the prompt and
 // answers with a reply carrying no effects.
 func benchCommand(b *testing.B) cursor.Driver {
-	d, err := cursor.NewExec(config.Exec{Command: []string{"sh", "-c", "cat >/dev/null; echo ok"}})
+	d, err := cursor.NewExec(cursor.ExecSettings{Command: []string{"sh", "-c", "cat >/dev/null; echo ok"}})
 	if err != nil {
 		b.Fatal(err)
 	}

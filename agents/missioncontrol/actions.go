@@ -2,10 +2,11 @@ package missioncontrol
 
 import "context"
 
-// Actions are the changes a person makes from mission control. The command
-// implements them with the very functions behind `agentctl send`, `retry`,
-// `reply`, `approve`, `deny`, `board set` and `skip`. Each returns a sentence saying what
-// happened; an error may carry a Hint() with the fix.
+// Actions are the changes a person makes from mission control.
+// RuntimeActions makes them with the very functions behind `agentctl
+// send`, `retry`, `reply`, `approve`, `deny`, `board set` and `skip`
+// (package actions). Each returns a sentence saying what happened; an
+// error may carry a Hint() with the fix.
 type Actions interface {
 	Send(ctx context.Context, r SendRequest) (string, error)
 	Retry(ctx context.Context, r RetryRequest) (string, error)

@@ -7,8 +7,9 @@
 // runtime's own file events; and the HTTP server with its embedded page.
 //
 // It only reads the runtime. Every change a person makes from the page or
-// the terminal goes through Actions, which the command implements with the
-// same functions as `agentctl send`, `retry`, `reply`, `approve`, `deny`,
-// `board set` and `skip`; nothing here writes a message, a board or a lock itself. The
+// the terminal goes through Actions, which RuntimeActions makes with package
+// actions, the same functions as `agentctl send`, `retry`, `reply`,
+// `approve`, `deny`, `board set` and `skip`; nothing here writes a message,
+// a board or a lock itself. The
 // server's only file of its own is its token, written by the command.
 package missioncontrol

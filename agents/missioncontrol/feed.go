@@ -14,7 +14,6 @@ import (
 	"github.com/fsnotify/fsnotify"
 
 	"github.com/agentctl/agentctl/agents/hub"
-	"github.com/agentctl/agentctl/config"
 	"github.com/agentctl/agentctl/cursor"
 	"github.com/agentctl/agentctl/devlog"
 	"github.com/agentctl/agentctl/internal/clock"
@@ -69,18 +68,18 @@ type Feed struct {
 
 // NewFeed reads the runtime once and starts watching it; Run keeps the
 // snapshot current.
-func NewFeed(root string, cfg config.Config, opts FeedOptions) (*Feed, error) {
-	if opts.Rescan <= 0 && cfg.Mailbox.Watch == "poll" {
+func NewFeed(root string, s Settings, opts FeedOptions) (*Feed, error) {
+	if opts.Rescan <= 0 && s.Poll > 0 {
 		// Network and synced folders send no events: read as often as the
 		// runners look.
-		opts.Rescan = cfg.Mailbox.PollInterval.D()
+		opts.Rescan = s.Poll
 	}
 	opts.defaults()
 	fsw, err := fsnotify.NewWatcher()
 	if err != nil {
 		return nil, err
 	}
-	f := &Feed{opts: opts, reader: NewReader(root, cfg), fsw: fsw, dirs: map[string]Changed{}, changed: make(chan struct{})}
+	f := &Feed{opts: opts, reader: NewReader(root, s), fsw: fsw, dirs: map[string]Changed{}, changed: make(chan struct{})}
 	f.watchAll()
 	f.publish(f.reader.Read(Changed{All: true}, opts.Clock.Now()))
 	return f, nil
@@ -102,7 +101,7 @@ func (f *Feed) watchAll() {
 	root := f.reader.Root
 	f.watch(root, Changed{All: true})
 	f.watch(layout.Mailboxes(root), Changed{All: true})
-	for _, name := range f.reader.Cfg.MailboxNames() {
+	for _, name := range f.reader.Settings.mailboxNames() {
 		dir := mailbox.Dir(root, name)
 		f.watch(dir, Changed{Mailbox: one(name)})
 		for _, sub := range []string{mailbox.InboxDir, mailbox.ProcessingDir, mailbox.DeadletterDir, mailbox.ArchiveDir} {
@@ -115,7 +114,7 @@ func (f *Feed) watchAll() {
 	f.watch(devlog.Dir(root), Changed{})
 	f.watch(projectboard.Dir(root), Changed{Board: true})
 	f.watch(cursor.LockDir(root), Changed{Locks: true})
-	if len(f.reader.Cfg.RemoteAgents()) > 0 {
+	if len(f.reader.Settings.Remote) > 0 {
 		f.watch(filepath.Dir(hub.SeatsFile(root)), Changed{Seats: true})
 	}
 }
@@ -169,7 +168,7 @@ func (f *Feed) classify(ev fsnotify.Event) Changed {
 		}
 		return what
 	case what.All:
-		if name == config.FileName {
+		if name == f.reader.Settings.ConfigFile {
 			return Changed{} // the configuration is read at start
 		}
 		return what

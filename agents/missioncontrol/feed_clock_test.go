@@ -31,6 +31,6 @@ func TestFeedJudgesAStallAtItsLivenessCheck(t *testing.T) {
 	if s, _, _, _ := f.Current(); s.Agents[0].Runner.Runner != "running" || stalled() {
 		t.Fatalf("one minute in: %+v", s.Agents[0])
 	}
-	clk.Advance(cfg.Recovery.StallAfter.D())
+	clk.Advance(cfg.StallAfter)
 	await(t, f, "Agent-1 stalled", func(s Snapshot) bool { return s.Agents[0].Stalled })
 }

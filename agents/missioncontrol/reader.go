@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/agentctl/agentctl/agents/hub"
-	"github.com/agentctl/agentctl/config"
 	"github.com/agentctl/agentctl/cursor"
 	"github.com/agentctl/agentctl/devlog"
 	"github.com/agentctl/agentctl/internal/process"
@@ -35,9 +34,9 @@ type mailboxPart struct {
 
 // Reader builds snapshots of one runtime, re-reading only what changed.
 type Reader struct {
-	Root string
-	Cfg  config.Config
-	host string
+	Root     string
+	Settings Settings
+	host     string
 
 	parts   map[string]*mailboxPart
 	logs    map[string]devlogLine
@@ -54,9 +53,9 @@ type devlogLine struct {
 }
 
 // NewReader reads nothing yet; the first Read reads everything.
-func NewReader(root string, cfg config.Config) *Reader {
+func NewReader(root string, s Settings) *Reader {
 	host, _ := os.Hostname()
-	return &Reader{Root: root, Cfg: cfg, host: host, parts: map[string]*mailboxPart{}, logs: map[string]devlogLine{}}
+	return &Reader{Root: root, Settings: s, host: host, parts: map[string]*mailboxPart{}, logs: map[string]devlogLine{}}
 }
 
 // Changed says what to read again.
@@ -98,7 +97,7 @@ func (c *Changed) Merge(o Changed) {
 
 // Read re-reads what changed and returns the whole snapshot.
 func (r *Reader) Read(ch Changed, now time.Time) Snapshot {
-	names := r.Cfg.MailboxNames()
+	names := r.Settings.mailboxNames()
 	for _, name := range names {
 		p := r.parts[name]
 		switch {
@@ -108,7 +107,7 @@ func (r *Reader) Read(ch Changed, now time.Time) Snapshot {
 			r.readRunner(p, name, now)
 		}
 	}
-	for _, name := range r.Cfg.AgentNames() {
+	for _, name := range r.Settings.Agents {
 		if _, ok := r.logs[name]; !ok || ch.All || ch.Devlog[name] {
 			r.logs[name] = readDevlog(r.Root, name)
 		}
@@ -133,7 +132,7 @@ func (r *Reader) Read(ch Changed, now time.Time) Snapshot {
 // tick too.
 func (r *Reader) readSeats() {
 	r.seats, r.seatsEr = &hub.Seats{}, ""
-	if len(r.Cfg.RemoteAgents()) == 0 {
+	if len(r.Settings.Remote) == 0 {
 		return
 	}
 	s, _, err := hub.ReadSeats(r.Root)
@@ -168,7 +167,7 @@ func (r *Reader) readMailbox(name string, now time.Time) *mailboxPart {
 			l := letter(name, e)
 			if state == mailbox.StatePending {
 				p.agent.Queue[l.Priority]++
-				if r.Cfg.IsPerson(name) {
+				if r.Settings.isPerson(name) {
 					p.person.Waiting = append(p.person.Waiting, l)
 				}
 			}
@@ -208,8 +207,8 @@ func (r *Reader) readRunner(p *mailboxPart, name string, now time.Time) {
 		return
 	}
 	st, err := mb.ReadStatus()
-	p.agent.Runner = Judge(st, err, r.host, now, r.Cfg.Recovery.StallAfter.D(), process.Alive)
-	if r.Cfg.IsPerson(name) {
+	p.agent.Runner = Judge(st, err, r.host, now, r.Settings.StallAfter, process.Alive)
+	if r.Settings.isPerson(name) {
 		p.agent.Runner.Runner = "person"
 	}
 }
@@ -284,13 +283,13 @@ func nonNil[T any](s []T) []T {
 }
 
 func (r *Reader) assemble(names []string, now time.Time) Snapshot {
-	s := Snapshot{Root: r.Root, StallAfter: r.Cfg.Recovery.StallAfter.D().Seconds(), Agents: []Agent{}, People: []Person{}, Dead: []Letter{}}
+	s := Snapshot{Root: r.Root, StallAfter: r.Settings.StallAfter.Seconds(), Agents: []Agent{}, People: []Person{}, Dead: []Letter{}}
 	var letters []Letter
 	for _, name := range names {
 		p := r.parts[name]
 		letters = append(letters, p.letters...)
 		s.Dead = append(s.Dead, p.dead...)
-		if r.Cfg.IsPerson(name) {
+		if r.Settings.isPerson(name) {
 			s.People = append(s.People, p.person)
 			continue
 		}
@@ -301,8 +300,8 @@ func (r *Reader) assemble(names []string, now time.Time) Snapshot {
 				a.HoldsLock = h.Lock
 			}
 		}
-		if agent, err := r.Cfg.Agent(name); err == nil && r.Cfg.Remote(agent) {
-			seat := JudgeSeat(*r.seats, name, agent.Machine, now)
+		if machine, ok := r.Settings.Remote[name]; ok {
+			seat := JudgeSeat(*r.seats, name, machine, now)
 			a.Seat = &seat
 		}
 		if a.Problem != "" {

@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/agentctl/agentctl/agents/hub"
-	"github.com/agentctl/agentctl/config"
 	"github.com/agentctl/agentctl/internal/clock"
 )
 
@@ -36,10 +35,9 @@ func TestJudgeSeatTellsPresentAbsentAndNeverHeard(t *testing.T) {
 
 // remoteRuntime is testRuntime with Agent-2 and Agent-3 on other machines
 // than the hub's.
-func remoteRuntime(t *testing.T) (string, config.Config) {
+func remoteRuntime(t *testing.T) (string, Settings) {
 	root, cfg := testRuntime(t, "Agent-1", "Agent-2", "Agent-3")
-	cfg.Hub.Machine = "desk-1"
-	cfg.Agents[1].Machine, cfg.Agents[2].Machine = "m2", "m3"
+	cfg.Remote = map[string]string{"Agent-2": "m2", "Agent-3": "m3"}
 	return root, cfg
 }
 

@@ -10,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentctl/agentctl/config"
 	"github.com/agentctl/agentctl/devlog"
 	"github.com/agentctl/agentctl/mailbox"
 	"github.com/agentctl/agentctl/projectboard"
@@ -70,15 +69,11 @@ func TestJudgeCountsWhatDidNotEndPlainlyDone(t *testing.T) {
 
 // runtime makes a runtime with mailboxes for agents and a person, the
 // configuration that names them, and a board with one task.
-func testRuntime(t *testing.T, agents ...string) (string, config.Config) {
+func testRuntime(t *testing.T, agents ...string) (string, Settings) {
 	t.Helper()
 	root := t.TempDir()
-	cfg := config.Default()
-	cfg.Agents = nil
-	for _, a := range agents {
-		cfg.Agents = append(cfg.Agents, config.Agent{Name: a})
-	}
-	for _, name := range cfg.MailboxNames() {
+	cfg := Settings{Agents: agents, People: []string{"human"}, StallAfter: 20 * time.Minute, ConfigFile: "agentctl.yaml"}
+	for _, name := range cfg.mailboxNames() {
 		if err := mailbox.Create(root, name); err != nil {
 			t.Fatal(err)
 		}
@@ -91,13 +86,13 @@ func testRuntime(t *testing.T, agents ...string) (string, config.Config) {
 	return root, cfg
 }
 
-func startFeed(t *testing.T, root string, cfg config.Config) *Feed {
+func startFeed(t *testing.T, root string, cfg Settings) *Feed {
 	t.Helper()
 	return startFeedWith(t, root, cfg, FeedOptions{})
 }
 
 // startFeedWith runs a feed with opts until the test ends.
-func startFeedWith(t *testing.T, root string, cfg config.Config, opts FeedOptions) *Feed {
+func startFeedWith(t *testing.T, root string, cfg Settings, opts FeedOptions) *Feed {
 	t.Helper()
 	f, err := NewFeed(root, cfg, opts)
 	if err != nil {
@@ -143,7 +138,7 @@ func TestFeedFollowsATurnFromItsFileEvents(t *testing.T) {
 	await(t, f, "the urgent message queued", func(s Snapshot) bool { return s.Agents[0].Queue["urgent"] == 1 })
 
 	// A runner's claim and heartbeat, written as a runner writes them.
-	c, err := mb.Consume(mailbox.Options{Known: cfg.MailboxNames()}, now)
+	c, err := mb.Consume(mailbox.Options{Known: cfg.mailboxNames()}, now)
 	if err != nil {
 		t.Fatal(err)
 	}

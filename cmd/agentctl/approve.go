@@ -3,13 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"path/filepath"
-	"time"
-
-	"github.com/agentctl/agentctl/agents"
-	"github.com/agentctl/agentctl/agents/audit"
-	"github.com/agentctl/agentctl/config"
-	"github.com/agentctl/agentctl/mailbox"
 )
 
 const approveUsage = `
@@ -45,7 +38,7 @@ func runApprove(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	done, err := approveRequest(ctx, env, cfg, *as, rest[0])
+	done, err := runtimeOf(env, cfg).Approve(ctx, *as, rest[0])
 	if err != nil {
 		return err
 	}
@@ -53,82 +46,4 @@ func runApprove(ctx context.Context, env *Env, args []string) error {
 		fmt.Fprintln(env.Stdout, r)
 	}
 	return nil
-}
-
-// approveRequest applies the effect request id holds and archives the
-// request "approved"; it returns what happened, in words. The audit
-// records are written after the archive, so a request approved again
-// after a crash (which applies nothing twice) is audited once.
-func approveRequest(ctx context.Context, env *Env, cfg config.Config, as, id string) ([]string, error) {
-	mb, person, e, p, err := pendingApproval(env, cfg, as, id)
-	if err != nil {
-		return nil, err
-	}
-	now := time.Now().UTC()
-	recs, err := agents.ApplyApproved(ctx, env.Root, person, p, now)
-	if err != nil {
-		return nil, withHint(fmt.Errorf("cannot apply what %s holds: %w", id, err),
-			fmt.Sprintf("the request still waits; to refuse it instead: agentctl deny %s --reason ...", id))
-	}
-	var done []string
-	for _, r := range recs {
-		done = append(done, "approved: "+r.What)
-	}
-	receipt := mailbox.Receipt{Outcome: "approved", Data: map[string]any{"by": person, "applied": done}}
-	if err := mb.Settle(e, receipt, now); err != nil {
-		return done, fmt.Errorf("%s was applied, but the request stays in %s's inbox (approving it again applies nothing twice): %w", id, person, err)
-	}
-	return done, appendAudit(env, recs...)
-}
-
-func appendAudit(env *Env, recs ...audit.Record) error {
-	for _, r := range recs {
-		if err := audit.Append(env.Root, r); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// pendingApproval finds approval request id waiting in a person's mailbox
-// and the effect it holds, or says why it cannot be settled.
-func pendingApproval(env *Env, cfg config.Config, as, id string) (*mailbox.Mailbox, string, mailbox.Entry, agents.Parked, error) {
-	var none agents.Parked
-	if as == "" {
-		as = cfg.Human()
-	}
-	person, err := resolvePerson(env, cfg, as)
-	if err != nil {
-		return nil, "", mailbox.Entry{}, none, err
-	}
-	mb, err := openMailbox(env, cfg, person)
-	if err != nil {
-		return nil, "", mailbox.Entry{}, none, err
-	}
-	if err := mb.IngestIdle(adminOptions(cfg), time.Now().UTC()); err != nil {
-		return nil, "", mailbox.Entry{}, none, err
-	}
-	found, err := mb.Locate(id)
-	if err != nil {
-		return nil, "", mailbox.Entry{}, none, err
-	}
-	for _, e := range found {
-		if e.State == mailbox.StateDone && e.Receipt != nil && (e.Receipt.Outcome == "approved" || e.Receipt.Outcome == "denied") {
-			return nil, "", mailbox.Entry{}, none, withHint(fmt.Errorf("%s was %s already (%s); a request is settled once", id, e.Receipt.Outcome, e.Receipt.CompletedAt.Format(time.RFC3339)),
-				fmt.Sprintf("the audit log says what became of it: grep %s %s", id, auditGlob(env)))
-		}
-	}
-	e, err := pendingFor(mb, id)
-	if err != nil {
-		return nil, "", mailbox.Entry{}, none, err
-	}
-	p, err := agents.ParkedOf(e.Message)
-	if err != nil {
-		return nil, "", mailbox.Entry{}, none, withHint(err, fmt.Sprintf("to answer it: agentctl reply %s TEXT; to set it aside: agentctl drop %s --reason ...", id, id))
-	}
-	return mb, person, e, p, nil
-}
-
-func auditGlob(env *Env) string {
-	return filepath.Join(audit.Dir(env.Root), "*.jsonl")
 }

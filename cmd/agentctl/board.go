@@ -11,7 +11,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/agentctl/agentctl/internal/agentname"
+	"github.com/agentctl/agentctl/agents/actions"
 	"github.com/agentctl/agentctl/projectboard"
 )
 
@@ -163,36 +163,22 @@ func boardShow(env *Env, store *projectboard.Store, args []string) error {
 	return nil
 }
 
-func taskError(err error) error {
-	var pe *projectboard.ParseError
-	if errors.As(err, &pe) {
-		return withHint(err, "fix the file at the line shown; agentctl leaves invalid boards untouched")
-	}
-	if errors.Is(err, projectboard.ErrNoTask) {
-		return withHint(err, "run 'agentctl board list' to see the task ids")
-	}
-	var le *projectboard.LockError
-	if errors.As(err, &le) {
-		return withHint(err, "a board change holds this lock for milliseconds, so its holder is stuck; stop it, then try again")
-	}
-	return err
+// taskError gives a board's error the fix, where it is known.
+func taskError(err error) error { return actions.TaskError(err) }
+
+// boardOf is the board changes of package actions, the owners checked
+// against agentctl.yaml, read only when an owner is set.
+func boardOf(env *Env, store *projectboard.Store) actions.Board {
+	return actions.Board{Store: store, Agents: func() ([]string, error) {
+		cfg, err := loadConfig(env)
+		return cfg.AgentNames(), err
+	}}
 }
 
 // resolveOwner checks an owner against the agents in agentctl.yaml; empty
 // means unassigned.
 func resolveOwner(env *Env, owner string) (string, error) {
-	if owner == "" {
-		return "", nil
-	}
-	cfg, err := loadConfig(env)
-	if err != nil {
-		return "", fmt.Errorf("cannot check owner %q: %w", owner, err)
-	}
-	name, err := agentname.Resolve(cfg.AgentNames(), owner)
-	if err != nil {
-		return "", withHint(fmt.Errorf("cannot assign the task: %w", err), "known agents: "+strings.Join(cfg.AgentNames(), ", "))
-	}
-	return name, nil
+	return boardOf(env, nil).ResolveOwner(owner)
 }
 
 func boardAdd(ctx context.Context, env *Env, store *projectboard.Store, args []string) error {
@@ -265,8 +251,6 @@ func pickBoard(store *projectboard.Store, name string) (string, error) {
 	return "", usageError{msg: "board add: there are several boards; say which with --board", hint: "boards: " + strings.Join(names, ", ")}
 }
 
-var settable = []string{"status", "owner", "title", "priority", "notes", "depends_on"}
-
 func boardSet(ctx context.Context, env *Env, store *projectboard.Store, args []string) error {
 	fs := newFlagSet(env, "board set", boardUsage)
 	rest, err := parseArgs(fs, args)
@@ -276,71 +260,12 @@ func boardSet(ctx context.Context, env *Env, store *projectboard.Store, args []s
 	if err := wantArgs(fs, rest, 2, -1, "a task ID and at least one key=value"); err != nil {
 		return err
 	}
-	t, err := setTask(ctx, env, store, rest[0], rest[1:])
+	t, err := boardOf(env, store).SetTask(ctx, rest[0], rest[1:])
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(env.Stdout, "%s: status %s, owner %s (%s:%d)\n", t.ID, t.Status, boardDash(t.Owner), t.Board, t.Line)
 	return nil
-}
-
-// setTask applies key=value changes to task id, checking every key and
-// value before it touches a board.
-func setTask(ctx context.Context, env *Env, store *projectboard.Store, id string, kvs []string) (projectboard.Task, error) {
-	type pair struct{ key, value string }
-	var pairs []pair
-	for _, kv := range kvs {
-		k, v, ok := strings.Cut(kv, "=")
-		if !ok {
-			return projectboard.Task{}, usageError{msg: fmt.Sprintf("board set: %q is not key=value", kv), hint: "agentctl board set T-3 status=done"}
-		}
-		var err error
-		switch k {
-		case "status":
-			if _, err := projectboard.ParseStatus(v); err != nil {
-				return projectboard.Task{}, usageError{msg: "board set: " + err.Error()}
-			}
-		case "owner":
-			if v, err = resolveOwner(env, v); err != nil {
-				return projectboard.Task{}, err
-			}
-		case "title", "priority", "notes", "depends_on":
-		default:
-			return projectboard.Task{}, usageError{msg: fmt.Sprintf("board set: %q cannot be set", k), hint: "settable keys: " + strings.Join(settable, ", ")}
-		}
-		pairs = append(pairs, pair{k, v})
-	}
-	if len(pairs) == 0 {
-		return projectboard.Task{}, usageError{msg: "board set: nothing to change", hint: "agentctl board set T-3 status=done"}
-	}
-	t, err := store.Update(ctx, id, func(t *projectboard.Task) error {
-		for _, p := range pairs {
-			switch p.key {
-			case "status":
-				t.Status = projectboard.Status(p.value)
-			case "owner":
-				t.Owner = p.value
-			case "title":
-				t.Title = p.value
-			case "priority":
-				t.Priority = p.value
-			case "notes":
-				t.Notes = p.value
-			case "depends_on":
-				t.DependsOn = nil
-				for _, d := range strings.Split(p.value, ",") {
-					if d = strings.TrimSpace(d); d != "" {
-						t.DependsOn = append(t.DependsOn, d)
-					}
-				}
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		return t, taskError(fmt.Errorf("cannot update task: %w", err))
-	}
-	return t, nil
 }
 
 var unsafeName = regexp.MustCompile(`[^A-Za-z0-9_-]+`)

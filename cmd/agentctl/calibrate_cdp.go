@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/agentctl/agentctl/config"
+	"github.com/agentctl/agentctl/config/driverconf"
 	"github.com/agentctl/agentctl/cursor"
 )
 
@@ -83,7 +84,7 @@ func calibrateCDP(ctx context.Context, env *Env, cfg config.Config, agent config
 			sels["seat."+role] = s
 		}
 	}
-	look, err := cursor.LookForCalibration(ctx, seat, sels)
+	look, err := cursor.LookForCalibration(ctx, driverconf.CDP(seat), sels)
 	if err != nil {
 		return withHint(err, "run 'agentctl doctor'")
 	}
@@ -165,7 +166,9 @@ func calibrateCDP(ctx context.Context, env *Env, cfg config.Config, agent config
 		fmt.Fprintf(env.Stdout, "no probe (--probe=false): busy, reply and copy are not proven\n")
 	default:
 		fmt.Fprintf(env.Stdout, "probe: sending %q\n", cal.prompt)
-		probe, err = cursor.ProbeCDP(ctx, probeSeat, cfg.GUI, cal.prompt, io.Discard)
+		probe, err = cursor.ProbeCDP(ctx, driverconf.CDP(probeSeat),
+			cursor.ProbeSelectors{Busy: probeSeat.Busy, Reply: probeSeat.Reply, Copy: probeSeat.Copy},
+			driverconf.Timings(cfg.GUI), cal.prompt, io.Discard)
 		if err != nil {
 			return withHint(fmt.Errorf("the probe failed: %w", err), "check that the chat takes a prompt by hand, then run calibrate again (--probe=false only looks)")
 		}
@@ -295,7 +298,7 @@ func calibrateCDP(ctx context.Context, env *Env, cfg config.Config, agent config
 	}
 
 	// The proof: a turn of the driver itself, with the settings written.
-	d, err := cursor.NewCDP(seat, cfg.GUI, cursor.Options{Agent: agent.Name})
+	d, err := cursor.NewCDP(driverconf.CDP(seat), driverconf.Timings(cfg.GUI), cursor.Options{Agent: agent.Name})
 	if err != nil {
 		return fmt.Errorf("cannot prove the calibration: %w", err)
 	}

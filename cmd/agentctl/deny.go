@@ -3,11 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"time"
-
-	"github.com/agentctl/agentctl/agents"
-	"github.com/agentctl/agentctl/config"
-	"github.com/agentctl/agentctl/mailbox"
 )
 
 const denyUsage = `
@@ -39,29 +34,10 @@ func runDeny(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	notice, err := denyRequest(env, cfg, *as, rest[0], *reason)
+	notice, err := runtimeOf(env, cfg).Deny(*as, rest[0], *reason)
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(env.Stdout, "denied %s; %s told (%s)\n", rest[0], notice.To, notice.ID)
 	return nil
-}
-
-// denyRequest archives request id "denied" and tells the asking agent;
-// the audit record is written after the archive, as for approvals.
-func denyRequest(env *Env, cfg config.Config, as, id, reason string) (mailbox.Message, error) {
-	mb, person, e, p, err := pendingApproval(env, cfg, as, id)
-	if err != nil {
-		return mailbox.Message{}, err
-	}
-	now := time.Now().UTC()
-	notice, rec, err := agents.Deny(env.Root, e.Message, p, person, reason, now)
-	if err != nil {
-		return notice, fmt.Errorf("cannot deny %s: %w", id, err)
-	}
-	receipt := mailbox.Receipt{Outcome: "denied", Data: map[string]any{"by": person, "reason": reason, "notice": notice.ID}}
-	if err := mb.Settle(e, receipt, now); err != nil {
-		return notice, fmt.Errorf("%s was told of the denial, but the request stays in %s's inbox (denying it again tells nobody twice): %w", p.Agent, person, err)
-	}
-	return notice, appendAudit(env, rec)
 }

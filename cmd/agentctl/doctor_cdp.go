@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/agentctl/agentctl/config"
+	"github.com/agentctl/agentctl/config/driverconf"
 	"github.com/agentctl/agentctl/cursor"
 )
 
@@ -18,7 +19,7 @@ func cdpChecks(ctx context.Context, a config.Agent) []check {
 		c.err, c.hint = err, "run 'agentctl calibrate "+a.Name+" --cdp http://127.0.0.1:9222'"
 		return []check{c}
 	}
-	r, err := cursor.InspectPage(ctx, a.CDP, nil)
+	r, err := cursor.InspectPage(ctx, driverconf.CDP(a.CDP), nil)
 	if err != nil {
 		c.err = err
 		c.hint = "start the app with its DevTools port ('agentctl cursor launch " + a.Name + "'), and make cdp.target match exactly one page title"

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/agentctl/agentctl/agents/actions"
 	"github.com/agentctl/agentctl/mailbox"
 )
 
@@ -42,16 +43,16 @@ func runDrop(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	all, err := locateEverywhere(env, cfg, ref, *only, true)
+	all, err := runtimeOf(env, cfg).Locate(ref, *only, true)
 	if err != nil {
 		return err
 	}
-	if busy := inState(all, mailbox.StateProcessing); len(busy) > 0 {
-		agent := busy[0].mb.Agent
+	if busy := actions.InState(all, mailbox.StateProcessing); len(busy) > 0 {
+		agent := busy[0].Mailbox.Agent
 		return withHint(fmt.Errorf("%s is in flight in %s's mailbox: only its turn can settle it", ref, agent),
 			fmt.Sprintf("abandon the turn with 'agentctl skip %s', then drop it", agent))
 	}
-	found, err := oneOf(ref, "pending or dead", inState(all, mailbox.StatePending, mailbox.StateDead), all)
+	found, err := actions.OneOf(ref, "pending or dead", actions.InState(all, mailbox.StatePending, mailbox.StateDead), all)
 	if err != nil {
 		return err
 	}
@@ -59,15 +60,15 @@ func runDrop(ctx context.Context, env *Env, args []string) error {
 	if why == "" {
 		why = "no reason given"
 	}
-	receipt := mailbox.Receipt{Outcome: "dropped", Data: map[string]any{"reason": why, "was": found.e.State}}
-	err = found.mb.Settle(found.e, receipt, time.Now().UTC())
+	receipt := mailbox.Receipt{Outcome: "dropped", Data: map[string]any{"reason": why, "was": found.Entry.State}}
+	err = found.Mailbox.Settle(found.Entry, receipt, time.Now().UTC())
 	if errors.Is(err, mailbox.ErrMoved) {
 		return withHint(fmt.Errorf("%s moved while it was being dropped (a runner claimed it?)", ref),
-			fmt.Sprintf("see where it is with 'agentctl inbox %s --state all'", found.mb.Agent))
+			fmt.Sprintf("see where it is with 'agentctl inbox %s --state all'", found.Mailbox.Agent))
 	}
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(env.Stdout, "dropped %s from %s's %s messages: archived with the reason %q\n", ref, found.mb.Agent, found.e.State, why)
+	fmt.Fprintf(env.Stdout, "dropped %s from %s's %s messages: archived with the reason %q\n", ref, found.Mailbox.Agent, found.Entry.State, why)
 	return nil
 }

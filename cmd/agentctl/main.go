@@ -103,7 +103,7 @@ func dispatch(env *Env, args []string) error {
 		if c.name == name {
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
-			err := c.run(ctx, env, args[1:])
+			err := asUsage(c.run(ctx, env, args[1:]))
 			var u usageError
 			if errors.As(err, &u) && u.usage == "" {
 				u.usage = usageLine(c.usage, args...)

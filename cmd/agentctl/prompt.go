@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/agentctl/agentctl/config"
+	"github.com/agentctl/agentctl/config/driverconf"
 	"github.com/agentctl/agentctl/cursor"
 )
 
@@ -66,7 +67,7 @@ func runPrompt(ctx context.Context, env *Env, args []string) error {
 	if *verbose {
 		opts.Log = env.Stderr
 	}
-	driver, err := cursor.New(agent, cfg.GUI, opts)
+	driver, err := cursor.New(driverconf.Settings(agent, cfg.GUI), opts)
 	if err != nil {
 		return promptError(agent, err)
 	}

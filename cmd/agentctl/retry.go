@@ -3,12 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"strings"
-	"time"
-
-	"github.com/agentctl/agentctl/config"
-	"github.com/agentctl/agentctl/internal/agentname"
-	"github.com/agentctl/agentctl/mailbox"
 )
 
 const retryUsage = `
@@ -49,48 +43,10 @@ func runRetry(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	msg, target, dl, err := retryDeadLetter(env, cfg, rest[0], *toName, *only)
+	r, err := runtimeOf(env, cfg).Retry(rest[0], *toName, *only)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(env.Stdout, "%s is back in %s's inbox (it was dead: %s)\n", msg.ID, target.Agent, dash(dl.Reason))
+	fmt.Fprintf(env.Stdout, "%s is back in %s's inbox (it was dead: %s)\n", r.Message.ID, r.Mailbox.Agent, dash(r.Was.Reason))
 	return nil
-}
-
-// retryDeadLetter puts the dead letter ref (an id or a file name) back into
-// an inbox: the mailbox of toName when set, else its own. only limits the
-// search to one mailbox. It returns the message as requeued, where it went
-// and the dead letter it was.
-func retryDeadLetter(env *Env, cfg config.Config, ref, toName, only string) (mailbox.Message, *mailbox.Mailbox, mailbox.DeadLetter, error) {
-	var none mailbox.Message
-	all, err := locateEverywhere(env, cfg, ref, only, false)
-	if err != nil {
-		return none, nil, mailbox.DeadLetter{}, err
-	}
-	found, err := oneOf(ref, "a dead letter", inState(all, mailbox.StateDead), all)
-	if err != nil {
-		return none, nil, mailbox.DeadLetter{}, err
-	}
-	dl := found.mb.ReadDeadLetter(found.e)
-	if dl.Problem != "" {
-		return none, nil, dl, withHint(fmt.Errorf("cannot retry %s: it still cannot be read: %s", found, dl.Problem),
-			fmt.Sprintf("fix %s/%s and run retry again, or settle it with 'agentctl drop %s'", found.mb.Dir, dl.File, ref))
-	}
-	target := found.mb
-	switch {
-	case toName != "":
-		if target, err = openMailbox(env, cfg, toName); err != nil {
-			return none, nil, dl, err
-		}
-	case dl.Message.To != "" && !strings.EqualFold(dl.Message.To, found.mb.Agent):
-		to, err := agentname.Resolve(cfg.MailboxNames(), dl.Message.To)
-		if err != nil {
-			return none, nil, dl, withHint(fmt.Errorf("cannot retry %s: it is addressed to %q, who has no mailbox here", ref, dl.Message.To),
-				"deliver it to someone who has one with --to AGENT")
-		}
-		return none, nil, dl, withHint(fmt.Errorf("cannot retry %s in %s's mailbox: it is addressed to %s", ref, found.mb.Agent, to),
-			fmt.Sprintf("deliver it there with: agentctl retry %s --to %s", ref, to))
-	}
-	msg, err := found.mb.Requeue(dl, target, time.Now())
-	return msg, target, dl, err
 }

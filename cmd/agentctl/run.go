@@ -14,6 +14,7 @@ import (
 
 	"github.com/agentctl/agentctl/agents"
 	"github.com/agentctl/agentctl/config"
+	"github.com/agentctl/agentctl/config/driverconf"
 	"github.com/agentctl/agentctl/cursor"
 	"github.com/agentctl/agentctl/mailbox"
 )
@@ -125,7 +126,7 @@ func runRun(ctx context.Context, env *Env, args []string) error {
 		}
 	}
 	sessionLog := log.With().Str("agent", agent.Name).Logger()
-	driver, err := cursor.New(agent, cfg.GUI, cursor.Options{LockDir: cursor.LockDir(env.Root), Agent: agent.Name,
+	driver, err := cursor.New(driverconf.Settings(agent, cfg.GUI), cursor.Options{LockDir: cursor.LockDir(env.Root), Agent: agent.Name,
 		Sessions: cursor.SessionsDir(env.Root), NewSession: *newSession,
 		Warn: func(err error) { sessionLog.Warn().Str("event", "session").Err(err).Msg("conversation record") }})
 	if err != nil {

@@ -4,8 +4,8 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/agentctl/agentctl/agents/actions"
 	"github.com/agentctl/agentctl/config"
-	"github.com/agentctl/agentctl/internal/agentname"
 	"github.com/agentctl/agentctl/mailbox"
 )
 
@@ -19,79 +19,22 @@ func loadConfig(env *Env) (config.Config, error) {
 	return cfg, err
 }
 
+// runtimeOf is the runtime the actions of package actions change.
+func runtimeOf(env *Env, cfg config.Config) actions.Runtime {
+	return actions.Runtime{Root: env.Root, Config: cfg}
+}
+
 // openMailbox resolves a user-typed name against everyone who has a
-// mailbox, agents and people, and opens that mailbox. Nothing becomes a path
-// before that check. A configured person's missing mailbox is created:
-// runtimes made before people existed have none.
+// mailbox and opens that mailbox (actions.Runtime.OpenMailbox).
 func openMailbox(env *Env, cfg config.Config, name string) (*mailbox.Mailbox, error) {
-	who, err := agentname.Resolve(cfg.MailboxNames(), name)
-	if err != nil {
-		return nil, withHint(didYouMean(err, name, cfg.MailboxNames()), mailboxesHint(env, cfg))
-	}
-	if cfg.IsPerson(who) {
-		if err := mailbox.Create(env.Root, who); err != nil {
-			return nil, err
-		}
-	}
-	mb, err := mailbox.Open(env.Root, who)
-	if errors.Is(err, mailbox.ErrNoMailbox) {
-		return nil, withHint(err, "run 'agentctl init' to create the mailboxes of the configured agents")
-	}
-	return mb, err
+	return runtimeOf(env, cfg).OpenMailbox(name)
 }
 
-// openAgentMailbox opens the mailbox of an agent, refusing people with the
-// reason: they have no runner and no turns.
-func openAgentMailbox(env *Env, cfg config.Config, name string) (*mailbox.Mailbox, error) {
-	if _, err := resolveAgent(env, cfg, name); err != nil {
-		return nil, err
-	}
-	return openMailbox(env, cfg, name)
-}
-
-// resolveAgent resolves a user-typed agent name; a person's name gets an
-// error saying what people do instead.
+// resolveAgent resolves a user-typed agent name.
 func resolveAgent(env *Env, cfg config.Config, name string) (string, error) {
-	agent, err := agentname.Resolve(cfg.AgentNames(), name)
-	if err == nil {
-		return agent, nil
-	}
-	if person, perr := agentname.Resolve(cfg.PeopleNames(), name); perr == nil {
-		return "", withHint(fmt.Errorf("%s is a person, not an agent: people have a mailbox but no runner and no turns", person),
-			fmt.Sprintf("read what waits for %s with 'agentctl inbox %s' and answer with 'agentctl reply ID TEXT'", person, person))
-	}
-	return "", withHint(didYouMean(err, name, cfg.AgentNames()), fmt.Sprintf("the agents of this runtime are %v (see %s)", cfg.AgentNames(), config.Path(env.Root)))
-}
-
-// didYouMean adds to an unknown name's error the one name it is probably a
-// typo of.
-func didYouMean(err error, name string, known []string) error {
-	if s := suggest(name, known); s != "" && agentname.Valid(name) == nil {
-		return fmt.Errorf("%w (did you mean %s?)", err, s)
-	}
-	return err
-}
-
-func mailboxesHint(env *Env, cfg config.Config) string {
-	return fmt.Sprintf("the agents of this runtime are %v and its people %v (see %s)", cfg.AgentNames(), cfg.PeopleNames(), config.Path(env.Root))
+	return runtimeOf(env, cfg).ResolveAgent(name)
 }
 
 // consumerOptions hands the mailbox settings of agentctl.yaml down as plain
 // values.
-func consumerOptions(cfg config.Config) mailbox.Options {
-	return mailbox.Options{
-		Known:             cfg.AgentNames(),
-		MaxAttempts:       cfg.Mailbox.MaxAttempts,
-		Backoff:           cfg.Mailbox.Backoff.D(),
-		Settle:            cfg.Mailbox.Settle.D(),
-		MaxInboxJSONBytes: cfg.Mailbox.MaxInboxJSONBytes,
-	}
-}
-
-// adminOptions are the consumer settings of commands that act on any
-// mailbox by hand: messages to people are as valid there as to agents.
-func adminOptions(cfg config.Config) mailbox.Options {
-	o := consumerOptions(cfg)
-	o.Known = cfg.MailboxNames()
-	return o
-}
+func consumerOptions(cfg config.Config) mailbox.Options { return actions.ConsumerOptions(cfg) }

@@ -5,11 +5,8 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"time"
 
-	"github.com/agentctl/agentctl/config"
-	"github.com/agentctl/agentctl/internal/agentname"
-	"github.com/agentctl/agentctl/mailbox"
+	"github.com/agentctl/agentctl/agents/actions"
 )
 
 const sendUsage = `
@@ -53,7 +50,7 @@ func runSend(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	sent, err := sendMessage(env, cfg, draft{
+	sent, err := runtimeOf(env, cfg).Send(actions.Draft{
 		To: *to, From: *from, Type: *typ, Priority: *priority, Subject: *subject, Body: body,
 		ReplyTo: *replyTo, TaskID: *task, Ack: *ack,
 	})
@@ -61,62 +58,6 @@ func runSend(ctx context.Context, env *Env, args []string) error {
 		fmt.Fprintln(env.Stdout, msg.ID)
 	}
 	return err
-}
-
-// draft is a message a person writes, as send's flags (or mission
-// control's form) give it.
-type draft struct {
-	To, From, Type, Priority, Subject, Body, ReplyTo, TaskID string
-	Ack                                                      bool
-}
-
-// sendMessage delivers d to its recipient, or to every agent but the
-// sender for "all", and returns what it delivered, also when a later
-// recipient fails.
-func sendMessage(env *Env, cfg config.Config, d draft) ([]mailbox.Message, error) {
-	if d.Type == "" {
-		d.Type = "message"
-	}
-	if d.From == "" {
-		d.From = cfg.Human()
-	}
-	prio, err := mailbox.ParsePriority(d.Priority)
-	if err != nil {
-		return nil, usageError{msg: err.Error()}
-	}
-	if err := agentname.Valid(d.From); err != nil {
-		return nil, usageError{msg: "--from: " + err.Error()}
-	}
-	if strings.TrimSpace(d.Body) == "" {
-		return nil, usageError{msg: "send: no message text", hint: `give the text as arguments, or "-" to read it from stdin`}
-	}
-	recipients := []string{d.To}
-	if strings.EqualFold(d.To, "all") {
-		recipients = recipients[:0]
-		for _, a := range cfg.AgentNames() {
-			if !strings.EqualFold(a, d.From) {
-				recipients = append(recipients, a)
-			}
-		}
-	}
-	now := time.Now().UTC()
-	var sent []mailbox.Message
-	for _, r := range recipients {
-		mb, err := openMailbox(env, cfg, r)
-		if err != nil {
-			return sent, err
-		}
-		msg := mailbox.Message{
-			ID: mailbox.NewID(now), From: d.From, To: mb.Agent, Type: d.Type, Priority: prio,
-			Subject: d.Subject, Body: d.Body, CreatedAt: now, ReplyTo: d.ReplyTo, TaskID: d.TaskID,
-			RequiresAck: d.Ack,
-		}
-		if err := mb.Deliver(msg); err != nil {
-			return sent, fmt.Errorf("cannot send: %w", err)
-		}
-		sent = append(sent, msg)
-	}
-	return sent, nil
 }
 
 // messageText is the body: the arguments joined, or stdin for "-".

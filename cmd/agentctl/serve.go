@@ -59,7 +59,7 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 				"use 127.0.0.1 (the default) and reach it from elsewhere through an SSH tunnel: ssh -L 7878:127.0.0.1:7878 HOST")
 		}
 	}
-	feed, err := missioncontrol.NewFeed(env.Root, cfg, missioncontrol.FeedOptions{})
+	feed, err := missioncontrol.NewFeed(env.Root, mcSettings(cfg), missioncontrol.FeedOptions{})
 	if err != nil {
 		return fmt.Errorf("cannot watch the runtime: %w", err)
 	}
@@ -72,7 +72,7 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 		return withHint(fmt.Errorf("cannot listen on %s: %w", *addr, err), "another 'agentctl serve' may be running; pick another port with --addr 127.0.0.1:PORT")
 	}
 	srv := &http.Server{
-		Handler:           (&missioncontrol.Server{Feed: feed, Actions: &cliActions{env: env, cfg: cfg}, Token: token}).Handler(),
+		Handler:           (&missioncontrol.Server{Feed: feed, Actions: mcActions(env, cfg), Token: token}).Handler(),
 		ReadHeaderTimeout: 10 * time.Second,
 	}
 	fmt.Fprintf(env.Stdout, "mission control: http://%s/#token=%s\n", ln.Addr(), token)

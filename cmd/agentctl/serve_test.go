@@ -36,7 +36,7 @@ func startMissionControl(t *testing.T) *missionControl {
 	if err != nil {
 		t.Fatal(err)
 	}
-	feed, err := missioncontrol.NewFeed(root, cfg, missioncontrol.FeedOptions{})
+	feed, err := missioncontrol.NewFeed(root, mcSettings(cfg), missioncontrol.FeedOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -47,7 +47,7 @@ func startMissionControl(t *testing.T) *missionControl {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer((&missioncontrol.Server{Feed: feed, Actions: &cliActions{env: env, cfg: cfg}, Token: token}).Handler())
+	srv := httptest.NewServer((&missioncontrol.Server{Feed: feed, Actions: mcActions(env, cfg), Token: token}).Handler())
 	t.Cleanup(func() { srv.Close(); cancel(); <-done })
 	return &missionControl{root: root, token: token, srv: srv, feed: feed}
 }

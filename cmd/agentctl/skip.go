@@ -2,16 +2,10 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"strings"
 	"time"
 
-	"github.com/rs/zerolog"
-
-	"github.com/agentctl/agentctl/agents"
-	"github.com/agentctl/agentctl/config"
-	"github.com/agentctl/agentctl/mailbox"
+	"github.com/agentctl/agentctl/agents/actions"
 )
 
 const skipUsage = `
@@ -49,130 +43,23 @@ func runSkip(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	return skipTurn(ctx, env, cfg, rest[0], *onlyID, *reason, *wait)
-}
-
-// skipTurn abandons the turn agent is taking (message onlyID, or the one in
-// flight), telling its runner or settling the message itself, and says
-// what happened on env.Stdout.
-func skipTurn(ctx context.Context, env *Env, cfg config.Config, agent, onlyID, reason string, wait time.Duration) error {
-	mb, err := openAgentMailbox(env, cfg, agent)
+	s, err := runtimeOf(env, cfg).Skip(ctx, actions.SkipRequest{
+		Agent: rest[0], ID: *onlyID, Reason: *reason, Wait: *wait, Log: env.Stderr,
+		OnAsk: func(a actions.Skipped) {
+			fmt.Fprintf(env.Stdout, "asked %s's runner (pid %d) to skip %s; waiting up to %s\n", a.Agent, a.RunnerPID, a.ID, *wait)
+		},
+	})
 	if err != nil {
 		return err
 	}
-	id, err := inFlight(mb, onlyID)
-	if err != nil {
-		return err
+	switch s.By {
+	case actions.SkippedHere:
+		fmt.Fprintf(env.Stdout, "%s skipped: no runner was up; it is in %s's deadletter/\n", s.ID, s.Agent)
+	case actions.SkippedAfterRunner:
+		fmt.Fprintf(env.Stdout, "%s skipped: the runner stopped meanwhile; it is in %s's deadletter/\n", s.ID, s.Agent)
+	default:
+		fmt.Fprintf(env.Stdout, "%s skipped: it is in %s's %s\n", s.ID, s.Agent, s.File)
 	}
-	why := reason
-	if why == "" {
-		why = "no reason given"
-	}
-	log := zerolog.New(env.Stderr).Level(zerolog.WarnLevel)
-	_, err = agents.Skip(env.Root, mb.Agent, cfg.Human(), id, why, log, time.Now())
-	var locked *mailbox.LockedError
-	if !errors.As(err, &locked) {
-		if err != nil {
-			return fmt.Errorf("cannot skip %s: %w", id, err)
-		}
-		fmt.Fprintf(env.Stdout, "%s skipped: no runner was up; it is in %s's deadletter/\n", id, mb.Agent)
-		fmt.Fprintf(env.Stdout, "bring it back with: agentctl retry %s\n", id)
-		return nil
-	}
-	return askRunner(ctx, env, mb, cfg.Human(), id, why, locked.PID, wait)
-}
-
-// inFlight is the id of the message in flight in mb, the one named by only
-// if set.
-func inFlight(mb *mailbox.Mailbox, only string) (string, error) {
-	entries, err := mb.List(mailbox.StateProcessing)
-	if err != nil {
-		return "", err
-	}
-	var ids []string
-	for _, e := range entries {
-		if e.Message.ID != "" && (only == "" || e.Message.ID == only) {
-			ids = append(ids, e.Message.ID)
-		}
-	}
-	switch {
-	case len(ids) == 1:
-		return ids[0], nil
-	case len(ids) == 0 && only != "":
-		return "", withHint(fmt.Errorf("%s is not in flight in %s's mailbox", only, mb.Agent), "see what is with 'agentctl inbox "+mb.Agent+" --state processing'")
-	case len(ids) == 0:
-		return "", withHint(fmt.Errorf("nothing is in flight for %s", mb.Agent), "'agentctl status' shows what each agent does; 'agentctl drop ID' settles a pending message")
-	}
-	return "", withHint(fmt.Errorf("%s has %d messages in flight: %s", mb.Agent, len(ids), strings.Join(ids, ", ")), "name one with --id ID")
-}
-
-// skipPoll is how often skip looks whether the runner let go.
-const skipPoll = 100 * time.Millisecond
-
-// askRunner leaves a skip request for the runner holding mb and waits for
-// the message to leave processing/, then says where it went. If the runner
-// goes away meanwhile, skip settles the message itself.
-func askRunner(ctx context.Context, env *Env, mb *mailbox.Mailbox, human, id, why string, pid int, wait time.Duration) error {
-	if err := mb.RequestSkip(mailbox.SkipRequest{ID: id, Reason: why, At: time.Now().UTC()}); err != nil {
-		return err
-	}
-	// The request is for this turn only: whatever happens, it goes.
-	defer mb.ClearSkipRequest(id)
-	fmt.Fprintf(env.Stdout, "asked %s's runner (pid %d) to skip %s; waiting up to %s\n", mb.Agent, pid, id, wait)
-	deadline := time.NewTimer(wait)
-	defer deadline.Stop()
-	tick := time.NewTicker(skipPoll)
-	defer tick.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("interrupted; the skip request for %s is withdrawn", id)
-		case <-deadline.C:
-			return withHint(fmt.Errorf("%s's runner (pid %d) did not let go of %s within %s; the request is withdrawn", mb.Agent, pid, id, wait),
-				fmt.Sprintf("run skip again with a longer --wait, or stop the runner (kill %d) and run skip again", pid))
-		case <-tick.C:
-		}
-		found, err := mb.Locate(id)
-		if err != nil {
-			return err
-		}
-		if len(inStateEntries(found, mailbox.StateProcessing)) > 0 {
-			// Still in flight. A runner that died meanwhile left it for us.
-			if _, err := agents.Skip(env.Root, mb.Agent, human, id, why, zerolog.Nop(), time.Now()); err == nil {
-				fmt.Fprintf(env.Stdout, "%s skipped: the runner stopped meanwhile; it is in %s's deadletter/\n", id, mb.Agent)
-				fmt.Fprintf(env.Stdout, "bring it back with: agentctl retry %s\n", id)
-				return nil
-			}
-			continue
-		}
-		return reportSkip(env, mb, id, found)
-	}
-}
-
-// reportSkip says where the message went once it left processing/; only a
-// dead letter with the skip reason is reported as skipped.
-func reportSkip(env *Env, mb *mailbox.Mailbox, id string, found []mailbox.Entry) error {
-	for _, e := range found {
-		if e.State == mailbox.StateDead && strings.HasPrefix(e.Reason, agents.SkipReason("")) {
-			fmt.Fprintf(env.Stdout, "%s skipped: it is in %s's %s\n", id, mb.Agent, e.File)
-			fmt.Fprintf(env.Stdout, "bring it back with: agentctl retry %s\n", id)
-			return nil
-		}
-	}
-	if len(found) == 0 {
-		return fmt.Errorf("%s left processing/ but is nowhere in %s's mailbox now", id, mb.Agent)
-	}
-	e := found[0]
-	return withHint(fmt.Errorf("%s was not skipped: its turn ended first, and it is %s (%s)", id, e.State, e.File),
-		fmt.Sprintf("'agentctl inbox %s --state %s' shows it", mb.Agent, e.State))
-}
-
-func inStateEntries(es []mailbox.Entry, state string) []mailbox.Entry {
-	var out []mailbox.Entry
-	for _, e := range es {
-		if e.State == state {
-			out = append(out, e)
-		}
-	}
-	return out
+	fmt.Fprintf(env.Stdout, "bring it back with: agentctl retry %s\n", s.ID)
+	return nil
 }

@@ -47,14 +47,14 @@ func runTop(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	feed, err := missioncontrol.NewFeed(env.Root, cfg, missioncontrol.FeedOptions{})
+	feed, err := missioncontrol.NewFeed(env.Root, mcSettings(cfg), missioncontrol.FeedOptions{})
 	if err != nil {
 		return fmt.Errorf("cannot watch the runtime: %w", err)
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	go feed.Run(ctx)
-	model := &missioncontrol.Terminal{Feed: feed, Actions: &cliActions{env: env, cfg: cfg}}
+	model := &missioncontrol.Terminal{Feed: feed, Actions: mcActions(env, cfg)}
 	p := tea.NewProgram(model, tea.WithAltScreen(), tea.WithContext(ctx), tea.WithInput(env.Stdin), tea.WithOutput(env.Stdout))
 	if _, err := p.Run(); err != nil && ctx.Err() == nil {
 		return fmt.Errorf("top: %w", err)

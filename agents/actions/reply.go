@@ -1,0 +1,119 @@
+package actions
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/agentctl/agentctl/internal/agentname"
+	"github.com/agentctl/agentctl/mailbox"
+)
+
+// Replied is a person's answer to a message in their mailbox.
+type Replied struct {
+	Answer mailbox.Message
+	// SentBefore: an earlier reply that stopped half-way had delivered the
+	// answer; this text was not sent, and the question is now archived.
+	SentBefore bool
+}
+
+// Reply answers message id waiting in the mailbox of person as (the person
+// in the loop when empty) with text, and archives the question.
+func (rt Runtime) Reply(as, id, text string) (Replied, error) {
+	if strings.TrimSpace(text) == "" {
+		return Replied{}, inputError("reply: no answer text", "")
+	}
+	if as == "" {
+		as = rt.Config.Human()
+	}
+	person, err := rt.ResolvePerson(as)
+	if err != nil {
+		return Replied{}, err
+	}
+	mb, err := rt.OpenMailbox(person)
+	if err != nil {
+		return Replied{}, err
+	}
+	now := rt.now().UTC()
+	if err := mb.IngestIdle(AdminOptions(rt.Config), now); err != nil {
+		return Replied{}, err
+	}
+	question, err := PendingFor(mb, id)
+	if err != nil {
+		return Replied{}, err
+	}
+	msg := question.Message
+	asker, err := agentname.Resolve(rt.Config.MailboxNames(), msg.From)
+	if err != nil {
+		return Replied{}, withHint(fmt.Errorf("cannot reply to %s: its sender %q has no mailbox in this runtime", id, msg.From),
+			fmt.Sprintf("to settle it without an answer: agentctl drop %s --reason ...", id))
+	}
+	to, err := rt.OpenMailbox(asker)
+	if err != nil {
+		return Replied{}, err
+	}
+	subject := msg.Subject
+	if subject != "" && !strings.HasPrefix(strings.ToLower(subject), "re:") {
+		subject = "Re: " + subject
+	}
+	answer := mailbox.Message{
+		ID: answerID(msg.ID), From: person, To: to.Agent, Type: "answer", Priority: msg.Priority,
+		Subject: subject, Body: text, CreatedAt: now, ReplyTo: msg.ID, ThreadID: msg.Thread(), TaskID: msg.TaskID,
+	}
+	err = to.Deliver(answer)
+	before := errors.Is(err, mailbox.ErrDuplicate)
+	if err != nil && !before {
+		return Replied{Answer: answer}, fmt.Errorf("cannot send the answer: %w", err)
+	}
+	// An answer already delivered while the question still waits means an
+	// earlier reply stopped half-way: finish it, without a second answer.
+	receipt := mailbox.Receipt{Outcome: "answered", Reply: text, Data: map[string]any{"reply_id": answer.ID, "to": to.Agent}}
+	if before {
+		receipt.Reply = ""
+	}
+	if err := mb.Settle(question, receipt, now); err != nil {
+		return Replied{answer, before}, fmt.Errorf("the answer %s was sent, but the question stays in %s's inbox: %w", answer.ID, person, err)
+	}
+	return Replied{answer, before}, nil
+}
+
+// answerID is the id of a person's answer to message id: one answer per
+// question, so a second one is a duplicate the mailbox refuses.
+func answerID(id string) string {
+	sum := sha256.Sum256([]byte("answer\x00" + id))
+	return "msg_" + hex.EncodeToString(sum[:])[:24]
+}
+
+// PendingFor finds message id waiting in mb's inbox, or says where it is
+// instead.
+func PendingFor(mb *mailbox.Mailbox, id string) (mailbox.Entry, error) {
+	found, err := mb.Locate(id)
+	if err != nil {
+		return mailbox.Entry{}, err
+	}
+	for _, e := range found {
+		if e.State == mailbox.StatePending {
+			return e, nil
+		}
+	}
+	for _, e := range found {
+		if e.State == mailbox.StateDone && e.Receipt != nil && e.Receipt.Outcome == "answered" {
+			return mailbox.Entry{}, withHint(fmt.Errorf("%s was answered already (answer %v); a second answer would be a duplicate", id, e.Receipt.Data["reply_id"]),
+				fmt.Sprintf("to add something, write to its sender: agentctl send --to %s --reply-to %s TEXT", dash(e.Message.From), id))
+		}
+		if e.State != mailbox.StatePending {
+			return mailbox.Entry{}, fmt.Errorf("%s is not waiting in %s's inbox: it is %s (%s)", id, mb.Agent, e.State, e.File)
+		}
+	}
+	return mailbox.Entry{}, withHint(fmt.Errorf("no message %s in %s's mailbox", id, mb.Agent), "list what waits with 'agentctl inbox "+mb.Agent+"'")
+}
+
+// dash stands for an empty value in a sentence.
+func dash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
