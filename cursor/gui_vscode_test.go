@@ -57,6 +57,7 @@ func (c *vscodeChat) window() WindowSettings {
 		Title: w.Title, Input: &Point{X: w.Input.X, Y: w.Input.Y}, Busy: &Point{X: w.Busy.X, Y: w.Busy.Y},
 		Reply:    &Rect{X: w.Reply.X, Y: w.Reply.Y, W: w.Reply.W, H: w.Reply.H},
 		CopyKeys: w.CopyKeys, CopyFromInput: w.CopyFromInput, CheckKeys: w.CheckKeys, Composer: ComposerKind(w.Composer),
+		ErrorMark: w.ErrorMark,
 	}
 }
 
