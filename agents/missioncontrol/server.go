@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/agentctl/agentctl/internal/clock"
 	"io"
 	"io/fs"
 	"net"
@@ -28,8 +29,9 @@ type Server struct {
 	Feed    *Feed
 	Actions Actions
 	Token   string
-	// Keepalive is how often an idle event stream gets a comment line, so
-	// proxies and browsers keep it open.
+	// Keepalive is how long an event stream may stay idle, on the feed's
+	// clock, before it gets a comment line, so proxies and browsers keep
+	// it open.
 	Keepalive time.Duration
 }
 
@@ -157,8 +159,6 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 	if keepalive <= 0 {
 		keepalive = 25 * time.Second
 	}
-	tick := time.NewTicker(keepalive)
-	defer tick.Stop()
 	var last uint64
 	for {
 		_, data, seq, changed := s.Feed.Current()
@@ -173,7 +173,7 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 		case <-r.Context().Done():
 			return
 		case <-changed:
-		case <-tick.C:
+		case <-clock.After(s.Feed.opts.Clock, keepalive):
 			if _, err := io.WriteString(w, ": keepalive\n\n"); err != nil {
 				return
 			}
