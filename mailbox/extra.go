@@ -161,8 +161,8 @@ func (c *Consumer) ingestExtra(path string, shared bool, now time.Time) error {
 		}
 		// Moved whole, never read: on another file system it stays put.
 		reason := fmt.Sprintf("it is %d bytes, over the %d-byte limit for one message", fi.Size(), c.opts.MaxMessageBytes)
-		dst := c.mb.freeDeadletterName(now.UTC().Format("20060102T150405Z") + "-" + filepath.Base(path))
-		if err := c.mb.moveToDeadletter(path, dst, reasonText(c.mb.Agent, path, "", reason, now)); err != nil {
+		if _, err := c.mb.WriteDeadLetter(Letter{Name: now.UTC().Format("20060102T150405Z") + "-" + filepath.Base(path), Fresh: true,
+			From: path, Origin: path, Reason: reason}, now); err != nil {
 			c.emit("unreadable", "", path, reason+"; left where it is: "+err.Error())
 			return nil
 		}
@@ -337,10 +337,11 @@ func (c *Consumer) decodeExtra(data []byte, name string, mod time.Time, shared b
 // it there.
 func (c *Consumer) deadletterExtra(path string, data []byte, reason string, now time.Time) error {
 	delete(c.settling, path)
-	dst := c.mb.freeDeadletterName(now.UTC().Format("20060102T150405Z") + "-" + filepath.Base(path))
-	if err := c.deadletterOnce(dst, data, path, reason, now); err != nil {
+	if _, err := c.mb.WriteDeadLetter(Letter{Name: now.UTC().Format("20060102T150405Z") + "-" + filepath.Base(path), Fresh: true,
+		Data: data, Origin: path, Reason: reason}, now); err != nil {
 		return err
 	}
+	c.emit("deadlettered", "", path, reason)
 	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("cannot remove dead-lettered %s: %w", path, err)
 	}

@@ -185,7 +185,7 @@ func (c *Consumer) ingestEntry(raw json.RawMessage, i int, spool string, src Sou
 // deadletterSpool moves a whole spool file to deadletter/, unread.
 func (c *Consumer) deadletterSpool(spool, reason string, now time.Time) error {
 	dst := strings.TrimSuffix(spool, ".json") + "-" + InboxJSON
-	if err := c.mb.moveToDeadletter(c.mb.path(IngestDir, spool), dst, reasonText(c.mb.Agent, InboxJSON, "", reason, now)); err != nil {
+	if _, err := c.mb.WriteDeadLetter(Letter{Name: dst, From: c.mb.path(IngestDir, spool), Origin: InboxJSON, Reason: reason}, now); err != nil {
 		return err
 	}
 	c.emit("deadlettered", "", InboxJSON, reason)
@@ -206,26 +206,12 @@ func (c *Consumer) deadletterTail(f *os.File, spool string, tail int64, entries 
 
 // deadletterOnce writes bytes that never were a file of their own (an entry
 // of inbox.json, a stale tail) into deadletter/ under a name derived from
-// where they came from, reason first. Found there already, they were
-// dead-lettered before a crash, and nothing is done or reported again.
+// where they came from. Found there already, they were dead-lettered before
+// a crash, and nothing is done or reported again.
 func (c *Consumer) deadletterOnce(dst string, data []byte, origin, reason string, now time.Time) error {
-	if _, err := os.Lstat(c.mb.path(DeadletterDir, dst)); err == nil {
-		return nil
+	written, err := c.mb.WriteDeadLetter(Letter{Name: dst, Data: data, Origin: origin, Reason: reason}, now)
+	if written {
+		c.emit("deadlettered", "", origin, reason)
 	}
-	// Recreated if someone removed it: a dead letter must always land.
-	if _, err := c.mb.ensureDir(DeadletterDir); err != nil {
-		return fmt.Errorf("cannot dead-letter %s: %w", origin, err)
-	}
-	if err := atomicfile.WriteFile(c.mb.path(DeadletterDir, dst+ReasonSuffix), reasonText(c.mb.Agent, origin, "", reason, now)); err != nil {
-		return fmt.Errorf("cannot dead-letter %s: %w", origin, err)
-	}
-	err := atomicfile.Create(c.mb.path(DeadletterDir, dst), data)
-	if errors.Is(err, fs.ErrExist) {
-		return nil
-	}
-	if err != nil {
-		return fmt.Errorf("cannot dead-letter %s: %w", origin, err)
-	}
-	c.emit("deadlettered", "", origin, reason)
-	return nil
+	return err
 }
