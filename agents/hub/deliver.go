@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"path/filepath"
 	"strings"
 	"time"
@@ -87,11 +86,7 @@ func intake(root string, known []string, m jetstream.Msg) error {
 		if meta != nil {
 			name = fmt.Sprintf("forwarded-%d.json", meta.Sequence.Stream)
 		}
-		err := atomicfile.Create(filepath.Join(mailbox.Dir(root, agent), mailbox.InboxDir, name), m.Data())
-		if err != nil && !errors.Is(err, fs.ErrExist) {
-			return err
-		}
-		return nil
+		return mb.DeliverBytes(name, m.Data())
 	}
 	if err := mb.Deliver(msg); err != nil && !errors.Is(err, mailbox.ErrDuplicate) {
 		return err
