@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/agentctl/agentctl/internal/atomicfile"
+	"github.com/agentctl/agentctl/mailbox/dreamos"
 )
 
 // ingestWatchedInboxJSON takes the messages an old writer left running
@@ -53,7 +54,7 @@ func (c *Consumer) copyWatchedInboxJSON(path string, now time.Time) (string, err
 	}
 	// A writer that takes no lock may be half-way: only whole JSON, or a
 	// file long unchanged, is taken.
-	if holdsNothing(data) || !IsCompleteJSON(data) && !c.settled(path, fi, now) {
+	if dreamos.HoldsNothing(data) || !IsCompleteJSON(data) && !c.settled(path, fi, now) {
 		return "", nil
 	}
 	delete(c.settling, path)
@@ -65,7 +66,7 @@ func (c *Consumer) copyWatchedInboxJSON(path string, now time.Time) (string, err
 	if err := atomicfile.Create(c.mb.path(IngestDir, spool), data); err != nil && !errors.Is(err, fs.ErrExist) {
 		return "", fmt.Errorf("cannot take %s: %w", path, err)
 	}
-	if err := atomicfile.WriteFile(path, emptyShape(data)); err != nil {
+	if err := atomicfile.WriteFile(path, dreamos.EmptyShape(data)); err != nil {
 		return "", fmt.Errorf("cannot take %s: %w", path, err)
 	}
 	return spool, nil

@@ -5,7 +5,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -16,6 +15,7 @@ import (
 
 	"github.com/agentctl/agentctl/internal/atomicfile"
 	"github.com/agentctl/agentctl/internal/lockfile"
+	"github.com/agentctl/agentctl/mailbox/dreamos"
 )
 
 // inbox.json is how Dream.OS writers deliver: they take flock(inbox.json.lock),
@@ -59,17 +59,6 @@ func (m *Mailbox) lockInboxJSON(wait time.Duration) (*flock.Flock, error) {
 		err = fmt.Errorf("cannot lock %s: still held by %s after %s", m.path(InboxJSONLock), holder, wait)
 	}
 	return lock, err
-}
-
-// decodeArrayPrefix reads inbox.json held in memory: a JSON array of
-// messages or one message object. tail is the offset of anything after that
-// first value (the stale end of a longer file rewritten in place), or 0.
-func decodeArrayPrefix(data []byte) (entries []json.RawMessage, tail int, err error) {
-	_, end, err := walkInboxJSON(bytes.NewReader(data), func(_ int, raw json.RawMessage) error {
-		entries = append(entries, raw)
-		return nil
-	})
-	return entries, int(end), err
 }
 
 // ingestInboxJSON finishes what earlier takings left in .ingest/, then takes
@@ -136,7 +125,7 @@ func (c *Consumer) takeInboxJSON(now time.Time) (string, error) {
 }
 
 // emptyShapeOf reads what was just taken when it is an object, to give its
-// writer back the empty shape it expects (see emptyShape). Only an object
+// writer back the empty shape it expects (see dreamos.EmptyShape). Only an object
 // is read under the lock; an array, the usual case, costs one byte.
 func (c *Consumer) emptyShapeOf(spool string) []byte {
 	f, err := os.Open(spool)
@@ -154,7 +143,7 @@ func (c *Consumer) emptyShapeOf(spool string) []byte {
 	if err != nil || int64(len(data)) > c.opts.MaxInboxJSONBytes {
 		return []byte("{}\n")
 	}
-	return emptyShape(data)
+	return dreamos.EmptyShape(data)
 }
 
 // spoolName names one taking of inbox.json: its time, for order and for
@@ -179,7 +168,7 @@ func isEmptyInboxJSON(path string) bool {
 		return false
 	}
 	data, err := os.ReadFile(path)
-	return err == nil && len(bytes.TrimSpace(data)) > 0 && holdsNothing(data)
+	return err == nil && len(bytes.TrimSpace(data)) > 0 && dreamos.HoldsNothing(data)
 }
 
 // isBlank reports a small inbox.json of white space only, which holds

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/agentctl/agentctl/mailbox/dreamos"
 )
 
 // claimAll claims and archives everything claimable, returning the ids.
@@ -261,7 +263,7 @@ func TestIngestCorruptedInboxJSON(t *testing.T) {
 	known := []string{"Agent-1", "Agent-2", "Agent-3", "Agent-4", "Agent-5", "Agent-6", "Agent-7", "Agent-8"}
 	c := consume(t, mb, Options{Known: known}, now)
 	ids := claimAll(t, c, now)
-	entries, tail, err := decodeArrayPrefix(sample)
+	entries, tail, err := dreamos.InboxJSONEntries(sample)
 	if err != nil || tail == 0 {
 		t.Fatal(err)
 	}

@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/agentctl/agentctl/mailbox/dreamos"
 )
 
 // States a message can be in, named after what a person would ask for.
@@ -150,7 +152,7 @@ func (m *Mailbox) readInboxJSON() ([]Entry, error) {
 		return nil, err
 	}
 	fi, _ := os.Stat(m.path(InboxJSON))
-	raws, _, err := decodeArrayPrefix(data)
+	raws, _, err := dreamos.InboxJSONEntries(data)
 	if err != nil {
 		return append(spooled, Entry{State: StatePending, File: InboxJSON, Problem: err.Error(), Message: Message{CreatedAt: modTime(fi)}}), nil
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/agentctl/agentctl/internal/atomicfile"
+	"github.com/agentctl/agentctl/mailbox/dreamos"
 )
 
 // A spool file in .ingest/ is one taking of inbox.json. Only the consumer
@@ -68,8 +69,8 @@ func (c *Consumer) finishSpool(name string, now time.Time) error {
 	if err != nil {
 		return fmt.Errorf("cannot read %s: %w", path, err)
 	}
-	n, tail, err := walkInboxJSON(f, nil)
-	var bad *notInboxJSONError
+	n, tail, err := dreamos.WalkInboxJSON(f, nil)
+	var bad *dreamos.NotInboxJSONError
 	if errors.As(err, &bad) {
 		f.Close()
 		return c.deadletterSpool(name, bad.Error(), now)
@@ -82,7 +83,7 @@ func (c *Consumer) finishSpool(name string, now time.Time) error {
 	}
 	if err == nil {
 		src := Source{ModTime: fi.ModTime()} // the writers' last write: the same on every pass
-		_, _, err = walkInboxJSON(f, func(i int, raw json.RawMessage) error {
+		_, _, err = dreamos.WalkInboxJSON(f, func(i int, raw json.RawMessage) error {
 			src.Name = spoolEntryName(name, i)
 			return c.ingestEntry(raw, i, name, src, now)
 		})
@@ -139,14 +140,14 @@ func (m *Mailbox) spooledEntriesOf(spool string) []Entry {
 	problem := func(p string) []Entry {
 		return []Entry{{State: StatePending, File: IngestDir + "/" + spool, Problem: p, Message: Message{CreatedAt: modTime(fi)}}}
 	}
-	if _, _, err := walkInboxJSON(f, nil); err != nil {
+	if _, _, err := dreamos.WalkInboxJSON(f, nil); err != nil {
 		return problem(err.Error())
 	}
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
 		return problem(err.Error())
 	}
 	var out []Entry
-	walkInboxJSON(f, func(i int, raw json.RawMessage) error {
+	dreamos.WalkInboxJSON(f, func(i int, raw json.RawMessage) error {
 		ent := Entry{State: StatePending, File: spoolEntryName(spool, i)}
 		ent.Message, err = Decode(raw, Source{Name: spoolEntryName(spool, i), ModTime: fi.ModTime(), Owner: m.Agent})
 		if err != nil {

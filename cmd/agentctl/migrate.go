@@ -205,7 +205,7 @@ func (m *migration) messages(it found, data []byte) {
 			m.deliver(rel, msg)
 		}
 	case foundInboxJSON:
-		entries, tail, err := mailbox.InboxJSONEntries(data)
+		entries, tail, err := dreamos.InboxJSONEntries(data)
 		if err != nil {
 			m.skip(it.Rel, "%v", err)
 			return
