@@ -139,7 +139,7 @@ func (m *Mailbox) Deliver(msg Message) error {
 // taken already means the same bytes were delivered before, which is no
 // error: callers derive the name from where the bytes came from.
 func (m *Mailbox) DeliverBytes(name string, data []byte) error {
-	if isIgnored(name) || strings.ContainsAny(name, `/\`) {
+	if Ignored(name) || strings.ContainsAny(name, `/\`) {
 		// A name the consumer would never read, or a path.
 		return fmt.Errorf("cannot deliver %s to %s: not a name for a dropped file", name, m.Agent)
 	}

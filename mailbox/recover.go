@@ -20,7 +20,7 @@ func (c *Consumer) recover(now time.Time) error {
 	}
 	for _, e := range entries {
 		name := e.Name()
-		if isIgnored(name) {
+		if Ignored(name) {
 			continue
 		}
 		if stem, ok := strings.CutSuffix(name, ProgressSuffix); ok {

@@ -39,7 +39,7 @@ func Intake(ctx context.Context, nc *nats.Conn, root string, known []string, log
 		return fmt.Errorf("cannot take forwarded messages: %w", err)
 	}
 	cc, err := cons.Consume(func(m jetstream.Msg) {
-		err := intake(root, known, m)
+		err := deliverForwarded(root, known, m)
 		var nowhere *nowhereError
 		if errors.As(err, &nowhere) {
 			err = keepUndeliverable(root, m, nowhere.Error())
@@ -64,10 +64,10 @@ func Intake(ctx context.Context, nc *nats.Conn, root string, known []string, log
 	return nil
 }
 
-// intake puts one forwarded message in its mailbox. Bytes that are no
+// deliverForwarded puts one forwarded message in its mailbox. Bytes that are no
 // message still go to the inbox, as a file dropped there would, so that
 // the consumer dead-letters them with the reason: nothing is dropped here.
-func intake(root string, known []string, m jetstream.Msg) error {
+func deliverForwarded(root string, known []string, m jetstream.Msg) error {
 	token := strings.TrimPrefix(m.Subject(), "agentctl.deliver.")
 	agent, err := agentname.Resolve(known, token)
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 	"github.com/agentctl/agentctl/agents/audit"
 	"github.com/agentctl/agentctl/config"
 	"github.com/agentctl/agentctl/mailbox"
+	"github.com/agentctl/agentctl/mailbox/intake"
 )
 
 const approveUsage = `
@@ -105,7 +106,7 @@ func pendingApproval(env *Env, cfg config.Config, as, id string) (*mailbox.Mailb
 	if err != nil {
 		return nil, "", mailbox.Entry{}, none, err
 	}
-	if err := mb.IngestIdle(adminOptions(cfg), time.Now().UTC()); err != nil {
+	if err := intake.Idle(mb, adminOptions(cfg), intakeOptions(cfg), time.Now().UTC()); err != nil {
 		return nil, "", mailbox.Entry{}, none, err
 	}
 	found, err := mb.Locate(id)

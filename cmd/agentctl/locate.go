@@ -7,6 +7,7 @@ import (
 
 	"github.com/agentctl/agentctl/config"
 	"github.com/agentctl/agentctl/mailbox"
+	"github.com/agentctl/agentctl/mailbox/intake"
 )
 
 // located is a message found by id, and the mailbox it is in.
@@ -36,7 +37,7 @@ func locateEverywhere(env *Env, cfg config.Config, ref, only string, ingest bool
 			continue // a missing mailbox holds nothing; status reports it
 		}
 		if ingest {
-			if err := mb.IngestIdle(adminOptions(cfg), time.Now()); err != nil {
+			if err := intake.Idle(mb, adminOptions(cfg), intakeOptions(cfg), time.Now()); err != nil {
 				return nil, err
 			}
 		}

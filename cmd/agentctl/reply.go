@@ -12,6 +12,7 @@ import (
 	"github.com/agentctl/agentctl/config"
 	"github.com/agentctl/agentctl/internal/agentname"
 	"github.com/agentctl/agentctl/mailbox"
+	"github.com/agentctl/agentctl/mailbox/intake"
 )
 
 const replyUsage = `
@@ -77,7 +78,7 @@ func replyAs(env *Env, cfg config.Config, as, id, text string) (answer mailbox.M
 		return answer, false, err
 	}
 	now := time.Now().UTC()
-	if err := mb.IngestIdle(adminOptions(cfg), now); err != nil {
+	if err := intake.Idle(mb, adminOptions(cfg), intakeOptions(cfg), now); err != nil {
 		return answer, false, err
 	}
 	question, err := pendingFor(mb, id)

@@ -7,6 +7,7 @@ import (
 	"github.com/agentctl/agentctl/config"
 	"github.com/agentctl/agentctl/internal/agentname"
 	"github.com/agentctl/agentctl/mailbox"
+	"github.com/agentctl/agentctl/mailbox/intake"
 )
 
 // loadConfig reads the runtime's agentctl.yaml, with the fix when there is
@@ -80,12 +81,18 @@ func mailboxesHint(env *Env, cfg config.Config) string {
 // values.
 func consumerOptions(cfg config.Config) mailbox.Options {
 	return mailbox.Options{
-		Known:             cfg.AgentNames(),
-		MaxAttempts:       cfg.Mailbox.MaxAttempts,
-		Backoff:           cfg.Mailbox.Backoff.D(),
-		Settle:            cfg.Mailbox.Settle.D(),
-		MaxInboxJSONBytes: cfg.Mailbox.MaxInboxJSONBytes,
+		Known:       cfg.AgentNames(),
+		MaxAttempts: cfg.Mailbox.MaxAttempts,
+		Backoff:     cfg.Mailbox.Backoff.D(),
+		Settle:      cfg.Mailbox.Settle.D(),
 	}
+}
+
+// intakeOptions hands the settings of agentctl.yaml for taking in
+// inbox.json down as plain values; the places old writers use are the
+// runner's to add (runnerSettings).
+func intakeOptions(cfg config.Config) intake.Options {
+	return intake.Options{MaxInboxJSONBytes: cfg.Mailbox.MaxInboxJSONBytes}
 }
 
 // adminOptions are the consumer settings of commands that act on any
