@@ -146,7 +146,8 @@ func New(s Settings) (*Runner, error) {
 	if s.Recovery.Human == "" {
 		s.Recovery.Human = s.Human
 	}
-	r.recovery = &Recovery{S: s.Recovery, Root: s.Root, Agents: s.Agents, People: s.People, Self: s.Agent, Consumer: s.Consumer, Log: r.log}
+	r.recovery = &Recovery{S: s.Recovery, Root: s.Root, Agents: s.Agents, People: s.People, Self: s.Agent, Consumer: s.Consumer,
+		Intake: intake.Options{MaxInboxJSONBytes: s.Intake.MaxInboxJSONBytes, LockWait: s.Intake.LockWait}, Log: r.log}
 	return r, nil
 }
 
