@@ -12,6 +12,7 @@ import (
 	"github.com/agentctl/agentctl/devlog"
 	"github.com/agentctl/agentctl/internal/process"
 	"github.com/agentctl/agentctl/mailbox"
+	"github.com/agentctl/agentctl/mailbox/intake"
 )
 
 // RecoverySettings are the thresholds and schedules of the recovery loops.
@@ -42,7 +43,25 @@ type Recovery struct {
 	People   []string // mailboxes without a runner, which dependency notices may reach
 	Self     string   // the runner's own agent, whose mailbox it already holds; "" for reconcile
 	Consumer mailbox.Options
-	Log      zerolog.Logger
+	// Intake takes in the inbox.json of each mailbox a check opens, as
+	// that mailbox's runner would; its watched places are its runner's.
+	Intake intake.Options
+	Log    zerolog.Logger
+}
+
+// visit makes this process the consumer of a mailbox whose runner is not
+// up, and takes in its inbox.json, as the runner's start would, so that
+// what waits there is not left waiting for the runner.
+func (rc *Recovery) visit(mb *mailbox.Mailbox, now time.Time) (*mailbox.Consumer, error) {
+	c, err := mb.Consume(rc.Consumer, now)
+	if err != nil {
+		return nil, err
+	}
+	if err := intake.New(c, rc.Intake).Scan(now); err != nil {
+		c.Close()
+		return nil, err
+	}
+	return c, nil
 }
 
 // Finding is one thing a check found or did.
@@ -203,7 +222,7 @@ func (rc *Recovery) requeueAgent(agent string, now time.Time) ([]Finding, error)
 	if !due {
 		return nil, nil
 	}
-	c, err := mb.Consume(rc.Consumer, now)
+	c, err := rc.visit(mb, now)
 	if errors.Is(err, mailbox.ErrConsumerRunning) {
 		return nil, nil // its runner is alive and owns the claim
 	}
@@ -257,7 +276,7 @@ func (rc *Recovery) Expire(now time.Time) ([]Finding, error) {
 		if err != nil {
 			continue
 		}
-		c, err := mb.Consume(rc.Consumer, now)
+		c, err := rc.visit(mb, now)
 		if errors.Is(err, mailbox.ErrConsumerRunning) {
 			continue
 		}

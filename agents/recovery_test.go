@@ -192,3 +192,32 @@ func TestScheduleSteppedClock(t *testing.T) {
 		t.Errorf("ran %s, want %s", got, want)
 	}
 }
+
+// TestExpireTakesInInboxJSONOfIdleMailboxes: a check that opens a mailbox
+// whose runner is not up takes in what waits in its inbox.json, as the
+// runner's start would, and dead-letters what expired there.
+func TestExpireTakesInInboxJSONOfIdleMailboxes(t *testing.T) {
+	root := newRuntime(t, demoAgents)
+	mb, _ := mailbox.Open(root, "Agent-2")
+	now := time.Now()
+	past := now.Add(-time.Hour).UTC().Format(time.RFC3339)
+	inboxJSON := `[{"id": "waiting", "from": "Agent-1", "to": "Agent-2", "body": "x"},
+		{"id": "too-late", "from": "Agent-1", "to": "Agent-2", "body": "y", "expires_at": "` + past + `"}]`
+	if err := os.WriteFile(filepath.Join(mb.Dir, mailbox.InboxJSON), []byte(inboxJSON), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	found, err := testRecovery(root, demoAgents).Expire(now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(found) != 1 || found[0].ID != "too-late" {
+		t.Errorf("found %+v; want too-late expired", found)
+	}
+	if c := counts(t, root, "Agent-2"); c.Pending != 1 || c.Dead != 1 {
+		t.Errorf("Agent-2 holds %+v; want waiting pending in inbox/ and too-late dead", c)
+	}
+	pending, err := mb.List(mailbox.StatePending)
+	if err != nil || len(pending) != 1 || pending[0].File != mailbox.InboxDir+"/waiting.json" {
+		t.Errorf("pending %+v, %v; want waiting taken out of inbox.json into inbox/", pending, err)
+	}
+}

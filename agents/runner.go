@@ -11,6 +11,7 @@ import (
 	"github.com/agentctl/agentctl/cursor"
 	"github.com/agentctl/agentctl/internal/clock"
 	"github.com/agentctl/agentctl/mailbox"
+	"github.com/agentctl/agentctl/mailbox/intake"
 )
 
 // Settings are everything a runner needs, as plain values: the command
@@ -27,6 +28,7 @@ type Settings struct {
 	Driver cursor.Driver
 
 	Consumer mailbox.Options
+	Intake   intake.Options
 	Watch    mailbox.WatchOptions
 
 	// Heartbeat is how often status.json is rewritten when nothing happens.
@@ -89,6 +91,7 @@ type Runner struct {
 	s         Settings
 	mb        *mailbox.Mailbox
 	c         *mailbox.Consumer
+	in        *intake.Intake // takes in inbox.json and the places old writers use, for c
 	hb        *heartbeat
 	limit     *rateLimit
 	templates Templates
@@ -143,7 +146,8 @@ func New(s Settings) (*Runner, error) {
 	if s.Recovery.Human == "" {
 		s.Recovery.Human = s.Human
 	}
-	r.recovery = &Recovery{S: s.Recovery, Root: s.Root, Agents: s.Agents, People: s.People, Self: s.Agent, Consumer: s.Consumer, Log: r.log}
+	r.recovery = &Recovery{S: s.Recovery, Root: s.Root, Agents: s.Agents, People: s.People, Self: s.Agent, Consumer: s.Consumer,
+		Intake: intake.Options{MaxInboxJSONBytes: s.Intake.MaxInboxJSONBytes, LockWait: s.Intake.LockWait}, Log: r.log}
 	return r, nil
 }
 
@@ -169,6 +173,7 @@ func (r *Runner) Run(ctx context.Context) (err error) {
 		return err
 	}
 	r.c = c
+	r.in = intake.New(c, r.s.Intake)
 	if err := r.hb.wait(""); err != nil {
 		return err
 	}
@@ -186,9 +191,9 @@ func (r *Runner) Run(ctx context.Context) (err error) {
 		return err
 	}
 	defer w.Close()
-	// What arrived between Consume's scan and the watch's start has no
-	// event coming.
-	if err := c.Scan(r.now()); err != nil {
+	// The intake's first look, and what arrived between Consume's scan
+	// and the watch's start, which has no event coming.
+	if err := r.in.Scan(r.now()); err != nil {
 		return err
 	}
 	sched, err := r.schedule()
@@ -197,7 +202,7 @@ func (r *Runner) Run(ctx context.Context) (err error) {
 	}
 	r.log.Info().Str("event", "started").Int("pid", os.Getpid()).Int("pending", c.Pending()).Msg("runner started")
 	nextBeat := r.now().Add(r.s.Heartbeat)
-	return mailbox.Serve(ctx, c, w.C, r.s.Clock, mailbox.Worker{
+	return mailbox.Serve(ctx, c, r.in, w.C, r.s.Clock, mailbox.Worker{
 		Handle: func(ctx context.Context, cl *mailbox.Claim) error {
 			err := r.handle(ctx, cl)
 			r.handled(ctx)
@@ -214,7 +219,7 @@ func (r *Runner) Run(ctx context.Context) (err error) {
 			if err := r.idle(now); err != nil {
 				return time.Time{}, err
 			}
-			if err := r.hb.wait(c.Waiting()); err != nil {
+			if err := r.hb.wait(r.in.Waiting()); err != nil {
 				return time.Time{}, err
 			}
 			if err := r.coordinate(ctx, now); err != nil {
@@ -291,7 +296,7 @@ func (r *Runner) schedule() (*Schedule, error) {
 		name, spec string
 		run        func(time.Time) error
 	}{
-		{"rescan", specs.Rescan, func(now time.Time) error { return r.c.Scan(now) }},
+		{"rescan", specs.Rescan, func(now time.Time) error { return r.in.Scan(now) }},
 		{"expire", specs.Expire, func(now time.Time) error {
 			expired, err := r.c.Expire(now)
 			for _, m := range expired {

@@ -23,7 +23,7 @@ import (
 // Locate finds the message with this id, or the file with this name, in
 // every folder of the mailbox: pending in inbox/, in flight, archived or
 // dead. It changes nothing. Entries still inside inbox.json have no file of
-// their own and are not found (IngestIdle gives them one). Several entries
+// their own and are not found (package intake's Idle gives them one). Several entries
 // come back only after a mishap, such as the same id dead-lettered twice.
 func (m *Mailbox) Locate(ref string) ([]Entry, error) {
 	var found []Entry
@@ -56,21 +56,6 @@ func (m *Mailbox) Locate(ref string) ([]Entry, error) {
 		}
 	}
 	return found, nil
-}
-
-// IngestIdle does what a runner does first when no consumer holds the
-// mailbox: it ingests inbox.json and the files dropped into inbox/, so that
-// every pending message has a canonical file to act on. With a consumer up
-// it does nothing, since that consumer ingests them itself.
-func (m *Mailbox) IngestIdle(opts Options, now time.Time) error {
-	c, err := m.Consume(opts, now)
-	if errors.Is(err, ErrConsumerRunning) {
-		return nil
-	}
-	if err != nil {
-		return err
-	}
-	return c.Close()
 }
 
 // ErrMoved is returned when a message moved on (claimed by a runner,

@@ -71,7 +71,7 @@ func BenchmarkPickupLatency(b *testing.B) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error)
 	go func() {
-		done <- Serve(ctx, c, w.C, clock.System, Worker{Handle: func(ctx context.Context, cl *Claim) error {
+		done <- Serve(ctx, c, c, w.C, clock.System, Worker{Handle: func(ctx context.Context, cl *Claim) error {
 			claimed <- time.Now()
 			return c.Complete(cl, Receipt{}, time.Now())
 		}})

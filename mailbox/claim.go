@@ -286,9 +286,9 @@ func (c *Consumer) settleDead(cl *Claim, reason string, now time.Time) error {
 }
 
 func (c *Consumer) deadletterProcessing(stem, id, reason string, now time.Time) error {
-	dst := c.mb.freeDeadletterName(stem + ".json")
-	text := reasonText(c.mb.Agent, ProcessingDir+"/"+stem+".json", id, reason, now)
-	if err := c.mb.moveToDeadletter(c.processing(stem, ".json"), dst, text); err != nil {
+	_, err := c.mb.WriteDeadLetter(Letter{Name: stem + ".json", Fresh: true, From: c.processing(stem, ".json"),
+		Origin: ProcessingDir + "/" + stem + ".json", ID: id, Reason: reason}, now)
+	if err != nil {
 		return err
 	}
 	return c.dropProgress(stem)

@@ -30,13 +30,6 @@ type Options struct {
 	Settle time.Duration
 	// MaxMessageBytes refuses files larger than this (default 4 MiB).
 	MaxMessageBytes int64
-	// MaxInboxJSONBytes is the largest inbox.json ingested (default 64 MiB);
-	// a larger one goes to deadletter/ unread.
-	MaxInboxJSONBytes int64
-	// LockWait is how long one look at inbox.json tries inbox.json.lock
-	// (default 100ms). A lock held longer is tried again within a second,
-	// and meanwhile Waiting says so.
-	LockWait time.Duration
 	// ConsumerWait is how long Consume waits for another consumer to let
 	// go before giving up (default: not at all). A consumer killed a moment
 	// ago can hold its lock a little longer through a child process that
@@ -56,16 +49,9 @@ type Options struct {
 	OnWait func(holder string)
 	// Clock times the waits for the consumer lock; clock.System when nil.
 	Clock clock.Clock
-	// Watch and Shared are places outside the mailbox where old writers
-	// still write (extra.go): absolute paths of folders, files or globs.
-	// Watch holds this agent's messages; Shared holds every agent's, each
-	// taken by the consumer of the agent it is addressed to.
-	Watch, Shared []string
-	// SharedDeadletters makes this consumer the one that dead-letters what
-	// the shared places hold for no agent (one agent of the runtime has it).
-	SharedDeadletters bool
 	// OnEvent, if set, hears about everything the consumer does on its own:
-	// ingests, duplicates, dead letters and recoveries. Callers log them.
+	// ingests, duplicates, dead letters and recoveries. Callers log them;
+	// package intake tells of its own doings here too.
 	OnEvent func(Event)
 }
 
@@ -89,12 +75,6 @@ func (o *Options) defaults() {
 	}
 	if o.MaxMessageBytes <= 0 {
 		o.MaxMessageBytes = 4 << 20
-	}
-	if o.MaxInboxJSONBytes <= 0 {
-		o.MaxInboxJSONBytes = 64 << 20
-	}
-	if o.LockWait <= 0 {
-		o.LockWait = 100 * time.Millisecond
 	}
 }
 
@@ -134,7 +114,6 @@ type Consumer struct {
 	settling map[string]settleState
 	orphans  []string // stems a crashed consumer left in processing/
 	inflight *Claim
-	lockBusy lockBusy // inbox.json.lock found held by another process
 }
 
 type settleState struct {
@@ -205,9 +184,6 @@ func (c *Consumer) NextWake() (t time.Time, ok bool) {
 	if len(c.orphans) > 0 {
 		return time.Time{}, true
 	}
-	if retry, busy := c.lockBusy.retryAt(); busy && (!ok || retry.Before(t)) {
-		t, ok = retry, true
-	}
 	return t, ok
 }
 
@@ -217,15 +193,19 @@ func (c *Consumer) emit(kind, id, file, reason string) {
 	}
 }
 
-// Scan is the full rescan: it ingests inbox.json, reads every file in
-// inbox/ that the index does not know yet, and drops index entries whose
-// files are gone. It runs at start and periodically, because file events
-// can be lost and never arrive on network folders.
+// Options are the consumer's settings, with the defaults filled in.
+func (c *Consumer) Options() Options { return c.opts }
+
+// Mailbox is the mailbox the consumer consumes.
+func (c *Consumer) Mailbox() *Mailbox { return c.mb }
+
+// Scan is the full rescan of the mailbox's folders: it recreates those
+// someone removed, reads every file in inbox/ that the index does not know
+// yet, and drops index entries whose files are gone. It runs at start and
+// periodically, because file events can be lost and never arrive on
+// network folders.
 func (c *Consumer) Scan(now time.Time) error {
 	if _, err := c.repair(); err != nil {
-		return err
-	}
-	if err := c.ingestInboxJSON(now); err != nil {
 		return err
 	}
 	entries, err := os.ReadDir(c.mb.path(InboxDir))
@@ -266,11 +246,11 @@ func (c *Consumer) Scan(now time.Time) error {
 		}
 	}
 	for name := range c.settling {
-		if !present[name] && !filepath.IsAbs(name) {
+		if !present[name] {
 			delete(c.settling, name)
 		}
 	}
-	return c.scanExtra(now)
+	return nil
 }
 
 // repair recreates the mailbox's folders that someone removed, so that the
@@ -286,34 +266,23 @@ func (c *Consumer) repair() (bool, error) {
 	return len(recreated) > 0, nil
 }
 
-// Notice handles names that file events reported as changed in inbox/ or
-// in the mailbox folder (inbox.json).
+// Notice handles names that file events reported as changed in inbox/.
+// inbox.json and paths outside the mailbox, which the watcher reports too,
+// are the intake's, and left to it.
 func (c *Consumer) Notice(now time.Time, names ...string) error {
 	for _, name := range names {
-		var err error
-		switch {
-		case name == InboxJSON:
-			err = c.ingestInboxJSON(now)
-		case filepath.IsAbs(name): // a file of the places old writers write to
-			err = c.noticeExtra(name, now)
-		default:
-			err = c.ingestFile(name, now)
+		if name == InboxJSON || filepath.IsAbs(name) {
+			continue
 		}
-		if err != nil {
+		if err := c.ingestFile(name, now); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// Tick reads the settling files whose settle period has passed, and looks
-// at inbox.json again when its lock was held last time.
+// Tick reads the files dropped into inbox/ whose settle period has passed.
 func (c *Consumer) Tick(now time.Time) error {
-	if retry, busy := c.lockBusy.retryAt(); busy && !now.Before(retry) {
-		if err := c.ingestInboxJSON(now); err != nil {
-			return err
-		}
-	}
 	for name, st := range c.settling {
 		if !now.Before(st.since.Add(c.opts.Settle)) {
 			if err := c.Notice(now, name); err != nil {

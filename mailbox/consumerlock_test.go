@@ -189,27 +189,6 @@ func TestRunnerWaitEndsWithItsContext(t *testing.T) {
 	}
 }
 
-// A writer stuck holding inbox.json.lock does not stop the consumer; what
-// it waits for, holder named, is what Waiting says.
-func TestHeldInboxJSONLockNamesItsHolder(t *testing.T) {
-	root := newRuntime(t, "Agent-1")
-	mb := openMailbox(t, root, "Agent-1")
-	writeFile(t, mb.path(InboxJSON), []byte(`[{"id": "m-1", "from": "Agent-2", "to": "Agent-1", "body": "hi"}]`))
-	writer, _ := holdInChild(t, root, "stranger", "MAILBOX_LOCK="+mb.path(InboxJSONLock))
-	c, err := mb.Consume(Options{LockWait: 50 * time.Millisecond}, t0)
-	if err != nil {
-		t.Fatalf("Consume with inbox.json.lock held: %v", err)
-	}
-	defer c.Close()
-	waiting := c.Waiting()
-	if !strings.Contains(waiting, InboxJSONLock) {
-		t.Fatalf("Waiting() = %q, want it to name %s", waiting, InboxJSONLock)
-	}
-	if want := fmt.Sprintf("pid %d", writer.Process.Pid); runtime.GOOS == "linux" && !strings.Contains(waiting, want) {
-		t.Errorf("Waiting() = %q does not name the holder, %s", waiting, want)
-	}
-}
-
 // RunnerPID names a live runner holding the consumer lock, and nothing
 // else: not a stranger's flock, not a runner that let go.
 func TestRunnerPIDNamesOnlyALiveRunner(t *testing.T) {

@@ -15,6 +15,70 @@ import (
 // is in deadletter/.
 const ReasonSuffix = ".reason.txt"
 
+// Letter is one thing going to deadletter/: a file moved there whole, or
+// bytes that never were a file of their own (an entry of inbox.json, the
+// stale tail of one, a message of an appended text file).
+type Letter struct {
+	// Name is its name in deadletter/.
+	Name string
+	// Fresh makes Name free first, by a number in front, so that a dead
+	// letter never replaces another. Without it, Name is derived from
+	// where the letter came from, and Data found there already was written
+	// before a crash: nothing is written or reported again.
+	Fresh bool
+	// From is the file moved in by rename; "" when Data holds the letter.
+	From string
+	Data []byte
+	// Origin is where it was, as the reason file says: "inbox/x.md",
+	// "inbox.json[3]", a path outside the mailbox.
+	Origin string
+	ID     string // the message's id, when it decoded
+	Reason string
+}
+
+// WriteDeadLetter is the one writer of deadletter/: it writes the reason
+// first, then the letter, so a dead letter is never without its reason.
+// written is false when there was nothing to do: the file to move was
+// gone, or the letter was written before. The folder is recreated if
+// someone removed it: a dead letter must always land.
+func (m *Mailbox) WriteDeadLetter(l Letter, now time.Time) (written bool, err error) {
+	if l.From == "" {
+		if _, err := os.Lstat(m.path(DeadletterDir, l.Name)); err == nil && !l.Fresh {
+			return false, nil
+		}
+	}
+	if _, err := m.ensureDir(DeadletterDir); err != nil {
+		return false, fmt.Errorf("cannot dead-letter %s: %w", l.Origin, err)
+	}
+	name := l.Name
+	if l.Fresh {
+		name = m.freeDeadletterName(name)
+	}
+	reason := m.path(DeadletterDir, name+ReasonSuffix)
+	if err := atomicfile.WriteFile(reason, reasonText(m.Agent, l.Origin, l.ID, l.Reason, now)); err != nil {
+		return false, fmt.Errorf("cannot dead-letter %s: %w", l.Origin, err)
+	}
+	if l.From == "" {
+		err := atomicfile.Create(m.path(DeadletterDir, name), l.Data)
+		if errors.Is(err, fs.ErrExist) {
+			return false, nil
+		}
+		if err != nil {
+			return false, fmt.Errorf("cannot dead-letter %s: %w", l.Origin, err)
+		}
+		return true, nil
+	}
+	if err := os.Rename(l.From, m.path(DeadletterDir, name)); err != nil {
+		// A reason without its letter would only puzzle a person.
+		os.Remove(reason)
+		if errors.Is(err, fs.ErrNotExist) {
+			return false, nil
+		}
+		return false, fmt.Errorf("cannot dead-letter %s: %w", l.Origin, err)
+	}
+	return true, atomicfile.SyncDir(m.path(DeadletterDir))
+}
+
 // reasonText is what a person reads next to a dead letter.
 func reasonText(agent, file, id, reason string, now time.Time) []byte {
 	var b strings.Builder
@@ -43,31 +107,14 @@ func (m *Mailbox) freeDeadletterName(name string) string {
 }
 
 // deadletterFile moves a file that cannot be used out of inbox/ into
-// deadletter/, reason first, so it is never without one.
+// deadletter/.
 func (c *Consumer) deadletterFile(name, reason string, now time.Time) error {
 	delete(c.settling, name)
-	dst := c.mb.freeDeadletterName(now.UTC().Format("20060102T150405Z") + "-" + name)
-	if err := c.mb.moveToDeadletter(c.mb.path(InboxDir, name), dst, reasonText(c.mb.Agent, InboxDir+"/"+name, "", reason, now)); err != nil {
+	_, err := c.mb.WriteDeadLetter(Letter{Name: now.UTC().Format("20060102T150405Z") + "-" + name, Fresh: true,
+		From: c.mb.path(InboxDir, name), Origin: InboxDir + "/" + name, Reason: reason}, now)
+	if err != nil {
 		return err
 	}
 	c.emit("deadlettered", "", name, reason)
 	return nil
-}
-
-func (m *Mailbox) moveToDeadletter(src, dstName string, reason []byte) error {
-	// Recreated if someone removed it: a dead letter must always land.
-	if _, err := m.ensureDir(DeadletterDir); err != nil {
-		return fmt.Errorf("cannot dead-letter %s: %w", src, err)
-	}
-	if err := atomicfile.WriteFile(m.path(DeadletterDir, dstName+ReasonSuffix), reason); err != nil {
-		return fmt.Errorf("cannot dead-letter %s: %w", src, err)
-	}
-	if err := os.Rename(src, m.path(DeadletterDir, dstName)); err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			os.Remove(m.path(DeadletterDir, dstName+ReasonSuffix))
-			return nil
-		}
-		return fmt.Errorf("cannot dead-letter %s: %w", src, err)
-	}
-	return atomicfile.SyncDir(m.path(DeadletterDir))
 }

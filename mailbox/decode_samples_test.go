@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/agentctl/agentctl/mailbox/dreamos"
 )
 
 const samplesDir = "../fixtures/dreamos-samples"
@@ -105,7 +107,7 @@ func TestDecodeCorruptedQueue(t *testing.T) {
 	if _, err := Decode(data, Source{Name: "queue.json", Owner: "Agent-4"}); err == nil {
 		t.Fatal("Decode of the corrupted queue succeeded")
 	}
-	entries, tail, err := decodeArrayPrefix(data)
+	entries, tail, err := dreamos.InboxJSONEntries(data)
 	if err != nil {
 		t.Fatal(err)
 	}

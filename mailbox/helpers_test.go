@@ -51,8 +51,6 @@ func playRole(role string) error {
 		return consumeUntil(mb, os.Getenv("MAILBOX_DONE"))
 	case "runner", "stranger":
 		return holdConsumerLock(mb, role)
-	case "hold-lock":
-		return holdInboxJSONLock(mb, os.Getenv("MAILBOX_READY"), os.Getenv("MAILBOX_DONE"))
 	}
 	return fmt.Errorf("unknown role %q", role)
 }
@@ -69,19 +67,12 @@ func consumeUntil(mb *Mailbox, done string) error {
 	if d, err := time.ParseDuration(os.Getenv("MAILBOX_RESCAN")); err == nil {
 		rescan = d
 	}
-	// The places old writers write to, as the runner is given them.
-	if k := os.Getenv("MAILBOX_KNOWN"); k != "" {
-		opts.Known = strings.Split(k, ",")
-	}
-	opts.Watch = filepath.SplitList(os.Getenv("MAILBOX_WATCH"))
-	opts.Shared = filepath.SplitList(os.Getenv("MAILBOX_SHARED"))
-	opts.SharedDeadletters = os.Getenv("MAILBOX_SHARED_DEADLETTERS") != ""
 	c, err := mb.Consume(opts, time.Now())
 	if err != nil {
 		return err
 	}
 	defer c.Close()
-	w, err := Watch(mb, WatchOptions{RescanInterval: rescan, Extra: append(opts.Watch, opts.Shared...)})
+	w, err := Watch(mb, WatchOptions{RescanInterval: rescan})
 	if err != nil {
 		return err
 	}
@@ -96,44 +87,12 @@ func consumeUntil(mb *Mailbox, done string) error {
 			time.Sleep(20 * time.Millisecond)
 		}
 	}()
-	return Serve(ctx, c, w.C, clock.System, Worker{Handle: func(ctx context.Context, cl *Claim) error {
+	return Serve(ctx, c, c, w.C, clock.System, Worker{Handle: func(ctx context.Context, cl *Claim) error {
 		if err := c.Record(cl, "worked", time.Now()); err != nil {
 			return err
 		}
 		return c.Complete(cl, Receipt{Reply: "ok " + cl.Message.ID}, time.Now())
 	}})
-}
-
-// holdInboxJSONLock holds the writers' lock as a stuck Dream.OS writer
-// would, from when it creates ready until done appears.
-func holdInboxJSONLock(mb *Mailbox, ready, done string) error {
-	lock, err := mb.lockInboxJSON(time.Minute)
-	if err != nil {
-		return err
-	}
-	defer lock.Unlock()
-	if err := os.WriteFile(ready, nil, 0o644); err != nil {
-		return err
-	}
-	for {
-		if _, err := os.Stat(done); err == nil {
-			return nil
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
-}
-
-// waitForFile waits, with a deadline, until path exists.
-func waitForFile(t testing.TB, path string) {
-	t.Helper()
-	for end := time.Now().Add(30 * time.Second); ; time.Sleep(5 * time.Millisecond) {
-		if _, err := os.Stat(path); err == nil {
-			return
-		}
-		if time.Now().After(end) {
-			t.Fatalf("%s did not appear", path)
-		}
-	}
 }
 
 // startRole starts this test binary as a child process in role.

@@ -14,9 +14,9 @@ import (
 	"github.com/agentctl/agentctl/internal/atomicfile"
 )
 
-// isIgnored reports names that are never messages: dot-files (our temp
+// Ignored reports names that are never messages: dot-files (our temp
 // files, editors' swap files) and the temp names of editors and downloads.
-func isIgnored(name string) bool {
+func Ignored(name string) bool {
 	if atomicfile.IsTemp(name) {
 		return true
 	}
@@ -31,7 +31,7 @@ func isIgnored(name string) bool {
 // ingestFile looks at one name in inbox/ and leaves it indexed, normalised
 // into a canonical message, settling, or dead-lettered.
 func (c *Consumer) ingestFile(name string, now time.Time) error {
-	if isIgnored(name) || strings.ContainsAny(name, `/\`) {
+	if Ignored(name) || strings.ContainsAny(name, `/\`) {
 		return nil
 	}
 	path := c.mb.path(InboxDir, name)
@@ -57,7 +57,7 @@ func (c *Consumer) ingestFile(name string, now time.Time) error {
 		return c.deadletterFile(name, fmt.Sprintf("it is %d bytes, over the %d-byte limit for one message", fi.Size(), c.opts.MaxMessageBytes), now)
 	}
 	ext := strings.ToLower(filepath.Ext(name))
-	if !isMessageExt(ext) {
+	if !MessageExt(ext) {
 		if c.settled(name, fi, now) {
 			return c.deadletterFile(name, "only *.json, *.msg, *.md and *.txt files are messages", now)
 		}
@@ -96,7 +96,7 @@ func (c *Consumer) ingestFile(name string, now time.Time) error {
 	// A dropped file: deliver it under its canonical name, then remove the
 	// original. A crash in between leaves both, and the next look finds the
 	// original to be a duplicate of its own delivery.
-	if err := c.deliverFound(msg, name); err != nil {
+	if err := c.DeliverFound(msg, name); err != nil {
 		return err
 	}
 	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -105,10 +105,12 @@ func (c *Consumer) ingestFile(name string, now time.Time) error {
 	return nil
 }
 
-// deliverFound delivers a message found in a dropped file or in inbox.json
-// and indexes it. A duplicate is no error: it is the same message again, or
-// our own delivery from before a crash.
-func (c *Consumer) deliverFound(msg Message, from string) error {
+// DeliverFound delivers a message found in a file (dropped into inbox/,
+// taken from inbox.json or from a place outside the mailbox) and indexes
+// it, so it is claimable at once. A duplicate is no error: it is the same
+// message again, or our own delivery from before a crash; from names the
+// file in the events that say which.
+func (c *Consumer) DeliverFound(msg Message, from string) error {
 	err := c.mb.Deliver(msg)
 	switch {
 	case errors.Is(err, ErrDuplicate):
@@ -144,10 +146,10 @@ func (c *Consumer) index(msg Message) {
 	c.q.add(p)
 }
 
-// isMessageExt reports the extensions Dream.OS gave message files: JSON
+// MessageExt reports the extensions Dream.OS gave message files: JSON
 // as .json or .msg, Markdown as .md or .txt (its content decides how each
 // is read).
-func isMessageExt(ext string) bool {
+func MessageExt(ext string) bool {
 	switch ext {
 	case ".json", ".msg", ".md", ".txt":
 		return true

@@ -2,7 +2,6 @@ package mailbox
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -220,81 +219,6 @@ func findSuffix(names []string, suffix string) string {
 		}
 	}
 	return ""
-}
-
-func TestIngestInboxJSON(t *testing.T) {
-	root := newRuntime(t, "Agent-1", "Agent-2")
-	mb := openMailbox(t, root, "Agent-1")
-	entries := []map[string]any{
-		{"message_id": "dream-1", "sender": "Agent-2", "recipient": "Agent-1", "body": map[string]any{"text": "hello"}, "priority": "HIGH"},
-		{"sender": "Agent-2", "recipient": "Agent-1", "content": "no id here"},
-		{"sender": "Agent-2", "recipient": "Agent-1", "content": "no id here"}, // the same again: a second message
-		{"sender": "Agent-2", "recipient": "Agent 1", "content": "bad recipient"},
-		{"message_id": "dream-1", "sender": "Agent-2", "recipient": "Agent-1", "content": "same id again"},
-	}
-	data, _ := json.MarshalIndent(entries, "", "  ")
-	writeFile(t, mb.path(InboxJSON), data)
-	now := time.Now()
-	c := consume(t, mb, Options{Known: []string{"Agent-1", "Agent-2"}}, now)
-	ids := claimAll(t, c, now)
-	if len(ids) != 3 || ids[0] != "dream-1" {
-		t.Fatalf("claimed %v, want dream-1 first and two id-less messages", ids)
-	}
-	left, _ := os.ReadFile(mb.path(InboxJSON))
-	if strings.TrimSpace(string(left)) != "[]" {
-		t.Errorf("inbox.json = %q, want []", left)
-	}
-	dl := names(t, mb.path(DeadletterDir))
-	if len(dl) != 2 || !strings.HasSuffix(dl[0], "inbox.json-3.json") {
-		t.Fatalf("deadletter = %v", dl)
-	}
-}
-
-func TestIngestCorruptedInboxJSON(t *testing.T) {
-	root := newRuntime(t, "Agent-4")
-	mb := openMailbox(t, root, "Agent-4")
-	sample := readSample(t, "victor-dreamos__ops__messaging__message_queue__queue_20251130_025028_corrupted.json")
-	writeFile(t, mb.path(InboxJSON), sample)
-	now := time.Now()
-	// The queue holds messages for several agents: only Agent-4's are kept
-	// here, the rest are dead-lettered as misaddressed.
-	known := []string{"Agent-1", "Agent-2", "Agent-3", "Agent-4", "Agent-5", "Agent-6", "Agent-7", "Agent-8"}
-	c := consume(t, mb, Options{Known: known}, now)
-	ids := claimAll(t, c, now)
-	entries, tail, err := decodeArrayPrefix(sample)
-	if err != nil || tail == 0 {
-		t.Fatal(err)
-	}
-	dl := names(t, mb.path(DeadletterDir))
-	if len(ids)+(len(dl)-2)/2 != len(entries) {
-		t.Errorf("%d claimed + %d dead-lettered entries != %d entries", len(ids), (len(dl)-2)/2, len(entries))
-	}
-	tailFile := findSuffix(dl, "-inbox.json-tail")
-	got, _ := os.ReadFile(mb.path(DeadletterDir, tailFile))
-	if !bytes.Equal(got, sample[tail:]) {
-		t.Errorf("the stale tail was not kept in deadletter/ (%s)", tailFile)
-	}
-	if left, _ := os.ReadFile(mb.path(InboxJSON)); strings.TrimSpace(string(left)) != "[]" {
-		t.Errorf("inbox.json = %.80q, want []", left)
-	}
-}
-
-func TestInvalidInboxJSONIsNeverReadAsEmpty(t *testing.T) {
-	root := newRuntime(t, "Agent-1")
-	mb := openMailbox(t, root, "Agent-1")
-	bad := []byte(`{{ "sender": "Agent-2", "body": "x" }}`)
-	writeFile(t, mb.path(InboxJSON), bad)
-	now := time.Now()
-	consume(t, mb, Options{Known: []string{"Agent-1"}}, now)
-	dl := names(t, mb.path(DeadletterDir))
-	kept, _ := os.ReadFile(mb.path(DeadletterDir, findSuffix(dl, "-inbox.json")))
-	if !bytes.Equal(kept, bad) {
-		t.Fatalf("deadletter = %v; the invalid inbox.json was not kept whole", dl)
-	}
-	// Its writer wrote an object: it gets an empty object back.
-	if left, _ := os.ReadFile(mb.path(InboxJSON)); strings.TrimSpace(string(left)) != "{}" {
-		t.Errorf("inbox.json = %q, want {}", left)
-	}
 }
 
 func TestScanRemovesOldLeftoverTempFiles(t *testing.T) {

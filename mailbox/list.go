@@ -8,6 +8,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"github.com/agentctl/agentctl/mailbox/dreamos"
 )
 
 // States a message can be in, named after what a person would ask for.
@@ -53,7 +55,7 @@ func (m *Mailbox) List(state string) ([]Entry, error) {
 // isMessageFile tells message files from their sidecars and from files that
 // are not ours to read.
 func isMessageFile(name string) bool {
-	return !isIgnored(name) && !strings.HasSuffix(name, ProgressSuffix) && !strings.HasSuffix(name, ReceiptSuffix)
+	return !Ignored(name) && !strings.HasSuffix(name, ProgressSuffix) && !strings.HasSuffix(name, ReceiptSuffix)
 }
 
 func (m *Mailbox) listDir(state, dir string) ([]Entry, error) {
@@ -134,7 +136,7 @@ func (m *Mailbox) listPending() ([]Entry, error) {
 // was taken out of it and waits in .ingest/.
 func (m *Mailbox) readInboxJSON() ([]Entry, error) {
 	spooled := m.spooledEntries()
-	if isEmptyInboxJSON(m.path(InboxJSON)) {
+	if IsEmptyInboxJSON(m.path(InboxJSON)) {
 		return spooled, nil
 	}
 	lock, err := m.lockInboxJSON(defaultLockWait)
@@ -150,7 +152,7 @@ func (m *Mailbox) readInboxJSON() ([]Entry, error) {
 		return nil, err
 	}
 	fi, _ := os.Stat(m.path(InboxJSON))
-	raws, _, err := decodeArrayPrefix(data)
+	raws, _, err := dreamos.InboxJSONEntries(data)
 	if err != nil {
 		return append(spooled, Entry{State: StatePending, File: InboxJSON, Problem: err.Error(), Message: Message{CreatedAt: modTime(fi)}}), nil
 	}

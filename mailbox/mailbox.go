@@ -132,6 +132,24 @@ func (m *Mailbox) Deliver(msg Message) error {
 	return nil
 }
 
+// DeliverBytes puts bytes that may be no message into the inbox under
+// name, as a person dropping a file there would: the consumer reads them
+// as it reads any dropped file, and dead-letters them with the reason when
+// they are no message, so that nothing received is dropped unseen. A name
+// taken already means the same bytes were delivered before, which is no
+// error: callers derive the name from where the bytes came from.
+func (m *Mailbox) DeliverBytes(name string, data []byte) error {
+	if Ignored(name) || strings.ContainsAny(name, `/\`) {
+		// A name the consumer would never read, or a path.
+		return fmt.Errorf("cannot deliver %s to %s: not a name for a dropped file", name, m.Agent)
+	}
+	err := atomicfile.Create(m.path(InboxDir, name), data)
+	if err != nil && !errors.Is(err, fs.ErrExist) {
+		return fmt.Errorf("cannot deliver %s to %s: %w", name, m.Agent, err)
+	}
+	return nil
+}
+
 // withdrawSuffix ends the dot-name under which a delivery that found its
 // id seen checks the file it linked (see withdraw).
 const withdrawSuffix = ".withdrawing"

@@ -1,8 +1,6 @@
 package mailbox
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"maps"
 	"math/rand/v2"
@@ -132,83 +130,6 @@ func TestConsumerKilledAtRandom(t *testing.T) {
 	checkExactlyOnce(t, mb, want)
 }
 
-// Writers that behave exactly like the Dream.OS Python ones (flock, read,
-// append, rewrite in place) race with the consumer's ingest of inbox.json:
-// nothing lost or doubled, and inbox.json always valid JSON in the shape
-// its writers use (an array, or a container object whose writer fails on
-// anything else), with or without a byte order mark.
-func TestDreamOSWritersRaceIngest(t *testing.T) {
-	python, err := exec.LookPath("python3")
-	if err != nil {
-		t.Fatal("python3 is needed to run the Dream.OS writer: ", err)
-	}
-	for _, style := range []string{"array", "container", "bom"} {
-		t.Run(style, func(t *testing.T) { testWritersRaceIngest(t, python, style) })
-	}
-}
-
-func testWritersRaceIngest(t *testing.T, python, style string) {
-	const writers, each = 4, 100
-	root := newRuntime(t, "Agent-1")
-	mb := openMailbox(t, root, "Agent-1")
-	consumer := startRole(t, "consume", "MAILBOX_ROOT="+root, "MAILBOX_AGENT=Agent-1", "MAILBOX_DONE="+filepath.Join(root, "done"))
-	args := []string{"--no-ids"}
-	switch style {
-	case "container":
-		args = append(args, "--container")
-		// The writer makes the container only when no file is there.
-		writeFile(t, mb.path(InboxJSON), []byte(`{"messages": [], "metadata": {"total": 0}}`))
-	case "bom":
-		args = append(args, "--bom")
-	}
-	var procs []*exec.Cmd
-	for w := range writers {
-		cmd := exec.Command(python, append([]string{"../fixtures/dreamos/inbox_writer.py", mb.Dir, fmt.Sprintf("py%d", w), fmt.Sprint(each)}, args...)...)
-		cmd.Stderr = os.Stderr
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		procs = append(procs, cmd)
-	}
-	for _, p := range procs {
-		if err := p.Wait(); err != nil {
-			t.Fatalf("Dream.OS writer: %v", err)
-		}
-	}
-	end := time.Now().Add(60 * time.Second)
-	var bodies map[string]int
-	for {
-		bodies = archivedBodies(t, mb)
-		if len(bodies) >= writers*each || time.Now().After(end) {
-			break
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	stopConsumer(t, root, consumer)
-	for w := range writers {
-		for n := range each {
-			if b := fmt.Sprintf("py%d-%d", w, n); bodies[b] != 1 {
-				t.Errorf("%s archived %d times", b, bodies[b])
-			}
-		}
-	}
-	left, _ := os.ReadFile(mb.path(InboxJSON))
-	want := "[]"
-	if style == "container" {
-		want = fmt.Sprintf(`{"messages":[],"metadata":{"total":%d}}`, writers*each)
-		var compact bytes.Buffer
-		if err := json.Compact(&compact, left); err == nil {
-			left = compact.Bytes()
-		}
-	}
-	if got := strings.TrimSpace(string(left)); got != want {
-		t.Errorf("inbox.json = %.200q, want %s", got, want)
-	}
-	if dl := names(t, mb.path(DeadletterDir)); len(dl) != 0 {
-		t.Errorf("deadletter holds %v", dl)
-	}
-}
-
 // countArchived counts receipts without reading them: cheap enough to poll.
 func countArchived(mb *Mailbox) int {
 	n := 0
@@ -222,24 +143,4 @@ func countArchived(mb *Mailbox) int {
 		}
 	}
 	return n
-}
-
-func archivedBodies(t *testing.T, mb *Mailbox) map[string]int {
-	t.Helper()
-	bodies := map[string]int{}
-	days, _ := os.ReadDir(mb.path(ArchiveDir))
-	for _, d := range days {
-		for _, name := range names(t, mb.path(ArchiveDir, d.Name())) {
-			if strings.HasSuffix(name, ReceiptSuffix) {
-				continue
-			}
-			data, _ := os.ReadFile(mb.path(ArchiveDir, d.Name(), name))
-			msg, err := Decode(data, Source{Name: name, Owner: mb.Agent})
-			if err != nil {
-				t.Fatal(err)
-			}
-			bodies[msg.Body]++
-		}
-	}
-	return bodies
 }

@@ -20,7 +20,7 @@ func (c *Consumer) recover(now time.Time) error {
 	}
 	for _, e := range entries {
 		name := e.Name()
-		if isIgnored(name) {
+		if Ignored(name) {
 			continue
 		}
 		if stem, ok := strings.CutSuffix(name, ProgressSuffix); ok {
@@ -43,9 +43,9 @@ func (c *Consumer) recover(now time.Time) error {
 		if !ok || strings.Contains(stem, ".") {
 			// Nothing agentctl writes: a person's file. It is kept, where
 			// status counts it as dead rather than forever in flight.
-			dst := c.mb.freeDeadletterName(now.UTC().Format("20060102T150405Z") + "-" + name)
 			reason := "found in processing/, where only claimed messages and their progress logs belong"
-			if err := c.mb.moveToDeadletter(c.processing(name, ""), dst, reasonText(c.mb.Agent, ProcessingDir+"/"+name, "", reason, now)); err != nil {
+			if _, err := c.mb.WriteDeadLetter(Letter{Name: now.UTC().Format("20060102T150405Z") + "-" + name, Fresh: true,
+				From: c.processing(name, ""), Origin: ProcessingDir + "/" + name, Reason: reason}, now); err != nil {
 				return err
 			}
 			c.emit("deadlettered", "", ProcessingDir+"/"+name, reason)

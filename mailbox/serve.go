@@ -26,12 +26,27 @@ type Worker struct {
 	Between func(now time.Time) (next time.Time, err error)
 }
 
-// Serve is the consumer loop: claim and handle whatever is claimable, then
-// sleep until a change in the mailbox, the consumer's next wake-up (a retry
-// coming due, a dropped file settling, a lock to try again), the end of a
-// hold, or the worker's next housekeeping. It never polls while idle. It
-// returns nil when ctx is done.
-func Serve(ctx context.Context, c *Consumer, changes <-chan Change, clk clock.Clock, w Worker) error {
+// Feed is what looks at the mailbox when it changes or time passes: a
+// Consumer itself, for its inbox/ folder, or package intake's Intake, which
+// also takes in inbox.json and the places outside the mailbox, and passes
+// on to its Consumer what is the Consumer's.
+type Feed interface {
+	// Scan looks at everything again; Notice at the names a Change
+	// reports.
+	Scan(now time.Time) error
+	Notice(now time.Time, names ...string) error
+	// Tick does what NextWake said was due.
+	Tick(now time.Time) error
+	NextWake() (t time.Time, ok bool)
+}
+
+// Serve is the consumer loop: claim from c and handle whatever is
+// claimable, then sleep until a change in the mailbox, the feed's next
+// wake-up (a retry coming due, a dropped file settling, a lock to try
+// again), the end of a hold, or the worker's next housekeeping; changes
+// and wake-ups go to feed. It never polls while idle. It returns nil when
+// ctx is done.
+func Serve(ctx context.Context, c *Consumer, feed Feed, changes <-chan Change, clk clock.Clock, w Worker) error {
 	for {
 		held, err := drain(ctx, c, clk, w)
 		if err != nil || ctx.Err() != nil {
@@ -48,7 +63,7 @@ func Serve(ctx context.Context, c *Consumer, changes <-chan Change, clk clock.Cl
 				next, wake = t, true
 			}
 		}
-		if t, ok := c.NextWake(); ok && (!wake || t.Before(next)) {
+		if t, ok := feed.NextWake(); ok && (!wake || t.Before(next)) {
 			next, wake = t, true
 		}
 		var timer <-chan time.Time
@@ -64,13 +79,13 @@ func Serve(ctx context.Context, c *Consumer, changes <-chan Change, clk clock.Cl
 			}
 			now := clk.Now()
 			if ch.Rescan {
-				err = c.Scan(now)
+				err = feed.Scan(now)
 			}
 			if err == nil {
-				err = c.Notice(now, ch.Names...)
+				err = feed.Notice(now, ch.Names...)
 			}
 		case <-timer:
-			err = c.Tick(clk.Now())
+			err = feed.Tick(clk.Now())
 		}
 		if err != nil {
 			return err

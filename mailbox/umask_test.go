@@ -22,7 +22,7 @@ func TestMailboxFilesFollowTheUmask(t *testing.T) {
 		if err := mb.Deliver(testMessage("m-1", "Agent-1", Normal)); err != nil {
 			t.Fatal(err)
 		}
-		writeFile(t, mb.path(InboxJSON), []byte(`[{"id": "m-2", "from": "Agent-2", "to": "Agent-1", "body": "hi"}]`))
+		writeFile(t, inboxPath(mb, "dropped.json"), []byte(`{"id": "m-2", "from": "Agent-2", "to": "Agent-1", "body": "hi"}`))
 		c := consume(t, mb, Options{}, t0)
 		for range 2 {
 			cl, err := c.Claim(t0)
@@ -56,7 +56,7 @@ func TestMailboxFilesFollowTheUmask(t *testing.T) {
 			case strings.HasSuffix(path, ".lock"):
 				want = fs.FileMode(0o660 &^ umask)
 			}
-			if path == root || rel == filepath.Join("agent_mailboxes", "Agent-1", InboxJSON) {
+			if path == root || rel == filepath.Join("agent_mailboxes", "Agent-1", InboxDir, "dropped.json") {
 				return nil // made by the test
 			}
 			seen[filepath.Ext(rel)] = true

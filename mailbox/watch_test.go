@@ -80,7 +80,7 @@ func serveInBackground(t *testing.T, mb *Mailbox, opts Options, wopts WatchOptio
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
-		done <- Serve(ctx, c, w.C, clk, Worker{Handle: func(ctx context.Context, cl *Claim) error {
+		done <- Serve(ctx, c, c, w.C, clk, Worker{Handle: func(ctx context.Context, cl *Claim) error {
 			handled <- cl.Message.ID
 			return c.Complete(cl, Receipt{}, clk.Now())
 		}})

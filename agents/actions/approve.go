@@ -9,6 +9,7 @@ import (
 	"github.com/agentctl/agentctl/agents"
 	"github.com/agentctl/agentctl/agents/audit"
 	"github.com/agentctl/agentctl/mailbox"
+	"github.com/agentctl/agentctl/mailbox/intake"
 )
 
 // Approve applies the effect that approval request id holds, waiting in
@@ -83,7 +84,7 @@ func (rt Runtime) pendingApproval(as, id string) (*mailbox.Mailbox, string, mail
 	if err != nil {
 		return nil, "", mailbox.Entry{}, none, err
 	}
-	if err := mb.IngestIdle(AdminOptions(rt.Config), rt.now().UTC()); err != nil {
+	if err := intake.Idle(mb, AdminOptions(rt.Config), IntakeOptions(rt.Config), rt.now().UTC()); err != nil {
 		return nil, "", mailbox.Entry{}, none, err
 	}
 	found, err := mb.Locate(id)

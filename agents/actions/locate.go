@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/agentctl/agentctl/mailbox"
+	"github.com/agentctl/agentctl/mailbox/intake"
 )
 
 // Located is a message found by id, and the mailbox it is in.
@@ -35,7 +36,7 @@ func (rt Runtime) Locate(ref, only string, ingest bool) ([]Located, error) {
 			continue // a missing mailbox holds nothing; status reports it
 		}
 		if ingest {
-			if err := mb.IngestIdle(AdminOptions(rt.Config), rt.now()); err != nil {
+			if err := intake.Idle(mb, AdminOptions(rt.Config), IntakeOptions(rt.Config), rt.now()); err != nil {
 				return nil, err
 			}
 		}

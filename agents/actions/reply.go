@@ -9,6 +9,7 @@ import (
 
 	"github.com/agentctl/agentctl/internal/agentname"
 	"github.com/agentctl/agentctl/mailbox"
+	"github.com/agentctl/agentctl/mailbox/intake"
 )
 
 // Replied is a person's answer to a message in their mailbox.
@@ -37,7 +38,7 @@ func (rt Runtime) Reply(as, id, text string) (Replied, error) {
 		return Replied{}, err
 	}
 	now := rt.now().UTC()
-	if err := mb.IngestIdle(AdminOptions(rt.Config), now); err != nil {
+	if err := intake.Idle(mb, AdminOptions(rt.Config), IntakeOptions(rt.Config), now); err != nil {
 		return Replied{}, err
 	}
 	question, err := PendingFor(mb, id)

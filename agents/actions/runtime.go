@@ -10,6 +10,7 @@ import (
 	"github.com/agentctl/agentctl/internal/clock"
 	"github.com/agentctl/agentctl/internal/typo"
 	"github.com/agentctl/agentctl/mailbox"
+	"github.com/agentctl/agentctl/mailbox/intake"
 )
 
 // Runtime is the runtime folder the actions change, with its settings.
@@ -101,12 +102,18 @@ func (rt Runtime) mailboxesHint() string {
 // values.
 func ConsumerOptions(cfg config.Config) mailbox.Options {
 	return mailbox.Options{
-		Known:             cfg.AgentNames(),
-		MaxAttempts:       cfg.Mailbox.MaxAttempts,
-		Backoff:           cfg.Mailbox.Backoff.D(),
-		Settle:            cfg.Mailbox.Settle.D(),
-		MaxInboxJSONBytes: cfg.Mailbox.MaxInboxJSONBytes,
+		Known:       cfg.AgentNames(),
+		MaxAttempts: cfg.Mailbox.MaxAttempts,
+		Backoff:     cfg.Mailbox.Backoff.D(),
+		Settle:      cfg.Mailbox.Settle.D(),
 	}
+}
+
+// IntakeOptions hands the settings of agentctl.yaml for taking in
+// inbox.json down as plain values; the places old writers use are the
+// runner's to add.
+func IntakeOptions(cfg config.Config) intake.Options {
+	return intake.Options{MaxInboxJSONBytes: cfg.Mailbox.MaxInboxJSONBytes}
 }
 
 // AdminOptions are the consumer settings of changes made to any mailbox by

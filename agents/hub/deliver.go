@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
 	"path/filepath"
 	"strings"
 	"time"
@@ -41,7 +40,7 @@ func Intake(ctx context.Context, nc *nats.Conn, root string, known []string, log
 		return fmt.Errorf("cannot take forwarded messages: %w", err)
 	}
 	cc, err := cons.Consume(func(m jetstream.Msg) {
-		err := intake(root, known, m)
+		err := deliverForwarded(root, known, m)
 		var nowhere *nowhereError
 		if errors.As(err, &nowhere) {
 			err = keepUndeliverable(root, m, nowhere.Error())
@@ -66,10 +65,10 @@ func Intake(ctx context.Context, nc *nats.Conn, root string, known []string, log
 	return nil
 }
 
-// intake puts one forwarded message in its mailbox. Bytes that are no
+// deliverForwarded puts one forwarded message in its mailbox. Bytes that are no
 // message still go to the inbox, as a file dropped there would, so that
 // the consumer dead-letters them with the reason: nothing is dropped here.
-func intake(root string, known []string, m jetstream.Msg) error {
+func deliverForwarded(root string, known []string, m jetstream.Msg) error {
 	token := strings.TrimPrefix(m.Subject(), "agentctl.deliver.")
 	agent, err := agentname.Resolve(known, token)
 	if err != nil {
@@ -88,11 +87,7 @@ func intake(root string, known []string, m jetstream.Msg) error {
 		if meta != nil {
 			name = fmt.Sprintf("forwarded-%d.json", meta.Sequence.Stream)
 		}
-		err := atomicfile.Create(filepath.Join(mailbox.Dir(root, agent), mailbox.InboxDir, name), m.Data())
-		if err != nil && !errors.Is(err, fs.ErrExist) {
-			return err
-		}
-		return nil
+		return mb.DeliverBytes(name, m.Data())
 	}
 	if err := mb.Deliver(msg); err != nil && !errors.Is(err, mailbox.ErrDuplicate) {
 		return err

@@ -13,12 +13,14 @@ import (
 
 	"github.com/agentctl/agentctl/internal/clock"
 	"github.com/agentctl/agentctl/mailbox"
+	"github.com/agentctl/agentctl/mailbox/intake"
 )
 
 // ForwardSettings are what the forwarder of a seat's machine needs.
 type ForwardSettings struct {
 	Root, Agent string
 	Consumer    mailbox.Options
+	Intake      intake.Options
 	Watch       mailbox.WatchOptions
 	Conn        *nats.Conn
 	Log         zerolog.Logger
@@ -70,10 +72,11 @@ func Forward(ctx context.Context, s ForwardSettings) error {
 		return err
 	}
 	defer w.Close()
-	if err := c.Scan(time.Now()); err != nil {
+	in := intake.New(c, s.Intake)
+	if err := in.Scan(time.Now()); err != nil {
 		return err
 	}
-	return mailbox.Serve(ctx, c, w.C, clock.System, mailbox.Worker{
+	return mailbox.Serve(ctx, c, in, w.C, clock.System, mailbox.Worker{
 		Handle: func(ctx context.Context, cl *mailbox.Claim) error {
 			msg := cl.Message
 			err := retry(ctx, func() error {
@@ -103,7 +106,7 @@ func ForwardOthers(ctx context.Context, s ForwardSettings, names []string) error
 		go func() {
 			defer wg.Done()
 			one := s
-			one.Agent, one.Consumer.Watch, one.Watch.Extra, one.shared = name, nil, nil, true
+			one.Agent, one.Intake.Watch, one.Watch.Extra, one.shared = name, nil, nil, true
 			for ctx.Err() == nil {
 				err := Forward(ctx, one)
 				var locked *mailbox.LockedError

@@ -22,6 +22,7 @@ import (
 	"github.com/agentctl/agentctl/internal/layout"
 	"github.com/agentctl/agentctl/mailbox"
 	"github.com/agentctl/agentctl/mailbox/dreamos"
+	"github.com/agentctl/agentctl/mailbox/intake"
 	"github.com/agentctl/agentctl/projectboard"
 )
 
@@ -206,7 +207,7 @@ func (m *migration) messages(it found, data []byte) {
 			m.deliver(rel, msg)
 		}
 	case foundInboxJSON:
-		entries, tail, err := mailbox.InboxJSONEntries(data)
+		entries, tail, err := dreamos.InboxJSONEntries(data)
 		if err != nil {
 			m.skip(it.Rel, "%v", err)
 			return
@@ -228,9 +229,9 @@ func (m *migration) messages(it found, data []byte) {
 
 func (m *migration) deliver(rel string, msg mailbox.Message) {
 	if msg.To == "" {
-		msg.To = mailbox.RecipientInName(rel)
+		msg.To = intake.RecipientInName(rel)
 	}
-	if s := mailbox.HandledStatus(msg); s != "" {
+	if s := intake.HandledStatus(msg); s != "" {
 		m.skip(rel, "the old system had handled it already (status %s)", s)
 		return
 	}

@@ -6,7 +6,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/agentctl/agentctl/mailbox"
+	"github.com/agentctl/agentctl/mailbox/intake"
 )
 
 // What migrate finds in a Dream.OS folder. findDreamOS is a pure function
@@ -96,7 +96,7 @@ func findDreamOS(files []string) (out []found, skips []skipped) {
 			continue
 		}
 		if f, ok := findMessage(dirs, base, dir); ok {
-			if (f.Kind == foundMessage) && mailbox.HandledName(base) {
+			if (f.Kind == foundMessage) && intake.HandledName(base) {
 				skips = append(skips, skipped{rel, "its old reader renamed it once handled"})
 				continue
 			}

@@ -58,7 +58,7 @@ func runReconcile(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	rc := &agents.Recovery{S: recoverySettings(cfg), Root: env.Root, Agents: cfg.AgentNames(), People: cfg.PeopleNames(), Consumer: consumerOptions(cfg), Log: log}
+	rc := &agents.Recovery{S: recoverySettings(cfg), Root: env.Root, Agents: cfg.AgentNames(), People: cfg.PeopleNames(), Consumer: consumerOptions(cfg), Intake: intakeOptions(cfg), Log: log}
 	now := time.Now()
 	found, err := rc.Reconcile(now)
 	if l := loreSettings(cfg); (l.OnTaskDone || l.EveryMessages > 0) && agents.LoreStale(env.Root, now) {

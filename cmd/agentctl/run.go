@@ -197,16 +197,16 @@ func runnable(command string, agent config.Agent) error {
 // runnerSettings hands the runner its settings from agentctl.yaml as plain
 // values.
 func runnerSettings(env *Env, cfg config.Config, agent config.Agent, driver cursor.Driver, log zerolog.Logger) agents.Settings {
-	consumer := consumerOptions(cfg)
+	consumer, in := consumerOptions(cfg), intakeOptions(cfg)
 	// The places old writers still write to are read by this agent's runner.
-	consumer.Watch, consumer.Shared = agent.WatchPaths(env.Root), cfg.SharedPaths(env.Root)
-	consumer.SharedDeadletters = cfg.SharedDeadletters(agent.Name)
+	in.Watch, in.Shared = agent.WatchPaths(env.Root), cfg.SharedPaths(env.Root)
+	in.SharedDeadletters = cfg.SharedDeadletters(agent.Name)
 	return agents.Settings{
 		Root: env.Root, Agent: agent.Name, Agents: cfg.AgentNames(), Driver: driver,
 		People: cfg.PeopleNames(), Human: cfg.Human(),
-		Consumer: consumer,
+		Consumer: consumer, Intake: in,
 		Watch: mailbox.WatchOptions{Poll: cfg.Mailbox.Watch == "poll", PollInterval: cfg.Mailbox.PollInterval.D(),
-			RescanInterval: cfg.Mailbox.RescanInterval.D(), Extra: append(consumer.Watch, consumer.Shared...)},
+			RescanInterval: cfg.Mailbox.RescanInterval.D(), Extra: append(in.Watch, in.Shared...)},
 		Heartbeat:        cfg.Run.Heartbeat.D(),
 		MaxPromptBytes:   cfg.Run.MaxPromptBytes,
 		ShutdownGrace:    cfg.Run.ShutdownGrace.D(),

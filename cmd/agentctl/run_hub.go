@@ -39,10 +39,11 @@ func runSeat(ctx context.Context, env *Env, cfg config.Config, agent config.Agen
 
 	consumer := consumerOptions(cfg)
 	consumer.Known = cfg.MailboxNames()
-	consumer.Watch = agent.WatchPaths(env.Root)
-	fwd := hub.ForwardSettings{Root: env.Root, Agent: agent.Name, Consumer: consumer, Conn: nc, Log: log,
+	in := intakeOptions(cfg)
+	in.Watch = agent.WatchPaths(env.Root)
+	fwd := hub.ForwardSettings{Root: env.Root, Agent: agent.Name, Consumer: consumer, Intake: in, Conn: nc, Log: log,
 		Watch: mailbox.WatchOptions{Poll: cfg.Mailbox.Watch == "poll", PollInterval: cfg.Mailbox.PollInterval.D(),
-			RescanInterval: cfg.Mailbox.RescanInterval.D(), Extra: consumer.Watch}}
+			RescanInterval: cfg.Mailbox.RescanInterval.D(), Extra: in.Watch}}
 	var others []string
 	for _, name := range cfg.MailboxNames() {
 		if a, err := cfg.Agent(name); name != agent.Name && (err != nil || a.Machine != agent.Machine || agent.Machine == "") {

@@ -7,6 +7,7 @@ import (
 	"github.com/agentctl/agentctl/agents/actions"
 	"github.com/agentctl/agentctl/config"
 	"github.com/agentctl/agentctl/mailbox"
+	"github.com/agentctl/agentctl/mailbox/intake"
 )
 
 // loadConfig reads the runtime's agentctl.yaml, with the fix when there is
@@ -38,3 +39,8 @@ func resolveAgent(env *Env, cfg config.Config, name string) (string, error) {
 // consumerOptions hands the mailbox settings of agentctl.yaml down as plain
 // values.
 func consumerOptions(cfg config.Config) mailbox.Options { return actions.ConsumerOptions(cfg) }
+
+// intakeOptions hands the settings of agentctl.yaml for taking in
+// inbox.json down as plain values; the places old writers use are the
+// runner's to add (runnerSettings).
+func intakeOptions(cfg config.Config) intake.Options { return actions.IntakeOptions(cfg) }

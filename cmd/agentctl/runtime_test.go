@@ -8,11 +8,17 @@ import (
 	"github.com/agentctl/agentctl/config"
 )
 
-func TestConsumerOptionsCarryTheMailboxSettings(t *testing.T) {
-	cfg := config.Default()
+func TestIntakeOptionsCarryTheMailboxSettings(t *testing.T) {
+	cfg, err := config.Parse("agentctl.yaml", config.Initial([]string{"Agent-1"}))
+	if err != nil {
+		t.Fatal(err)
+	}
 	cfg.Mailbox.MaxInboxJSONBytes = 1234
-	if got := consumerOptions(cfg).MaxInboxJSONBytes; got != 1234 {
+	if got := intakeOptions(cfg).MaxInboxJSONBytes; got != 1234 {
 		t.Errorf("MaxInboxJSONBytes = %d, want the configured 1234", got)
+	}
+	if got := runnerSettings(&Env{Root: t.TempDir()}, cfg, cfg.Agents[0], nil, zerolog.Nop()).Intake.MaxInboxJSONBytes; got != 1234 {
+		t.Errorf("the runner's MaxInboxJSONBytes = %d, want the configured 1234", got)
 	}
 }
 

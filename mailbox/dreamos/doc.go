@@ -1,7 +1,9 @@
 // Package dreamos reads the message files every Dream.OS generation wrote:
 // JSON objects under a dozen spellings of the same fields, queue entries
-// that wrap a message, Markdown with headers in several styles, and text
-// files to which a writer appends one Markdown message after another.
+// that wrap a message, Markdown with headers in several styles, text
+// files to which a writer appends one Markdown message after another, and
+// inbox.json in each shape its writers kept it (inboxjson.go: an array, one
+// object, a container object), read one entry at a time.
 //
 // It is a pure function from bytes to messages: it never opens a file,
 // never looks at the clock and never decides where a message goes. Its

@@ -1,4 +1,9 @@
-package mailbox
+package dreamos
+
+// inbox.json is where Dream.OS writers put their messages: a JSON array of
+// them, one message object, or a container object holding the list under
+// one of a few keys. This file reads every such shape, one entry at a time,
+// and says what the file holds once its messages are taken out.
 
 import (
 	"bufio"
@@ -9,21 +14,21 @@ import (
 	"io"
 )
 
-// notInboxJSONError says why a file is not an inbox.json: not a JSON array
+// NotInboxJSONError says why a file is not an inbox.json: not a JSON array
 // of messages nor one message object, or broken off. It is the reason such
 // a file is dead-lettered whole.
-type notInboxJSONError struct{ msg string }
+type NotInboxJSONError struct{ msg string }
 
-func (e *notInboxJSONError) Error() string { return e.msg }
+func (e *NotInboxJSONError) Error() string { return e.msg }
 
-// walkInboxJSON reads an inbox.json from r one entry at a time, so memory
+// WalkInboxJSON reads an inbox.json from r one entry at a time, so memory
 // holds one entry, never the file: each is called with every entry of the
 // array in turn (or with the one message object), and may be nil to check
 // the file only. tail is the offset of anything but white space after the
 // array, or 0. A file of white space only has no entries. Errors that
-// make r no inbox.json are *notInboxJSONError; an entry's own problems are
+// make r no inbox.json are *NotInboxJSONError; an entry's own problems are
 // for each to judge.
-func walkInboxJSON(r io.ReadSeeker, each func(i int, raw json.RawMessage) error) (entries int, tail int64, err error) {
+func WalkInboxJSON(r io.ReadSeeker, each func(i int, raw json.RawMessage) error) (entries int, tail int64, err error) {
 	base, err := skipBOM(r)
 	if err != nil {
 		return 0, 0, err
@@ -67,7 +72,7 @@ func walkInboxJSON(r io.ReadSeeker, each func(i int, raw json.RawMessage) error)
 		list := []json.RawMessage{raw}
 		if _, inner, ok := containerList(raw); ok {
 			list = inner
-		} else if holdsNothing(raw) {
+		} else if HoldsNothing(raw) {
 			list = nil // "{}", the empty shape given back to one-object writers
 		}
 		for _, raw := range list {
@@ -79,7 +84,7 @@ func walkInboxJSON(r io.ReadSeeker, each func(i int, raw json.RawMessage) error)
 			entries++
 		}
 	default:
-		return 0, 0, &notInboxJSONError{"neither a JSON array of messages nor one message object"}
+		return 0, 0, &NotInboxJSONError{"neither a JSON array of messages nor one message object"}
 	}
 	end := base + dec.InputOffset()
 	more, err := nonSpaceFollows(io.MultiReader(dec.Buffered(), r))
@@ -125,11 +130,11 @@ func containerList(raw json.RawMessage) (key string, list []json.RawMessage, ok 
 	return "", nil, false
 }
 
-// emptyShape is what inbox.json holds once its messages are taken out, in
+// EmptyShape is what inbox.json holds once its messages are taken out, in
 // the shape its writer uses: the container object with its list emptied
 // and every other key kept, "{}" where the writer wrote one message
 // object (or a broken object), "[]" otherwise.
-func emptyShape(data []byte) []byte {
+func EmptyShape(data []byte) []byte {
 	data = bytes.TrimSpace(bytes.TrimPrefix(data, []byte{0xEF, 0xBB, 0xBF}))
 	if len(data) == 0 || data[0] != '{' {
 		return []byte("[]\n")
@@ -152,9 +157,9 @@ func emptyShape(data []byte) []byte {
 	return append(out, '\n')
 }
 
-// holdsNothing reports an inbox.json without messages: blank, "[]", "{}"
+// HoldsNothing reports an inbox.json without messages: blank, "[]", "{}"
 // or a container whose list is empty.
-func holdsNothing(data []byte) bool {
+func HoldsNothing(data []byte) bool {
 	data = bytes.TrimSpace(bytes.TrimPrefix(data, []byte{0xEF, 0xBB, 0xBF}))
 	switch string(data) {
 	case "", "[]", "{}":
@@ -165,16 +170,16 @@ func holdsNothing(data []byte) bool {
 }
 
 // streamError turns what json.Decoder says about a broken file into a
-// notInboxJSONError; a failure to read is returned as it is.
+// NotInboxJSONError; a failure to read is returned as it is.
 func streamError(err error) error {
 	var syn *json.SyntaxError
 	switch {
 	case err == nil: // a closing token other than the one expected
-		return &notInboxJSONError{"not valid JSON: the array is not closed properly"}
+		return &NotInboxJSONError{"not valid JSON: the array is not closed properly"}
 	case errors.As(err, &syn):
-		return &notInboxJSONError{fmt.Sprintf("not valid JSON: %v (byte %d)", syn, syn.Offset)}
+		return &NotInboxJSONError{fmt.Sprintf("not valid JSON: %v (byte %d)", syn, syn.Offset)}
 	case errors.Is(err, io.EOF), errors.Is(err, io.ErrUnexpectedEOF):
-		return &notInboxJSONError{"not valid JSON: it ends early (truncated?)"}
+		return &NotInboxJSONError{"not valid JSON: it ends early (truncated?)"}
 	}
 	return err
 }
@@ -202,5 +207,9 @@ func nonSpaceFollows(r io.Reader) (bool, error) {
 // one message). tail is the offset of a stale end left by a rewrite in
 // place, or 0.
 func InboxJSONEntries(data []byte) (entries []json.RawMessage, tail int, err error) {
-	return decodeArrayPrefix(data)
+	_, end, err := WalkInboxJSON(bytes.NewReader(data), func(_ int, raw json.RawMessage) error {
+		entries = append(entries, raw)
+		return nil
+	})
+	return entries, int(end), err
 }

@@ -1,6 +1,6 @@
 //go:build !linux
 
-package mailbox
+package intake
 
 // lockHolder cannot tell who holds a lock on this system.
 func lockHolder(string) string { return "" }

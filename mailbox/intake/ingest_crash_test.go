@@ -1,4 +1,4 @@
-package mailbox
+package intake
 
 import (
 	"fmt"
@@ -10,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/agentctl/agentctl/mailbox"
 )
 
 // Consumers killed with SIGKILL at random moments, again and again, while
@@ -26,7 +28,7 @@ func TestIngestKilledAtRandomWhileDreamOSWritersAppend(t *testing.T) {
 	mb := openMailbox(t, root, "Agent-1")
 	writing := make(chan error, writers)
 	for w := range writers {
-		cmd := exec.Command(python, "../fixtures/dreamos/inbox_writer.py", mb.Dir, fmt.Sprintf("py%d", w), fmt.Sprint(each), "--no-ids")
+		cmd := exec.Command(python, "../../fixtures/dreamos/inbox_writer.py", mb.Dir, fmt.Sprintf("py%d", w), fmt.Sprint(each), "--no-ids")
 		cmd.Stderr = os.Stderr
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
@@ -41,7 +43,7 @@ func TestIngestKilledAtRandomWhileDreamOSWritersAppend(t *testing.T) {
 		c.Process.Signal(syscall.SIGKILL)
 		c.Wait()
 		kills++
-		if spools, _ := os.ReadDir(mb.path(IngestDir)); len(spools) > 0 {
+		if spools, _ := os.ReadDir(filepath.Join(mb.Dir, mailbox.IngestDir)); len(spools) > 0 {
 			midSpool++
 		}
 		for drained := false; !drained; {
@@ -82,11 +84,11 @@ func TestIngestKilledAtRandomWhileDreamOSWritersAppend(t *testing.T) {
 	if len(bodies) != writers*each {
 		t.Errorf("%d distinct messages archived, want %d", len(bodies), writers*each)
 	}
-	if left, _ := os.ReadFile(mb.path(InboxJSON)); strings.TrimSpace(string(left)) != "[]" {
+	if left, _ := os.ReadFile(filepath.Join(mb.Dir, mailbox.InboxJSON)); strings.TrimSpace(string(left)) != "[]" {
 		t.Errorf("inbox.json = %.100q", left)
 	}
-	for _, dir := range []string{IngestDir, DeadletterDir, InboxDir, ProcessingDir} {
-		if left := names(t, mb.path(dir)); len(left) != 0 {
+	for _, dir := range []string{mailbox.IngestDir, mailbox.DeadletterDir, mailbox.InboxDir, mailbox.ProcessingDir} {
+		if left := names(t, filepath.Join(mb.Dir, dir)); len(left) != 0 {
 			t.Errorf("%s/ holds %.5v", dir, left)
 		}
 	}

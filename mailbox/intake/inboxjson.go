@@ -1,14 +1,12 @@
-package mailbox
+package intake
 
 import (
 	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"time"
 
@@ -16,23 +14,20 @@ import (
 
 	"github.com/agentctl/agentctl/internal/atomicfile"
 	"github.com/agentctl/agentctl/internal/lockfile"
+	"github.com/agentctl/agentctl/mailbox"
+	"github.com/agentctl/agentctl/mailbox/dreamos"
 )
 
 // inbox.json is how Dream.OS writers deliver: they take flock(inbox.json.lock),
-// read the JSON array, append and rewrite it in place. The consumer holds
+// read the JSON array, append and rewrite it in place. The intake holds
 // that lock only to take the file away whole, by renaming it into .ingest/
 // and leaving "[]" in its place, and delivers from that private spool file
 // afterwards (spool.go), so writers never wait for deliveries.
 
-// tryLockInboxJSON takes the flock Dream.OS writers take (py-filelock is
-// flock on inbox.json.lock), trying for up to wait. It returns a nil lock
-// and no error when another process still holds it. The lock file is never
+// tryLockPath takes the flock Dream.OS writers take (py-filelock is flock
+// on inbox.json.lock), trying for up to wait. It returns a nil lock and no
+// error when another process still holds it. The lock file is never
 // removed: removing it while someone waits on it would let two holders in.
-func (m *Mailbox) tryLockInboxJSON(wait time.Duration) (*flock.Flock, error) {
-	return tryLockPath(m.path(InboxJSONLock), wait)
-}
-
-// tryLockPath is tryLockInboxJSON for any lock file.
 func tryLockPath(path string, wait time.Duration) (*flock.Flock, error) {
 	lock, _, err := lockfile.Acquire(context.Background(), path, lockfile.Wait{For: wait})
 	if busy := (*lockfile.BusyError)(nil); errors.As(err, &busy) {
@@ -41,60 +36,35 @@ func tryLockPath(path string, wait time.Duration) (*flock.Flock, error) {
 	return lock, err
 }
 
-// lockInboxJSON is tryLockInboxJSON for readers that cannot do without the
-// lock: a lock still held after wait is an error.
-func (m *Mailbox) lockInboxJSON(wait time.Duration) (*flock.Flock, error) {
-	lock, err := m.tryLockInboxJSON(wait)
-	if err == nil && lock == nil {
-		holder := lockfile.Describe(m.path(InboxJSONLock))
-		if holder == "" {
-			holder = "another process"
-		}
-		err = fmt.Errorf("cannot lock %s: still held by %s after %s", m.path(InboxJSONLock), holder, wait)
-	}
-	return lock, err
-}
-
-// decodeArrayPrefix reads inbox.json held in memory: a JSON array of
-// messages or one message object. tail is the offset of anything after that
-// first value (the stale end of a longer file rewritten in place), or 0.
-func decodeArrayPrefix(data []byte) (entries []json.RawMessage, tail int, err error) {
-	_, end, err := walkInboxJSON(bytes.NewReader(data), func(_ int, raw json.RawMessage) error {
-		entries = append(entries, raw)
-		return nil
-	})
-	return entries, int(end), err
-}
-
 // ingestInboxJSON finishes what earlier takings left in .ingest/, then takes
 // what inbox.json holds now and delivers it. When another process holds the
 // writers' lock it gives up after Options.LockWait without an error and
 // looks again on a later Tick (see Waiting).
-func (c *Consumer) ingestInboxJSON(now time.Time) error {
-	if err := c.finishSpools(now); err != nil {
+func (in *Intake) ingestInboxJSON(now time.Time) error {
+	if err := in.finishSpools(now); err != nil {
 		return err
 	}
-	if isEmptyInboxJSON(c.mb.path(InboxJSON)) {
-		c.noteLockFree(now, false)
+	if mailbox.IsEmptyInboxJSON(in.path(mailbox.InboxJSON)) {
+		in.noteLockFree(now, false)
 		return nil // nothing to do, without taking the writers' lock
 	}
-	lock, err := c.mb.tryLockInboxJSON(c.opts.LockWait)
+	lock, err := tryLockPath(in.path(mailbox.InboxJSONLock), in.opts.LockWait)
 	if err != nil {
 		return err
 	}
 	if lock == nil {
-		c.noteLockBusy(now)
+		in.noteLockBusy(now)
 		return nil
 	}
-	c.noteLockFree(now, true)
-	spool, err := c.takeInboxJSON(now)
+	in.noteLockFree(now, true)
+	spool, err := in.takeInboxJSON(now)
 	if uerr := lock.Unlock(); err == nil && uerr != nil {
-		err = fmt.Errorf("cannot unlock %s: %w", c.mb.path(InboxJSONLock), uerr)
+		err = fmt.Errorf("cannot unlock %s: %w", in.path(mailbox.InboxJSONLock), uerr)
 	}
 	if err != nil || spool == "" {
 		return err
 	}
-	return c.finishSpool(spool, now)
+	return in.finishSpool(spool, now)
 }
 
 // takeInboxJSON runs under the writers' lock: it renames inbox.json to a new
@@ -104,12 +74,12 @@ func (c *Consumer) ingestInboxJSON(now time.Time) error {
 //
 // A crash after the rename leaves no inbox.json, which the writers read as
 // an empty array, and a spool that the next consumer finishes.
-func (c *Consumer) takeInboxJSON(now time.Time) (string, error) {
-	path := c.mb.path(InboxJSON)
-	if isEmptyInboxJSON(path) || isBlank(path) {
+func (in *Intake) takeInboxJSON(now time.Time) (string, error) {
+	path := in.path(mailbox.InboxJSON)
+	if mailbox.IsEmptyInboxJSON(path) || isBlank(path) {
 		return "", nil
 	}
-	dir := c.mb.path(IngestDir)
+	dir := in.path(mailbox.IngestDir)
 	if err := atomicfile.MkdirAll(dir); err != nil {
 		return "", fmt.Errorf("cannot take %s: %w", path, err)
 	}
@@ -117,22 +87,22 @@ func (c *Consumer) takeInboxJSON(now time.Time) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	if err := os.Rename(path, c.mb.path(IngestDir, spool)); err != nil {
+	if err := os.Rename(path, in.path(mailbox.IngestDir, spool)); err != nil {
 		return "", fmt.Errorf("cannot take %s: %w", path, err)
 	}
 	if err := atomicfile.SyncDir(dir); err != nil {
 		return "", fmt.Errorf("cannot take %s: %w", path, err)
 	}
-	if err := atomicfile.WriteFile(path, c.emptyShapeOf(c.mb.path(IngestDir, spool))); err != nil {
+	if err := atomicfile.WriteFile(path, in.emptyShapeOf(in.path(mailbox.IngestDir, spool))); err != nil {
 		return "", fmt.Errorf("cannot take %s: %w", path, err)
 	}
 	return spool, nil
 }
 
 // emptyShapeOf reads what was just taken when it is an object, to give its
-// writer back the empty shape it expects (see emptyShape). Only an object
+// writer back the empty shape it expects (see dreamos.EmptyShape). Only an object
 // is read under the lock; an array, the usual case, costs one byte.
-func (c *Consumer) emptyShapeOf(spool string) []byte {
+func (in *Intake) emptyShapeOf(spool string) []byte {
 	f, err := os.Open(spool)
 	if err != nil {
 		return []byte("[]\n")
@@ -145,10 +115,10 @@ func (c *Consumer) emptyShapeOf(spool string) []byte {
 		return []byte("[]\n")
 	}
 	data, err := os.ReadFile(spool)
-	if err != nil || int64(len(data)) > c.opts.MaxInboxJSONBytes {
+	if err != nil || int64(len(data)) > in.opts.MaxInboxJSONBytes {
 		return []byte("{}\n")
 	}
-	return emptyShape(data)
+	return dreamos.EmptyShape(data)
 }
 
 // spoolName names one taking of inbox.json: its time, for order and for
@@ -160,20 +130,6 @@ func spoolName(now time.Time) (string, error) {
 		return "", fmt.Errorf("cannot name a spool file: %w", err)
 	}
 	return now.UTC().Format("20060102T150405Z") + "-" + hex.EncodeToString(b[:]) + ".json", nil
-}
-
-// isEmptyInboxJSON is the lock-free check that keeps an idle mailbox from
-// contending with the Dream.OS writers for their lock.
-func isEmptyInboxJSON(path string) bool {
-	fi, err := os.Stat(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return true
-	}
-	if err != nil || fi.Size() > 64<<10 {
-		return false
-	}
-	data, err := os.ReadFile(path)
-	return err == nil && len(bytes.TrimSpace(data)) > 0 && holdsNothing(data)
 }
 
 // isBlank reports a small inbox.json of white space only, which holds

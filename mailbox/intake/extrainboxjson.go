@@ -1,4 +1,4 @@
-package mailbox
+package intake
 
 import (
 	"crypto/sha256"
@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/agentctl/agentctl/internal/atomicfile"
+	"github.com/agentctl/agentctl/mailbox"
+	"github.com/agentctl/agentctl/mailbox/dreamos"
 )
 
 // ingestWatchedInboxJSON takes the messages an old writer left running
@@ -21,27 +23,27 @@ import (
 // on another file system, so it is copied, not renamed; the spool is named
 // after the content, so a taking repeated after a crash reuses it and
 // derives the same ids.
-func (c *Consumer) ingestWatchedInboxJSON(path string, now time.Time) error {
-	if isEmptyInboxJSON(path) {
+func (in *Intake) ingestWatchedInboxJSON(path string, now time.Time) error {
+	if mailbox.IsEmptyInboxJSON(path) {
 		return nil
 	}
-	lock, err := tryLockPath(path+".lock", c.opts.LockWait)
+	lock, err := tryLockPath(path+".lock", in.opts.LockWait)
 	if err != nil || lock == nil {
 		return err // held: the next event or rescan looks again
 	}
-	spool, err := c.copyWatchedInboxJSON(path, now)
+	spool, err := in.copyWatchedInboxJSON(path, now)
 	if uerr := lock.Unlock(); err == nil && uerr != nil {
 		err = fmt.Errorf("cannot unlock %s.lock: %w", path, uerr)
 	}
 	if err != nil || spool == "" {
 		return err
 	}
-	return c.finishSpool(spool, now)
+	return in.finishSpool(spool, now)
 }
 
-func (c *Consumer) copyWatchedInboxJSON(path string, now time.Time) (string, error) {
+func (in *Intake) copyWatchedInboxJSON(path string, now time.Time) (string, error) {
 	fi, err := os.Lstat(path)
-	if errors.Is(err, fs.ErrNotExist) || err == nil && (!fi.Mode().IsRegular() || fi.Size() > c.opts.MaxInboxJSONBytes) {
+	if errors.Is(err, fs.ErrNotExist) || err == nil && (!fi.Mode().IsRegular() || fi.Size() > in.opts.MaxInboxJSONBytes) {
 		return "", nil // gone, a link, or too large to take whole: left alone
 	}
 	if err != nil {
@@ -53,19 +55,19 @@ func (c *Consumer) copyWatchedInboxJSON(path string, now time.Time) (string, err
 	}
 	// A writer that takes no lock may be half-way: only whole JSON, or a
 	// file long unchanged, is taken.
-	if holdsNothing(data) || !IsCompleteJSON(data) && !c.settled(path, fi, now) {
+	if dreamos.HoldsNothing(data) || !dreamos.IsCompleteJSON(data) && !in.settled(path, fi, now) {
 		return "", nil
 	}
-	delete(c.settling, path)
+	delete(in.settling, path)
 	sum := sha256.Sum256(data)
 	spool := "x" + hex.EncodeToString(sum[:])[:24] + ".json"
-	if err := atomicfile.MkdirAll(c.mb.path(IngestDir)); err != nil {
+	if err := atomicfile.MkdirAll(in.path(mailbox.IngestDir)); err != nil {
 		return "", fmt.Errorf("cannot take %s: %w", path, err)
 	}
-	if err := atomicfile.Create(c.mb.path(IngestDir, spool), data); err != nil && !errors.Is(err, fs.ErrExist) {
+	if err := atomicfile.Create(in.path(mailbox.IngestDir, spool), data); err != nil && !errors.Is(err, fs.ErrExist) {
 		return "", fmt.Errorf("cannot take %s: %w", path, err)
 	}
-	if err := atomicfile.WriteFile(path, emptyShape(data)); err != nil {
+	if err := atomicfile.WriteFile(path, dreamos.EmptyShape(data)); err != nil {
 		return "", fmt.Errorf("cannot take %s: %w", path, err)
 	}
 	return spool, nil

@@ -1,4 +1,4 @@
-package mailbox
+package intake
 
 import (
 	"bytes"
@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/agentctl/agentctl/mailbox"
 )
 
 // FuzzIngestInboxJSON ingests arbitrary bytes as inbox.json into a real
@@ -39,9 +41,9 @@ func FuzzIngestInboxJSON(f *testing.F) {
 	f.Fuzz(func(t *testing.T, data []byte) {
 		root := newRuntime(t, "Agent-1", "Agent-2")
 		mb := openMailbox(t, root, "Agent-1")
-		writeFile(t, mb.path(InboxJSON), data)
-		var events []Event
-		c, err := mb.Consume(Options{Known: []string{"Agent-1", "Agent-2"}, OnEvent: func(e Event) { events = append(events, e) }}, time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC))
+		writeFile(t, filepath.Join(mb.Dir, mailbox.InboxJSON), data)
+		var events []mailbox.Event
+		c, err := open(mb, settings{Known: []string{"Agent-1", "Agent-2"}, OnEvent: func(e mailbox.Event) { events = append(events, e) }}, time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -52,28 +54,28 @@ func FuzzIngestInboxJSON(f *testing.F) {
 
 // checkIngestAccounts checks that what one ingest of inbox.json holding
 // data delivered and dead-lettered is exactly data's content.
-func checkIngestAccounts(t *testing.T, mb *Mailbox, data []byte, events []Event) {
+func checkIngestAccounts(t *testing.T, mb *mailbox.Mailbox, data []byte, events []mailbox.Event) {
 	t.Helper()
-	if left, _ := os.ReadDir(mb.path(IngestDir)); len(left) != 0 {
+	if left, _ := os.ReadDir(filepath.Join(mb.Dir, mailbox.IngestDir)); len(left) != 0 {
 		t.Fatalf(".ingest/ still holds %v", left)
 	}
 	dead := map[string][]byte{} // dead letter name without its spool prefix → bytes
-	for _, name := range names(t, mb.path(DeadletterDir)) {
-		if strings.HasSuffix(name, ReasonSuffix) {
+	for _, name := range names(t, filepath.Join(mb.Dir, mailbox.DeadletterDir)) {
+		if strings.HasSuffix(name, mailbox.ReasonSuffix) {
 			continue
 		}
-		b, err := os.ReadFile(mb.path(DeadletterDir, name))
+		b, err := os.ReadFile(filepath.Join(mb.Dir, mailbox.DeadletterDir, name))
 		if err != nil {
 			t.Fatal(err)
 		}
 		_, origin, _ := strings.Cut(name, "Z-")
 		_, origin, _ = strings.Cut(origin, "-") // after the spool's random part
 		dead[origin] = b
-		if _, err := os.Stat(mb.path(DeadletterDir, name+ReasonSuffix)); err != nil {
+		if _, err := os.Stat(filepath.Join(mb.Dir, mailbox.DeadletterDir, name+mailbox.ReasonSuffix)); err != nil {
 			t.Errorf("dead letter %s has no reason: %v", name, err)
 		}
 	}
-	delivered := len(names(t, mb.path(InboxDir)))
+	delivered := len(names(t, filepath.Join(mb.Dir, mailbox.InboxDir)))
 	ingested := map[string]bool{}
 	for _, e := range events {
 		if e.Kind == "ingested" || e.Kind == "duplicate" {
@@ -90,7 +92,7 @@ func checkIngestAccounts(t *testing.T, mb *Mailbox, data []byte, events []Event)
 	entries, tail, ok := referenceInboxJSON(data)
 	checkEmptyShape(t, mb, data, ok)
 	if !ok {
-		if len(dead) != 1 || !bytes.Equal(dead[InboxJSON], data) || delivered != 0 {
+		if len(dead) != 1 || !bytes.Equal(dead[mailbox.InboxJSON], data) || delivered != 0 {
 			t.Fatalf("an invalid inbox.json must be dead-lettered whole and nothing else: dead letters %q, %d delivered", dead, delivered)
 		}
 		return
@@ -98,13 +100,13 @@ func checkIngestAccounts(t *testing.T, mb *Mailbox, data []byte, events []Event)
 	want := 0
 	if tail > 0 {
 		want++
-		if !bytes.Equal(dead[InboxJSON+"-tail"], data[tail:]) {
-			t.Errorf("tail dead-lettered as %q, want %q", dead[InboxJSON+"-tail"], data[tail:])
+		if !bytes.Equal(dead[mailbox.InboxJSON+"-tail"], data[tail:]) {
+			t.Errorf("tail dead-lettered as %q, want %q", dead[mailbox.InboxJSON+"-tail"], data[tail:])
 		}
 	}
 	for i, raw := range entries {
-		got, isDead := dead[fmt.Sprintf("%s-%d.json", InboxJSON, i)]
-		isIngested := ingested[fmt.Sprintf("%s[%d]", InboxJSON, i)]
+		got, isDead := dead[fmt.Sprintf("%s-%d.json", mailbox.InboxJSON, i)]
+		isIngested := ingested[fmt.Sprintf("%s[%d]", mailbox.InboxJSON, i)]
 		switch {
 		case isDead && isIngested:
 			t.Errorf("entry %d was both delivered and dead-lettered", i)
@@ -183,9 +185,9 @@ func referenceContainer(obj json.RawMessage) (key string, list []json.RawMessage
 // checkEmptyShape checks that inbox.json was given back in its writer's
 // shape: "[]" for an array or anything else, "{}" for one message object
 // or a broken object, the container with an empty list and its other keys unchanged.
-func checkEmptyShape(t *testing.T, mb *Mailbox, data []byte, valid bool) {
+func checkEmptyShape(t *testing.T, mb *mailbox.Mailbox, data []byte, valid bool) {
 	t.Helper()
-	left, _ := os.ReadFile(mb.path(InboxJSON))
+	left, _ := os.ReadFile(filepath.Join(mb.Dir, mailbox.InboxJSON))
 	first := bytes.TrimLeft(bytes.TrimPrefix(data, []byte("\ufeff")), " \t\r\n")
 	if first[0] != '{' {
 		if strings.TrimSpace(string(left)) != "[]" {

@@ -1,4 +1,4 @@
-package mailbox
+package intake
 
 import (
 	"encoding/json"
@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/agentctl/agentctl/mailbox"
 )
 
 // Old-style writers (fixtures/dreamos/layout_writer.py, and inbox_writer.py
@@ -64,14 +66,14 @@ func TestOldWritersInTheirOwnPlaces(t *testing.T) {
 	}
 	var procs []*exec.Cmd
 	for _, w := range writers {
-		cmd := exec.Command(python, append([]string{"../fixtures/dreamos/layout_writer.py", w.layout, w.path, w.name, fmt.Sprint(each)}, w.to...)...)
+		cmd := exec.Command(python, append([]string{"../../fixtures/dreamos/layout_writer.py", w.layout, w.path, w.name, fmt.Sprint(each)}, w.to...)...)
 		cmd.Stderr = os.Stderr
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
 		procs = append(procs, cmd)
 	}
-	inboxJSON := exec.Command(python, "../fixtures/dreamos/inbox_writer.py", tools, "ij", fmt.Sprint(each), "--no-ids", "--container")
+	inboxJSON := exec.Command(python, "../../fixtures/dreamos/inbox_writer.py", tools, "ij", fmt.Sprint(each), "--no-ids", "--container")
 	inboxJSON.Stderr = os.Stderr
 	if err := inboxJSON.Start(); err != nil {
 		t.Fatal(err)
@@ -118,8 +120,8 @@ func TestOldWritersInTheirOwnPlaces(t *testing.T) {
 			}
 		}
 	}
-	for _, mb := range []*Mailbox{mb1, mb2} {
-		if dl := names(t, mb.path(DeadletterDir)); len(dl) != 0 {
+	for _, mb := range []*mailbox.Mailbox{mb1, mb2} {
+		if dl := names(t, filepath.Join(mb.Dir, mailbox.DeadletterDir)); len(dl) != 0 {
 			t.Errorf("%s's deadletter holds %v", mb.Agent, dl)
 		}
 	}

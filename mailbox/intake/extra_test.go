@@ -1,4 +1,4 @@
-package mailbox
+package intake
 
 import (
 	"os"
@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/agentctl/agentctl/mailbox"
 )
 
 // Files old writers keep writing outside the mailbox, in their own folders,
@@ -29,7 +31,7 @@ func TestExtraPlacesOfOneAgent(t *testing.T) {
 	writeFile(t, filepath.Join(folder, "notes.log"), []byte("not a message"))
 	writeFile(t, filepath.Join(workspace, "INBOX_MESSAGE_1_read.md"), []byte("**From**: Agent-2\n\nread already"))
 	now := time.Now().Add(time.Minute) // both files long settled
-	c := consume(t, mb, Options{Known: []string{"Agent-1", "Agent-2"}, Watch: []string{workspace, filepath.Join(folder, "*.json")}}, now)
+	c := consume(t, mb, settings{Known: []string{"Agent-1", "Agent-2"}, Watch: []string{workspace, filepath.Join(folder, "*.json")}}, now)
 	bodies := claimBodies(t, c, now)
 	slices.Sort(bodies)
 	if !slices.Equal(bodies, []string{"Rebase.", "Run the tests."}) {
@@ -41,7 +43,7 @@ func TestExtraPlacesOfOneAgent(t *testing.T) {
 		}
 	}
 	mb1 := openMailbox(t, root, "Agent-1")
-	reason, _ := os.ReadFile(mb1.path(DeadletterDir, findSuffix(names(t, mb1.path(DeadletterDir)), "-old.json"+ReasonSuffix)))
+	reason, _ := os.ReadFile(filepath.Join(mb1.Dir, mailbox.DeadletterDir, findSuffix(names(t, filepath.Join(mb1.Dir, mailbox.DeadletterDir)), "-old.json"+mailbox.ReasonSuffix)))
 	if !strings.Contains(string(reason), "the old system had handled it already (status completed)") {
 		t.Errorf("a message the old system had handled: reason %q, want it dead-lettered, not worked again", reason)
 	}
@@ -67,7 +69,7 @@ func TestSharedPlaceRoutesByRecipient(t *testing.T) {
 	writeFile(t, filepath.Join(shared, "lost.json"), []byte(`{"body": "for nobody"}`))
 	writeFile(t, filepath.Join(shared, "20250428T224057Z_THEA_ALL.msg"), []byte(`{"sender": "THEA", "target": "ALL", "payload": {"body": "for all"}}`))
 	now := time.Now().Add(time.Minute)
-	opts := Options{Known: []string{"Agent-1", "Agent-2"}, Shared: []string{shared}}
+	opts := settings{Known: []string{"Agent-1", "Agent-2"}, Shared: []string{shared}}
 	c2 := consume(t, openMailbox(t, root, "Agent-2"), opts, now)
 	if got := claimBodies(t, c2, now); !slices.Equal(got, []string{"for two, by name"}) {
 		t.Errorf("Agent-2 claimed %q", got)
@@ -90,7 +92,7 @@ func TestSharedPlaceRoutesByRecipient(t *testing.T) {
 	if left := names(t, shared); len(left) != 0 {
 		t.Errorf("shared folder still holds %v", left)
 	}
-	reason, _ := os.ReadFile(mb1.path(DeadletterDir, findSuffix(names(t, mb1.path(DeadletterDir)), "-lost.json"+ReasonSuffix)))
+	reason, _ := os.ReadFile(filepath.Join(mb1.Dir, mailbox.DeadletterDir, findSuffix(names(t, filepath.Join(mb1.Dir, mailbox.DeadletterDir)), "-lost.json"+mailbox.ReasonSuffix)))
 	if !strings.Contains(string(reason), "neither the message nor its file name says whom it is for") {
 		t.Errorf("lost.json reason = %q", reason)
 	}
@@ -104,7 +106,7 @@ func TestAppendedTextFile(t *testing.T) {
 	mb := openMailbox(t, root, "Agent-1")
 	path := filepath.Join(t.TempDir(), "Agent-1.txt")
 	msg := func(n string) string {
-		return "# Message\n**From**: Agent-2\n**To**: Agent-1\n---\nnumber " + n + "\n\n"
+		return "# mailbox.Message\n**From**: Agent-2\n**To**: Agent-1\n---\nnumber " + n + "\n\n"
 	}
 	appendTo := func(s string) {
 		f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
@@ -114,8 +116,8 @@ func TestAppendedTextFile(t *testing.T) {
 		f.WriteString(s)
 		f.Close()
 	}
-	opts := Options{Known: []string{"Agent-1", "Agent-2"}, Watch: []string{path}, Settle: time.Second}
-	appendTo(msg("1") + msg("2") + "# Message\n**From**: Agent-2\n")
+	opts := settings{Known: []string{"Agent-1", "Agent-2"}, Watch: []string{path}, Settle: time.Second}
+	appendTo(msg("1") + msg("2") + "# mailbox.Message\n**From**: Agent-2\n")
 	now := time.Now()
 	c := consume(t, mb, opts, now)
 	got := claimBodies(t, c, now)
@@ -139,7 +141,7 @@ func TestAppendedTextFile(t *testing.T) {
 	}
 	c.Close()
 
-	os.Remove(mb.path(OffsetsDir, names(t, mb.path(OffsetsDir))[0])) // lost: read again from the start
+	os.Remove(filepath.Join(mb.Dir, OffsetsDir, names(t, filepath.Join(mb.Dir, OffsetsDir))[0])) // lost: read again from the start
 	appendTo(msg("4"))
 	c = consume(t, mb, opts, later)
 	if got := claimBodies(t, c, later); !slices.Equal(got, []string{"number 4"}) {
@@ -150,7 +152,7 @@ func TestAppendedTextFile(t *testing.T) {
 	}
 }
 
-func claimBodies(t *testing.T, c *Consumer, now time.Time) []string {
+func claimBodies(t *testing.T, c consumer, now time.Time) []string {
 	t.Helper()
 	var bodies []string
 	for {
@@ -159,7 +161,7 @@ func claimBodies(t *testing.T, c *Consumer, now time.Time) []string {
 			return bodies
 		}
 		bodies = append(bodies, cl.Message.Body)
-		if err := c.Complete(cl, Receipt{}, now); err != nil {
+		if err := c.Complete(cl, mailbox.Receipt{}, now); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -172,12 +174,12 @@ func TestAppendedMessageCutShortWaits(t *testing.T) {
 	root := newRuntime(t, "Agent-1", "Agent-2")
 	mb := openMailbox(t, root, "Agent-1")
 	path := filepath.Join(t.TempDir(), "Agent-1.txt")
-	writeFile(t, path, []byte("# Message\n**From**: Agent-2\n**To**: Agent-1\n---\nfirst half of a long li"))
+	writeFile(t, path, []byte("# mailbox.Message\n**From**: Agent-2\n**To**: Agent-1\n---\nfirst half of a long li"))
 	mod := time.Now()
 	if err := os.Chtimes(path, mod, mod); err != nil {
 		t.Fatal(err)
 	}
-	c := consume(t, mb, Options{Known: []string{"Agent-1", "Agent-2"}, Watch: []string{path}, Settle: time.Second}, mod)
+	c := consume(t, mb, settings{Known: []string{"Agent-1", "Agent-2"}, Watch: []string{path}, Settle: time.Second}, mod)
 	for _, after := range []time.Duration{time.Second, 2 * time.Second, 5 * time.Second} {
 		if err := c.Tick(mod.Add(after)); err != nil {
 			t.Fatal(err)
@@ -203,13 +205,13 @@ func TestExtraOversizedFileIsDeadletteredWhole(t *testing.T) {
 	big := []byte(`{"from": "Agent-2", "body": "` + strings.Repeat("x", 2000) + `"}`)
 	writeFile(t, filepath.Join(place, "big.json"), big)
 	now := time.Now().Add(time.Minute)
-	consume(t, mb, Options{Known: []string{"Agent-1"}, Watch: []string{place}, MaxMessageBytes: 1000}, now)
-	dl := names(t, mb.path(DeadletterDir))
-	kept, err := os.ReadFile(mb.path(DeadletterDir, findSuffix(dl, "-big.json")))
+	consume(t, mb, settings{Known: []string{"Agent-1"}, Watch: []string{place}, MaxMessageBytes: 1000}, now)
+	dl := names(t, filepath.Join(mb.Dir, mailbox.DeadletterDir))
+	kept, err := os.ReadFile(filepath.Join(mb.Dir, mailbox.DeadletterDir, findSuffix(dl, "-big.json")))
 	if err != nil || string(kept) != string(big) {
 		t.Fatalf("deadletter = %v; the oversized file was not kept whole (%v)", dl, err)
 	}
-	if reason, _ := os.ReadFile(mb.path(DeadletterDir, findSuffix(dl, "-big.json"+ReasonSuffix))); !strings.Contains(string(reason), "over the 1000-byte limit") {
+	if reason, _ := os.ReadFile(filepath.Join(mb.Dir, mailbox.DeadletterDir, findSuffix(dl, "-big.json"+mailbox.ReasonSuffix))); !strings.Contains(string(reason), "over the 1000-byte limit") {
 		t.Errorf("reason = %q", reason)
 	}
 }

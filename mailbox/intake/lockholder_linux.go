@@ -1,6 +1,6 @@
 //go:build linux
 
-package mailbox
+package intake
 
 import (
 	"bufio"

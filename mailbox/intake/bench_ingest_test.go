@@ -1,13 +1,15 @@
-package mailbox
+package intake
 
 import (
 	"bytes"
 	"fmt"
+	"path/filepath"
 	"runtime"
 	"sync/atomic"
 	"testing"
 	"time"
 
+	"github.com/agentctl/agentctl/mailbox"
 	"github.com/gofrs/flock"
 )
 
@@ -36,16 +38,16 @@ func BenchmarkIngestInboxJSON100k(b *testing.B) {
 		b.StopTimer()
 		mb := openMailbox(b, newRuntime(b, "Agent-1", "Agent-2"), "Agent-1")
 		now := time.Now()
-		c := consume(b, mb, Options{Known: []string{"Agent-1", "Agent-2"}}, now)
-		writeFile(b, mb.path(InboxJSON), file.Bytes())
+		c := consume(b, mb, settings{Known: []string{"Agent-1", "Agent-2"}}, now)
+		writeFile(b, filepath.Join(mb.Dir, mailbox.InboxJSON), file.Bytes())
 		var stop atomic.Bool
 		probed := make(chan time.Duration)
-		go func() { probed <- probeLock(mb.path(InboxJSONLock), &stop) }()
+		go func() { probed <- probeLock(filepath.Join(mb.Dir, mailbox.InboxJSONLock), &stop) }()
 		heap := watchHeap(&stop)
 		b.StartTimer()
 
 		start := time.Now()
-		if err := c.Notice(now, InboxJSON); err != nil {
+		if err := c.Notice(now, mailbox.InboxJSON); err != nil {
 			b.Fatal(err)
 		}
 		total += time.Since(start)

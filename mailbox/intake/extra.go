@@ -1,4 +1,4 @@
-package mailbox
+package intake
 
 import (
 	"bytes"
@@ -17,6 +17,7 @@ import (
 
 	"github.com/agentctl/agentctl/internal/agentname"
 	"github.com/agentctl/agentctl/internal/atomicfile"
+	"github.com/agentctl/agentctl/mailbox"
 	"github.com/agentctl/agentctl/mailbox/dreamos"
 )
 
@@ -33,10 +34,10 @@ import (
 //     messages: it is read message by message as it grows and never
 //     changed; how far it has been read is kept in .offsets/, and the last
 //     message is taken only once the file has settled;
-//   - in a shared place, a message is taken only by the consumer of the
+//   - in a shared place, a message is taken only by the intake of the
 //     agent it is addressed to (by its content, else by its file name);
 //     a broadcast ("to": "all"), and what no agent can take, are handled by
-//     the consumer with Options.SharedDeadletters set: it delivers a copy
+//     the intake with Options.SharedDeadletters set: it delivers a copy
 //     of a broadcast to every agent but the sender and dead-letters the
 //     rest; the others leave both alone.
 //
@@ -50,7 +51,7 @@ var notMessages = []string{"status.json", "claim.json", "heartbeat.json", "curso
 
 // extraFiles lists the files the extra places hold now, with whether each
 // is in a shared place. A place is a folder (its files), a glob, or a file.
-func (c *Consumer) extraFiles() (map[string]bool, error) {
+func (in *Intake) extraFiles() (map[string]bool, error) {
 	out := map[string]bool{}
 	add := func(pattern string, shared bool) error {
 		var paths []string
@@ -63,7 +64,7 @@ func (c *Consumer) extraFiles() (map[string]bool, error) {
 			entries, err := os.ReadDir(pattern)
 			if err != nil {
 				// Another program's folder: say so and go on with the rest.
-				c.emit("unreadable", "", pattern, err.Error())
+				in.emit("unreadable", "", pattern, err.Error())
 				return nil
 			}
 			for _, e := range entries {
@@ -74,27 +75,27 @@ func (c *Consumer) extraFiles() (map[string]bool, error) {
 		}
 		for _, p := range paths {
 			name := filepath.Base(p)
-			if isIgnored(name) || strings.HasPrefix(name, ".") || slices.Contains(notMessages, strings.ToLower(name)) || strings.HasSuffix(name, ".lock") {
+			if mailbox.Ignored(name) || strings.HasPrefix(name, ".") || slices.Contains(notMessages, strings.ToLower(name)) || strings.HasSuffix(name, ".lock") {
 				continue
 			}
 			if HandledName(name) {
 				continue // renamed by its old reader once handled
 			}
-			if name == InboxJSON && shared {
-				continue // every agent's inbox.json: no one consumer may empty it
+			if name == mailbox.InboxJSON && shared {
+				continue // every agent's inbox.json: no one intake may empty it
 			}
-			if fi, err := os.Lstat(p); err == nil && !fi.IsDir() && isMessageExt(strings.ToLower(filepath.Ext(name))) {
+			if fi, err := os.Lstat(p); err == nil && !fi.IsDir() && mailbox.MessageExt(strings.ToLower(filepath.Ext(name))) {
 				out[p] = out[p] || shared
 			}
 		}
 		return nil
 	}
-	for _, p := range c.opts.Watch {
+	for _, p := range in.opts.Watch {
 		if err := add(p, false); err != nil {
 			return nil, err
 		}
 	}
-	for _, p := range c.opts.Shared {
+	for _, p := range in.opts.Shared {
 		if err := add(p, true); err != nil {
 			return nil, err
 		}
@@ -103,8 +104,8 @@ func (c *Consumer) extraFiles() (map[string]bool, error) {
 }
 
 // scanExtra looks at every file of the extra places.
-func (c *Consumer) scanExtra(now time.Time) error {
-	files, err := c.extraFiles()
+func (in *Intake) scanExtra(now time.Time) error {
+	files, err := in.extraFiles()
 	if err != nil {
 		return err
 	}
@@ -114,7 +115,7 @@ func (c *Consumer) scanExtra(now time.Time) error {
 	}
 	slices.Sort(paths)
 	for _, p := range paths {
-		if err := c.ingestExtra(p, files[p], now); err != nil {
+		if err := in.ingestExtra(p, files[p], now); err != nil {
 			return err
 		}
 	}
@@ -123,50 +124,49 @@ func (c *Consumer) scanExtra(now time.Time) error {
 
 // noticeExtra looks at one path a file event named, if it is one of the
 // extra places' files.
-func (c *Consumer) noticeExtra(path string, now time.Time) error {
-	files, err := c.extraFiles()
+func (in *Intake) noticeExtra(path string, now time.Time) error {
+	files, err := in.extraFiles()
 	if err != nil {
 		return err
 	}
 	shared, ok := files[path]
 	if !ok {
-		delete(c.settling, path)
+		delete(in.settling, path)
 		return nil
 	}
-	return c.ingestExtra(path, shared, now)
+	return in.ingestExtra(path, shared, now)
 }
 
-func (c *Consumer) ingestExtra(path string, shared bool, now time.Time) error {
+func (in *Intake) ingestExtra(path string, shared bool, now time.Time) error {
 	fi, err := os.Lstat(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		delete(c.settling, path)
+		delete(in.settling, path)
 		return nil
 	}
 	if err != nil {
-		c.emit("unreadable", "", path, err.Error()) // another program's file: never a reason to stop
+		in.emit("unreadable", "", path, err.Error()) // another program's file: never a reason to stop
 		return nil
 	}
 	if !fi.Mode().IsRegular() {
 		return nil // a link or device another program put there: not ours to move
 	}
 	if strings.EqualFold(filepath.Ext(path), ".txt") {
-		return c.ingestAppended(path, fi, shared, now)
+		return in.ingestAppended(path, fi, shared, now)
 	}
-	if filepath.Base(path) == InboxJSON {
-		return c.ingestWatchedInboxJSON(path, now)
+	if filepath.Base(path) == mailbox.InboxJSON {
+		return in.ingestWatchedInboxJSON(path, now)
 	}
-	if fi.Size() > c.opts.MaxMessageBytes {
-		if shared && !c.opts.SharedDeadletters {
+	if fi.Size() > in.store.MaxMessageBytes {
+		if shared && !in.opts.SharedDeadletters {
 			return nil
 		}
 		// Moved whole, never read: on another file system it stays put.
-		reason := fmt.Sprintf("it is %d bytes, over the %d-byte limit for one message", fi.Size(), c.opts.MaxMessageBytes)
-		dst := c.mb.freeDeadletterName(now.UTC().Format("20060102T150405Z") + "-" + filepath.Base(path))
-		if err := c.mb.moveToDeadletter(path, dst, reasonText(c.mb.Agent, path, "", reason, now)); err != nil {
-			c.emit("unreadable", "", path, reason+"; left where it is: "+err.Error())
-			return nil
+		reason := fmt.Sprintf("it is %d bytes, over the %d-byte limit for one message", fi.Size(), in.store.MaxMessageBytes)
+		err := in.deadletter(mailbox.Letter{Name: now.UTC().Format("20060102T150405Z") + "-" + filepath.Base(path), Fresh: true,
+			From: path, Origin: path, Reason: reason}, now)
+		if err != nil {
+			in.emit("unreadable", "", path, reason+"; left where it is: "+err.Error())
 		}
-		c.emit("deadlettered", "", path, reason)
 		return nil
 	}
 	data, err := readRegular(path, fi)
@@ -174,14 +174,14 @@ func (c *Consumer) ingestExtra(path string, shared bool, now time.Time) error {
 		return nil
 	}
 	if err != nil {
-		c.emit("unreadable", "", path, err.Error())
+		in.emit("unreadable", "", path, err.Error())
 		return nil
 	}
-	if !IsCompleteJSON(data) && !c.settled(path, fi, now) {
+	if !dreamos.IsCompleteJSON(data) && !in.settled(path, fi, now) {
 		return nil
 	}
-	delete(c.settling, path)
-	msg, err := c.decodeExtra(data, path, fi.ModTime(), shared)
+	delete(in.settling, path)
+	msg, err := in.decodeExtra(data, path, fi.ModTime(), shared)
 	if errors.Is(err, errNotMine) {
 		return nil
 	}
@@ -189,9 +189,9 @@ func (c *Consumer) ingestExtra(path string, shared bool, now time.Time) error {
 		err = handledError(msg)
 	}
 	if err != nil {
-		return c.deadletterExtra(path, data, err.Error(), now)
+		return in.deadletterExtra(path, data, err.Error(), now)
 	}
-	if err := c.deliverExtra(msg, path); err != nil {
+	if err := in.deliverExtra(msg, path); err != nil {
 		return err
 	}
 	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -203,27 +203,27 @@ func (c *Consumer) ingestExtra(path string, shared bool, now time.Time) error {
 // deliverExtra delivers a message found outside the mailbox: to this
 // agent, or, for a broadcast ("to": "all") in a shared place, a copy to
 // every agent but its sender, as 'agentctl send --to all' does.
-func (c *Consumer) deliverExtra(msg Message, from string) error {
+func (in *Intake) deliverExtra(msg mailbox.Message, from string) error {
 	if msg.To != "all" {
-		return c.deliverFound(msg, from)
+		return in.c.DeliverFound(msg, from)
 	}
-	for _, agent := range c.opts.Known {
+	for _, agent := range in.store.Known {
 		if strings.EqualFold(agent, msg.From) {
 			continue
 		}
 		one := msg
 		one.To = agent
-		if agent == c.mb.Agent {
-			if err := c.deliverFound(one, from); err != nil {
+		if agent == in.mb.Agent {
+			if err := in.c.DeliverFound(one, from); err != nil {
 				return err
 			}
 			continue
 		}
-		other, err := Open(c.mb.Root, agent)
+		other, err := mailbox.Open(in.mb.Root, agent)
 		if err == nil {
 			err = other.Deliver(one)
 		}
-		if err != nil && !errors.Is(err, ErrDuplicate) {
+		if err != nil && !errors.Is(err, mailbox.ErrDuplicate) {
 			return err
 		}
 	}
@@ -233,7 +233,7 @@ func (c *Consumer) deliverExtra(msg Message, from string) error {
 // HandledStatus is the status a Dream.OS writer gave a message it was done
 // with ("delivered", "completed", ...), or "". Such messages found in the
 // old system's places are not worked again.
-func HandledStatus(msg Message) string {
+func HandledStatus(msg mailbox.Message) string {
 	status, _ := msg.Meta["status"].(string)
 	if q, ok := msg.Meta["queue"].(map[string]any); ok && status == "" {
 		status, _ = q["status"].(string)
@@ -247,7 +247,7 @@ func HandledStatus(msg Message) string {
 
 // handledError dead-letters, rather than works again, what the old system
 // had handled already: 'agentctl retry' brings it back if it was not.
-func handledError(msg Message) error {
+func handledError(msg mailbox.Message) error {
 	if s := HandledStatus(msg); s != "" {
 		return fmt.Errorf("the old system had handled it already (status %s)", s)
 	}
@@ -294,51 +294,51 @@ func RecipientInName(path string) string {
 // decodeExtra decodes a message found outside the mailbox and checks that
 // it is this agent's. In a shared place the recipient comes from the
 // message, else from the file name; a message for another agent is
-// errNotMine, one for no agent an error only for the consumer that
+// errNotMine, one for no agent an error only for the intake that
 // dead-letters for the shared places.
-func (c *Consumer) decodeExtra(data []byte, name string, mod time.Time, shared bool) (Message, error) {
-	owner := c.mb.Agent
+func (in *Intake) decodeExtra(data []byte, name string, mod time.Time, shared bool) (mailbox.Message, error) {
+	owner := in.mb.Agent
 	if shared {
 		owner = ""
 	}
-	msg, err := Decode(data, Source{Name: name, ModTime: mod, Owner: owner})
+	msg, err := mailbox.Decode(data, mailbox.Source{Name: name, ModTime: mod, Owner: owner})
 	if err != nil {
-		if shared && !c.opts.SharedDeadletters {
-			return Message{}, errNotMine
+		if shared && !in.opts.SharedDeadletters {
+			return mailbox.Message{}, errNotMine
 		}
-		return Message{}, err
+		return mailbox.Message{}, err
 	}
 	if shared {
 		if msg.To == "all" {
-			if !c.opts.SharedDeadletters {
-				return Message{}, errNotMine // one consumer spreads broadcasts
+			if !in.opts.SharedDeadletters {
+				return mailbox.Message{}, errNotMine // one intake spreads broadcasts
 			}
 			return msg, nil
 		}
 		if msg.To == "" {
 			msg.To = RecipientInName(name)
 		}
-		to, err := agentname.Resolve(c.opts.Known, msg.To)
+		to, err := agentname.Resolve(in.store.Known, msg.To)
 		switch {
-		case err != nil && c.opts.SharedDeadletters:
+		case err != nil && in.opts.SharedDeadletters:
 			if msg.To == "" {
-				return Message{}, errors.New("found in a shared folder, but neither the message nor its file name says whom it is for")
+				return mailbox.Message{}, errors.New("found in a shared folder, but neither the message nor its file name says whom it is for")
 			}
-			return Message{}, fmt.Errorf("recipient %q is not an agent of this runtime", msg.To)
-		case err != nil || to != c.mb.Agent:
-			return Message{}, errNotMine
+			return mailbox.Message{}, fmt.Errorf("recipient %q is not an agent of this runtime", msg.To)
+		case err != nil || to != in.mb.Agent:
+			return mailbox.Message{}, errNotMine
 		}
 	}
-	return msg, c.checkRecipient(&msg)
+	return msg, in.checkRecipient(&msg)
 }
 
 // deadletterExtra puts a file of an extra place into deadletter/ with its
 // reason, by copy (the place may be on another file system), and removes
 // it there.
-func (c *Consumer) deadletterExtra(path string, data []byte, reason string, now time.Time) error {
-	delete(c.settling, path)
-	dst := c.mb.freeDeadletterName(now.UTC().Format("20060102T150405Z") + "-" + filepath.Base(path))
-	if err := c.deadletterOnce(dst, data, path, reason, now); err != nil {
+func (in *Intake) deadletterExtra(path string, data []byte, reason string, now time.Time) error {
+	delete(in.settling, path)
+	if err := in.deadletter(mailbox.Letter{Name: now.UTC().Format("20060102T150405Z") + "-" + filepath.Base(path), Fresh: true,
+		Data: data, Origin: path, Reason: reason}, now); err != nil {
 		return err
 	}
 	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -364,13 +364,13 @@ type offsetState struct {
 	Offset int64  `json:"offset"`
 }
 
-func (c *Consumer) offsetPath(path string) string {
+func (in *Intake) offsetPath(path string) string {
 	sum := sha256.Sum256([]byte(path))
-	return c.mb.path(OffsetsDir, hex.EncodeToString(sum[:])[:24]+".json")
+	return in.path(OffsetsDir, hex.EncodeToString(sum[:])[:24]+".json")
 }
 
-func (c *Consumer) readOffset(path string) int64 {
-	data, err := os.ReadFile(c.offsetPath(path))
+func (in *Intake) readOffset(path string) int64 {
+	data, err := os.ReadFile(in.offsetPath(path))
 	var st offsetState
 	if err != nil || json.Unmarshal(data, &st) != nil || st.Path != path || st.Offset < 0 {
 		return 0 // read again from the start: what was delivered is a duplicate
@@ -378,25 +378,25 @@ func (c *Consumer) readOffset(path string) int64 {
 	return st.Offset
 }
 
-func (c *Consumer) writeOffset(path string, off int64) error {
-	if err := atomicfile.MkdirAll(c.mb.path(OffsetsDir)); err != nil {
+func (in *Intake) writeOffset(path string, off int64) error {
+	if err := atomicfile.MkdirAll(in.path(OffsetsDir)); err != nil {
 		return err
 	}
 	data, _ := json.Marshal(offsetState{Path: path, Offset: off})
-	return atomicfile.WriteFile(c.offsetPath(path), append(data, '\n'))
+	return atomicfile.WriteFile(in.offsetPath(path), append(data, '\n'))
 }
 
 // ingestAppended takes the messages appended to path since the last look.
 // Each message's derived id comes from the file and the offset where it
 // starts, so a message taken again after a crash (before its offset was
 // recorded) is a duplicate and stored once.
-func (c *Consumer) ingestAppended(path string, fi fs.FileInfo, shared bool, now time.Time) error {
-	if fi.Size() > c.opts.MaxInboxJSONBytes {
+func (in *Intake) ingestAppended(path string, fi fs.FileInfo, shared bool, now time.Time) error {
+	if fi.Size() > in.opts.MaxInboxJSONBytes {
 		return nil // too large to read whole; left alone, never half-read
 	}
-	off := c.readOffset(path)
+	off := in.readOffset(path)
 	if off == fi.Size() {
-		delete(c.settling, path)
+		delete(in.settling, path)
 		return nil
 	}
 	data, err := readRegular(path, fi)
@@ -404,20 +404,20 @@ func (c *Consumer) ingestAppended(path string, fi fs.FileInfo, shared bool, now 
 		return nil
 	}
 	if err != nil {
-		c.emit("unreadable", "", path, err.Error())
+		in.emit("unreadable", "", path, err.Error())
 		return nil
 	}
 	if off > int64(len(data)) {
 		off = 0 // rewritten shorter: start again, duplicates are recognised
 	}
 	parts := dreamos.Split(data[off:])
-	settled := c.settled(path, fi, now)
+	settled := in.settled(path, fi, now)
 	if n := len(parts); settled && n > 0 && !endsMessage(data[off+int64(parts[n-1].Start):off+int64(parts[n-1].End)]) &&
-		now.Sub(fi.ModTime()) < slowWriter*c.opts.Settle {
+		now.Sub(fi.ModTime()) < slowWriter*in.store.Settle {
 		// A writer stalled in the middle of a message looks settled too;
 		// the old writers end each message with a blank line, so one that
 		// does not is given far longer.
-		c.settling[path] = settleState{size: fi.Size(), mtime: fi.ModTime(), since: now}
+		in.settling[path] = settleState{size: fi.Size(), mtime: fi.ModTime(), since: now}
 		settled = false
 	}
 	for i, p := range parts {
@@ -427,7 +427,7 @@ func (c *Consumer) ingestAppended(path string, fi fs.FileInfo, shared bool, now 
 		start := off + int64(p.Start)
 		raw := data[start : off+int64(p.End)]
 		name := fmt.Sprintf("%s@%d", path, start)
-		msg, err := c.decodeExtra(raw, name, fi.ModTime(), shared)
+		msg, err := in.decodeExtra(raw, name, fi.ModTime(), shared)
 		if err == nil {
 			err = handledError(msg)
 		}
@@ -435,21 +435,21 @@ func (c *Consumer) ingestAppended(path string, fi fs.FileInfo, shared bool, now 
 		case errors.Is(err, errNotMine):
 		case err != nil:
 			dst := fmt.Sprintf("%s-%d.txt", strings.TrimSuffix(filepath.Base(path), filepath.Ext(path)), start)
-			if err := c.deadletterOnce(dst, raw, name, err.Error(), now); err != nil {
+			if err := in.deadletter(mailbox.Letter{Name: dst, Data: raw, Origin: name, Reason: err.Error()}, now); err != nil {
 				return err
 			}
 		default:
-			if err := c.deliverExtra(msg, name); err != nil {
+			if err := in.deliverExtra(msg, name); err != nil {
 				return err
 			}
 		}
-		if err := c.writeOffset(path, off+int64(p.End)); err != nil {
+		if err := in.writeOffset(path, off+int64(p.End)); err != nil {
 			return fmt.Errorf("cannot record how far %s was read: %w", path, err)
 		}
 	}
 	if len(parts) == 0 && len(data) > int(off) {
-		return c.writeOffset(path, int64(len(data))) // white space only
+		return in.writeOffset(path, int64(len(data))) // white space only
 	}
-	delete(c.settling, path)
+	delete(in.settling, path)
 	return nil
 }

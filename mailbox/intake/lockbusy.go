@@ -1,8 +1,10 @@
-package mailbox
+package intake
 
 import (
 	"fmt"
 	"time"
+
+	"github.com/agentctl/agentctl/mailbox"
 )
 
 // lockRetry is how soon inbox.json is looked at again when another process
@@ -11,7 +13,7 @@ import (
 const lockRetry = time.Second
 
 // lockBusy remembers that inbox.json.lock was held by another process, so
-// that the consumer goes on with its other work, looks again soon, and can
+// that the intake goes on with its other work, looks again soon, and can
 // say what it is waiting for.
 type lockBusy struct {
 	since   time.Time // first try that found the lock held; zero when free
@@ -37,38 +39,38 @@ func (b *lockBusy) held() string {
 
 // noteLockBusy records a try that found the lock held. Only the first try
 // of a wait is worth an event; Waiting tells how long it has lasted.
-func (c *Consumer) noteLockBusy(now time.Time) {
-	b := &c.lockBusy
-	b.holder = lockHolder(c.mb.path(InboxJSONLock))
+func (in *Intake) noteLockBusy(now time.Time) {
+	b := &in.lockBusy
+	b.holder = lockHolder(in.path(mailbox.InboxJSONLock))
 	b.checked = now
 	if !b.since.IsZero() {
 		return
 	}
 	b.since = now
-	c.emit("lock-busy", "", InboxJSONLock, fmt.Sprintf("held by %s for more than %s; inbox.json is looked at again every %s meanwhile",
-		b.held(), c.opts.LockWait, lockRetry))
+	in.emit("lock-busy", "", mailbox.InboxJSONLock, fmt.Sprintf("held by %s for more than %s; inbox.json is looked at again every %s meanwhile",
+		b.held(), in.opts.LockWait, lockRetry))
 }
 
 // noteLockFree ends a wait for the lock. gotIt says whether the lock was
 // taken at last, rather than no longer needed (inbox.json was emptied).
-func (c *Consumer) noteLockFree(now time.Time, gotIt bool) {
-	b := &c.lockBusy
+func (in *Intake) noteLockFree(now time.Time, gotIt bool) {
+	b := &in.lockBusy
 	if b.since.IsZero() {
 		return
 	}
 	if gotIt {
-		c.emit("lock-free", "", InboxJSONLock, fmt.Sprintf("taken after waiting %s", now.Sub(b.since).Round(time.Second)))
+		in.emit("lock-free", "", mailbox.InboxJSONLock, fmt.Sprintf("taken after waiting %s", now.Sub(b.since).Round(time.Second)))
 	}
 	*b = lockBusy{}
 }
 
-// Waiting says what keeps the consumer from part of its work, or "" when
+// Waiting says what keeps the intake from part of its work, or "" when
 // nothing does: today only inbox.json.lock held by another process, as of
 // the latest try.
-func (c *Consumer) Waiting() string {
-	b := &c.lockBusy
+func (in *Intake) Waiting() string {
+	b := &in.lockBusy
 	if b.since.IsZero() {
 		return ""
 	}
-	return fmt.Sprintf("%s has been held by %s for %s", InboxJSONLock, b.held(), b.checked.Sub(b.since).Round(time.Second))
+	return fmt.Sprintf("%s has been held by %s for %s", mailbox.InboxJSONLock, b.held(), b.checked.Sub(b.since).Round(time.Second))
 }

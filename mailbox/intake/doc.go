@@ -1,0 +1,34 @@
+// Package intake turns files that are not yet canonical messages into
+// messages, and hands them to the store (package mailbox): the Dream.OS
+// inbox.json of a mailbox and its inbox.json.lock, the places outside the
+// mailbox where old writers that are still running keep writing (folders,
+// globs and files given as Options.Watch and Options.Shared, inbox.json
+// files there too), and text files to which a writer appends one Markdown
+// message after another. Reading their shapes is package dreamos's job.
+//
+// An Intake wraps one mailbox.Consumer and is what a runner's Serve loop
+// looks at the mailbox through (it is a mailbox.Feed): it takes in
+// inbox.json and the outside places, and passes on to the Consumer what is
+// the Consumer's (names in inbox/, its settle and retry wake-ups). Idle
+// does its work once for commands that act while no runner is up.
+//
+// What it owns, inside the mailbox folder: inbox.json, which it takes away
+// whole under the writers' flock by a rename into .ingest/ and gives back
+// in its writer's empty shape ("[]", or the object its writer uses; never
+// invalid, and the lock is never held for deliveries); the spool files in
+// .ingest/, each removed only once every entry is delivered or
+// dead-lettered, and gone through again after a crash with the same
+// outcome (ids derived for entries without one, and dead-letter names,
+// come from the spool's name); and .offsets/, how far each appended text
+// file has been read. Outside the runtime it touches only the places it is
+// told to watch: it removes a message file there once delivered (or
+// dead-lettered), takes a watched inbox.json under its writers' lock, and
+// never changes an appended text file.
+//
+// What it never touches: inbox/, processing/, archive/ and deadletter/. A
+// message goes in through Consumer.DeliverFound (or Mailbox.Deliver, for a
+// broadcast's copies to other agents), and what cannot be used goes
+// through Mailbox.WriteDeadLetter, the store's one writer of dead letters.
+// It never claims, settles or reads a message back, and never reads
+// agentctl.yaml: callers pass the settings in.
+package intake

@@ -1,0 +1,231 @@
+package intake
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/agentctl/agentctl/internal/agentname"
+	"github.com/agentctl/agentctl/mailbox"
+)
+
+// Options are the intake's settings; callers take them from agentctl.yaml.
+// The rest (the agents of the runtime, the settle period, the size limit
+// of one message, who hears of events) it takes from its consumer's
+// mailbox.Options.
+type Options struct {
+	// MaxInboxJSONBytes is the largest inbox.json ingested (default 64 MiB);
+	// a larger one goes to deadletter/ unread. It bounds an appended text
+	// file read whole too.
+	MaxInboxJSONBytes int64
+	// LockWait is how long one look at inbox.json tries inbox.json.lock
+	// (default 100ms). A lock held longer is tried again within a second,
+	// and meanwhile Waiting says so.
+	LockWait time.Duration
+	// Watch and Shared are places outside the mailbox where old writers
+	// still write (extra.go): absolute paths of folders, files or globs.
+	// Watch holds this agent's messages; Shared holds every agent's, each
+	// taken by the intake of the agent it is addressed to.
+	Watch, Shared []string
+	// SharedDeadletters makes this intake the one that dead-letters what
+	// the shared places hold for no agent (one agent of the runtime has it).
+	SharedDeadletters bool
+}
+
+func (o *Options) defaults() {
+	if o.MaxInboxJSONBytes <= 0 {
+		o.MaxInboxJSONBytes = 64 << 20
+	}
+	if o.LockWait <= 0 {
+		o.LockWait = 100 * time.Millisecond
+	}
+}
+
+// Intake takes in the messages of one mailbox that arrive other than as
+// canonical files in inbox/, and hands each to its Consumer. Like the
+// Consumer, it is owned by one goroutine.
+type Intake struct {
+	c        *mailbox.Consumer
+	mb       *mailbox.Mailbox
+	opts     Options
+	store    mailbox.Options // the consumer's, defaults filled in
+	settling map[string]settleState
+	lockBusy lockBusy // inbox.json.lock found held by another process
+}
+
+// New makes the intake of c's mailbox. It looks at nothing until Scan.
+func New(c *mailbox.Consumer, opts Options) *Intake {
+	opts.defaults()
+	return &Intake{c: c, mb: c.Mailbox(), opts: opts, store: c.Options(), settling: map[string]settleState{}}
+}
+
+// Idle does what a runner does first when no consumer holds the mailbox:
+// it takes in inbox.json and the files dropped into inbox/, so that every
+// pending message has a canonical file to act on. With a consumer up it
+// does nothing, since that consumer's intake takes them in itself.
+func Idle(mb *mailbox.Mailbox, store mailbox.Options, opts Options, now time.Time) error {
+	c, err := mb.Consume(store, now)
+	if errors.Is(err, mailbox.ErrConsumerRunning) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	err = New(c, opts).Scan(now)
+	if cerr := c.Close(); err == nil {
+		err = cerr
+	}
+	return err
+}
+
+// Scan is the full rescan: the consumer's of inbox/, then inbox.json (and
+// what earlier takings left in .ingest/), then the places outside the
+// mailbox.
+func (in *Intake) Scan(now time.Time) error {
+	if err := in.c.Scan(now); err != nil {
+		return err
+	}
+	if err := in.ingestInboxJSON(now); err != nil {
+		return err
+	}
+	return in.scanExtra(now)
+}
+
+// Notice handles names that file events reported: inbox.json, paths of the
+// places outside the mailbox, and names in inbox/, which are the
+// consumer's.
+func (in *Intake) Notice(now time.Time, names ...string) error {
+	for _, name := range names {
+		var err error
+		switch {
+		case name == mailbox.InboxJSON:
+			err = in.ingestInboxJSON(now)
+		case filepath.IsAbs(name): // a file of the places old writers write to
+			err = in.noticeExtra(name, now)
+		default:
+			err = in.c.Notice(now, name)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Tick looks at inbox.json again when its lock was held last time, reads
+// the settling files outside the mailbox whose settle period has passed,
+// and lets the consumer do the same in inbox/.
+func (in *Intake) Tick(now time.Time) error {
+	if retry, busy := in.lockBusy.retryAt(); busy && !now.Before(retry) {
+		if err := in.ingestInboxJSON(now); err != nil {
+			return err
+		}
+	}
+	for path, st := range in.settling {
+		if !now.Before(st.since.Add(in.store.Settle)) {
+			if err := in.noticeExtra(path, now); err != nil {
+				return err
+			}
+		}
+	}
+	return in.c.Tick(now)
+}
+
+// NextWake is when the intake or its consumer next has something to do
+// without any new file event.
+func (in *Intake) NextWake() (t time.Time, ok bool) {
+	t, ok = in.c.NextWake()
+	for _, st := range in.settling {
+		if due := st.since.Add(in.store.Settle); !ok || due.Before(t) {
+			t, ok = due, true
+		}
+	}
+	if retry, busy := in.lockBusy.retryAt(); busy && (!ok || retry.Before(t)) {
+		t, ok = retry, true
+	}
+	return t, ok
+}
+
+func (in *Intake) emit(kind, id, file, reason string) {
+	if in.store.OnEvent != nil {
+		in.store.OnEvent(mailbox.Event{Kind: kind, ID: id, File: file, Reason: reason})
+	}
+}
+
+// path is a file of the intake's inside the mailbox folder: inbox.json,
+// its lock, .ingest/ and .offsets/.
+func (in *Intake) path(parts ...string) string {
+	return filepath.Join(append([]string{in.mb.Dir}, parts...)...)
+}
+
+// deadletter hands what cannot be used to the mailbox's one writer of
+// deadletter/, and tells of it when it landed.
+func (in *Intake) deadletter(l mailbox.Letter, now time.Time) error {
+	written, err := in.mb.WriteDeadLetter(l, now)
+	if written {
+		in.emit("deadlettered", "", l.Origin, l.Reason)
+	}
+	return err
+}
+
+// checkRecipient makes sure a message found for this mailbox is for this
+// agent, and spells the recipient the configured way.
+func (in *Intake) checkRecipient(msg *mailbox.Message) error {
+	to, err := agentname.Resolve(in.store.Known, msg.To)
+	if err != nil {
+		return fmt.Errorf("recipient %q is not an agent of this runtime", msg.To)
+	}
+	if to != in.mb.Agent {
+		return fmt.Errorf("it is addressed to %s, not %s", to, in.mb.Agent)
+	}
+	msg.To = to
+	return nil
+}
+
+type settleState struct {
+	size  int64
+	mtime time.Time
+	since time.Time
+}
+
+// settled reports whether a file that is not complete JSON has stopped
+// changing for the settle period, and starts or restarts its wait if not.
+func (in *Intake) settled(path string, fi fs.FileInfo, now time.Time) bool {
+	st, ok := in.settling[path]
+	if !ok && now.Sub(fi.ModTime()) >= in.store.Settle {
+		return true // found by a scan, long untouched
+	}
+	if !ok || st.size != fi.Size() || !st.mtime.Equal(fi.ModTime()) {
+		in.settling[path] = settleState{size: fi.Size(), mtime: fi.ModTime(), since: now}
+		return false
+	}
+	if now.Sub(st.since) < in.store.Settle {
+		return false
+	}
+	delete(in.settling, path)
+	return true
+}
+
+var errChanged = errors.New("file changed while being read")
+
+// readRegular reads the file that Lstat described, refusing to follow a
+// symlink swapped in since.
+func readRegular(path string, want fs.FileInfo) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	got, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !os.SameFile(want, got) {
+		return nil, errChanged
+	}
+	return io.ReadAll(io.LimitReader(f, want.Size()+1))
+}
