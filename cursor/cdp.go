@@ -111,6 +111,8 @@ type pageLook struct {
 	Replies  int     `json:"replies"`
 	Composer *string `json:"composer"`
 	Nodes    int     `json:"nodes"`
+	// EnterTaken: the page's key handling took the driver's last Enter.
+	EnterTaken bool `json:"enter_taken"`
 }
 
 func (c *CDP) logf(format string, args ...any) { fmt.Fprintf(c.log, format+"\n", args...) }
@@ -388,7 +390,12 @@ func (s *cdpTurn) newChat(ctx context.Context) error {
 // submit sends the prompt and proves that the page took it: the busy
 // element showed, or the composer emptied and the transcript grew. With no
 // sign within gui.submit it tries once more, but only while the composer
-// still holds the prompt, so nothing is ever sent twice.
+// still holds the prompt, so nothing is ever sent twice; and where the
+// page took the first Enter (its key handling prevented the key's
+// default), only after submitTakenWaits more such periods: a loaded page
+// (VS Code's, slowed) took the key and showed the prompt sent, and the
+// composer emptied, only seconds later, and a second Enter then sent the
+// prompt again.
 func (s *cdpTurn) submit(ctx context.Context, before pageLook) error {
 	s.wait(ErrNotSubmitted, "a sign that the page took the prompt (the model busy, or the composer emptied and the transcript grown)")
 	for try := 1; try <= 2; try++ {
@@ -396,7 +403,7 @@ func (s *cdpTurn) submit(ctx context.Context, before pageLook) error {
 			return err
 		}
 		s.sent = true
-		deadline := time.Now().Add(s.c.submitWait)
+		deadline, waitedTaken := time.Now().Add(s.c.submitWait), false
 		for {
 			l, err := s.look(ctx)
 			if err != nil {
@@ -411,6 +418,10 @@ func (s *cdpTurn) submit(ctx context.Context, before pageLook) error {
 			case empty && grew:
 				s.c.logf("submitted (the composer emptied and the transcript grew)")
 				return nil
+			}
+			if time.Now().After(deadline) && l.EnterTaken && !waitedTaken {
+				s.c.logf("no sign of submission yet, but the page took the Enter; waiting longer rather than pressing it again")
+				deadline, waitedTaken = time.Now().Add(submitTakenWaits*s.c.submitWait), true
 			}
 			if time.Now().After(deadline) {
 				if try == 1 && l.Composer != nil && s.holdsPrompt(*l.Composer) {
@@ -427,6 +438,10 @@ func (s *cdpTurn) submit(ctx context.Context, before pageLook) error {
 	}
 	return fmt.Errorf("%w: the page showed no sign of it", ErrNotSubmitted)
 }
+
+// submitTakenWaits is how many more gui.submit periods a page that took
+// the Enter key is given to show the prompt sent.
+const submitTakenWaits = 5
 
 func (s *cdpTurn) press(ctx context.Context) error {
 	if s.c.cfg.Submit != "" {

@@ -91,7 +91,7 @@ func jsFunc(body string) string { return "(a => {" + jsLib + body + "})" }
 var jsWatch = jsFunc(`
 const w = state();
 if (w.obs) w.obs.disconnect();
-w.token = a.token; w.busySeen = false; w.changes = 0; w.changedAt = performance.now(); w.probe = null;
+w.token = a.token; w.busySeen = false; w.changes = 0; w.changedAt = performance.now(); w.probe = null; w.enter = null;
 let marked = 0;
 // Marked afresh at each prompt: a new chat numbers its rows from 0 again.
 if (a.mark && a.reply) { w.seen = null; w.seenRows = null; const m = seenReplies(); for (const e of all(a.reply)) { markSeen(m, e); marked++; } }
@@ -119,8 +119,9 @@ return marked;`)
 
 // jsLook is what the driver watches: the title, the turn's mark, the busy
 // state, how long the reply and the busy state have been still, how many
-// replies and elements the page has (the transcript growing), and the
-// composer's text (null: no composer).
+// replies and elements the page has (the transcript growing), the
+// composer's text (null: no composer), and whether the page took the
+// driver's last Enter (see jsFocus).
 //
 // Stillness measured by a clock alone can be faked by a page whose main
 // thread was starved: the clock ran on while the page could not draw what
@@ -161,13 +162,23 @@ const settled = !!p && still >= need && p.timer && p.message && ((p.frame && p.i
 return {title: document.title, token: w.token || "", busy, busy_seen: !!w.busySeen,
   changes: w.changes || 0, still_ms: still, settled,
   replies: all(a.reply).length, composer: c ? fieldText(c) : null,
-  nodes: document.getElementsByTagName("*").length};`)
+  nodes: document.getElementsByTagName("*").length, enter_taken: !!(w.enter && w.enter.taken)};`)
 
-// jsFocus focuses the composer, for Enter.
+// jsFocus focuses the composer, for Enter, and listens for that Enter:
+// once its dispatch is over, whether the page took it (prevented its
+// default, as an app's key handling does) is kept for jsLook. A busy page
+// may show the prompt sent long after it took the key.
 var jsFocus = jsFunc(`
 const c = document.querySelector(a.composer);
 if (!c) return false;
 c.focus();
+const w = state(), t = w.enter = {taken: false};
+const on = e => {
+  if (e.key !== "Enter") return;
+  window.removeEventListener("keydown", on, true);
+  setTimeout(() => { t.taken = e.defaultPrevented; }, 0);
+};
+window.addEventListener("keydown", on, true);
 return true;`)
 
 // jsClick clicks the first visible element matching a.sel.

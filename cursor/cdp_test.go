@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net/url"
 	"strings"
 	"sync"
 	"testing"
@@ -286,6 +287,23 @@ func TestCDPResumedTurnNeverSendsAgain(t *testing.T) {
 	}
 	if got := c.prompts(t); len(got) != 2 {
 		t.Fatalf("the page received %q", got)
+	}
+}
+
+// A page that takes the Enter at once but shows the prompt sent only after
+// gui.submit (a loaded VS Code) gets no second Enter: it would send the
+// prompt again.
+func TestCDPSlowPageThatTookTheEnterGetsNoSecond(t *testing.T) {
+	b := startCDPBrowser(t)
+	c := b.openChatPageWith(t, "Cursor - slow to show", shape{name: "quick", think: 0.1, chunks: 1}, 0, url.Values{"accept_ms": {"1200"}})
+	gui := cdpTestGUI()
+	gui.Submit = 300 * time.Millisecond
+	reply, err := newTestCDPWith(t, c.seat(), gui).Run(context.Background(), Turn{Prompt: "once only"})
+	if err != nil || reply != "You wrote:\nonce only" {
+		t.Fatalf("%q, %v", reply, err)
+	}
+	if got := c.prompts(t); len(got) != 1 {
+		t.Fatalf("the page received %q, want the prompt once", got)
 	}
 }
 
