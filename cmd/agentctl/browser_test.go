@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/chromedp"
 
 	"github.com/agentctl/agentctl/internal/process"
@@ -184,7 +185,18 @@ func TestMissionControlPageInHeadlessChromiumFollowsARunningFlow(t *testing.T) {
 	}
 	box := fmt.Sprintf(`[data-question=%q]`, q.ID)
 	awaitText(ctx, t, box, "which tag?")
-	if err := chromedp.Run(ctx, chromedp.SendKeys(box+" input", "v0.1.0", chromedp.ByQuery), chromedp.Click(box+" button", chromedp.ByQuery)); err != nil {
+	// The page redraws between the button's press and its release, as a
+	// new snapshot or the clock's redraw can: the click must still count.
+	var at []float64
+	if err := chromedp.Run(ctx, chromedp.SendKeys(box+" input", "v0.1.0", chromedp.ByQuery),
+		chromedp.Evaluate(fmt.Sprintf(`(() => { const r = document.querySelector(%q).getBoundingClientRect(); return [r.x + r.width/2, r.y + r.height/2]; })()`, box+" button"), &at)); err != nil {
+		t.Fatal(err)
+	}
+	if err := chromedp.Run(ctx,
+		chromedp.MouseEvent(input.MousePressed, at[0], at[1], chromedp.ButtonLeft, chromedp.ClickCount(1)),
+		chromedp.Evaluate(`render()`, nil),
+		chromedp.MouseEvent(input.MouseReleased, at[0], at[1], chromedp.ButtonLeft, chromedp.ClickCount(1)),
+	); err != nil {
 		t.Fatal(err)
 	}
 	awaitText(ctx, t, "#notice", "answered "+q.ID)

@@ -145,6 +145,19 @@ function hop(l) {
     (l.notes || []).map((n) => el("div", { class: "dim small note" }, "driver: " + n)));
 }
 
+// redraw replaces the rows of section id only when what they show has
+// changed: rows with buttons are left alone by the redraws a snapshot or
+// the clock brings, or a click landing as they are replaced (its press on
+// the old button, its release on the new) would be lost, and with it a
+// person's answer.
+const drawn = {};
+function redraw(id, data, rows) {
+  const key = JSON.stringify(data);
+  if (drawn[id] === key) return;
+  drawn[id] = key;
+  $(id).replaceChildren(...rows());
+}
+
 function render() {
   const s = snap;
   // Answers being typed survive the redraw a new snapshot brings.
@@ -165,11 +178,11 @@ function render() {
   for (const id of open) { const d = document.querySelector(`[data-task="${CSS.escape(id)}"] details`); if (d) d.open = true; }
   $("threads").replaceChildren(...(s.threads.length ? s.threads.slice(0, 15).map((t) => el("div", { class: "thread", "data-thread": t.id },
     el("div", {}, t.subject), t.hops.map(hop))) : [el("div", { class: "dim" }, "no conversations yet")]));
-  $("dead").replaceChildren(...(s.dead.length ? s.dead.map((d) => el("div", { class: "row", "data-dead": d.ref },
+  redraw("dead", s.dead, () => s.dead.length ? s.dead.map((d) => el("div", { class: "row", "data-dead": d.ref },
     el("b", {}, d.mailbox), el("span", {}, d.subject || d.ref), el("span", { class: "reason" }, d.reason),
-    el("button", { onclick: () => act("retry", { ref: d.ref, mailbox: d.mailbox }) }, "retry"))) : [el("div", { class: "dim" }, "none")]));
+    el("button", { onclick: () => act("retry", { ref: d.ref, mailbox: d.mailbox }) }, "retry"))) : [el("div", { class: "dim" }, "none")]);
   const waiting = s.people.flatMap((p) => p.waiting.map((m) => ({ ...m, person: p.name })));
-  $("people").replaceChildren(...(waiting.length ? waiting.map((m) => {
+  redraw("people", waiting, () => waiting.length ? waiting.map((m) => {
     const approval = m.type === "approval";
     const box = el("input", { placeholder: approval ? "reason to deny…" : "answer…", size: 30 });
     box.value = typed[m.id] || "";
@@ -181,7 +194,7 @@ function render() {
       : el("form", { onsubmit: (e) => { e.preventDefault(); act("reply", { person: m.person, id: m.id, text: box.value }); } }, box, el("button", {}, "reply"));
     return el("div", { class: "row", "data-question": m.id },
       el("b", {}, m.from + " → " + m.person), el("span", {}, m.subject), el("div", { class: "dim small" }, m.body), form);
-  }) : [el("div", { class: "dim" }, "nothing waits")]));
+  }) : [el("div", { class: "dim" }, "nothing waits")]);
   const to = $("send-to"), keep = to.value;
   to.replaceChildren(...s.agents.map((a) => el("option", {}, a.name)), el("option", { value: "all" }, "all agents"));
   if (keep) to.value = keep;
