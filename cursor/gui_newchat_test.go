@@ -105,3 +105,9 @@ func TestGUINewChatNotOnResume(t *testing.T) {
 		t.Errorf("record = %+v", c)
 	}
 }
+
+// withTimings is s with the GUI turns' timings t.
+func withTimings(s Settings, t Timings) Settings {
+	s.Timings = t
+	return s
+}

@@ -46,12 +46,6 @@ func presetAgent(preset string, nc NewChatPolicy) Settings {
 	}}
 }
 
-// withTimings is s with the GUI turns' timings t.
-func withTimings(s Settings, t Timings) Settings {
-	s.Timings = t
-	return s
-}
-
 func newDriver(t *testing.T, a Settings, opts Options) Driver {
 	t.Helper()
 	d, err := New(a, opts)
