@@ -10,6 +10,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/agentctl/agentctl/agents/receipt"
 	"github.com/agentctl/agentctl/mailbox"
 	"github.com/agentctl/agentctl/projectboard"
 )
@@ -189,7 +190,11 @@ func (r *Runner) settleByRunner(cl *claim, outcome string) error {
 	if err := r.devlogOnce(cl, devlogEntry(r.s.Agent, cl.Message, now, outcome, "", "")); err != nil {
 		return err
 	}
-	if err := r.complete(cl, mailbox.Receipt{Outcome: outcome, Data: map[string]any{"turn": false}}, now); err != nil {
+	data, err := receipt.Encode(receipt.Data{Turn: receipt.NoTurn()})
+	if err != nil {
+		return err
+	}
+	if err := r.complete(cl, mailbox.Receipt{Outcome: outcome, Data: data}, now); err != nil {
 		return err
 	}
 	r.hb.count(outcomeRunner)

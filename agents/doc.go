@@ -47,7 +47,9 @@
 // record (turnrecord.go), which package mailbox keeps in the progress
 // record as JSON it never looks into: the record is this package's, and so
 // is its one reader, which also reads the untyped records of earlier
-// versions, so a runner upgraded mid-turn resumes it.
+// versions, so a runner upgraded mid-turn resumes it. What a receipt says
+// beyond its outcome is typed the same way, in package receipt, below this
+// one so that the hub and the actions a person takes write it too.
 //
 // Not every message costs a turn (policy.go): per message type, the
 // runner answers status requests and pings itself, applies board updates

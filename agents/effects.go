@@ -14,6 +14,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/agentctl/agentctl/agents/receipt"
 	"github.com/agentctl/agentctl/devlog"
 	"github.com/agentctl/agentctl/internal/agentname"
 	"github.com/agentctl/agentctl/mailbox"
@@ -75,41 +76,14 @@ func (o outcome) receiptOutcome() string {
 	return outcomeDone
 }
 
-// receiptDriverNotes is the key of the receipt's data that holds the
-// driver's notes on the turn (turnRecord.DriverNotes).
-const receiptDriverNotes = "driver_notes"
-
-func (o outcome) receiptData() map[string]any {
-	d := map[string]any{}
-	if len(o.Sent) > 0 {
-		d["sent"] = o.Sent
-	}
-	if len(o.Board) > 0 {
-		d["board"] = o.Board
-	}
-	if len(o.Deferred) > 0 {
-		d["deferred"] = o.Deferred
-	}
-	if len(o.Errors) > 0 {
-		d["errors"] = o.Errors
-	}
-	if len(o.Parked) > 0 {
-		d["parked"] = o.Parked
-	}
-	if o.Block != "" {
-		d["block_error"] = o.Block
-	}
+func (o outcome) receiptData() receipt.Data {
+	d := receipt.Data{Sent: o.Sent, Board: o.Board, Deferred: o.Deferred, Errors: o.Errors, Parked: o.Parked,
+		BlockError: o.Block, Report: (*receipt.Report)(o.Report), Carried: o.Carried}
 	if o.NoBlock {
-		d["no_block"] = noBlockReason
-	}
-	if o.Report != nil {
-		d["report"] = o.Report
-	}
-	if len(o.Carried) > 0 {
-		d["carried"] = o.Carried
+		d.NoBlock = noBlockReason
 	}
 	if o.ByRunner {
-		d["turn"] = false
+		d.Turn = receipt.NoTurn()
 	}
 	return d
 }

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentctl/agentctl/agents/receipt"
 	"github.com/agentctl/agentctl/devlog"
 	"github.com/agentctl/agentctl/internal/clock/clocktest"
 	"github.com/agentctl/agentctl/mailbox"
@@ -17,7 +18,14 @@ import (
 // block wraps an agentctl block in a reply.
 func block(json string) string { return "Done.\n\n```agentctl\n" + json + "\n```\n" }
 
-func receiptOf(t *testing.T, root, agent, id string) *mailbox.Receipt {
+// receiptRead is a message's receipt with its data read back as every
+// reader of receipts reads it.
+type receiptRead struct {
+	*mailbox.Receipt
+	Data receipt.Data
+}
+
+func receiptOf(t *testing.T, root, agent, id string) receiptRead {
 	t.Helper()
 	mb, err := mailbox.Open(root, agent)
 	if err != nil {
@@ -29,11 +37,15 @@ func receiptOf(t *testing.T, root, agent, id string) *mailbox.Receipt {
 	}
 	for _, e := range done {
 		if e.Message.ID == id {
-			return e.Receipt
+			d, err := receipt.Read(e.Receipt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return receiptRead{e.Receipt, d}
 		}
 	}
 	t.Fatalf("%s has no archived %s", agent, id)
-	return nil
+	return receiptRead{}
 }
 
 func entriesFor(es []devlog.Entry, id string) []devlog.Entry {
@@ -74,7 +86,7 @@ func TestBoardChangeOnAnInvalidBoardIsKept(t *testing.T) {
 	waitFor(t, 10*time.Second, "m1 to be archived", func() bool { return counts(t, root, "Agent-1").Done == 1 })
 
 	rc := receiptOf(t, root, "Agent-1", "m1")
-	if rc.Outcome != "done with errors" || fmt.Sprint(rc.Data["deferred"]) != "[DEMO-1]" || rc.Data["board"] != nil {
+	if rc.Outcome != "done with errors" || fmt.Sprint(rc.Data.Deferred) != "[DEMO-1]" || rc.Data.Board != nil {
 		t.Errorf("receipt: outcome %q, data %v; want done with errors, DEMO-1 deferred, no board change", rc.Outcome, rc.Data)
 	}
 	e := entriesFor(devlogOf(t, root, "Agent-1"), "m1")
@@ -199,7 +211,7 @@ func TestSendsPerReplyAreCapped(t *testing.T) {
 		t.Errorf("Agent-2 got %d messages, want %d", c.Pending, DefaultMaxSendsPerReply)
 	}
 	rc := receiptOf(t, root, "Agent-1", "flood")
-	errs, _ := rc.Data["errors"].([]any)
+	errs := rc.Data.Errors
 	if rc.Outcome != "done with errors" || len(errs) != 1000-DefaultMaxSendsPerReply || !strings.Contains(fmt.Sprint(errs[0]), "run.max_sends_per_reply") {
 		t.Errorf("receipt %q with %d errors (first %v)", rc.Outcome, len(errs), errs[:min(1, len(errs))])
 	}

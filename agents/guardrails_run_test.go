@@ -97,12 +97,12 @@ func TestGuardrailsThroughARunner(t *testing.T) {
 		t.Errorf("DEMO-1 %s, DEMO-2 %s; want review (its own) and todo (held)", st1, st2)
 	}
 	rc := receiptOf(t, root, "Agent-1", "m1")
-	if rc.Outcome != "done with errors" || !strings.Contains(fmt.Sprint(rc.Data["errors"]), "send[2]: refused: the reply's messages 4 to 4, past the first 3 (guardrails.many_sends: deny)") {
+	if rc.Outcome != "done with errors" || !strings.Contains(fmt.Sprint(rc.Data.Errors), "send[2]: refused: the reply's messages 4 to 4, past the first 3 (guardrails.many_sends: deny)") {
 		t.Errorf("receipt %q, data %v", rc.Outcome, rc.Data)
 	}
 	reqs := approvals(t, root)
-	if len(reqs) != 2 || fmt.Sprint(rc.Data["parked"]) != fmt.Sprintf("[%s %s]", reqs[0].ID, reqs[1].ID) && fmt.Sprint(rc.Data["parked"]) != fmt.Sprintf("[%s %s]", reqs[1].ID, reqs[0].ID) {
-		t.Fatalf("approval requests %v; receipt parked %v", reqs, rc.Data["parked"])
+	if len(reqs) != 2 || fmt.Sprint(rc.Data.Parked) != fmt.Sprintf("[%s %s]", reqs[0].ID, reqs[1].ID) && fmt.Sprint(rc.Data.Parked) != fmt.Sprintf("[%s %s]", reqs[1].ID, reqs[0].ID) {
+		t.Fatalf("approval requests %v; receipt parked %v", reqs, rc.Data.Parked)
 	}
 	lines := auditOf(t, root)
 	for _, want := range [][]string{
@@ -166,7 +166,7 @@ func TestAReplyWaitingForApprovalSaysSo(t *testing.T) {
 	startRunner(t, s)
 	deliverTo(t, root2, mailbox.Message{ID: "m2", From: "Agent-3", To: "Agent-1", Body: "announce it"})
 	waitFor(t, 10*time.Second, "m2 to be archived", func() bool { return counts(t, root2, "Agent-1").Done == 1 })
-	if rc := receiptOf(t, root2, "Agent-1", "m2"); rc.Outcome != "done with errors" || !strings.Contains(fmt.Sprint(rc.Data["errors"]), "no person is configured") {
+	if rc := receiptOf(t, root2, "Agent-1", "m2"); rc.Outcome != "done with errors" || !strings.Contains(fmt.Sprint(rc.Data.Errors), "no person is configured") {
 		t.Errorf("with no person: %q %v", rc.Outcome, rc.Data)
 	}
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/agentctl/agentctl/agents/receipt"
 	"github.com/agentctl/agentctl/cursor"
 	"github.com/agentctl/agentctl/mailbox"
 	"github.com/agentctl/agentctl/projectboard"
@@ -93,19 +94,21 @@ func (r *Runner) handle(ctx context.Context, mcl *mailbox.Claim) error {
 			timings["submit_to_reply"] = rt.Sub(t).Round(time.Millisecond).String()
 		}
 	}
-	data := out.receiptData()
-	if cl.turn.DriverNotes != nil {
-		data[receiptDriverNotes] = cl.turn.DriverNotes
-	}
-	receipt := mailbox.Receipt{Outcome: out.receiptOutcome(), Reply: reply, Timings: timings, Data: withHistory(data, msg)}
-	if err := r.complete(cl, receipt, now); err != nil {
+	d := out.receiptData()
+	d.DriverNotes = cl.turn.DriverNotes
+	data, err := receipt.Encode(withHistory(d, msg))
+	if err != nil {
 		return err
 	}
-	r.hb.count(receipt.Outcome)
+	rc := mailbox.Receipt{Outcome: out.receiptOutcome(), Reply: reply, Timings: timings, Data: data}
+	if err := r.complete(cl, rc, now); err != nil {
+		return err
+	}
+	r.hb.count(rc.Outcome)
 	if err := r.noteNoBlock(log, msg, out); err != nil {
 		return err
 	}
-	log.Info().Str("event", "archived").Str("outcome", receipt.Outcome).Int("sent", len(out.Sent)).Int("board", len(out.Board)).
+	log.Info().Str("event", "archived").Str("outcome", rc.Outcome).Int("sent", len(out.Sent)).Int("board", len(out.Board)).
 		Str("took", timings["total"]).Msg("archived")
 	return nil
 }

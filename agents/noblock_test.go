@@ -56,7 +56,7 @@ func noBlockNotices(t *testing.T, root string) []mailbox.Message {
 
 // work delivers one message to Agent-1 and waits until it is archived and
 // the runner is idle again, all its steps done.
-func work(t *testing.T, root string, clock *clocktest.Clock, id, typ, body string) *mailbox.Receipt {
+func work(t *testing.T, root string, clock *clocktest.Clock, id, typ, body string) receiptRead {
 	t.Helper()
 	done := counts(t, root, "Agent-1").Done
 	deliverTo(t, root, mailbox.Message{ID: id, From: "Agent-2", To: "Agent-1", Type: typ, Body: body, CreatedAt: clock.Now()})
@@ -90,7 +90,7 @@ func TestReplyWithoutTheBlockEndsDoneWithoutBlock(t *testing.T) {
 	startRunner(t, s)
 
 	rc := work(t, root, clock, "plain", "", "plain")
-	if rc.Outcome != "done without block" || !strings.Contains(fmt.Sprint(rc.Data["no_block"]), "asked for an agentctl block") {
+	if rc.Outcome != "done without block" || !strings.Contains(fmt.Sprint(rc.Data.NoBlock), "asked for an agentctl block") {
 		t.Errorf("receipt of a reply without the block: %q %v, want done without block and the reason", rc.Outcome, rc.Data)
 	}
 	if e := devlogEntryOf(t, root, "Agent-1", "plain"); e.Outcome != "done without block" || !strings.Contains(e.Error, "the reply has none") {
@@ -104,13 +104,13 @@ func TestReplyWithoutTheBlockEndsDoneWithoutBlock(t *testing.T) {
 		t.Errorf("Agent-2's inbox %+v, want the receipt saying done without block", p)
 	}
 	waitFor(t, 10*time.Second, "the runner to be idle after acked", func() bool { return statusOf(t, root, "Agent-1").State == "idle" })
-	if rc := work(t, root, clock, "with-block", "", "block"); rc.Outcome != "done" || rc.Data["no_block"] != nil {
+	if rc := work(t, root, clock, "with-block", "", "block"); rc.Outcome != "done" || rc.Data.NoBlock != "" {
 		t.Errorf("receipt of a reply with the block: %q %v, want done", rc.Outcome, rc.Data)
 	}
 	if rc := work(t, root, clock, "with-report", "", "report"); rc.Outcome != "done" {
 		t.Errorf("receipt of a reply with a report: %q %v, want done", rc.Outcome, rc.Data)
 	}
-	if rc := work(t, root, clock, "own-template", "note", "plain"); rc.Outcome != "done" || rc.Data["no_block"] != nil {
+	if rc := work(t, root, clock, "own-template", "note", "plain"); rc.Outcome != "done" || rc.Data.NoBlock != "" {
 		t.Errorf("receipt of a reply to a template without the protocol: %q %v, want done", rc.Outcome, rc.Data)
 	}
 	if e := devlogEntryOf(t, root, "Agent-1", "own-template"); e.Outcome != "done" {

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentctl/agentctl/agents/receipt"
 	"github.com/agentctl/agentctl/mailbox"
 	"github.com/agentctl/agentctl/projectboard"
 )
@@ -248,8 +249,11 @@ func (r *Runner) noteEffects(cl *claim) []effect {
 				// all the same.
 				return result{Kind: "carried", ID: id, Detail: "no longer pending"}, nil
 			}
-			rc := mailbox.Receipt{Outcome: "carried by a turn", Data: map[string]any{"carried_by": cl.Message.ID}}
-			err := r.mb.Settle(e, rc, r.now())
+			data, err := receipt.Encode(receipt.Data{CarriedBy: cl.Message.ID})
+			if err != nil {
+				return result{}, err
+			}
+			err = r.mb.Settle(e, mailbox.Receipt{Outcome: "carried by a turn", Data: data}, r.now())
 			if errors.Is(err, mailbox.ErrMoved) {
 				return result{Kind: "carried", ID: id, Detail: "no longer pending"}, nil
 			}

@@ -57,7 +57,7 @@ func TestRunnerAnswersWithoutATurn(t *testing.T) {
 		t.Errorf("%d turns taken, want none", turns.Load())
 	}
 	for _, m := range msgs {
-		if r := receiptOf(t, root, "Agent-1", m.ID); r.Outcome != outcomeRunner || r.Data["turn"] != false {
+		if r := receiptOf(t, root, "Agent-1", m.ID); r.Outcome != outcomeRunner || (r.Data.Turn == nil || *r.Data.Turn) {
 			t.Errorf("%s: receipt %+v, want %q without a turn", m.ID, r, outcomeRunner)
 		}
 		if es := entriesFor(devlogOf(t, root, "Agent-1"), m.ID); len(es) != 1 || es[0].Outcome != outcomeRunner {
@@ -136,11 +136,11 @@ func TestDigestNotesRideTheNextTurn(t *testing.T) {
 			t.Errorf("the turn's prompt lacks note %d:\n%s", i, last)
 		}
 		r := receiptOf(t, root, "Agent-1", fmt.Sprintf("note-%d", i))
-		if r.Outcome != "carried by a turn" || r.Data["carried_by"] != "work" {
+		if r.Outcome != "carried by a turn" || r.Data.CarriedBy != "work" {
 			t.Errorf("note %d: receipt %+v, want carried by work", i, r)
 		}
 	}
-	if r := receiptOf(t, root, "Agent-1", "work"); len(r.Data["carried"].([]any)) != 3 {
+	if r := receiptOf(t, root, "Agent-1", "work"); len(r.Data.Carried) != 3 {
 		t.Errorf("work's receipt data %v, want the notes it carried", r.Data)
 	}
 	if n := promptCount(); n != 2 {

@@ -56,6 +56,9 @@ type BoardChange struct {
 //	- split the tokenizer
 //	Commit Message: refactor: split tokenizer
 //	Status: done
+//
+// Its receipt keeps it as a receipt.Report, which has the same fields, so
+// that a change here that receipts would not read fails to compile.
 type Report struct {
 	Task          string   `json:"task,omitempty"`
 	Actions       []string `json:"actions,omitempty"`

@@ -1,11 +1,13 @@
 package agents
 
 import (
+	"encoding/json"
 	"sync"
 	"time"
 
 	"github.com/rs/zerolog"
 
+	"github.com/agentctl/agentctl/agents/receipt"
 	"github.com/agentctl/agentctl/devlog"
 	"github.com/agentctl/agentctl/mailbox"
 )
@@ -100,14 +102,13 @@ func Skip(root, agent, human, id, reason string, log zerolog.Logger, now time.Ti
 
 // withHistory adds to a receipt's data how the message died before a person
 // brought it back (agentctl retry), so the receipt tells its whole story.
-func withHistory(data map[string]any, msg mailbox.Message) map[string]any {
+// The history is the message's meta, read from its JSON, so it always
+// encodes again.
+func withHistory(d receipt.Data, msg mailbox.Message) receipt.Data {
 	h, ok := msg.Meta[mailbox.HistoryKey]
 	if !ok {
-		return data
+		return d
 	}
-	if data == nil {
-		data = map[string]any{}
-	}
-	data[mailbox.HistoryKey] = h
-	return data
+	d.DeadletterHistory, _ = json.Marshal(h)
+	return d
 }

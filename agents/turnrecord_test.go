@@ -49,12 +49,8 @@ func ptr[T any](v T) *T { return &v }
 
 // sortedList is a list of a receipt's data, in order: effects recorded
 // apart are listed in no particular order.
-func sortedList(v any) string {
-	list, _ := v.([]any)
-	var out []string
-	for _, x := range list {
-		out = append(out, fmt.Sprint(x))
-	}
+func sortedList(list []string) string {
+	out := slices.Clone(list)
 	slices.Sort(out)
 	return fmt.Sprint(out)
 }
@@ -266,11 +262,11 @@ func TestResumesAnEarlierRunnersJournalDuringEffects(t *testing.T) {
 	waitFor(t, 20*time.Second, "m1 and its notes to be archived", func() bool { return counts(t, root, "Agent-1").Done == 3 })
 
 	rc := receiptOf(t, root, "Agent-1", "m1")
-	if rc.Outcome != "done with errors" || !strings.Contains(fmt.Sprint(rc.Data["errors"]), `board NOPE-9: no such task "NOPE-9"`) ||
-		sortedList(rc.Data["parked"]) != "[msg_389a0c96fa399357d33d001a msg_a85f223b80d7d5bddccb0652]" ||
-		fmt.Sprint(rc.Data["sent"]) != "[msg_05b1ca22906df2303f70e71a]" || sortedList(rc.Data["carried"]) != "[note-1 note-2]" ||
-		fmt.Sprint(rc.Data["board"]) != "[DEMO-1]" ||
-		fmt.Sprint(rc.Data["driver_notes"]) != "[the copy menu was slow; read the reply from the page second note]" {
+	if rc.Outcome != "done with errors" || !strings.Contains(fmt.Sprint(rc.Data.Errors), `board NOPE-9: no such task "NOPE-9"`) ||
+		sortedList(rc.Data.Parked) != "[msg_389a0c96fa399357d33d001a msg_a85f223b80d7d5bddccb0652]" ||
+		fmt.Sprint(rc.Data.Sent) != "[msg_05b1ca22906df2303f70e71a]" || sortedList(rc.Data.Carried) != "[note-1 note-2]" ||
+		fmt.Sprint(rc.Data.Board) != "[DEMO-1]" ||
+		fmt.Sprint(rc.Data.DriverNotes) != "[the copy menu was slow; read the reply from the page second note]" {
 		t.Errorf("receipt %q %v", rc.Outcome, rc.Data)
 	}
 	if d1, d2 := task(t, root, "DEMO-1"), task(t, root, "DEMO-2"); d1.Status != projectboard.Todo || d2.Status != projectboard.Todo {
@@ -289,7 +285,7 @@ func TestResumesAnEarlierRunnersJournalDuringEffects(t *testing.T) {
 		t.Errorf("the sender's receipts %+v, want one for m1", acks)
 	}
 	for _, id := range []string{"note-1", "note-2"} {
-		if r := receiptOf(t, root, "Agent-1", id); r.Outcome != "carried by a turn" || r.Data["carried_by"] != "m1" {
+		if r := receiptOf(t, root, "Agent-1", id); r.Outcome != "carried by a turn" || r.Data.CarriedBy != "m1" {
 			t.Errorf("%s: receipt %+v, want carried by m1", id, r)
 		}
 	}
@@ -354,8 +350,8 @@ func TestResumesAnEarlierRunnersSubmittedTurn(t *testing.T) {
 		t.Errorf("the resumed prompt lacks the notes on record:\n%s", turn.Prompt)
 	}
 	rc := receiptOf(t, root, "Agent-1", "m1")
-	if rc.Outcome != "done without block" || sortedList(rc.Data["carried"]) != "[note-1 note-2]" ||
-		fmt.Sprint(rc.Data["driver_notes"]) != "[the copy menu was slow; read the reply from the page second note third note]" {
+	if rc.Outcome != "done without block" || sortedList(rc.Data.Carried) != "[note-1 note-2]" ||
+		fmt.Sprint(rc.Data.DriverNotes) != "[the copy menu was slow; read the reply from the page second note third note]" {
 		t.Errorf("receipt %q %v", rc.Outcome, rc.Data)
 	}
 	last := archivedJournal(t, root, fixture)

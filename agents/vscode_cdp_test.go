@@ -223,14 +223,14 @@ func checkSettled(t *testing.T, root string, c vscodeCase, e mailbox.Entry, x co
 			t.Fatalf("%s (reason %q), want archived %q", e.State, e.Reason, c.outcome)
 		}
 		if e.Receipt.Outcome != c.outcome {
-			t.Errorf("outcome %q, want %q (receipt data %v)", e.Receipt.Outcome, c.outcome, e.Receipt.Data)
+			t.Errorf("outcome %q, want %q (receipt data %s)", e.Receipt.Outcome, c.outcome, e.Receipt.Data)
 		}
 		if x.End != "done" {
 			t.Errorf("the chat ended the reply with %q", x.End)
 		}
 		if e.Receipt.Reply != x.Reply {
-			t.Errorf("the receipt's reply (%d bytes) is not the chat's (%d bytes):\n%s\ndriver notes: %v",
-				len(e.Receipt.Reply), len(x.Reply), firstDifference(e.Receipt.Reply, x.Reply), e.Receipt.Data["driver_notes"])
+			t.Errorf("the receipt's reply (%d bytes) is not the chat's (%d bytes):\n%s\nreceipt data: %s",
+				len(e.Receipt.Reply), len(x.Reply), firstDifference(e.Receipt.Reply, x.Reply), e.Receipt.Data)
 		}
 	}
 	var notes, done int

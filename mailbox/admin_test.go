@@ -1,6 +1,7 @@
 package mailbox
 
 import (
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -33,11 +34,11 @@ func TestSettleArchivesAPendingMessageWithItsReceipt(t *testing.T) {
 		t.Fatalf("state = %s", e.State)
 	}
 	now := time.Date(2026, 11, 22, 10, 0, 0, 0, time.UTC)
-	if err := mb.Settle(e, Receipt{Outcome: "dropped", Data: map[string]any{"reason": "obsolete"}}, now); err != nil {
+	if err := mb.Settle(e, Receipt{Outcome: "dropped", Data: json.RawMessage(`{"reason":"obsolete"}`)}, now); err != nil {
 		t.Fatal(err)
 	}
 	done := locateOne(t, mb, "m1")
-	if done.State != StateDone || done.Receipt == nil || done.Receipt.Outcome != "dropped" || done.Receipt.Data["reason"] != "obsolete" {
+	if done.State != StateDone || done.Receipt == nil || done.Receipt.Outcome != "dropped" || string(done.Receipt.Data) != `{"reason":"obsolete"}` {
 		t.Fatalf("after Settle: %+v (receipt %+v)", done, done.Receipt)
 	}
 	if got := archivedIDs(t, mb); got["m1"] != 1 || len(names(t, mb.path(InboxDir))) != 0 {

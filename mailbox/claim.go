@@ -1,6 +1,7 @@
 package mailbox
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -35,7 +36,12 @@ type Receipt struct {
 	Attempts    int               `json:"attempts"`
 	Reply       string            `json:"reply,omitempty"`
 	Timings     map[string]string `json:"timings,omitempty"`
-	Data        map[string]any    `json:"data,omitempty"`
+	// Data is what the settler has to say of the outcome beyond these
+	// fields (what a reply sent, who approved, why it was dropped). As
+	// with Progress.Data, this package never looks into it: it is a JSON
+	// object whose shape the caller owns, kept as written and read back as
+	// it is.
+	Data json.RawMessage `json:"data,omitempty"`
 }
 
 // Claim is a message taken out of the inbox for processing.

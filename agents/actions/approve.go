@@ -8,6 +8,7 @@ import (
 
 	"github.com/agentctl/agentctl/agents"
 	"github.com/agentctl/agentctl/agents/audit"
+	"github.com/agentctl/agentctl/agents/receipt"
 	"github.com/agentctl/agentctl/mailbox"
 	"github.com/agentctl/agentctl/mailbox/intake"
 )
@@ -33,8 +34,11 @@ func (rt Runtime) Approve(ctx context.Context, as, id string) ([]string, error) 
 	for _, r := range recs {
 		done = append(done, "approved: "+r.What)
 	}
-	receipt := mailbox.Receipt{Outcome: "approved", Data: map[string]any{"by": person, "applied": done}}
-	if err := mb.Settle(e, receipt, now); err != nil {
+	data, err := receipt.Encode(receipt.Data{By: person, Applied: done})
+	if err != nil {
+		return done, err
+	}
+	if err := mb.Settle(e, mailbox.Receipt{Outcome: "approved", Data: data}, now); err != nil {
 		return done, fmt.Errorf("%s was applied, but the request stays in %s's inbox (approving it again applies nothing twice): %w", id, person, err)
 	}
 	return done, rt.appendAudit(recs...)
@@ -53,8 +57,11 @@ func (rt Runtime) Deny(as, id, reason string) (mailbox.Message, error) {
 	if err != nil {
 		return notice, fmt.Errorf("cannot deny %s: %w", id, err)
 	}
-	receipt := mailbox.Receipt{Outcome: "denied", Data: map[string]any{"by": person, "reason": reason, "notice": notice.ID}}
-	if err := mb.Settle(e, receipt, now); err != nil {
+	data, err := receipt.Encode(receipt.Data{By: person, Reason: reason, Notice: notice.ID})
+	if err != nil {
+		return notice, err
+	}
+	if err := mb.Settle(e, mailbox.Receipt{Outcome: "denied", Data: data}, now); err != nil {
 		return notice, fmt.Errorf("%s was told of the denial, but the request stays in %s's inbox (denying it again tells nobody twice): %w", p.Agent, person, err)
 	}
 	return notice, rt.appendAudit(rec)

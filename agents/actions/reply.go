@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/agentctl/agentctl/agents/receipt"
 	"github.com/agentctl/agentctl/internal/agentname"
 	"github.com/agentctl/agentctl/mailbox"
 	"github.com/agentctl/agentctl/mailbox/intake"
@@ -70,11 +71,15 @@ func (rt Runtime) Reply(as, id, text string) (Replied, error) {
 	}
 	// An answer already delivered while the question still waits means an
 	// earlier reply stopped half-way: finish it, without a second answer.
-	receipt := mailbox.Receipt{Outcome: "answered", Reply: text, Data: map[string]any{"reply_id": answer.ID, "to": to.Agent}}
-	if before {
-		receipt.Reply = ""
+	data, err := receipt.Encode(receipt.Data{ReplyID: answer.ID, To: to.Agent})
+	if err != nil {
+		return Replied{answer, before}, err
 	}
-	if err := mb.Settle(question, receipt, now); err != nil {
+	rc := mailbox.Receipt{Outcome: "answered", Reply: text, Data: data}
+	if before {
+		rc.Reply = ""
+	}
+	if err := mb.Settle(question, rc, now); err != nil {
 		return Replied{answer, before}, fmt.Errorf("the answer %s was sent, but the question stays in %s's inbox: %w", answer.ID, person, err)
 	}
 	return Replied{answer, before}, nil
@@ -101,7 +106,7 @@ func PendingFor(mb *mailbox.Mailbox, id string) (mailbox.Entry, error) {
 	}
 	for _, e := range found {
 		if e.State == mailbox.StateDone && e.Receipt != nil && e.Receipt.Outcome == "answered" {
-			return mailbox.Entry{}, withHint(fmt.Errorf("%s was answered already (answer %v); a second answer would be a duplicate", id, e.Receipt.Data["reply_id"]),
+			return mailbox.Entry{}, withHint(fmt.Errorf("%s was answered already (answer %v); a second answer would be a duplicate", id, answerOf(e.Receipt)),
 				fmt.Sprintf("to add something, write to its sender: agentctl send --to %s --reply-to %s TEXT", dash(e.Message.From), id))
 		}
 		if e.State != mailbox.StatePending {
@@ -117,4 +122,13 @@ func dash(s string) string {
 		return "-"
 	}
 	return s
+}
+
+// answerOf is the id of the answer a receipt of agentctl reply names.
+func answerOf(r *mailbox.Receipt) string {
+	d, err := receipt.Read(r)
+	if err != nil || d.ReplyID == "" {
+		return "unknown"
+	}
+	return d.ReplyID
 }

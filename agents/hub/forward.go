@@ -11,6 +11,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/rs/zerolog"
 
+	"github.com/agentctl/agentctl/agents/receipt"
 	"github.com/agentctl/agentctl/internal/clock"
 	"github.com/agentctl/agentctl/mailbox"
 	"github.com/agentctl/agentctl/mailbox/intake"
@@ -87,7 +88,11 @@ func Forward(ctx context.Context, s ForwardSettings) error {
 				return fmt.Errorf("cannot forward %s to the hub: %w", msg.ID, err)
 			}
 			log.Info().Str("event", "forwarded").Str("id", msg.ID).Str("from", msg.From).Msg("message forwarded to the hub")
-			return c.Complete(cl, mailbox.Receipt{Outcome: "forwarded", Data: map[string]any{"to": "hub"}}, time.Now())
+			data, err := receipt.Encode(receipt.Data{To: "hub"})
+			if err != nil {
+				return err
+			}
+			return c.Complete(cl, mailbox.Receipt{Outcome: "forwarded", Data: data}, time.Now())
 		},
 	})
 }

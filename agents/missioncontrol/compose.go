@@ -1,10 +1,10 @@
 package missioncontrol
 
 import (
-	"fmt"
 	"sort"
 	"strings"
 
+	"github.com/agentctl/agentctl/agents/receipt"
 	"github.com/agentctl/agentctl/mailbox"
 )
 
@@ -29,10 +29,10 @@ func letter(mailboxName string, e mailbox.Entry) Letter {
 	}
 	if r := e.Receipt; r != nil {
 		l.Outcome = r.Outcome
-		if notes, ok := r.Data["driver_notes"].([]any); ok {
-			for _, n := range notes {
-				l.Notes = append(l.Notes, oneLine(fmt.Sprint(n), 200))
-			}
+		// Data that cannot be read shows no notes; the letter still shows.
+		d, _ := receipt.Read(r)
+		for _, n := range d.DriverNotes {
+			l.Notes = append(l.Notes, oneLine(n, 200))
 		}
 		if !r.ClaimedAt.IsZero() {
 			at := r.ClaimedAt

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentctl/agentctl/agents/receipt"
 	"github.com/agentctl/agentctl/devlog"
 	"github.com/agentctl/agentctl/mailbox"
 	"github.com/agentctl/agentctl/projectboard"
@@ -217,7 +218,11 @@ func TestALetterShowsItsOutcomeAndTheDriversNotes(t *testing.T) {
 		t.Fatalf("pending %v %v", pending, err)
 	}
 	note := "the reply was read from the page's rendering: the app's copy of it could not be had"
-	if err := mb.Settle(pending[0], mailbox.Receipt{Outcome: "done without block", Data: map[string]any{"driver_notes": []any{note}}}, now); err != nil {
+	data, err := receipt.Encode(receipt.Data{DriverNotes: []string{note}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := mb.Settle(pending[0], mailbox.Receipt{Outcome: "done without block", Data: data}, now); err != nil {
 		t.Fatal(err)
 	}
 	s := NewReader(root, cfg).Read(Changed{All: true}, now)

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/agentctl/agentctl/agents/actions"
+	"github.com/agentctl/agentctl/agents/receipt"
 	"github.com/agentctl/agentctl/mailbox"
 )
 
@@ -60,8 +61,11 @@ func runDrop(ctx context.Context, env *Env, args []string) error {
 	if why == "" {
 		why = "no reason given"
 	}
-	receipt := mailbox.Receipt{Outcome: "dropped", Data: map[string]any{"reason": why, "was": found.Entry.State}}
-	err = found.Mailbox.Settle(found.Entry, receipt, time.Now().UTC())
+	data, err := receipt.Encode(receipt.Data{Reason: why, Was: found.Entry.State})
+	if err != nil {
+		return err
+	}
+	err = found.Mailbox.Settle(found.Entry, mailbox.Receipt{Outcome: "dropped", Data: data}, time.Now().UTC())
 	if errors.Is(err, mailbox.ErrMoved) {
 		return withHint(fmt.Errorf("%s moved while it was being dropped (a runner claimed it?)", ref),
 			fmt.Sprintf("see where it is with 'agentctl inbox %s --state all'", found.Mailbox.Agent))

@@ -9,6 +9,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/agentctl/agentctl/agents/receipt"
 	"github.com/agentctl/agentctl/mailbox"
 )
 
@@ -156,24 +157,12 @@ func toItem(e mailbox.Entry) inboxItem {
 		it.Reply = e.Receipt.Reply
 		it.Attempts = e.Receipt.Attempts
 		it.Outcome = e.Receipt.Outcome
-		it.Errors = receiptList(e.Receipt, "errors")
-		it.DriverNotes = receiptList(e.Receipt, "driver_notes")
-		if s, ok := e.Receipt.Data["no_block"].(string); ok {
-			it.NoBlock = s
-		}
+		// What of the data cannot be read is left out of the listing, as
+		// before: the rest of the receipt still tells how it went.
+		d, _ := receipt.Read(e.Receipt)
+		it.Errors, it.DriverNotes, it.NoBlock = d.Errors, d.DriverNotes, d.NoBlock
 	}
 	return it
-}
-
-// receiptList reads a list of sentences from a receipt's data.
-func receiptList(r *mailbox.Receipt, key string) []string {
-	var out []string
-	if list, ok := r.Data[key].([]any); ok {
-		for _, x := range list {
-			out = append(out, fmt.Sprint(x))
-		}
-	}
-	return out
 }
 
 // refOf is how the other commands can name a message: its id, or for a

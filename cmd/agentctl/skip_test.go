@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -13,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentctl/agentctl/agents/receipt"
 	"github.com/agentctl/agentctl/internal/process"
 	"github.com/agentctl/agentctl/mailbox"
 )
@@ -215,8 +217,13 @@ func TestSkipCutsTheTurnOfARunningRunnerAndRetryBringsTheMessageBack(t *testing.
 	if h, _ := done[0].Message.Meta[mailbox.HistoryKey].([]any); len(h) != 1 {
 		t.Errorf("the archived message lost how it died: meta %v", done[0].Message.Meta)
 	}
-	if h, _ := done[0].Receipt.Data[mailbox.HistoryKey].([]any); len(h) != 1 || !strings.Contains(fmt.Sprint(h[0]), "skipped by a person: stuck") {
-		t.Errorf("the receipt does not say how the message died before: %v", done[0].Receipt.Data)
+	d, err := receipt.Read(done[0].Receipt)
+	var h []map[string]any
+	if err == nil {
+		err = json.Unmarshal(d.DeadletterHistory, &h)
+	}
+	if err != nil || len(h) != 1 || !strings.Contains(fmt.Sprint(h[0]["reason"]), "skipped by a person: stuck") {
+		t.Errorf("the receipt does not say how the message died before: %s (%v)", done[0].Receipt.Data, err)
 	}
 	if dead, _ := mb.List(mailbox.StateDead); len(dead) != 0 {
 		t.Errorf("deadletter/ still holds %+v", dead)
