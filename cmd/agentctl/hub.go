@@ -131,8 +131,12 @@ func runHub(ctx context.Context, env *Env, args []string) error {
 // seats' record.
 func serveHub(ctx context.Context, env *Env, cfg config.Config, nc *nats.Conn, me string, remote []string, log zerolog.Logger) error {
 	g, ctx := errgroup.WithContext(ctx)
-	g.Go(func() error { return hub.Intake(ctx, nc, env.Root, cfg.MailboxNames(), log) })
-	g.Go(func() error { return hub.FollowSeats(ctx, nc, env.Root, me, remote) })
+	g.Go(func() error {
+		return hub.Intake(ctx, hub.IntakeSettings{Root: env.Root, Known: cfg.MailboxNames(), Conn: nc, Log: log})
+	})
+	g.Go(func() error {
+		return hub.FollowSeats(ctx, hub.SeatsSettings{Root: env.Root, Machine: me, Remote: remote, Conn: nc})
+	})
 	for _, name := range remote {
 		g.Go(func() error { return keepRemoteRunner(ctx, env, cfg, nc, name, log) })
 	}
