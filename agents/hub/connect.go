@@ -11,6 +11,8 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/rs/zerolog"
+
+	"github.com/agentctl/agentctl/internal/clock"
 )
 
 const (
@@ -43,6 +45,10 @@ type ClientSettings struct {
 	Credentials Credentials
 	Name        string         // connection name the server shows, e.g. "agentctl run Agent-5 on desk-2"
 	Log         zerolog.Logger // disconnects, reconnects and asynchronous errors
+	// Clock times when Connect says it is still waiting for the hub;
+	// clock.System when nil. The reconnects themselves keep nats.go's
+	// real-time schedule: they wait on the network, not on a decision.
+	Clock clock.Clock
 }
 
 // Connect connects to the hub and keeps reconnecting forever afterwards:
@@ -69,8 +75,7 @@ func Connect(ctx context.Context, c ClientSettings) (*nats.Conn, error) {
 	}
 	// Waiting for a hub that is not up yet is normal (machines start in
 	// any order), but not silent.
-	told := time.NewTimer(2 * time.Second)
-	defer told.Stop()
+	told := clock.After(clock.Or(c.Clock), 2*time.Second)
 	for {
 		select {
 		case <-w.connected:
@@ -78,7 +83,7 @@ func Connect(ctx context.Context, c ClientSettings) (*nats.Conn, error) {
 		case err := <-w.failed:
 			nc.Close()
 			return nil, fmt.Errorf("cannot connect to the hub at %s: %w", where, describeRefusal(err, c))
-		case <-told.C:
+		case <-told:
 			c.Log.Warn().Str("url", where).AnErr("last_attempt", w.lastError()).Msg("cannot reach the hub yet; trying until it answers")
 		case <-ctx.Done():
 			nc.Close()

@@ -14,17 +14,31 @@ import (
 
 	"github.com/agentctl/agentctl/internal/agentname"
 	"github.com/agentctl/agentctl/internal/atomicfile"
+	"github.com/agentctl/agentctl/internal/clock"
 	"github.com/agentctl/agentctl/internal/layout"
 	"github.com/agentctl/agentctl/mailbox"
 )
 
+// IntakeSettings are what the hub's intake of forwarded messages needs.
+type IntakeSettings struct {
+	Root string
+	// Known lists the mailboxes of the runtime (agents and people).
+	Known []string
+	Conn  *nats.Conn
+	Log   zerolog.Logger
+	// Clock stamps a forwarded message that carries no time of its own,
+	// as a file's modification time stamps one dropped in an inbox;
+	// clock.System when nil.
+	Clock clock.Clock
+}
+
 // Intake delivers into the hub's mailboxes what other machines forward,
 // until ctx ends. A message is acknowledged only once it is in its inbox;
 // one delivered before (a forwarder that published it twice) is refused
-// by the mailbox as a duplicate, and acknowledged. Known lists the
-// mailboxes of the runtime (agents and people).
-func Intake(ctx context.Context, nc *nats.Conn, root string, known []string, log zerolog.Logger) error {
-	js, err := jetstream.New(nc)
+// by the mailbox as a duplicate, and acknowledged.
+func Intake(ctx context.Context, s IntakeSettings) error {
+	root, known, log, clk := s.Root, s.Known, s.Log, clock.Or(s.Clock)
+	js, err := jetstream.New(s.Conn)
 	if err != nil {
 		return err
 	}
@@ -40,10 +54,10 @@ func Intake(ctx context.Context, nc *nats.Conn, root string, known []string, log
 		return fmt.Errorf("cannot take forwarded messages: %w", err)
 	}
 	cc, err := cons.Consume(func(m jetstream.Msg) {
-		err := deliverForwarded(root, known, m)
+		err := deliverForwarded(root, known, clk.Now(), m)
 		var nowhere *nowhereError
 		if errors.As(err, &nowhere) {
-			err = keepUndeliverable(root, m, nowhere.Error())
+			err = keepUndeliverable(root, clk.Now(), m, nowhere.Error())
 			if err == nil {
 				log.Error().Str("event", "undeliverable").Str("subject", m.Subject()).Err(nowhere).Msg("forwarded message for no mailbox of this runtime kept in " + UndeliverableDir(root))
 				_ = m.Ack()
@@ -68,7 +82,8 @@ func Intake(ctx context.Context, nc *nats.Conn, root string, known []string, log
 // deliverForwarded puts one forwarded message in its mailbox. Bytes that are no
 // message still go to the inbox, as a file dropped there would, so that
 // the consumer dead-letters them with the reason: nothing is dropped here.
-func deliverForwarded(root string, known []string, m jetstream.Msg) error {
+// now stands for the file's modification time a dropped message would have.
+func deliverForwarded(root string, known []string, now time.Time, m jetstream.Msg) error {
 	token := strings.TrimPrefix(m.Subject(), "agentctl.deliver.")
 	agent, err := agentname.Resolve(known, token)
 	if err != nil {
@@ -80,10 +95,10 @@ func deliverForwarded(root string, known []string, m jetstream.Msg) error {
 	if err != nil {
 		return err
 	}
-	msg, derr := mailbox.Decode(m.Data(), mailbox.Source{Name: "forwarded.json", ModTime: time.Now(), Owner: agent})
+	msg, derr := mailbox.Decode(m.Data(), mailbox.Source{Name: "forwarded.json", ModTime: now, Owner: agent})
 	if derr != nil {
 		meta, _ := m.Metadata()
-		name := fmt.Sprintf("forwarded-%d.json", time.Now().UnixNano())
+		name := fmt.Sprintf("forwarded-%d.json", now.UnixNano())
 		if meta != nil {
 			name = fmt.Sprintf("forwarded-%d.json", meta.Sequence.Stream)
 		}
@@ -108,12 +123,12 @@ func (e *nowhereError) Error() string { return fmt.Sprintf("forwarded to %q: %v"
 // each with the reason beside it.
 func UndeliverableDir(root string) string { return layout.HubUndeliverable(root) }
 
-func keepUndeliverable(root string, m jetstream.Msg, reason string) error {
+func keepUndeliverable(root string, now time.Time, m jetstream.Msg, reason string) error {
 	dir := UndeliverableDir(root)
 	if err := atomicfile.MkdirAll(dir); err != nil {
 		return err
 	}
-	name := fmt.Sprintf("%d", time.Now().UnixNano())
+	name := fmt.Sprintf("%d", now.UnixNano())
 	if meta, err := m.Metadata(); err == nil {
 		name = fmt.Sprintf("%d", meta.Sequence.Stream)
 	}

@@ -53,7 +53,9 @@ func TestForwardedMessageLandsAtTheHubOnce(t *testing.T) {
 	defer cancel()
 	hubConn := testConn(t, srv.ClientURL())
 	intakeDone := make(chan error, 1)
-	go func() { intakeDone <- Intake(ctx, hubConn, hubRoot, known, zerolog.Nop()) }()
+	go func() {
+		intakeDone <- Intake(ctx, IntakeSettings{Root: hubRoot, Known: known, Conn: hubConn, Log: zerolog.Nop()})
+	}()
 	fwdDone := make(chan error, 1)
 	go func() {
 		fwdDone <- Forward(ctx, ForwardSettings{Root: seatRoot, Agent: "Agent-5", Consumer: mailbox.Options{Known: known},

@@ -39,6 +39,14 @@
 // a turn it no longer waits for, and the seats' heartbeats, which the hub
 // writes to hub/seats.json (SeatsFile).
 //
+// What the package decides by time (the seats' beats and keepalives, the
+// hub's record of them, the stamps on asks and forwarded messages, a
+// forwarder's next try at a mailbox another seat holds, Connect's word
+// that it is still waiting) goes through the Clock of its settings, as
+// package clock asks. Waits on the server itself (retries while JetStream
+// is not ready, nats.go's reconnects, the embedded server coming up) are
+// in real time: the server does not move with a test's clock.
+//
 // The package also embeds the NATS server (StartServer) and makes the
 // connections (Connect) with the swarm's TLS and credentials. It never
 // reads agentctl.yaml (the command hands down plain settings), never

@@ -12,6 +12,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/agentctl/agentctl/cursor"
+	"github.com/agentctl/agentctl/internal/clock"
 )
 
 // Driver takes an agent's turns on its seat on another machine: it asks
@@ -23,6 +24,10 @@ import (
 // A turn never times out here: while the seat is away its ask waits in
 // the stream, as a message waits in an inbox while its runner is stopped.
 type Driver struct {
+	// Clock stamps the asks (Ask.AskedAt); clock.System when nil. Set it
+	// before the first Run.
+	Clock clock.Clock
+
 	agent   string
 	nc      *nats.Conn
 	js      jetstream.JetStream
@@ -59,7 +64,7 @@ func (d *Driver) Run(ctx context.Context, t cursor.Turn) (string, error) {
 	if t.ID == "" {
 		return "", errors.New("a turn on another machine needs an id")
 	}
-	ask := Ask{Turn: t.ID, Ask: newAskID(t.ID), Prompt: t.Prompt, NewChat: t.NewChat, Thread: t.Thread, Resume: t.Resume, AskedAt: time.Now().UTC()}
+	ask := Ask{Turn: t.ID, Ask: newAskID(t.ID), Prompt: t.Prompt, NewChat: t.NewChat, Thread: t.Thread, Resume: t.Resume, AskedAt: clock.Or(d.Clock).Now().UTC()}
 	w := &wait{turn: t.ID, answers: make(chan Answer, 1), stages: make(chan string, 8)}
 	stageSub, err := d.nc.Subscribe(stageSubject(d.agent), w.onStage)
 	if err != nil {

@@ -25,6 +25,11 @@ type ForwardSettings struct {
 	Watch       mailbox.WatchOptions
 	Conn        *nats.Conn
 	Log         zerolog.Logger
+	// Clock stamps the claims and receipts, paces the mailbox's consumer
+	// (and its lock and watcher, unless Consumer or Watch name a clock of
+	// their own) and ForwardOthers' tries at a mailbox another seat holds;
+	// clock.System when nil.
+	Clock clock.Clock
 
 	shared bool // another seat may forward this mailbox (ForwardOthers)
 }
@@ -52,8 +57,12 @@ func Forward(ctx context.Context, s ForwardSettings) error {
 		return err
 	}
 	log := s.Log.With().Str("agent", s.Agent).Logger()
+	clk := clock.Or(s.Clock)
 	opts := s.Consumer
 	opts.Runner, opts.ConsumerWait = true, 2*time.Second
+	if opts.Clock == nil {
+		opts.Clock = clk
+	}
 	if !s.shared {
 		opts.Wait = ctx // the agent's own mailbox is waited for, and said so
 		opts.OnWait = func(holder string) {
@@ -63,21 +72,25 @@ func Forward(ctx context.Context, s ForwardSettings) error {
 	opts.OnEvent = func(e mailbox.Event) {
 		log.Info().Str("event", e.Kind).Str("id", e.ID).Str("file", e.File).Str("reason", e.Reason).Msg("mailbox " + e.Kind)
 	}
-	c, err := mb.Consume(opts, time.Now())
+	c, err := mb.Consume(opts, clk.Now())
 	if err != nil {
 		return err
 	}
 	defer c.Close()
-	w, err := mailbox.Watch(mb, s.Watch)
+	watch := s.Watch
+	if watch.Clock == nil {
+		watch.Clock = clk
+	}
+	w, err := mailbox.Watch(mb, watch)
 	if err != nil {
 		return err
 	}
 	defer w.Close()
 	in := intake.New(c, s.Intake)
-	if err := in.Scan(time.Now()); err != nil {
+	if err := in.Scan(clk.Now()); err != nil {
 		return err
 	}
-	return mailbox.Serve(ctx, c, in, w.C, clock.System, mailbox.Worker{
+	return mailbox.Serve(ctx, c, in, w.C, clk, mailbox.Worker{
 		Handle: func(ctx context.Context, cl *mailbox.Claim) error {
 			msg := cl.Message
 			err := retry(ctx, func() error {
@@ -92,7 +105,7 @@ func Forward(ctx context.Context, s ForwardSettings) error {
 			if err != nil {
 				return err
 			}
-			return c.Complete(cl, mailbox.Receipt{Outcome: "forwarded", Data: data}, time.Now())
+			return c.Complete(cl, mailbox.Receipt{Outcome: "forwarded", Data: data}, clk.Now())
 		},
 	})
 }
@@ -121,7 +134,7 @@ func ForwardOthers(ctx context.Context, s ForwardSettings, names []string) error
 					}
 					return
 				}
-				_ = pause(ctx, othersRetry)
+				_ = pause(ctx, clock.Or(s.Clock), othersRetry)
 			}
 		}()
 	}

@@ -146,7 +146,8 @@ func (st *seat) serveAsks(ctx context.Context, asks jetstream.Consumer) error {
 		if err != nil {
 			if ctx.Err() == nil {
 				st.log.Debug().Err(err).Msg("cannot take the next ask; trying again")
-				_ = pause(ctx, time.Second)
+				// Real time: the next try is for the server's sake.
+				_ = pause(ctx, clock.System, time.Second)
 			}
 			continue
 		}
@@ -264,7 +265,7 @@ func (st *seat) run(ctx context.Context, m jetstream.Msg, ask Ask, e *Entry, log
 	st.begin(ask.Turn, cancel)
 	defer st.end()
 	if m != nil {
-		defer keepalive(turnCtx, m)()
+		defer keepalive(turnCtx, st.s.Clock, m)()
 	}
 
 	record := func(stage string, change func()) error {
@@ -333,20 +334,21 @@ func (st *seat) publish(ctx context.Context, ask Ask, a Answer) error {
 }
 
 // keepalive tells the server, while a turn lasts, that its ask is being
-// worked on, so it is not offered again mid-turn.
-func keepalive(ctx context.Context, m jetstream.Msg) (stop func()) {
+// worked on, so it is not offered again mid-turn: every askAckWait/3 of
+// c, which is the wall clock wherever a server counts the ack wait.
+func keepalive(ctx context.Context, c clock.Clock, m jetstream.Msg) (stop func()) {
 	ctx, cancel := context.WithCancel(ctx)
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		t := time.NewTicker(askAckWait / 3)
-		defer t.Stop()
+		next := c.Now().Add(askAckWait / 3)
 		for {
 			select {
 			case <-ctx.Done():
 				return
-			case <-t.C:
+			case now := <-c.At(next):
 				_ = m.InProgress()
+				next = now.Add(askAckWait / 3)
 			}
 		}
 	}()

@@ -108,7 +108,14 @@ func TestServerStoppedMidTurnLosesNothing(t *testing.T) {
 	c.waitRunning(t)
 	r.srv.Shutdown()
 	c.gate <- struct{}{} // answered while the server is down
-	time.Sleep(300 * time.Millisecond)
+	j, err := OpenJournal(r.journal)
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, func() bool { // the seat holds the answer it cannot send yet
+		e, ok, err := j.Load("m1/1")
+		return err == nil && ok && e.Stage == stageAnswered
+	})
 	testServer(t, hostPort(t, r.url), r.store)
 	if a := result(t, got); a.err != nil || a.reply != "reply to P" {
 		t.Fatalf("Run = %q, %v", a.reply, a.err)
@@ -172,6 +179,11 @@ func TestAskAgainIsAnsweredFromTheJournal(t *testing.T) {
 func TestHubShutdownLeavesTheSeatsTurnRunning(t *testing.T) {
 	r := newRig(t)
 	c, d := r.chat, r.driver
+	listener := testConn(t, r.url)
+	cancels, err := listener.SubscribeSync(cancelSubject("Agent-5"))
+	if err != nil || listener.Flush() != nil {
+		t.Fatal(err)
+	}
 	ctx, cancel := context.WithCancel(context.Background())
 	got := askTurn(ctx, d, cursor.Turn{ID: "m1/1", Prompt: "P"})
 	c.waitRunning(t)
@@ -179,7 +191,17 @@ func TestHubShutdownLeavesTheSeatsTurnRunning(t *testing.T) {
 	if a := result(t, got); !errors.Is(a.err, context.Canceled) {
 		t.Fatalf("Run = %v, want context.Canceled", a.err)
 	}
-	time.Sleep(100 * time.Millisecond) // a cancel, had one been sent, arrives
+	// A cancel the hub had sent is at the server once the hub's
+	// connection is flushed, and with the listener once the listener's is.
+	if err := d.nc.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if err := listener.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if n, _, _ := cancels.Pending(); n != 0 {
+		t.Fatalf("the hub sent %d cancels on shutting down, want none", n)
+	}
 	c.gate <- struct{}{}
 	if a := result(t, askTurn(context.Background(), d, cursor.Turn{ID: "m1/1", Prompt: "P", Resume: true})); a.err != nil || a.reply != "reply to P" {
 		t.Fatalf("Run again = %q, %v", a.reply, a.err)

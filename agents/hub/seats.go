@@ -15,6 +15,7 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/agentctl/agentctl/internal/atomicfile"
+	"github.com/agentctl/agentctl/internal/clock"
 	"github.com/agentctl/agentctl/internal/layout"
 )
 
@@ -56,18 +57,30 @@ func ReadSeats(root string) (s Seats, ok bool, err error) {
 	return s, true, nil
 }
 
+// SeatsSettings are what the hub's record of the seats needs.
+type SeatsSettings struct {
+	Root    string
+	Machine string   // the hub's machine
+	Remote  []string // the agents the hub keeps runners for
+	Conn    *nats.Conn
+	// Clock stamps the beats as the hub hears them, and times the
+	// rewrites of SeatsFile; clock.System when nil.
+	Clock clock.Clock
+}
+
 // FollowSeats listens to the seats' beats and keeps SeatsFile until ctx
 // ends: at once when a seat appears or changes state, else every beat.
-func FollowSeats(ctx context.Context, nc *nats.Conn, root, machine string, remote []string) error {
+func FollowSeats(ctx context.Context, ss SeatsSettings) error {
+	root, clk := ss.Root, clock.Or(ss.Clock)
 	var mu sync.Mutex
 	beats := map[string]Beat{}
 	changed := make(chan struct{}, 1)
-	sub, err := nc.Subscribe(beatSubject("*"), func(m *nats.Msg) {
+	sub, err := ss.Conn.Subscribe(beatSubject("*"), func(m *nats.Msg) {
 		var b Beat
 		if json.Unmarshal(m.Data, &b) != nil || b.Agent == "" {
 			return
 		}
-		b.At = time.Now().UTC() // the hub's clock, not the seat's
+		b.At = clk.Now().UTC() // the hub's clock, not the seat's
 		mu.Lock()
 		old, known := beats[b.Agent]
 		beats[b.Agent] = b
@@ -86,11 +99,13 @@ func FollowSeats(ctx context.Context, nc *nats.Conn, root, machine string, remot
 	if err := atomicfile.MkdirAll(filepath.Dir(SeatsFile(root))); err != nil {
 		return err
 	}
-	t := time.NewTicker(DefaultBeat)
-	defer t.Stop()
+	// Every beat of the clock, as a ticker would, whatever changes come
+	// between.
+	next := clk.Now().Add(DefaultBeat)
+	tick := clk.At(next)
 	for {
 		mu.Lock()
-		s := Seats{PID: os.Getpid(), Machine: machine, UpdatedAt: time.Now().UTC(), Remote: remote, Beats: maps.Clone(beats)}
+		s := Seats{PID: os.Getpid(), Machine: ss.Machine, UpdatedAt: clk.Now().UTC(), Remote: ss.Remote, Beats: maps.Clone(beats)}
 		mu.Unlock()
 		data, _ := json.MarshalIndent(s, "", "  ")
 		if err := atomicfile.WriteFileNoSync(SeatsFile(root), append(data, '\n')); err != nil {
@@ -99,7 +114,11 @@ func FollowSeats(ctx context.Context, nc *nats.Conn, root, machine string, remot
 		select {
 		case <-ctx.Done():
 			return nil
-		case <-t.C:
+		case now := <-tick:
+			for !next.After(now) { // ticks missed (a machine asleep) are dropped
+				next = next.Add(DefaultBeat)
+			}
+			tick = clk.At(next)
 		case <-changed:
 		}
 	}

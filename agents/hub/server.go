@@ -87,7 +87,9 @@ func StartServer(s ServerSettings) (*Server, error) {
 	return &Server{ns: ns, tls: s.TLS.Enabled()}, nil
 }
 
-// startFailure waits until ns listens and says why it does not.
+// startFailure waits until ns listens and says why it does not. The wait
+// is in real time, not on a clock of the caller's: it is for the server's
+// listeners, which take the time they take.
 func startFailure(ns *server.Server, log *natsLogger) error {
 	deadline := time.Now().Add(readyTimeout)
 	for {

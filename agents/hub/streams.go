@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/agentctl/agentctl/internal/clock"
 )
 
 // streamConfigs are the swarm's streams. Each is a work queue: a message
@@ -56,7 +58,8 @@ func EnsureStreams(ctx context.Context, js jetstream.JetStream, replicas int) er
 }
 
 // WaitStreams returns once the hub has created the swarm's streams, calling
-// waiting once if it has to wait.
+// waiting once if it has to wait. It looks again every second of real
+// time: the wait is for another machine's hub, not for a decision of ours.
 func WaitStreams(ctx context.Context, js jetstream.JetStream, waiting func(error)) error {
 	told := false
 	for _, cfg := range streamConfigs(1) {
@@ -69,7 +72,7 @@ func WaitStreams(ctx context.Context, js jetstream.JetStream, waiting func(error
 				waiting(err)
 				told = true
 			}
-			if err := pause(ctx, time.Second); err != nil {
+			if err := pause(ctx, clock.System, time.Second); err != nil {
 				return err
 			}
 		}
@@ -78,7 +81,9 @@ func WaitStreams(ctx context.Context, js jetstream.JetStream, waiting func(error
 }
 
 // retry runs f until it succeeds or ctx ends, while JetStream is not ready
-// yet: a cluster electing its leader, a server coming back.
+// yet: a cluster electing its leader, a server coming back. Its backoff is
+// in real time, whatever clock the caller keeps: it waits on the server,
+// which does not move with a test's clock.
 func retry(ctx context.Context, f func() error) error {
 	wait := 100 * time.Millisecond
 	for {
@@ -86,7 +91,7 @@ func retry(ctx context.Context, f func() error) error {
 		if err == nil || !transient(err) {
 			return err
 		}
-		if perr := pause(ctx, wait); perr != nil {
+		if perr := pause(ctx, clock.System, wait); perr != nil {
 			return errors.Join(err, perr)
 		}
 		wait = min(2*wait, 2*time.Second)
@@ -104,13 +109,12 @@ func transient(err error) bool {
 	return true // timeouts, no responders, a connection being restored
 }
 
-func pause(ctx context.Context, d time.Duration) error {
-	t := time.NewTimer(d)
-	defer t.Stop()
+// pause waits d on c, or less if ctx ends first.
+func pause(ctx context.Context, c clock.Clock, d time.Duration) error {
 	select {
 	case <-ctx.Done():
 		return ctx.Err()
-	case <-t.C:
+	case <-clock.After(c, d):
 		return nil
 	}
 }

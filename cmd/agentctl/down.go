@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/agentctl/agentctl/agents/supervise"
+	"github.com/agentctl/agentctl/internal/clock"
 )
 
 const downUsage = `
@@ -48,18 +49,31 @@ func runDown(ctx context.Context, env *Env, args []string) error {
 		}
 	}
 	fmt.Fprintf(env.Stdout, "asked agentctl up (pid %d) to stop its runners\n", pid)
-	deadline := time.Now().Add(*timeout)
+	return waitDown(ctx, env, clock.System, pid, *timeout)
+}
+
+// waitDown waits until up (pid) has let go of the runtime, or timeout has
+// passed on clk. Up's lock is looked at every 100ms of real time: it is a
+// real process's, and lets go when that process does.
+func waitDown(ctx context.Context, env *Env, clk clock.Clock, pid int, timeout time.Duration) error {
+	deadline := clk.At(clk.Now().Add(timeout))
+	gone := func() bool {
+		now, ok := supervise.Running(env.Root)
+		return !ok || now != pid
+	}
 	for {
-		if now, ok := supervise.Running(env.Root); !ok || now != pid {
+		if gone() {
 			fmt.Fprintf(env.Stdout, "agentctl up (pid %d) stopped\n", pid)
 			return nil
-		}
-		if time.Now().After(deadline) {
-			return withHint(fmt.Errorf("agentctl up (pid %d) is still stopping after %s", pid, *timeout), "its runners may be finishing a turn; see 'agentctl status'")
 		}
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
+		case <-deadline:
+			if gone() {
+				continue
+			}
+			return withHint(fmt.Errorf("agentctl up (pid %d) is still stopping after %s", pid, timeout), "its runners may be finishing a turn; see 'agentctl status'")
 		case <-time.After(100 * time.Millisecond):
 		}
 	}

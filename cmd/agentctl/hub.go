@@ -14,6 +14,7 @@ import (
 	"github.com/agentctl/agentctl/agents"
 	"github.com/agentctl/agentctl/agents/hub"
 	"github.com/agentctl/agentctl/config"
+	"github.com/agentctl/agentctl/internal/clock"
 	"github.com/agentctl/agentctl/mailbox"
 )
 
@@ -131,8 +132,12 @@ func runHub(ctx context.Context, env *Env, args []string) error {
 // seats' record.
 func serveHub(ctx context.Context, env *Env, cfg config.Config, nc *nats.Conn, me string, remote []string, log zerolog.Logger) error {
 	g, ctx := errgroup.WithContext(ctx)
-	g.Go(func() error { return hub.Intake(ctx, nc, env.Root, cfg.MailboxNames(), log) })
-	g.Go(func() error { return hub.FollowSeats(ctx, nc, env.Root, me, remote) })
+	g.Go(func() error {
+		return hub.Intake(ctx, hub.IntakeSettings{Root: env.Root, Known: cfg.MailboxNames(), Conn: nc, Log: log})
+	})
+	g.Go(func() error {
+		return hub.FollowSeats(ctx, hub.SeatsSettings{Root: env.Root, Machine: me, Remote: remote, Conn: nc})
+	})
 	for _, name := range remote {
 		g.Go(func() error { return keepRemoteRunner(ctx, env, cfg, nc, name, log) })
 	}
@@ -147,25 +152,32 @@ func keepRemoteRunner(ctx context.Context, env *Env, cfg config.Config, nc *nats
 	if err != nil {
 		return err
 	}
+	restartRemote(ctx, clock.System, name, agent.Machine, log, func(ctx context.Context) error {
+		return runRemote(ctx, env, cfg, nc, agent, log)
+	})
+	return nil
+}
+
+// restartRemote runs run until ctx ends, again after each failure: a
+// second after the first, twice as long after each next one, up to a
+// minute, on clk.
+func restartRemote(ctx context.Context, clk clock.Clock, name, machine string, log zerolog.Logger, run func(context.Context) error) {
 	for wait := time.Second; ctx.Err() == nil; wait = min(2*wait, time.Minute) {
-		err := runRemote(ctx, env, cfg, nc, agent, log)
+		err := run(ctx)
 		if err == nil || ctx.Err() != nil {
-			return nil
+			return
 		}
 		ev := log.Error().Str("agent", name).Err(err)
 		var locked *mailbox.LockedError
 		if errors.As(err, &locked) {
-			ev = ev.Str("hint", fmt.Sprintf("%s's turns are taken on %s; stop the local runner of %s (pid %d)", name, agent.Machine, name, locked.PID))
+			ev = ev.Str("hint", fmt.Sprintf("%s's turns are taken on %s; stop the local runner of %s (pid %d)", name, machine, name, locked.PID))
 		}
 		ev.Dur("again_in", wait).Msg("remote agent's runner stopped; starting it again")
-		t := time.NewTimer(wait)
 		select {
 		case <-ctx.Done():
-		case <-t.C:
+		case <-clock.After(clk, wait):
 		}
-		t.Stop()
 	}
-	return nil
 }
 
 func runRemote(ctx context.Context, env *Env, cfg config.Config, nc *nats.Conn, agent config.Agent, log zerolog.Logger) error {

@@ -1,0 +1,221 @@
+package hub
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go/jetstream"
+	"github.com/rs/zerolog"
+
+	"github.com/agentctl/agentctl/cursor"
+	"github.com/agentctl/agentctl/internal/clock"
+	"github.com/agentctl/agentctl/internal/clock/clocktest"
+	"github.com/agentctl/agentctl/mailbox"
+)
+
+// progressMsg is an ask whose "in progress" words are counted.
+type progressMsg struct {
+	jetstream.Msg
+	said chan struct{}
+}
+
+func (m *progressMsg) InProgress() error {
+	m.said <- struct{}{}
+	return nil
+}
+
+// A seat at work on a turn tells the server so every third of the ack
+// wait on its clock, and stops when the turn ends.
+func TestKeepaliveSpeaksEveryThirdOfTheAckWait(t *testing.T) {
+	clk := clocktest.New(time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC))
+	m := &progressMsg{said: make(chan struct{}, 4)}
+	stop := keepalive(context.Background(), clk, m)
+	quiet := func(when string) {
+		t.Helper()
+		select {
+		case <-m.said:
+			t.Fatalf("in progress said %s", when)
+		default:
+		}
+	}
+	for i := range 3 {
+		clk.BlockUntil(1)
+		clk.Advance(askAckWait/3 - time.Millisecond)
+		quiet("before a third of the ack wait")
+		clk.Advance(time.Millisecond)
+		<-m.said
+		if i == 0 {
+			quiet("twice for one third")
+		}
+	}
+	stop()
+	clk.Advance(askAckWait)
+	quiet("after the turn ended")
+}
+
+// Connect says it is still waiting for the hub once two seconds of its
+// clock have passed, not before, however many real attempts fail first.
+func TestConnectSaysItWaitsOnItsClock(t *testing.T) {
+	var logs syncBuffer
+	clk := clocktest.New(time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC))
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	done := make(chan error, 1)
+	go func() {
+		nc, err := Connect(ctx, ClientSettings{URLs: []string{"nats://" + freeAddr(t)}, Name: t.Name(), Log: zerolog.New(&logs), Clock: clk})
+		if nc != nil {
+			nc.Close()
+		}
+		done <- err
+	}()
+	warned := func() bool { return strings.Contains(logs.String(), "trying until it answers") }
+	// nats.go waits reconnectWait between rounds over the one URL, so six
+	// failed attempts take longer than two seconds of real time: a
+	// wall-clock timer would have fired by then.
+	waitFor(t, func() bool { return strings.Count(logs.String(), `"level":"debug"`) >= 6 })
+	if warned() {
+		t.Fatalf("warned before two seconds of the clock:\n%s", logs.String())
+	}
+	clk.BlockUntil(1)
+	clk.Advance(2 * time.Second)
+	waitFor(t, warned)
+	cancel()
+	if err := <-done; !errors.Is(err, context.Canceled) {
+		t.Fatalf("Connect = %v, want context.Canceled", err)
+	}
+}
+
+// The hub stamps each beat with its own clock as it hears it, and writes
+// hub/seats.json again every beat of that clock.
+func TestFollowSeatsStampsAndRewritesOnItsClock(t *testing.T) {
+	dir := t.TempDir()
+	srv := testServer(t, "127.0.0.1:0", filepath.Join(dir, "store"))
+	start := time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC)
+	clk := clocktest.New(start)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- FollowSeats(ctx, SeatsSettings{Root: dir, Machine: "hub-1", Remote: []string{"Agent-5"}, Conn: testConn(t, srv.ClientURL()), Clock: clk})
+	}()
+	defer func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("FollowSeats: %v", err)
+		}
+	}()
+	read := func() Seats {
+		s, _, _ := ReadSeats(dir)
+		return s
+	}
+	seat := testConn(t, srv.ClientURL())
+	beat, _ := json.Marshal(Beat{Agent: "Agent-5", Machine: "desk-2", State: "idle", At: start.Add(-time.Hour)})
+	// Beats are core NATS: published until the hub's subscription has one.
+	waitFor(t, func() bool {
+		if err := seat.Publish(beatSubject("Agent-5"), beat); err != nil {
+			t.Fatal(err)
+		}
+		_ = seat.Flush()
+		_, ok := read().Beats["Agent-5"]
+		return ok
+	})
+	s := read()
+	if b := s.Beats["Agent-5"]; !b.At.Equal(start) {
+		t.Fatalf("beat stamped %v, want the hub's clock %v", b.At, start)
+	}
+	if _, present := s.Seen("Agent-5", clk.Now()); !present || !s.UpdatedAt.Equal(start) || s.Machine != "hub-1" {
+		t.Fatalf("seats %+v; want Agent-5 present, written at %v by hub-1", s, start)
+	}
+	clk.BlockUntil(1)
+	clk.Advance(DefaultBeat)
+	waitFor(t, func() bool { return read().UpdatedAt.Equal(start.Add(DefaultBeat)) })
+	if _, present := read().Seen("Agent-5", clk.Now().Add(3*DefaultBeat)); present {
+		t.Error("a seat silent for three beats of the hub's clock still shows as present")
+	}
+}
+
+// An ask carries the time of the driver's clock.
+func TestAskIsStampedByTheDriversClock(t *testing.T) {
+	r := newRig(t)
+	at := time.Date(2026, 11, 22, 9, 30, 0, 0, time.UTC)
+	r.driver.Clock = clock.Fixed(at)
+	got := askTurn(context.Background(), r.driver, cursor.Turn{ID: "m1/1", Prompt: "P"})
+	r.chat.waitRunning(t)
+	j, err := OpenJournal(r.journal)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, ok, err := j.Load("m1/1")
+	if err != nil || !ok || e.Ask == nil {
+		t.Fatalf("journal of m1/1: %+v, %v, %v", e, ok, err)
+	}
+	if !e.Ask.AskedAt.Equal(at) {
+		t.Errorf("asked at %v, want the driver's clock %v", e.Ask.AskedAt, at)
+	}
+	r.chat.gate <- struct{}{}
+	if a := result(t, got); a.err != nil {
+		t.Fatal(a.err)
+	}
+}
+
+// A seat that finds another seat of its machine forwarding a mailbox tries
+// again after othersRetry of its clock, and then forwards it.
+func TestForwardOthersTriesAgainOnItsClock(t *testing.T) {
+	dir := t.TempDir()
+	srv := testServer(t, "127.0.0.1:0", filepath.Join(dir, "store"))
+	hubRoot, seatRoot := filepath.Join(dir, "hub"), filepath.Join(dir, "desk-2")
+	known := []string{"Agent-5", "human"}
+	for _, root := range []string{hubRoot, seatRoot} {
+		if err := mailbox.Create(root, "human"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mb, err := mailbox.Open(seatRoot, "human")
+	if err != nil {
+		t.Fatal(err)
+	}
+	other, err := mb.Consume(mailbox.Options{Known: known, Runner: true}, time.Now())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	msg := mailbox.Message{ID: "msg_for_human", From: "Agent-5", To: "human", Subject: "s", Body: "b", CreatedAt: time.Now().UTC()}
+	if err := mb.Deliver(msg); err != nil {
+		t.Fatal(err)
+	}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	intakeDone := make(chan error, 1)
+	go func() {
+		intakeDone <- Intake(ctx, IntakeSettings{Root: hubRoot, Known: known, Conn: testConn(t, srv.ClientURL()), Log: zerolog.Nop()})
+	}()
+	// An hour ahead of the files: the message dropped above has settled.
+	clk := clocktest.New(time.Now().Add(time.Hour))
+	fwdDone := make(chan error, 1)
+	go func() {
+		fwdDone <- ForwardOthers(ctx, ForwardSettings{Root: seatRoot, Consumer: mailbox.Options{Known: known},
+			Conn: testConn(t, srv.ClientURL()), Log: zerolog.Nop(), Clock: clk}, []string{"human"})
+	}()
+	clk.BlockUntil(1) // refused the lock, waiting to try again
+	if err := other.Close(); err != nil {
+		t.Fatal(err)
+	}
+	clk.Advance(othersRetry)
+	hubInbox := filepath.Join(mailbox.Dir(hubRoot, "human"), mailbox.InboxDir)
+	await(t, "the message forwarded to the hub", func() bool {
+		entries, _ := os.ReadDir(hubInbox)
+		return len(entries) == 1
+	})
+	cancel()
+	for _, done := range []chan error{intakeDone, fwdDone} {
+		if err := <-done; err != nil {
+			t.Errorf("stopped with %v", err)
+		}
+	}
+}
