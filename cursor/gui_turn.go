@@ -317,9 +317,9 @@ func (g *GUI) send(ctx context.Context, t Turn) (w windowID, st turnState, err e
 func (g *GUI) awaitPaste(ctx context.Context, s *session, watch *watcher, empty, base look, text string) (bool, error) {
 	if g.win.Composer == ComposerMonaco {
 		clip := systemClipboard()
-		if read, known := clip.pasted(ctx, pasteReadWait, pasteReadSettle); known {
+		if read, known := clip.pasted(ctx, s.g.pasteReadWait(), pasteReadSettle); known {
 			if !read {
-				return false, fmt.Errorf("%w: the chat did not read the prompt from the clipboard within %s of the paste keys", ErrNotSubmitted, pasteReadWait)
+				return false, fmt.Errorf("%w: the chat did not read the prompt from the clipboard within %s of the paste keys", ErrNotSubmitted, s.g.pasteReadWait())
 			}
 			return true, s.proveComposer(ctx, g.inputWatcher(s.w), clip, base, text)
 		}
@@ -356,7 +356,7 @@ func (g *GUI) awaitPaste(ctx context.Context, s *session, watch *watcher, empty,
 // the prompt took its place there, so the prompt is pasted again, over
 // whatever the composer holds.
 func (s *session) proveComposer(ctx context.Context, watch *watcher, clip clipboardBackend, base look, text string) error {
-	deadline := watch.now().Add(composerProofWait)
+	deadline := watch.now().Add(s.g.composerProofWait())
 	for attempt := 1; ; attempt++ {
 		if _, err := watch.within(ctx, pasteWait, func(l look) bool { return !bytes.Equal(l.input, base.input) }); err != nil {
 			return s.g.watchError(ctx, err)
@@ -374,7 +374,7 @@ func (s *session) proveComposer(ctx context.Context, watch *watcher, clip clipbo
 			if copied {
 				what = fmt.Sprintf("%d bytes, not the %d of the prompt", len(got), len(text))
 			}
-			return fmt.Errorf("%w: the input box's copy still gave %s %s after the paste", ErrNotSubmitted, what, composerProofWait)
+			return fmt.Errorf("%w: the input box's copy still gave %s %s after the paste", ErrNotSubmitted, what, s.g.composerProofWait())
 		}
 		if !copied {
 			// The prompt is still on the clipboard: copy again shortly.
@@ -397,8 +397,8 @@ func (s *session) proveComposer(ctx context.Context, watch *watcher, clip clipbo
 		if err := s.keys("mod+v"); err != nil {
 			return err
 		}
-		if read, _ := clip.pasted(ctx, pasteReadWait, pasteReadSettle); !read {
-			return fmt.Errorf("%w: the chat did not read the prompt from the clipboard within %s of the paste keys", ErrNotSubmitted, pasteReadWait)
+		if read, _ := clip.pasted(ctx, s.g.pasteReadWait(), pasteReadSettle); !read {
+			return fmt.Errorf("%w: the chat did not read the prompt from the clipboard within %s of the paste keys", ErrNotSubmitted, s.g.pasteReadWait())
 		}
 	}
 }
@@ -503,19 +503,26 @@ const maxRefusals = 3
 const monacoPasteSettle = 100 * time.Millisecond
 
 // Timings of proving a Monaco composer holds the prompt: how long the app
-// may take to read the prompt from the clipboard after the paste keys, how
-// long after a read no app may ask for it before the composer is copied
-// (VS Code reads it twice for one paste, 10 ms apart, and applies what the
-// second gave), how long each copy of the composer's text may
-// take, the pause before another where a copy gave nothing, and how long
-// it may take in all.
+// may take to read the prompt from the clipboard after the paste keys, at
+// least (gui.submit, the app's time to react, where longer), how long
+// after a read no app may ask for it before the composer is copied (VS
+// Code reads it twice for one paste, 10 ms apart, and applies what the
+// second gave), how long each copy of the composer's text may take, the
+// pause before another where a copy gave nothing, and how long it may
+// take in all, at least (a second more than gui.submit, where longer).
 const (
-	pasteReadWait     = 2 * time.Second
-	pasteReadSettle   = 20 * time.Millisecond
-	composerCopyWait  = 200 * time.Millisecond
-	composerRecopy    = 10 * time.Millisecond
-	composerProofWait = 3 * time.Second
+	minPasteReadWait     = 2 * time.Second
+	pasteReadSettle      = 20 * time.Millisecond
+	composerCopyWait     = 200 * time.Millisecond
+	composerRecopy       = 10 * time.Millisecond
+	minComposerProofWait = 3 * time.Second
 )
+
+func (g *GUI) pasteReadWait() time.Duration { return max(minPasteReadWait, g.submitWait) }
+
+func (g *GUI) composerProofWait() time.Duration {
+	return max(minComposerProofWait, g.submitWait+time.Second)
+}
 
 // copyWait bounds waiting for a copy action to reach the clipboard. A copy
 // that does nothing (no reply yet) is normal before a turn, so this is
