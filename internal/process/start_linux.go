@@ -50,11 +50,29 @@ func GroupAlive(pgid int) (bool, error) {
 			continue
 		}
 		// fields[0] is the state, fields[2] the process group.
-		if bytes.Equal(fields[2], want) && !bytes.Equal(fields[0], []byte("Z")) {
+		if bytes.Equal(fields[2], want) && (!bytes.Equal(fields[0], []byte("Z")) || threadsLeft(pid)) {
 			return true, nil
 		}
 	}
 	return false, nil
+}
+
+// threadsLeft reports whether a zombie leader's other threads still run.
+// The leader of a multi-threaded program (Go, Node) can turn zombie while
+// the rest of it is still exiting and holds its files and locks; only once
+// the last thread is gone has the program ended.
+func threadsLeft(pid int) bool {
+	tasks, err := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
+	if err != nil {
+		return false
+	}
+	self := strconv.Itoa(pid)
+	for _, t := range tasks {
+		if t.Name() != self {
+			return true
+		}
+	}
+	return false
 }
 
 // stat returns the fields of /proc/PID/stat from field 3 (state) on.
