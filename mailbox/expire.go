@@ -19,7 +19,7 @@ func (c *Consumer) Expire(now time.Time) ([]Message, error) {
 		if err != nil || !fi.Mode().IsRegular() {
 			continue
 		}
-		data, err := readRegular(path, fi)
+		data, err := ReadRegular(path, fi)
 		if err != nil {
 			continue
 		}

@@ -63,8 +63,8 @@ func (c *Consumer) ingestFile(name string, now time.Time) error {
 		}
 		return nil
 	}
-	data, err := readRegular(path, fi)
-	if errors.Is(err, errChanged) || errors.Is(err, fs.ErrNotExist) {
+	data, err := ReadRegular(path, fi)
+	if errors.Is(err, ErrChanged) || errors.Is(err, fs.ErrNotExist) {
 		return nil // replaced or removed meanwhile; its own event follows
 	}
 	if err != nil {
@@ -81,7 +81,7 @@ func (c *Consumer) ingestFile(name string, now time.Time) error {
 
 	msg, err := Decode(data, Source{Name: name, ModTime: fi.ModTime(), Owner: c.mb.Agent})
 	if err == nil {
-		err = c.checkRecipient(&msg)
+		err = c.CheckRecipient(&msg)
 	}
 	if err != nil {
 		return c.deadletterFile(name, err.Error(), now)
@@ -124,9 +124,10 @@ func (c *Consumer) DeliverFound(msg Message, from string) error {
 	return nil
 }
 
-// checkRecipient makes sure a message found in this mailbox is for this
-// agent, and spells the recipient the configured way.
-func (c *Consumer) checkRecipient(msg *Message) error {
+// CheckRecipient makes sure a message found for this mailbox, in it or by
+// the intake, is for this agent, and spells the recipient the configured
+// way.
+func (c *Consumer) CheckRecipient(msg *Message) error {
 	to, err := agentname.Resolve(c.opts.Known, msg.To)
 	if err != nil {
 		return fmt.Errorf("recipient %q is not an agent of this runtime", msg.To)
@@ -157,11 +158,13 @@ func MessageExt(ext string) bool {
 	return false
 }
 
-var errChanged = errors.New("file changed while being read")
+// ErrChanged is ReadRegular's answer for a file replaced since it was
+// described.
+var ErrChanged = errors.New("file changed while being read")
 
-// readRegular reads the file that Lstat described, refusing to follow a
-// symlink swapped in since.
-func readRegular(path string, want fs.FileInfo) ([]byte, error) {
+// ReadRegular reads the file that Lstat described, refusing to follow a
+// symlink swapped in since; the intake reads outside files the same way.
+func ReadRegular(path string, want fs.FileInfo) ([]byte, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -172,7 +175,7 @@ func readRegular(path string, want fs.FileInfo) ([]byte, error) {
 		return nil, err
 	}
 	if !os.SameFile(want, got) {
-		return nil, errChanged
+		return nil, ErrChanged
 	}
 	return io.ReadAll(io.LimitReader(f, want.Size()+1))
 }

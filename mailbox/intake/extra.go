@@ -169,8 +169,8 @@ func (in *Intake) ingestExtra(path string, shared bool, now time.Time) error {
 		}
 		return nil
 	}
-	data, err := readRegular(path, fi)
-	if errors.Is(err, errChanged) || errors.Is(err, fs.ErrNotExist) {
+	data, err := mailbox.ReadRegular(path, fi)
+	if errors.Is(err, mailbox.ErrChanged) || errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
 	if err != nil {
@@ -329,7 +329,7 @@ func (in *Intake) decodeExtra(data []byte, name string, mod time.Time, shared bo
 			return mailbox.Message{}, errNotMine
 		}
 	}
-	return msg, in.checkRecipient(&msg)
+	return msg, in.c.CheckRecipient(&msg)
 }
 
 // deadletterExtra puts a file of an extra place into deadletter/ with its
@@ -399,8 +399,8 @@ func (in *Intake) ingestAppended(path string, fi fs.FileInfo, shared bool, now t
 		delete(in.settling, path)
 		return nil
 	}
-	data, err := readRegular(path, fi)
-	if errors.Is(err, errChanged) || errors.Is(err, fs.ErrNotExist) {
+	data, err := mailbox.ReadRegular(path, fi)
+	if errors.Is(err, mailbox.ErrChanged) || errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
 	if err != nil {

@@ -49,7 +49,7 @@ func (in *Intake) copyWatchedInboxJSON(path string, now time.Time) (string, erro
 	if err != nil {
 		return "", fmt.Errorf("cannot read %s: %w", path, err)
 	}
-	data, err := readRegular(path, fi)
+	data, err := mailbox.ReadRegular(path, fi)
 	if err != nil {
 		return "", nil // changed meanwhile: its own event follows
 	}

@@ -2,14 +2,10 @@ package intake
 
 import (
 	"errors"
-	"fmt"
-	"io"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"time"
 
-	"github.com/agentctl/agentctl/internal/agentname"
 	"github.com/agentctl/agentctl/mailbox"
 )
 
@@ -172,20 +168,6 @@ func (in *Intake) deadletter(l mailbox.Letter, now time.Time) error {
 	return err
 }
 
-// checkRecipient makes sure a message found for this mailbox is for this
-// agent, and spells the recipient the configured way.
-func (in *Intake) checkRecipient(msg *mailbox.Message) error {
-	to, err := agentname.Resolve(in.store.Known, msg.To)
-	if err != nil {
-		return fmt.Errorf("recipient %q is not an agent of this runtime", msg.To)
-	}
-	if to != in.mb.Agent {
-		return fmt.Errorf("it is addressed to %s, not %s", to, in.mb.Agent)
-	}
-	msg.To = to
-	return nil
-}
-
 type settleState struct {
 	size  int64
 	mtime time.Time
@@ -208,24 +190,4 @@ func (in *Intake) settled(path string, fi fs.FileInfo, now time.Time) bool {
 	}
 	delete(in.settling, path)
 	return true
-}
-
-var errChanged = errors.New("file changed while being read")
-
-// readRegular reads the file that Lstat described, refusing to follow a
-// symlink swapped in since.
-func readRegular(path string, want fs.FileInfo) ([]byte, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	got, err := f.Stat()
-	if err != nil {
-		return nil, err
-	}
-	if !os.SameFile(want, got) {
-		return nil, errChanged
-	}
-	return io.ReadAll(io.LimitReader(f, want.Size()+1))
 }

@@ -113,7 +113,7 @@ func (in *Intake) ingestEntry(raw json.RawMessage, i int, spool string, src mail
 	if int64(len(raw)) > in.store.MaxMessageBytes {
 		err = fmt.Errorf("it is %d bytes, over the %d-byte limit for one message", len(raw), in.store.MaxMessageBytes)
 	} else if msg, err = mailbox.Decode(raw, src); err == nil {
-		err = in.checkRecipient(&msg)
+		err = in.c.CheckRecipient(&msg)
 	}
 	if err == nil && isWatchedSpool(spool) {
 		err = handledError(msg)
