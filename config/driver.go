@@ -228,28 +228,6 @@ func (w Window) validate() error {
 	return nil
 }
 
-// Calibrated reports what a GUI window still lacks before a turn can run.
-func (w Window) Calibrated() error {
-	w = w.WithProfile()
-	var missing []string
-	if w.Title == "" {
-		missing = append(missing, "title")
-	}
-	if w.Input == nil {
-		missing = append(missing, "input")
-	}
-	if w.Copy == nil && len(w.CopyKeys) == 0 {
-		missing = append(missing, "copy or copy_keys")
-	}
-	if w.Reply == nil {
-		missing = append(missing, "reply")
-	}
-	if len(missing) > 0 {
-		return fmt.Errorf("window not calibrated: missing %s", strings.Join(missing, ", "))
-	}
-	return nil
-}
-
 func (g GUI) validate() error {
 	for _, d := range []struct {
 		name string

@@ -19,10 +19,8 @@ func TestVSCodeWindowProfile(t *testing.T) {
 		t.Fatal(err)
 	}
 	w := cfg.Agents[0].Window
-	if err := w.Calibrated(); err != nil {
-		t.Fatalf("a vscode window with input and reply: %v", err)
-	}
-	r := w.WithProfile()
+	r := w.WithProfile() // that it is then calibrated: driverconf's TestWindowGetsItsProfile
+
 	if !reflect.DeepEqual(r.CopyKeys, VSCodeWindow().CopyKeys) || !r.CopyFromInput || len(r.CheckKeys) == 0 || r.Composer != ComposerMonaco {
 		t.Fatalf("resolved window %+v", r)
 	}

@@ -52,7 +52,7 @@ const (
 // NewGUI checks the window settings and returns the driver. The display is
 // opened at the first turn.
 func NewGUI(w WindowSettings, t Timings, opts Options) (*GUI, error) {
-	if err := w.calibrated(); err != nil {
+	if err := w.Calibrated(); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrNotCalibrated, err)
 	}
 	title, err := regexp.Compile(w.Title)

@@ -238,8 +238,8 @@ const (
 	ComposerMonaco ComposerKind = "monaco"
 )
 
-// calibrated reports what a window still lacks before a turn can run.
-func (w WindowSettings) calibrated() error {
+// Calibrated reports what a window still lacks before a turn can run.
+func (w WindowSettings) Calibrated() error {
 	var missing []string
 	if w.Title == "" {
 		missing = append(missing, "title")

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/agentctl/agentctl/config"
+	"github.com/agentctl/agentctl/config/driverconf"
 	"github.com/agentctl/agentctl/cursor"
 )
 
@@ -179,7 +180,7 @@ func runCalibrate(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	fmt.Fprintf(env.Stdout, "calibrated %s in %s\n", agent.Name, config.Path(env.Root))
-	if err := w.Calibrated(); err != nil {
+	if err := driverconf.Calibrated(w); err != nil {
 		fmt.Fprintf(env.Stdout, "note: %v\n", err)
 	}
 	return nil
@@ -330,7 +331,7 @@ func importCoords(env *Env, cfg config.Config, file, layout string) error {
 	for _, a := range cfg.Agents {
 		if w, ok := windows[a.Name]; ok {
 			names = append(names, a.Name)
-			if err := w.Calibrated(); err != nil {
+			if err := driverconf.Calibrated(w); err != nil {
 				fmt.Fprintf(env.Stdout, "note: %s: %v\n", a.Name, err)
 			}
 		}

@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/agentctl/agentctl/config"
+	"github.com/agentctl/agentctl/config/driverconf"
 	"github.com/agentctl/agentctl/cursor"
 	"github.com/agentctl/agentctl/internal/atomicfile"
 )
@@ -86,7 +87,7 @@ func runDoctor(ctx context.Context, env *Env, args []string) error {
 			continue
 		}
 		checks = append(checks, agentCheck(a, desktopOK))
-		if a.EffectiveDriver() == config.DriverGUI && a.Window.Calibrated() == nil {
+		if a.EffectiveDriver() == config.DriverGUI && driverconf.Calibrated(a.Window) == nil {
 			checks = append(checks, busyCheck(a, cfg.GUI))
 		}
 	}
@@ -193,7 +194,7 @@ func agentCheck(a config.Agent, desktopOK bool) check {
 		return c
 	}
 	c := check{name: fmt.Sprintf("agent %s: window", a.Name)}
-	if err := a.Window.Calibrated(); err != nil {
+	if err := driverconf.Calibrated(a.Window); err != nil {
 		c.err, c.hint = err, "run 'agentctl calibrate "+a.Name+"'"
 		return c
 	}

@@ -17,6 +17,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/agentctl/agentctl/config"
+	"github.com/agentctl/agentctl/config/driverconf"
 	"github.com/agentctl/agentctl/internal/agentname"
 	"github.com/agentctl/agentctl/internal/atomicfile"
 	"github.com/agentctl/agentctl/internal/layout"
@@ -462,7 +463,7 @@ func (m *migration) finish() error {
 		if a.Driver == "exec" {
 			continue
 		}
-		if err := a.Window.Calibrated(); err != nil {
+		if err := driverconf.Calibrated(a.Window); err != nil {
 			needed = append(needed, fmt.Sprintf("  agentctl calibrate %s --title '%s.*Cursor'  # %v", a.Name, a.Name, err))
 		}
 	}

@@ -182,7 +182,7 @@ func runnable(command string, agent config.Agent) error {
 		}
 	}
 	if agent.EffectiveDriver() == config.DriverGUI {
-		if err := agent.Window.Calibrated(); err != nil {
+		if err := driverconf.Calibrated(agent.Window); err != nil {
 			return withHint(fmt.Errorf("%s: %w", agent.Name, err), "run 'agentctl calibrate "+agent.Name+"' first")
 		}
 	}

@@ -69,6 +69,10 @@ func Window(w config.Window) cursor.WindowSettings {
 	}
 }
 
+// Calibrated reports what a window, as agentctl.yaml sets it with its
+// profile, still lacks before a turn can run: the GUI driver's own check.
+func Calibrated(w config.Window) error { return Window(w).Calibrated() }
+
 func point(p *config.Point) *cursor.Point {
 	if p == nil {
 		return nil

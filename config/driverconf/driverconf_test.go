@@ -125,7 +125,7 @@ func TestWindowGetsItsProfile(t *testing.T) {
 	}
 	for _, w := range []config.Window{{}, {Title: "x", Input: &config.Point{}}, {Title: "x", Profile: config.ProfileVSCode, Reply: &config.Rect{W: 1, H: 1}}} {
 		_, err := cursor.NewGUI(Window(w), cursor.Timings{}, cursor.Options{LockDir: t.TempDir()})
-		if want := w.Calibrated(); !errors.Is(err, cursor.ErrNotCalibrated) || !strings.Contains(err.Error(), want.Error()) {
+		if want := Calibrated(w); !errors.Is(err, cursor.ErrNotCalibrated) || !strings.Contains(err.Error(), want.Error()) {
 			t.Errorf("window %+v: err = %v, want not calibrated: %v", w, err, want)
 		}
 	}
