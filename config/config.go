@@ -58,6 +58,9 @@ type Agent struct {
 	Window Window `yaml:"window,omitempty"`
 	Exec   Exec   `yaml:"exec,omitempty"`
 	CDP    CDP    `yaml:"cdp,omitempty"`
+	// Program is the working folder, environment and model of a seat that
+	// runs a program (config/program.go).
+	Program `yaml:",inline"`
 	// NewChat says when a fresh conversation starts (config/preset.go).
 	NewChat NewChat `yaml:"new_chat,omitempty"`
 	// Board lets the agent's idle runner take work from the boards.

@@ -36,6 +36,30 @@ var presets = map[string]Exec{
 	},
 }
 
+// modelOptions are how each preset's program is told its model; a plain
+// command puts the model in its own arguments.
+var modelOptions = map[string][]string{
+	PresetClaude:      {"--model", ModelPlaceholder},
+	PresetCursorAgent: {"--model", ModelPlaceholder},
+}
+
+// ModelPlaceholder is replaced by the seat's model in a preset's model
+// option.
+const ModelPlaceholder = "{model}"
+
+// ModelArgs returns the arguments that give the program its model: none
+// when model is empty.
+func (e Exec) ModelArgs(model string) []string {
+	if model == "" {
+		return nil
+	}
+	var out []string
+	for _, a := range modelOptions[e.Preset] {
+		out = append(out, strings.ReplaceAll(a, ModelPlaceholder, model))
+	}
+	return out
+}
+
 // PresetNames lists the exec presets, sorted.
 func PresetNames() []string {
 	names := make([]string, 0, len(presets))
@@ -137,6 +161,9 @@ func (a Agent) KeepsConversation() bool {
 // command that changes them (agentctl run --preset) must again.
 func (a Agent) Validate() error {
 	if err := a.validateDriver(); err != nil {
+		return err
+	}
+	if err := a.validateProgram(); err != nil {
 		return err
 	}
 	return a.validateNewChat()

@@ -48,6 +48,10 @@ func TestPresetsAndNewChatRefuseWhatCannotWork(t *testing.T) {
 		"exec: {command: [cat]}\n    new_chat: {every: 3}":            "new_chat: its exec command has no exec.preset",
 		"exec: {preset: claude}\n    new_chat: {every: -1}":           "new_chat.every",
 		"exec: {}\n    driver: gui\n    new_chat: {per_thread: true}": "no window.new_chat_key",
+		"exec: {command: [cat]}\n    model: m1":                       "a plain command has no model option",
+		"exec: {preset: claude}\n    model: \"a b\"":                  "holds white space",
+		"exec: {preset: claude}\n    env: {\"A=B\": x}":               "is not a variable name",
+		"exec: {}\n    driver: gui\n    cwd: /tmp":                    "only a seat that runs a program",
 	}
 	for agent, want := range tests {
 		data := "agents:\n  - name: Agent-1\n    driver: exec\n    " + agent + "\n"

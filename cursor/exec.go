@@ -5,7 +5,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"os"
 	"runtime"
+	"slices"
 	"strings"
 	"time"
 
@@ -26,6 +28,10 @@ type Exec struct {
 	// keepDir is where the output of a turn that gave no reply is kept;
 	// empty: errors quote its start.
 	keepDir string
+	// dir, env and modelArgs are ExecSettings'.
+	dir       string
+	env       []string
+	modelArgs []string
 }
 
 // NewExec checks the settings and returns the driver.
@@ -38,7 +44,8 @@ func NewExec(s ExecSettings) (*Exec, error) {
 		timeout = DefaultExecTimeout
 	}
 	return &Exec{command: s.Command, timeout: timeout,
-		preset: s.Preset, resume: s.Resume, replyField: s.ReplyField, sessionField: s.SessionField}, nil
+		preset: s.Preset, resume: s.Resume, replyField: s.ReplyField, sessionField: s.SessionField,
+		dir: s.Dir, env: s.Env, modelArgs: s.ModelArgs}, nil
 }
 
 // stderrKept bounds how much of the command's stderr an error quotes.
@@ -63,6 +70,11 @@ func (e *Exec) Run(ctx context.Context, t Turn) (string, error) {
 	cmd, err := command(ctx, args)
 	if err != nil {
 		return "", fmt.Errorf("%w: %v", ErrExecFailed, err)
+	}
+	cmd.Dir = e.dir
+	if len(e.env) > 0 {
+		// Later entries win in exec.Cmd, so the seat's own come last.
+		cmd.Env = append(os.Environ(), e.env...)
 	}
 	setProcessGroup(cmd)
 	cmd.Cancel = func() error { return killProcessGroup(cmd) }
@@ -169,8 +181,12 @@ func (e *Exec) args(t Turn) (args []string, viaStdin bool) {
 		}
 		args = append(args, a)
 	}
+	extra := e.modelArgs
 	if e.preset != "" && t.Session != "" && !t.NewChat {
-		args = append(args[:1], append(substituteSession(e.resume, t.Session), args[1:]...)...)
+		extra = append(substituteSession(e.resume, t.Session), extra...)
+	}
+	if len(extra) > 0 {
+		args = append(args[:1], append(slices.Clone(extra), args[1:]...)...)
 	}
 	return args, viaStdin
 }

@@ -97,6 +97,13 @@ type ExecSettings struct {
 	ReplyField, SessionField string
 	// Timeout ends the turn; zero: DefaultExecTimeout.
 	Timeout time.Duration
+	// Dir is the command's working folder; empty: the runner's.
+	Dir string
+	// Env adds NAME=VALUE lines to the runner's environment for the
+	// command, replacing a variable of the same name.
+	Env []string
+	// ModelArgs give the command its model, placed as Resume is.
+	ModelArgs []string
 }
 
 // Placeholders in ExecSettings' arguments.

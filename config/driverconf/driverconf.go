@@ -15,7 +15,7 @@ func Settings(a config.Agent, g config.GUI) cursor.Settings {
 	return cursor.Settings{
 		Name:              a.Name,
 		Driver:            cursor.DriverKind(a.EffectiveDriver()),
-		Exec:              Exec(a.Exec),
+		Exec:              Program(Exec(a.Exec), a),
 		CDP:               CDP(a.CDP),
 		Window:            Window(a.Window),
 		Timings:           Timings(g),
@@ -41,6 +41,19 @@ func Exec(e config.Exec) cursor.ExecSettings {
 		Preset: r.Preset, Command: r.Command, Resume: r.Resume,
 		ReplyField: r.ReplyField, SessionField: r.SessionField, Timeout: r.Timeout.D(),
 	}
+}
+
+// Program adds the seat's working folder, environment and model to its
+// exec settings. A working folder that cannot be expanded is left as
+// written, for the driver's start to name.
+func Program(e cursor.ExecSettings, a config.Agent) cursor.ExecSettings {
+	e.Dir = a.Cwd
+	if dir, err := a.ProgramDir(); err == nil {
+		e.Dir = dir
+	}
+	e.Env = a.EnvList()
+	e.ModelArgs = a.Exec.Resolved().ModelArgs(a.Model)
+	return e
 }
 
 // CDP returns a seat's settings with its profile applied. Quiet stays as

@@ -130,3 +130,41 @@ func TestWindowGetsItsProfile(t *testing.T) {
 		}
 	}
 }
+
+// A seat's working folder, environment and model reach the program it
+// runs: the stand-in records the folder it ran in and the model option.
+func TestSeatProgramGetsItsFolderEnvironmentAndModel(t *testing.T) {
+	dir := t.TempDir()
+	a := config.Agent{Name: "Agent-4", Driver: config.DriverExec,
+		Exec:    config.Exec{Command: []string{"sh", "-c", `printf '%s|%s|%s' "$(pwd)" "$SEAT_KEY" "$HOME"`}},
+		Program: config.Program{Cwd: dir, Env: map[string]string{"SEAT_KEY": "k-7", "HOME": "/nonexistent-home"}}}
+	if err := a.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	d, err := cursor.New(Settings(a, config.DefaultGUI()), cursor.Options{Sessions: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reply, err := d.Run(context.Background(), cursor.Turn{Prompt: "x"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	real, _ := filepath.EvalSymlinks(dir)
+	if want := real + "|k-7|/nonexistent-home"; reply != want {
+		t.Errorf("the program saw %q, want %q", reply, want)
+	}
+
+	useFakeCLI(t)
+	a = config.Agent{Name: "Agent-4", Driver: config.DriverExec, Exec: config.Exec{Preset: config.PresetClaude},
+		Program: config.Program{Model: "claude-sonnet-4-5"}}
+	if got := Settings(a, config.DefaultGUI()).Exec.ModelArgs; strings.Join(got, " ") != "--model claude-sonnet-4-5" {
+		t.Errorf("model args %q, want the preset's --model option", got)
+	}
+	d, err = cursor.New(Settings(a, config.DefaultGUI()), cursor.Options{Sessions: t.TempDir()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := d.Run(context.Background(), cursor.Turn{Prompt: "x"}); err != nil {
+		t.Errorf("the preset refused its own model option: %v", err)
+	}
+}
