@@ -111,15 +111,9 @@ type Consumer struct {
 	opts     Options
 	lock     *flock.Flock
 	q        *queue
-	settling map[string]settleState
+	settling *Settler
 	orphans  []string // stems a crashed consumer left in processing/
 	inflight *Claim
-}
-
-type settleState struct {
-	size  int64
-	mtime time.Time
-	since time.Time
 }
 
 // ConsumerLockPath is the lock file that makes a process the consumer of an
@@ -144,7 +138,7 @@ func (m *Mailbox) Consume(opts Options, now time.Time) (*Consumer, error) {
 		return nil, err
 	}
 	now = now.Add(waited)
-	c := &Consumer{mb: m, opts: opts, lock: lock, q: newQueue(), settling: map[string]settleState{}}
+	c := &Consumer{mb: m, opts: opts, lock: lock, q: newQueue(), settling: NewSettler(opts.Settle)}
 	if err := c.recover(now); err != nil {
 		c.Close()
 		return nil, err
@@ -175,11 +169,8 @@ func (c *Consumer) Claimable(now time.Time) bool {
 // read. ok is false when nothing is scheduled.
 func (c *Consumer) NextWake() (t time.Time, ok bool) {
 	t, ok = c.q.nextDue()
-	for _, st := range c.settling {
-		due := st.since.Add(c.opts.Settle)
-		if !ok || due.Before(t) {
-			t, ok = due, true
-		}
+	if due, waits := c.settling.Next(); waits && (!ok || due.Before(t)) {
+		t, ok = due, true
 	}
 	if len(c.orphans) > 0 {
 		return time.Time{}, true
@@ -245,11 +236,7 @@ func (c *Consumer) Scan(now time.Time) error {
 			c.q.remove(stem)
 		}
 	}
-	for name := range c.settling {
-		if !present[name] {
-			delete(c.settling, name)
-		}
-	}
+	c.settling.Keep(func(name string) bool { return present[name] })
 	return nil
 }
 
@@ -283,30 +270,12 @@ func (c *Consumer) Notice(now time.Time, names ...string) error {
 
 // Tick reads the files dropped into inbox/ whose settle period has passed.
 func (c *Consumer) Tick(now time.Time) error {
-	for name, st := range c.settling {
-		if !now.Before(st.since.Add(c.opts.Settle)) {
-			if err := c.Notice(now, name); err != nil {
-				return err
-			}
+	for _, name := range c.settling.Due(now) {
+		if err := c.Notice(now, name); err != nil {
+			return err
 		}
 	}
 	return nil
-}
-
-func (c *Consumer) settled(name string, fi fs.FileInfo, now time.Time) bool {
-	st, ok := c.settling[name]
-	if !ok && now.Sub(fi.ModTime()) >= c.opts.Settle {
-		return true // found by a scan, long untouched
-	}
-	if !ok || st.size != fi.Size() || !st.mtime.Equal(fi.ModTime()) {
-		c.settling[name] = settleState{size: fi.Size(), mtime: fi.ModTime(), since: now}
-		return false
-	}
-	if now.Sub(st.since) < c.opts.Settle {
-		return false
-	}
-	delete(c.settling, name)
-	return true
 }
 
 // leftoverAge is how old a temp file must be before a scan removes it: far

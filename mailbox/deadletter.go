@@ -109,7 +109,7 @@ func (m *Mailbox) freeDeadletterName(name string) string {
 // deadletterFile moves a file that cannot be used out of inbox/ into
 // deadletter/.
 func (c *Consumer) deadletterFile(name, reason string, now time.Time) error {
-	delete(c.settling, name)
+	c.settling.Forget(name)
 	_, err := c.mb.WriteDeadLetter(Letter{Name: now.UTC().Format("20060102T150405Z") + "-" + name, Fresh: true,
 		From: c.mb.path(InboxDir, name), Origin: InboxDir + "/" + name, Reason: reason}, now)
 	if err != nil {

@@ -38,7 +38,7 @@ func (c *Consumer) ingestFile(name string, now time.Time) error {
 	fi, err := os.Lstat(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		c.q.remove(strings.TrimSuffix(name, ".json"))
-		delete(c.settling, name)
+		c.settling.Forget(name)
 		return nil
 	}
 	if err != nil {
@@ -58,7 +58,7 @@ func (c *Consumer) ingestFile(name string, now time.Time) error {
 	}
 	ext := strings.ToLower(filepath.Ext(name))
 	if !MessageExt(ext) {
-		if c.settled(name, fi, now) {
+		if c.settling.Settled(name, fi, now) {
 			return c.deadletterFile(name, "only *.json, *.msg, *.md and *.txt files are messages", now)
 		}
 		return nil
@@ -73,11 +73,11 @@ func (c *Consumer) ingestFile(name string, now time.Time) error {
 	// Complete JSON can be read at once: a file still being written is
 	// never valid JSON. Anything else waits until it stops changing.
 	if ext != ".json" || !IsCompleteJSON(data) {
-		if !c.settled(name, fi, now) {
+		if !c.settling.Settled(name, fi, now) {
 			return nil
 		}
 	}
-	delete(c.settling, name)
+	c.settling.Forget(name)
 
 	msg, err := Decode(data, Source{Name: name, ModTime: fi.ModTime(), Owner: c.mb.Agent})
 	if err == nil {

@@ -75,7 +75,7 @@ func (m *Mailbox) Abandon(id, reason string, now time.Time) (Message, error) {
 		return Message{}, err
 	}
 	defer lock.Unlock()
-	c := &Consumer{mb: m, lock: lock, q: newQueue(), settling: map[string]settleState{}}
+	c := &Consumer{mb: m, lock: lock, q: newQueue(), settling: NewSettler(0)}
 	stem := Stem(id)
 	msg, err := c.readProcessing(stem)
 	if errors.Is(err, fs.ErrNotExist) {

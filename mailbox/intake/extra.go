@@ -131,7 +131,7 @@ func (in *Intake) noticeExtra(path string, now time.Time) error {
 	}
 	shared, ok := files[path]
 	if !ok {
-		delete(in.settling, path)
+		in.settling.Forget(path)
 		return nil
 	}
 	return in.ingestExtra(path, shared, now)
@@ -140,7 +140,7 @@ func (in *Intake) noticeExtra(path string, now time.Time) error {
 func (in *Intake) ingestExtra(path string, shared bool, now time.Time) error {
 	fi, err := os.Lstat(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		delete(in.settling, path)
+		in.settling.Forget(path)
 		return nil
 	}
 	if err != nil {
@@ -177,10 +177,10 @@ func (in *Intake) ingestExtra(path string, shared bool, now time.Time) error {
 		in.emit("unreadable", "", path, err.Error())
 		return nil
 	}
-	if !dreamos.IsCompleteJSON(data) && !in.settled(path, fi, now) {
+	if !dreamos.IsCompleteJSON(data) && !in.settling.Settled(path, fi, now) {
 		return nil
 	}
-	delete(in.settling, path)
+	in.settling.Forget(path)
 	msg, err := in.decodeExtra(data, path, fi.ModTime(), shared)
 	if errors.Is(err, errNotMine) {
 		return nil
@@ -336,7 +336,7 @@ func (in *Intake) decodeExtra(data []byte, name string, mod time.Time, shared bo
 // reason, by copy (the place may be on another file system), and removes
 // it there.
 func (in *Intake) deadletterExtra(path string, data []byte, reason string, now time.Time) error {
-	delete(in.settling, path)
+	in.settling.Forget(path)
 	if err := in.deadletter(mailbox.Letter{Name: now.UTC().Format("20060102T150405Z") + "-" + filepath.Base(path), Fresh: true,
 		Data: data, Origin: path, Reason: reason}, now); err != nil {
 		return err
@@ -396,7 +396,7 @@ func (in *Intake) ingestAppended(path string, fi fs.FileInfo, shared bool, now t
 	}
 	off := in.readOffset(path)
 	if off == fi.Size() {
-		delete(in.settling, path)
+		in.settling.Forget(path)
 		return nil
 	}
 	data, err := mailbox.ReadRegular(path, fi)
@@ -411,13 +411,13 @@ func (in *Intake) ingestAppended(path string, fi fs.FileInfo, shared bool, now t
 		off = 0 // rewritten shorter: start again, duplicates are recognised
 	}
 	parts := dreamos.Split(data[off:])
-	settled := in.settled(path, fi, now)
+	settled := in.settling.Settled(path, fi, now)
 	if n := len(parts); settled && n > 0 && !endsMessage(data[off+int64(parts[n-1].Start):off+int64(parts[n-1].End)]) &&
 		now.Sub(fi.ModTime()) < slowWriter*in.store.Settle {
 		// A writer stalled in the middle of a message looks settled too;
 		// the old writers end each message with a blank line, so one that
 		// does not is given far longer.
-		in.settling[path] = settleState{size: fi.Size(), mtime: fi.ModTime(), since: now}
+		in.settling.Restart(path, fi, now)
 		settled = false
 	}
 	for i, p := range parts {
@@ -450,6 +450,6 @@ func (in *Intake) ingestAppended(path string, fi fs.FileInfo, shared bool, now t
 	if len(parts) == 0 && len(data) > int(off) {
 		return in.writeOffset(path, int64(len(data))) // white space only
 	}
-	delete(in.settling, path)
+	in.settling.Forget(path)
 	return nil
 }

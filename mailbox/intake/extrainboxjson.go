@@ -55,10 +55,10 @@ func (in *Intake) copyWatchedInboxJSON(path string, now time.Time) (string, erro
 	}
 	// A writer that takes no lock may be half-way: only whole JSON, or a
 	// file long unchanged, is taken.
-	if dreamos.HoldsNothing(data) || !dreamos.IsCompleteJSON(data) && !in.settled(path, fi, now) {
+	if dreamos.HoldsNothing(data) || !dreamos.IsCompleteJSON(data) && !in.settling.Settled(path, fi, now) {
 		return "", nil
 	}
-	delete(in.settling, path)
+	in.settling.Forget(path)
 	sum := sha256.Sum256(data)
 	spool := "x" + hex.EncodeToString(sum[:])[:24] + ".json"
 	if err := atomicfile.MkdirAll(in.path(mailbox.IngestDir)); err != nil {

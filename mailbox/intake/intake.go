@@ -2,7 +2,6 @@ package intake
 
 import (
 	"errors"
-	"io/fs"
 	"path/filepath"
 	"time"
 
@@ -49,14 +48,14 @@ type Intake struct {
 	mb       *mailbox.Mailbox
 	opts     Options
 	store    mailbox.Options // the consumer's, defaults filled in
-	settling map[string]settleState
+	settling *mailbox.Settler
 	lockBusy lockBusy // inbox.json.lock found held by another process
 }
 
 // New makes the intake of c's mailbox. It looks at nothing until Scan.
 func New(c *mailbox.Consumer, opts Options) *Intake {
 	opts.defaults()
-	return &Intake{c: c, mb: c.Mailbox(), opts: opts, store: c.Options(), settling: map[string]settleState{}}
+	return &Intake{c: c, mb: c.Mailbox(), opts: opts, store: c.Options(), settling: mailbox.NewSettler(c.Options().Settle)}
 }
 
 // Idle does what a runner does first when no consumer holds the mailbox:
@@ -121,11 +120,9 @@ func (in *Intake) Tick(now time.Time) error {
 			return err
 		}
 	}
-	for path, st := range in.settling {
-		if !now.Before(st.since.Add(in.store.Settle)) {
-			if err := in.noticeExtra(path, now); err != nil {
-				return err
-			}
+	for _, path := range in.settling.Due(now) {
+		if err := in.noticeExtra(path, now); err != nil {
+			return err
 		}
 	}
 	return in.c.Tick(now)
@@ -135,10 +132,8 @@ func (in *Intake) Tick(now time.Time) error {
 // without any new file event.
 func (in *Intake) NextWake() (t time.Time, ok bool) {
 	t, ok = in.c.NextWake()
-	for _, st := range in.settling {
-		if due := st.since.Add(in.store.Settle); !ok || due.Before(t) {
-			t, ok = due, true
-		}
+	if due, waits := in.settling.Next(); waits && (!ok || due.Before(t)) {
+		t, ok = due, true
 	}
 	if retry, busy := in.lockBusy.retryAt(); busy && (!ok || retry.Before(t)) {
 		t, ok = retry, true
@@ -166,28 +161,4 @@ func (in *Intake) deadletter(l mailbox.Letter, now time.Time) error {
 		in.emit("deadlettered", "", l.Origin, l.Reason)
 	}
 	return err
-}
-
-type settleState struct {
-	size  int64
-	mtime time.Time
-	since time.Time
-}
-
-// settled reports whether a file that is not complete JSON has stopped
-// changing for the settle period, and starts or restarts its wait if not.
-func (in *Intake) settled(path string, fi fs.FileInfo, now time.Time) bool {
-	st, ok := in.settling[path]
-	if !ok && now.Sub(fi.ModTime()) >= in.store.Settle {
-		return true // found by a scan, long untouched
-	}
-	if !ok || st.size != fi.Size() || !st.mtime.Equal(fi.ModTime()) {
-		in.settling[path] = settleState{size: fi.Size(), mtime: fi.ModTime(), since: now}
-		return false
-	}
-	if now.Sub(st.since) < in.store.Settle {
-		return false
-	}
-	delete(in.settling, path)
-	return true
 }
