@@ -8,6 +8,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/agentctl/agentctl/agents/cost"
 	"github.com/agentctl/agentctl/cursor"
 	"github.com/agentctl/agentctl/internal/clock"
 	"github.com/agentctl/agentctl/mailbox"
@@ -56,6 +57,11 @@ type Settings struct {
 	NoBlockNotice int
 	// Prompts per minute and per hour; 0 means no limit.
 	PerMinute, PerHour int
+	// Prices turn the tokens a driver reports into money where the agent
+	// gives no price; Budget parks the seat once a day's spending reaches
+	// it (budget.go).
+	Prices cost.Prices
+	Budget cost.Budget
 
 	Recovery RecoverySettings
 
@@ -94,6 +100,7 @@ type Runner struct {
 	in        *intake.Intake // takes in inbox.json and the places old writers use, for c
 	hb        *heartbeat
 	limit     *rateLimit
+	budget    *budget
 	templates Templates
 	recovery  *Recovery
 	log       zerolog.Logger
@@ -140,6 +147,7 @@ func New(s Settings) (*Runner, error) {
 	r := &Runner{
 		s: s, mb: mb,
 		limit:     newRateLimit(s.PerMinute, s.PerHour),
+		budget:    newBudget(s.Root, s.Budget),
 		templates: Templates{Dir: s.TemplatesDir},
 		log:       s.Log.With().Str("agent", s.Agent).Logger(),
 	}
@@ -248,8 +256,12 @@ func (r *Runner) Run(ctx context.Context) (err error) {
 
 func (r *Runner) now() time.Time { return r.s.Clock.Now() }
 
-// hold keeps prompts back while the rate limit is reached.
+// hold keeps prompts back while the budget is spent or the rate limit is
+// reached.
 func (r *Runner) hold(now time.Time) (time.Time, error) {
+	if until, err := r.holdForBudget(now); err != nil || !until.IsZero() {
+		return until, err
+	}
 	ok, until := r.limit.allow(now)
 	if ok {
 		return time.Time{}, nil

@@ -152,9 +152,6 @@ func (c Config) validateRunner() error {
 	if r.NoBlockNotice < 0 {
 		return fmt.Errorf("run.no_block_notice: must be 0 (never) or more")
 	}
-	if r.NoBlockNotice < 0 {
-		return fmt.Errorf("run.no_block_notice: must be 0 (never) or more")
-	}
 	switch r.Resend {
 	case ResendAuto, ResendNever, ResendAlways:
 	default:

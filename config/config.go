@@ -46,6 +46,8 @@ type Config struct {
 	Guardrails Guardrails `yaml:"guardrails"`
 	// How the machines of a swarm meet (config/hub.go).
 	Hub Hub `yaml:"hub,omitempty"`
+	// Model prices and daily budgets (config/costs.go).
+	Costs Costs `yaml:"costs,omitempty"`
 }
 
 // Agent is one agent's seat: its name and how its turns are driven.
@@ -211,6 +213,9 @@ func (c Config) Validate() error {
 	}
 	if m.MaxInboxJSONBytes < 1 {
 		return fmt.Errorf("mailbox.max_inbox_json_bytes: must be a positive number of bytes such as 67108864")
+	}
+	if err := c.validateCosts(); err != nil {
+		return err
 	}
 	return c.validateWatch()
 }

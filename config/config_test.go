@@ -191,3 +191,25 @@ func TestDreamOSCoordsFlatKeys(t *testing.T) {
 		t.Errorf("read %+v", got)
 	}
 }
+
+// Prices and budgets are amounts of money for configured agents.
+func TestCostsRefuseWhatIsNotAnAmount(t *testing.T) {
+	base := "agents:\n  - name: Agent-1\n    driver: exec\n    exec: {command: [cat]}\n"
+	for costs, want := range map[string]string{
+		"costs: {budget: {agent_day_usd: -1}}":           "costs.budget.agent_day_usd: must be an amount",
+		"costs: {budget: {per_agent: {Agent-9: 3}}}":     `"Agent-9" is not a configured agent`,
+		"costs: {prices: {m1: {input: 3, output: -15}}}": "costs.prices.m1.output",
+		"costs: {budget: {swarm_day_usd: .nan}}":         "costs.budget.swarm_day_usd",
+	} {
+		if _, err := Parse("agentctl.yaml", []byte(base+costs+"\n")); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%s: %v, want an error containing %q", costs, err, want)
+		}
+	}
+	c, err := Parse("agentctl.yaml", []byte(base+"costs: {prices: {m1: {input: 3, output: 15}}, budget: {agent_day_usd: 5, per_agent: {Agent-1: 7}}}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Costs.Prices["m1"].Output != 15 || c.Costs.Budget.PerAgent["Agent-1"] != 7 {
+		t.Errorf("read %+v", c.Costs)
+	}
+}

@@ -13,6 +13,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/agentctl/agentctl/agents"
+	"github.com/agentctl/agentctl/agents/cost"
 	"github.com/agentctl/agentctl/config"
 	"github.com/agentctl/agentctl/config/driverconf"
 	"github.com/agentctl/agentctl/cursor"
@@ -218,6 +219,8 @@ func runnerSettings(env *Env, cfg config.Config, agent config.Agent, driver curs
 		Guardrails:       guardrails(cfg),
 		PerMinute:        cfg.RateLimit.PerMinute,
 		PerHour:          cfg.RateLimit.PerHour,
+		Prices:           prices(cfg.Costs.Prices),
+		Budget:           cost.Budget(cfg.Costs.Budget),
 		Recovery:         recoverySettings(cfg),
 		Policy:           cfg.Coordination.Policy,
 		DigestWait:       cfg.Coordination.DigestWait.D(),
@@ -227,6 +230,15 @@ func runnerSettings(env *Env, cfg config.Config, agent config.Agent, driver curs
 		Lore:             loreSettings(cfg),
 		Log:              log,
 	}
+}
+
+// prices turns the configuration's price table into the runner's.
+func prices(table map[string]config.ModelPrice) cost.Prices {
+	out := make(cost.Prices, len(table))
+	for model, p := range table {
+		out[model] = cost.Price(p)
+	}
+	return out
 }
 
 // noBlockNotice turns run.no_block_notice, where 0 means never, into the

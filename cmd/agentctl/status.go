@@ -6,10 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"text/tabwriter"
 	"time"
 
+	"github.com/agentctl/agentctl/agents/cost"
 	"github.com/agentctl/agentctl/agents/missioncontrol"
 	"github.com/agentctl/agentctl/config"
 	"github.com/agentctl/agentctl/cursor"
@@ -32,6 +34,12 @@ A runner working on one message for longer than
 recovery.stall_after shows as stalled with the turn's age, and what a
 runner waits for (a lock another process holds) is shown with its state.
 The last lines say who holds the desktop input lock, if anyone does.
+
+Once a turn today (UTC) has reported what it used (runtime/costs/), a TODAY
+column shows what each agent spent: dollars where a price is known (the
+agent's own or costs.prices), else tokens; a line below gives the swarm's
+total and its budget (costs.budget). A seat whose budget is spent shows as
+budget-spent and takes no prompt until the next UTC day.
 
 With agents on other machines (agents[].machine, see 'agentctl hub'), a
 SEAT column says where each remote agent's turns are taken and how the hub
@@ -77,9 +85,12 @@ type agentStatus struct {
 	HeartbeatAge     string     `json:"heartbeat_age,omitempty"`
 	// Seat is where a remote agent's turns are taken (agentctl hub keeps
 	// its runner here); absent for agents of this machine.
-	Seat    *seatStatus `json:"seat,omitempty"`
-	Problem string      `json:"problem,omitempty"`
-	Hint    string      `json:"hint,omitempty"`
+	Seat *seatStatus `json:"seat,omitempty"`
+	// Today is what the agent's turns used today (UTC), from the cost
+	// ledger; nil when none reported anything.
+	Today   *cost.Totals `json:"today,omitempty"`
+	Problem string       `json:"problem,omitempty"`
+	Hint    string       `json:"hint,omitempty"`
 }
 
 // seatStatus is a remote agent's seat as the hub last heard it.
@@ -111,6 +122,11 @@ func runStatus(ctx context.Context, env *Env, args []string) error {
 	holders := cursor.Holders(cursor.LockDir(env.Root))
 	rows := []agentStatus{}
 	var problems, hints []string
+	day, costErr := cost.Day(env.Root, now)
+	if costErr != nil {
+		problems = append(problems, "costs: "+costErr.Error())
+	}
+	spent := cost.Sum(day)
 	seats, seatsErr := readSeats(env, cfg)
 	if seatsErr != nil {
 		problems = append(problems, "seats: "+seatsErr.Error())
@@ -118,6 +134,9 @@ func runStatus(ctx context.Context, env *Env, args []string) error {
 	}
 	for _, name := range cfg.MailboxNames() {
 		row := mailboxStatus(env, cfg, name, host, now)
+		if t, ok := spent.Agents[name]; ok {
+			row.Today = &t
+		}
 		row.Seat = seatOf(cfg, seats, name, now)
 		for _, h := range holders {
 			if h.Agent == row.Agent {
@@ -141,6 +160,9 @@ func runStatus(ctx context.Context, env *Env, args []string) error {
 	} else if err := printStatus(env, rows, holders, now, len(cfg.RemoteAgents()) > 0); err != nil {
 		return err
 	} else {
+		if line := swarmSpending(spent.Swarm, cfg.Costs.Budget); line != "" {
+			fmt.Fprintln(env.Stdout, line)
+		}
 		for _, h := range seatHints(cfg, rows, seats, seatsErr == nil) {
 			fmt.Fprintln(env.Stdout, "hint: "+h)
 		}
@@ -157,6 +179,10 @@ func printStatus(env *Env, rows []agentStatus, holders []cursor.Holder, now time
 	header := "AGENT\tRUNNER\tSTATE\tPENDING\tPROCESSING\tDONE\tDEAD\tHEARTBEAT"
 	if remote {
 		header += "\tSEAT"
+	}
+	costs := slices.ContainsFunc(rows, func(r agentStatus) bool { return r.Today != nil })
+	if costs {
+		header += "\tTODAY"
 	}
 	fmt.Fprintln(tw, header)
 	for _, r := range rows {
@@ -178,6 +204,9 @@ func printStatus(env *Env, rows []agentStatus, holders []cursor.Holder, now time
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%d\t%s\t%d\t%s", r.Agent, runner, state, r.Pending, r.Processing, done, r.Dead, dash(r.HeartbeatAge))
 		if remote {
 			fmt.Fprintf(tw, "\t%s", seatCell(r.Seat))
+		}
+		if costs {
+			fmt.Fprintf(tw, "\t%s", spentCell(r.Today))
 		}
 		fmt.Fprintln(tw)
 	}

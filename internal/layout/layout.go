@@ -34,6 +34,7 @@
 //	  up.lock                        the runtime's `agentctl up` (SupervisorLock)
 //	  up.stop                        `agentctl down`'s request to it (SupervisorStop)
 //	audit/YYYY-MM-DD.jsonl           the audit log of effects (Audit)
+//	costs/YYYY-MM-DD.jsonl           what each turn used: tokens and price (Costs)
 //	sessions/<agent>.json            an agent's conversation between turns (SessionFile)
 //	sessions/<agent>.raw/            what an exec command printed in a turn with no reply
 //	seats/<agent>/                   a seat's journal of its turns (Agent.Journal)
@@ -64,6 +65,7 @@ const (
 	LoreDir       = "lore"
 	LocksDir      = "locks"
 	AuditDir      = "audit"
+	CostsDir      = "costs"
 	SessionsDir   = "sessions"
 	SeatsDir      = "seats"
 	HubDir        = "hub"
@@ -174,6 +176,9 @@ func SupervisorStop(root string) string { return filepath.Join(Locks(root), "up.
 
 // Audit is the audit log's folder.
 func Audit(root string) string { return filepath.Join(root, AuditDir) }
+
+// Costs is the folder of the cost ledger, a file a day.
+func Costs(root string) string { return filepath.Join(root, CostsDir) }
 
 // Sessions is the folder of the agents' conversations between turns.
 func Sessions(root string) string { return filepath.Join(root, SessionsDir) }

@@ -1,0 +1,67 @@
+package agents
+
+import (
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/agentctl/agentctl/agents/cost"
+	"github.com/agentctl/agentctl/internal/clock/clocktest"
+	"github.com/agentctl/agentctl/mailbox"
+)
+
+// A seat whose day's budget is spent takes no prompt: its message waits in
+// the inbox, status.json says why, the person is told once, and the next
+// UTC day the message is worked.
+func TestSpentBudgetParksTheSeatUntilTheNextDay(t *testing.T) {
+	root := newRuntime(t, demoAgents)
+	// The clock starts at the real time: the mailbox's scans judge the
+	// age of files by their real modification times.
+	clock := clocktest.New(time.Now())
+	midnight := cost.NextDay(clock.Now())
+	if err := cost.Append(root, cost.Turn{Time: clock.Now(), Agent: "Agent-1", Model: "m", CostUSD: 3, PricedBy: cost.PricedByAgent}); err != nil {
+		t.Fatal(err)
+	}
+	if err := cost.Append(root, cost.Turn{Time: clock.Now(), Agent: "Agent-2", CostUSD: 2.5, PricedBy: cost.PricedByAgent}); err != nil {
+		t.Fatal(err)
+	}
+	var turns atomic.Int32
+	s := testSettings(root, "Agent-1", demoAgents, replyDriver(func(string) (string, error) {
+		turns.Add(1)
+		return "done", nil
+	}))
+	s.Clock, s.Human = clock, "Agent-2"
+	s.Budget = cost.Budget{AgentDayUSD: 3}
+	// The clock jumps hours at a time, past any heartbeat: the stall
+	// check, not under test here, would take the jump for a hung runner.
+	s.Recovery.Cron.Stall = ""
+	startRunner(t, s)
+	deliverTo(t, root, mailbox.Message{ID: "m1", From: "Agent-3", To: "Agent-1", Body: "work", CreatedAt: clock.Now()})
+
+	mb, err := mailbox.Open(root, "Agent-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 20*time.Second, "status.json to say the budget is spent", func() bool {
+		st, err := mb.ReadStatus()
+		return err == nil && st.State == "budget-spent"
+	})
+	waitFor(t, 20*time.Second, "the person's notice", func() bool { return counts(t, root, "Agent-2").Pending == 1 })
+	if c := counts(t, root, "Agent-1"); turns.Load() != 0 || c.Pending != 1 {
+		t.Fatalf("while the budget is spent: %d turns, counts %+v", turns.Load(), c)
+	}
+	select { // a sleep from before the advance says nothing
+	case <-clock.Sleeping():
+	default:
+	}
+	clock.Advance(midnight.Sub(clock.Now()) - time.Second)
+	<-clock.Sleeping()
+	if c := counts(t, root, "Agent-1"); turns.Load() != 0 || c.Done != 0 {
+		t.Fatalf("a second before midnight UTC: %d turns, counts %+v", turns.Load(), c)
+	}
+	clock.Advance(time.Second) // midnight UTC: a new day, a new budget
+	waitFor(t, 20*time.Second, "the message worked the next day", func() bool { return counts(t, root, "Agent-1").Done == 1 })
+	if n := counts(t, root, "Agent-2").Pending; n != 1 {
+		t.Errorf("the person has %d messages, want the one notice", n)
+	}
+}
