@@ -114,6 +114,7 @@ func (f *Feed) watchAll() {
 	f.watch(devlog.Dir(root), Changed{})
 	f.watch(projectboard.Dir(root), Changed{Board: true})
 	f.watch(cursor.LockDir(root), Changed{Locks: true})
+	f.watch(layout.Costs(root), Changed{Costs: true})
 	if len(f.reader.Settings.Remote) > 0 {
 		f.watch(filepath.Dir(hub.SeatsFile(root)), Changed{Seats: true})
 	}

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentctl/agentctl/agents/cost"
 	"github.com/agentctl/agentctl/agents/hub"
 	"github.com/agentctl/agentctl/cursor"
 	"github.com/agentctl/agentctl/devlog"
@@ -45,6 +46,9 @@ type Reader struct {
 	locks   []cursor.Holder
 	seats   *hub.Seats // hub/seats.json, when the runtime has remote agents
 	seatsEr string
+	tally   *cost.Tally
+	spent   *cost.Summary
+	spentEr string
 }
 
 type devlogLine struct {
@@ -67,12 +71,13 @@ type Changed struct {
 	Board    bool
 	Locks    bool
 	Seats    bool // hub/seats.json
+	Costs    bool // the cost ledger
 	Liveness bool // runners' pids may have died: re-judge every status.json and seat
 }
 
 // Empty reports whether nothing needs reading.
 func (c Changed) Empty() bool {
-	return !c.All && !c.Board && !c.Locks && !c.Seats && !c.Liveness && len(c.Mailbox) == 0 && len(c.Status) == 0 && len(c.Devlog) == 0
+	return !c.All && !c.Board && !c.Locks && !c.Seats && !c.Costs && !c.Liveness && len(c.Mailbox) == 0 && len(c.Status) == 0 && len(c.Devlog) == 0
 }
 
 // Merge adds o to c.
@@ -81,6 +86,7 @@ func (c *Changed) Merge(o Changed) {
 	c.Board = c.Board || o.Board
 	c.Locks = c.Locks || o.Locks
 	c.Seats = c.Seats || o.Seats
+	c.Costs = c.Costs || o.Costs
 	c.Liveness = c.Liveness || o.Liveness
 	for _, m := range []struct {
 		dst *map[string]bool
@@ -123,6 +129,17 @@ func (r *Reader) Read(ch Changed, now time.Time) Snapshot {
 	}
 	if r.seats == nil || ch.All || ch.Seats || ch.Liveness {
 		r.readSeats()
+	}
+	// The tally reads only appended lines, and starts again with the day.
+	if r.spent == nil || ch.All || ch.Costs || ch.Liveness {
+		if r.tally == nil {
+			r.tally = cost.NewTally(r.Root)
+		}
+		spent, err := r.tally.Today(now)
+		r.spent, r.spentEr = &spent, ""
+		if err != nil {
+			r.spentEr = err.Error()
+		}
 	}
 	return r.assemble(names, now)
 }
@@ -304,6 +321,8 @@ func (r *Reader) assemble(names []string, now time.Time) Snapshot {
 			seat := JudgeSeat(*r.seats, name, machine, now)
 			a.Seat = &seat
 		}
+		a.Today = r.spent.Agents[name]
+		a.TodayBrief = a.Today.Brief()
 		if a.Problem != "" {
 			s.Problems = append(s.Problems, name+": "+a.Problem)
 		}
@@ -317,6 +336,10 @@ func (r *Reader) assemble(names []string, now time.Time) Snapshot {
 	}
 	if r.boardEr != "" {
 		s.Problems = append(s.Problems, "board: "+r.boardEr)
+	}
+	s.Spent = r.spent.Swarm
+	if r.spentEr != "" {
+		s.Problems = append(s.Problems, "costs: "+r.spentEr)
 	}
 	sort.SliceStable(s.Dead, func(i, j int) bool { return s.Dead[i].CreatedAt.After(s.Dead[j].CreatedAt) })
 	letters = append(letters, s.Dead...)

@@ -1,6 +1,10 @@
 package missioncontrol
 
-import "time"
+import (
+	"time"
+
+	"github.com/agentctl/agentctl/agents/cost"
+)
 
 // Snapshot is everything mission control shows at one moment. It holds
 // absolute times only, never ages, so that an idle runtime gives the same
@@ -15,6 +19,9 @@ type Snapshot struct {
 	Dead       []Letter `json:"dead"`
 	Problems   []string `json:"problems,omitempty"`
 	Locks      []Lock   `json:"locks,omitempty"`
+	// Spent is what the swarm's turns used today (UTC), from the cost
+	// ledger.
+	Spent cost.Totals `json:"spent"`
 }
 
 // Agent is one agent's tile.
@@ -34,6 +41,10 @@ type Agent struct {
 	// of the hub's machine, whose runner is all there is to show.
 	Seat    *Seat  `json:"seat,omitempty"`
 	Problem string `json:"problem,omitempty"`
+	// Today is what its turns used today (UTC); zero when none reported.
+	Today cost.Totals `json:"today"`
+	// TodayBrief is Today for a cell: dollars, or tokens where unpriced.
+	TodayBrief string `json:"today_brief"`
 }
 
 // Person is a person's mailbox: what waits for their answer.

@@ -7,11 +7,14 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
+	"github.com/agentctl/agentctl/agents/cost"
 	"github.com/agentctl/agentctl/agents/receipt"
 	"github.com/agentctl/agentctl/devlog"
+	"github.com/agentctl/agentctl/internal/clock"
 	"github.com/agentctl/agentctl/mailbox"
 	"github.com/agentctl/agentctl/projectboard"
 )
@@ -270,4 +273,30 @@ func TestFeedWatchesAFolderRemovedAndMadeAgain(t *testing.T) {
 		t.Fatal(err)
 	}
 	await(t, f, "the message in the new inbox", func(s Snapshot) bool { return s.Agents[0].Pending == 1 })
+}
+
+// A turn's cost written to the ledger, the folder made by the first one,
+// shows on its agent's tile and in the swarm's day.
+func TestFeedShowsWhatTurnsCost(t *testing.T) {
+	root, cfg := testRuntime(t, "Agent-1", "Agent-2")
+	f := startFeed(t, root, cfg)
+	if s, _, _, _ := f.Current(); s.Spent.Turns != 0 || s.Agents[0].TodayBrief != "-" {
+		t.Fatalf("before any turn: %+v, %q", s.Spent, s.Agents[0].TodayBrief)
+	}
+	now := time.Now()
+	if err := cost.Append(root, cost.Turn{Time: now, Agent: "Agent-1", Model: "m", Usage: cost.Usage{InputTokens: 900}, CostUSD: 0.25, PricedBy: cost.PricedByAgent}); err != nil {
+		t.Fatal(err)
+	}
+	await(t, f, "the first turn's cost", func(s Snapshot) bool { return s.Agents[0].TodayBrief == "$0.25" })
+	if err := cost.Append(root, cost.Turn{Time: now, Agent: "Agent-2", Model: "m", Usage: cost.Usage{OutputTokens: 1200}}); err != nil {
+		t.Fatal(err)
+	}
+	s := await(t, f, "the second, unpriced", func(s Snapshot) bool { return s.Agents[1].TodayBrief == "1.2k tok" })
+	if s.Spent.Turns != 2 || s.Spent.Unpriced != 1 || s.Spent.CostUSD != 0.25 {
+		t.Errorf("the swarm's day: %+v", s.Spent)
+	}
+	top := (&Terminal{snap: s, Clock: clock.System}).View()
+	if !strings.Contains(top, "today (UTC): 2 turns, 2.1k tokens, $0.25+1 unpriced") {
+		t.Errorf("top shows no day's spending:\n%s", top)
+	}
 }

@@ -9,6 +9,7 @@ import (
 	tea "github.com/charmbracelet/bubbletea"
 	"github.com/charmbracelet/lipgloss"
 
+	"github.com/agentctl/agentctl/agents/cost"
 	"github.com/agentctl/agentctl/internal/clock"
 )
 
@@ -176,7 +177,7 @@ func (m *Terminal) View() string {
 	var b strings.Builder
 	s := m.snap
 	b.WriteString(bold.Render("agentctl top") + "  " + dim.Render(s.Root) + "\n\n")
-	b.WriteString(bold.Render(fmt.Sprintf("%-10s %-22s %-34s %-18s %5s %5s  %s", "AGENT", "STATE", "TURN", "QUEUE u/h/n/l", "DONE", "DEAD", "LAST DEVLOG")) + "\n")
+	b.WriteString(bold.Render(fmt.Sprintf("%-10s %-22s %-34s %-18s %5s %5s %9s  %s", "AGENT", "STATE", "TURN", "QUEUE u/h/n/l", "DONE", "DEAD", "TODAY", "LAST DEVLOG")) + "\n")
 	for i, a := range s.Agents {
 		state := a.State
 		style := lipgloss.NewStyle()
@@ -187,7 +188,7 @@ func (m *Terminal) View() string {
 			state, style = "STALLED", alarm
 		case a.Runner.Runner == "stopped" || a.Runner.Runner == "gone":
 			state, style = a.Runner.Runner, dim
-		case a.State == "rate-limited":
+		case a.State == "rate-limited" || a.State == "budget-spent":
 			style = warn
 		case a.State == "idle":
 			style = good
@@ -200,12 +201,15 @@ func (m *Terminal) View() string {
 			turn = now.Sub(*a.Since).Round(time.Second).String() + " " + a.Subject
 		}
 		q := a.Queue
-		line := fmt.Sprintf("%-10s %s %-34s %-18s %5d %5d  %s", a.Name, style.Render(fmt.Sprintf("%-22s", clip(state, 22))), clip(turn, 34),
-			fmt.Sprintf("%d/%d/%d/%d", q["urgent"], q["high"], q["normal"], q["low"]), a.Done, a.Dead, clip(a.LastLog, 60))
+		line := fmt.Sprintf("%-10s %s %-34s %-18s %5d %5d %9s  %s", a.Name, style.Render(fmt.Sprintf("%-22s", clip(state, 22))), clip(turn, 34),
+			fmt.Sprintf("%d/%d/%d/%d", q["urgent"], q["high"], q["normal"], q["low"]), a.Done, a.Dead, clip(a.TodayBrief, 9), clip(a.LastLog, 60))
 		if m.pane == 0 && i == m.row[0] {
 			line = selected.Render(line)
 		}
 		b.WriteString(line + "\n")
+	}
+	if s.Spent.Turns > 0 {
+		b.WriteString(dim.Render(fmt.Sprintf("today (UTC): %d turns, %s tokens, %s", s.Spent.Turns, cost.Tokens(s.Spent.Tokens()), s.Spent.Brief())) + "\n")
 	}
 	for _, a := range s.Agents {
 		if a.Seat != nil {

@@ -206,7 +206,11 @@ func printStatus(env *Env, rows []agentStatus, holders []cursor.Holder, now time
 			fmt.Fprintf(tw, "\t%s", seatCell(r.Seat))
 		}
 		if costs {
-			fmt.Fprintf(tw, "\t%s", spentCell(r.Today))
+			today := cost.Totals{}
+			if r.Today != nil {
+				today = *r.Today
+			}
+			fmt.Fprintf(tw, "\t%s", today.Brief())
 		}
 		fmt.Fprintln(tw)
 	}

@@ -107,7 +107,8 @@ function tile(a) {
       ["urgent", "high", "normal", "low"].filter((p) => q[p]).map((p) => el("span", { class: "q-" + p }, p + " " + q[p])),
       el("span", { class: "done" }, "done " + a.done),
       doneDetail(a),
-      el("span", { class: "deadcount" }, "dead " + a.dead)),
+      el("span", { class: "deadcount" }, "dead " + a.dead),
+      a.today && a.today.turns ? el("span", { class: "spent", title: "what its turns used today (UTC)" }, "today " + a.today_brief) : null),
     a.no_block_run > 1 ? el("div", { class: "warn small no-block-run" }, "last " + a.no_block_run +
       " replies had no agentctl block: see the notice in the person's inbox") : null,
     a.last_log ? el("div", { class: "dim small lastlog" }, age(a.last_log_at) + " ago: " + a.last_log) : null,
