@@ -42,6 +42,7 @@ func TestOldWritersInTheirOwnPlaces(t *testing.T) {
 
 	env := func(agent string, watch ...string) []string {
 		e := []string{"MAILBOX_ROOT=" + root, "MAILBOX_AGENT=" + agent, "MAILBOX_DONE=" + filepath.Join(root, "done"),
+			"MAILBOX_READY=" + filepath.Join(root, agent+".ready"),
 			"MAILBOX_KNOWN=Agent-1,Agent-2", "MAILBOX_SHARED=" + shared, "MAILBOX_SETTLE=1s", "MAILBOX_RESCAN=1h",
 			"MAILBOX_WATCH=" + strings.Join(watch, string(os.PathListSeparator))}
 		if agent == "Agent-1" {
@@ -53,7 +54,9 @@ func TestOldWritersInTheirOwnPlaces(t *testing.T) {
 		startRole(t, "consume", env("Agent-1", workspace, filepath.Join(folder, "*.json"), filepath.Join(inboxes, "Agent-1.txt"), filepath.Join(tools, "inbox.json"))...),
 		startRole(t, "consume", env("Agent-2", filepath.Join(inboxes, "Agent-2.txt"))...),
 	}
-	time.Sleep(300 * time.Millisecond) // the watchers are up: only events are seen, no rescan runs
+	// Once the watchers are up only events are seen: no rescan runs.
+	waitForFile(t, filepath.Join(root, "Agent-1.ready"))
+	waitForFile(t, filepath.Join(root, "Agent-2.ready"))
 	writers := []struct {
 		layout, path, name string
 		to                 []string

@@ -39,7 +39,7 @@ func playRole(role string) error {
 	}
 	switch role {
 	case "consume":
-		return consumeUntil(mb, os.Getenv("MAILBOX_DONE"))
+		return consumeUntil(mb, os.Getenv("MAILBOX_READY"), os.Getenv("MAILBOX_DONE"))
 	case "hold-lock":
 		return holdInboxJSONLock(mb, os.Getenv("MAILBOX_READY"), os.Getenv("MAILBOX_DONE"))
 	}
@@ -47,8 +47,9 @@ func playRole(role string) error {
 }
 
 // consumeUntil runs the real consumer loop with its intake, as a runner
-// does, archiving every message, until the file named done appears.
-func consumeUntil(mb *mailbox.Mailbox, done string) error {
+// does, archiving every message, until the file named done appears. Once
+// its watches are up it makes the file named ready, if one is named.
+func consumeUntil(mb *mailbox.Mailbox, ready, done string) error {
 	store := mailbox.Options{Known: []string{mb.Agent}, MaxAttempts: 1000, Settle: 50 * time.Millisecond}
 	rescan := 100 * time.Millisecond
 	if d, err := time.ParseDuration(os.Getenv("MAILBOX_SETTLE")); err == nil {
@@ -78,6 +79,11 @@ func consumeUntil(mb *mailbox.Mailbox, done string) error {
 	defer w.Close()
 	if err := in.Scan(time.Now()); err != nil {
 		return err
+	}
+	if ready != "" {
+		if err := os.WriteFile(ready, nil, 0o600); err != nil {
+			return err
+		}
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
