@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/agentctl/agentctl/internal/clock/clocktest"
 )
 
 var t0 = time.Date(2026, 11, 21, 20, 0, 0, 0, time.UTC)
@@ -376,21 +378,35 @@ func TestConsumerWaitOutlastsABriefHolder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	released := make(chan struct{})
-	go func() {
-		time.Sleep(100 * time.Millisecond)
-		first.Close()
-		close(released)
-	}()
-	second, err := mb.Consume(Options{ConsumerWait: 5 * time.Second}, t0)
-	if err != nil {
-		t.Fatalf("a consumer willing to wait was refused: %v", err)
+	clk := clocktest.New(t0)
+	type result struct {
+		c   *Consumer
+		err error
 	}
-	<-released
-	defer second.Close()
+	got := make(chan result, 1)
+	go func() {
+		c, err := mb.Consume(Options{ConsumerWait: 5 * time.Second, Clock: clk}, t0)
+		got <- result{c, err}
+	}()
+	clk.BlockUntil(1) // the second waits on its clock for the lock
+	clk.Advance(4 * time.Second)
+	clk.BlockUntil(1)
+	first.Close()
+	clk.Advance(time.Second)
+	second := <-got
+	if second.err != nil {
+		t.Fatalf("a consumer willing to wait was refused: %v", second.err)
+	}
+	defer second.c.Close()
+	go func() {
+		_, err := mb.Consume(Options{ConsumerWait: 50 * time.Millisecond, Clock: clk}, t0)
+		got <- result{nil, err}
+	}()
+	clk.BlockUntil(1)
+	clk.Advance(50 * time.Millisecond)
 	var locked *LockedError
-	if _, err := mb.Consume(Options{ConsumerWait: 50 * time.Millisecond}, t0); !errors.As(err, &locked) {
-		t.Fatalf("a third consumer got %v, want a LockedError once its wait ran out", err)
+	if third := <-got; !errors.As(third.err, &locked) {
+		t.Fatalf("a third consumer got %v, want a LockedError once its wait ran out", third.err)
 	}
 }
 
