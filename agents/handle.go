@@ -195,7 +195,7 @@ func (r *Runner) takeTurn(ctx context.Context, log zerolog.Logger, cl *claim) (s
 // deadletter/ (which starts its count again), how often that happened.
 func turnID(cl *mailbox.Claim) string {
 	id := fmt.Sprintf("%s/%d", cl.Message.ID, cl.Message.Attempts+1)
-	if h, _ := cl.Message.Meta[mailbox.HistoryKey].([]any); len(h) > 0 {
+	if h := mailbox.Deaths(cl.Message); len(h) > 0 {
 		id += fmt.Sprintf("/r%d", len(h))
 	}
 	return id

@@ -1,7 +1,6 @@
 package agents
 
 import (
-	"encoding/json"
 	"sync"
 	"time"
 
@@ -102,13 +101,7 @@ func Skip(root, agent, human, id, reason string, log zerolog.Logger, now time.Ti
 
 // withHistory adds to a receipt's data how the message died before a person
 // brought it back (agentctl retry), so the receipt tells its whole story.
-// The history is the message's meta, read from its JSON, so it always
-// encodes again.
 func withHistory(d receipt.Data, msg mailbox.Message) receipt.Data {
-	h, ok := msg.Meta[mailbox.HistoryKey]
-	if !ok {
-		return d
-	}
-	d.DeadletterHistory, _ = json.Marshal(h)
+	d.DeadletterHistory = mailbox.Deaths(msg)
 	return d
 }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -126,6 +127,40 @@ type DeadLetter struct {
 // went before stays with it to its receipt.
 const HistoryKey = "deadletter_history"
 
+// Death is how a message died once before a person brought it back:
+// one entry of its HistoryKey list. Fields are in the order of their
+// JSON names, so a history written before this type existed, as a map,
+// reads and writes back byte for byte.
+type Death struct {
+	Agent          string `json:"agent"`
+	Attempts       int    `json:"attempts"`
+	DeadletteredAt string `json:"deadlettered_at,omitempty"` // RFC 3339, from the reason file
+	File           string `json:"file"`
+	LastError      string `json:"last_error,omitempty"`
+	Reason         string `json:"reason"`
+}
+
+// Deaths returns the message's history of deaths, oldest first; nil when it
+// has none or its history cannot be read as one.
+func Deaths(msg Message) []Death {
+	raw, ok := msg.Meta[HistoryKey]
+	if !ok {
+		return nil
+	}
+	if h, ok := raw.([]Death); ok {
+		return h
+	}
+	data, err := json.Marshal(raw)
+	if err != nil {
+		return nil
+	}
+	var h []Death
+	if json.Unmarshal(data, &h) != nil {
+		return nil
+	}
+	return h
+}
+
 // ReadDeadLetter reads a dead letter found by Locate, with the reason and
 // time of its reason file.
 func (m *Mailbox) ReadDeadLetter(e Entry) DeadLetter {
@@ -157,19 +192,15 @@ func (m *Mailbox) Requeue(dl DeadLetter, to *Mailbox, now time.Time) (Message, e
 		return Message{}, fmt.Errorf("cannot retry %s: it still cannot be read: %s", dl.File, dl.Problem)
 	}
 	msg := dl.Message
-	entry := map[string]any{"agent": m.Agent, "file": dl.File, "reason": dl.Reason, "attempts": msg.Attempts}
+	entry := Death{Agent: m.Agent, File: dl.File, Reason: dl.Reason, Attempts: msg.Attempts, LastError: msg.LastError}
 	if !dl.DiedAt.IsZero() {
-		entry["deadlettered_at"] = dl.DiedAt.UTC().Format(time.RFC3339)
-	}
-	if msg.LastError != "" {
-		entry["last_error"] = msg.LastError
+		entry.DeadletteredAt = dl.DiedAt.UTC().Format(time.RFC3339)
 	}
 	meta := make(map[string]any, len(msg.Meta)+1)
 	for k, v := range msg.Meta {
 		meta[k] = v
 	}
-	history, _ := meta[HistoryKey].([]any)
-	meta[HistoryKey] = append(append([]any(nil), history...), entry)
+	meta[HistoryKey] = append(slices.Clone(Deaths(msg)), entry)
 	msg.Meta = meta
 	msg.To, msg.Attempts, msg.LastError, msg.DeliverAfter = to.Agent, 0, "", nil
 	if msg.ExpiresAt != nil && now.After(*msg.ExpiresAt) {
@@ -198,15 +229,10 @@ func (m *Mailbox) Requeue(dl DeadLetter, to *Mailbox, now time.Time) (Message, e
 
 // cameFrom reports whether msg was requeued from the dead letter that
 // entry describes.
-func cameFrom(msg Message, entry map[string]any) bool {
-	history, _ := msg.Meta[HistoryKey].([]any)
-	for _, h := range history {
-		if e, ok := h.(map[string]any); ok && e["agent"] == entry["agent"] && e["file"] == entry["file"] &&
-			e["deadlettered_at"] == entry["deadlettered_at"] {
-			return true
-		}
-	}
-	return false
+func cameFrom(msg Message, entry Death) bool {
+	return slices.ContainsFunc(Deaths(msg), func(d Death) bool {
+		return d.Agent == entry.Agent && d.File == entry.File && d.DeadletteredAt == entry.DeadletteredAt
+	})
 }
 
 func jsonLine(v any) ([]byte, error) {

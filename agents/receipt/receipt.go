@@ -46,9 +46,8 @@ type Data struct {
 	Carried   []string `json:"carried,omitempty"`
 	CarriedBy string   `json:"carried_by,omitempty"`
 	// DeadletterHistory is how the message died before a person brought
-	// it back (agentctl retry): the message's meta under
-	// mailbox.HistoryKey, kept as package mailbox wrote it there.
-	DeadletterHistory json.RawMessage `json:"deadletter_history,omitempty"`
+	// it back (agentctl retry), oldest first.
+	DeadletterHistory []mailbox.Death `json:"deadletter_history,omitempty"`
 	// Deferred are board changes kept until the boards can take them.
 	Deferred []string `json:"deferred,omitempty"`
 	// DriverNotes are the driver's notes on the turn.

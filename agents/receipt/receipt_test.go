@@ -95,9 +95,8 @@ func TestReceiptsOfEarlierAgentctlsReadUnchanged(t *testing.T) {
 				}
 				w.NoBlock, w.DriverNotes = d.NoBlock, d.DriverNotes
 			case "retried":
-				var h []map[string]any
-				if err := json.Unmarshal(d.DeadletterHistory, &h); err != nil || len(h) != 1 || h[0]["reason"] != "skipped by a person: stuck" {
-					t.Errorf("deadletter history %s (%v)", d.DeadletterHistory, err)
+				if h := d.DeadletterHistory; len(h) != 1 || h[0].Reason != "skipped by a person: stuck" || h[0].DeadletteredAt != "2026-11-26T09:52:30Z" {
+					t.Errorf("deadletter history %+v", h)
 				}
 				w.DeadletterHistory = d.DeadletterHistory
 			}

@@ -2,8 +2,6 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -214,15 +212,11 @@ func TestSkipCutsTheTurnOfARunningRunnerAndRetryBringsTheMessageBack(t *testing.
 	if done[0].Message.ID != id || done[0].Receipt.Outcome != "done" {
 		t.Errorf("archived %+v, receipt %+v", done[0].Message, done[0].Receipt)
 	}
-	if h, _ := done[0].Message.Meta[mailbox.HistoryKey].([]any); len(h) != 1 {
+	if h := mailbox.Deaths(done[0].Message); len(h) != 1 {
 		t.Errorf("the archived message lost how it died: meta %v", done[0].Message.Meta)
 	}
 	d, err := receipt.Read(done[0].Receipt)
-	var h []map[string]any
-	if err == nil {
-		err = json.Unmarshal(d.DeadletterHistory, &h)
-	}
-	if err != nil || len(h) != 1 || !strings.Contains(fmt.Sprint(h[0]["reason"]), "skipped by a person: stuck") {
+	if h := d.DeadletterHistory; err != nil || len(h) != 1 || !strings.Contains(h[0].Reason, "skipped by a person: stuck") {
 		t.Errorf("the receipt does not say how the message died before: %s (%v)", done[0].Receipt.Data, err)
 	}
 	if dead, _ := mb.List(mailbox.StateDead); len(dead) != 0 {
