@@ -181,7 +181,9 @@ func (r *Runner) Run(ctx context.Context) (err error) {
 		return err
 	}
 	r.c = c
-	r.in = intake.New(c, r.s.Intake)
+	in := r.s.Intake
+	in.Stop = ctx.Done() // a long ingest stops between two messages
+	r.in = intake.New(c, in)
 	if err := r.hb.wait(""); err != nil {
 		return err
 	}

@@ -86,7 +86,9 @@ func Forward(ctx context.Context, s ForwardSettings) error {
 		return err
 	}
 	defer w.Close()
-	in := intake.New(c, s.Intake)
+	inOpts := s.Intake
+	inOpts.Stop = ctx.Done() // a long ingest stops between two messages
+	in := intake.New(c, inOpts)
 	if err := in.Scan(clk.Now()); err != nil {
 		return err
 	}

@@ -115,6 +115,9 @@ func (in *Intake) scanExtra(now time.Time) error {
 	}
 	slices.Sort(paths)
 	for _, p := range paths {
+		if in.stopped() {
+			return nil
+		}
 		if err := in.ingestExtra(p, files[p], now); err != nil {
 			return err
 		}

@@ -166,6 +166,7 @@ type settings struct {
 	LockWait          time.Duration
 	Watch, Shared     []string
 	SharedDeadletters bool
+	Stop              <-chan struct{}
 }
 
 // consumer is a Consumer with its Intake: claims go to the one, the looks
@@ -191,7 +192,7 @@ func open(mb *mailbox.Mailbox, s settings, now time.Time) (consumer, error) {
 	if err != nil {
 		return consumer{}, err
 	}
-	in := New(c, Options{MaxInboxJSONBytes: s.MaxInboxJSONBytes, LockWait: s.LockWait, Watch: s.Watch, Shared: s.Shared, SharedDeadletters: s.SharedDeadletters})
+	in := New(c, Options{MaxInboxJSONBytes: s.MaxInboxJSONBytes, LockWait: s.LockWait, Watch: s.Watch, Shared: s.Shared, SharedDeadletters: s.SharedDeadletters, Stop: s.Stop})
 	if err := in.Scan(now); err != nil {
 		c.Close()
 		return consumer{}, err

@@ -382,3 +382,51 @@ func TestHeldInboxJSONLockNamesItsHolder(t *testing.T) {
 		t.Errorf("Waiting() = %q does not name the holder, %s", waiting, want)
 	}
 }
+
+// A runner told to stop while it takes in a long inbox.json stops within
+// one delivery: what it did not deliver waits whole in its spool, and the
+// next look delivers the rest, each entry exactly once.
+func TestStopEndsALongIngestBetweenTwoMessages(t *testing.T) {
+	const total = 300
+	root := newRuntime(t, "Agent-1", "Agent-2")
+	mb := openMailbox(t, root, "Agent-1")
+	entries := make([]map[string]any, total)
+	for i := range entries {
+		entries[i] = map[string]any{"sender": "Agent-2", "recipient": "Agent-1", "content": fmt.Sprintf("entry %d", i)}
+	}
+	data, _ := json.Marshal(entries)
+	writeFile(t, filepath.Join(mb.Dir, mailbox.InboxJSON), data)
+
+	stop := make(chan struct{})
+	ingested := 0
+	onEvent := func(e mailbox.Event) {
+		if e.Kind == "ingested" {
+			if ingested++; ingested == 10 {
+				close(stop)
+			}
+		}
+	}
+	c, err := open(mb, settings{Known: []string{"Agent-1", "Agent-2"}, OnEvent: onEvent, Stop: stop}, time.Now())
+	if err != nil {
+		t.Fatalf("a stopped look is not an error: %v", err)
+	}
+	c.Close()
+	if ingested != 10 {
+		t.Fatalf("%d entries delivered after the stop at the tenth, want 10", ingested)
+	}
+	if spools := names(t, filepath.Join(mb.Dir, mailbox.IngestDir)); len(spools) != 1 {
+		t.Fatalf(".ingest/ holds %v, want the spool with what is left", spools)
+	}
+
+	c = consume(t, mb, settings{Known: []string{"Agent-1", "Agent-2"}}, time.Now())
+	claimAll(t, c, time.Now())
+	bodies := archivedBodies(t, mb)
+	if len(bodies) != total {
+		t.Fatalf("%d distinct entries archived, want %d", len(bodies), total)
+	}
+	for body, n := range bodies {
+		if n != 1 {
+			t.Errorf("%q archived %d times", body, n)
+		}
+	}
+}

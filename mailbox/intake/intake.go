@@ -29,7 +29,25 @@ type Options struct {
 	// SharedDeadletters makes this intake the one that dead-letters what
 	// the shared places hold for no agent (one agent of the runtime has it).
 	SharedDeadletters bool
+	// Stop, once closed, ends a long look between two messages: a runner
+	// told to stop while it takes in 20,000 entries of an old inbox.json
+	// stops within one delivery, and what is left waits, whole, in its
+	// spool or its place for the next look.
+	Stop <-chan struct{}
 }
+
+// stopped reports whether Stop is closed.
+func (in *Intake) stopped() bool {
+	select {
+	case <-in.opts.Stop:
+		return true
+	default:
+		return false
+	}
+}
+
+// errStopped ends a walk over a spool when Stop is closed.
+var errStopped = errors.New("the intake was told to stop")
 
 func (o *Options) defaults() {
 	if o.MaxInboxJSONBytes <= 0 {

@@ -43,6 +43,9 @@ func (in *Intake) finishSpools(now time.Time) error {
 	}
 	slices.Sort(names)
 	for _, name := range names {
+		if in.stopped() {
+			return nil
+		}
 		if err := in.finishSpool(name, now); err != nil {
 			return err
 		}
@@ -85,12 +88,18 @@ func (in *Intake) finishSpool(name string, now time.Time) error {
 	if err == nil {
 		src := mailbox.Source{ModTime: fi.ModTime()} // the writers' last write: the same on every pass
 		_, _, err = dreamos.WalkInboxJSON(f, func(i int, raw json.RawMessage) error {
+			if in.stopped() {
+				return errStopped
+			}
 			src.Name = mailbox.SpoolEntryName(name, i)
 			return in.ingestEntry(raw, i, name, src, now)
 		})
 	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
+	}
+	if errors.Is(err, errStopped) {
+		return nil // the spool stays; the next look goes through it again
 	}
 	if err != nil {
 		return fmt.Errorf("cannot ingest %s: %w", path, err)
