@@ -42,9 +42,9 @@ type Store struct {
 	LockClock clock.Clock
 
 	// afterRead runs between reading a board and the check before it is
-	// replaced, so tests can save the file "from an editor" at the worst
-	// moment.
-	afterRead func(path string)
+	// replaced, and beforeWrite between that check and the write, so tests
+	// can save the file "from an editor" at the worst moments.
+	afterRead, beforeWrite func(path string)
 }
 
 func (s *Store) now() time.Time { return clock.Or(s.Clock).Now() }
@@ -301,7 +301,11 @@ func (s *Store) NextID(prefix string) (string, error) {
 }
 
 // replace writes out over board b unless the file changed since b was read
-// (a human saved it): then it reports false and the caller starts again.
+// (a person saved it, without the lock): then it reports false and the
+// caller starts again on the newer text. A save that lands between the
+// last check and the write is caught too where the system can exchange
+// two files in one step (atomicfile.Swap): what the write replaced comes
+// back, and if it is not what b was read from, it is put back.
 func (s *Store) replace(b *Board, out []byte) (bool, error) {
 	if s.afterRead != nil {
 		s.afterRead(b.Path)
@@ -321,10 +325,42 @@ func (s *Store) replace(b *Board, out []byte) (bool, error) {
 	case !bytes.Equal(cur, b.data):
 		return false, nil
 	}
-	if err := atomicfile.WriteFile(b.Path, out); err != nil {
+	if s.beforeWrite != nil {
+		s.beforeWrite(b.Path)
+	}
+	old, err := atomicfile.Swap(b.Path, out)
+	if errors.Is(err, atomicfile.ErrSwapUnsupported) {
+		if err := atomicfile.WriteFile(b.Path, out); err != nil {
+			return false, fmt.Errorf("cannot update board: %w", err)
+		}
+		return true, nil
+	}
+	if err != nil {
 		return false, fmt.Errorf("cannot update board: %w", err)
 	}
-	return true, nil
+	if bytes.Equal(old, b.data) {
+		return true, nil
+	}
+	if err := putBack(b.Path, old, out); err != nil {
+		return false, err
+	}
+	return false, nil
+}
+
+// putBack restores a person's save that a write replaced. Should yet
+// another save land meanwhile, the newest text is what stays.
+func putBack(path string, theirs, ours []byte) error {
+	for range maxAttempts {
+		displaced, err := atomicfile.Swap(path, theirs)
+		if err != nil {
+			return fmt.Errorf("cannot put back the edit of %s that a person saved meanwhile: %w", path, err)
+		}
+		if bytes.Equal(displaced, ours) {
+			return nil
+		}
+		theirs, ours = displaced, theirs
+	}
+	return fmt.Errorf("%s kept changing while agentctl put back a person's edit; check it", path)
 }
 
 // CreateBoard writes a new board file (an import) under the lock, refusing

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -144,4 +145,41 @@ func manyKeys(n int) string {
 		fmt.Fprintf(&sb, "    k%d: v\n", i)
 	}
 	return sb.String()
+}
+
+// TestHumanSaveBetweenCheckAndWrite saves the board "from an editor" after
+// the update's last check and before its write, the moment a check alone
+// cannot cover: the save must survive and the update land on top of it.
+func TestHumanSaveBetweenCheckAndWrite(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("only Linux exchanges two files in one step; elsewhere the window stays as small as a rename")
+	}
+	s, root := newRoot(t, "handwritten.yaml")
+	path := filepath.Join(Dir(root), "handwritten.yaml")
+	saves := 0
+	s.beforeWrite = func(p string) {
+		if saves > 0 {
+			return
+		}
+		saves++
+		data, _ := os.ReadFile(p)
+		human := strings.Replace(string(data), "version: 2", "version: 3  # bumped by a human", 1)
+		tmp := p + ".swp"
+		os.WriteFile(tmp, []byte(human), 0o644)
+		os.Rename(tmp, p)
+	}
+	if _, err := s.Update(context.Background(), "MB-2", func(t *Task) error { t.Status = Blocked; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	data, _ := os.ReadFile(path)
+	if !strings.Contains(string(data), "version: 3  # bumped by a human") {
+		t.Errorf("the human's save was lost:\n%s", data)
+	}
+	b, err := Parse(path, data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if task, _ := b.Task("MB-2"); task.Status != Blocked {
+		t.Errorf("the agent's update was lost: %+v", task)
+	}
 }
