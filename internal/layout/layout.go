@@ -43,6 +43,7 @@
 //	cursor/<agent>/                  a Cursor started for a cdp seat: profile, launch.log
 //	workspaces/<agent>/              that Cursor's workspace, unless the config names one
 //	logs/<service>.log               what an installed service prints (ServiceLog)
+//	mcp/<agent>/keys/<hash>.json     `agentctl mcp --as <agent>`'s idempotency keys of its sends (Agent.SendKeys)
 //	mission-control.token            `agentctl serve`'s write token (Token)
 //	templates/                       prompt templates, unless the config names another folder
 //
@@ -72,6 +73,7 @@ const (
 	LogsDir       = "logs"
 	TokenFile     = "mission-control.token"
 	TemplatesDir  = "templates"
+	MCPDir        = "mcp"
 )
 
 // Names inside one agent's mailbox folder.
