@@ -19,6 +19,9 @@ type Replied struct {
 	// SentBefore: an earlier reply that stopped half-way had delivered the
 	// answer; this text was not sent, and the question is now archived.
 	SentBefore bool
+	// Settled: the question is archived as answered. Answer leaves the
+	// one in flight to its runner.
+	Settled bool
 }
 
 // Reply answers message id waiting in the mailbox of person as (the person
@@ -95,23 +98,23 @@ func (rt Runtime) answer(owner, id, text string, inFlight bool) (Replied, error)
 	// earlier reply stopped half-way: finish it, without a second answer.
 	data, err := receipt.Encode(receipt.Data{ReplyID: answer.ID, To: to.Agent})
 	if err != nil {
-		return Replied{answer, before}, err
+		return Replied{answer, before, false}, err
 	}
 	if question.State != mailbox.StatePending {
 		if before {
-			return Replied{answer, before}, withHint(fmt.Errorf("%s was answered already (answer %s); a second answer would be a duplicate", id, answer.ID),
+			return Replied{answer, before, false}, withHint(fmt.Errorf("%s was answered already (answer %s); a second answer would be a duplicate", id, answer.ID),
 				fmt.Sprintf("to add something, write to its sender: agentctl send --to %s --reply-to %s TEXT", dash(msg.From), id))
 		}
-		return Replied{answer, before}, nil // its runner settles it
+		return Replied{answer, before, false}, nil // its runner settles it
 	}
 	rc := mailbox.Receipt{Outcome: "answered", Reply: text, Data: data}
 	if before {
 		rc.Reply = ""
 	}
 	if err := mb.Settle(question, rc, now); err != nil {
-		return Replied{answer, before}, fmt.Errorf("the answer %s was sent, but the question stays in %s's inbox: %w", answer.ID, owner, err)
+		return Replied{answer, before, false}, fmt.Errorf("the answer %s was sent, but the question stays in %s's inbox: %w", answer.ID, owner, err)
 	}
-	return Replied{answer, before}, nil
+	return Replied{answer, before, true}, nil
 }
 
 // answerID is the id of a person's answer to message id: one answer per

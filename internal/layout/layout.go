@@ -32,6 +32,7 @@
 //	  desktop-<display>.lock         the desktop input lock of one display (DesktopLock)
 //	  desktop-<display>.lock.holder  who holds it, for `agentctl status` (HolderSuffix)
 //	  up.lock                        the runtime's `agentctl up` (SupervisorLock)
+//	  <agent>.mcp-keys.lock          writers of the agent's idempotency keys (Agent.SendKeysLock)
 //	  up.stop                        `agentctl down`'s request to it (SupervisorStop)
 //	audit/YYYY-MM-DD.jsonl           the audit log of effects (Audit)
 //	sessions/<agent>.json            an agent's conversation between turns (SessionFile)
