@@ -390,6 +390,15 @@ func TestInboxListsAndReadsTheCallersMessages(t *testing.T) {
 	if len(out.Messages) != 1 || out.Messages[0].Body != "one" || out.Messages[0].State != mailbox.StatePending {
 		t.Errorf("inbox m-1: %+v", out)
 	}
+	// A message an old writer appended to inbox.json is read as well.
+	appended := `[{"message_id": "dream-7", "sender": "Agent-3", "recipient": "Agent-1", "content": "from Dream.OS"}]`
+	if err := os.WriteFile(layout.MustFor(rt.Root, "Agent-1").InMailbox(layout.InboxJSON), []byte(appended), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	call(t, cs, "inbox", map[string]any{"id": "dream-7"}, &out)
+	if len(out.Messages) != 1 || out.Messages[0].Body != "from Dream.OS" || out.Messages[0].From != "Agent-3" {
+		t.Errorf("inbox dream-7: %+v", out)
+	}
 	// Another agent's message is not the caller's to read.
 	if msg := fail(t, cs, "inbox", map[string]any{"id": "m-3"}); msg != "no message m-3 in Agent-1's mailbox" {
 		t.Errorf("reading another's message failed with %q", msg)

@@ -75,9 +75,6 @@ func runBoard(ctx context.Context, env *Env, args []string) error {
 	return usageError{msg: msg + "; want list, show, add, set or import"}
 }
 
-// invalidBoards explains boards that could not be read.
-func invalidBoards(err error) error { return actions.InvalidBoards(err) }
-
 func boardList(env *Env, store *projectboard.Store, args []string) error {
 	fs := newFlagSet(env, "board list", boardUsage)
 	status := fs.String("status", "", "show only tasks with status `S`")
