@@ -198,3 +198,56 @@ func TestSetTaskChecksBeforeItWrites(t *testing.T) {
 		t.Errorf("task %+v, %v, agents read %d times", task, err, read)
 	}
 }
+
+// A send given its ids delivers each once: asked again, it delivers
+// nothing and says the messages went before.
+func TestSendOnceWithChosenIDs(t *testing.T) {
+	rt := newRuntime(t)
+	d := Draft{To: "all", From: "human", Body: "release at 5", IDFor: func(to string) string { return "msg_release_" + strings.ToLower(to) }}
+	first, err := rt.SendOnce(d)
+	if err != nil || first.Before || len(first.Messages) != 2 || first.Messages[0].ID != "msg_release_agent-1" {
+		t.Fatalf("first: %+v, %v", first, err)
+	}
+	again, err := rt.SendOnce(d)
+	if err != nil || !again.Before || len(again.Messages) != 2 || again.Messages[1].ID != first.Messages[1].ID {
+		t.Fatalf("again: %+v, %v", again, err)
+	}
+	for _, a := range []string{"Agent-1", "Agent-2"} {
+		if es := pending(t, rt, a); len(es) != 1 {
+			t.Errorf("%s holds %d messages, want 1", a, len(es))
+		}
+	}
+}
+
+// An agent answers only messages in its own mailbox; a person's name is
+// refused with what people do instead.
+func TestAnswerIsAnAgentsOwn(t *testing.T) {
+	rt := newRuntime(t)
+	if _, err := rt.Answer("human", "m-1", "x"); err == nil || !strings.Contains(err.Error(), "human is a person, not an agent") {
+		t.Errorf("Answer as human: %v", err)
+	}
+	if _, err := rt.Answer("Agent-1", "m-1", " "); err == nil || err.Error() != "reply: no answer text" {
+		t.Errorf("an empty answer: %v", err)
+	}
+	if _, err := rt.Answer("Agent-1", "m-1", "x"); err == nil || err.Error() != "no message m-1 in Agent-1's mailbox" {
+		t.Errorf("an unknown message: %v", err)
+	}
+}
+
+func TestNoteGoesToTheAgentsDevlog(t *testing.T) {
+	rt := newRuntime(t)
+	rt.Clock = clocktest.New(time.Date(2026, 11, 26, 10, 0, 0, 0, time.UTC))
+	n, err := rt.Note("agent-2", "", "paused")
+	if err != nil || n.Agent != "Agent-2" || !strings.HasSuffix(n.Path, "Agent-2.md") {
+		t.Fatalf("Note: %+v, %v", n, err)
+	}
+	for name, want := range map[string]string{"../x": "not a valid agent name", "human": "is a person", "Agent-1\x00": "not a valid agent name"} {
+		if _, err := rt.Note(name, "", "x"); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("Note(%q): %v, want %q", name, err, want)
+		}
+	}
+	var in *InputError
+	if _, err := rt.Note("Agent-1", "", "  "); !errors.As(err, &in) {
+		t.Errorf("an empty note: %v, want an input error", err)
+	}
+}

@@ -19,6 +19,9 @@ type Replied struct {
 	// SentBefore: an earlier reply that stopped half-way had delivered the
 	// answer; this text was not sent, and the question is now archived.
 	SentBefore bool
+	// Settled: the question is archived as answered. Answer leaves the
+	// one in flight to its runner.
+	Settled bool
 }
 
 // Reply answers message id waiting in the mailbox of person as (the person
@@ -34,7 +37,29 @@ func (rt Runtime) Reply(as, id, text string) (Replied, error) {
 	if err != nil {
 		return Replied{}, err
 	}
-	mb, err := rt.OpenMailbox(person)
+	return rt.answer(person, id, text, false)
+}
+
+// Answer answers message id in agent's own mailbox with text, as Reply
+// does for a person: the answer goes to its sender in its thread, from the
+// agent, once per question. A question still pending is archived as
+// answered; the one in flight is the turn of the agent's runner, which
+// settles it when the turn ends, so it stays where it is.
+func (rt Runtime) Answer(agent, id, text string) (Replied, error) {
+	if strings.TrimSpace(text) == "" {
+		return Replied{}, inputError("reply: no answer text", "")
+	}
+	who, err := rt.ResolveAgent(agent)
+	if err != nil {
+		return Replied{}, err
+	}
+	return rt.answer(who, id, text, true)
+}
+
+// answer is Reply and Answer once the mailbox's owner is known; inFlight
+// lets the question be the one its runner is working on.
+func (rt Runtime) answer(owner, id, text string, inFlight bool) (Replied, error) {
+	mb, err := rt.OpenMailbox(owner)
 	if err != nil {
 		return Replied{}, err
 	}
@@ -42,7 +67,7 @@ func (rt Runtime) Reply(as, id, text string) (Replied, error) {
 	if err := intake.Idle(mb, AdminOptions(rt.Config), IntakeOptions(rt.Config), now); err != nil {
 		return Replied{}, err
 	}
-	question, err := PendingFor(mb, id)
+	question, err := waitingFor(mb, id, inFlight)
 	if err != nil {
 		return Replied{}, err
 	}
@@ -61,7 +86,7 @@ func (rt Runtime) Reply(as, id, text string) (Replied, error) {
 		subject = "Re: " + subject
 	}
 	answer := mailbox.Message{
-		ID: answerID(msg.ID), From: person, To: to.Agent, Type: "answer", Priority: msg.Priority,
+		ID: answerID(msg.ID), From: owner, To: to.Agent, Type: "answer", Priority: msg.Priority,
 		Subject: subject, Body: text, CreatedAt: now, ReplyTo: msg.ID, ThreadID: msg.Thread(), TaskID: msg.TaskID,
 	}
 	err = to.Deliver(answer)
@@ -73,16 +98,23 @@ func (rt Runtime) Reply(as, id, text string) (Replied, error) {
 	// earlier reply stopped half-way: finish it, without a second answer.
 	data, err := receipt.Encode(receipt.Data{ReplyID: answer.ID, To: to.Agent})
 	if err != nil {
-		return Replied{answer, before}, err
+		return Replied{answer, before, false}, err
+	}
+	if question.State != mailbox.StatePending {
+		if before {
+			return Replied{answer, before, false}, withHint(fmt.Errorf("%s was answered already (answer %s); a second answer would be a duplicate", id, answer.ID),
+				fmt.Sprintf("to add something, write to its sender: agentctl send --to %s --reply-to %s TEXT", dash(msg.From), id))
+		}
+		return Replied{answer, before, false}, nil // its runner settles it
 	}
 	rc := mailbox.Receipt{Outcome: "answered", Reply: text, Data: data}
 	if before {
 		rc.Reply = ""
 	}
 	if err := mb.Settle(question, rc, now); err != nil {
-		return Replied{answer, before}, fmt.Errorf("the answer %s was sent, but the question stays in %s's inbox: %w", answer.ID, person, err)
+		return Replied{answer, before, false}, fmt.Errorf("the answer %s was sent, but the question stays in %s's inbox: %w", answer.ID, owner, err)
 	}
-	return Replied{answer, before}, nil
+	return Replied{answer, before, true}, nil
 }
 
 // answerID is the id of a person's answer to message id: one answer per
@@ -95,12 +127,18 @@ func answerID(id string) string {
 // PendingFor finds message id waiting in mb's inbox, or says where it is
 // instead.
 func PendingFor(mb *mailbox.Mailbox, id string) (mailbox.Entry, error) {
+	return waitingFor(mb, id, false)
+}
+
+// waitingFor is PendingFor that, with inFlight, also accepts the message
+// a runner is working on.
+func waitingFor(mb *mailbox.Mailbox, id string, inFlight bool) (mailbox.Entry, error) {
 	found, err := mb.Locate(id)
 	if err != nil {
 		return mailbox.Entry{}, err
 	}
 	for _, e := range found {
-		if e.State == mailbox.StatePending {
+		if e.State == mailbox.StatePending || (inFlight && e.State == mailbox.StateProcessing) {
 			return e, nil
 		}
 	}

@@ -1,6 +1,7 @@
 package actions
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -15,11 +16,31 @@ type Draft struct {
 	To, From, Type, Priority, Subject, Body, ReplyTo, TaskID string
 	// Ack asks for a receipt message once the message is done or dead.
 	Ack bool
+	// IDFor, when set, names the message to each recipient instead of a
+	// new id: a send that must deliver once however often it is asked
+	// (agentctl mcp's idempotency keys) asks again with the same names,
+	// and the mailbox refuses an id it has seen.
+	IDFor func(recipient string) string
+}
+
+// Sent is what Send delivered: the messages, and for a Draft with IDFor,
+// whether every one of them had been delivered before.
+type Sent struct {
+	Messages []mailbox.Message
+	Before   bool
 }
 
 // Send delivers d to its recipient, or to every agent but the sender for
 // "all", and returns what it delivered, also when a later recipient fails.
 func (rt Runtime) Send(d Draft) ([]mailbox.Message, error) {
+	s, err := rt.SendOnce(d)
+	return s.Messages, err
+}
+
+// SendOnce is Send that also says whether a Draft with IDFor had been
+// delivered before: a message whose id the mailbox has seen counts as
+// sent, by the earlier call.
+func (rt Runtime) SendOnce(d Draft) (Sent, error) {
 	cfg := rt.Config
 	if d.Type == "" {
 		d.Type = "message"
@@ -29,13 +50,13 @@ func (rt Runtime) Send(d Draft) ([]mailbox.Message, error) {
 	}
 	prio, err := mailbox.ParsePriority(d.Priority)
 	if err != nil {
-		return nil, inputError(err.Error(), "")
+		return Sent{}, inputError(err.Error(), "")
 	}
 	if err := agentname.Valid(d.From); err != nil {
-		return nil, inputError("--from: "+err.Error(), "")
+		return Sent{}, inputError("--from: "+err.Error(), "")
 	}
 	if strings.TrimSpace(d.Body) == "" {
-		return nil, inputError("send: no message text", `give the text as arguments, or "-" to read it from stdin`)
+		return Sent{}, inputError("send: no message text", `give the text as arguments, or "-" to read it from stdin`)
 	}
 	recipients := []string{d.To}
 	if strings.EqualFold(d.To, "all") {
@@ -47,21 +68,29 @@ func (rt Runtime) Send(d Draft) ([]mailbox.Message, error) {
 		}
 	}
 	now := rt.now().UTC()
-	var sent []mailbox.Message
+	sent := Sent{Before: d.IDFor != nil}
 	for _, r := range recipients {
 		mb, err := rt.OpenMailbox(r)
 		if err != nil {
 			return sent, err
 		}
+		id := mailbox.NewID(now)
+		if d.IDFor != nil {
+			id = d.IDFor(mb.Agent)
+		}
 		msg := mailbox.Message{
-			ID: mailbox.NewID(now), From: d.From, To: mb.Agent, Type: d.Type, Priority: prio,
+			ID: id, From: d.From, To: mb.Agent, Type: d.Type, Priority: prio,
 			Subject: d.Subject, Body: d.Body, CreatedAt: now, ReplyTo: d.ReplyTo, TaskID: d.TaskID,
 			RequiresAck: d.Ack,
 		}
-		if err := mb.Deliver(msg); err != nil {
+		err = mb.Deliver(msg)
+		before := d.IDFor != nil && errors.Is(err, mailbox.ErrDuplicate)
+		if err != nil && !before {
 			return sent, fmt.Errorf("cannot send: %w", err)
 		}
-		sent = append(sent, msg)
+		sent.Before = sent.Before && before
+		sent.Messages = append(sent.Messages, msg)
 	}
+	sent.Before = sent.Before && len(sent.Messages) > 0
 	return sent, nil
 }

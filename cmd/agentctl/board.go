@@ -75,12 +75,6 @@ func runBoard(ctx context.Context, env *Env, args []string) error {
 	return usageError{msg: msg + "; want list, show, add, set or import"}
 }
 
-// invalidBoards explains boards that could not be read.
-func invalidBoards(err error) error {
-	return withHint(fmt.Errorf("some boards cannot be read:\n  %s", strings.ReplaceAll(err.Error(), "\n", "\n  ")),
-		"fix the file at the line shown; agentctl leaves invalid boards untouched")
-}
-
 func boardList(env *Env, store *projectboard.Store, args []string) error {
 	fs := newFlagSet(env, "board list", boardUsage)
 	status := fs.String("status", "", "show only tasks with status `S`")
@@ -93,17 +87,9 @@ func boardList(env *Env, store *projectboard.Store, args []string) error {
 	if err := wantArgs(fs, rest, 0, 0, "no arguments"); err != nil {
 		return err
 	}
-	if *status != "" {
-		if _, err := projectboard.ParseStatus(*status); err != nil {
-			return usageError{msg: err.Error()}
-		}
-	}
-	tasks, berr := store.Tasks()
-	shown := []projectboard.Task{}
-	for _, t := range tasks {
-		if (*status == "" || string(t.Status) == *status) && (*owner == "" || strings.EqualFold(t.Owner, *owner)) {
-			shown = append(shown, t)
-		}
+	shown, berr := boardOf(env, store).Tasks(*status, *owner)
+	if berr != nil && shown == nil {
+		return berr
 	}
 	if *asJSON {
 		enc := json.NewEncoder(env.Stdout)
@@ -121,10 +107,7 @@ func boardList(env *Env, store *projectboard.Store, args []string) error {
 	} else if berr == nil {
 		fmt.Fprintln(env.Stdout, "no tasks")
 	}
-	if berr != nil {
-		return invalidBoards(berr)
-	}
-	return nil
+	return berr
 }
 
 func boardDash(s string) string {
@@ -175,12 +158,6 @@ func boardOf(env *Env, store *projectboard.Store) actions.Board {
 	}}
 }
 
-// resolveOwner checks an owner against the agents in agentctl.yaml; empty
-// means unassigned.
-func resolveOwner(env *Env, owner string) (string, error) {
-	return boardOf(env, nil).ResolveOwner(owner)
-}
-
 func boardAdd(ctx context.Context, env *Env, store *projectboard.Store, args []string) error {
 	fs := newFlagSet(env, "board add", boardUsage)
 	title := fs.String("title", "", "the task's `title` (required)")
@@ -199,56 +176,12 @@ func boardAdd(ctx context.Context, env *Env, store *projectboard.Store, args []s
 	if strings.TrimSpace(*title) == "" {
 		return usageError{msg: "board add: --title is required", hint: `agentctl board add --title "What to do"`}
 	}
-	st, err := projectboard.ParseStatus(*status)
-	if err != nil {
-		return usageError{msg: err.Error()}
-	}
-	who, err := resolveOwner(env, *owner)
+	t, err := boardOf(env, store).AddTask(ctx, actions.NewTask{Title: *title, Owner: *owner, Priority: *priority, Status: *status, Board: *board, ID: *id})
 	if err != nil {
 		return err
-	}
-	name, err := pickBoard(store, *board)
-	if err != nil {
-		return err
-	}
-	if *id == "" {
-		if *id, err = store.NextID("T"); err != nil {
-			return invalidBoards(err)
-		}
-	}
-	t, err := store.Add(ctx, name, projectboard.Task{ID: *id, Title: *title, Status: st, Owner: who, Priority: *priority})
-	if err != nil {
-		return taskError(fmt.Errorf("cannot add the task: %w", err))
 	}
 	fmt.Fprintf(env.Stdout, "added %s to %s\n", t.ID, t.Board)
 	return nil
-}
-
-// pickBoard chooses the board a new task goes to.
-func pickBoard(store *projectboard.Store, name string) (string, error) {
-	if name != "" {
-		if !strings.HasSuffix(name, ".yaml") {
-			name += ".yaml"
-		}
-		return name, nil
-	}
-	files, _ := filepath.Glob(filepath.Join(projectboard.Dir(store.Root), "*.yaml"))
-	switch {
-	case len(files) == 1:
-		return filepath.Base(files[0]), nil
-	case len(files) == 0:
-		return "board.yaml", nil
-	}
-	for _, f := range files {
-		if filepath.Base(f) == "board.yaml" {
-			return "board.yaml", nil
-		}
-	}
-	names := make([]string, len(files))
-	for i, f := range files {
-		names[i] = filepath.Base(f)
-	}
-	return "", usageError{msg: "board add: there are several boards; say which with --board", hint: "boards: " + strings.Join(names, ", ")}
 }
 
 func boardSet(ctx context.Context, env *Env, store *projectboard.Store, args []string) error {

@@ -161,6 +161,9 @@ func complete(env *Env, words []string) []string {
 	}
 	flags := commandFlags(env, c, sub)
 	names := namesIn(root)
+	if name == "mcp" {
+		names.mailboxes = names.agents // --as takes agents only: people have no tools
+	}
 	if f, ok := flags[strings.TrimLeft(lastOf(rest), "-")]; ok && strings.HasPrefix(lastOf(rest), "-") && !isBool(f) {
 		return matching(cur, flagValues(f.Name, names))
 	}

@@ -6,9 +6,6 @@ import (
 	"io"
 	"os"
 	"strings"
-	"time"
-
-	"github.com/agentctl/agentctl/devlog"
 )
 
 const devlogUsage = `
@@ -34,10 +31,6 @@ func runDevlog(ctx context.Context, env *Env, args []string) error {
 	if err := wantArgs(fs, rest, 2, -1, "an agent and the note's text"); err != nil {
 		return err
 	}
-	agents, err := devlogAgents(env, rest[:1], false)
-	if err != nil {
-		return err
-	}
 	text := strings.Join(rest[1:], " ")
 	if len(rest) == 2 && rest[1] == "-" {
 		data, err := io.ReadAll(env.Stdin)
@@ -46,18 +39,14 @@ func runDevlog(ctx context.Context, env *Env, args []string) error {
 		}
 		text = string(data)
 	}
-	if strings.TrimSpace(text) == "" {
-		return usageError{msg: "devlog: the note is empty"}
-	}
-	author := *by
-	if author == "" {
-		author = "human"
-	}
-	e := devlog.Entry{Time: time.Now(), Agent: agents[0], Note: text, Author: author}
-	if err := devlog.Append(env.Root, e); err != nil {
+	cfg, err := loadConfig(env)
+	if err != nil {
 		return err
 	}
-	path, _ := devlog.Path(env.Root, agents[0])
-	fmt.Fprintf(env.Stdout, "noted in %s\n", path)
+	n, err := runtimeOf(env, cfg).Note(rest[0], *by, text)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(env.Stdout, "noted in %s\n", n.Path)
 	return nil
 }

@@ -57,6 +57,7 @@ var commands = []command{
 	{"board", "list, show, add, change and import board tasks", boardUsage, runBoard},
 	{"tail", "print and follow agents' devlogs", tailUsage, runTail},
 	{"devlog", "add a human note to an agent's devlog", devlogUsage, runDevlog},
+	{"mcp", "serve an agent's mailbox, boards and devlog as MCP tools on stdio", mcpUsage, runMCP},
 	{"lore", "write the day's lore from devlogs and the board", loreUsage, runLore},
 	{"migrate", "import a Dream.OS setup: messages, boards, coordinates, devlogs", migrateUsage, runMigrate},
 	{"completion", "print a shell completion script (bash, zsh, fish, powershell)", completionUsage, runCompletion},

@@ -72,6 +72,15 @@ func (a Agent) CursorHome() string { return filepath.Join(a.root, CursorDir, a.n
 // names none.
 func (a Agent) Workspace() string { return filepath.Join(a.root, WorkspacesDir, a.name) }
 
+// SendKeys is the folder where `agentctl mcp --as` the agent remembers
+// the idempotency keys of its sends, one file per key.
+func (a Agent) SendKeys() string { return filepath.Join(a.root, MCPDir, a.name, "keys") }
+
+// SendKeysLock is the lock every writer of SendKeys takes.
+func (a Agent) SendKeysLock() string {
+	return filepath.Join(Locks(a.root), a.name+".mcp-keys"+LockSuffix)
+}
+
 // ServiceLog is what the installed service named name prints: an agent's
 // runner, or "up".
 func ServiceLog(root, name string) (string, error) {

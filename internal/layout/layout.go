@@ -32,6 +32,7 @@
 //	  desktop-<display>.lock         the desktop input lock of one display (DesktopLock)
 //	  desktop-<display>.lock.holder  who holds it, for `agentctl status` (HolderSuffix)
 //	  up.lock                        the runtime's `agentctl up` (SupervisorLock)
+//	  <agent>.mcp-keys.lock          writers of the agent's idempotency keys (Agent.SendKeysLock)
 //	  up.stop                        `agentctl down`'s request to it (SupervisorStop)
 //	audit/YYYY-MM-DD.jsonl           the audit log of effects (Audit)
 //	costs/YYYY-MM-DD.jsonl           what each turn used: tokens and price (Costs)
@@ -44,6 +45,7 @@
 //	cursor/<agent>/                  a Cursor started for a cdp seat: profile, launch.log
 //	workspaces/<agent>/              that Cursor's workspace, unless the config names one
 //	logs/<service>.log               what an installed service prints (ServiceLog)
+//	mcp/<agent>/keys/<hash>.json     `agentctl mcp --as <agent>`'s idempotency keys of its sends (Agent.SendKeys)
 //	mission-control.token            `agentctl serve`'s write token (Token)
 //	templates/                       prompt templates, unless the config names another folder
 //
@@ -74,6 +76,7 @@ const (
 	LogsDir       = "logs"
 	TokenFile     = "mission-control.token"
 	TemplatesDir  = "templates"
+	MCPDir        = "mcp"
 )
 
 // Names inside one agent's mailbox folder.

@@ -44,6 +44,8 @@ func TestPathsKeepTheirNames(t *testing.T) {
 		LoreTemplate(root):                "lore/template.md.tmpl",
 		Locks(root):                       "locks",
 		a.ConsumerLock():                  "locks/Agent-3.consumer.lock",
+		a.SendKeysLock():                  "locks/Agent-3.mcp-keys.lock",
+		a.SendKeys():                      "mcp/Agent-3/keys",
 		BoardsLock(root):                  "locks/project_board.lock",
 		DesktopLock(Locks(root), "x11_0"): "locks/desktop-x11_0.lock",
 		SupervisorLock(root):              "locks/up.lock",
