@@ -6,8 +6,6 @@ import (
 	"io"
 	"runtime/debug"
 
-	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/agentctl/agentctl/agents/mcp"
 )
 
@@ -59,7 +57,7 @@ func runMCP(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	err = s.Run(ctx, &sdk.IOTransport{Reader: io.NopCloser(env.Stdin), Writer: nopWriteCloser{env.Stdout}})
+	err = s.Run(ctx, mcp.Stdio(ctx, env.Stdin, env.Stdout))
 	if errors.Is(err, io.EOF) || errors.Is(err, context.Canceled) {
 		return nil // the client closed its end, or the server was stopped
 	}
@@ -77,7 +75,3 @@ func mcpVersion() string {
 	}
 	return "(devel)"
 }
-
-type nopWriteCloser struct{ io.Writer }
-
-func (nopWriteCloser) Close() error { return nil }
