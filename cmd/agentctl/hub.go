@@ -74,6 +74,11 @@ func runHub(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		cfg = config.Default()
 	}
+	release, err := lockHub(env.Root)
+	if err != nil {
+		return err
+	}
+	defer release()
 	me := thisMachine(*machine, cfg.Hub.Machine)
 	urls := config.URLs(*external)
 	if len(urls) == 0 {
