@@ -27,8 +27,8 @@ type IntakeSettings struct {
 	// Senders are the agents seated on other machines: a forwarded
 	// message must come from one of them, the one its subject names.
 	Senders []string
-	Conn  *nats.Conn
-	Log   zerolog.Logger
+	Conn    *nats.Conn
+	Log     zerolog.Logger
 	// Clock stamps a forwarded message that carries no time of its own,
 	// as a file's modification time stamps one dropped in an inbox;
 	// clock.System when nil.

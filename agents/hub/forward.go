@@ -27,10 +27,10 @@ type ForwardSettings struct {
 	// dead-lettered here, with the reason.
 	Senders  []string
 	Consumer mailbox.Options
-	Intake      intake.Options
-	Watch       mailbox.WatchOptions
-	Conn        *nats.Conn
-	Log         zerolog.Logger
+	Intake   intake.Options
+	Watch    mailbox.WatchOptions
+	Conn     *nats.Conn
+	Log      zerolog.Logger
 	// Clock stamps the claims and receipts, paces the mailbox's consumer
 	// (and its lock and watcher, unless Consumer or Watch name a clock of
 	// their own) and ForwardOthers' tries at a mailbox another seat holds;

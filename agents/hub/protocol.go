@@ -25,8 +25,8 @@ const (
 	DeliverStream = "AGENTCTL_DELIVER"
 )
 
-func turnSubject(agent string) string    { return "agentctl.turn." + agent }
-func replySubject(agent string) string   { return "agentctl.reply." + agent }
+func turnSubject(agent string) string       { return "agentctl.turn." + agent }
+func replySubject(agent string) string      { return "agentctl.reply." + agent }
 func deliverSubject(to, from string) string { return "agentctl.deliver." + to + "." + from }
 
 // Core NATS subjects: what may be missed without harm, because the streams

@@ -59,8 +59,8 @@ type ServerSettings struct {
 	// Identities are the default credentials (see Identities): the hub's
 	// own, and each seat machine's, kept to its seats' subjects.
 	Identities []Identity
-	Cluster  Cluster
-	Log      zerolog.Logger // the server's notices, warnings and errors
+	Cluster    Cluster
+	Log        zerolog.Logger // the server's notices, warnings and errors
 }
 
 // Server is a running embedded NATS server with JetStream.
