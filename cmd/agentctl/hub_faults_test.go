@@ -309,7 +309,7 @@ func TestHubFaultsNothingLostNothingDoubled(t *testing.T) {
 // turns stream.
 func turnsLeader(t *testing.T, urls string) int {
 	t.Helper()
-	nc, err := nats.Connect(urls)
+	nc, err := nats.Connect(urls, nats.UserInfo("swarm", "s3cret-of-the-swarm"))
 	if err != nil {
 		t.Fatal(err)
 	}
