@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -62,6 +63,9 @@ func runHubCredentials(env *Env, args []string) error {
 	if *out == "" {
 		_, err = env.Stdout.Write(seed)
 		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(*out), 0o700); err != nil {
+		return fmt.Errorf("cannot write %s's credentials: %w", machine, err)
 	}
 	if err := atomicfile.WriteSecret(*out, seed); err != nil {
 		return err
