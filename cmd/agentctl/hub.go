@@ -118,7 +118,7 @@ func runHub(ctx context.Context, env *Env, args []string) error {
 		srv, err := hub.StartServer(ss)
 		if err != nil {
 			return withHint(fmt.Errorf("cannot start the hub's server: %w", err),
-				"keep hub.listen on 127.0.0.1, or set hub.user and hub.password_file (or hub.nkey_seed_file), and hub.tls")
+				"check that nothing else listens on hub.listen; a hub.cluster off loopback needs hub.user and hub.password_file, or hub.tls with a CA")
 		}
 		defer srv.Shutdown()
 		urls = []string{srv.ClientURL()}
