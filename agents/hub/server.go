@@ -171,6 +171,12 @@ func serverOptions(s ServerSettings) (*server.Options, error) {
 		// file agentctl writes: a power cut must not take back a message
 		// a sender was told is stored. The swarm's traffic is small.
 		SyncAlways: true,
+		// The server's first ping to a client comes 2 s after it connects
+		// unless told otherwise: on a loaded machine a password's bcrypt
+		// check can take longer, and a client still logging in reads that
+		// ping where it waits for its answer, and gives up. Clients ping
+		// the server themselves (pingInterval).
+		DisableShortFirstPing: true,
 	}
 	if err := setAuth(opts, s.Users, s.NKeys, s.Identities); err != nil {
 		return nil, err
