@@ -150,6 +150,9 @@ func runRun(ctx context.Context, env *Env, args []string) error {
 			ev.Msg("turns continue the agent's conversation")
 		}
 	}
+	if *creds != "" && *hubURL == "" {
+		return usageError{msg: "run: --creds goes with --hub: it is how this machine logs in to the hub"}
+	}
 	if *hubURL != "" {
 		return runSeat(ctx, env, cfg, agent, driver, config.URLs(*hubURL), *creds, log)
 	}
