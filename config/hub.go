@@ -53,6 +53,10 @@ type Hub struct {
 	// CredsFile is a NATS .creds file, for external clusters run with
 	// accounts and JWTs.
 	CredsFile string `yaml:"creds_file,omitempty"`
+	// Credentials is this machine's nkey seed file for the embedded hub,
+	// as `agentctl hub credentials MACHINE` printed it on the hub's
+	// machine; unset, hub/credentials/MACHINE.nk under the runtime.
+	Credentials string `yaml:"credentials,omitempty"`
 }
 
 // HubCluster is the embedded server's place in a cluster of servers.
@@ -94,6 +98,29 @@ func (c Config) RemoteAgents() []string {
 	var names []string
 	for _, a := range c.Agents {
 		if c.Remote(a) {
+			names = append(names, a.Name)
+		}
+	}
+	return names
+}
+
+// Seats maps each machine other than the hub's to the agents seated on
+// it: the machines the embedded hub makes an identity for.
+func (c Config) Seats() map[string][]string {
+	seats := map[string][]string{}
+	for _, a := range c.Agents {
+		if c.Remote(a) {
+			seats[a.Machine] = append(seats[a.Machine], a.Name)
+		}
+	}
+	return seats
+}
+
+// SeatedOn lists the agents of machine.
+func (c Config) SeatedOn(machine string) []string {
+	var names []string
+	for _, a := range c.Agents {
+		if a.Machine == machine {
 			names = append(names, a.Name)
 		}
 	}

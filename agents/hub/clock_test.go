@@ -193,13 +193,13 @@ func TestForwardOthersTriesAgainOnItsClock(t *testing.T) {
 	defer cancel()
 	intakeDone := make(chan error, 1)
 	go func() {
-		intakeDone <- Intake(ctx, IntakeSettings{Root: hubRoot, Known: known, Conn: testConn(t, srv.ClientURL()), Log: zerolog.Nop()})
+		intakeDone <- Intake(ctx, IntakeSettings{Root: hubRoot, Known: known, Senders: []string{"Agent-5"}, Conn: testConn(t, srv.ClientURL()), Log: zerolog.Nop()})
 	}()
 	// An hour ahead of the files: the message dropped above has settled.
 	clk := clocktest.New(time.Now().Add(time.Hour))
 	fwdDone := make(chan error, 1)
 	go func() {
-		fwdDone <- ForwardOthers(ctx, ForwardSettings{Root: seatRoot, Consumer: mailbox.Options{Known: known},
+		fwdDone <- ForwardOthers(ctx, ForwardSettings{Root: seatRoot, Senders: []string{"Agent-5"}, Consumer: mailbox.Options{Known: known},
 			Conn: testConn(t, srv.ClientURL()), Log: zerolog.Nop(), Clock: clk}, []string{"human"})
 	}()
 	clk.BlockUntil(1) // refused the lock, waiting to try again

@@ -125,6 +125,15 @@ func clientOptions(c ClientSettings) ([]nats.Option, error) {
 	if auth != nil {
 		opts = append(opts, auth)
 	}
+	if c.Credentials.NKeySeedFile != "" {
+		// Replies come under the key's own prefix, the one a machine's
+		// identity may subscribe to.
+		pub, err := PublicKey(c.Credentials.NKeySeedFile)
+		if err != nil {
+			return nil, err
+		}
+		opts = append(opts, nats.CustomInboxPrefix(InboxPrefix(pub)))
+	}
 	return opts, nil
 }
 

@@ -24,8 +24,11 @@ type IntakeSettings struct {
 	Root string
 	// Known lists the mailboxes of the runtime (agents and people).
 	Known []string
-	Conn  *nats.Conn
-	Log   zerolog.Logger
+	// Senders are the agents seated on other machines: a forwarded
+	// message must come from one of them, the one its subject names.
+	Senders []string
+	Conn    *nats.Conn
+	Log     zerolog.Logger
 	// Clock stamps a forwarded message that carries no time of its own,
 	// as a file's modification time stamps one dropped in an inbox;
 	// clock.System when nil.
@@ -37,7 +40,7 @@ type IntakeSettings struct {
 // one delivered before (a forwarder that published it twice) is refused
 // by the mailbox as a duplicate, and acknowledged.
 func Intake(ctx context.Context, s IntakeSettings) error {
-	root, known, log, clk := s.Root, s.Known, s.Log, clock.Or(s.Clock)
+	root, log, clk := s.Root, s.Log, clock.Or(s.Clock)
 	js, err := jetstream.New(s.Conn)
 	if err != nil {
 		return err
@@ -54,12 +57,19 @@ func Intake(ctx context.Context, s IntakeSettings) error {
 		return fmt.Errorf("cannot take forwarded messages: %w", err)
 	}
 	cc, err := cons.Consume(func(m jetstream.Msg) {
-		err := deliverForwarded(root, known, clk.Now(), m)
+		err := deliverForwarded(root, s.Known, s.Senders, clk.Now(), m)
 		var nowhere *nowhereError
-		if errors.As(err, &nowhere) {
-			err = keepUndeliverable(root, clk.Now(), m, nowhere.Error())
-			if err == nil {
+		var spoofed *senderError
+		switch {
+		case errors.As(err, &nowhere):
+			if err = keepUndeliverable(root, clk.Now(), m, nowhere.Error()); err == nil {
 				log.Error().Str("event", "undeliverable").Str("subject", m.Subject()).Err(nowhere).Msg("forwarded message for no mailbox of this runtime kept in " + UndeliverableDir(root))
+				_ = m.Ack()
+				return
+			}
+		case errors.As(err, &spoofed):
+			if err = keepUndeliverable(root, clk.Now(), m, spoofed.Error()); err == nil {
+				log.Error().Str("event", "refused").Str("subject", m.Subject()).Err(spoofed).Msg("forwarded message refused, kept in " + UndeliverableDir(root))
 				_ = m.Ack()
 				return
 			}
@@ -83,8 +93,15 @@ func Intake(ctx context.Context, s IntakeSettings) error {
 // message still go to the inbox, as a file dropped there would, so that
 // the consumer dead-letters them with the reason: nothing is dropped here.
 // now stands for the file's modification time a dropped message would have.
-func deliverForwarded(root string, known []string, now time.Time, m jetstream.Msg) error {
-	token := strings.TrimPrefix(m.Subject(), "agentctl.deliver.")
+func deliverForwarded(root string, known, senders []string, now time.Time, m jetstream.Msg) error {
+	token, from, ok := strings.Cut(strings.TrimPrefix(m.Subject(), "agentctl.deliver."), ".")
+	if !ok {
+		return &senderError{subject: m.Subject(), reason: "the subject names no sender (agentctl.deliver.TO.FROM)"}
+	}
+	sender, err := agentname.Resolve(senders, from)
+	if err != nil || sender != from {
+		return &senderError{subject: m.Subject(), reason: fmt.Sprintf("%q is no agent seated on another machine, so no machine may send as it", from)}
+	}
 	agent, err := agentname.Resolve(known, token)
 	if err != nil {
 		// Only a publisher that is not agentctl addresses no mailbox of
@@ -104,6 +121,9 @@ func deliverForwarded(root string, known []string, now time.Time, m jetstream.Ms
 		}
 		return mb.DeliverBytes(name, m.Data())
 	}
+	if claimed, err := agentname.Resolve([]string{sender}, msg.From); err != nil || claimed != sender {
+		return &senderError{subject: m.Subject(), reason: fmt.Sprintf("the message says it is from %q, but its machine may send only as %s", msg.From, sender)}
+	}
 	if err := mb.Deliver(msg); err != nil && !errors.Is(err, mailbox.ErrDuplicate) {
 		return err
 	}
@@ -117,6 +137,13 @@ type nowhereError struct {
 }
 
 func (e *nowhereError) Error() string { return fmt.Sprintf("forwarded to %q: %v", e.to, e.err) }
+
+// senderError is a forwarded message whose sender its machine may not
+// send as: a spoofed "from", or a subject of a publisher that is not
+// agentctl.
+type senderError struct{ subject, reason string }
+
+func (e *senderError) Error() string { return "refused " + e.subject + ": " + e.reason }
 
 // UndeliverableDir keeps what other machines forwarded to no mailbox of
 // this runtime (their agentctl.yaml names an agent this one does not),

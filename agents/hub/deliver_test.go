@@ -38,12 +38,15 @@ func await(t *testing.T, what string, cond func() bool) {
 
 // A message dropped into the agent's inbox on the seat's machine lands in
 // the hub's mailbox once, however often it is published, and is archived
-// on the seat's machine as forwarded.
+// on the seat's machine as forwarded. One that says it is from someone
+// not seated on that machine goes nowhere: the forwarder dead-letters it,
+// and the hub refuses it if it comes anyway.
 func TestForwardedMessageLandsAtTheHubOnce(t *testing.T) {
 	dir := t.TempDir()
 	srv := testServer(t, "127.0.0.1:0", filepath.Join(dir, "store"))
 	hubRoot, seatRoot := filepath.Join(dir, "hub"), filepath.Join(dir, "desk-2")
-	known := []string{"Agent-1", "Agent-5", "human"}
+	known := []string{"Agent-1", "Agent-5", "Agent-6", "human"}
+	seated := []string{"Agent-5", "Agent-6"} // on desk-2
 	for _, name := range known {
 		if err := mailbox.Create(hubRoot, name); err != nil {
 			t.Fatal(err)
@@ -54,11 +57,11 @@ func TestForwardedMessageLandsAtTheHubOnce(t *testing.T) {
 	hubConn := testConn(t, srv.ClientURL())
 	intakeDone := make(chan error, 1)
 	go func() {
-		intakeDone <- Intake(ctx, IntakeSettings{Root: hubRoot, Known: known, Conn: hubConn, Log: zerolog.Nop()})
+		intakeDone <- Intake(ctx, IntakeSettings{Root: hubRoot, Known: known, Senders: seated, Conn: hubConn, Log: zerolog.Nop()})
 	}()
 	fwdDone := make(chan error, 1)
 	go func() {
-		fwdDone <- Forward(ctx, ForwardSettings{Root: seatRoot, Agent: "Agent-5", Consumer: mailbox.Options{Known: known},
+		fwdDone <- Forward(ctx, ForwardSettings{Root: seatRoot, Agent: "Agent-5", Senders: seated, Consumer: mailbox.Options{Known: known},
 			Conn: testConn(t, srv.ClientURL()), Log: zerolog.Nop()})
 	}()
 
@@ -67,10 +70,17 @@ func TestForwardedMessageLandsAtTheHubOnce(t *testing.T) {
 		time.Sleep(10 * time.Millisecond)
 		mb, err = mailbox.Open(seatRoot, "Agent-5")
 	}
-	msg := mailbox.Message{ID: "msg_dropped_on_desk2", From: "human", To: "Agent-5", Subject: "s", Body: "b", CreatedAt: time.Now().UTC()}
+	msg := mailbox.Message{ID: "msg_dropped_on_desk2", From: "Agent-6", To: "Agent-5", Subject: "s", Body: "b", CreatedAt: time.Now().UTC()}
 	if err := mb.Deliver(msg); err != nil {
 		t.Fatal(err)
 	}
+	spoof := mailbox.Message{ID: "msg_as_human", From: "human", To: "Agent-5", Subject: "urgent", Body: "b", Priority: mailbox.Urgent, CreatedAt: time.Now().UTC()}
+	if err := mb.Deliver(spoof); err != nil {
+		t.Fatal(err)
+	}
+	await(t, "the message from human dead-lettered on desk-2", func() bool {
+		return len(files(filepath.Join(mb.Dir, mailbox.DeadletterDir))) == 2 // the message and its reason
+	})
 	hubInbox := filepath.Join(mailbox.Dir(hubRoot, "Agent-5"), mailbox.InboxDir)
 	await(t, "the message in the hub's inbox", func() bool { return len(files(hubInbox)) == 1 })
 	await(t, "the message archived as forwarded on desk-2", func() bool {
@@ -81,19 +91,39 @@ func TestForwardedMessageLandsAtTheHubOnce(t *testing.T) {
 	// Published again past the server's de-duplication (a forwarder that
 	// crashed before archiving, long ago): the hub's mailbox refuses it.
 	js, _ := jetstream.New(hubConn)
-	if _, err := js.Publish(ctx, deliverSubject("Agent-5"), msg.Encode(), jetstream.WithMsgID("another id")); err != nil {
+	if _, err := js.Publish(ctx, deliverSubject("Agent-5", "Agent-6"), msg.Encode(), jetstream.WithMsgID("another id")); err != nil {
 		t.Fatal(err)
 	}
 	// Bytes that are no message, and a message for nobody here.
-	if _, err := js.Publish(ctx, deliverSubject("Agent-5"), []byte("\x00\x01 not a message"), jetstream.WithMsgID("junk")); err != nil {
+	if _, err := js.Publish(ctx, deliverSubject("Agent-5", "Agent-6"), []byte("\x00\x01 not a message"), jetstream.WithMsgID("junk")); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := js.Publish(ctx, deliverSubject("Agent-9"), msg.Encode(), jetstream.WithMsgID("nobody")); err != nil {
+	if _, err := js.Publish(ctx, deliverSubject("Agent-9", "Agent-6"), msg.Encode(), jetstream.WithMsgID("nobody")); err != nil {
 		t.Fatal(err)
 	}
-	await(t, "what cannot be delivered kept with its reason", func() bool { return len(files(UndeliverableDir(hubRoot))) == 2 })
+	// The message from human, published as Agent-6 and as human.
+	if _, err := js.Publish(ctx, deliverSubject("Agent-5", "Agent-6"), spoof.Encode(), jetstream.WithMsgID("spoof")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := js.Publish(ctx, deliverSubject("Agent-5", "human"), spoof.Encode(), jetstream.WithMsgID("as human")); err != nil {
+		t.Fatal(err)
+	}
+	await(t, "what cannot be delivered kept with its reason", func() bool { return len(files(UndeliverableDir(hubRoot))) == 6 })
+	reasons, _ := filepath.Glob(filepath.Join(UndeliverableDir(hubRoot), "*.reason.txt"))
+	var all string
+	for _, r := range reasons {
+		all += readText(t, r)
+	}
+	for _, want := range []string{`says it is from "human", but its machine may send only as Agent-6`, `"human" is no agent seated on another machine`, `forwarded to "Agent-9"`} {
+		if !strings.Contains(all, want) {
+			t.Errorf("the reasons kept say:\n%s\nwant %q", all, want)
+		}
+	}
 	await(t, "the bytes kept in the inbox for the consumer to judge", func() bool { return len(files(hubInbox)) == 2 })
 	names := files(hubInbox)
+	if strings.Contains(strings.Join(names, " "), "msg_as_human") {
+		t.Errorf("hub inbox holds %v: the message from human got through", names)
+	}
 	if !strings.Contains(strings.Join(names, " "), "msg_dropped_on_desk2") || !strings.Contains(strings.Join(names, " "), "forwarded-") {
 		t.Errorf("hub inbox holds %v; want the message once and the forwarded bytes", names)
 	}
@@ -103,4 +133,13 @@ func TestForwardedMessageLandsAtTheHubOnce(t *testing.T) {
 			t.Errorf("stopped with %v", err)
 		}
 	}
+}
+
+func readText(t *testing.T, path string) string {
+	t.Helper()
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(data)
 }

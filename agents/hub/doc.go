@@ -17,7 +17,7 @@
 //
 //	AGENTCTL_TURNS    agentctl.turn.AGENT     asks, hub → seat (durable consumer seat-AGENT)
 //	AGENTCTL_REPLIES  agentctl.reply.AGENT    answers, seat → hub (durable consumer hub-AGENT)
-//	AGENTCTL_DELIVER  agentctl.deliver.AGENT  messages dropped on other machines → hub (hub-intake)
+//	AGENTCTL_DELIVER  agentctl.deliver.TO.FROM  messages dropped on other machines → hub (hub-intake)
 //
 // Exactly once, across crashes of either side and cuts between them:
 //   - A turn has an id that every resume of it keeps (cursor.Turn.ID: the
@@ -33,6 +33,17 @@
 //     waiting for.
 //   - A forwarded message carries its id as JetStream's message id, and the
 //     hub's mailbox refuses an id it has seen (mailbox.ErrDuplicate).
+//
+// Who may do what: the embedded server accepts, by default, only the
+// identities of Identities (nkeys kept in hub/credentials/): the hub's
+// own, for its runners and commands, may use every subject; a seat
+// machine's may use only the subjects of the agents seated on it (their
+// turns' consumer, their replies, stages, beats and cancels, and
+// forwarding as them) and its own reply inbox (InboxPrefix). A forwarded
+// message names its sender in its subject, which the server lets a
+// machine publish for its own agents only; the intake refuses one whose
+// body names another sender, or a sender seated on no other machine, and
+// keeps it in hub/undeliverable/ with the reason.
 //
 // Core NATS subjects carry what may be missed without harm: a turn's
 // stages as they happen (the answer says them again), the hub's cancel of

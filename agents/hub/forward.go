@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -12,6 +13,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/agentctl/agentctl/agents/receipt"
+	"github.com/agentctl/agentctl/internal/agentname"
 	"github.com/agentctl/agentctl/internal/clock"
 	"github.com/agentctl/agentctl/mailbox"
 	"github.com/agentctl/agentctl/mailbox/intake"
@@ -20,11 +22,15 @@ import (
 // ForwardSettings are what the forwarder of a seat's machine needs.
 type ForwardSettings struct {
 	Root, Agent string
-	Consumer    mailbox.Options
-	Intake      intake.Options
-	Watch       mailbox.WatchOptions
-	Conn        *nats.Conn
-	Log         zerolog.Logger
+	// Senders are the agents seated on this machine, the only ones it may
+	// send as (the hub refuses the rest); a message from anyone else is
+	// dead-lettered here, with the reason.
+	Senders  []string
+	Consumer mailbox.Options
+	Intake   intake.Options
+	Watch    mailbox.WatchOptions
+	Conn     *nats.Conn
+	Log      zerolog.Logger
 	// Clock stamps the claims and receipts, paces the mailbox's consumer
 	// (and its lock and watcher, unless Consumer or Watch name a clock of
 	// their own) and ForwardOthers' tries at a mailbox another seat holds;
@@ -95,8 +101,14 @@ func Forward(ctx context.Context, s ForwardSettings) error {
 	return mailbox.Serve(ctx, c, in, w.C, clk, mailbox.Worker{
 		Handle: func(ctx context.Context, cl *mailbox.Claim) error {
 			msg := cl.Message
-			err := retry(ctx, func() error {
-				_, err := js.Publish(ctx, deliverSubject(s.Agent), msg.Encode(), jetstream.WithMsgID(s.Agent+"/"+msg.ID))
+			from, err := agentname.Resolve(s.Senders, msg.From)
+			if err != nil {
+				reason := fmt.Sprintf("this machine may send only as the agents seated on it (%s), not as %q; send it from the hub's machine", strings.Join(s.Senders, ", "), msg.From)
+				log.Error().Str("event", "refused").Str("id", msg.ID).Str("from", msg.From).Msg(reason)
+				return c.Deadletter(cl, reason, clk.Now())
+			}
+			err = retry(ctx, func() error {
+				_, err := js.Publish(ctx, deliverSubject(s.Agent, from), msg.Encode(), jetstream.WithMsgID(s.Agent+"/"+msg.ID))
 				return err
 			})
 			if err != nil {

@@ -3,15 +3,16 @@ package hub
 import (
 	"errors"
 	"fmt"
+	"slices"
 
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nkeys"
 	"golang.org/x/crypto/bcrypt"
 )
 
-// setAuth makes the server accept exactly these users and nkeys. With
-// either set, a client that presents neither is refused.
-func setAuth(opts *server.Options, users []User, publicKeys []string) error {
+// setAuth makes the server accept exactly these users, nkeys and
+// identities. With any set, a client that presents none is refused.
+func setAuth(opts *server.Options, users []User, publicKeys []string, ids []Identity) error {
 	for _, u := range users {
 		if u.Name == "" || u.Password == "" {
 			return errors.New("every hub user needs a name and a password")
@@ -28,6 +29,15 @@ func setAuth(opts *server.Options, users []User, publicKeys []string) error {
 			return fmt.Errorf("%q is not a user's public nkey (one starting with U)", k)
 		}
 		opts.Nkeys = append(opts.Nkeys, &server.NkeyUser{Nkey: k})
+	}
+	for _, id := range ids {
+		if !nkeys.IsValidPublicUserKey(id.PublicKey) {
+			return fmt.Errorf("%q is not a user's public nkey (one starting with U)", id.PublicKey)
+		}
+		if slices.Contains(publicKeys, id.PublicKey) {
+			continue // accepted above with every permission
+		}
+		opts.Nkeys = append(opts.Nkeys, &server.NkeyUser{Nkey: id.PublicKey, Permissions: id.permissions()})
 	}
 	return nil
 }

@@ -19,13 +19,15 @@ const (
 	// RepliesStream holds answers, seat → hub, on agentctl.reply.AGENT.
 	RepliesStream = "AGENTCTL_REPLIES"
 	// DeliverStream holds messages dropped into mailboxes on other
-	// machines, on their way to the hub's, on agentctl.deliver.AGENT.
+	// machines, on their way to the hub's, on agentctl.deliver.TO.FROM:
+	// the sender is in the subject, so that the server's permissions keep
+	// a machine to sending as its own agents.
 	DeliverStream = "AGENTCTL_DELIVER"
 )
 
-func turnSubject(agent string) string    { return "agentctl.turn." + agent }
-func replySubject(agent string) string   { return "agentctl.reply." + agent }
-func deliverSubject(agent string) string { return "agentctl.deliver." + agent }
+func turnSubject(agent string) string       { return "agentctl.turn." + agent }
+func replySubject(agent string) string      { return "agentctl.reply." + agent }
+func deliverSubject(to, from string) string { return "agentctl.deliver." + to + "." + from }
 
 // Core NATS subjects: what may be missed without harm, because the streams
 // carry the facts and these only make them visible sooner.

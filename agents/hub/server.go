@@ -29,6 +29,10 @@ const (
 	defaultRoutePort  = 6222
 	// readyTimeout bounds how long StartServer waits for the listeners.
 	readyTimeout = 15 * time.Second
+	// authTimeout is how long a client has to log in, in seconds: a
+	// loaded machine running a race-built client is far slower than the
+	// server's 2 s default.
+	authTimeout = 20
 )
 
 // User is a user/password pair a server accepts.
@@ -50,10 +54,13 @@ type ServerSettings struct {
 	Listen   string // host:port for clients; default "127.0.0.1:4222"; port 0 picks a free one
 	StoreDir string // JetStream storage folder (created 0700)
 	TLS      TLS
-	Users    []User   // accepted user/password pairs
-	NKeys    []string // accepted user public nkeys ("U...")
-	Cluster  Cluster
-	Log      zerolog.Logger // the server's notices, warnings and errors
+	Users    []User   // accepted user/password pairs, with every permission
+	NKeys    []string // accepted user public nkeys ("U..."), with every permission
+	// Identities are the default credentials (see Identities): the hub's
+	// own, and each seat machine's, kept to its seats' subjects.
+	Identities []Identity
+	Cluster    Cluster
+	Log        zerolog.Logger // the server's notices, warnings and errors
 }
 
 // Server is a running embedded NATS server with JetStream.
@@ -164,16 +171,24 @@ func serverOptions(s ServerSettings) (*server.Options, error) {
 		// file agentctl writes: a power cut must not take back a message
 		// a sender was told is stored. The swarm's traffic is small.
 		SyncAlways: true,
+		// The server's first ping to a client comes 2 s after it connects
+		// unless told otherwise: on a loaded machine a password's bcrypt
+		// check can take longer, and a client still logging in reads that
+		// ping where it waits for its answer, and gives up. Clients ping
+		// the server themselves (pingInterval).
+		DisableShortFirstPing: true,
 	}
-	if err := setAuth(opts, s.Users, s.NKeys); err != nil {
+	if err := setAuth(opts, s.Users, s.NKeys, s.Identities); err != nil {
 		return nil, err
 	}
+	opts.AuthTimeout = authTimeout
 	if s.TLS.Enabled() {
 		if opts.TLSConfig, err = s.TLS.serverConfig(); err != nil {
 			return nil, err
 		}
 		opts.TLSVerify = s.TLS.CA != ""
 		opts.TLSTimeout = 5 // seconds; a loaded machine is slower than the 0.5 s default
+		opts.AuthTimeout = authTimeout
 	}
 	if s.Cluster.Listen != "" {
 		if err := setCluster(opts, s.Cluster, s.TLS); err != nil {
@@ -190,7 +205,7 @@ func checkExposure(s ServerSettings) error {
 	if listen == "" {
 		listen = "127.0.0.1"
 	}
-	if !IsLoopback(listen) && len(s.Users) == 0 && len(s.NKeys) == 0 {
+	if !IsLoopback(listen) && len(s.Users) == 0 && len(s.NKeys) == 0 && len(s.Identities) == 0 {
 		return fmt.Errorf("the hub would listen on %s with no users or nkeys, open to anyone who can reach it", listen)
 	}
 	c := s.Cluster

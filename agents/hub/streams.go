@@ -29,7 +29,7 @@ func streamConfigs(replicas int) []jetstream.StreamConfig {
 	return []jetstream.StreamConfig{
 		mk(TurnsStream, "agentctl.turn.*", "agentctl: turns the hub asks seats on other machines to take"),
 		mk(RepliesStream, "agentctl.reply.*", "agentctl: seats' answers to the hub's asks"),
-		mk(DeliverStream, "agentctl.deliver.*", "agentctl: messages dropped on other machines, on their way to the hub"),
+		mk(DeliverStream, "agentctl.deliver.*.*", "agentctl: messages dropped on other machines, on their way to the hub"),
 	}
 }
 

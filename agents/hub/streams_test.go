@@ -8,6 +8,7 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+	"github.com/rs/zerolog"
 )
 
 // TestEnsureStreamsUpdatesOnlyAStreamOfAnotherShape starts the hub twice
@@ -77,5 +78,47 @@ func TestEnsureStreamsUpdatesOnlyAStreamOfAnotherShape(t *testing.T) {
 		case <-ctx.Done():
 			t.Fatal("the marker's update advisory never came")
 		}
+	}
+}
+
+// A hub started on the store of an older one, whose forwarded messages
+// named no sender (agentctl.deliver.TO), takes the new subjects, and what
+// waited there under the old one is kept as undeliverable, with why.
+func TestDeliverStreamOfAnOlderHubTakesTheSenderSubjects(t *testing.T) {
+	srv := startTestServer(t, ServerSettings{})
+	nc := connectTest(t, ClientSettings{URLs: []string{srv.ClientURL()}})
+	js, err := jetstream.New(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	old := streamConfigs(1)[2]
+	old.Subjects = []string{"agentctl.deliver.*"}
+	if _, err := js.CreateStream(ctx, old); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := js.Publish(ctx, "agentctl.deliver.Agent-1", []byte(`{"id":"m_old","from":"Agent-5","to":"Agent-1","body":"b"}`)); err != nil {
+		t.Fatal(err)
+	}
+	if err := EnsureStreams(ctx, js, 1); err != nil {
+		t.Fatal(err)
+	}
+	s, err := js.Stream(ctx, DeliverStream)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := s.CachedInfo().Config.Subjects; len(got) != 1 || got[0] != "agentctl.deliver.*.*" {
+		t.Fatalf("%s takes %v", DeliverStream, got)
+	}
+	root := t.TempDir()
+	done := make(chan error, 1)
+	go func() {
+		done <- Intake(ctx, IntakeSettings{Root: root, Known: []string{"Agent-1", "Agent-5"}, Senders: []string{"Agent-5"}, Conn: nc, Log: zerolog.Nop()})
+	}()
+	await(t, "the old message kept as undeliverable", func() bool { return len(files(UndeliverableDir(root))) == 2 })
+	cancel()
+	if err := <-done; err != nil {
+		t.Error(err)
 	}
 }

@@ -21,10 +21,12 @@ import (
 var webFiles embed.FS
 
 // Server serves the page, the snapshot and its live updates, and the
-// actions. Reads are open to the loopback page; every write needs the
-// token, and requests from another origin, or addressed to a host name
-// other than the one served, are refused (a page elsewhere, or a DNS
-// rebinding, cannot drive the swarm).
+// actions. Every request but the login needs the token, as the session
+// cookie the login sets or as a bearer header: the page shows every
+// prompt and reply, which other accounts of the machine must not read.
+// Requests from another origin, or addressed to a host name other than
+// the one served, are refused (a page elsewhere, or a DNS rebinding,
+// cannot drive the swarm).
 type Server struct {
 	Feed    *Feed
 	Actions Actions
@@ -40,6 +42,7 @@ func (s *Server) Handler() http.Handler {
 	mux := http.NewServeMux()
 	static, _ := fs.Sub(webFiles, "web")
 	mux.Handle("GET /", http.FileServerFS(static))
+	mux.HandleFunc("GET /login", s.login)
 	mux.HandleFunc("GET /api/snapshot", s.snapshot)
 	mux.HandleFunc("GET /api/events", s.events)
 	post := func(path string, act func(ctx context.Context, body []byte) (string, error)) {
@@ -111,6 +114,10 @@ func (s *Server) guard(next http.Handler) http.Handler {
 		w.Header().Set("X-Frame-Options", "DENY")
 		w.Header().Set("Content-Security-Policy", "default-src 'self'; connect-src 'self'; img-src 'self' data:; frame-ancestors 'none'")
 		w.Header().Set("Referrer-Policy", "no-referrer")
+		if r.URL.Path != "/login" && !s.authorized(r) {
+			refuse(w, http.StatusUnauthorized, "mission control needs its token", "open the login link agentctl serve printed, or send the token in <root>/mission-control.token as Authorization: Bearer TOKEN")
+			return
+		}
 		next.ServeHTTP(w, r)
 	})
 }
@@ -186,10 +193,6 @@ func (s *Server) events(w http.ResponseWriter, r *http.Request) {
 const maxRequest = 1 << 20
 
 func (s *Server) write(w http.ResponseWriter, r *http.Request, act func(context.Context, []byte) (string, error)) {
-	if !s.authorized(r) {
-		refuse(w, http.StatusUnauthorized, "this change needs mission control's token", "use the URL agentctl serve printed, or the token in the runtime's mission-control.token")
-		return
-	}
 	if ct := r.Header.Get("Content-Type"); !strings.HasPrefix(ct, "application/json") {
 		refuse(w, http.StatusUnsupportedMediaType, "send JSON (Content-Type: application/json)", "")
 		return
@@ -218,7 +221,35 @@ func (s *Server) write(w http.ResponseWriter, r *http.Request, act func(context.
 	json.NewEncoder(w).Encode(map[string]string{"message": msg})
 }
 
+// SessionCookie is the cookie the login sets: the token itself, which the
+// browser keeps from scripts (HttpOnly) and never sends with a request
+// another site starts (SameSite=Strict).
+const SessionCookie = "agentctl_mc"
+
+// authorized says whether r carries the token, as a bearer header or as
+// the session cookie, compared in constant time.
 func (s *Server) authorized(r *http.Request) bool {
-	got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-	return ok && s.Token != "" && subtle.ConstantTimeCompare([]byte(got), []byte(s.Token)) == 1
+	if got, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer "); ok && s.matches(got) {
+		return true
+	}
+	c, err := r.Cookie(SessionCookie)
+	return err == nil && s.matches(c.Value)
+}
+
+func (s *Server) matches(got string) bool {
+	return s.Token != "" && subtle.ConstantTimeCompare([]byte(got), []byte(s.Token)) == 1
+}
+
+// login trades the token of the link serve printed for the session
+// cookie, and sends the browser on to the page without the token in its
+// address bar or history.
+func (s *Server) login(w http.ResponseWriter, r *http.Request) {
+	if !s.matches(r.URL.Query().Get("token")) {
+		refuse(w, http.StatusUnauthorized, "this login link holds no valid token", "open the login link the running agentctl serve printed; a restarted serve makes a new one")
+		return
+	}
+	http.SetCookie(w, &http.Cookie{Name: SessionCookie, Value: s.Token, Path: "/",
+		HttpOnly: true, SameSite: http.SameSiteStrictMode})
+	w.Header().Set("Cache-Control", "no-store")
+	http.Redirect(w, r, "/", http.StatusSeeOther)
 }

@@ -9,13 +9,14 @@ import (
 
 	"github.com/agentctl/agentctl/agents/hub"
 	"github.com/agentctl/agentctl/config"
+	"github.com/agentctl/agentctl/internal/layout"
 )
 
 // hubConfigured says whether agentctl.yaml has a hub section worth
 // checking: anything set beyond the defaults.
 func hubConfigured(h config.Hub) bool {
 	return h.Machine != "" || h.URL != "" || h.NATS != "" || h.User != "" || h.NKeySeedFile != "" || h.NKey != "" ||
-		h.CredsFile != "" || h.TLS != (config.HubTLS{}) || h.Cluster.Listen != "" || len(h.Cluster.Routes) > 0 ||
+		h.CredsFile != "" || h.Credentials != "" || h.TLS != (config.HubTLS{}) || h.Cluster.Listen != "" || len(h.Cluster.Routes) > 0 ||
 		(h.Listen != "" && h.Listen != config.DefaultHubListen)
 }
 
@@ -52,6 +53,9 @@ func hubChecks(root string, cfg config.Config, me string) []check {
 	}
 	if h.NATS == "" {
 		checks = append(checks, hubListenCheck(h))
+	}
+	if c, ok := hubCredentialsCheck(root, cfg, me); ok {
+		checks = append(checks, c)
 	}
 	for _, a := range cfg.Agents {
 		machine := machineOf(cfg, a)
@@ -105,24 +109,41 @@ func hubTLSCheck(root string, h config.Hub) check {
 	return c
 }
 
-// hubListenCheck flags what the hub would refuse: a listener off loopback
-// without credentials; and warns of credentials sent without TLS.
+// hubListenCheck says who can reach the hub, every one of them with
+// credentials (the hub makes its own), and warns of traffic sent without
+// TLS.
 func hubListenCheck(h config.Hub) check {
 	c := check{name: "hub.listen " + h.Listen}
 	if hub.IsLoopback(h.Listen) {
-		c.note = "loopback: only this machine can connect"
-		return c
-	}
-	if h.User == "" && h.NKeySeedFile == "" && h.NKey == "" {
-		c.err = fmt.Errorf("off loopback without credentials: anyone who reaches %s could take the agents' turns, so the hub refuses to start", h.Listen)
-		c.hint = "set hub.user and hub.password_file (or hub.nkey_seed_file), and hub.tls; or keep hub.listen on 127.0.0.1"
+		c.note = "loopback: only this machine can connect, with the hub's credentials"
 		return c
 	}
 	if h.TLS.Cert == "" {
-		c.warn = "off loopback without TLS: prompts, replies and the password cross the network in clear"
+		c.warn = "off loopback without TLS: prompts and replies (and hub.user's password, if set) cross the network in clear"
 		c.hint = "set hub.tls.cert and hub.tls.key (and hub.tls.ca on every machine)"
 		return c
 	}
 	c.note = "off loopback, with credentials and TLS"
 	return c
+}
+
+// hubCredentialsCheck looks, on a seat machine, for the credentials its
+// seats will present, as they will look for them.
+func hubCredentialsCheck(root string, cfg config.Config, me string) (check, bool) {
+	h := cfg.Hub
+	if me == h.Machine || len(cfg.SeatedOn(me)) == 0 || h.User != "" || h.NKeySeedFile != "" || h.CredsFile != "" {
+		return check{}, false
+	}
+	path, setting := layout.HubMachineSeed(root, me), "the hub's credentials"
+	if h.Credentials != "" {
+		path, setting = h.File(root, h.Credentials), "hub.credentials"
+	}
+	c := check{name: "hub credentials " + path, note: "only its owner can read it"}
+	if _, err := readSecret(path, setting); err != nil {
+		c.err, c.hint = err, hintOf(err)
+		if c.hint == "" {
+			c.hint = fmt.Sprintf("on the hub's machine run 'agentctl hub credentials %s > %s.nk', and copy the file here to %s (chmod 600)", me, me, path)
+		}
+	}
+	return c, true
 }

@@ -21,6 +21,7 @@ import (
 const hubUsage = `
 Usage: agentctl hub [--listen ADDR] [--nats URL] [--machine NAME]
                     [--server-only] [--log-format console|json]
+       agentctl hub credentials MACHINE [--out FILE]
 
 Runs the hub of a swarm whose seats are on several machines. The hub's
 machine keeps the runtime folder: boards, devlogs, lore and every mailbox
@@ -36,20 +37,33 @@ other machines receive, and shows the seats in hub/seats.json for
 'agentctl status'. Agents of the hub's own machine run as always, with
 'agentctl run' or 'agentctl up'.
 
-Off loopback the hub refuses to start without credentials: set hub.user
-and hub.password_file, or hub.nkey_seed_file, and TLS with hub.tls.
+The embedded server accepts no one without credentials. On first start
+the hub makes them, under hub/credentials/ (readable by you only): its own
+identity, and one per machine that agents[].machine names, which may use
+only the subjects of the agents seated there and send only as them.
+'agentctl hub credentials MACHINE' prints a machine's seed file (or writes
+it with --out) to copy to that machine, as hub/credentials/MACHINE.nk under
+its runtime or wherever its hub.credentials says. hub.user and
+hub.password_file, or hub.nkey_seed_file, add a swarm-wide login with every
+permission; off loopback, set TLS with hub.tls too. Only one hub runs on a
+runtime: a second refuses, naming the first's pid.
 
 --server-only runs just the NATS server, for the other nodes of a cluster
-(hub.cluster); such a node keeps no runtime folder of its own.
+(hub.cluster); such a node keeps no runtime folder of its own, and accepts
+the swarm-wide login (hub.user or hub.nkey_seed_file), which it requires.
 
 Examples:
   agentctl hub
   agentctl hub --listen 0.0.0.0:4222
   agentctl hub --nats nats://nats-1:4222,nats://nats-2:4222
   agentctl hub --server-only --listen 0.0.0.0:4222
+  agentctl hub credentials desk-2 > desk-2.nk
 `
 
 func runHub(ctx context.Context, env *Env, args []string) error {
+	if len(args) > 0 && args[0] == "credentials" {
+		return runHubCredentials(env, args[1:])
+	}
 	fs := newFlagSet(env, "hub", hubUsage)
 	listen := fs.String("listen", "", "`address` the embedded server listens on (default: hub.listen, "+config.DefaultHubListen+")")
 	external := fs.String("nats", "", "external NATS `URLs`, comma-separated, instead of the embedded server")
@@ -74,6 +88,11 @@ func runHub(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		cfg = config.Default()
 	}
+	release, err := lockHub(env.Root)
+	if err != nil {
+		return err
+	}
+	defer release()
 	me := thisMachine(*machine, cfg.Hub.Machine)
 	urls := config.URLs(*external)
 	if len(urls) == 0 {
@@ -87,10 +106,19 @@ func runHub(ctx context.Context, env *Env, args []string) error {
 		if err != nil {
 			return err
 		}
+		if *serverOnly {
+			// A node of a cluster serves hubs of other runtimes, which
+			// hold none of its identities: the swarm-wide login is theirs.
+			ss.Identities = nil
+			if len(ss.Users) == 0 && len(ss.NKeys) == 0 {
+				return withHint(errors.New("hub: a --server-only node needs the swarm's login, or anyone who reaches it reads every prompt"),
+					"set hub.user and hub.password_file (or hub.nkey_seed_file) in this node's agentctl.yaml, and the same in the hub's")
+			}
+		}
 		srv, err := hub.StartServer(ss)
 		if err != nil {
 			return withHint(fmt.Errorf("cannot start the hub's server: %w", err),
-				"keep hub.listen on 127.0.0.1, or set hub.user and hub.password_file (or hub.nkey_seed_file), and hub.tls")
+				"check that nothing else listens on hub.listen; a hub.cluster off loopback needs hub.user and hub.password_file, or hub.tls with a CA")
 		}
 		defer srv.Shutdown()
 		urls = []string{srv.ClientURL()}
@@ -101,7 +129,7 @@ func runHub(ctx context.Context, env *Env, args []string) error {
 			return nil
 		}
 	}
-	cs, err := hubClient(env, cfg, urls, "agentctl hub on "+me, log)
+	cs, err := hubClient(env, cfg, urls, "agentctl hub on "+me, log, hubRole{})
 	if err != nil {
 		return err
 	}
@@ -133,7 +161,7 @@ func runHub(ctx context.Context, env *Env, args []string) error {
 func serveHub(ctx context.Context, env *Env, cfg config.Config, nc *nats.Conn, me string, remote []string, log zerolog.Logger) error {
 	g, ctx := errgroup.WithContext(ctx)
 	g.Go(func() error {
-		return hub.Intake(ctx, hub.IntakeSettings{Root: env.Root, Known: cfg.MailboxNames(), Conn: nc, Log: log})
+		return hub.Intake(ctx, hub.IntakeSettings{Root: env.Root, Known: cfg.MailboxNames(), Senders: remote, Conn: nc, Log: log})
 	})
 	g.Go(func() error {
 		return hub.FollowSeats(ctx, hub.SeatsSettings{Root: env.Root, Machine: me, Remote: remote, Conn: nc})

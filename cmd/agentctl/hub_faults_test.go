@@ -228,6 +228,8 @@ func TestHubFaultsNothingLostNothingDoubled(t *testing.T) {
 		t.Parallel()
 		addr := freeAddr(t)
 		s := newFaultSwarm(t, "hub: {machine: hubm, listen: "+addr+"}\n", "auto")
+		giveCredentials(t, s.hub, s.m1, "m1")
+		giveCredentials(t, s.hub, s.m2, "m2")
 		hub := startHub(t, s.dir, "hub", s.hub)
 		url := hub.url()
 		seats := map[string]*proc{}
@@ -258,9 +260,12 @@ func TestHubFaultsNothingLostNothingDoubled(t *testing.T) {
 		addr := freeAddr(t)
 		serverDir := t.TempDir()
 		serverRoot := filepath.Join(serverDir, "nats")
+		machine(t, serverRoot, "hub: {user: swarm, password_file: pw}\n")
+		swarmLogin(t, serverRoot)
 		server := startHub(t, serverDir, "nats", serverRoot, "--server-only", "--listen", addr)
 		url := server.url()
-		s := newFaultSwarm(t, "hub: {machine: hubm, nats: "+url+"}\n", "never")
+		s := newFaultSwarm(t, "hub: {machine: hubm, nats: "+url+", user: swarm, password_file: pw}\n", "never")
+		swarmLogin(t, s.hub, s.m1, s.m2)
 		hub := startHub(t, s.dir, "hub", s.hub)
 		seats := map[string]*proc{}
 		seat := func(agent, root string) *proc {
@@ -304,7 +309,7 @@ func TestHubFaultsNothingLostNothingDoubled(t *testing.T) {
 // turns stream.
 func turnsLeader(t *testing.T, urls string) int {
 	t.Helper()
-	nc, err := nats.Connect(urls)
+	nc, err := nats.Connect(urls, nats.UserInfo("swarm", "s3cret-of-the-swarm"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -354,15 +359,17 @@ func TestHubClusterLosesANode(t *testing.T) {
 			}
 		}
 		root := filepath.Join(dir, fmt.Sprintf("n%d", i+1))
-		machine(t, root, fmt.Sprintf("hub: {machine: n%d, listen: %s, cluster: {name: swarm, listen: %s, routes: [%s]}}\n",
+		machine(t, root, fmt.Sprintf("hub: {machine: n%d, listen: %s, user: swarm, password_file: pw, cluster: {name: swarm, listen: %s, routes: [%s]}}\n",
 			i+1, clients[i], routes[i], strings.Join(others, ", ")))
+		swarmLogin(t, root)
 		nodes[i] = startAgentctl(t, dir, filepath.Base(root), root, "hub", "--server-only", "--log-format", "json")
 	}
 	for _, n := range nodes {
 		urls = append(urls, n.url())
 	}
 	list := strings.Join(urls, ",")
-	s := newFaultSwarm(t, "hub: {machine: hubm, nats: '"+list+"', replicas: 3}\n", "never")
+	s := newFaultSwarm(t, "hub: {machine: hubm, nats: '"+list+"', replicas: 3, user: swarm, password_file: pw}\n", "never")
+	swarmLogin(t, s.hub, s.m1, s.m2)
 	startHub(t, s.dir, "hub", s.hub)
 	startAgentctl(t, s.dir, "seat-Agent-1", s.m1, "run", "Agent-1", "--hub", list, "--log-format", "json")
 	startAgentctl(t, s.dir, "seat-Agent-2", s.m2, "run", "Agent-2", "--hub", list, "--log-format", "json")

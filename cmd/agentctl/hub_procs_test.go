@@ -132,6 +132,30 @@ func startHub(t *testing.T, dir, name, root string, args ...string) *proc {
 	return p
 }
 
+// giveCredentials copies machine's seed from the hub's runtime to the
+// machine's, where its seats look by default, as a person would with
+// 'agentctl hub credentials'.
+func giveCredentials(t *testing.T, hubRoot, machineRoot, machine string) {
+	t.Helper()
+	dir := filepath.Join(machineRoot, "hub", "credentials")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	mustAgentctl(t, hubRoot, "hub", "credentials", machine, "--out", filepath.Join(dir, machine+".nk"))
+}
+
+// swarmLogin sets the swarm-wide login in each root: the password file the
+// hub section "user: swarm, password_file: pw" names.
+func swarmLogin(t *testing.T, roots ...string) {
+	t.Helper()
+	for _, root := range roots {
+		if err := os.MkdirAll(root, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		writeFile(t, filepath.Join(root, "pw"), "s3cret-of-the-swarm\n", 0o600)
+	}
+}
+
 // mailboxes lists, per state, the ids of the messages in agent's mailbox
 // under root.
 func mailboxes(t *testing.T, root, agent string) map[string][]string {

@@ -43,6 +43,8 @@ func TestHubSwarmDemo(t *testing.T) {
 	machine(t, m2, cfg)
 	machine(t, m3, cfg)
 
+	giveCredentials(t, root, m2, "m2")
+	giveCredentials(t, root, m3, "m3")
 	url := startHub(t, dir, "hub", root).url()
 	startAgentctl(t, dir, "seat-2", m2, "run", "Agent-2", "--hub", url, "--log-format", "json")
 	startAgentctl(t, dir, "seat-3", m3, "run", "Agent-3", "--hub", url, "--log-format", "json")

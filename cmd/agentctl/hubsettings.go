@@ -10,15 +10,37 @@ import (
 
 	"github.com/agentctl/agentctl/agents/hub"
 	"github.com/agentctl/agentctl/config"
+	"github.com/agentctl/agentctl/internal/layout"
 )
 
+// hubRole says whose credentials a connection to the hub presents.
+type hubRole struct {
+	machine string // the seat machine it serves; "" for the hub itself
+	creds   string // --creds: a seed file chosen on the command line
+}
+
 // hubClient hands package hub the connection settings of agentctl.yaml's
-// hub section: TLS files, and the swarm's credentials read from their
-// files. A secret file others can read is refused, as ssh refuses a key.
-func hubClient(env *Env, cfg config.Config, urls []string, name string, log zerolog.Logger) (hub.ClientSettings, error) {
+// hub section: TLS files, and the credentials read from their files. The
+// first that is set wins: --creds, hub.credentials, the swarm-wide
+// hub.user, hub.nkey_seed_file or hub.creds_file, and last the default
+// identity under the runtime (the hub's own, or the machine's copied from
+// the hub). A secret file others can read is refused, as ssh refuses a
+// key; no credentials at all is refused too, with the way to get them.
+func hubClient(env *Env, cfg config.Config, urls []string, name string, log zerolog.Logger, role hubRole) (hub.ClientSettings, error) {
 	h := cfg.Hub
 	c := hub.ClientSettings{URLs: urls, Name: name, Log: log,
 		TLS: hub.TLS{Cert: h.File(env.Root, h.TLS.Cert), Key: h.File(env.Root, h.TLS.Key), CA: h.File(env.Root, h.TLS.CA)}}
+	seed, setting := role.creds, "--creds"
+	if seed == "" && role.machine != "" && h.Credentials != "" {
+		seed, setting = h.File(env.Root, h.Credentials), "hub.credentials"
+	}
+	if seed != "" {
+		if _, err := readSecret(seed, setting); err != nil {
+			return c, err
+		}
+		c.Credentials.NKeySeedFile = seed
+		return c, nil
+	}
 	if h.User != "" {
 		pw, err := readSecret(h.File(env.Root, h.PasswordFile), "hub.password_file")
 		if err != nil {
@@ -38,7 +60,28 @@ func hubClient(env *Env, cfg config.Config, urls []string, name string, log zero
 		}
 		c.Credentials.CredsFile = h.File(env.Root, h.CredsFile)
 	}
-	return c, nil
+	if c.Credentials != (hub.Credentials{}) {
+		return c, nil
+	}
+	def := layout.HubOwnSeed(env.Root)
+	if role.machine != "" {
+		def = layout.HubMachineSeed(env.Root, role.machine)
+	}
+	if _, err := os.Stat(def); err == nil {
+		if _, err := readSecret(def, "the hub's credentials"); err != nil {
+			return c, err
+		}
+		c.Credentials.NKeySeedFile = def
+		return c, nil
+	}
+	where := strings.Join(urls, ", ")
+	if role.machine == "" {
+		return c, withHint(fmt.Errorf("no credentials for the NATS server at %s: without them anyone who reaches it reads every prompt", where),
+			"configure the server with users, and set hub.user and hub.password_file (or hub.nkey_seed_file, or hub.creds_file)")
+	}
+	return c, withHint(fmt.Errorf("no credentials for the hub at %s: the hub refuses connections without them", where),
+		fmt.Sprintf("on the hub's machine run 'agentctl hub credentials %s > %s.nk', copy the file here to %s (chmod 600), or pass --creds FILE",
+			role.machine, role.machine, def))
 }
 
 // hubServer hands package hub the embedded server's settings; listen,
@@ -51,6 +94,13 @@ func hubServer(env *Env, cfg config.Config, listen, name string, log zerolog.Log
 	if s.Listen == "" {
 		s.Listen = h.Listen
 	}
+	// The default credentials: the hub's own identity and one per seat
+	// machine, made on first start.
+	ids, err := hub.Identities(env.Root, cfg.Seats())
+	if err != nil {
+		return s, fmt.Errorf("cannot make the hub's credentials: %w", err)
+	}
+	s.Identities = ids
 	if h.User != "" {
 		pw, err := readSecret(h.File(env.Root, h.PasswordFile), "hub.password_file")
 		if err != nil {

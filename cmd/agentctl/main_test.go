@@ -12,7 +12,8 @@ import (
 // re-executes itself as the command.
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
-		"agentctl": func() { os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
+		"agentctl":   func() { os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
+		probeCommand: func() { probeAsOther(); os.Exit(0) },
 	})
 }
 

@@ -22,7 +22,7 @@ import (
 
 const runUsage = `
 Usage: agentctl run AGENT [--driver gui|exec|cdp] [--preset NAME] [--new-session]
-                          [--hub URL] [--log-format console|json] [-- CMD ARGS...]
+                          [--hub URL [--creds FILE]] [--log-format console|json] [-- CMD ARGS...]
 
 Runs AGENT's long-lived loop: it watches the agent's mailbox and, one
 message at a time (most urgent first, oldest first within a priority),
@@ -59,7 +59,11 @@ On another machine than the hub's, --hub URL takes the agent's turns for
 ask for in the runtime folder there; this machine only drives the window or
 command, keeping a journal of its turns in seats/AGENT/ so that a crash or
 a network cut neither loses a turn nor sends its prompt twice. Messages
-dropped into the agent's inbox folder here are forwarded to the hub.
+dropped into the agent's inbox folder here are forwarded to the hub, when
+they come from an agent of this machine. The hub knows this machine by its
+credentials: the seed file 'agentctl hub credentials MACHINE' prints on the
+hub's machine, kept here as hub/credentials/MACHINE.nk under the runtime,
+or named by hub.credentials or --creds.
 
 Examples:
   agentctl run Agent-3
@@ -68,6 +72,7 @@ Examples:
   agentctl run Agent-5 --preset cursor-agent --new-session
   agentctl run Agent-2 --log-format json 2>>runtime/Agent-2.log
   agentctl run Agent-5 --hub nats://desk-1:4222
+  agentctl run Agent-5 --hub nats://desk-1:4222 --creds ~/desk-2.nk
 `
 
 func runRun(ctx context.Context, env *Env, args []string) error {
@@ -77,6 +82,7 @@ func runRun(ctx context.Context, env *Env, args []string) error {
 	preset := fs.String("preset", "", "exec `preset` for this run: "+strings.Join(config.PresetNames(), ", ")+" (implies --driver exec)")
 	newSession := fs.Bool("new-session", false, "start the first turn in a fresh conversation instead of continuing the agent's session")
 	hubURL := fs.String("hub", "", "take the agent's turns for the hub at `URL` (comma-separated for a cluster): this machine is one of the swarm's other machines")
+	creds := fs.String("creds", "", "with --hub, this machine's nkey seed `file` (default: hub.credentials, else hub/credentials/MACHINE.nk under the runtime)")
 	rest, err := parseArgs(fs, args)
 	if err != nil {
 		return err
@@ -144,8 +150,11 @@ func runRun(ctx context.Context, env *Env, args []string) error {
 			ev.Msg("turns continue the agent's conversation")
 		}
 	}
+	if *creds != "" && *hubURL == "" {
+		return usageError{msg: "run: --creds goes with --hub: it is how this machine logs in to the hub"}
+	}
 	if *hubURL != "" {
-		return runSeat(ctx, env, cfg, agent, driver, config.URLs(*hubURL), log)
+		return runSeat(ctx, env, cfg, agent, driver, config.URLs(*hubURL), *creds, log)
 	}
 	r, err := agents.New(runnerSettings(env, cfg, agent, driver, log))
 	if errors.Is(err, mailbox.ErrNoMailbox) {

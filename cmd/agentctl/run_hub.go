@@ -17,9 +17,9 @@ import (
 // runSeat is 'agentctl run AGENT --hub URL': the agent's seat on one of
 // the swarm's other machines. It takes the turns the hub asks for and
 // forwards what is dropped into the agent's mailbox here, until ctx ends.
-func runSeat(ctx context.Context, env *Env, cfg config.Config, agent config.Agent, driver cursor.Driver, urls []string, log zerolog.Logger) error {
+func runSeat(ctx context.Context, env *Env, cfg config.Config, agent config.Agent, driver cursor.Driver, urls []string, creds string, log zerolog.Logger) error {
 	me := thisMachine("", agent.Machine)
-	cs, err := hubClient(env, cfg, urls, fmt.Sprintf("agentctl run %s on %s", agent.Name, me), log)
+	cs, err := hubClient(env, cfg, urls, fmt.Sprintf("agentctl run %s on %s", agent.Name, me), log, hubRole{machine: me, creds: creds})
 	if err != nil {
 		return err
 	}
@@ -33,7 +33,7 @@ func runSeat(ctx context.Context, env *Env, cfg config.Config, agent config.Agen
 	}
 	nc, err := hub.Connect(ctx, cs)
 	if err != nil {
-		return withHint(fmt.Errorf("cannot reach the hub: %w", err), "start 'agentctl hub' on the hub's machine, and check the URL and hub.user, hub.password_file or hub.nkey_seed_file")
+		return withHint(fmt.Errorf("cannot reach the hub: %w", err), fmt.Sprintf("start 'agentctl hub' on the hub's machine, and check the URL and the credentials: this machine's are what 'agentctl hub credentials %s' prints there", me))
 	}
 	defer nc.Close()
 
@@ -41,7 +41,7 @@ func runSeat(ctx context.Context, env *Env, cfg config.Config, agent config.Agen
 	consumer.Known = cfg.MailboxNames()
 	in := intakeOptions(cfg)
 	in.Watch = agent.WatchPaths(env.Root)
-	fwd := hub.ForwardSettings{Root: env.Root, Agent: agent.Name, Consumer: consumer, Intake: in, Conn: nc, Log: log,
+	fwd := hub.ForwardSettings{Root: env.Root, Agent: agent.Name, Senders: cfg.SeatedOn(agent.Machine), Consumer: consumer, Intake: in, Conn: nc, Log: log,
 		Watch: mailbox.WatchOptions{Poll: cfg.Mailbox.Watch == "poll", PollInterval: cfg.Mailbox.PollInterval.D(),
 			RescanInterval: cfg.Mailbox.RescanInterval.D(), Extra: in.Watch}}
 	var others []string

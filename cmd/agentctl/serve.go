@@ -16,7 +16,7 @@ import (
 )
 
 const serveUsage = `
-Usage: agentctl serve [--addr 127.0.0.1:7878]
+Usage: agentctl serve [--addr 127.0.0.1:7878] [--max-conns 64]
 
 Serves mission control, a live page of the whole swarm, and prints its
 URL: a tile per agent (its state, the message it works on and for how
@@ -26,10 +26,13 @@ retry button, what waits for people with a reply box, and a form to send
 a message. The page updates from the runtime's own file events.
 
 Changes made on the page go through the same code as 'agentctl send',
-'retry', 'reply', 'board set' and 'skip', and need the token printed at
-start (the URL carries it; it is also in <root>/mission-control.token,
+'retry', 'reply', 'board set' and 'skip'. The page, its API and its
+event stream all need the token made at start: open the login link
+printed, which keeps it in a cookie of this browser, or send it as
+'Authorization: Bearer TOKEN' (it is in <root>/mission-control.token,
 readable by you only). Requests from other origins are refused. The
-server listens on loopback unless --addr says otherwise.
+server listens on loopback only, and serves at most --max-conns
+connections at once, answering the ones past that with 503.
 
 Examples:
   agentctl serve
@@ -42,12 +45,16 @@ const TokenFile = layout.TokenFile
 func runServe(ctx context.Context, env *Env, args []string) error {
 	fs := newFlagSet(env, "serve", serveUsage)
 	addr := fs.String("addr", "127.0.0.1:7878", "`host:port` to listen on")
+	maxConns := fs.Int("max-conns", missioncontrol.DefaultMaxConns, "most `connections` served at once (pages, API calls, event streams)")
 	rest, err := parseArgs(fs, args)
 	if err != nil {
 		return err
 	}
 	if err := wantArgs(fs, rest, 0, 0, "no arguments"); err != nil {
 		return err
+	}
+	if *maxConns < 1 {
+		return usageError{msg: "serve: --max-conns must be at least 1"}
 	}
 	cfg, err := loadConfig(env)
 	if err != nil {
@@ -71,11 +78,9 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return withHint(fmt.Errorf("cannot listen on %s: %w", *addr, err), "another 'agentctl serve' may be running; pick another port with --addr 127.0.0.1:PORT")
 	}
-	srv := &http.Server{
-		Handler:           (&missioncontrol.Server{Feed: feed, Actions: mcActions(env, cfg), Token: token}).Handler(),
-		ReadHeaderTimeout: 10 * time.Second,
-	}
-	fmt.Fprintf(env.Stdout, "mission control: http://%s/#token=%s\n", ln.Addr(), token)
+	ln = missioncontrol.LimitListener(ln, *maxConns)
+	srv := newServeServer((&missioncontrol.Server{Feed: feed, Actions: mcActions(env, cfg), Token: token}).Handler())
+	fmt.Fprintf(env.Stdout, "mission control: http://%s/login?token=%s\n", ln.Addr(), token)
 	fmt.Fprintf(env.Stdout, "the token is also in %s; Ctrl+C stops the server\n", layout.Token(env.Root))
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -96,6 +101,14 @@ func runServe(ctx context.Context, env *Env, args []string) error {
 		return nil
 	}
 	return err
+}
+
+// newServeServer bounds how long a connection may hold one of the
+// listener's slots without asking anything: the headers of a request
+// within 10 seconds, the next request on a kept-alive connection within a
+// minute. Event streams stay as long as their page.
+func newServeServer(h http.Handler) *http.Server {
+	return &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: time.Minute}
 }
 
 // newToken makes a fresh write token and keeps it where only the user can

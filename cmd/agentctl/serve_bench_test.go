@@ -50,8 +50,14 @@ func benchServe(b *testing.B, root string) *serveProcess {
 		b.Fatal(err)
 	}
 	url := regexp.MustCompile(`http://[^/]+`).FindString(line)
+	token := regexp.MustCompile(`token=(\S+)`).FindStringSubmatch(line)
+	if token == nil {
+		b.Fatalf("serve printed %q, with no token", line)
+	}
 	sp := &serveProcess{cmd: cmd, url: url, events: make(chan []byte, 1024)}
-	resp, err := http.Get(url + "/api/events")
+	req, _ := http.NewRequest("GET", url+"/api/events", nil)
+	req.Header.Set("Authorization", "Bearer "+token[1])
+	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -51,6 +52,23 @@ func startMissionControl(t *testing.T) *missionControl {
 	t.Cleanup(func() { srv.Close(); cancel(); <-done })
 	return &missionControl{root: root, token: token, srv: srv, feed: feed}
 }
+
+// get reads path with the Authorization header auth ("" for none).
+func (mc *missionControl) get(t *testing.T, path, auth string) *http.Response {
+	t.Helper()
+	req, _ := http.NewRequest("GET", mc.srv.URL+path, nil)
+	if auth != "" {
+		req.Header.Set("Authorization", auth)
+	}
+	resp, err := noRedirects.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp
+}
+
+// noRedirects shows a test the login's answer itself.
+var noRedirects = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 
 // post sends a write as the page does; it returns the status and the body.
 func (mc *missionControl) post(t *testing.T, path string, body any, header map[string]string) (int, map[string]string) {
@@ -250,10 +268,7 @@ func TestServeSendRetryReplyAndBoardGoThroughTheCommandsCode(t *testing.T) {
 
 func TestServeStreamsASnapshotWhenAFileMoves(t *testing.T) {
 	mc := startMissionControl(t)
-	resp, err := http.Get(mc.srv.URL + "/api/events")
-	if err != nil {
-		t.Fatal(err)
-	}
+	resp := mc.get(t, "/api/events", "Bearer "+mc.token)
 	defer resp.Body.Close()
 	if ct := resp.Header.Get("Content-Type"); ct != "text/event-stream" {
 		t.Fatalf("content type %q", ct)
@@ -306,4 +321,118 @@ func heldSend(item, to, body string) mailbox.Message {
 	return mailbox.Message{ID: id, From: "Agent-1", To: "human", Type: "approval", Subject: "approval: Agent-1 wants to send", Body: "approve?",
 		CreatedAt: time.Now().UTC(), Meta: map[string]any{"approval": map[string]any{"agent": "Agent-1", "message": "m1", "item": item,
 			"guard": "broadcast", "reason": "a send to all", "sends": []any{send}}}}
+}
+
+// Another account of the machine reads nothing without the token: not the
+// page, not the snapshot, not the event stream. The login link trades the
+// token for a cookie the browser keeps from scripts and other sites, and
+// the cookie then opens everything.
+func TestServeReadsNeedTheToken(t *testing.T) {
+	mc := startMissionControl(t)
+	paths := []string{"/", "/app.js", "/api/snapshot", "/api/events"}
+	for _, p := range paths {
+		for _, auth := range []string{"", "Bearer " + strings.Repeat("0", len(mc.token)), "Basic " + mc.token} {
+			resp := mc.get(t, p, auth)
+			resp.Body.Close()
+			if resp.StatusCode != http.StatusUnauthorized {
+				t.Errorf("GET %s with %q: status %d, want 401", p, auth, resp.StatusCode)
+			}
+		}
+		resp := mc.get(t, p, "Bearer "+mc.token)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			t.Errorf("GET %s with the token: status %d, want 200", p, resp.StatusCode)
+		}
+	}
+	if resp := mc.get(t, "/login?token="+strings.Repeat("0", len(mc.token)), ""); resp.StatusCode != http.StatusUnauthorized || len(resp.Cookies()) != 0 {
+		t.Errorf("a login with a wrong token: status %d, cookies %v", resp.StatusCode, resp.Cookies())
+	}
+	resp := mc.get(t, "/login?token="+mc.token, "")
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/" {
+		t.Fatalf("login: status %d, location %q; want 303 to /", resp.StatusCode, resp.Header.Get("Location"))
+	}
+	cookies := resp.Cookies()
+	if len(cookies) != 1 || !cookies[0].HttpOnly || cookies[0].SameSite != http.SameSiteStrictMode || cookies[0].Value != mc.token {
+		t.Fatalf("login set %+v; want one HttpOnly SameSite=Strict cookie holding the token", cookies)
+	}
+	for _, p := range paths {
+		req, _ := http.NewRequest("GET", mc.srv.URL+p, nil)
+		req.AddCookie(cookies[0])
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			t.Errorf("GET %s with the cookie: status %d, want 200", p, resp.StatusCode)
+		}
+	}
+	// The page's writes carry the cookie, not a header.
+	data, _ := json.Marshal(missioncontrol.SendRequest{To: "Agent-1", Body: "from the page"})
+	req, _ := http.NewRequest("POST", mc.srv.URL+"/api/send", bytes.NewReader(data))
+	req.Header.Set("Content-Type", "application/json")
+	req.AddCookie(cookies[0])
+	wresp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wresp.Body.Close()
+	if wresp.StatusCode != http.StatusOK {
+		t.Errorf("a write with the cookie: status %d", wresp.StatusCode)
+	}
+}
+
+// Connections past the cap are answered 503 at once instead of waiting
+// behind idle ones, and a slot freed serves again.
+func TestServeAnswers503PastItsConnectionCap(t *testing.T) {
+	mc := startMissionControl(t)
+	const limit = 4
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := newServeServer(mc.srv.Config.Handler)
+	go srv.Serve(missioncontrol.LimitListener(ln, limit))
+	t.Cleanup(func() { srv.Close() })
+	url := "http://" + ln.Addr().String() + "/api/snapshot"
+	client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}, Timeout: 30 * time.Second}
+	get := func() int {
+		req, _ := http.NewRequest("GET", url, nil)
+		req.Header.Set("Authorization", "Bearer "+mc.token)
+		resp, err := client.Do(req)
+		if err != nil {
+			t.Fatalf("GET past the cap: %v", err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode == http.StatusServiceUnavailable && !strings.Contains(string(body), "maximum of 4 connections") {
+			t.Errorf("503 says %q", body)
+		}
+		return resp.StatusCode
+	}
+	if code := get(); code != http.StatusOK {
+		t.Fatalf("before the flood: status %d", code)
+	}
+	var idle []net.Conn
+	for range 200 {
+		c, err := net.Dial("tcp", ln.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		idle = append(idle, c)
+	}
+	if code := get(); code != http.StatusServiceUnavailable {
+		t.Fatalf("with %d idle connections: status %d, want 503", len(idle), code)
+	}
+	for _, c := range idle {
+		c.Close()
+	}
+	deadline := time.Now().Add(30 * time.Second)
+	for get() != http.StatusOK {
+		if time.Now().After(deadline) {
+			t.Fatal("no slot came back after the idle connections closed")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }

@@ -34,6 +34,7 @@
 //	  up.lock                        the runtime's `agentctl up` (SupervisorLock)
 //	  <agent>.mcp-keys.lock          writers of the agent's idempotency keys (Agent.SendKeysLock)
 //	  up.stop                        `agentctl down`'s request to it (SupervisorStop)
+//	  hub.lock                       the runtime's one `agentctl hub` (HubLock)
 //	audit/YYYY-MM-DD.jsonl           the audit log of effects (Audit)
 //	costs/YYYY-MM-DD.jsonl           what each turn used: tokens and price (Costs)
 //	sessions/<agent>.json            an agent's conversation between turns (SessionFile)
@@ -42,11 +43,14 @@
 //	hub/jetstream/                   the embedded hub's store, unless the config moves it
 //	hub/seats.json                   the seats the hub last knew (HubSeats)
 //	hub/undeliverable/               forwarded messages for no mailbox here
+//	hub/credentials/                 the embedded hub's nkey seeds, 0700 (HubCredentials)
+//	  _hub.nk                        the hub's own identity: its runners and commands
+//	  <machine>.nk                   each seat machine's identity, copied over to it
 //	cursor/<agent>/                  a Cursor started for a cdp seat: profile, launch.log
 //	workspaces/<agent>/              that Cursor's workspace, unless the config names one
 //	logs/<service>.log               what an installed service prints (ServiceLog)
 //	mcp/<agent>/keys/<hash>.json     `agentctl mcp --as <agent>`'s idempotency keys of its sends (Agent.SendKeys)
-//	mission-control.token            `agentctl serve`'s write token (Token)
+//	mission-control.token            `agentctl serve`'s token, 0600 (Token)
 //	templates/                       prompt templates, unless the config names another folder
 //
 // Agent names become folder and file names, so every path that holds one
@@ -173,6 +177,10 @@ func DesktopLockHolders(dir string) string {
 // SupervisorLock is the lock held by the runtime's `agentctl up`.
 func SupervisorLock(root string) string { return filepath.Join(Locks(root), "up"+LockSuffix) }
 
+// HubLock is the lock held by the runtime's `agentctl hub`: two hubs on
+// one store would run two servers over the same JetStream files.
+func HubLock(root string) string { return filepath.Join(Locks(root), "hub"+LockSuffix) }
+
 // SupervisorStop is the file by which `agentctl down` asks `agentctl up`
 // to stop where no signal can.
 func SupervisorStop(root string) string { return filepath.Join(Locks(root), "up.stop") }
@@ -191,6 +199,18 @@ func HubSeats(root string) string { return filepath.Join(root, HubDir, "seats.js
 
 // HubUndeliverable keeps forwarded messages addressed to no mailbox here.
 func HubUndeliverable(root string) string { return filepath.Join(root, HubDir, "undeliverable") }
+
+// HubCredentials is the folder of the embedded hub's nkey seeds.
+func HubCredentials(root string) string { return filepath.Join(root, HubDir, "credentials") }
+
+// HubOwnSeed is the seed of the hub's own identity, "_hub.nk": machine
+// names start with a letter or digit, so no machine's file can take it.
+func HubOwnSeed(root string) string { return filepath.Join(HubCredentials(root), "_hub.nk") }
+
+// HubMachineSeed is the seed of a seat machine's identity.
+func HubMachineSeed(root, machine string) string {
+	return filepath.Join(HubCredentials(root), machine+".nk")
+}
 
 // Token is the file holding `agentctl serve`'s write token.
 func Token(root string) string { return filepath.Join(root, TokenFile) }

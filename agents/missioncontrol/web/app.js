@@ -29,8 +29,8 @@ function span(t) { // "1.2s" between two times
   return ms < 10000 ? (ms / 1000).toFixed(1) + "s" : Math.round(ms / 1000) + "s";
 }
 
-// token: from the URL's #token=… (never sent to the server in a URL), kept
-// for this tab only.
+// token: the login link's cookie carries it to every request; a token
+// typed here (or an old link's #token=…) is sent as well, for this tab only.
 function token() { return $("token").value; }
 function initToken() {
   const m = location.hash.match(/token=([A-Za-z0-9_-]+)/);
@@ -42,10 +42,9 @@ function initToken() {
 async function act(path, body) {
   const note = $("notice");
   try {
-    const r = await fetch("/api/" + path, {
-      method: "POST", headers: { "Content-Type": "application/json", "Authorization": "Bearer " + token() },
-      body: JSON.stringify(body),
-    });
+    const headers = { "Content-Type": "application/json" };
+    if (token()) headers["Authorization"] = "Bearer " + token();
+    const r = await fetch("/api/" + path, { method: "POST", headers, body: JSON.stringify(body) });
     const out = await r.json();
     if (!r.ok) throw new Error(out.error + (out.hint ? " — hint: " + out.hint : ""));
     note.className = "ok"; note.textContent = out.message;
