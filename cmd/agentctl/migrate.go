@@ -410,7 +410,7 @@ func (m *migration) finish() error {
 	if len(m.watch) > 0 || len(m.shared) > 0 {
 		var err error
 		if !m.dry {
-			if added, err = config.AddWatch(m.env.Root, m.watch, m.shared); err != nil {
+			if added, err = config.AddWatch(m.env.Root, m.watch, m.shared, false); err != nil {
 				return fmt.Errorf("cannot add the old writers' places to agentctl.yaml: %w", err)
 			}
 		}

@@ -201,6 +201,7 @@ func runnerSettings(env *Env, cfg config.Config, agent config.Agent, driver curs
 	consumer, in := consumerOptions(cfg), intakeOptions(cfg)
 	// The places old writers still write to are read by this agent's runner.
 	in.Watch, in.Shared = agent.WatchPaths(env.Root), cfg.SharedPaths(env.Root)
+	in.Take = cfg.TakePaths(env.Root, agent)
 	in.SharedDeadletters = cfg.SharedDeadletters(agent.Name)
 	return agents.Settings{
 		Root: env.Root, Agent: agent.Name, Agents: cfg.AgentNames(), Driver: driver,
