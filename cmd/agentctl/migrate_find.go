@@ -136,13 +136,13 @@ func decideFile(rel string) decision {
 // history turns what would be a message file into history, kept in the
 // archive and not watched.
 func history(d decision, ext, why string) decision {
-	if d.Format == "" {
+	switch {
+	case ext == ".json":
+		d.Format = formatList // an array, a container or one message: all read the same
+	case ext == ".txt":
+		d.Format = formatAppended
+	default:
 		d.Format = formatOne
-		if ext == ".txt" {
-			d.Format = formatAppended
-		} else if ext == ".json" {
-			d.Format = formatList // an array, a container or one message: all read the same
-		}
 	}
 	return decision{Kind: kindHistory, Format: d.Format, Agent: d.Agent, Reason: why}
 }
@@ -173,7 +173,8 @@ func findMessage(dirs []string, base, dir string) (decision, bool) {
 		switch {
 		case lower == "inbox.json":
 			return msgs(formatList, agent, rel, false)
-		case ext == ".txt":
+		case ext == ".txt" && (strings.Contains(strings.ToLower(dirs[n-2]), "mailbox") || strings.Contains(lower, "inbox") || strings.Contains(lower, "incoming")):
+			// In a workspace, a text file is an inbox only by its name.
 			return msgs(formatAppended, agent, rel, false)
 		case isMsg && strings.Contains(strings.ToLower(dirs[n-2]), "mailbox"):
 			return msgs(formatOne, agent, path.Join(dir, "*"+path.Ext(base)), false)
