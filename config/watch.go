@@ -124,7 +124,9 @@ func AddWatch(root string, perAgent map[string][]string, shared []string, take b
 	added := 0
 	appendNew := func(seq *yaml.Node, paths []string) {
 		for _, p := range paths {
-			if slices.ContainsFunc(seq.Content, func(n *yaml.Node) bool { return n.Value == p || mapValue(n, "path") != nil && mapValue(n, "path").Value == p }) {
+			if slices.ContainsFunc(seq.Content, func(n *yaml.Node) bool {
+				return n.Value == p || mapValue(n, "path") != nil && mapValue(n, "path").Value == p
+			}) {
 				continue
 			}
 			entry := &yaml.Node{Kind: yaml.ScalarNode, Value: p}

@@ -170,4 +170,3 @@ func importYAMLBoard(name string, data []byte) (*projectboard.Import, error) {
 	}
 	return projectboard.ImportDreamOS(name, j)
 }
-
