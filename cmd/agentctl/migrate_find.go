@@ -59,16 +59,6 @@ var (
 	skipDirs    = []string{".git", "node_modules", "__pycache__", ".venv", "venv", "site-packages", ".mypy_cache", ".pytest_cache"}
 	// Files in the old mailboxes that are no messages.
 	notMessageFiles = []string{"status.json", "claim.json", "heartbeat.json", "inbox.json.lock", "cursor_agent_coords.json"}
-	documentName    = regexp.MustCompile(`(?i)analysis|report|notes|summary|^readme`)
-	historyName     = []struct {
-		re  *regexp.Regexp
-		why string
-	}{
-		{regexp.MustCompile(`(?i)corrupt`), "a corrupted snapshot of a queue, not live work"},
-		{regexp.MustCompile(`(?i)backup|\.bak$|[_.-]old([_.-]|$)`), "a backup, not live work"},
-		{regexp.MustCompile(`(?i)snapshot`), "a snapshot, not live work"},
-		{regexp.MustCompile(`(?i)[_.-]processed`), "marked processed by its old reader"},
-	}
 )
 
 func isMessageExt(name string) bool {
@@ -106,7 +96,7 @@ func decideFile(rel string) decision {
 	if !isMessageExt(base) {
 		return decision{Kind: kindNotOurs, Reason: "not a message, board, coordinate file or devlog (" + extOrName(base) + ")"}
 	}
-	if (ext == ".txt" || ext == ".md") && documentName.MatchString(lower) && (inAgentDir || inDir("inbox", "inboxes") || strings.Contains(strings.ToLower(rel), "mailbox")) {
+	if intake.DocumentName(base) && (inAgentDir || inDir("inbox", "inboxes") || strings.Contains(strings.ToLower(rel), "mailbox")) {
 		return decision{Kind: kindDocument, Reason: "notes, a report or an analysis: a document, not a message"}
 	}
 	d, inMailbox := findMessage(dirs, base, strings.Join(dirs, "/"))
@@ -116,10 +106,8 @@ func decideFile(rel string) decision {
 	}); i >= 0 && (inMailbox || ext != ".txt") {
 		return history(d, ext, "kept in "+strings.Join(dirs[:i+1], "/")+"/, a folder of messages handled or set aside")
 	}
-	for _, h := range historyName {
-		if h.re.MatchString(strings.TrimSuffix(lower, ext)) && (inMailbox || inDir("message_queue", "inbox", "inboxes") || strings.Contains(strings.ToLower(rel), "mailbox")) {
-			return history(d, ext, h.why)
-		}
+	if why := intake.HistoryName(base); why != "" && (inMailbox || inDir("message_queue", "inbox", "inboxes") || strings.Contains(strings.ToLower(rel), "mailbox")) {
+		return history(d, ext, why)
 	}
 	if !inMailbox {
 		if inAgentDir && (ext == ".txt" || ext == ".md") {

@@ -225,7 +225,7 @@ func planMessages(f *planFile, data []byte, cfg config.Config, now time.Time) {
 			f.Reason = strings.TrimPrefix(f.Reason+"; ", "; ") + fmt.Sprintf("data after byte %d is the stale end of an older write, not messages", tail)
 		}
 		for i, raw := range entries {
-			one(fmt.Sprintf("[%d]", i), raw, f.abs)
+			one(fmt.Sprintf("[%d]", i), intake.CanonicalEntry(raw), f.abs) // as the runner reads it
 		}
 	}
 }

@@ -84,8 +84,8 @@ func (in *Intake) extraFiles() (map[string]place, error) {
 			if mailbox.Ignored(name) || strings.HasPrefix(name, ".") || slices.Contains(notMessages, strings.ToLower(name)) || strings.HasSuffix(name, ".lock") {
 				continue
 			}
-			if HandledName(name) {
-				continue // renamed by its old reader once handled
+			if HandledName(name) || HistoryName(name) != "" || DocumentName(name) {
+				continue // handled, kept aside, or written for people: no work
 			}
 			if name == mailbox.InboxJSON && shared {
 				continue // every agent's inbox.json: no one intake may empty it

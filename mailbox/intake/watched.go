@@ -1,6 +1,7 @@
 package intake
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -89,7 +90,7 @@ func RememberWatched(mailboxDir, path string, fi fs.FileInfo, data []byte) error
 		entries, _, err := dreamos.InboxJSONEntries(data)
 		if err == nil {
 			for _, e := range entries {
-				st.Entries = append(st.Entries, Digest(e))
+				st.Entries = append(st.Entries, Digest(CanonicalEntry(e)))
 			}
 		}
 	}
@@ -191,6 +192,7 @@ func (in *Intake) ingestReadOnlyInboxJSON(path string, fi fs.FileInfo, now time.
 		return writeWatched(in.mb.Dir, next)
 	}
 	for i, raw := range entries {
+		raw = CanonicalEntry(raw)
 		d := Digest(raw)
 		next.Entries = append(next.Entries, d)
 		if slices.Contains(st.Entries, d) {
@@ -217,6 +219,24 @@ func (in *Intake) ingestReadOnlyInboxJSON(path string, fi fs.FileInfo, now time.
 		}
 	}
 	return writeWatched(in.mb.Dir, next)
+}
+
+// CanonicalEntry is an entry of an inbox.json in one spelling (keys
+// sorted, no white space), so that an entry is known again when its writer
+// rewrites the whole file with another indentation; entries without an id
+// get theirs derived from it. What is not JSON is left as it is.
+func CanonicalEntry(raw []byte) []byte {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	var v any
+	if dec.Decode(&v) != nil {
+		return raw
+	}
+	out, err := json.Marshal(v)
+	if err != nil {
+		return raw
+	}
+	return out
 }
 
 // forgetGone drops the memory of watched files that no longer exist, so
