@@ -194,17 +194,22 @@ func planMessages(f *planFile, data []byte, cfg config.Config, now time.Time) {
 		}
 		f.Messages = append(f.Messages, decideMessages(at, msg, f.Path, f.Kind, cfg)...)
 	}
+	// Text in which no message names its sender is no message: notes.
+	shaped := func(raw []byte) bool {
+		msg, err := mailbox.Decode(raw, src(f.abs))
+		return err == nil && (msg.Meta["format"] != "dreamos-markdown" || msg.From != "unknown")
+	}
 	switch f.Format {
 	case formatOne:
-		if _, err := mailbox.Decode(data, src(f.abs)); err != nil && strings.EqualFold(filepath.Ext(f.Path), ".md") {
-			f.Kind, f.Reason, f.Format = kindDocument, "Markdown without the shape of a message: a document", ""
+		if ext := strings.ToLower(filepath.Ext(f.Path)); (ext == ".md" || ext == ".txt") && !shaped(data) {
+			f.Kind, f.Reason, f.Format = kindDocument, "text without the shape of a message (no sender): a document", ""
 			return
 		}
 		one("", data, f.abs)
 	case formatAppended:
 		parts := dreamos.Split(data)
-		if len(parts) == 0 {
-			f.Kind, f.Reason, f.Format = kindDocument, "text without the shape of appended messages: a document", ""
+		if !slices.ContainsFunc(parts, func(p dreamos.Part) bool { return shaped(data[p.Start:p.End]) }) {
+			f.Kind, f.Reason, f.Format = kindDocument, "text without the shape of appended messages (no sender): a document", ""
 			return
 		}
 		for i, part := range parts {
@@ -331,9 +336,6 @@ func executePlan(ctx context.Context, env *Env, cfg config.Config, p *migrationP
 					fail(f.Path+m.At, err)
 				}
 			}
-			if f.Watch != "" && !p.Take {
-				rememberWatched(env.Root, cfg, p, f, fail)
-			}
 		case kindDocument, kindDevlog:
 			data, err := os.ReadFile(f.abs)
 			if err == nil {
@@ -358,6 +360,11 @@ func executePlan(ctx context.Context, env *Env, cfg config.Config, p *migrationP
 			}
 		}
 	}
+	if !p.Take {
+		for i := range p.Files {
+			rememberWatched(env.Root, cfg, p, &p.Files[i], fail)
+		}
+	}
 	if len(p.Watch) > 0 || len(p.Shared) > 0 {
 		if _, err := config.AddWatch(env.Root, p.Watch, p.Shared, p.Take); err != nil {
 			return fmt.Errorf("cannot add the old writers' places to agentctl.yaml: %w", err)
@@ -372,17 +379,29 @@ func historyReceipt(reason string) mailbox.Receipt {
 }
 
 // rememberWatched tells the runners that will watch the file's place what
-// it held, so that they do not deliver its messages again, nor dead-letter
-// the history in it.
+// it held, so that they deliver none of it again: not its messages, nor
+// the history or the notes that sit among them.
 func rememberWatched(root string, cfg config.Config, p *migrationPlan, f *planFile, fail func(string, error)) {
-	data, err := os.ReadFile(f.abs)
-	if err != nil {
-		fail(f.Path, err)
+	if f.fi == nil || f.Kind == kindNotOurs {
 		return
 	}
+	watched := func(places []string) bool {
+		return slices.ContainsFunc(places, func(pl string) bool {
+			ok, _ := filepath.Match(pl, f.abs)
+			return ok || pl == filepath.Dir(f.abs)
+		})
+	}
+	var data []byte
 	for _, a := range cfg.AgentNames() {
-		if !slices.Contains(p.Watch[a], f.Watch) && !slices.Contains(p.Shared, f.Watch) {
+		if !watched(p.Watch[a]) && !watched(p.Shared) {
 			continue
+		}
+		var err error
+		if data == nil {
+			if data, err = os.ReadFile(f.abs); err != nil {
+				fail(f.Path, err)
+				return
+			}
 		}
 		mb, err := mailbox.Open(root, a)
 		if err == nil {

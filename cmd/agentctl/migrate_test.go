@@ -9,6 +9,9 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/agentctl/agentctl/config"
 )
 
 func TestDecideFile(t *testing.T) {
@@ -147,5 +150,50 @@ func TestMigrateAccountsForEveryFile(t *testing.T) {
 	doc := filepath.Join(root, "dreamos", "documents", "dadudekc-swarm", "runtime", "agent_comms", "agent_mailboxes", "Agent-2", "Agent-2_analysis.txt")
 	if _, err := os.Stat(doc); err != nil {
 		t.Errorf("the analysis was not kept as a document: %v", err)
+	}
+}
+
+// Text without the shape of a message, where messages would be, is kept as
+// a document; the plan reads the folder and writes nothing.
+func TestPlanTellsNotesFromMessages(t *testing.T) {
+	dir := t.TempDir()
+	files := map[string]string{
+		"inboxes/Agent-1.txt":                    "Thoughts on the parser.\n\nIt is slow on large files.\n",
+		"inboxes/Agent-2.txt":                    "# Message\n**From**: Agent-1\n**To**: Agent-2\n---\nShip it.\n\n",
+		"agent_workspaces/Agent-1/inbox/todo.md": "- fix the lock\n- rename the board\n",
+		"agent_workspaces/Agent-1/inbox/m.md":    "**From:** Agent-2\n**To:** Agent-1\n\nRebase.\n",
+	}
+	var rels []string
+	for rel, text := range files {
+		p := filepath.Join(dir, filepath.FromSlash(rel))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		rels = append(rels, rel)
+	}
+	cfg, err := config.Parse("x", []byte("agents:\n  - name: Agent-1\n  - name: Agent-2\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := t.TempDir()
+	p := planMigration(dir, rels, cfg, root, time.Now().Add(time.Hour))
+	want := map[string]fileKind{"inboxes/Agent-1.txt": kindDocument, "inboxes/Agent-2.txt": kindMessages,
+		"agent_workspaces/Agent-1/inbox/todo.md": kindDocument, "agent_workspaces/Agent-1/inbox/m.md": kindMessages}
+	for _, f := range p.Files {
+		if f.Kind != want[f.Path] {
+			t.Errorf("%s: %s (%s), want %s", f.Path, f.Kind, f.Reason, want[f.Path])
+		}
+		if f.Kind == kindDocument && f.Watch != "" {
+			t.Errorf("%s: a document is watched", f.Path)
+		}
+	}
+	if len(p.Watch["Agent-1"]) != 1 || len(p.Watch["Agent-2"]) != 1 {
+		t.Errorf("watch = %v, want the places of the two messages only", p.Watch)
+	}
+	if entries, _ := os.ReadDir(root); len(entries) != 0 {
+		t.Errorf("planning wrote into the runtime: %v", entries)
 	}
 }
