@@ -54,3 +54,7 @@ func (m *Mailbox) Record(msg Message, r Receipt, now time.Time) error {
 	}
 	return nil
 }
+
+// Seen reports whether a message with this id was delivered or recorded
+// here before: delivering it again would be a duplicate.
+func (m *Mailbox) Seen(id string) bool { return id != "" && m.seen(Stem(id)) }

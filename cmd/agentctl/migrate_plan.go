@@ -46,6 +46,7 @@ type migrationPlan struct {
 type messageCounts struct {
 	Pending int `json:"pending"`
 	History int `json:"history"`
+	Before  int `json:"imported_before"`
 	Skipped int `json:"skipped"`
 }
 
@@ -71,7 +72,7 @@ type planMessage struct {
 	At     string `json:"at,omitempty"` // "@offset" in an appended file, "[i]" in a list
 	ID     string `json:"id,omitempty"`
 	To     string `json:"to,omitempty"`
-	As     string `json:"as"` // pending, history or skipped
+	As     string `json:"as"` // pending, history, before (imported before) or skipped
 	Reason string `json:"reason,omitempty"`
 
 	msg mailbox.Message
@@ -110,7 +111,7 @@ func planMigration(dir string, files []string, cfg config.Config, root string, n
 		f.fi = fi
 		switch f.Kind {
 		case kindMessages, kindHistory:
-			planMessages(&f, data, cfg, now)
+			planMessages(&f, data, cfg, root, now)
 			if f.Kind == kindMessages && d.Watch != "" {
 				p.watch(&f, d, cfg)
 			}
@@ -146,6 +147,8 @@ func (p *migrationPlan) add(f planFile) {
 			p.Messages.Pending++
 		case "history":
 			p.Messages.History++
+		case "before":
+			p.Messages.Before++
 		default:
 			p.Messages.Skipped++
 		}
@@ -178,7 +181,7 @@ func (p *migrationPlan) watch(f *planFile, d decision, cfg config.Config) {
 // at all is a document. Messages are named as the runner names what it
 // reads from a watched place (its absolute path), so one both imported and
 // read later by the runner is stored once.
-func planMessages(f *planFile, data []byte, cfg config.Config, now time.Time) {
+func planMessages(f *planFile, data []byte, cfg config.Config, root string, now time.Time) {
 	owner := ""
 	if a, err := agentname.Resolve(cfg.AgentNames(), f.agent); err == nil {
 		owner = a
@@ -192,7 +195,12 @@ func planMessages(f *planFile, data []byte, cfg config.Config, now time.Time) {
 			f.Messages = append(f.Messages, planMessage{At: at, As: "skipped", Reason: err.Error()})
 			return
 		}
-		f.Messages = append(f.Messages, decideMessages(at, msg, f.Path, f.Kind, cfg)...)
+		for _, m := range decideMessages(at, msg, f.Path, f.Kind, cfg) {
+			if mb, err := mailbox.Open(root, m.To); m.As != "skipped" && err == nil && mb.Seen(m.ID) {
+				m.As, m.Reason = "before", "imported before"
+			}
+			f.Messages = append(f.Messages, m)
+		}
 	}
 	// Text in which no message names its sender is no message: notes.
 	shaped := func(raw []byte) bool {
@@ -323,7 +331,7 @@ func executePlan(ctx context.Context, env *Env, cfg config.Config, p *migrationP
 		switch f.Kind {
 		case kindMessages, kindHistory:
 			for _, m := range f.Messages {
-				if m.As == "skipped" {
+				if m.As == "skipped" || m.As == "before" {
 					continue
 				}
 				mb, err := mailbox.Open(env.Root, m.To)
@@ -437,7 +445,25 @@ func printPlan(env *Env, cfg config.Config, p *migrationPlan) {
 		counts = append(counts, fmt.Sprintf("%s %d", k, p.Counts[k]))
 	}
 	fmt.Fprintf(w, "files: %d (%s)\n", len(p.Files), strings.Join(counts, ", "))
-	fmt.Fprintf(w, "messages: %s%d imported as work, %d as history, %d skipped\n", would, p.Messages.Pending, p.Messages.History, p.Messages.Skipped)
+	perAgent := map[string]int{}
+	for _, f := range p.Files {
+		for _, m := range f.Messages {
+			if m.As == "pending" {
+				perAgent[m.To]++
+			}
+		}
+	}
+	var per []string
+	for _, a := range cfg.AgentNames() {
+		if n := perAgent[a]; n > 0 {
+			per = append(per, fmt.Sprintf("%s %d", a, n))
+		}
+	}
+	fmt.Fprintf(w, "messages: %s%d imported as work", would, p.Messages.Pending)
+	if len(per) > 0 {
+		fmt.Fprintf(w, " (%s)", strings.Join(per, ", "))
+	}
+	fmt.Fprintf(w, ", %d as history, %d imported before, %d skipped\n", p.Messages.History, p.Messages.Before, p.Messages.Skipped)
 	for _, k := range []fileKind{kindMessages, kindHistory, kindDocument, kindBoard, kindCoords, kindDevlog, kindSkipped, kindNotOurs} {
 		if p.Counts[k] == 0 {
 			continue
