@@ -70,7 +70,8 @@ type Agent struct {
 	// Watch lists places outside the mailbox where old (Dream.OS) writers
 	// that keep running write this agent's messages: folders, files and
 	// globs, relative to the runtime root unless absolute (config/watch.go).
-	Watch []string `yaml:"watch,omitempty"`
+	// A place is only read unless it says take: true.
+	Watch []Place `yaml:"watch,omitempty"`
 	// Machine is where the agent's window or command is, when that is not
 	// the hub's machine: its turns then cross over from `agentctl hub` to
 	// `agentctl run AGENT --hub` on that machine (config/hub.go).
@@ -100,8 +101,8 @@ type Mailbox struct {
 	// larger one goes to deadletter/ unread.
 	MaxInboxJSONBytes int64 `yaml:"max_inbox_json_bytes"`
 	// Shared lists folders where old writers put every agent's messages;
-	// each is taken by the runner of the agent it is addressed to.
-	Shared []string `yaml:"shared,omitempty"`
+	// each is read by the runner of the agent it is addressed to.
+	Shared []Place `yaml:"shared,omitempty"`
 }
 
 // Default returns the configuration used when a setting is absent.

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"os"
 	"reflect"
 	"strings"
 	"testing"
@@ -211,5 +212,37 @@ func TestCostsRefuseWhatIsNotAnAmount(t *testing.T) {
 	}
 	if c.Costs.Prices["m1"].Output != 15 || c.Costs.Budget.PerAgent["Agent-1"] != 7 {
 		t.Errorf("read %+v", c.Costs)
+	}
+}
+
+func TestWatchPlacesAreReadUnlessTheySayTake(t *testing.T) {
+	cfg, err := Parse("x", []byte("agents:\n  - name: Agent-1\n    watch:\n      - /old/a\n      - {path: /old/b, take: true}\nmailbox:\n  shared: [{path: /old/c}]\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, _ := cfg.Agent("Agent-1")
+	if got := a.WatchPaths("/rt"); !reflect.DeepEqual(got, []string{"/old/a", "/old/b"}) {
+		t.Errorf("watch paths = %q", got)
+	}
+	if got := cfg.TakePaths("/rt", a); !reflect.DeepEqual(got, []string{"/old/b"}) {
+		t.Errorf("taken = %q, want only the place that says take: true", got)
+	}
+}
+
+func TestAddWatchWritesTakeOnlyWhenAsked(t *testing.T) {
+	root := t.TempDir()
+	if err := os.WriteFile(Path(root), []byte("agents:\n  - name: Agent-1\n    watch: [/old/a]\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := AddWatch(root, map[string][]string{"Agent-1": {"/old/a", "/old/b"}}, nil, true); err != nil || n != 1 {
+		t.Fatalf("AddWatch = %d, %v; want 1 added (/old/a is listed)", n, err)
+	}
+	cfg, err := Load(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, _ := cfg.Agent("Agent-1")
+	if got := cfg.TakePaths(root, a); !reflect.DeepEqual(got, []string{"/old/b"}) {
+		t.Errorf("taken = %q, want the added place only", got)
 	}
 }

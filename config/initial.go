@@ -72,13 +72,16 @@ agents:
 #
 # Dream.OS writers left running keep writing where they always did; list
 # those places per agent (folders, files, globs; relative to this folder)
-# and the runner picks their messages up ('agentctl migrate' writes these):
+# and the runner picks their messages up ('agentctl migrate' writes these).
+# It only reads them, remembering what it delivered; with take: true it
+# empties the place as an old reader did:
 #
 #  - name: Agent-1
 #    watch:
 #      - dreamos/agent_workspaces/Agent-1/inbox             # one file per message
 #      - dreamos/runtime/agent_comms/agent_mailboxes/Agent-1/*.json
 #      - dreamos/inboxes/Agent-1.txt                        # messages appended one after another
+#      - {path: tools/mailbox/Agent-1/inbox.json, take: true}
 #
 # A chat page driven through the DevTools port of the app showing it
 # ('agentctl cursor launch Agent-6' starts Cursor so; 'agentctl calibrate

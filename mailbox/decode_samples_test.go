@@ -55,7 +55,7 @@ func TestDecodeDreamOSSamples(t *testing.T) {
 			from: "Agent-1", to: "Agent-5", typ: "agent_response", prio: Normal, created: "2025-08-15T04:08:28Z",
 			bodyHas: "Commit Message: feat: implement user authentication"},
 		{file: "victor-dreamos__agent_workspaces__Agent-1__inbox__CAPTAIN_MESSAGE_2025-12-02T10-48-52-968834_msg_20251202_104852_6def4a.md",
-			id: "msg_20251202_104852_6def4a", from: "Captain Agent-4", to: "Agent-1", typ: "message", prio: Urgent,
+			id: "msg_20251202_104852_6def4a", from: "Agent-4", to: "Agent-1", typ: "message", prio: Urgent,
 			subject: "🚨 CAPTAIN MESSAGE - JET FUEL", created: "2025-12-02T10:48:52.968834Z", bodyHas: "AUTONOMOUS MODE ACTIVATED"},
 		{file: "victor-dreamos__agent_workspaces__Agent-1__inbox__INBOX_MESSAGE_20251206_063526_041170_4a9687d0.md",
 			from: "CAPTAIN", to: "Agent-1", typ: "text", prio: Normal, subject: "🚨 INBOX MESSAGE - TEXT",

@@ -9,26 +9,39 @@ import (
 	"github.com/agentctl/agentctl/mailbox/intake"
 )
 
-// What migrate finds in a Dream.OS folder. findDreamOS is a pure function
-// from the folder's file list (slash-separated paths relative to it) to
-// these; migrate.go acts on them.
+// What migrate makes of each file of a Dream.OS folder. decideFile is a
+// pure function of the file's path, relative to the folder and
+// slash-separated; planMigration (migrate_plan.go) reads the files it
+// chose to read, and the executor (migrate.go) acts on the plan.
 
-type foundKind int
+// fileKind is what one file becomes.
+type fileKind string
 
 const (
-	foundMessage   foundKind = iota // one message per file
-	foundAppended                   // Markdown messages appended one after another
-	foundInboxJSON                  // a JSON array (or container) of messages: inbox.json, queue files
-	foundCoords
-	foundBoardJSON
-	foundBoardYAML
-	foundDevlog
+	kindMessages fileKind = "messages"    // work waiting: into its recipients' inboxes
+	kindHistory  fileKind = "history"     // messages handled or kept aside: into the archive
+	kindDocument fileKind = "document"    // notes, reports, analyses: copied for people to read
+	kindBoard    fileKind = "board"       // a task board: project_board/dreamos-*.yaml
+	kindCoords   fileKind = "coordinates" // cursor_agent_coords.json: windows in agentctl.yaml
+	kindDevlog   fileKind = "devlog"      // copied into devlogs/dreamos/
+	kindSkipped  fileKind = "skipped"     // of the old system, but left: see the reason
+	kindNotOurs  fileKind = "not ours"    // not part of the old messaging at all
 )
 
-// found is one file of the old system and what migrate does with it.
-type found struct {
-	Rel  string
-	Kind foundKind
+// fileFormat is how a file of messages holds them.
+type fileFormat string
+
+const (
+	formatOne      fileFormat = "one message"       // one message per file
+	formatAppended fileFormat = "appended messages" // Markdown messages appended one after another (.txt)
+	formatList     fileFormat = "list of messages"  // inbox.json, queue files: an array or container
+)
+
+// decision is what decideFile makes of one file.
+type decision struct {
+	Kind   fileKind
+	Format fileFormat // for messages and history
+	Reason string
 	// Agent is whose folder the file sat in ("" in shared places); a
 	// message goes to its recipient all the same.
 	Agent string
@@ -39,124 +52,153 @@ type found struct {
 	Shared bool
 }
 
-// skipped is a file or folder migrate leaves, and why.
-type skipped struct{ Rel, Why string }
-
 var (
 	agentDir    = regexp.MustCompile(`(?i)^agent[-_]?\d+$`)
 	boardName   = regexp.MustCompile(`(?i)(^|_)(working|future|completed|ready|pending|backlog)?_?tasks?(_[a-z]+)?\.json$|^task_ready_queue\.json$|^contracts\.json$`)
-	archiveDirs = []string{"archive", "archives", "processed", "completed", "outbox", "sent", "deadletter", "dead_letter", "root_cleanup_archive"}
+	handledDirs = []string{"archive", "archives", "processed", "completed", "outbox", "sent", "deadletter", "dead_letter", "root_cleanup_archive", "backup", "backups", "snapshots", "old"}
 	skipDirs    = []string{".git", "node_modules", "__pycache__", ".venv", "venv", "site-packages", ".mypy_cache", ".pytest_cache"}
 	// Files in the old mailboxes that are no messages.
 	notMessageFiles = []string{"status.json", "claim.json", "heartbeat.json", "inbox.json.lock", "cursor_agent_coords.json"}
 )
 
-func isMessageFile(name string) bool {
+func isMessageExt(name string) bool {
 	switch strings.ToLower(path.Ext(name)) {
-	case ".json", ".md", ".msg":
-		return !slices.Contains(notMessageFiles, strings.ToLower(name))
+	case ".json", ".md", ".msg", ".txt":
+		return true
 	}
 	return false
 }
 
-// findDreamOS sorts the files of a Dream.OS checkout or runtime folder.
-func findDreamOS(files []string) (out []found, skips []skipped) {
-	archived := map[string]bool{}
-	for _, rel := range files {
-		parts := strings.Split(rel, "/")
-		dirs, base := parts[:len(parts)-1], parts[len(parts)-1]
-		lower := strings.ToLower(base)
-		ext := strings.ToLower(path.Ext(base))
-		if i := slices.IndexFunc(dirs, func(d string) bool {
-			return slices.Contains(archiveDirs, strings.ToLower(d)) || strings.HasPrefix(strings.ToLower(d), "root_cleanup_archive")
-		}); i >= 0 {
-			dir := strings.Join(dirs[:i+1], "/")
-			if !archived[dir] && (isMessageFile(base) || ext == ".txt") {
-				archived[dir] = true
-				skips = append(skips, skipped{dir + "/", "an archive of messages handled long ago"})
-			}
-			continue
-		}
-		dir := strings.Join(dirs, "/")
-		inDir := func(names ...string) bool {
-			return slices.ContainsFunc(dirs, func(d string) bool { return slices.Contains(names, strings.ToLower(d)) })
-		}
-		switch {
-		case lower == "cursor_agent_coords.json":
-			out = append(out, found{Rel: rel, Kind: foundCoords})
-			continue
-		case ext == ".md" && inDir("devlogs", "devlog"):
-			out = append(out, found{Rel: rel, Kind: foundDevlog})
-			continue
-		case ext == ".json" && (inDir("central_task_boards", "task_boards", "project_board", "project_boards") || boardName.MatchString(lower)):
-			out = append(out, found{Rel: rel, Kind: foundBoardJSON})
-			continue
-		case (ext == ".yaml" || ext == ".yml") && inDir("central_task_boards", "task_boards", "project_board", "project_boards", "boards"):
-			out = append(out, found{Rel: rel, Kind: foundBoardYAML})
-			continue
-		}
-		if f, ok := findMessage(dirs, base, dir); ok {
-			if (f.Kind == foundMessage) && intake.HandledName(base) {
-				skips = append(skips, skipped{rel, "its old reader renamed it once handled"})
-				continue
-			}
-			out = append(out, f)
-		}
+// decideFile says what migrate makes of the file at rel.
+func decideFile(rel string) decision {
+	parts := strings.Split(rel, "/")
+	dirs, base := parts[:len(parts)-1], parts[len(parts)-1]
+	lower := strings.ToLower(base)
+	ext := strings.ToLower(path.Ext(base))
+	inDir := func(names ...string) bool {
+		return slices.ContainsFunc(dirs, func(d string) bool { return slices.Contains(names, strings.ToLower(d)) })
 	}
-	return out, skips
+	inAgentDir := slices.ContainsFunc(dirs, agentDir.MatchString)
+	switch {
+	case strings.HasSuffix(lower, ".lock"):
+		return decision{Kind: kindNotOurs, Reason: "a lock file of the old writers"}
+	case lower == "cursor_agent_coords.json":
+		return decision{Kind: kindCoords}
+	case ext == ".md" && inDir("devlogs", "devlog"):
+		return decision{Kind: kindDevlog}
+	case ext == ".json" && (inDir("central_task_boards", "task_boards", "project_board", "project_boards") || boardName.MatchString(lower)):
+		return decision{Kind: kindBoard}
+	case (ext == ".yaml" || ext == ".yml") && inDir("central_task_boards", "task_boards", "project_board", "project_boards", "boards"):
+		return decision{Kind: kindBoard}
+	case slices.Contains(notMessageFiles, lower):
+		return decision{Kind: kindNotOurs, Reason: "the old runners' own state, no message"}
+	}
+	if !isMessageExt(base) {
+		return decision{Kind: kindNotOurs, Reason: "not a message, board, coordinate file or devlog (" + extOrName(base) + ")"}
+	}
+	if intake.DocumentName(base) && (inAgentDir || inDir("inbox", "inboxes") || strings.Contains(strings.ToLower(rel), "mailbox")) {
+		return decision{Kind: kindDocument, Reason: "notes, a report or an analysis: a document, not a message"}
+	}
+	d, inMailbox := findMessage(dirs, base, strings.Join(dirs, "/"))
+	if i := slices.IndexFunc(dirs, func(d string) bool {
+		d = strings.ToLower(d)
+		return slices.Contains(handledDirs, d) || strings.HasPrefix(d, "root_cleanup_archive")
+	}); i >= 0 && (inMailbox || ext != ".txt") {
+		return history(d, ext, "kept in "+strings.Join(dirs[:i+1], "/")+"/, a folder of messages handled or set aside")
+	}
+	if why := intake.HistoryName(base); why != "" && (inMailbox || inDir("message_queue", "inbox", "inboxes") || strings.Contains(strings.ToLower(rel), "mailbox")) {
+		return history(d, ext, why)
+	}
+	if !inMailbox {
+		if inAgentDir && (ext == ".txt" || ext == ".md") {
+			return decision{Kind: kindDocument, Reason: "text in an agent's folder, outside its inbox: a document, not a message"}
+		}
+		return decision{Kind: kindNotOurs, Reason: "not in any of the old mailbox layouts"}
+	}
+	if d.Format == formatOne && intake.HandledName(base) {
+		return history(d, ext, "renamed by its old reader once handled")
+	}
+	return d
+}
+
+// history turns what would be a message file into history, kept in the
+// archive and not watched.
+func history(d decision, ext, why string) decision {
+	switch {
+	case ext == ".json":
+		d.Format = formatList // an array, a container or one message: all read the same
+	case ext == ".txt":
+		d.Format = formatAppended
+	default:
+		d.Format = formatOne
+	}
+	return decision{Kind: kindHistory, Format: d.Format, Agent: d.Agent, Reason: why}
+}
+
+func extOrName(base string) string {
+	if e := path.Ext(base); e != "" {
+		return e + " file"
+	}
+	return "no extension"
 }
 
 // findMessage places a file in one of the mailbox layouts of the old
 // writers, or reports it is none.
-func findMessage(dirs []string, base, dir string) (found, bool) {
+func findMessage(dirs []string, base, dir string) (decision, bool) {
 	lower := strings.ToLower(base)
 	ext := strings.ToLower(path.Ext(base))
 	rel := path.Join(dir, base)
 	n := len(dirs)
+	isMsg := ext == ".json" || ext == ".md" || ext == ".msg"
 	parentIs := func(i int, pred func(string) bool) bool { return i >= 0 && i < n && pred(strings.ToLower(dirs[i])) }
 	isBoxes := func(d string) bool { return d == "agent_workspaces" || strings.Contains(d, "mailbox") }
+	msgs := func(f fileFormat, agent, watch string, shared bool) (decision, bool) {
+		return decision{Kind: kindMessages, Format: f, Agent: agent, Watch: watch, Shared: shared}, true
+	}
 	// <mailboxes>/Agent-n/<file>: directly in the agent's folder.
 	if n >= 2 && agentDir.MatchString(dirs[n-1]) && parentIs(n-2, isBoxes) {
 		agent := dirs[n-1]
 		switch {
 		case lower == "inbox.json":
-			return found{Rel: rel, Kind: foundInboxJSON, Agent: agent, Watch: rel}, true
-		case ext == ".txt":
-			return found{Rel: rel, Kind: foundAppended, Agent: agent, Watch: rel}, true
-		case isMessageFile(base) && strings.Contains(strings.ToLower(dirs[n-2]), "mailbox"):
-			return found{Rel: rel, Kind: foundMessage, Agent: agent, Watch: path.Join(dir, "*"+path.Ext(base))}, true
+			return msgs(formatList, agent, rel, false)
+		case ext == ".txt" && (strings.Contains(strings.ToLower(dirs[n-2]), "mailbox") || strings.Contains(lower, "inbox") || strings.Contains(lower, "incoming")):
+			// In a workspace, a text file is an inbox only by its name.
+			return msgs(formatAppended, agent, rel, false)
+		case isMsg && strings.Contains(strings.ToLower(dirs[n-2]), "mailbox"):
+			return msgs(formatOne, agent, path.Join(dir, "*"+path.Ext(base)), false)
 		}
-		return found{}, false
+		return decision{}, false
 	}
 	// <mailboxes>/Agent-n/inbox/<file>
 	if n >= 3 && strings.EqualFold(dirs[n-1], "inbox") && agentDir.MatchString(dirs[n-2]) && parentIs(n-3, isBoxes) {
 		agent := dirs[n-2]
 		switch {
 		case ext == ".txt":
-			return found{Rel: rel, Kind: foundAppended, Agent: agent, Watch: rel}, true
-		case isMessageFile(base):
-			return found{Rel: rel, Kind: foundMessage, Agent: agent, Watch: dir}, true
+			return msgs(formatAppended, agent, rel, false)
+		case isMsg:
+			return msgs(formatOne, agent, dir, false)
 		}
-		return found{}, false
+		return decision{}, false
 	}
-	// inboxes/Agent-n.txt: one appended file per agent.
-	if ext == ".txt" && agentDir.MatchString(strings.TrimSuffix(base, path.Ext(base))) && n >= 1 && strings.Contains(strings.ToLower(dirs[n-1]), "inbox") {
-		return found{Rel: rel, Kind: foundAppended, Agent: strings.TrimSuffix(base, path.Ext(base)), Watch: rel}, true
+	// inboxes/Agent-n.txt, Agent-n_incoming.txt: one appended file per agent.
+	if stem := strings.TrimSuffix(strings.TrimSuffix(base, path.Ext(base)), "_incoming"); ext == ".txt" && agentDir.MatchString(stem) && n >= 1 && strings.Contains(strings.ToLower(dirs[n-1]), "inbox") {
+		return msgs(formatAppended, stem, rel, false)
 	}
-	// One folder for every agent: agent_comms/inbox, a shared inbox.
-	if n >= 1 && (strings.EqualFold(dirs[n-1], "inbox") || strings.EqualFold(dirs[n-1], "shared_inbox")) {
+	// One folder for every agent: agent_comms/inbox, a shared inbox, a
+	// broadcast folder.
+	if n >= 1 && slices.Contains([]string{"inbox", "shared_inbox", "broadcast", "broadcasts"}, strings.ToLower(dirs[n-1])) {
 		switch {
 		case lower == "inbox.json":
-			return found{Rel: rel, Kind: foundInboxJSON}, true
+			return msgs(formatList, "", "", false)
 		case ext == ".txt":
-			return found{Rel: rel, Kind: foundAppended, Watch: rel, Shared: true}, true
-		case isMessageFile(base):
-			return found{Rel: rel, Kind: foundMessage, Watch: dir, Shared: true}, true
+			return msgs(formatAppended, "", rel, true)
+		case isMsg:
+			return msgs(formatOne, "", dir, true)
 		}
 	}
 	// A message queue: arrays of queue entries, each naming its recipient.
 	if n >= 1 && strings.EqualFold(dirs[n-1], "message_queue") && ext == ".json" {
-		return found{Rel: rel, Kind: foundInboxJSON}, true
+		return msgs(formatList, "", "", false)
 	}
-	return found{}, false
+	return decision{}, false
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/agentctl/agentctl/config/driverconf"
 	"github.com/agentctl/agentctl/cursor"
 	"github.com/agentctl/agentctl/mailbox"
+	"github.com/agentctl/agentctl/mailbox/intake"
 )
 
 const runUsage = `
@@ -204,13 +205,21 @@ func runnable(command string, agent config.Agent) error {
 	return nil
 }
 
+// runnerIntake is the intake settings of agent's runner: the places old
+// writers still write to are read by it, and emptied only where
+// agentctl.yaml says take: true.
+func runnerIntake(root string, cfg config.Config, agent config.Agent) intake.Options {
+	in := intakeOptions(cfg)
+	in.Watch, in.Shared = agent.WatchPaths(root), cfg.SharedPaths(root)
+	in.Take = cfg.TakePaths(root, agent)
+	in.SharedDeadletters = cfg.SharedDeadletters(agent.Name)
+	return in
+}
+
 // runnerSettings hands the runner its settings from agentctl.yaml as plain
 // values.
 func runnerSettings(env *Env, cfg config.Config, agent config.Agent, driver cursor.Driver, log zerolog.Logger) agents.Settings {
-	consumer, in := consumerOptions(cfg), intakeOptions(cfg)
-	// The places old writers still write to are read by this agent's runner.
-	in.Watch, in.Shared = agent.WatchPaths(env.Root), cfg.SharedPaths(env.Root)
-	in.SharedDeadletters = cfg.SharedDeadletters(agent.Name)
+	consumer, in := consumerOptions(cfg), runnerIntake(env.Root, cfg, agent)
 	return agents.Settings{
 		Root: env.Root, Agent: agent.Name, Agents: cfg.AgentNames(), Driver: driver,
 		People: cfg.PeopleNames(), Human: cfg.Human(),

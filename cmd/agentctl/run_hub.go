@@ -40,7 +40,7 @@ func runSeat(ctx context.Context, env *Env, cfg config.Config, agent config.Agen
 	consumer := consumerOptions(cfg)
 	consumer.Known = cfg.MailboxNames()
 	in := intakeOptions(cfg)
-	in.Watch = agent.WatchPaths(env.Root)
+	in.Watch, in.Take = agent.WatchPaths(env.Root), cfg.TakePaths(env.Root, agent)
 	fwd := hub.ForwardSettings{Root: env.Root, Agent: agent.Name, Senders: cfg.SeatedOn(agent.Machine), Consumer: consumer, Intake: in, Conn: nc, Log: log,
 		Watch: mailbox.WatchOptions{Poll: cfg.Mailbox.Watch == "poll", PollInterval: cfg.Mailbox.PollInterval.D(),
 			RescanInterval: cfg.Mailbox.RescanInterval.D(), Extra: in.Watch}}

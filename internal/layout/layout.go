@@ -19,8 +19,10 @@
 //	    .seen/                       one marker per message id ever delivered
 //	    .ingest/                     what was taken out of inbox.json, not yet delivered
 //	    .offsets/                    how far each appended file outside the mailbox was read
+//	    .watched/                    what each watched file outside the mailbox held when delivered (digests)
 //	devlogs/<agent>.md               append-only devlogs (Agent.Devlog)
 //	devlogs/dreamos/                 Dream.OS devlogs `agentctl migrate` copied (MigratedDevlogs)
+//	dreamos/documents/               Dream.OS notes, reports and analyses `agentctl migrate` kept (MigratedDocuments)
 //	project_board/*.yaml             task boards (Boards)
 //	project_board/.deferred/         changes asked while the boards could not take them
 //	lore/YYYY-MM-DD.md               the day's lore (LoreDay)
@@ -92,6 +94,7 @@ const (
 	SeenDir       = ".seen"
 	IngestDir     = ".ingest"
 	OffsetsDir    = ".offsets"
+	WatchedDir    = ".watched"
 	InboxJSON     = "inbox.json"
 	InboxJSONLock = "inbox.json.lock"
 	StatusJSON    = "status.json"
@@ -128,6 +131,11 @@ func Devlogs(root string) string { return filepath.Join(root, DevlogsDir) }
 
 // MigratedDevlogs is where the Dream.OS devlogs a migration copied live.
 func MigratedDevlogs(root string) string { return filepath.Join(Devlogs(root), "dreamos") }
+
+// MigratedDocuments is where the Dream.OS documents (notes, reports,
+// analyses found among the messages) a migration kept live: they are read
+// by people, never delivered.
+func MigratedDocuments(root string) string { return filepath.Join(root, "dreamos", "documents") }
 
 // Boards is the folder of the task boards.
 func Boards(root string) string { return filepath.Join(root, BoardsDir) }

@@ -128,6 +128,7 @@ func finish(m Message, raw []byte, src Source) (Message, error) {
 	if m.ID == "" {
 		m.ID = DerivedID(raw, src.Name)
 	}
+	m.To, m.From = m.roleAgent("to", m.To), m.roleAgent("from", m.From)
 	switch {
 	case m.To == "":
 		m.To = src.Owner

@@ -186,3 +186,29 @@ func TestFramingLeftOutOfSampleBody(t *testing.T) {
 		t.Errorf("body kept the footer or lost the instructions:\n%s", m.Body)
 	}
 }
+
+// Writers put roles where names belong; the agent a role names is the
+// recipient or sender, and the role is kept as a fallback.
+func TestRoleTextNamesTheAgent(t *testing.T) {
+	for _, c := range []struct{ data, from, to string }{
+		{`{"from": "Captain Agent-4", "to": "Agent-2 (Architecture & Design Specialist)", "content": "x"}`, "Agent-4", "Agent-2"},
+		{`{"from": "AGENT-5", "to": "agent_1", "content": "x"}`, "AGENT-5", "agent_1"},
+		{`{"from": "THEA", "to": "Agent 3", "content": "x"}`, "THEA", "Agent-3"},
+		{`{"from": "Agent-1 and Agent-2", "to": "Agent-3", "content": "x"}`, "Agent-1 and Agent-2", "Agent-3"},
+		{"[A2A] AGENT-5 → Agent-1\n\nRebase.\n", "AGENT-5", "Agent-1"},
+		{"**From:** Captain Agent-4\n**To:** Agent-1 (Integration)\n\nShip it.\n", "Agent-4", "Agent-1"},
+	} {
+		name := "a.json"
+		if !strings.HasPrefix(c.data, "{") {
+			name = "a.md"
+		}
+		m := decode(t, name, c.data)
+		if m.From != c.from || m.To != c.to {
+			t.Errorf("%s: from %q to %q, want from %q to %q", c.data, m.From, m.To, c.from, c.to)
+		}
+	}
+	m := decode(t, "a.json", `{"from": "Captain Agent-4", "to": "Agent-1", "content": "x"}`)
+	if f := fallbackFor(m, "from"); f == nil || f["original"] != "Captain Agent-4" {
+		t.Errorf("the role text is not kept: %v", m.Meta)
+	}
+}

@@ -10,7 +10,8 @@
 // rule is to refuse only bytes in which no text at all can be found. Every
 // other field that cannot be read falls back (priority to normal, time to
 // the file's time, id to one derived from the content, sender to unknown,
-// recipient to the mailbox's agent), and the original value and the
+// recipient to the mailbox's agent, a role such as "Captain Agent-4" to
+// the agent it names), and the original value and the
 // fallback are noted in Meta["fallbacks"], so nothing is lost and nothing
 // is guessed silently.
 package dreamos

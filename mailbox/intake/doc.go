@@ -19,11 +19,14 @@
 // .ingest/, each removed only once every entry is delivered or
 // dead-lettered, and gone through again after a crash with the same
 // outcome (ids derived for entries without one, and dead-letter names,
-// come from the spool's name); and .offsets/, how far each appended text
-// file has been read. Outside the runtime it touches only the places it is
-// told to watch: it removes a message file there once delivered (or
-// dead-lettered), takes a watched inbox.json under its writers' lock, and
-// never changes an appended text file.
+// come from the spool's name); .offsets/, how far each appended text
+// file has been read; and .watched/, what each watched file held when it
+// was delivered. Outside the runtime it changes nothing, creates nothing
+// and removes nothing, unless a place is one of Options.Take: only there
+// does it remove a message file once delivered (or dead-lettered) and take
+// an inbox.json under its writers' lock, as an old reader did. Every other
+// place is only read (watched.go), its writers' lock file opened read-only
+// when it is there, and an appended text file is never changed.
 //
 // What it never touches: inbox/, processing/, archive/ and deadletter/. A
 // message goes in through Consumer.DeliverFound (or Mailbox.Deliver, for a

@@ -25,11 +25,12 @@ import (
 // writing (Options.Watch and Options.Shared), read so that they need no
 // change:
 //
-//   - an inbox.json there is taken as our own is, under its writers' lock
+//   - any *.json, *.msg or *.md file there is one message, an inbox.json
+//     a list of them; a place is only read, and what was delivered from
+//     it remembered (watched.go), unless it is one of Options.Take: then a
+//     message file is removed once delivered, so it is in one place only,
+//     and an inbox.json is taken as our own is, under its writers' lock
 //     (extrainboxjson.go), and given back empty in its writer's shape;
-//   - any other *.json, *.msg or *.md file there is one message: it is delivered
-//     into inbox/ like a dropped file and then removed, so it is in one
-//     place only;
 //   - a *.txt file there is one to which a writer appends Markdown
 //     messages: it is read message by message as it grows and never
 //     changed; how far it has been read is kept in .offsets/, and the last
@@ -49,11 +50,16 @@ const OffsetsDir = ".offsets"
 // notMessages are the files of the old system's folders that are no messages.
 var notMessages = []string{"status.json", "claim.json", "heartbeat.json", "cursor_agent_coords.json"}
 
-// extraFiles lists the files the extra places hold now, with whether each
-// is in a shared place. A place is a folder (its files), a glob, or a file.
-func (in *Intake) extraFiles() (map[string]bool, error) {
-	out := map[string]bool{}
+// place says of a file of the extra places whether it is in a shared one,
+// and whether its place may be emptied (Options.Take).
+type place struct{ shared, take bool }
+
+// extraFiles lists the files the extra places hold now. A place is a
+// folder (its files), a glob, or a file.
+func (in *Intake) extraFiles() (map[string]place, error) {
+	out := map[string]place{}
 	add := func(pattern string, shared bool) error {
+		take := slices.Contains(in.opts.Take, pattern)
 		var paths []string
 		if strings.ContainsAny(pattern, "*?[") {
 			var err error
@@ -78,14 +84,14 @@ func (in *Intake) extraFiles() (map[string]bool, error) {
 			if mailbox.Ignored(name) || strings.HasPrefix(name, ".") || slices.Contains(notMessages, strings.ToLower(name)) || strings.HasSuffix(name, ".lock") {
 				continue
 			}
-			if HandledName(name) {
-				continue // renamed by its old reader once handled
+			if HandledName(name) || HistoryName(name) != "" || DocumentName(name) {
+				continue // handled, kept aside, or written for people: no work
 			}
 			if name == mailbox.InboxJSON && shared {
 				continue // every agent's inbox.json: no one intake may empty it
 			}
 			if fi, err := os.Lstat(p); err == nil && !fi.IsDir() && mailbox.MessageExt(strings.ToLower(filepath.Ext(name))) {
-				out[p] = out[p] || shared
+				out[p] = place{shared: out[p].shared || shared, take: out[p].take || take}
 			}
 		}
 		return nil
@@ -122,6 +128,7 @@ func (in *Intake) scanExtra(now time.Time) error {
 			return err
 		}
 	}
+	in.forgetGone()
 	return nil
 }
 
@@ -132,15 +139,16 @@ func (in *Intake) noticeExtra(path string, now time.Time) error {
 	if err != nil {
 		return err
 	}
-	shared, ok := files[path]
+	pl, ok := files[path]
 	if !ok {
 		in.settling.Forget(path)
 		return nil
 	}
-	return in.ingestExtra(path, shared, now)
+	return in.ingestExtra(path, pl, now)
 }
 
-func (in *Intake) ingestExtra(path string, shared bool, now time.Time) error {
+func (in *Intake) ingestExtra(path string, pl place, now time.Time) error {
+	shared := pl.shared
 	fi, err := os.Lstat(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		in.settling.Forget(path)
@@ -156,8 +164,13 @@ func (in *Intake) ingestExtra(path string, shared bool, now time.Time) error {
 	if strings.EqualFold(filepath.Ext(path), ".txt") {
 		return in.ingestAppended(path, fi, shared, now)
 	}
-	if filepath.Base(path) == mailbox.InboxJSON {
+	switch {
+	case filepath.Base(path) == mailbox.InboxJSON && pl.take:
 		return in.ingestWatchedInboxJSON(path, now)
+	case filepath.Base(path) == mailbox.InboxJSON:
+		return in.ingestReadOnlyInboxJSON(path, fi, now)
+	case !pl.take:
+		return in.ingestReadOnly(path, fi, shared, now)
 	}
 	if fi.Size() > in.store.MaxMessageBytes {
 		if shared && !in.opts.SharedDeadletters {

@@ -18,7 +18,14 @@ import (
 // the Dream.OS generations used, each file slowly and in pieces, while
 // two real consumers run with file events only (no rescan): every message
 // arrives once, in its recipient's mailbox, and nothing is dead-lettered.
+// Places the consumers may take are emptied; the others are left as the
+// writers wrote them.
 func TestOldWritersInTheirOwnPlaces(t *testing.T) {
+	t.Run("read", func(t *testing.T) { oldWritersInTheirOwnPlaces(t, false) })
+	t.Run("take", func(t *testing.T) { oldWritersInTheirOwnPlaces(t, true) })
+}
+
+func oldWritersInTheirOwnPlaces(t *testing.T, take bool) {
 	python, err := exec.LookPath("python3")
 	if err != nil {
 		t.Fatal("python3 is needed to run the old-style writers: ", err)
@@ -47,6 +54,9 @@ func TestOldWritersInTheirOwnPlaces(t *testing.T) {
 			"MAILBOX_WATCH=" + strings.Join(watch, string(os.PathListSeparator))}
 		if agent == "Agent-1" {
 			e = append(e, "MAILBOX_SHARED_DEADLETTERS=1")
+		}
+		if take {
+			e = append(e, "MAILBOX_TAKE="+strings.Join(append(watch, shared), string(os.PathListSeparator)))
 		}
 		return e
 	}
@@ -113,8 +123,12 @@ func TestOldWritersInTheirOwnPlaces(t *testing.T) {
 		Messages []any          `json:"messages"`
 		Metadata map[string]any `json:"metadata"`
 	}
-	if data, err := os.ReadFile(filepath.Join(tools, "inbox.json")); err != nil || json.Unmarshal(data, &container) != nil || container.Messages == nil || len(container.Messages) != 0 {
-		t.Errorf("the old writer's inbox.json is not its empty container: %s (%v)", data, err)
+	want := 0 // taken: given back empty
+	if !take {
+		want = each // read: left as its writer wrote it
+	}
+	if data, err := os.ReadFile(filepath.Join(tools, "inbox.json")); err != nil || json.Unmarshal(data, &container) != nil || container.Messages == nil || len(container.Messages) != want {
+		t.Errorf("the old writer's inbox.json does not hold %d messages: %s (%v)", want, data, err)
 	}
 	for to, bodies := range got {
 		for b, n := range bodies {
@@ -128,7 +142,11 @@ func TestOldWritersInTheirOwnPlaces(t *testing.T) {
 			t.Errorf("%s's deadletter holds %v", mb.Agent, dl)
 		}
 	}
-	for d, want := range map[string]int{workspace: 0, folder: 1, shared: 0, inboxes: 2, tools: 2} { // inbox.json and its lock
+	left := map[string]int{workspace: 0, folder: 1, shared: 0, inboxes: 2, tools: 2} // inbox.json and its lock
+	if !take {
+		left = map[string]int{workspace: each, folder: each + 1, shared: each, inboxes: 2, tools: 2}
+	}
+	for d, want := range left {
 		if left := names(t, d); len(left) != want {
 			t.Errorf("%s holds %v, want %d files", d, left, want)
 		}

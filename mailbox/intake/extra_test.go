@@ -12,7 +12,8 @@ import (
 )
 
 // Files old writers keep writing outside the mailbox, in their own folders,
-// are delivered and removed; files of theirs that are no messages stay.
+// are delivered and, in places the intake may take, removed; files of
+// theirs that are no messages stay.
 func TestExtraPlacesOfOneAgent(t *testing.T) {
 	root := newRuntime(t, "Agent-1", "Agent-2")
 	mb := openMailbox(t, root, "Agent-1")
@@ -31,7 +32,7 @@ func TestExtraPlacesOfOneAgent(t *testing.T) {
 	writeFile(t, filepath.Join(folder, "notes.log"), []byte("not a message"))
 	writeFile(t, filepath.Join(workspace, "INBOX_MESSAGE_1_read.md"), []byte("**From**: Agent-2\n\nread already"))
 	now := time.Now().Add(time.Minute) // both files long settled
-	c := consume(t, mb, settings{Known: []string{"Agent-1", "Agent-2"}, Watch: []string{workspace, filepath.Join(folder, "*.json")}}, now)
+	c := consume(t, mb, settings{Known: []string{"Agent-1", "Agent-2"}, Watch: []string{workspace, filepath.Join(folder, "*.json")}, Take: []string{workspace, filepath.Join(folder, "*.json")}}, now)
 	bodies := claimBodies(t, c, now)
 	slices.Sort(bodies)
 	if !slices.Equal(bodies, []string{"Rebase.", "Run the tests."}) {
@@ -69,7 +70,7 @@ func TestSharedPlaceRoutesByRecipient(t *testing.T) {
 	writeFile(t, filepath.Join(shared, "lost.json"), []byte(`{"body": "for nobody"}`))
 	writeFile(t, filepath.Join(shared, "20250428T224057Z_THEA_ALL.msg"), []byte(`{"sender": "THEA", "target": "ALL", "payload": {"body": "for all"}}`))
 	now := time.Now().Add(time.Minute)
-	opts := settings{Known: []string{"Agent-1", "Agent-2"}, Shared: []string{shared}}
+	opts := settings{Known: []string{"Agent-1", "Agent-2"}, Shared: []string{shared}, Take: []string{shared}}
 	c2 := consume(t, openMailbox(t, root, "Agent-2"), opts, now)
 	if got := claimBodies(t, c2, now); !slices.Equal(got, []string{"for two, by name"}) {
 		t.Errorf("Agent-2 claimed %q", got)
@@ -205,7 +206,7 @@ func TestExtraOversizedFileIsDeadletteredWhole(t *testing.T) {
 	big := []byte(`{"from": "Agent-2", "body": "` + strings.Repeat("x", 2000) + `"}`)
 	writeFile(t, filepath.Join(place, "big.json"), big)
 	now := time.Now().Add(time.Minute)
-	consume(t, mb, settings{Known: []string{"Agent-1"}, Watch: []string{place}, MaxMessageBytes: 1000}, now)
+	consume(t, mb, settings{Known: []string{"Agent-1"}, Watch: []string{place}, Take: []string{place}, MaxMessageBytes: 1000}, now)
 	dl := names(t, filepath.Join(mb.Dir, mailbox.DeadletterDir))
 	kept, err := os.ReadFile(filepath.Join(mb.Dir, mailbox.DeadletterDir, findSuffix(dl, "-big.json")))
 	if err != nil || string(kept) != string(big) {

@@ -65,6 +65,7 @@ func consumeUntil(mb *mailbox.Mailbox, ready, done string) error {
 	var opts Options
 	opts.Watch = filepath.SplitList(os.Getenv("MAILBOX_WATCH"))
 	opts.Shared = filepath.SplitList(os.Getenv("MAILBOX_SHARED"))
+	opts.Take = filepath.SplitList(os.Getenv("MAILBOX_TAKE"))
 	opts.SharedDeadletters = os.Getenv("MAILBOX_SHARED_DEADLETTERS") != ""
 	c, err := mb.Consume(store, time.Now())
 	if err != nil {
@@ -165,6 +166,7 @@ type settings struct {
 	MaxInboxJSONBytes int64
 	LockWait          time.Duration
 	Watch, Shared     []string
+	Take              []string
 	SharedDeadletters bool
 	Stop              <-chan struct{}
 }
@@ -192,7 +194,7 @@ func open(mb *mailbox.Mailbox, s settings, now time.Time) (consumer, error) {
 	if err != nil {
 		return consumer{}, err
 	}
-	in := New(c, Options{MaxInboxJSONBytes: s.MaxInboxJSONBytes, LockWait: s.LockWait, Watch: s.Watch, Shared: s.Shared, SharedDeadletters: s.SharedDeadletters, Stop: s.Stop})
+	in := New(c, Options{MaxInboxJSONBytes: s.MaxInboxJSONBytes, LockWait: s.LockWait, Watch: s.Watch, Shared: s.Shared, Take: s.Take, SharedDeadletters: s.SharedDeadletters, Stop: s.Stop})
 	if err := in.Scan(now); err != nil {
 		c.Close()
 		return consumer{}, err

@@ -288,7 +288,7 @@ func TestIngestInboxJSON(t *testing.T) {
 		{"message_id": "dream-1", "sender": "Agent-2", "recipient": "Agent-1", "body": map[string]any{"text": "hello"}, "priority": "HIGH"},
 		{"sender": "Agent-2", "recipient": "Agent-1", "content": "no id here"},
 		{"sender": "Agent-2", "recipient": "Agent-1", "content": "no id here"}, // the same again: a second message
-		{"sender": "Agent-2", "recipient": "Agent 1", "content": "bad recipient"},
+		{"sender": "Agent-2", "recipient": "Agent One", "content": "bad recipient"},
 		{"message_id": "dream-1", "sender": "Agent-2", "recipient": "Agent-1", "content": "same id again"},
 	}
 	data, _ := json.MarshalIndent(entries, "", "  ")

@@ -26,6 +26,11 @@ type Options struct {
 	// Watch holds this agent's messages; Shared holds every agent's, each
 	// taken by the intake of the agent it is addressed to.
 	Watch, Shared []string
+	// Take lists those of the places above, spelled the same, that this
+	// intake may empty: a message file there is removed once delivered,
+	// and an inbox.json is given back empty under its writers' lock, as an
+	// old reader did. Every other place is only read (watched.go).
+	Take []string
 	// SharedDeadletters makes this intake the one that dead-letters what
 	// the shared places hold for no agent (one agent of the runtime has it).
 	SharedDeadletters bool

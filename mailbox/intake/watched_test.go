@@ -1,0 +1,106 @@
+package intake
+
+import (
+	"bytes"
+	"io/fs"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/agentctl/agentctl/mailbox"
+)
+
+// snapshot is every file under dir with its bytes and time.
+func snapshot(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		data, err := os.ReadFile(p)
+		fi, _ := d.Info()
+		out[p] = string(data) + "@" + fi.ModTime().String()
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// A place that is not taken is only read: its files stay byte for byte, no
+// lock file appears beside its inbox.json, an unchanged file is delivered
+// once across restarts, and a file whose content changed is delivered
+// again as a new message.
+func TestWatchedPlaceIsOnlyRead(t *testing.T) {
+	root := newRuntime(t, "Agent-1", "Agent-2")
+	mb := openMailbox(t, root, "Agent-1")
+	place := t.TempDir()
+	writeFile(t, filepath.Join(place, "a.json"), []byte(`{"from": "Agent-2", "to": "Agent-1", "id": "m-1", "content": "first"}`))
+	writeFile(t, filepath.Join(place, "b.md"), []byte("**From:** Agent-2\n**To:** Agent-1\n\nsecond\n"))
+	writeFile(t, filepath.Join(place, "old.json"), []byte(`{"from": "Agent-2", "to": "Agent-1", "content": "handled", "status": "read"}`))
+	writeFile(t, filepath.Join(place, "inbox.json"), []byte(`[{"sender": "Agent-2", "recipient": "Agent-1", "content": "third"}]`))
+	s := settings{Known: []string{"Agent-1", "Agent-2"}, Watch: []string{place}}
+	now := time.Now().Add(time.Minute)
+	before := snapshot(t, place)
+
+	c := consume(t, mb, s, now)
+	got := claimBodies(t, c, now)
+	slices.Sort(got)
+	if !slices.Equal(got, []string{"first", "second", "third"}) {
+		t.Fatalf("claimed %q", got)
+	}
+	c.Close()
+	if after := snapshot(t, place); !maps.Equal(before, after) {
+		t.Fatalf("the watched place changed:\nbefore %v\nafter  %v", before, after)
+	}
+	if dl := names(t, filepath.Join(mb.Dir, mailbox.DeadletterDir)); len(dl) != 2 { // the letter and its reason
+		t.Errorf("deadletter = %v, want the handled message once", dl)
+	}
+
+	// A restart: nothing again. Then the writer changes one file and
+	// appends to inbox.json.
+	now = now.Add(time.Minute)
+	c = consume(t, mb, s, now)
+	if got := claimBodies(t, c, now); len(got) != 0 {
+		t.Fatalf("after a restart claimed %q again", got)
+	}
+	writeFile(t, filepath.Join(place, "a.json"), []byte(`{"from": "Agent-2", "to": "Agent-1", "id": "m-1", "content": "first, corrected"}`))
+	writeFile(t, filepath.Join(place, "inbox.json"), []byte(`[{"sender": "Agent-2", "recipient": "Agent-1", "content": "third"},
+ {"sender": "Agent-2", "recipient": "Agent-1", "content": "fourth"}]`))
+	now = now.Add(time.Minute)
+	if err := c.Scan(now); err != nil {
+		t.Fatal(err)
+	}
+	got = claimBodies(t, c, now)
+	slices.Sort(got)
+	if !slices.Equal(got, []string{"first, corrected", "fourth"}) {
+		t.Fatalf("after the writer's changes claimed %q", got)
+	}
+	if dl := names(t, filepath.Join(mb.Dir, mailbox.DeadletterDir)); len(dl) != 2 {
+		t.Errorf("deadletter = %v, want the handled message once, across restarts", dl)
+	}
+	if _, err := os.Lstat(filepath.Join(place, "inbox.json.lock")); err == nil {
+		t.Error("a lock file was created in the watched place")
+	}
+	if data, _ := os.ReadFile(filepath.Join(place, "a.json")); !bytes.Contains(data, []byte("corrected")) {
+		t.Errorf("a.json was changed: %s", data)
+	}
+	if n := len(names(t, filepath.Join(mb.Dir, WatchedDir))); n != 4 {
+		t.Errorf("%s holds %d files, want one per watched file", WatchedDir, n)
+	}
+	// A file the writer removes is forgotten.
+	if err := os.Remove(filepath.Join(place, "b.md")); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Scan(now); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(names(t, filepath.Join(mb.Dir, WatchedDir))); n != 3 {
+		t.Errorf("%s holds %d files after a watched file went, want 3", WatchedDir, n)
+	}
+}
