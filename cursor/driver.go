@@ -65,6 +65,9 @@ type Turn struct {
 	// read from the page's rendering instead of the app's own copy of it,
 	// line ends the composer changed. Each note is one sentence.
 	OnNote func(note string)
+	// OnUsage, if set, hears the tokens and cost the agent's command
+	// reported for the turn (an exec preset's), once it ended.
+	OnUsage func(Usage)
 }
 
 // Child is a process a driver started for a turn, as it must be recorded

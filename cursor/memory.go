@@ -137,7 +137,9 @@ func (r *remembering) Run(ctx context.Context, t Turn) (string, error) {
 	}
 	reply, err := r.d.Run(ctx, inner)
 	if err != nil {
-		if inner.Session != "" && errors.Is(err, ErrExecFailed) && !errors.Is(err, context.Canceled) {
+		// A failing model API says nothing of the session: a new one
+		// would fail the same.
+		if inner.Session != "" && errors.Is(err, ErrExecFailed) && !errors.Is(err, ErrModelAPI) && !errors.Is(err, context.Canceled) {
 			err = fmt.Errorf("%w (the turn continued session %s; if the agent has lost it, start afresh with agentctl run --new-session)", err, inner.Session)
 		}
 		return "", err
