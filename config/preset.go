@@ -59,6 +59,13 @@ var presets = map[string]Exec{
 	},
 }
 
+// forkingPresets are the presets whose own Resume forks the session.
+var forkingPresets = map[string]bool{PresetClaude: true, PresetCodex: true}
+
+// ForksSession says the seat's resume arguments are its preset's own,
+// which fork the session each turn continues.
+func (e Exec) ForksSession() bool { return forkingPresets[e.Preset] && len(e.Resume) == 0 }
+
 // modelOptions are how each preset's program is told its model; a plain
 // command puts the model in its own arguments.
 var modelOptions = map[string][]string{

@@ -183,7 +183,7 @@ func New(s Settings, opts Options) (Driver, error) {
 	}
 	return Remember(d, Memory{
 		Agent: s.Name, Path: SessionFile(opts.Sessions, s.Name), Kind: kind,
-		Policy: s.NewChat, Fresh: opts.NewSession, Warn: opts.Warn,
+		Policy: s.NewChat, Forks: s.Exec.ForksSession, Fresh: opts.NewSession, Warn: opts.Warn,
 	}), nil
 }
 

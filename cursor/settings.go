@@ -108,6 +108,9 @@ type ExecSettings struct {
 	// follows them.
 	ModelArgs      []string
 	PermissionArgs []string
+	// ForksSession says Resume forks the session it continues into a new
+	// one, leaving the one it forked as it was.
+	ForksSession bool
 }
 
 // Placeholders in ExecSettings' arguments.

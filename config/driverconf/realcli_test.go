@@ -151,9 +151,13 @@ func TestRealToolsRetryDoesNotPileUpThePrompt(t *testing.T) {
 			if _, err := d.Run(stopCtx, cursor.Turn{Prompt: prompt}); err == nil {
 				t.Fatal("the stopped turn returned a reply")
 			}
-			reply, err := d.Run(ctx, cursor.Turn{Prompt: prompt})
+			var notes []string
+			reply, err := d.Run(ctx, cursor.Turn{Prompt: prompt, OnNote: func(n string) { notes = append(notes, n) }})
 			if err != nil {
 				t.Fatal(err)
+			}
+			if said := strings.Contains(strings.Join(notes, "\n"), "cannot fork a session"); said != (copies > 1) {
+				t.Errorf("notes %q: a note of the earlier attempt left in the session is %v, want %v", notes, said, copies > 1)
 			}
 			if want := fmt.Sprintf(`fakemodel turn %d; first prompt: "Remember the word kumquat."`, turn); reply != want {
 				t.Errorf("the retry's reply = %q, want %q", reply, want)
