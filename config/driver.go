@@ -94,9 +94,10 @@ type Exec struct {
 	// argument containing {prompt} gets the prompt substituted; without one
 	// the prompt goes to stdin.
 	Command []string `yaml:"command,omitempty"`
-	// Resume are the arguments that continue a session, put right after the
-	// program's name, with {session} replaced by its id. Presets have their
-	// own.
+	// Resume are the arguments that continue a session, with {session}
+	// replaced by its id, put where the program's options go: before a last
+	// argument holding {prompt}, else at the end, after the model's and the
+	// permissions'. Presets have their own.
 	Resume []string `yaml:"resume,omitempty"`
 	// ReplyField and SessionField name the top-level JSON fields holding
 	// the reply and the session id; presets have their own (result and
@@ -105,6 +106,10 @@ type Exec struct {
 	SessionField string `yaml:"session_field,omitempty"`
 	// Timeout ends the turn and kills the whole process group.
 	Timeout Duration `yaml:"timeout,omitempty"`
+	// Permissions is what a preset's agent may do without asking: ask (its
+	// default), auto (edit in its folder) or bypass (anything); see
+	// permissionOptions.
+	Permissions string `yaml:"permissions,omitempty"`
 }
 
 // PromptPlaceholder is replaced by the prompt in Exec.Command arguments.

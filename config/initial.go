@@ -51,19 +51,23 @@ agents:
 # With an exec preset the reply is read from the JSON the command prints and
 # the agent's session is kept in sessions/<agent>.json, so every turn, and the
 # next runner, continue the same conversation ('agentctl run --new-session'
-# starts afresh). Presets: claude (claude -p --output-format json, the prompt
-# on stdin), cursor-agent (cursor-agent -p --output-format json "{prompt}"),
-# generic (your command, printing one JSON object). A command given here
-# replaces the preset's.
+# starts afresh). Presets: claude (claude -p --output-format stream-json
+# --verbose, the prompt on stdin), codex (codex exec --json "{prompt}"),
+# cursor-agent (cursor-agent -p --output-format json "{prompt}", found as
+# cursor-agent or agent), gemini (gemini --output-format stream-json
+# --prompt="{prompt}"), generic (your command, printing one JSON object). A
+# command given here replaces the preset's. Claude Code and Codex fork the
+# session each turn continues, so a retried prompt is never in it twice.
 #
 #  - name: Agent-5
 #    driver: exec
 #    exec:
 #      preset: claude
-#      # command: [claude, -p, --output-format, json, --model, opus]
+#      # command: [claude, -p, --output-format, json]
 #      # resume: [--resume, "{session}"]       # arguments that continue a session
 #      # reply_field: result                   # where the reply and the session id are
 #      # session_field: session_id
+#      # permissions: ask                     # ask (refuse what needs approval), auto (edit in cwd), bypass (anything)
 #    new_chat:                 # when to leave the conversation for a fresh one
 #      per_thread: false       # true: a message of another thread starts one
 #      every: 0                # a fresh one after this many turns; 0: never

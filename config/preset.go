@@ -9,8 +9,10 @@ import (
 // Preset names for Exec.Preset: command-line agents whose JSON output is
 // read and whose session is continued from turn to turn.
 const (
-	PresetClaude      = "claude"       // claude -p --output-format json
+	PresetClaude      = "claude"       // claude -p --output-format stream-json
+	PresetCodex       = "codex"        // codex exec --json
 	PresetCursorAgent = "cursor-agent" // cursor-agent -p --output-format json
+	PresetGemini      = "gemini"       // gemini --output-format stream-json
 	PresetGeneric     = "generic"      // any command printing one JSON object
 )
 
@@ -18,29 +20,108 @@ const (
 const SessionPlaceholder = "{session}"
 
 // presets are what each preset fills in where the agent's settings are
-// silent. Both tools print one JSON object with the reply in "result" and
-// the conversation's id in "session_id", and continue a conversation with
-// --resume ID. claude -p reads the prompt from stdin; cursor-agent takes it
-// as an argument.
+// silent. The resume arguments follow the program's other options, before
+// a last argument carrying the prompt.
+//
+// A turn whose command fails may leave its prompt in the session it
+// continued. Where the tool can, every turn therefore forks the session
+// it continues into a new one (claude --fork-session, codex exec fork),
+// and only a turn that got its reply makes its session the one the next
+// turn continues: a retried prompt never finds its failed attempt in the
+// conversation. Gemini CLI and cursor-agent cannot fork, so a retry there
+// continues the session with the failed attempt in it.
 var presets = map[string]Exec{
 	PresetClaude: {
-		Command: []string{"claude", "-p", "--output-format", "json"},
-		Resume:  []string{"--resume", SessionPlaceholder}, ReplyField: "result", SessionField: "session_id",
+		// Read from stdin; stream-json puts each event on a line, so the
+		// result line ends the turn even if the program lingers.
+		Command: []string{"claude", "-p", "--output-format", "stream-json", "--verbose"},
+		Resume:  []string{"--resume", SessionPlaceholder, "--fork-session"}, ReplyField: "result", SessionField: "session_id",
+	},
+	PresetCodex: {
+		// exec refuses a folder outside a git work tree without
+		// --skip-git-repo-check; the seat's cwd is the user's choice.
+		Command: []string{"codex", "exec", "--json", "--skip-git-repo-check", PromptPlaceholder},
+		Resume:  []string{"fork", SessionPlaceholder},
 	},
 	PresetCursorAgent: {
 		Command: []string{"cursor-agent", "-p", "--output-format", "json", PromptPlaceholder},
 		Resume:  []string{"--resume", SessionPlaceholder}, ReplyField: "result", SessionField: "session_id",
+	},
+	PresetGemini: {
+		// Headless, Gemini CLI refuses a folder not trusted before;
+		// --skip-trust trusts the seat's cwd, which the user chose, for
+		// the run only. --prompt=… keeps the prompt one argument, last.
+		Command: []string{"gemini", "--output-format", "stream-json", "--skip-trust", "--prompt=" + PromptPlaceholder},
+		Resume:  []string{"--resume", SessionPlaceholder},
 	},
 	PresetGeneric: {
 		Resume: []string{"--resume", SessionPlaceholder}, ReplyField: "result", SessionField: "session_id",
 	},
 }
 
+// forkingPresets are the presets whose own Resume forks the session.
+var forkingPresets = map[string]bool{PresetClaude: true, PresetCodex: true}
+
+// ForksSession says the seat's resume arguments are its preset's own,
+// which fork the session each turn continues.
+func (e Exec) ForksSession() bool { return forkingPresets[e.Preset] && len(e.Resume) == 0 }
+
 // modelOptions are how each preset's program is told its model; a plain
 // command puts the model in its own arguments.
 var modelOptions = map[string][]string{
 	PresetClaude:      {"--model", ModelPlaceholder},
+	PresetCodex:       {"-m", ModelPlaceholder},
 	PresetCursorAgent: {"--model", ModelPlaceholder},
+	PresetGemini:      {"-m", ModelPlaceholder},
+}
+
+// Permission modes for Exec.Permissions: what the agent may do without
+// asking. Headless, nobody answers a question, so "ask" means an action
+// that would need approval is refused.
+const (
+	PermissionsAsk    = "ask"    // the tool's default: actions needing approval are refused
+	PermissionsAuto   = "auto"   // edits in the working folder go ahead
+	PermissionsBypass = "bypass" // everything goes ahead, unsandboxed
+)
+
+// permissionOptions are each preset's arguments for each mode; a mode a
+// preset lacks is refused when the file is read.
+var permissionOptions = map[string]map[string][]string{
+	PresetClaude: {
+		PermissionsAsk: {}, PermissionsAuto: {"--permission-mode", "acceptEdits"},
+		PermissionsBypass: {"--dangerously-skip-permissions"},
+	},
+	PresetCodex: {
+		PermissionsAsk: {}, PermissionsAuto: {"--sandbox", "workspace-write"},
+		PermissionsBypass: {"--dangerously-bypass-approvals-and-sandbox"},
+	},
+	PresetCursorAgent: {PermissionsAsk: {}, PermissionsBypass: {"--force"}},
+	PresetGemini: {
+		PermissionsAsk: {}, PermissionsAuto: {"--approval-mode", "auto_edit"}, PermissionsBypass: {"--yolo"},
+	},
+}
+
+// PermissionArgs returns the arguments that give the program the
+// permissions the seat asks for: none when it asks for none.
+func (e Exec) PermissionArgs() []string { return permissionOptions[e.Preset][e.Permissions] }
+
+func (e Exec) validatePermissions() error {
+	if e.Permissions == "" {
+		return nil
+	}
+	modes, ok := permissionOptions[e.Preset]
+	if !ok {
+		return fmt.Errorf("exec.permissions: a command without a preset agentctl knows takes its permission options in exec.command")
+	}
+	if _, ok := modes[e.Permissions]; !ok {
+		var names []string
+		for m := range modes {
+			names = append(names, m)
+		}
+		slices.Sort(names)
+		return fmt.Errorf("exec.permissions: %q is not one the %s preset has (%s)", e.Permissions, e.Preset, strings.Join(names, ", "))
+	}
+	return nil
 }
 
 // ModelPlaceholder is replaced by the seat's model in a preset's model
@@ -113,7 +194,7 @@ func (e Exec) validate() error {
 	if e.Timeout < 0 {
 		return fmt.Errorf("exec.timeout: must be a positive duration such as 10m")
 	}
-	return nil
+	return e.validatePermissions()
 }
 
 // NewChat says when an agent's turns leave the conversation so far and

@@ -22,7 +22,7 @@ func TestPresetsFillWhatIsUnset(t *testing.T) {
 		t.Fatal(err)
 	}
 	claude := cfg.Agents[0].Exec.Resolved()
-	if strings.Join(claude.Command, " ") != "claude -p --output-format json" || strings.Join(claude.Resume, " ") != "--resume {session}" ||
+	if strings.Join(claude.Command, " ") != "claude -p --output-format stream-json --verbose" || strings.Join(claude.Resume, " ") != "--resume {session} --fork-session" ||
 		claude.ReplyField != "result" || claude.SessionField != "session_id" {
 		t.Errorf("claude preset resolved to %+v", claude)
 	}
@@ -41,7 +41,7 @@ func TestPresetsFillWhatIsUnset(t *testing.T) {
 
 func TestPresetsAndNewChatRefuseWhatCannotWork(t *testing.T) {
 	tests := map[string]string{
-		"exec: {preset: gpt}":                                         `"gpt" is not one of claude, cursor-agent, generic`,
+		"exec: {preset: gpt}":                                         `"gpt" is not one of claude, codex, cursor-agent, gemini, generic`,
 		"exec: {preset: generic}":                                     "the generic preset needs the command",
 		"exec: {command: [cat], resume: [--resume, x]}":               "need exec.preset",
 		"exec: {preset: claude, resume: [--resume]}":                  "no argument holds {session}",
@@ -52,6 +52,9 @@ func TestPresetsAndNewChatRefuseWhatCannotWork(t *testing.T) {
 		"exec: {preset: claude}\n    model: \"a b\"":                  "holds white space",
 		"exec: {preset: claude}\n    env: {\"A=B\": x}":               "is not a variable name",
 		"exec: {}\n    driver: gui\n    cwd: /tmp":                    "only a seat that runs a program",
+		"exec: {command: [cat], permissions: bypass}":                 "exec.permissions: a command without a preset",
+		"exec: {preset: cursor-agent, permissions: auto}":             `"auto" is not one the cursor-agent preset has (ask, bypass)`,
+		"exec: {preset: codex, permissions: yes}":                     `"yes" is not one the codex preset has (ask, auto, bypass)`,
 	}
 	for agent, want := range tests {
 		data := "agents:\n  - name: Agent-1\n    driver: exec\n    " + agent + "\n"

@@ -92,9 +92,17 @@
 // again. On Windows a batch file runs in cmd.exe and a .ps1 script in
 // PowerShell.
 //
-// With a preset (claude, cursor-agent, generic) the exec driver reads the
-// reply from the JSON the command prints, and continues the session that
-// Turn.Session names with the preset's --resume. Remember ties an agent's
+// With a preset (claude, codex, cursor-agent, gemini, generic) the exec
+// driver reads the JSON the command prints line by line as it runs (Claude
+// Code's stream-json or json, Codex's exec --json events, Gemini CLI's
+// stream-json or json): the reply, the session, the usage (Turn.OnUsage),
+// and the tool's own report of a failure, a failed model API told apart
+// (ErrModelAPI). A line holding the turn's result ends the turn: a command
+// still running a moment after printing it is ended. It continues the
+// session that Turn.Session names with the preset's resume arguments,
+// placed with the model's and the permissions' where the program's options
+// go; Claude Code and Codex fork that session, so that a failed attempt
+// never stays in the one recorded. Remember ties an agent's
 // turns into one conversation: it keeps the session id, the last thread and
 // the turns so far in sessions/<agent>.json, and starts a fresh
 // conversation (a new session, or the chat window's new-chat key) when the

@@ -65,6 +65,9 @@ type Turn struct {
 	// read from the page's rendering instead of the app's own copy of it,
 	// line ends the composer changed. Each note is one sentence.
 	OnNote func(note string)
+	// OnUsage, if set, hears the tokens and cost the agent's command
+	// reported for the turn (an exec preset's), once it ended.
+	OnUsage func(Usage)
 }
 
 // Child is a process a driver started for a turn, as it must be recorded
@@ -180,7 +183,7 @@ func New(s Settings, opts Options) (Driver, error) {
 	}
 	return Remember(d, Memory{
 		Agent: s.Name, Path: SessionFile(opts.Sessions, s.Name), Kind: kind,
-		Policy: s.NewChat, Fresh: opts.NewSession, Warn: opts.Warn,
+		Policy: s.NewChat, Forks: s.Exec.ForksSession, Fresh: opts.NewSession, Warn: opts.Warn,
 	}), nil
 }
 

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"runtime"
 	"slices"
 	"strings"
@@ -28,11 +29,19 @@ type Exec struct {
 	// keepDir is where the output of a turn that gave no reply is kept;
 	// empty: errors quote its start.
 	keepDir string
-	// dir, env and modelArgs are ExecSettings'.
-	dir       string
-	env       []string
-	modelArgs []string
+	// dir, env, modelArgs and permissionArgs are ExecSettings'.
+	dir            string
+	env            []string
+	modelArgs      []string
+	permissionArgs []string
+	// resultGrace is how long a command may run on once its output holds
+	// the turn's result.
+	resultGrace time.Duration
 }
+
+// defaultResultGrace lets a command that printed its result flush and
+// exit on its own before it is ended.
+const defaultResultGrace = 5 * time.Second
 
 // NewExec checks the settings and returns the driver.
 func NewExec(s ExecSettings) (*Exec, error) {
@@ -45,7 +54,8 @@ func NewExec(s ExecSettings) (*Exec, error) {
 	}
 	return &Exec{command: s.Command, timeout: timeout,
 		preset: s.Preset, resume: s.Resume, replyField: s.ReplyField, sessionField: s.SessionField,
-		dir: s.Dir, env: s.Env, modelArgs: s.ModelArgs}, nil
+		dir: s.Dir, env: s.Env, modelArgs: s.ModelArgs, permissionArgs: s.PermissionArgs,
+		resultGrace: defaultResultGrace}, nil
 }
 
 // stderrKept bounds how much of the command's stderr an error quotes.
@@ -64,6 +74,11 @@ func (e *Exec) Run(ctx context.Context, t Turn) (string, error) {
 		return "", fmt.Errorf("%w: the exec driver's process ended with the one that started it", ErrReplyLost)
 	}
 	args, viaStdin := e.args(t)
+	program, err := findProgram(e.preset, args[0])
+	if err != nil {
+		return "", fmt.Errorf("%w: %w", ErrExecFailed, err)
+	}
+	args[0] = program
 	ctx, cancel := context.WithTimeout(ctx, e.timeout)
 	defer cancel()
 
@@ -82,9 +97,16 @@ func (e *Exec) Run(ctx context.Context, t Turn) (string, error) {
 	if viaStdin {
 		cmd.Stdin = strings.NewReader(t.Prompt)
 	}
+	var lines *lineReader
 	var stdout bytes.Buffer
+	if e.preset != "" {
+		lines = newLineReader(newOutputReader(e.preset, e.replyField, e.sessionField))
+		cmd.Stdout = lines
+	} else {
+		cmd.Stdout = &stdout
+	}
 	stderr := &tailBuffer{max: stderrKept}
-	cmd.Stdout, cmd.Stderr = &stdout, stderr
+	cmd.Stderr = stderr
 
 	// On Linux the command dies with the thread that starts it (see
 	// setParentDeathSignal), and Go ends a thread when a goroutine locked
@@ -123,57 +145,116 @@ func (e *Exec) Run(ctx context.Context, t Turn) (string, error) {
 			return abandon(err)
 		}
 	}
-	err = cmd.Wait()
+	err = e.wait(cmd, lines)
 	// Grandchildren may outlive the command; a turn leaves nothing behind.
 	killProcessGroup(cmd)
-	out := stdout.Bytes()
-	switch {
-	case errors.Is(ctx.Err(), context.DeadlineExceeded):
-		return "", withOutput(fmt.Errorf("%w after %s: %s%s", ErrExecTimeout, e.timeout, args[0], stderr.quote()), e.keepDir, out)
-	case ctx.Err() != nil:
-		return "", withOutput(fmt.Errorf("%w: %s stopped: %w", ErrExecFailed, args[0], ctx.Err()), e.keepDir, out)
-	case err != nil:
-		said := ""
-		if r, rerr := e.read(out); rerr == nil && r.failed != "" {
-			said = "; " + r.failed
-		}
-		return "", withOutput(fmt.Errorf("%w: %s: %v%s%s", ErrExecFailed, args[0], err, said, stderr.quote()), e.keepDir, out)
+	if lines == nil {
+		return e.plainReply(ctx, t, args[0], err, stdout.Bytes(), stderr)
 	}
-	reply := stdout.String()
-	if e.preset != "" {
-		r, err := e.read(out)
-		switch {
-		case err != nil:
-			return "", withOutput(fmt.Errorf("%w: %s (preset %s): %v%s", ErrBadOutput, args[0], e.preset, err, stderr.quote()), e.keepDir, out)
-		case r.failed != "":
-			return "", withOutput(fmt.Errorf("%w: %s: %s%s", ErrExecFailed, args[0], r.failed, stderr.quote()), e.keepDir, out)
+	r, out, rerr := lines.finish()
+	if r.hasUsage && t.OnUsage != nil {
+		t.OnUsage(r.usage)
+	}
+	// A result read in full is the turn's, whatever became of the command
+	// after printing it (killed once it lingered, or garbage that followed).
+	if rerr == nil && r.done && r.failed == "" {
+		if err != nil {
+			t.note("%s printed its result, then %s; the result was taken", args[0], exitWords(err))
 		}
 		if r.session != "" && t.OnSession != nil {
 			t.OnSession(r.session)
 		}
-		reply = r.reply
+		if err := t.stage(StageReplied); err != nil {
+			return "", err
+		}
+		return r.reply, nil
+	}
+	if cerr := e.stopped(ctx, args[0], stderr); cerr != nil {
+		return "", withOutput(cerr, e.keepDir, out)
+	}
+	switch {
+	case rerr == nil && r.apiFailed:
+		return "", withOutput(fmt.Errorf("%w: %w: %s: %s%s", ErrExecFailed, ErrModelAPI, args[0], r.failed, stderr.quote()), e.keepDir, out)
+	case rerr == nil:
+		return "", withOutput(fmt.Errorf("%w: %s: %s%s", ErrExecFailed, args[0], r.failed, stderr.quote()), e.keepDir, out)
+	case err != nil:
+		return "", withOutput(fmt.Errorf("%w: %s: %v%s", ErrExecFailed, args[0], err, stderr.quote()), e.keepDir, out)
+	}
+	return "", withOutput(fmt.Errorf("%w: %s (preset %s): %v%s", ErrBadOutput, args[0], e.preset, rerr, stderr.quote()), e.keepDir, out)
+}
+
+// wait waits for the command to end, or, once its output holds the
+// turn's result, gives it resultGrace to end by itself and then ends it:
+// a tool that lingers after its answer (a hung telemetry flush, a child
+// holding the terminal) does not hold the turn.
+func (e *Exec) wait(cmd *exec.Cmd, lines *lineReader) error {
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	var result chan struct{}
+	if lines != nil {
+		result = lines.result
+	}
+	select {
+	case err := <-done:
+		return err
+	case <-result:
+	}
+	grace := time.NewTimer(e.resultGrace)
+	defer grace.Stop()
+	select {
+	case err := <-done:
+		return err
+	case <-grace.C:
+		killProcessGroup(cmd)
+		return <-done
+	}
+}
+
+// stopped is the error of a turn whose context ended, or nil.
+func (e *Exec) stopped(ctx context.Context, name string, stderr *tailBuffer) error {
+	switch {
+	case errors.Is(ctx.Err(), context.DeadlineExceeded):
+		return fmt.Errorf("%w after %s: %s%s", ErrExecTimeout, e.timeout, name, stderr.quote())
+	case ctx.Err() != nil:
+		return fmt.Errorf("%w: %s stopped: %w", ErrExecFailed, name, ctx.Err())
+	}
+	return nil
+}
+
+// plainReply is a plain command's turn: its stdout, exactly, if it
+// succeeded.
+func (e *Exec) plainReply(ctx context.Context, t Turn, name string, err error, out []byte, stderr *tailBuffer) (string, error) {
+	if cerr := e.stopped(ctx, name, stderr); cerr != nil {
+		return "", withOutput(cerr, e.keepDir, out)
+	}
+	if err != nil {
+		return "", withOutput(fmt.Errorf("%w: %s: %v%s", ErrExecFailed, name, err, stderr.quote()), e.keepDir, out)
 	}
 	if err := t.stage(StageReplied); err != nil {
 		return "", err
 	}
-	return reply, nil
+	return string(out), nil
 }
 
-// read reads a preset's output.
-func (e *Exec) read(out []byte) (agentOutput, error) {
-	if e.preset == "" {
-		return agentOutput{}, errors.New("no preset")
+// exitWords says how a command that printed its result ended.
+func exitWords(err error) string {
+	var ee *exec.ExitError
+	if errors.As(err, &ee) && !ee.Exited() {
+		return "was ended after lingering"
 	}
-	return readOutput(out, e.replyField, e.sessionField)
+	return "ended with " + err.Error()
 }
 
-// args substitutes the prompt into the command, and puts the arguments
-// that continue the turn's session right after the program's name, ahead
-// of any prompt argument; viaStdin is true when no argument asked for the
-// prompt.
+// args substitutes the prompt into the command and adds the arguments
+// that give the program its model, its permissions and the session it
+// continues, where the program's own options go: before a last argument
+// that carries the prompt, or else at the end (the prompt then goes to
+// stdin). The session's arguments come last, so that a subcommand such as
+// Codex's "fork ID" follows the options. viaStdin is true when no
+// argument asked for the prompt.
 func (e *Exec) args(t Turn) (args []string, viaStdin bool) {
 	viaStdin = true
-	args = make([]string, 0, len(e.command)+len(e.resume))
+	args = make([]string, 0, len(e.command)+len(e.resume)+len(e.modelArgs)+len(e.permissionArgs))
 	for _, a := range e.command {
 		if strings.Contains(a, PromptPlaceholder) {
 			a = strings.ReplaceAll(a, PromptPlaceholder, t.Prompt)
@@ -181,14 +262,41 @@ func (e *Exec) args(t Turn) (args []string, viaStdin bool) {
 		}
 		args = append(args, a)
 	}
-	extra := e.modelArgs
+	extra := slices.Concat(e.modelArgs, e.permissionArgs)
 	if e.preset != "" && t.Session != "" && !t.NewChat {
-		extra = append(substituteSession(e.resume, t.Session), extra...)
+		extra = append(extra, substituteSession(e.resume, t.Session)...)
 	}
-	if len(extra) > 0 {
-		args = append(args[:1], append(slices.Clone(extra), args[1:]...)...)
+	if len(extra) == 0 {
+		return args, viaStdin
 	}
-	return args, viaStdin
+	at := len(args)
+	if last := e.command[len(e.command)-1]; len(e.command) > 1 && strings.Contains(last, PromptPlaceholder) {
+		at--
+	}
+	return slices.Insert(args, at, extra...), viaStdin
+}
+
+// programNames are the names a preset's program is installed under, in
+// the order they are looked for: Cursor's CLI is installed as both
+// cursor-agent and agent, or, by newer installers, as agent alone. The
+// specific name goes first, as a program merely called agent may be
+// another's.
+var programNames = map[string][]string{"cursor-agent": {"cursor-agent", "agent"}}
+
+// findProgram returns the program to start: name, or, when name is the
+// preset's own program and is not on PATH, the first of its other names
+// that is.
+func findProgram(preset, name string) (string, error) {
+	names := programNames[preset]
+	if len(names) == 0 || name != names[0] {
+		return name, nil
+	}
+	for _, n := range names {
+		if _, err := exec.LookPath(n); err == nil {
+			return n, nil
+		}
+	}
+	return "", fmt.Errorf("neither %s is on PATH (Cursor's CLI installs them; exec.command may name the program's path)", strings.Join(names, " nor "))
 }
 
 // tailBuffer keeps the last max bytes written to it.

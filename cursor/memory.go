@@ -55,8 +55,13 @@ type conversation struct {
 	StartedAt time.Time `json:"started_at"`
 	UpdatedAt time.Time `json:"updated_at"`
 	// Why the conversation started afresh.
-	Why      string  `json:"why,omitempty"`
-	Previous []ended `json:"previous,omitempty"`
+	Why string `json:"why,omitempty"`
+	// Unanswered counts the attempts that reached the agent's command in
+	// this session and got no reply, where the tool cannot fork a session
+	// (Memory.Forks): their prompts stay in the session, and the next turn
+	// continues it with them, says so in a note.
+	Unanswered int     `json:"unanswered,omitempty"`
+	Previous   []ended `json:"previous,omitempty"`
 }
 
 // ended is a conversation the agent left, so that a person can go back to
@@ -76,6 +81,10 @@ type Memory struct {
 	// Kind is "gui" or the exec preset.
 	Kind   string
 	Policy NewChatPolicy
+	// Forks says the exec preset's command forks the session each turn
+	// continues, so that a failed attempt leaves the recorded one as it
+	// was.
+	Forks bool
 	// Fresh starts the first turn sent in a new conversation (agentctl
 	// run --new-session).
 	Fresh bool
@@ -128,6 +137,17 @@ func (r *remembering) Run(ctx context.Context, t Turn) (string, error) {
 	if !inner.NewChat {
 		inner.Session = c.SessionID
 	}
+	if inner.Session != "" && c.Unanswered > 0 {
+		t.note("the session continued holds %d earlier attempt(s) that got no reply: the %s command cannot fork a session, so their prompts stay in it", c.Unanswered, r.m.Kind)
+	}
+	submitted := false
+	inner.OnStage = func(s Stage) error {
+		submitted = submitted || s == StageSubmitted
+		if t.OnStage != nil {
+			return t.OnStage(s)
+		}
+		return nil
+	}
 	var reported string
 	inner.OnSession = func(id string) {
 		reported = id
@@ -137,8 +157,16 @@ func (r *remembering) Run(ctx context.Context, t Turn) (string, error) {
 	}
 	reply, err := r.d.Run(ctx, inner)
 	if err != nil {
-		if inner.Session != "" && errors.Is(err, ErrExecFailed) && !errors.Is(err, context.Canceled) {
+		// A failing model API says nothing of the session: a new one
+		// would fail the same.
+		if inner.Session != "" && errors.Is(err, ErrExecFailed) && !errors.Is(err, ErrModelAPI) && !errors.Is(err, context.Canceled) {
 			err = fmt.Errorf("%w (the turn continued session %s; if the agent has lost it, start afresh with agentctl run --new-session)", err, inner.Session)
+		}
+		if inner.Session != "" && submitted && !r.m.Forks && r.m.Kind != kindGUI {
+			c.Unanswered++
+			if serr := r.save(c); serr != nil {
+				r.m.Warn(fmt.Errorf("cannot record the attempt left in session %s: %w", inner.Session, serr))
+			}
 		}
 		return "", err
 	}
@@ -198,6 +226,7 @@ func advance(c conversation, v verdict, agent, kind, thread, session string, now
 	}
 	c.Agent, c.Kind, c.Thread = agent, kind, thread
 	c.Turns++
+	c.Unanswered = 0
 	c.UpdatedAt = now
 	if session != "" {
 		c.SessionID = session

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -292,6 +293,49 @@ func TestDecideNewChat(t *testing.T) {
 	for _, tt := range tests {
 		if v := decideNewChat(tt.c, tt.p, tt.kind, tt.thread, tt.fresh); v.newChat != tt.want || (v.newChat && v.why == "") {
 			t.Errorf("%s: verdict %+v, want new chat %v with a reason", tt.name, v, tt.want)
+		}
+	}
+}
+
+// scriptedDriver fails the turns it is told to, after the command got
+// the prompt, and otherwise replies with a session of its own.
+type scriptedDriver struct{ fail []bool }
+
+func (d *scriptedDriver) Run(_ context.Context, t Turn) (string, error) {
+	fail := d.fail[0]
+	d.fail = d.fail[1:]
+	if err := t.stage(StageSubmitted); err != nil {
+		return "", err
+	}
+	if fail {
+		return "", fmt.Errorf("%w: killed", ErrExecFailed)
+	}
+	if t.OnSession != nil {
+		t.OnSession("s-" + t.Prompt)
+	}
+	return "ok", nil
+}
+
+// A tool that cannot fork keeps a failed attempt's prompt in its
+// session: the next turn continuing it says so; one that forks does not.
+func TestUnansweredAttemptIsNoted(t *testing.T) {
+	for _, forks := range []bool{false, true} {
+		path := filepath.Join(t.TempDir(), "Agent-1.json")
+		d := Remember(&scriptedDriver{fail: []bool{false, true, false, false}},
+			Memory{Agent: "Agent-1", Path: path, Kind: "gemini", Forks: forks})
+		var notes []string
+		run := func(prompt string) {
+			d.Run(context.Background(), Turn{Prompt: prompt, OnNote: func(n string) { notes = append(notes, prompt+": "+n) }})
+		}
+		for _, p := range []string{"a", "b", "b", "c"} {
+			run(p)
+		}
+		want := 0
+		if !forks {
+			want = 1
+		}
+		if len(notes) != want || (want == 1 && !strings.HasPrefix(notes[0], "b: the session continued holds 1 earlier attempt")) {
+			t.Errorf("forks %v: notes %q, want %d on the retry of b", forks, notes, want)
 		}
 	}
 }

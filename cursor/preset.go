@@ -1,7 +1,6 @@
 package cursor
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"errors"
@@ -18,94 +17,6 @@ import (
 // ErrBadOutput is a turn whose command printed something its preset cannot
 // read a reply from. What it printed is kept (see Options.Sessions).
 var ErrBadOutput = errors.New("agent command's output could not be read")
-
-// agentOutput is the result object a preset's command printed, read.
-type agentOutput struct {
-	reply   string
-	session string
-	// failed is the command's own report of an error (is_error), in words.
-	failed string
-}
-
-// readOutput finds the result in what a preset's command printed: one JSON
-// object (claude -p and cursor-agent -p with --output-format json), a JSON
-// array of events (claude with --verbose), or one JSON object per line
-// (stream-json), where the last object holding the reply field, or
-// reporting an error, is the result. Lines that are not JSON around it (a
-// warning printed to stdout) are passed over.
-func readOutput(out []byte, replyField, sessionField string) (agentOutput, error) {
-	trimmed := bytes.TrimSpace(out)
-	if len(trimmed) == 0 {
-		return agentOutput{}, errors.New("it printed nothing")
-	}
-	var whole any
-	wholeErr := decodeJSON(trimmed, &whole)
-	var candidates []map[string]any
-	switch v := whole.(type) {
-	case map[string]any:
-		candidates = []map[string]any{v}
-	case []any:
-		for _, e := range v {
-			if o, ok := e.(map[string]any); ok {
-				candidates = append(candidates, o)
-			}
-		}
-	default:
-		if wholeErr == nil {
-			return agentOutput{}, fmt.Errorf("it printed JSON that is not an object but %s", jsonKind(whole))
-		}
-		sc := bufio.NewScanner(bytes.NewReader(trimmed))
-		sc.Buffer(nil, len(trimmed)+1)
-		for sc.Scan() {
-			var o map[string]any
-			if line := bytes.TrimSpace(sc.Bytes()); len(line) > 0 && line[0] == '{' && decodeJSON(line, &o) == nil {
-				candidates = append(candidates, o)
-			}
-		}
-	}
-	for i := len(candidates) - 1; i >= 0; i-- {
-		o := candidates[i]
-		_, hasReply := o[replyField]
-		if !hasReply && o["is_error"] != true {
-			continue
-		}
-		return resultOf(o, replyField, sessionField)
-	}
-	if wholeErr != nil && len(candidates) == 0 {
-		return agentOutput{}, fmt.Errorf("it is not JSON: %v", wholeErr)
-	}
-	return agentOutput{}, fmt.Errorf("no JSON object in it has a %q field", replyField)
-}
-
-// resultOf reads the result object o.
-func resultOf(o map[string]any, replyField, sessionField string) (agentOutput, error) {
-	var r agentOutput
-	switch s := o[sessionField].(type) {
-	case nil:
-	case string:
-		r.session = s
-	case json.Number:
-		r.session = s.String()
-	default:
-		return r, fmt.Errorf("its %q is %s, not a string", sessionField, jsonKind(s))
-	}
-	reply, isString := o[replyField].(string)
-	if o["is_error"] == true {
-		r.failed = "it reported an error"
-		if sub, ok := o["subtype"].(string); ok && sub != "" {
-			r.failed += " (" + sub + ")"
-		}
-		if reply != "" {
-			r.failed += ": " + reply
-		}
-		return r, nil
-	}
-	if !isString {
-		return r, fmt.Errorf("its %q is %s, not a string", replyField, jsonKind(o[replyField]))
-	}
-	r.reply = reply
-	return r, nil
-}
 
 func decodeJSON(data []byte, v any) error {
 	dec := json.NewDecoder(bytes.NewReader(data))

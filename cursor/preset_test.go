@@ -32,7 +32,7 @@ func TestReadOutput(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := readOutput([]byte(tt.out), "result", "session_id")
+			got, err := readOutput([]byte(tt.out), "claude", "result", "session_id")
 			if tt.bad != "" {
 				if err == nil || !strings.Contains(err.Error(), tt.bad) {
 					t.Fatalf("err = %v, want one containing %q", err, tt.bad)
@@ -55,7 +55,7 @@ func FuzzReadOutput(f *testing.F) {
 		f.Add(seed)
 	}
 	f.Fuzz(func(t *testing.T, out string) {
-		r, err := readOutput([]byte(out), "result", "session_id")
+		r, err := readOutput([]byte(out), "claude", "result", "session_id")
 		if err == nil && r.failed == "" && !strings.Contains(out, "result") {
 			t.Errorf("a reply %+v from output without a result field: %q", r, out)
 		}

@@ -102,8 +102,15 @@ type ExecSettings struct {
 	// Env adds NAME=VALUE lines to the runner's environment for the
 	// command, replacing a variable of the same name.
 	Env []string
-	// ModelArgs give the command its model, placed as Resume is.
-	ModelArgs []string
+	// ModelArgs give the command its model, and PermissionArgs what it
+	// may do without asking. They go where the program's options go:
+	// before a last argument carrying the prompt, else at the end; Resume
+	// follows them.
+	ModelArgs      []string
+	PermissionArgs []string
+	// ForksSession says Resume forks the session it continues into a new
+	// one, leaving the one it forked as it was.
+	ForksSession bool
 }
 
 // Placeholders in ExecSettings' arguments.

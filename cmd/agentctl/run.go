@@ -48,10 +48,10 @@ A reply asks for effects with a fenced block at its end:
 Everything after "--" is the exec command for this run (the prompt goes to
 its stdin, or replaces an argument "{prompt}"); it implies --driver exec.
 
-Memory: with an exec preset (claude, cursor-agent or generic; --preset or
-exec.preset) the reply is read from the JSON the command prints and the
-agent's session is kept in sessions/AGENT.json, so the next turn, and the
-next runner, continue the same conversation. --new-session starts the first
+Memory: with an exec preset (claude, codex, cursor-agent, gemini or
+generic; --preset or exec.preset) the reply is read from the JSON the
+command prints and the agent's session is kept in sessions/AGENT.json, so
+the next turn, and the next runner, continue the same conversation. --new-session starts the first
 turn in a fresh one (a chat window presses its new_chat_key); new_chat in
 agentctl.yaml starts one per thread or every N turns.
 

@@ -53,6 +53,8 @@ func Program(e cursor.ExecSettings, a config.Agent) cursor.ExecSettings {
 	}
 	e.Env = a.EnvList()
 	e.ModelArgs = a.Exec.Resolved().ModelArgs(a.Model)
+	e.PermissionArgs = a.Exec.PermissionArgs()
+	e.ForksSession = a.Exec.ForksSession()
 	return e
 }
 
