@@ -4,7 +4,10 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/rs/zerolog"
+
 	"github.com/agentctl/agentctl/agents/cost"
+	"github.com/agentctl/agentctl/cursor"
 	"github.com/agentctl/agentctl/internal/layout"
 	"github.com/agentctl/agentctl/mailbox"
 )
@@ -69,4 +72,24 @@ func (r *Runner) tellBudgetSpent(v cost.Verdict, day string) {
 	if _, err := deliver(r.s.Root, n); err != nil {
 		r.log.Warn().Err(err).Str("to", r.s.Human).Msg("cannot tell the person that the budget is spent")
 	}
+}
+
+// recordUsage writes what a turn used to the cost ledger, priced by the
+// agent's own figure or else the price table. A ledger that cannot be
+// written is logged: the turn's work stands, and status then shows less
+// than was spent.
+func (r *Runner) recordUsage(log zerolog.Logger, msgID string, u cursor.Usage) {
+	model := u.Model
+	if model == "" {
+		model = r.s.Model
+	}
+	t := cost.Turn{Time: r.now().UTC(), Agent: r.s.Agent, MessageID: msgID, Model: model, Usage: cost.Usage{
+		InputTokens: u.InputTokens, OutputTokens: u.OutputTokens, CacheReadTokens: u.CacheReadTokens, CacheWriteTokens: u.CacheWriteTokens,
+	}}
+	t = r.s.Prices.Priced(t, u.CostUSD)
+	if err := cost.Append(r.s.Root, t); err != nil {
+		log.Warn().Err(err).Msg("cannot record what the turn cost")
+		return
+	}
+	log.Info().Str("event", "usage").Int64("tokens", t.Tokens()).Float64("cost_usd", t.CostUSD).Str("priced_by", t.PricedBy).Msg("turn usage")
 }

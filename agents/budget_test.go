@@ -1,11 +1,13 @@
 package agents
 
 import (
+	"context"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/agentctl/agentctl/agents/cost"
+	"github.com/agentctl/agentctl/cursor"
 	"github.com/agentctl/agentctl/internal/clock/clocktest"
 	"github.com/agentctl/agentctl/mailbox"
 )
@@ -63,5 +65,35 @@ func TestSpentBudgetParksTheSeatUntilTheNextDay(t *testing.T) {
 	waitFor(t, 20*time.Second, "the message worked the next day", func() bool { return counts(t, root, "Agent-1").Done == 1 })
 	if n := counts(t, root, "Agent-2").Pending; n != 1 {
 		t.Errorf("the person has %d messages, want the one notice", n)
+	}
+}
+
+// usageDriver replies and reports what the turn used, as the exec
+// driver's presets do.
+type usageDriver cursor.Usage
+
+func (d usageDriver) Run(ctx context.Context, t cursor.Turn) (string, error) {
+	if err := t.OnStage(cursor.StageSubmitted); err != nil {
+		return "", err
+	}
+	t.OnUsage(cursor.Usage(d))
+	return "done", nil
+}
+
+// What a turn used goes to the ledger: the agent's own price when it gives
+// one, else the table's for the seat's model.
+func TestTurnsWriteWhatTheyUsedToTheLedger(t *testing.T) {
+	root := newRuntime(t, demoAgents)
+	s := testSettings(root, "Agent-1", demoAgents, usageDriver{InputTokens: 2_000_000, OutputTokens: 100_000})
+	s.Model, s.Prices = "m1", cost.Prices{"m1": {Input: 3, Output: 15}}
+	startRunner(t, s)
+	deliverTo(t, root, mailbox.Message{ID: "m1", From: "Agent-2", To: "Agent-1", Body: "work", CreatedAt: time.Now()})
+	waitFor(t, 20*time.Second, "the turn", func() bool { return counts(t, root, "Agent-1").Done == 1 })
+	turns, err := cost.Day(root, time.Now())
+	if err != nil || len(turns) != 1 {
+		t.Fatalf("the ledger holds %v (%v), want the one turn", turns, err)
+	}
+	if got := turns[0]; got.Agent != "Agent-1" || got.MessageID != "m1" || got.Model != "m1" || got.PricedBy != cost.PricedByTable || got.CostUSD != 7.5 {
+		t.Errorf("ledger line %+v, want Agent-1's turn on m1 priced $7.50 by the table", got)
 	}
 }

@@ -62,6 +62,9 @@ type Settings struct {
 	// it (budget.go).
 	Prices cost.Prices
 	Budget cost.Budget
+	// Model is the seat's configured model, for a turn whose agent does
+	// not say which model it used.
+	Model string
 
 	Recovery RecoverySettings
 

@@ -239,6 +239,7 @@ func runnerSettings(env *Env, cfg config.Config, agent config.Agent, driver curs
 		PerHour:          cfg.RateLimit.PerHour,
 		Prices:           prices(cfg.Costs.Prices),
 		Budget:           cost.Budget(cfg.Costs.Budget),
+		Model:            agent.Model,
 		Recovery:         recoverySettings(cfg),
 		Policy:           cfg.Coordination.Policy,
 		DigestWait:       cfg.Coordination.DigestWait.D(),
