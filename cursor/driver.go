@@ -65,6 +65,22 @@ type Turn struct {
 	// read from the page's rendering instead of the app's own copy of it,
 	// line ends the composer changed. Each note is one sentence.
 	OnNote func(note string)
+	// OnProgress, if set, hears what the agent does while the turn lasts,
+	// as the ACP driver learns it (a message streaming, a tool call and
+	// its status, a plan): one line each, for the log. It must not block.
+	OnProgress func(Progress)
+	// OnPermission, if set, is asked whenever the agent asks permission to
+	// run a tool during the turn (the ACP driver); it may wait for a
+	// person, as long as ctx lasts. Without it every request is refused.
+	OnPermission func(ctx context.Context, req PermissionRequest) (PermissionVerdict, error)
+}
+
+// Progress is one thing an agent did during a turn.
+type Progress struct {
+	// Kind is message, thought, tool, plan or permission.
+	Kind string
+	// Text says what, in one line.
+	Text string
 }
 
 // Child is a process a driver started for a turn, as it must be recorded
@@ -152,6 +168,12 @@ func New(s Settings, opts Options) (Driver, error) {
 			e.keepDir = RawOutputDir(opts.Sessions, s.Name)
 		}
 		d, kind = e, s.Exec.Preset
+	case DriverACP:
+		a, err := NewACP(s.ACP)
+		if err != nil {
+			return nil, err
+		}
+		d, kind = a, acpKind(s.ACP)
 	case DriverCDP:
 		c, err := NewCDP(s.CDP, s.Timings, opts)
 		if err != nil {
