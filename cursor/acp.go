@@ -189,7 +189,7 @@ func (d *ACP) prompt(ctx context.Context, conn *acp.ClientSideConnection, sessio
 		}
 	}
 	if a.err != nil {
-		if d.childDead() {
+		if disconnected(conn) && d.childDead() {
 			why := d.failWhy()
 			return "", fmt.Errorf("%w: the ACP agent %s ended during the turn: %s", ErrExecFailed, d.s.Command[0], why)
 		}
@@ -199,6 +199,17 @@ func (d *ACP) prompt(ctx context.Context, conn *acp.ClientSideConnection, sessio
 		return "", fmt.Errorf("%w: %s answered the prompt with an error: %v", ErrExecFailed, d.s.Command[0], a.err)
 	}
 	return a.resp.StopReason, nil
+}
+
+// disconnected reports whether the agent's side of the connection closed,
+// rather than the agent answering with an error.
+func disconnected(conn *acp.ClientSideConnection) bool {
+	select {
+	case <-conn.Done():
+		return true
+	default:
+		return false
+	}
 }
 
 // childDead reports whether the agent ended, waiting a moment for its end
