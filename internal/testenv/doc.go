@@ -1,7 +1,8 @@
 // Package testenv holds, in its sub-packages, what agentctl's tests start
 // and read beside the product: a private X display (xvfb), Chromium with
 // a DevTools port (chromium), VS Code's chat served by code-server
-// (codeserver), the Windows build under Wine (wintest), the stand-in
+// (codeserver), the Windows build under Wine (wintest), the real agent
+// command-line tools pointed at fixtures/fakemodel (agentcli), the stand-in
 // chats' event logs (standinlog) and checks run under several umasks
 // (umasktest). Nothing in the product imports them.
 package testenv

@@ -1,0 +1,194 @@
+// Package agentcli gives tests the real agent command-line tools that
+// scripts/agentclis installs (Claude Code, Codex, Gemini CLI and the ACP
+// adapters), each with an environment of its own that points it at a
+// fixtures/fakemodel server: a fresh home under the test's temporary
+// folder, dummy keys, and no telemetry, update checks or error reports.
+//
+// Where the tools cannot be installed (no Node.js 20, no network on a
+// first run) the tests that need them are skipped with the reason, unless
+// AGENTCTL_REQUIRE_AGENT_CLIS is set, as CI sets it: then they fail.
+package agentcli
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/agentctl/agentctl/fixtures/fakemodel"
+)
+
+// Names of the tools.
+const (
+	Claude    = "claude"
+	Codex     = "codex"
+	Gemini    = "gemini"
+	ClaudeACP = "claude-agent-acp"
+	CodexACP  = "codex-acp"
+)
+
+// Tool is one agent command, ready to run against a fake model server.
+type Tool struct {
+	Name string
+	// Path is the command.
+	Path string
+	// Env are the NAME=VALUE lines to add to (and replace in) the test's
+	// environment; Environ gives the whole.
+	Env []string
+	// Home is the tool's fresh home folder (HOME, and CODEX_HOME inside it
+	// for Codex).
+	Home string
+}
+
+// Environ is the test process's environment with the tool's lines in
+// place of any of the same name.
+func (t Tool) Environ() []string {
+	names := map[string]bool{}
+	for _, kv := range t.Env {
+		name, _, _ := strings.Cut(kv, "=")
+		names[name] = true
+	}
+	var out []string
+	for _, kv := range os.Environ() {
+		name, _, _ := strings.Cut(kv, "=")
+		if !names[name] {
+			out = append(out, kv)
+		}
+	}
+	return append(out, t.Env...)
+}
+
+var (
+	findOnce sync.Once
+	binDir   string
+	findErr  error
+)
+
+// Bin returns the folder holding the installed commands, running
+// scripts/agentclis the first time; it skips the test (or fails it, with
+// AGENTCTL_REQUIRE_AGENT_CLIS set) when they cannot be had.
+func Bin(tb testing.TB) string {
+	tb.Helper()
+	findOnce.Do(func() { binDir, findErr = install() })
+	if findErr != nil {
+		if os.Getenv("AGENTCTL_REQUIRE_AGENT_CLIS") != "" {
+			tb.Fatalf("the real agent tools are required (AGENTCTL_REQUIRE_AGENT_CLIS) but missing: %v", findErr)
+		}
+		tb.Skipf("the real agent tools are not installed: %v (scripts/agentclis installs them)", findErr)
+	}
+	return binDir
+}
+
+func install() (string, error) {
+	root, err := repoRoot()
+	if err != nil {
+		return "", err
+	}
+	cmd := exec.Command("bash", filepath.Join(root, "scripts", "agentclis"))
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return "", fmt.Errorf("scripts/agentclis failed: %v: %s", err, strings.TrimSpace(stderr.String()))
+	}
+	bin := filepath.Join(strings.TrimSpace(string(out)), "node_modules", ".bin")
+	if _, err := os.Stat(filepath.Join(bin, Claude)); err != nil {
+		return "", fmt.Errorf("scripts/agentclis printed a folder without the commands: %w", err)
+	}
+	return bin, nil
+}
+
+// repoRoot is the folder of go.mod above the test's working folder.
+func repoRoot() (string, error) {
+	dir, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir, nil
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			return "", errors.New("no go.mod above the working folder")
+		}
+		dir = parent
+	}
+}
+
+// quiet are the variables that keep the tools off the network apart from
+// the model server.
+var quiet = []string{
+	"DISABLE_AUTOUPDATER=1", "DISABLE_TELEMETRY=1", "DISABLE_ERROR_REPORTING=1",
+	"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "NO_UPDATE_NOTIFIER=1", "CI=1",
+}
+
+// Get returns tool name set up to talk to srv, with a fresh home.
+func Get(tb testing.TB, name string, srv *fakemodel.Server) Tool {
+	tb.Helper()
+	bin := Bin(tb)
+	home := tb.TempDir()
+	t := Tool{Name: name, Path: filepath.Join(bin, name), Home: home}
+	t.Env = append([]string{"HOME=" + home, "XDG_CONFIG_HOME=" + filepath.Join(home, ".config"),
+		"XDG_CACHE_HOME=" + filepath.Join(home, ".cache"), "XDG_DATA_HOME=" + filepath.Join(home, ".local", "share")}, quiet...)
+	switch name {
+	case Claude, ClaudeACP:
+		// As root, --dangerously-skip-permissions wants IS_SANDBOX.
+		t.Env = append(t.Env, "ANTHROPIC_BASE_URL="+srv.URL, "ANTHROPIC_API_KEY=fakemodel-key",
+			"ANTHROPIC_AUTH_TOKEN=", "IS_SANDBOX=1")
+	case Codex, CodexACP:
+		codexHome := filepath.Join(home, ".codex")
+		if err := os.MkdirAll(codexHome, 0o700); err != nil {
+			tb.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(codexHome, "config.toml"), []byte(codexConfig(srv.URL)), 0o600); err != nil {
+			tb.Fatal(err)
+		}
+		t.Env = append(t.Env, "CODEX_HOME="+codexHome, "OPENAI_API_KEY=fakemodel-key", "OPENAI_BASE_URL=")
+	case Gemini:
+		dir := filepath.Join(home, ".gemini")
+		if err := os.MkdirAll(dir, 0o700); err != nil {
+			tb.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, "settings.json"), []byte(geminiSettings), 0o600); err != nil {
+			tb.Fatal(err)
+		}
+		t.Env = append(t.Env, "GEMINI_API_KEY=fakemodel-key", "GOOGLE_GEMINI_BASE_URL="+srv.URL,
+			"GEMINI_CLI_TRUST_WORKSPACE=true", "GOOGLE_API_KEY=", "GOOGLE_GENAI_USE_VERTEXAI=")
+	default:
+		tb.Fatalf("agentcli: no tool named %q", name)
+	}
+	return t
+}
+
+// codexConfig points Codex at the server as a provider of its own: Codex
+// 0.169 takes no base URL from its environment for the built-in one.
+func codexConfig(url string) string {
+	return `model = "gpt-5"
+model_provider = "fakemodel"
+check_for_update_on_startup = false
+
+[analytics]
+enabled = false
+
+[model_providers.fakemodel]
+name = "fakemodel"
+base_url = "` + url + `/v1"
+env_key = "OPENAI_API_KEY"
+wire_api = "responses"
+`
+}
+
+// geminiSettings choose the API-key login, which Gemini CLI otherwise
+// asks for interactively, and turn off its statistics and updates.
+const geminiSettings = `{
+  "security": {"auth": {"selectedType": "gemini-api-key"}},
+  "privacy": {"usageStatisticsEnabled": false},
+  "general": {"disableAutoUpdate": true, "disableUpdateNag": true},
+  "telemetry": {"enabled": false}
+}
+`
