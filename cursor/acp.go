@@ -29,6 +29,9 @@ type ACP struct {
 	conn    *acp.ClientSideConnection
 	caps    acp.AgentCapabilities
 	session string // the session open in this child
+	// stale says the child took a cancel: it is started afresh, and the
+	// session loaded, before the next turn (see prompt).
+	stale bool
 	// turn is the turn under way, for the agent's calls.
 	turn atomic.Pointer[acpTurn]
 }
@@ -85,6 +88,14 @@ func (d *ACP) drop() {
 	d.child, d.conn, d.session = nil, nil, ""
 }
 
+// kill ends a child that no longer answers.
+func (d *ACP) kill() {
+	if d.child != nil {
+		d.child.kill()
+	}
+	d.child, d.conn, d.session = nil, nil, ""
+}
+
 // Run sends the prompt in the agent's session and returns the text the
 // agent streamed for it, exactly, once the agent ends the turn.
 func (d *ACP) Run(ctx context.Context, t Turn) (string, error) {
@@ -129,6 +140,9 @@ func (d *ACP) Run(ctx context.Context, t Turn) (string, error) {
 	}
 	if err := stopError(stop); err != nil {
 		return "", err
+	}
+	if reply == "" {
+		return "", fmt.Errorf("%w: the agent ended the turn without a word of reply", ErrNoReply)
 	}
 	if err := t.stage(StageReplied); err != nil {
 		return "", err
@@ -185,6 +199,12 @@ func (d *ACP) prompt(ctx context.Context, conn *acp.ClientSideConnection, sessio
 			return "", fmt.Errorf("turn stopped (%w); the agent did not stop within %s of session/cancel and was ended", why, acpCancelWait)
 		}
 		if a.err == nil {
+			// Claude's adapter answers the prompt after a cancel at once,
+			// with nothing, and its reply later, in the turn after: an agent
+			// that can load its session is started afresh instead.
+			d.mu.Lock()
+			d.stale = d.caps.LoadSession
+			d.mu.Unlock()
 			return "", fmt.Errorf("turn stopped (%w); the agent stopped the prompt (%s)", why, a.resp.StopReason)
 		}
 	}
@@ -245,7 +265,7 @@ func (d *ACP) failWhy() string {
 func (d *ACP) fail() {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	d.drop()
+	d.kill()
 }
 
 // ensure starts the agent and initializes the connection, unless a live
@@ -253,8 +273,12 @@ func (d *ACP) fail() {
 func (d *ACP) ensure(ctx context.Context, t Turn) (*acp.ClientSideConnection, error) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	if d.child != nil && d.child.alive() {
+	if d.child != nil && d.child.alive() && !d.stale {
 		return d.conn, nil
+	}
+	if d.stale {
+		d.stale = false
+		d.drop()
 	}
 	if d.child != nil {
 		t.note("the ACP agent %s had ended (%s); it was started again", d.s.Command[0], d.child.why())
@@ -278,7 +302,7 @@ func (d *ACP) ensure(ctx context.Context, t Turn) (*acp.ClientSideConnection, er
 		err = fmt.Errorf("it speaks protocol version %d, not %d", resp.ProtocolVersion, acp.ProtocolVersionNumber)
 	}
 	if err != nil {
-		c.stop()
+		c.kill()
 		return nil, fmt.Errorf("%w: cannot initialize the ACP agent %s: %v%s", ErrExecFailed, d.s.Command[0], err, c.stderr.quote())
 	}
 	d.child, d.conn, d.caps, d.session = c, conn, resp.AgentCapabilities, ""

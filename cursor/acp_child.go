@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/agentctl/agentctl/internal/process"
 )
@@ -91,12 +92,39 @@ func startACPChild(args []string, dir string, env []string) (*acpChild, error) {
 	return c, nil
 }
 
-// stop ends the agent and all it spawned, and waits until it is reaped.
+// How long an agent asked to stop may take to finish writing its
+// sessions (an agent killed outright may lose the last turn of its
+// history) before it is asked again, then killed.
+const acpStopGrace = 5 * time.Second
+
+// stop ends the agent and all it spawned, and waits until it is reaped:
+// the end of its input and a request to stop (Claude's adapter heeds
+// only the latter), then, after a grace, a kill.
 func (c *acpChild) stop() {
-	killProcessGroup(c.cmd)
-	<-c.exited
 	c.stdin.Close()
+	signalChild(c.child, false)
+	if !c.waitExit(acpStopGrace) {
+		killProcessGroup(c.cmd)
+	}
+	<-c.exited
 	c.stdout.Close()
+}
+
+// kill ends the agent at once, for an agent that does not answer.
+func (c *acpChild) kill() {
+	killProcessGroup(c.cmd)
+	c.stop()
+}
+
+func (c *acpChild) waitExit(limit time.Duration) bool {
+	t := time.NewTimer(limit)
+	defer t.Stop()
+	select {
+	case <-c.exited:
+		return true
+	case <-t.C:
+		return false
+	}
 }
 
 // alive reports whether the agent still runs.

@@ -120,7 +120,7 @@ func TestACPWithoutLoadSessionStartsAfreshAndSaysSo(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got != "" || len(notes) != 1 || !strings.Contains(notes[0], "cannot load a session") {
+	if got != "(nothing)" || len(notes) != 1 || !strings.Contains(notes[0], "cannot load a session") {
 		t.Errorf("reply %q, notes %q: want a fresh session, noted", got, notes)
 	}
 }
@@ -216,9 +216,13 @@ func TestACPCancelStopsTheTurnAndTheSessionGoesOn(t *testing.T) {
 	if took := time.Since(start); took > acpCancelWait {
 		t.Errorf("the cancelled turn took %s: the agent was killed rather than cancelled", took)
 	}
+	pid := d.child.child.PID
 	got, err = d.Run(ctx, Turn{Prompt: "recall", Session: session})
 	if err != nil || got != "echo:before\nhang" {
-		t.Errorf("after the cancel: reply %q, %v; want the same session, same agent", got, err)
+		t.Errorf("after the cancel: reply %q, %v; want the same session", got, err)
+	}
+	if d.child.child.PID == pid {
+		t.Errorf("the agent that took the cancel was kept; it is started afresh, the session loaded")
 	}
 }
 
@@ -295,9 +299,9 @@ func TestACPServesFilesOnlyInsideTheSeatsFolder(t *testing.T) {
 func TestACPStopReasonsOtherThanEndTurnFailTheTurn(t *testing.T) {
 	d := newACP(t, acpStandIn(t))
 	ctx := turnCtx(t)
-	for prompt, want := range map[string]string{"refuse": "refused the prompt (refusal)", "maxtokens": "token limit (max_tokens)", "nonsense": "answered the prompt with an error"} {
+	for prompt, want := range map[string]string{"refuse": "refused the prompt (refusal)", "maxtokens": "token limit (max_tokens)", "nonsense": "answered the prompt with an error", "echo:": "without a word of reply"} {
 		got, err := d.Run(ctx, Turn{Prompt: prompt})
-		if !errors.Is(err, ErrExecFailed) || !strings.Contains(err.Error(), want) || got != "" {
+		if !(errors.Is(err, ErrExecFailed) || errors.Is(err, ErrNoReply)) || !strings.Contains(err.Error(), want) || got != "" {
 			t.Errorf("%s: reply %q, %v; want %q", prompt, got, err, want)
 		}
 	}
