@@ -34,6 +34,9 @@ type ACP struct {
 	stale bool
 	// turn is the turn under way, for the agent's calls.
 	turn atomic.Pointer[acpTurn]
+	// idleUpdate is when the agent last sent an update outside a turn
+	// (UnixNano): the history session/load replays.
+	idleUpdate atomic.Int64
 }
 
 // How long the agent may take to start and open a session, and to stop a
@@ -42,6 +45,31 @@ const (
 	acpStartTimeout = 2 * time.Minute
 	acpCancelWait   = 30 * time.Second
 )
+
+// A loaded session's history may still stream in after session/load
+// answered (Gemini CLI replays it without waiting): the prompt waits
+// until none came for acpReplayQuiet, at most acpReplayWait, so that no
+// replayed word is taken for the reply.
+var (
+	acpReplayQuiet = 200 * time.Millisecond
+	acpReplayWait  = 30 * time.Second
+)
+
+// awaitReplay waits for the replay of a loaded session to end.
+func (d *ACP) awaitReplay(ctx context.Context) {
+	deadline := time.Now().Add(acpReplayWait)
+	for time.Now().Before(deadline) {
+		quiet := time.Since(time.Unix(0, d.idleUpdate.Load()))
+		if quiet >= acpReplayQuiet {
+			return
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(acpReplayQuiet - quiet):
+		}
+	}
+}
 
 // NewACP checks the settings and returns the driver; the agent starts
 // with the first turn.
@@ -328,6 +356,8 @@ func (d *ACP) open(ctx context.Context, conn *acp.ClientSideConnection, t Turn) 
 		} else {
 			resp, err := conn.LoadSession(octx, acp.LoadSessionRequest{SessionId: acp.SessionId(want), Cwd: d.dir, McpServers: []acp.McpServer{}})
 			if err == nil {
+				d.idleUpdate.Store(time.Now().UnixNano())
+				d.awaitReplay(octx)
 				d.session = want
 				if err := d.chooseModel(octx, conn, want, resp.Models, resp.ConfigOptions); err != nil {
 					return "", err

@@ -7,6 +7,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"time"
 
 	acp "github.com/coder/acp-go-sdk"
 )
@@ -64,6 +65,7 @@ func (c acpClient) current(session acp.SessionId) *acpTurn {
 func (c acpClient) SessionUpdate(_ context.Context, n acp.SessionNotification) error {
 	at := c.current(n.SessionId)
 	if at == nil {
+		c.d.idleUpdate.Store(time.Now().UnixNano())
 		return nil
 	}
 	u := n.Update

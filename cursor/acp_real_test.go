@@ -173,3 +173,66 @@ func lastPrompt(srv *fakemodel.Server) string {
 	}
 	return b.String()
 }
+
+// Codex's ACP adapter: the model chosen through the session (the fake
+// model's configured gpt-5 is one Codex knows no metadata of, and it says
+// so in the reply's text), exact replies, memory across a restart.
+func TestRealCodexACP(t *testing.T) {
+	srv := fakemodel.Start(t)
+	s := realSeat(t, "codex", agentcli.CodexACP, srv)
+	s.Model = "gpt-5.4"
+	sessions := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*realTurnTimeout)
+	defer cancel()
+	d := rememberingSeat(t, s, sessions)
+	exact := "Done.\r\n\r\n```agentctl\nreport: done\n```\n"
+	got, err := d.Run(ctx, logTurn(t, "hello\n"+directive(exact)))
+	if err != nil || got != exact {
+		t.Fatalf("turn 1: reply %q, %v; want exactly %q", got, err, exact)
+	}
+	if m := srv.Turns()[0].Model; m != "gpt-5.4" {
+		t.Errorf("the model asked was %q, want the seat's gpt-5.4", m)
+	}
+	d.(interface{ Close() }).Close()
+	d = rememberingSeat(t, s, sessions)
+	got, err = d.Run(ctx, logTurn(t, "after the restart"))
+	if want := `fakemodel turn 2; first prompt: "hello"`; err != nil || got != want {
+		t.Errorf("after a restart: reply %q, %v; want %q", got, err, want)
+	}
+}
+
+// Gemini CLI's ACP mode: exact replies and memory while it runs. Its
+// session/load (0.61) finds no session it wrote itself, so after a
+// restart the driver starts a new one and says so in the turn's notes.
+func TestRealGeminiACP(t *testing.T) {
+	srv := fakemodel.Start(t)
+	s := realSeat(t, "gemini", agentcli.Gemini, srv)
+	s.Command = append(s.Command, "--experimental-acp")
+	sessions := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), 3*realTurnTimeout)
+	defer cancel()
+	d := rememberingSeat(t, s, sessions)
+	exact := "Done.\r\n\r\n```agentctl\nreport: done\n```\n"
+	got, err := d.Run(ctx, logTurn(t, "hello\n"+directive(exact)))
+	if err != nil || got != exact {
+		t.Fatalf("turn 1: reply %q, %v; want exactly %q", got, err, exact)
+	}
+	got, err = d.Run(ctx, logTurn(t, "and again"))
+	if want := `fakemodel turn 2; first prompt: "hello"`; err != nil || got != want {
+		t.Errorf("turn 2: reply %q, %v; want %q", got, err, want)
+	}
+	d.(interface{ Close() }).Close()
+	d = rememberingSeat(t, s, sessions)
+	var notes []string
+	tn := logTurn(t, "after the restart")
+	tn.OnNote = func(n string) { notes = append(notes, n) }
+	got, err = d.Run(ctx, tn)
+	switch {
+	case err != nil:
+		t.Errorf("after a restart: %v", err)
+	case got == `fakemodel turn 3; first prompt: "hello"`:
+		t.Logf("Gemini CLI loaded its session: memory survives the restart")
+	case got != `fakemodel turn 1; first prompt: "after the restart"` || len(notes) != 1 || !strings.Contains(notes[0], "a new one began without the conversation so far"):
+		t.Errorf("after a restart: reply %q, notes %q; want the session loaded, or a new one and a note saying so", got, notes)
+	}
+}

@@ -68,7 +68,15 @@ func stagesOf(s []Stage) []string {
 }
 
 func TestACPMemorySurvivesARestartThroughSessionLoad(t *testing.T) {
-	s := acpStandIn(t)
+	t.Run("replayed before the answer", func(t *testing.T) { testMemory(t, acpStandIn(t)) })
+	t.Run("replayed after the answer", func(t *testing.T) {
+		s := acpStandIn(t)
+		s.Env = append(s.Env, "ACPAGENT_LATE_REPLAY=1")
+		testMemory(t, s)
+	})
+}
+
+func testMemory(t *testing.T, s ACPSettings) {
 	sessions := t.TempDir()
 	build := func() Driver {
 		d, err := New(Settings{Name: "Agent-3", Driver: DriverACP, ACP: s, KeepsConversation: true}, Options{Sessions: sessions})
