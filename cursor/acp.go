@@ -161,12 +161,15 @@ func (d *ACP) Run(ctx context.Context, t Turn) (string, error) {
 		return "", err
 	}
 	at.mu.Lock()
-	reply, failed := at.reply.String(), at.failed
+	reply, failed, refused := at.reply.String(), at.failed, at.refused
 	at.mu.Unlock()
 	if failed != nil {
 		return "", fmt.Errorf("%w: %v", ErrExecFailed, failed)
 	}
 	if err := stopError(stop); err != nil {
+		if len(refused) > 0 {
+			err = fmt.Errorf("%w, after it was refused to run %q", err, refused)
+		}
 		return "", err
 	}
 	if reply == "" {

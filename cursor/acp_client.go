@@ -25,6 +25,9 @@ type acpTurn struct {
 	// failed is why the turn cannot be trusted whatever the agent says:
 	// a permission nobody could judge.
 	failed error
+	// refused are the tools the agent was refused, which may be why it
+	// stopped (Codex ends its turn, cancelled, when refused).
+	refused []string
 }
 
 func (at *acpTurn) progress(kind, text string) {
@@ -167,6 +170,11 @@ func (c acpClient) RequestPermission(ctx context.Context, p acp.RequestPermissio
 	if !ok {
 		at.t.note("the agent asked to run %q and it was %s, but the agent offered no option saying so; the request was answered cancelled", req.Title, verdict)
 		return cancelled, nil
+	}
+	if !v.Allow {
+		at.mu.Lock()
+		at.refused = append(at.refused, req.Title)
+		at.mu.Unlock()
 	}
 	at.progress("permission", fmt.Sprintf("%s %s: %s", verdict, req.Title, v.Reason))
 	return acp.RequestPermissionResponse{Outcome: acp.NewRequestPermissionOutcomeSelected(acp.PermissionOptionId(id))}, nil

@@ -236,3 +236,63 @@ func TestRealGeminiACP(t *testing.T) {
 		t.Errorf("after a restart: reply %q, notes %q; want the session loaded, or a new one and a note saying so", got, notes)
 	}
 }
+
+// Codex asks before a command that leaves its sandbox: one approved, one
+// denied; then a cancel, after which the session goes on.
+func TestRealCodexACPPermissionsAndCancel(t *testing.T) {
+	srv := fakemodel.Start(t)
+	s := realSeat(t, "codex", agentcli.CodexACP, srv)
+	s.Model = "gpt-5.4"
+	ctx, cancel := context.WithTimeout(context.Background(), 3*realTurnTimeout)
+	defer cancel()
+	d := newACP(t, s)
+	var session string
+	asked := 0
+	turn := func(prompt string, allow bool) Turn {
+		tn := logTurn(t, prompt)
+		tn.Session = session
+		tn.OnSession = func(id string) { session = id }
+		tn.OnPermission = func(_ context.Context, r PermissionRequest) (PermissionVerdict, error) {
+			asked++
+			return PermissionVerdict{Allow: allow, Reason: "test"}, nil
+		}
+		return tn
+	}
+	escalated := func(cmd string) string {
+		return "fakemodel: tool exec_command " + `{"cmd":` + strconv.Quote(cmd) + `,"sandbox_permissions":"require_escalated","justification":"the test asks"}`
+	}
+	fresh := func(tn Turn) Turn { tn.NewChat = true; return tn }
+	if _, err := d.Run(ctx, turn("make it\n"+escalated("echo made > made.txt"), true)); err != nil {
+		t.Fatal(err)
+	}
+	if data, err := os.ReadFile(filepath.Join(s.Dir, "made.txt")); err != nil || string(data) != "made\n" {
+		t.Errorf("the approved command did not run: %q, %v", data, err)
+	}
+	// Refused, Codex ends its turn, cancelled.
+	if _, err := d.Run(ctx, fresh(turn("remove it\n"+escalated("rm made.txt"), false))); !errors.Is(err, ErrExecFailed) || !strings.Contains(err.Error(), `after it was refused to run ["rm made.txt"]`) {
+		t.Errorf("denied: %v; want the turn failed, saying why", err)
+	}
+	if _, err := os.Stat(filepath.Join(s.Dir, "made.txt")); err != nil {
+		t.Errorf("the denied command ran: %v", err)
+	}
+	if asked != 2 {
+		t.Errorf("the runner was asked %d times, want 2", asked)
+	}
+	tctx, stop := context.WithCancelCause(ctx)
+	go func() {
+		for !strings.Contains(lastPrompt(srv), "wait forever") {
+			time.Sleep(20 * time.Millisecond)
+		}
+		stop(ErrAbandoned)
+	}()
+	start := time.Now()
+	_, err := d.Run(tctx, fresh(turn("wait forever\nfakemodel: hang", true)))
+	t.Logf("cancelled after %s: %v", time.Since(start), err)
+	if !errors.Is(err, ErrAbandoned) {
+		t.Fatalf("cancelled turn: %v", err)
+	}
+	got, err := d.Run(ctx, turn("still there?\n"+directive("yes"), true))
+	if err != nil || got != "yes" {
+		t.Errorf("after the cancel: reply %q, %v", got, err)
+	}
+}
