@@ -296,3 +296,60 @@ func TestRealCodexACPPermissionsAndCancel(t *testing.T) {
 		t.Errorf("after the cancel: reply %q, %v", got, err)
 	}
 }
+
+// Gemini CLI asks before a shell command: one approved, one denied; then a
+// cancel, after which its session goes on.
+func TestRealGeminiACPPermissionsAndCancel(t *testing.T) {
+	srv := fakemodel.Start(t)
+	s := realSeat(t, "gemini", agentcli.Gemini, srv)
+	s.Command = append(s.Command, "--experimental-acp")
+	ctx, cancel := context.WithTimeout(context.Background(), 3*realTurnTimeout)
+	defer cancel()
+	d := newACP(t, s)
+	var session string
+	asked := 0
+	turn := func(prompt string, allow bool) Turn {
+		tn := logTurn(t, prompt)
+		tn.Session = session
+		tn.OnSession = func(id string) { session = id }
+		tn.OnPermission = func(_ context.Context, r PermissionRequest) (PermissionVerdict, error) {
+			asked++
+			return PermissionVerdict{Allow: allow, Reason: "test"}, nil
+		}
+		return tn
+	}
+	shell := func(cmd string) string {
+		return "fakemodel: tool run_shell_command " + `{"command":` + strconv.Quote(cmd) + `,"description":"the test asks"}`
+	}
+	fresh := func(tn Turn) Turn { tn.NewChat = true; return tn }
+	got, err := d.Run(ctx, turn("make it\n"+shell("echo made > made.txt"), true))
+	t.Logf("allowed: %q, %v", got, err)
+	if data, err := os.ReadFile(filepath.Join(s.Dir, "made.txt")); err != nil || string(data) != "made\n" {
+		t.Errorf("the approved command did not run: %q, %v", data, err)
+	}
+	got, err = d.Run(ctx, fresh(turn("remove it\n"+shell("rm made.txt"), false)))
+	t.Logf("denied: %q, %v", got, err)
+	if _, err := os.Stat(filepath.Join(s.Dir, "made.txt")); err != nil {
+		t.Errorf("the denied command ran: %v", err)
+	}
+	if asked != 2 {
+		t.Errorf("the runner was asked %d times, want 2", asked)
+	}
+	tctx, stop := context.WithCancelCause(ctx)
+	go func() {
+		for !strings.Contains(lastPrompt(srv), "wait forever") {
+			time.Sleep(20 * time.Millisecond)
+		}
+		stop(ErrAbandoned)
+	}()
+	start := time.Now()
+	_, err = d.Run(tctx, fresh(turn("wait forever\nfakemodel: hang", true)))
+	t.Logf("cancelled after %s: %v", time.Since(start), err)
+	if !errors.Is(err, ErrAbandoned) {
+		t.Fatalf("cancelled turn: %v", err)
+	}
+	got, err = d.Run(ctx, turn("still there?\n"+directive("yes"), true))
+	if err != nil || got != "yes" {
+		t.Errorf("after the cancel: reply %q, %v", got, err)
+	}
+}
