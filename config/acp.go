@@ -20,6 +20,8 @@ type ACP struct {
 	// Command is the program and its arguments, for an agent no preset
 	// names; it wins over the preset's.
 	Command []string `yaml:"command,omitempty"`
+	// Timeout ends a turn (the agent is asked to cancel it); 0: 10m.
+	Timeout Duration `yaml:"timeout,omitempty"`
 }
 
 // ACP presets, by the command that speaks the protocol.
@@ -61,6 +63,9 @@ func (a ACP) validate() error {
 		if _, ok := acpPresets[a.Preset]; !ok {
 			return fmt.Errorf("acp.preset: %q is not one of %s", a.Preset, strings.Join(ACPPresetNames(), ", "))
 		}
+	}
+	if a.Timeout < 0 {
+		return fmt.Errorf("acp.timeout: must be a positive duration such as 10m")
 	}
 	if r := a.Resolved(); len(r.Command) == 0 || r.Command[0] == "" {
 		return fmt.Errorf("acp: the acp driver needs acp.preset (%s) or acp.command, such as [claude-agent-acp]", strings.Join(ACPPresetNames(), ", "))

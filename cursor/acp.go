@@ -130,7 +130,7 @@ func (d *ACP) Run(ctx context.Context, t Turn) (string, error) {
 	if t.Resume {
 		return "", fmt.Errorf("%w: the ACP agent ended with the runner that sent the prompt, and the protocol cannot read back a reply; sending the prompt again would put it into the session twice", ErrReplyLost)
 	}
-	ctx, cancel := context.WithTimeout(ctx, d.timeout)
+	ctx, cancel := context.WithTimeoutCause(ctx, d.timeout, fmt.Errorf("%w after %s", ErrExecTimeout, d.timeout))
 	defer cancel()
 	conn, err := d.ensure(ctx, t)
 	if err != nil {
@@ -219,10 +219,9 @@ func (d *ACP) prompt(ctx context.Context, conn *acp.ClientSideConnection, sessio
 	case a = <-done:
 	case <-ctx.Done():
 		why := context.Cause(ctx)
-		if err := conn.Cancel(context.WithoutCancel(ctx), acp.CancelNotification{SessionId: acp.SessionId(session)}); err != nil {
-			d.fail()
-			return "", fmt.Errorf("turn stopped (%w); the agent could not be asked to cancel (%v) and was ended", why, err)
-		}
+		// Sent aside: an agent that reads nothing any more could block the
+		// write, and the wait below must still end.
+		go conn.Cancel(context.WithoutCancel(ctx), acp.CancelNotification{SessionId: acp.SessionId(session)})
 		select {
 		case a = <-done:
 		case <-time.After(acpCancelWait):
@@ -334,6 +333,9 @@ func (d *ACP) ensure(ctx context.Context, t Turn) (*acp.ClientSideConnection, er
 	}
 	if err != nil {
 		c.kill()
+		if ctx.Err() != nil {
+			return nil, fmt.Errorf("turn stopped while the ACP agent %s started: %w", d.s.Command[0], context.Cause(ctx))
+		}
 		return nil, fmt.Errorf("%w: cannot initialize the ACP agent %s: %v%s", ErrExecFailed, d.s.Command[0], err, c.stderr.quote())
 	}
 	d.child, d.conn, d.caps, d.session = c, conn, resp.AgentCapabilities, ""
@@ -374,6 +376,9 @@ func (d *ACP) open(ctx context.Context, conn *acp.ClientSideConnection, t Turn) 
 		}
 	}
 	resp, err := conn.NewSession(octx, acp.NewSessionRequest{Cwd: d.dir, McpServers: []acp.McpServer{}})
+	if err != nil && ctx.Err() != nil {
+		return "", fmt.Errorf("turn stopped while a session opened: %w", context.Cause(ctx))
+	}
 	if err != nil {
 		return "", fmt.Errorf("%w: the ACP agent %s cannot open a session: %v%s", ErrExecFailed, d.s.Command[0], err, d.child.stderr.quote())
 	}

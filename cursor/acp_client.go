@@ -82,7 +82,9 @@ func (c acpClient) SessionUpdate(_ context.Context, n acp.SessionNotification) e
 		at.mu.Lock()
 		at.reply.WriteString(b.Text.Text)
 		at.mu.Unlock()
-		at.progress("message", b.Text.Text)
+		if b.Text.Text != "" {
+			at.progress("message", b.Text.Text)
+		}
 	case u.AgentThoughtChunk != nil:
 		if b := u.AgentThoughtChunk.Content; b.Text != nil {
 			at.progress("thought", b.Text.Text)

@@ -234,6 +234,15 @@ func TestACPCancelStopsTheTurnAndTheSessionGoesOn(t *testing.T) {
 	}
 }
 
+func TestACPTimeoutCancelsTheTurn(t *testing.T) {
+	s := acpStandIn(t)
+	s.Timeout = 2 * time.Second
+	_, err := newACP(t, s).Run(turnCtx(t), Turn{Prompt: "hang"})
+	if !errors.Is(err, ErrExecTimeout) {
+		t.Errorf("timed out turn: %v; want ErrExecTimeout", err)
+	}
+}
+
 func TestACPAgentDyingMidTurnFailsItAndTheNextTurnLoadsTheSession(t *testing.T) {
 	d := newACP(t, acpStandIn(t))
 	ctx := turnCtx(t)

@@ -61,7 +61,7 @@ func Program(e cursor.ExecSettings, a config.Agent) cursor.ExecSettings {
 // folder, environment and model.
 func ACP(a config.Agent) cursor.ACPSettings {
 	r := a.ACP.Resolved()
-	s := cursor.ACPSettings{Preset: r.Preset, Command: r.Command, Dir: a.Cwd, Env: a.EnvList(), Model: a.Model}
+	s := cursor.ACPSettings{Preset: r.Preset, Command: r.Command, Dir: a.Cwd, Env: a.EnvList(), Model: a.Model, Timeout: r.Timeout.D()}
 	if dir, err := a.ProgramDir(); err == nil {
 		s.Dir = dir
 	}
