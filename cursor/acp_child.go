@@ -71,10 +71,16 @@ func startACPChild(args []string, dir string, env []string) (*acpChild, error) {
 			started <- err
 			return
 		}
+		c.child = Child{PID: cmd.Process.Pid, PGID: processGroupOf(cmd)}
+		c.child.StartTime, _ = process.StartTime(c.child.PID)
 		started <- nil
 		c.err = cmd.Wait()
-		// What the agent spawned goes with it.
-		killProcessGroup(cmd)
+		// What the agent spawned goes with it, after a grace to finish
+		// its own writes (Claude Code, under Claude's adapter, writes the
+		// session's last turn as it ends).
+		if !waitChildGone(c.child, acpStopGrace) {
+			killProcessGroup(cmd)
+		}
 		close(c.exited)
 	}()
 	err = <-started
@@ -87,8 +93,6 @@ func startACPChild(args []string, dir string, env []string) (*acpChild, error) {
 		outR.Close()
 		return nil, fmt.Errorf("cannot start %s: %w", args[0], err)
 	}
-	c.child = Child{PID: cmd.Process.Pid, PGID: processGroupOf(cmd)}
-	c.child.StartTime, _ = process.StartTime(c.child.PID)
 	return c, nil
 }
 
@@ -98,12 +102,13 @@ func startACPChild(args []string, dir string, env []string) (*acpChild, error) {
 const acpStopGrace = 5 * time.Second
 
 // stop ends the agent and all it spawned, and waits until it is reaped:
-// the end of its input and a request to stop (Claude's adapter heeds
-// only the latter), then, after a grace, a kill.
+// the end of its input and a request to stop to the agent alone (Claude's
+// adapter heeds only the latter), so that what it spawned ends in its
+// own time and way once it is gone; after a grace, a kill.
 func (c *acpChild) stop() {
 	c.stdin.Close()
-	signalChild(c.child, false)
-	if !c.waitExit(acpStopGrace) {
+	askToStop(c.child)
+	if !c.waitExit(2 * acpStopGrace) {
 		killProcessGroup(c.cmd)
 	}
 	<-c.exited
