@@ -34,6 +34,9 @@ type Parked struct {
 	Reason  string               `json:"reason"`
 	Sends   []mailbox.Message    `json:"sends,omitempty"`
 	Board   *projectboard.Change `json:"board,omitempty"`
+	// Tool is a tool the agent asked to run during its turn, which waits
+	// for the answer (permission.go); approving lets it run, once.
+	Tool *ToolCall `json:"tool,omitempty"`
 }
 
 // What says in words what the effect does once approved.
@@ -45,11 +48,17 @@ func (p Parked) What() string {
 	if p.Board != nil {
 		lines = append(lines, boardWhat(*p.Board))
 	}
+	if p.Tool != nil {
+		lines = append(lines, toolWhat(*p.Tool))
+	}
 	return strings.Join(lines, "\n")
 }
 
 // summary is What in one line, for a subject.
 func (p Parked) summary() string {
+	if p.Tool != nil {
+		return "run " + quoteTitle(p.Tool.Title)
+	}
 	if p.Board != nil {
 		return boardWhat(*p.Board)
 	}
@@ -92,7 +101,11 @@ func boardWhat(c projectboard.Change) string {
 func approvalRequest(p Parked, cause mailbox.Message, person string, now time.Time) mailbox.Message {
 	id := ApprovalID(cause.ID, p.Item)
 	var body strings.Builder
-	fmt.Fprintf(&body, "%s's reply to %s asks for %s, which needs your approval: %s.\n\nApproved, this happens, once:\n", p.Agent, cause.ID, p.Item, p.Reason)
+	if p.Tool != nil {
+		fmt.Fprintf(&body, "%s, working on %s, asks to run a tool, which needs your approval: %s. Its turn waits for your answer.\n\nApproved, this happens, once:\n", p.Agent, cause.ID, p.Reason)
+	} else {
+		fmt.Fprintf(&body, "%s's reply to %s asks for %s, which needs your approval: %s.\n\nApproved, this happens, once:\n", p.Agent, cause.ID, p.Item, p.Reason)
+	}
 	body.WriteString(indent(p.What()) + "\n")
 	for _, m := range p.Sends {
 		fmt.Fprintf(&body, "\nMessage %s to %s:\n%s\n", m.ID, m.To, indent(m.Body))
@@ -153,6 +166,13 @@ func ApplyApproved(ctx context.Context, root, person string, p Parked, now time.
 		r.Kind, r.What = "send", sendWhat(m)
 		done = append(done, r)
 	}
+	if t := p.Tool; t != nil {
+		// The waiting turn lets the tool run when it sees the request
+		// archived approved: nothing to do here.
+		r := rec
+		r.Kind, r.What = "tool", toolWhat(*t)
+		done = append(done, r)
+	}
 	if c := p.Board; c != nil {
 		store := &projectboard.Store{Root: root, Clock: clock.Fixed(now)}
 		deferred, err := store.Apply(ctx, *c)
@@ -188,6 +208,11 @@ func Deny(root string, request mailbox.Message, p Parked, person, reason string,
 		why = "denied by " + person
 	}
 	rec := audit.Record{Time: now, Agent: p.Agent, MessageID: p.Message, Kind: parkedKind(p), What: p.What(), Verdict: audit.Denied, Reason: why, By: person}
+	if p.Tool != nil {
+		// The agent's turn waits for the answer and hears it from the
+		// archived request: a notice would only be another turn.
+		return mailbox.Message{To: p.Agent}, rec, nil
+	}
 	if _, err := deliver(root, n); err != nil {
 		return n, rec, fmt.Errorf("cannot tell %s: %w", p.Agent, err)
 	}
@@ -195,6 +220,9 @@ func Deny(root string, request mailbox.Message, p Parked, person, reason string,
 }
 
 func parkedKind(p Parked) string {
+	if p.Tool != nil {
+		return "tool"
+	}
 	if p.Board != nil {
 		return "board"
 	}
@@ -202,7 +230,7 @@ func parkedKind(p Parked) string {
 }
 
 func (p Parked) check(req mailbox.Message) error {
-	if len(p.Sends) == 0 && p.Board == nil {
+	if len(p.Sends) == 0 && p.Board == nil && p.Tool == nil {
 		return errors.New("it holds no effect")
 	}
 	if req.ID != ApprovalID(p.Message, p.Item) || !strings.EqualFold(req.From, p.Agent) {

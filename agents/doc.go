@@ -31,7 +31,11 @@
 // configured level of its kind (a broadcast, another's task, closing a
 // task not its own, many sends): allowed, refused, or parked as an
 // approval request in Human's mailbox that approval.go applies later
-// through the same effect code. Every effect, refusal and approval goes to
+// through the same effect code. A tool an acp seat's agent asks to run
+// during its turn meets guardrails.tool_permission the same way
+// (permission.go), except that a parked request holds the turn: it waits
+// until agentctl approve or deny settles the request. Every effect,
+// refusal and approval goes to
 // the audit log (package audit). People (Settings.People) have mailboxes
 // but no runner; Settings.Human hears what needs a person.
 //

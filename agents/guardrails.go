@@ -20,6 +20,9 @@ type Guardrails struct {
 	CloseUnowned  string // marking done a task the agent does not own
 	ManySends     string // a reply's sends past its first ManySendsOver
 	ManySendsOver int
+	// ToolPermission judges a tool an acp seat's agent asks to run while
+	// it works (permission.go).
+	ToolPermission string
 }
 
 // The guardrail levels, strictest last.

@@ -139,6 +139,8 @@ func (r *Runner) takeTurn(ctx context.Context, log zerolog.Logger, cl *claim) (s
 	turn := cursor.Turn{ID: turnID(cl.Claim), Prompt: prompt, Thread: cl.Message.Thread(), Resume: promptDelivered(cl.Progress), ResumeState: cl.turn.ResumeState}
 	turn.OnStart = r.recordChild(cl)
 	turn.OnUsage = func(u cursor.Usage) { r.recordUsage(log, cl.Message.ID, u) }
+	turn.OnProgress = onProgress(log)
+	turn.OnPermission = r.onPermission(log, cl)
 	turn.OnNote = func(note string) {
 		cl.turn.DriverNotes = append(cl.turn.DriverNotes, note)
 		log.Warn().Str("event", "note").Msg(note)

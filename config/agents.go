@@ -25,7 +25,8 @@ type Run struct {
 	// Resend says whether a turn cut off or failed after its prompt was
 	// submitted may send the prompt again: "never", "always", or "auto"
 	// (the default: yes for exec agents, whose command can simply run
-	// again, never for chat windows, which already hold the prompt).
+	// again, never for chat windows, which already hold the prompt, nor
+	// for acp seats, whose session does).
 	Resend string `yaml:"resend"`
 	// Templates is the folder, relative to the runtime root, where a
 	// <type>.tmpl file overrides the built-in prompt template of that

@@ -45,7 +45,7 @@ func TestCDPSeatsAreReadAndHeldToLoopback(t *testing.T) {
 		t.Error("a seat without a target is ready")
 	}
 	_, err = Parse("agentctl.yaml", []byte("agents:\n  - name: Agent-1\n    driver: devtools\n"))
-	if err == nil || !strings.Contains(err.Error(), "not gui, exec or cdp") {
+	if err == nil || !strings.Contains(err.Error(), "not gui, exec, cdp or acp") {
 		t.Errorf("unknown driver: %v", err)
 	}
 }

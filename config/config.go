@@ -55,11 +55,13 @@ type Agent struct {
 	Name string `yaml:"name"`
 	// Driver is how turns reach the agent: "gui" (a chat window on this
 	// desktop, the default), "exec" (a headless command per turn) or "cdp"
-	// (a chat page driven through the app's DevTools protocol).
+	// (a chat page driven through the app's DevTools protocol) or "acp" (an
+	// agent speaking the Agent Client Protocol on a child's stdio).
 	Driver string `yaml:"driver,omitempty"`
 	Window Window `yaml:"window,omitempty"`
 	Exec   Exec   `yaml:"exec,omitempty"`
 	CDP    CDP    `yaml:"cdp,omitempty"`
+	ACP    ACP    `yaml:"acp,omitempty"`
 	// Program is the working folder, environment and model of a seat that
 	// runs a program (config/program.go).
 	Program `yaml:",inline"`

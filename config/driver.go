@@ -188,8 +188,10 @@ func (a Agent) validateDriver() error {
 		return a.Exec.validate()
 	case DriverCDP:
 		return a.CDP.validate()
+	case DriverACP:
+		return a.ACP.validate()
 	default:
-		return fmt.Errorf("driver: %q is not gui, exec or cdp", a.Driver)
+		return fmt.Errorf("driver: %q is not gui, exec, cdp or acp", a.Driver)
 	}
 }
 

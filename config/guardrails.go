@@ -20,6 +20,10 @@ type Guardrails struct {
 	// messages (run.max_sends_per_reply still refuses those past its cap).
 	ManySends     string `yaml:"many_sends"`
 	ManySendsOver int    `yaml:"many_sends_over"`
+	// ToolPermission: a tool an acp seat's agent asks permission to run
+	// while it works (session/request_permission): allowed, parked for a
+	// person while the turn waits, or refused.
+	ToolPermission string `yaml:"tool_permission"`
 }
 
 // The guardrail levels.
@@ -30,12 +34,13 @@ const (
 )
 
 func defaultGuardrails() Guardrails {
-	return Guardrails{Broadcast: GuardAllow, OthersTask: GuardAllow, CloseUnowned: GuardAllow, ManySends: GuardAllow, ManySendsOver: 5}
+	return Guardrails{Broadcast: GuardAllow, OthersTask: GuardAllow, CloseUnowned: GuardAllow, ManySends: GuardAllow, ManySendsOver: 5, ToolPermission: GuardAllow}
 }
 
 func (g Guardrails) validate() error {
 	for _, l := range []struct{ name, v string }{
 		{"broadcast", g.Broadcast}, {"others_task", g.OthersTask}, {"close_unowned", g.CloseUnowned}, {"many_sends", g.ManySends},
+		{"tool_permission", g.ToolPermission},
 	} {
 		switch l.v {
 		case GuardAllow, GuardConfirm, GuardDeny:

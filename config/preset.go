@@ -229,13 +229,15 @@ func (a Agent) NewChatError() error {
 			return fmt.Errorf("its exec command has no exec.preset, so it keeps no session: every turn starts afresh")
 		}
 	}
+	// An acp seat always can: session/new.
 	return nil
 }
 
 // KeepsConversation reports whether the agent's turns are tied together by
-// a record between turns: an exec preset's session, or a new-chat policy.
+// a record between turns: an exec preset's or an ACP agent's session, or a
+// new-chat policy.
 func (a Agent) KeepsConversation() bool {
-	return a.NewChat.Set() || (a.EffectiveDriver() == DriverExec && a.Exec.Preset != "")
+	return a.NewChat.Set() || (a.EffectiveDriver() == DriverExec && a.Exec.Preset != "") || a.EffectiveDriver() == DriverACP
 }
 
 // Validate checks the agent's driver settings and new-chat policy, as a

@@ -68,3 +68,39 @@ func TestPresetsAndNewChatRefuseWhatCannotWork(t *testing.T) {
 		t.Errorf("a chat window with a new-chat key refused a policy: %v", err)
 	}
 }
+
+func TestACPSeatsTakeAPresetOrACommandAndAProgram(t *testing.T) {
+	cfg, err := Parse("agentctl.yaml", []byte(`agents:
+  - name: Agent-1
+    driver: acp
+    acp: {preset: gemini}
+    cwd: /srv/work
+    env: {GEMINI_API_KEY: k}
+    model: gemini-2.5-pro
+  - name: Agent-2
+    driver: acp
+    acp: {preset: claude, command: [npx, claude-agent-acp]}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for agent, want := range map[string]string{
+		"driver: acp":                         "the acp driver needs acp.preset",
+		"driver: acp\n    acp: {preset: zed}": `acp.preset: "zed" is not one of claude, codex, cursor, gemini`,
+	} {
+		if _, err := Parse("x", []byte("agents:\n  - name: Agent-1\n    "+agent+"\n")); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: %v, want an error containing %q", agent, err, want)
+		}
+	}
+	a1, _ := cfg.Agent("Agent-1")
+	a2, _ := cfg.Agent("Agent-2")
+	if got := a1.ACP.Resolved().Command; strings.Join(got, " ") != "gemini --experimental-acp" {
+		t.Errorf("gemini's command %q", got)
+	}
+	if got := a2.ACP.Resolved().Command; strings.Join(got, " ") != "npx claude-agent-acp" {
+		t.Errorf("a seat's own command gave way to the preset's: %q", got)
+	}
+	if !a1.KeepsConversation() || a1.NewChatError() != nil || cfg.Run.Resends(a1) {
+		t.Errorf("an acp seat keeps its session (%v), can start a new one (%v), and never resends by default (%v)", a1.KeepsConversation(), a1.NewChatError(), cfg.Run.Resends(a1))
+	}
+}

@@ -18,13 +18,14 @@ type Program struct {
 	// Env adds to (or replaces in) the runner's environment, such as an API
 	// base URL or key for this seat only.
 	Env map[string]string `yaml:"env,omitempty"`
-	// Model is passed to the program with its preset's model option.
+	// Model is passed to the program with its preset's model option (exec),
+	// or chosen through the session's model selection (acp).
 	Model string `yaml:"model,omitempty"`
 }
 
 // runsProgram says whether the driver starts a program of its own, the
 // only kind of seat Program applies to.
-func runsProgram(driver string) bool { return driver == DriverExec }
+func runsProgram(driver string) bool { return driver == DriverExec || driver == DriverACP }
 
 func (a Agent) validateProgram() error {
 	if !runsProgram(a.EffectiveDriver()) {
@@ -33,7 +34,7 @@ func (a Agent) validateProgram() error {
 			on   bool
 		}{{"cwd", a.Cwd != ""}, {"env", len(a.Env) > 0}, {"model", a.Model != ""}} {
 			if set.on {
-				return fmt.Errorf("%s: only a seat that runs a program (driver: exec) has one; this seat's driver is %s", set.name, a.EffectiveDriver())
+				return fmt.Errorf("%s: only a seat that runs a program (driver: exec or acp) has one; this seat's driver is %s", set.name, a.EffectiveDriver())
 			}
 		}
 		return nil
@@ -43,7 +44,9 @@ func (a Agent) validateProgram() error {
 			return fmt.Errorf("env: %q is not a variable name", k)
 		}
 	}
-	if a.Model != "" && modelOptions[a.Exec.Preset] == nil {
+	// An ACP agent is asked for its model over the protocol, when its
+	// session offers the choice; the driver refuses a seat it cannot ask.
+	if a.Model != "" && a.EffectiveDriver() == DriverExec && modelOptions[a.Exec.Preset] == nil {
 		return fmt.Errorf("model: a plain command has no model option agentctl knows; put the model in exec.command, or use a preset (%s)", strings.Join(PresetNames(), ", "))
 	}
 	if strings.ContainsAny(a.Model, " \t\n") {

@@ -1,7 +1,7 @@
 // Package cursor takes a prompt to an agent and brings its reply back,
 // exactly: one Turn per call of Driver.Run.
 //
-// Three drivers implement Driver. The GUI driver works a chat window (Cursor,
+// Four drivers implement Driver. The GUI driver works a chat window (Cursor,
 // or the stand-ins in fixtures/chatpage and fixtures/chatwindow) through the
 // desktop the way a careful human would:
 //
@@ -108,6 +108,27 @@
 // conversation (a new session, or the chat window's new-chat key) when the
 // agent's new-chat policy or --new-session says so. What a command printed
 // in a turn that gave no reply is kept in sessions/<agent>.raw/.
+//
+// The ACP driver speaks the Agent Client Protocol (JSON-RPC on a child's
+// stdio, through github.com/coder/acp-go-sdk) with an agent such as
+// claude-agent-acp, codex-acp, gemini --experimental-acp or Cursor's agent
+// acp. The seat starts the agent once, in a process group of its own that
+// dies with the runner, and keeps it for every turn: initialize, then one
+// session per agent (session/new in the seat's folder, its id kept by
+// Remember, and session/load after a restart where the agent offers it,
+// so that the agent remembers). A turn is one session/prompt; the reply is
+// the text of the agent's message chunks for it, exactly, once the agent
+// ends the turn (end_turn; refusal, max_tokens and errors fail it). What
+// the agent does meanwhile goes to Turn.OnProgress; a tool it asks to run
+// is judged by Turn.OnPermission, the runner's guardrails, which may wait
+// for a person. Cancelling the turn's context sends session/cancel and
+// waits for the agent to stop. An agent that died is started again for
+// the next turn, and one that took a cancel too (Claude's adapter then
+// answers the next prompt at once with nothing). The agent may read and
+// write text files inside the seat's folder only; terminals are not
+// offered. A turn cut off by a crash is not resumed: the protocol cannot
+// read a reply back (ErrReplyLost), and sending the prompt again would put
+// it into the session twice.
 //
 // Failures are told apart with errors.Is against the Err* values, so the
 // per-agent runner can decide between retrying and dead-lettering. A runner

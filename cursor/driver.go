@@ -68,6 +68,22 @@ type Turn struct {
 	// OnUsage, if set, hears the tokens and cost the agent's command
 	// reported for the turn (an exec preset's), once it ended.
 	OnUsage func(Usage)
+	// OnProgress, if set, hears what the agent does while the turn lasts,
+	// as the ACP driver learns it (a message streaming, a tool call and
+	// its status, a plan): one line each, for the log. It must not block.
+	OnProgress func(Progress)
+	// OnPermission, if set, is asked whenever the agent asks permission to
+	// run a tool during the turn (the ACP driver); it may wait for a
+	// person, as long as ctx lasts. Without it every request is refused.
+	OnPermission func(ctx context.Context, req PermissionRequest) (PermissionVerdict, error)
+}
+
+// Progress is one thing an agent did during a turn.
+type Progress struct {
+	// Kind is message, thought, tool, plan or permission.
+	Kind string
+	// Text says what, in one line.
+	Text string
 }
 
 // Child is a process a driver started for a turn, as it must be recorded
@@ -155,6 +171,12 @@ func New(s Settings, opts Options) (Driver, error) {
 			e.keepDir = RawOutputDir(opts.Sessions, s.Name)
 		}
 		d, kind = e, s.Exec.Preset
+	case DriverACP:
+		a, err := NewACP(s.ACP)
+		if err != nil {
+			return nil, err
+		}
+		d, kind = a, acpKind(s.ACP)
 	case DriverCDP:
 		c, err := NewCDP(s.CDP, s.Timings, opts)
 		if err != nil {

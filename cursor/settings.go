@@ -16,6 +16,7 @@ type Settings struct {
 	Driver DriverKind
 	Exec   ExecSettings
 	CDP    CDPSettings
+	ACP    ACPSettings
 	Window WindowSettings
 	// Timings are the GUI and CDP drivers' waits, shared by every agent.
 	Timings Timings
@@ -36,6 +37,7 @@ const (
 	DriverGUI  DriverKind = "gui"
 	DriverExec DriverKind = "exec"
 	DriverCDP  DriverKind = "cdp"
+	DriverACP  DriverKind = "acp"
 )
 
 // Timings are the waits of GUI and CDP turns. A zero field takes its value
@@ -111,6 +113,26 @@ type ExecSettings struct {
 	// ForksSession says Resume forks the session it continues into a new
 	// one, leaving the one it forked as it was.
 	ForksSession bool
+}
+
+// ACPSettings are the ACP driver's: the program that speaks the Agent
+// Client Protocol on its stdio, started once per seat.
+type ACPSettings struct {
+	// Preset names the agent (claude, codex, gemini, cursor), for the
+	// conversation record; empty for a command of the seat's own.
+	Preset string
+	// Command is the program and its arguments.
+	Command []string
+	// Dir is the folder the agent works in and the only one whose files
+	// it may read and write through the driver; empty: the runner's.
+	Dir string
+	// Env adds NAME=VALUE lines to the runner's environment.
+	Env []string
+	// Model is chosen through the session's model selection; empty: the
+	// agent's own default.
+	Model string
+	// Timeout bounds a turn; zero: DefaultExecTimeout.
+	Timeout time.Duration
 }
 
 // Placeholders in ExecSettings' arguments.

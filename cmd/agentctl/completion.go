@@ -284,7 +284,7 @@ func flagValues(flagName string, n names) []string {
 	case "task":
 		return n.tasks
 	case "driver":
-		return []string{config.DriverGUI, config.DriverExec}
+		return []string{config.DriverGUI, config.DriverExec, config.DriverCDP, config.DriverACP}
 	case "log-format":
 		return []string{"console", "json"}
 	case "state":

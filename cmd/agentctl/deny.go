@@ -38,6 +38,10 @@ func runDeny(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
+	if notice.ID == "" {
+		fmt.Fprintf(env.Stdout, "denied %s; the turn of %s that asked hears it\n", rest[0], notice.To)
+		return nil
+	}
 	fmt.Fprintf(env.Stdout, "denied %s; %s told (%s)\n", rest[0], notice.To, notice.ID)
 	return nil
 }

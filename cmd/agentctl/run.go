@@ -22,14 +22,15 @@ import (
 )
 
 const runUsage = `
-Usage: agentctl run AGENT [--driver gui|exec|cdp] [--preset NAME] [--new-session]
+Usage: agentctl run AGENT [--driver gui|exec|cdp|acp] [--preset NAME] [--new-session]
                           [--hub URL [--creds FILE]] [--log-format console|json] [-- CMD ARGS...]
 
 Runs AGENT's long-lived loop: it watches the agent's mailbox and, one
 message at a time (most urgent first, oldest first within a priority),
 turns the message into a self-prompt, takes a turn with the agent's chat
 window (driver gui), its chat page through the app's DevTools port (driver
-cdp) or its headless command (driver exec), and applies what the
+cdp), its headless command (driver exec) or its Agent Client Protocol
+program (driver acp), and applies what the
 reply asks for: messages to other agents, board changes, a devlog entry.
 Then the message is archived with a receipt. Leave it running, one per
 agent; a second run for the same agent refuses and names the first one's
@@ -78,7 +79,7 @@ Examples:
 
 func runRun(ctx context.Context, env *Env, args []string) error {
 	fs := newFlagSet(env, "run", runUsage)
-	driverName := fs.String("driver", "", "`driver` for this run: gui, exec or cdp (default: the agent's setting)")
+	driverName := fs.String("driver", "", "`driver` for this run: gui, exec, cdp or acp (default: the agent's setting)")
 	logFormat := fs.String("log-format", "console", "log `format` on stderr: console or json")
 	preset := fs.String("preset", "", "exec `preset` for this run: "+strings.Join(config.PresetNames(), ", ")+" (implies --driver exec)")
 	newSession := fs.Bool("new-session", false, "start the first turn in a fresh conversation instead of continuing the agent's session")
@@ -116,10 +117,10 @@ func runRun(ctx context.Context, env *Env, args []string) error {
 	}
 	switch *driverName {
 	case "":
-	case config.DriverGUI, config.DriverExec, config.DriverCDP:
+	case config.DriverGUI, config.DriverExec, config.DriverCDP, config.DriverACP:
 		agent.Driver = *driverName
 	default:
-		return usageError{msg: fmt.Sprintf("run: --driver %q is not gui, exec or cdp", *driverName)}
+		return usageError{msg: fmt.Sprintf("run: --driver %q is not gui, exec, cdp or acp", *driverName)}
 	}
 	if err := runnable("run", agent); err != nil {
 		return err
@@ -190,6 +191,11 @@ func runnable(command string, agent config.Agent) error {
 					hint: "set exec.command or exec.preset in agentctl.yaml, or give it after --, e.g. agentctl run " + agent.Name + " --driver exec -- claude -p \"{prompt}\", or a preset: --preset claude"}
 			}
 			return usageError{msg: command + ": " + err.Error()}
+		}
+	}
+	if agent.EffectiveDriver() == config.DriverACP {
+		if err := agent.Validate(); err != nil {
+			return withHint(fmt.Errorf("%s: %w", agent.Name, err), "set acp.preset (claude, codex, gemini, cursor) or acp.command in agentctl.yaml")
 		}
 	}
 	if agent.EffectiveDriver() == config.DriverGUI {
@@ -271,7 +277,7 @@ func noBlockNotice(n int) int {
 
 func guardrails(cfg config.Config) agents.Guardrails {
 	g := cfg.Guardrails
-	return agents.Guardrails{Broadcast: g.Broadcast, OthersTask: g.OthersTask, CloseUnowned: g.CloseUnowned, ManySends: g.ManySends, ManySendsOver: g.ManySendsOver}
+	return agents.Guardrails{Broadcast: g.Broadcast, OthersTask: g.OthersTask, CloseUnowned: g.CloseUnowned, ManySends: g.ManySends, ManySendsOver: g.ManySendsOver, ToolPermission: g.ToolPermission}
 }
 
 func loreSettings(cfg config.Config) agents.LoreSettings {

@@ -17,6 +17,7 @@ func Settings(a config.Agent, g config.GUI) cursor.Settings {
 		Driver:            cursor.DriverKind(a.EffectiveDriver()),
 		Exec:              Program(Exec(a.Exec), a),
 		CDP:               CDP(a.CDP),
+		ACP:               ACP(a),
 		Window:            Window(a.Window),
 		Timings:           Timings(g),
 		NewChat:           cursor.NewChatPolicy{PerThread: a.NewChat.PerThread, Every: a.NewChat.Every},
@@ -56,6 +57,17 @@ func Program(e cursor.ExecSettings, a config.Agent) cursor.ExecSettings {
 	e.PermissionArgs = a.Exec.PermissionArgs()
 	e.ForksSession = a.Exec.ForksSession()
 	return e
+}
+
+// ACP returns an acp seat's settings: its preset's command, its working
+// folder, environment and model.
+func ACP(a config.Agent) cursor.ACPSettings {
+	r := a.ACP.Resolved()
+	s := cursor.ACPSettings{Preset: r.Preset, Command: r.Command, Dir: a.Cwd, Env: a.EnvList(), Model: a.Model, Timeout: r.Timeout.D()}
+	if dir, err := a.ProgramDir(); err == nil {
+		s.Dir = dir
+	}
+	return s
 }
 
 // CDP returns a seat's settings with its profile applied. Quiet stays as

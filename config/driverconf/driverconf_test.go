@@ -170,3 +170,17 @@ func TestSeatProgramGetsItsFolderEnvironmentAndModel(t *testing.T) {
 		t.Errorf("the preset refused its own model option: %v", err)
 	}
 }
+
+func TestACPSeatGetsItsCommandFolderEnvironmentAndModel(t *testing.T) {
+	a := config.Agent{Name: "Agent-5", Driver: config.DriverACP, ACP: config.ACP{Preset: config.ACPCodex},
+		Program: config.Program{Cwd: "~/work", Env: map[string]string{"B": "2", "A": "1"}, Model: "gpt-5.4"}}
+	if err := a.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	s := Settings(a, config.DefaultGUI())
+	home, _ := os.UserHomeDir()
+	if s.Driver != cursor.DriverACP || strings.Join(s.ACP.Command, " ") != "codex-acp" || s.ACP.Preset != "codex" ||
+		s.ACP.Dir != filepath.Join(home, "work") || strings.Join(s.ACP.Env, ",") != "A=1,B=2" || s.ACP.Model != "gpt-5.4" || !s.KeepsConversation {
+		t.Errorf("settings %+v", s)
+	}
+}

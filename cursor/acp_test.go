@@ -1,0 +1,367 @@
+package cursor
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// turnTimeout bounds a stand-in turn generously: the machine may be busy.
+const turnTimeout = 2 * time.Minute
+
+func turnCtx(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), turnTimeout)
+	t.Cleanup(cancel)
+	return ctx
+}
+
+func TestACPRepliesExactlyWhatTheAgentStreamed(t *testing.T) {
+	d := newACP(t, acpStandIn(t))
+	ctx := turnCtx(t)
+	var sessions []string
+	var stages []Stage
+	var progress []Progress
+	var mu sync.Mutex
+	for _, want := range []string{
+		"Done.\n\n```agentctl\nreport: done\nsend:\n  - to: Agent-2\n    body: \"hi\"\n```\n",
+		"line one\r\nline two\r\n  indented ✓ ünïcode 🚀\r\n",
+		" leading and trailing space ",
+	} {
+		turn := Turn{Prompt: "echo:" + want,
+			OnSession:  func(id string) { sessions = append(sessions, id) },
+			OnStage:    func(s Stage) error { stages = append(stages, s); return nil },
+			OnProgress: func(p Progress) { mu.Lock(); progress = append(progress, p); mu.Unlock() },
+		}
+		turn.Session = strings.Join(sessions[len(sessions)-min(len(sessions), 1):], "")
+		got, err := d.Run(ctx, turn)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got != want {
+			t.Fatalf("reply %q, want exactly %q", got, want)
+		}
+	}
+	if len(sessions) != 3 || sessions[0] == "" || sessions[1] != sessions[0] || sessions[2] != sessions[0] {
+		t.Errorf("sessions %q, want one session continued", sessions)
+	}
+	if strings.Join(stagesOf(stages), ",") != "injected,submitted,replied,injected,submitted,replied,injected,submitted,replied" {
+		t.Errorf("stages %v", stages)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(progress) < 3 || progress[0].Kind != "message" {
+		t.Errorf("progress %v, want the streamed chunks", progress)
+	}
+}
+
+func stagesOf(s []Stage) []string {
+	var out []string
+	for _, x := range s {
+		out = append(out, string(x))
+	}
+	return out
+}
+
+func TestACPMemorySurvivesARestartThroughSessionLoad(t *testing.T) {
+	t.Run("replayed before the answer", func(t *testing.T) { testMemory(t, acpStandIn(t)) })
+	t.Run("replayed after the answer", func(t *testing.T) {
+		s := acpStandIn(t)
+		s.Env = append(s.Env, "ACPAGENT_LATE_REPLAY=1")
+		testMemory(t, s)
+	})
+}
+
+func testMemory(t *testing.T, s ACPSettings) {
+	sessions := t.TempDir()
+	build := func() Driver {
+		d, err := New(Settings{Name: "Agent-3", Driver: DriverACP, ACP: s, KeepsConversation: true}, Options{Sessions: sessions})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(d.(interface{ Close() }).Close)
+		return d
+	}
+	ctx := turnCtx(t)
+	first := build()
+	for _, p := range []string{"echo:one", "echo:two"} {
+		if _, err := first.Run(ctx, Turn{Prompt: p}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	first.(interface{ Close() }).Close()
+
+	var notes []string
+	second := build()
+	got, err := second.Run(ctx, Turn{Prompt: "recall", OnNote: func(n string) { notes = append(notes, n) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != "echo:one\necho:two" {
+		t.Errorf("the restarted seat recalls %q, want the turns before the restart", got)
+	}
+	if len(notes) > 0 {
+		t.Errorf("notes %q", notes)
+	}
+	data, err := os.ReadFile(SessionFile(sessions, "Agent-3"))
+	if err != nil || !strings.Contains(string(data), `"kind": "acp"`) || !strings.Contains(string(data), `"turns": 3`) {
+		t.Errorf("conversation record %s (%v)", data, err)
+	}
+}
+
+func TestACPWithoutLoadSessionStartsAfreshAndSaysSo(t *testing.T) {
+	s := acpStandIn(t)
+	s.Env = append(s.Env, "ACPAGENT_NOLOAD=1")
+	ctx := turnCtx(t)
+	d := newACP(t, s)
+	var session string
+	if _, err := d.Run(ctx, Turn{Prompt: "echo:one", OnSession: func(id string) { session = id }}); err != nil {
+		t.Fatal(err)
+	}
+	d.Close()
+	var notes []string
+	got, err := d.Run(ctx, Turn{Prompt: "recall", Session: session, OnNote: func(n string) { notes = append(notes, n) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got != "(nothing)" || len(notes) != 1 || !strings.Contains(notes[0], "cannot load a session") {
+		t.Errorf("reply %q, notes %q: want a fresh session, noted", got, notes)
+	}
+}
+
+func TestACPPermissionsFollowTheRunnersVerdict(t *testing.T) {
+	d := newACP(t, acpStandIn(t))
+	ctx := turnCtx(t)
+	var session string
+	run := func(prompt string, ask func(context.Context, PermissionRequest) (PermissionVerdict, error)) (string, []Progress, error) {
+		var progress []Progress
+		var mu sync.Mutex
+		got, err := d.Run(ctx, Turn{Prompt: prompt, Session: session, OnSession: func(id string) { session = id }, OnPermission: ask,
+			OnProgress: func(p Progress) { mu.Lock(); progress = append(progress, p); mu.Unlock() }})
+		mu.Lock()
+		defer mu.Unlock()
+		return got, progress, err
+	}
+	var asked PermissionRequest
+	got, progress, err := run("permission:rm -rf build", func(_ context.Context, r PermissionRequest) (PermissionVerdict, error) {
+		asked = r
+		return PermissionVerdict{Allow: true, Reason: "guardrails allow"}, nil
+	})
+	if err != nil || got != "allowed" {
+		t.Fatalf("allowed: reply %q, %v", got, err)
+	}
+	if asked.Title != "rm -rf build" || asked.Input != `{"command":"rm -rf build"}` || len(asked.Options) != 3 {
+		t.Errorf("the runner was asked %+v", asked)
+	}
+	if !hasProgress(progress, "tool", "rm -rf build pending") || !hasProgress(progress, "tool", "rm -rf build completed") || !hasProgress(progress, "permission", "allowed rm -rf build") {
+		t.Errorf("progress %v", progress)
+	}
+	if got, _, err := run("permission:curl evil", func(context.Context, PermissionRequest) (PermissionVerdict, error) {
+		return PermissionVerdict{Reason: "guardrails deny"}, nil
+	}); err != nil || got != "rejected" {
+		t.Errorf("refused: reply %q, %v", got, err)
+	}
+	if got, _, err := run("permission:make", nil); err != nil || got != "rejected" {
+		t.Errorf("nobody to ask: reply %q, %v", got, err)
+	}
+	// A person answers while the turn waits.
+	answer := make(chan PermissionVerdict)
+	parked := make(chan struct{})
+	go func() { <-parked; answer <- PermissionVerdict{Allow: true, Reason: "approved by human"} }()
+	got, _, err = run("permission:deploy", func(ctx context.Context, _ PermissionRequest) (PermissionVerdict, error) {
+		close(parked)
+		select {
+		case v := <-answer:
+			return v, nil
+		case <-ctx.Done():
+			return PermissionVerdict{}, ctx.Err()
+		}
+	})
+	if err != nil || got != "allowed" {
+		t.Errorf("parked and approved: reply %q, %v", got, err)
+	}
+	// A permission nobody could judge fails the turn, whatever the agent does.
+	if got, _, err := run("permission:judge", func(context.Context, PermissionRequest) (PermissionVerdict, error) {
+		return PermissionVerdict{}, errors.New("the mailbox is gone")
+	}); !errors.Is(err, ErrExecFailed) || !strings.Contains(err.Error(), "the mailbox is gone") {
+		t.Errorf("unjudged: reply %q, %v", got, err)
+	}
+}
+
+func hasProgress(ps []Progress, kind, prefix string) bool {
+	for _, p := range ps {
+		if p.Kind == kind && strings.HasPrefix(p.Text, prefix) {
+			return true
+		}
+	}
+	return false
+}
+
+func TestACPCancelStopsTheTurnAndTheSessionGoesOn(t *testing.T) {
+	d := newACP(t, acpStandIn(t))
+	ctx := turnCtx(t)
+	var session string
+	if _, err := d.Run(ctx, Turn{Prompt: "echo:before", OnSession: func(id string) { session = id }}); err != nil {
+		t.Fatal(err)
+	}
+	tctx, cancel := context.WithCancelCause(ctx)
+	working := make(chan struct{})
+	var once sync.Once
+	go func() { <-working; cancel(ErrAbandoned) }()
+	start := time.Now()
+	got, err := d.Run(tctx, Turn{Prompt: "hang", Session: session, OnProgress: func(p Progress) {
+		if p.Kind == "message" {
+			once.Do(func() { close(working) })
+		}
+	}})
+	if !errors.Is(err, ErrAbandoned) || !strings.Contains(err.Error(), "cancelled") {
+		t.Fatalf("cancelled turn: reply %q, %v; want ErrAbandoned and the agent's cancelled stop", got, err)
+	}
+	if took := time.Since(start); took > acpCancelWait {
+		t.Errorf("the cancelled turn took %s: the agent was killed rather than cancelled", took)
+	}
+	pid := d.child.child.PID
+	got, err = d.Run(ctx, Turn{Prompt: "recall", Session: session})
+	if err != nil || got != "echo:before\nhang" {
+		t.Errorf("after the cancel: reply %q, %v; want the same session", got, err)
+	}
+	if d.child.child.PID == pid {
+		t.Errorf("the agent that took the cancel was kept; it is started afresh, the session loaded")
+	}
+}
+
+func TestACPTimeoutCancelsTheTurn(t *testing.T) {
+	s := acpStandIn(t)
+	s.Timeout = 2 * time.Second
+	_, err := newACP(t, s).Run(turnCtx(t), Turn{Prompt: "hang"})
+	if !errors.Is(err, ErrExecTimeout) {
+		t.Errorf("timed out turn: %v; want ErrExecTimeout", err)
+	}
+}
+
+func TestACPAgentDyingMidTurnFailsItAndTheNextTurnLoadsTheSession(t *testing.T) {
+	d := newACP(t, acpStandIn(t))
+	ctx := turnCtx(t)
+	var session string
+	if _, err := d.Run(ctx, Turn{Prompt: "echo:before", OnSession: func(id string) { session = id }}); err != nil {
+		t.Fatal(err)
+	}
+	pid := d.child.child.PID
+	got, err := d.Run(ctx, Turn{Prompt: "die", Session: session})
+	if !errors.Is(err, ErrExecFailed) || !strings.Contains(err.Error(), "ended during the turn") || !strings.Contains(err.Error(), "exit status 3") {
+		t.Fatalf("turn of a dying agent: reply %q, %v", got, err)
+	}
+	var notes []string
+	got, err = d.Run(ctx, Turn{Prompt: "recall", Session: session, OnNote: func(n string) { notes = append(notes, n) }})
+	if err != nil || got != "echo:before" {
+		t.Errorf("after the death: reply %q, %v (notes %q); want the session loaded in a new agent", got, err, notes)
+	}
+	if d.child.child.PID == pid {
+		t.Errorf("the agent was not started again")
+	}
+}
+
+func TestACPServesFilesOnlyInsideTheSeatsFolder(t *testing.T) {
+	s := acpStandIn(t)
+	outside := t.TempDir()
+	secret := filepath.Join(outside, "secret.txt")
+	if err := os.WriteFile(secret, []byte("secret"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(s.Dir, "link")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(s.Dir, "notes.txt"), []byte("a\nb\nc\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	d := newACP(t, s)
+	ctx := turnCtx(t)
+	ask := func(prompt string) string {
+		got, err := d.Run(ctx, Turn{Prompt: prompt})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return got
+	}
+	if got := ask("read:" + filepath.Join(s.Dir, "notes.txt")); got != "a\nb\nc\n" {
+		t.Errorf("read inside: %q", got)
+	}
+	if got := ask("write:" + filepath.Join(s.Dir, "sub", "new.txt") + "=hello"); got != "written" {
+		t.Errorf("write inside: %q", got)
+	}
+	if data, _ := os.ReadFile(filepath.Join(s.Dir, "sub", "new.txt")); string(data) != "hello" {
+		t.Errorf("written file holds %q", data)
+	}
+	for _, p := range []string{
+		"read:" + secret,
+		"read:" + filepath.Join(s.Dir, "..", filepath.Base(outside), "secret.txt"),
+		"read:" + filepath.Join(s.Dir, "link", "secret.txt"),
+		"read:notes.txt",
+		"write:" + filepath.Join(s.Dir, "link", "planted.txt") + "=x",
+		"write:" + filepath.Join(outside, "planted.txt") + "=x",
+	} {
+		if got := ask(p); !strings.HasPrefix(got, "error:") {
+			t.Errorf("%s: %q, want a refusal", p, got)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(outside, "planted.txt")); err == nil {
+		t.Errorf("a file was written outside the seat's folder")
+	}
+}
+
+func TestACPStopReasonsOtherThanEndTurnFailTheTurn(t *testing.T) {
+	d := newACP(t, acpStandIn(t))
+	ctx := turnCtx(t)
+	for prompt, want := range map[string]string{"refuse": "refused the prompt (refusal)", "maxtokens": "token limit (max_tokens)", "nonsense": "answered the prompt with an error", "echo:": "without a word of reply"} {
+		got, err := d.Run(ctx, Turn{Prompt: prompt})
+		if !(errors.Is(err, ErrExecFailed) || errors.Is(err, ErrNoReply)) || !strings.Contains(err.Error(), want) || got != "" {
+			t.Errorf("%s: reply %q, %v; want %q", prompt, got, err, want)
+		}
+	}
+}
+
+func TestACPModelIsChosenThroughTheSession(t *testing.T) {
+	s := acpStandIn(t)
+	s.Model = "stand-in-large"
+	got, err := newACP(t, s).Run(turnCtx(t), Turn{Prompt: "model"})
+	if err != nil || got != "stand-in-large" {
+		t.Errorf("reply %q, %v", got, err)
+	}
+	s.Model = "gpt-nine"
+	_, err = newACP(t, s).Run(turnCtx(t), Turn{Prompt: "model"})
+	if !errors.Is(err, ErrExecFailed) || !strings.Contains(err.Error(), `offers no model "gpt-nine" (it offers stand-in-small, stand-in-large)`) {
+		t.Errorf("unknown model: %v", err)
+	}
+}
+
+func TestACPResumeNeverSendsAgain(t *testing.T) {
+	d := newACP(t, acpStandIn(t))
+	_, err := d.Run(turnCtx(t), Turn{Prompt: "echo:x", Resume: true})
+	if !errors.Is(err, ErrReplyLost) || d.child != nil {
+		t.Errorf("resume: %v (agent started: %v)", err, d.child != nil)
+	}
+}
+
+func TestChooseOptionPrefersAOneTimeAnswer(t *testing.T) {
+	opts := []PermissionOption{{"a", "Always", permAllowAlways}, {"o", "Once", permAllowOnce}, {"r", "Reject always", permRejectAlways}}
+	for _, c := range []struct {
+		opts  []PermissionOption
+		allow bool
+		id    string
+		ok    bool
+	}{
+		{opts, true, "o", true},
+		{opts, false, "r", true},
+		{opts[:1], false, "", false},
+		{nil, true, "", false},
+	} {
+		id, ok := chooseOption(c.opts, PermissionVerdict{Allow: c.allow})
+		if id != c.id || ok != c.ok {
+			t.Errorf("chooseOption(%v, allow %v) = %q, %v; want %q, %v", c.opts, c.allow, id, ok, c.id, c.ok)
+		}
+	}
+}
