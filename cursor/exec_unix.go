@@ -12,8 +12,10 @@ import (
 	"github.com/agentctl/agentctl/internal/process"
 )
 
-// command is the command args name, started as it is.
+// command is the command args name, started as it is, or through the
+// guard where there is one (exec_guard_linux.go).
 func command(ctx context.Context, args []string) (*exec.Cmd, error) {
+	args = guarded(args)
 	return exec.CommandContext(ctx, args[0], args[1:]...), nil
 }
 
@@ -21,7 +23,7 @@ func command(ctx context.Context, args []string) (*exec.Cmd, error) {
 // timeout can end everything it spawned, not just the command itself.
 func setProcessGroup(cmd *exec.Cmd) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	setParentDeathSignal(cmd.SysProcAttr)
+	setParentDeathSignal(cmd.SysProcAttr, guardedCommand(cmd.Args))
 }
 
 // afterStart has nothing to do: the process group is set at start.
