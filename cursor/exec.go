@@ -137,16 +137,16 @@ func (e *Exec) Run(ctx context.Context, t Turn) (string, error) {
 		if r, rerr := e.read(out); rerr == nil && r.failed != "" {
 			said = "; " + r.failed
 		}
-		return "", withOutput(fmt.Errorf("%w: %s: %v%s%s", ErrExecFailed, args[0], err, said, stderr.quote()), e.keepDir, out)
+		return "", withOutput(classified(fmt.Errorf("%w: %s: %v%s%s", ErrExecFailed, args[0], err, said, stderr.quote()), out, stderr.buf), e.keepDir, out)
 	}
 	reply := stdout.String()
 	if e.preset != "" {
 		r, err := e.read(out)
 		switch {
 		case err != nil:
-			return "", withOutput(fmt.Errorf("%w: %s (preset %s): %v%s", ErrBadOutput, args[0], e.preset, err, stderr.quote()), e.keepDir, out)
+			return "", withOutput(classified(fmt.Errorf("%w: %s (preset %s): %v%s", ErrBadOutput, args[0], e.preset, err, stderr.quote()), out, stderr.buf), e.keepDir, out)
 		case r.failed != "":
-			return "", withOutput(fmt.Errorf("%w: %s: %s%s", ErrExecFailed, args[0], r.failed, stderr.quote()), e.keepDir, out)
+			return "", withOutput(classified(fmt.Errorf("%w: %s: %s%s", ErrExecFailed, args[0], r.failed, stderr.quote()), out, stderr.buf), e.keepDir, out)
 		}
 		if r.session != "" && t.OnSession != nil {
 			t.OnSession(r.session)

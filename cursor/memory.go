@@ -137,7 +137,8 @@ func (r *remembering) Run(ctx context.Context, t Turn) (string, error) {
 	}
 	reply, err := r.d.Run(ctx, inner)
 	if err != nil {
-		if inner.Session != "" && errors.Is(err, ErrExecFailed) && !errors.Is(err, context.Canceled) {
+		// An API that refused the turn is no sign of a lost session.
+		if inner.Session != "" && errors.Is(err, ErrExecFailed) && !errors.Is(err, context.Canceled) && !FailureOf(err).API() {
 			err = fmt.Errorf("%w (the turn continued session %s; if the agent has lost it, start afresh with agentctl run --new-session)", err, inner.Session)
 		}
 		return "", err

@@ -92,7 +92,8 @@ func resultOf(o map[string]any, replyField, sessionField string) (agentOutput, e
 	reply, isString := o[replyField].(string)
 	if o["is_error"] == true {
 		r.failed = "it reported an error"
-		if sub, ok := o["subtype"].(string); ok && sub != "" {
+		// Claude Code says "success" of a turn the API refused.
+		if sub, ok := o["subtype"].(string); ok && sub != "" && sub != "success" {
 			r.failed += " (" + sub + ")"
 		}
 		if reply != "" {
