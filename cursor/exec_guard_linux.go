@@ -1,6 +1,7 @@
 package cursor
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -32,23 +33,23 @@ const guardParentDeathSignal = syscall.SIGTERM
 // prSetChildSubreaper is PR_SET_CHILD_SUBREAPER of prctl(2).
 const prSetChildSubreaper = 36
 
-// guarded returns the arguments that start args through the guard, or
-// args themselves when no guard is set or the program cannot be found,
+// guardedCommandContext is the command args name, started through the
+// guard, or as it is when no guard is set or the program cannot be found,
 // which starting it then reports as it always did. The guard gets the
 // program's path, so that it is found by this process's PATH as before.
-func guarded(args []string) []string {
-	if guardExe == "" {
-		return args
-	}
+func guardedCommandContext(ctx context.Context, args []string) *exec.Cmd {
 	path := args[0]
-	if !strings.ContainsRune(path, filepath.Separator) {
-		p, err := exec.LookPath(path)
-		if err != nil {
-			return args
-		}
-		path = p
+	if guardExe != "" && !strings.ContainsRune(path, filepath.Separator) {
+		path, _ = exec.LookPath(path)
 	}
-	return append([]string{guardExe, guardArg, strconv.Itoa(os.Getpid()), path, "--"}, args...)
+	if guardExe == "" || path == "" {
+		return exec.CommandContext(ctx, args[0], args[1:]...)
+	}
+	cmd := exec.CommandContext(ctx, guardExe, append([]string{guardArg, strconv.Itoa(os.Getpid()), path, "--"}, args...)...)
+	if guardName != "" {
+		cmd.Args[0] = guardName
+	}
+	return cmd
 }
 
 // guardedCommand reports whether args start a guard.

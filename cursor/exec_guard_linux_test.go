@@ -35,7 +35,7 @@ sleep 600`, "sh", dir}
 func guardRunner() {
 	dir := os.Getenv("GUARD_TEST_DIR")
 	if os.Getenv("GUARD_TEST_ON") == "1" {
-		guardExe = os.Args[0]
+		guardExe, guardName = os.Args[0], os.Args[0]
 	}
 	d, _ := NewExec(ExecSettings{Command: leaverScript(dir), Timeout: time.Hour})
 	_, err := d.Run(context.Background(), Turn{Prompt: "x", OnStart: func(c Child) error {
@@ -148,8 +148,8 @@ func TestUnguardedLeftoverGroupIsEndedByTheNextRunner(t *testing.T) {
 
 // useGuard starts this test's commands through the guard.
 func useGuard(t *testing.T) {
-	guardExe = os.Args[0]
-	t.Cleanup(func() { guardExe = "" })
+	guardExe, guardName = os.Args[0], os.Args[0]
+	t.Cleanup(func() { guardExe, guardName = "", "" })
 }
 
 // Through the guard, a command gets its prompt and arguments, and ends as
@@ -206,8 +206,8 @@ func BenchmarkExecStart(b *testing.B) {
 	for _, guard := range []bool{false, true} {
 		b.Run(fmt.Sprintf("guard=%v", guard), func(b *testing.B) {
 			if guard {
-				guardExe = os.Args[0]
-				defer func() { guardExe = "" }()
+				guardExe, guardName = os.Args[0], os.Args[0]
+				defer func() { guardExe, guardName = "", "" }()
 			}
 			d, _ := NewExec(ExecSettings{Command: []string{"true"}})
 			start := time.Now()

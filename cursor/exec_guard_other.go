@@ -3,8 +3,10 @@
 package cursor
 
 import (
+	"context"
 	"fmt"
 	"os"
+	"os/exec"
 )
 
 // guardSupported is false: without parent-death signals a guard would not
@@ -16,8 +18,10 @@ func runGuard([]string) int {
 	return 2
 }
 
-// guarded returns args unchanged.
-func guarded(args []string) []string { return args }
+// guardedCommandContext is the command args name, as it is.
+func guardedCommandContext(ctx context.Context, args []string) *exec.Cmd {
+	return exec.CommandContext(ctx, args[0], args[1:]...)
+}
 
 // guardedCommand is false: there is no guard.
 func guardedCommand([]string) bool { return false }

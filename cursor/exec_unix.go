@@ -15,8 +15,7 @@ import (
 // command is the command args name, started as it is, or through the
 // guard where there is one (exec_guard_linux.go).
 func command(ctx context.Context, args []string) (*exec.Cmd, error) {
-	args = guarded(args)
-	return exec.CommandContext(ctx, args[0], args[1:]...), nil
+	return guardedCommandContext(ctx, args), nil
 }
 
 // setProcessGroup starts the command in its own process group so that a

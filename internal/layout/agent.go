@@ -72,6 +72,9 @@ func (a Agent) CursorHome() string { return filepath.Join(a.root, CursorDir, a.n
 // names none.
 func (a Agent) Workspace() string { return filepath.Join(a.root, WorkspacesDir, a.name) }
 
+// Worktree is the git worktree an exec seat with worktree: true works in.
+func (a Agent) Worktree() string { return filepath.Join(a.root, WorktreesDir, a.name) }
+
 // ServiceLog is what the installed service named name prints: an agent's
 // runner, or "up".
 func ServiceLog(root, name string) (string, error) {

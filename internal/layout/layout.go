@@ -42,6 +42,7 @@
 //	hub/undeliverable/               forwarded messages for no mailbox here
 //	cursor/<agent>/                  a Cursor started for a cdp seat: profile, launch.log
 //	workspaces/<agent>/              that Cursor's workspace, unless the config names one
+//	worktrees/<agent>/               an exec seat's git worktree, with worktree: true (Agent.Worktree)
 //	logs/<service>.log               what an installed service prints (ServiceLog)
 //	mission-control.token            `agentctl serve`'s write token (Token)
 //	templates/                       prompt templates, unless the config names another folder
@@ -69,6 +70,7 @@ const (
 	HubDir        = "hub"
 	CursorDir     = "cursor"
 	WorkspacesDir = "workspaces"
+	WorktreesDir  = "worktrees"
 	LogsDir       = "logs"
 	TokenFile     = "mission-control.token"
 	TemplatesDir  = "templates"
