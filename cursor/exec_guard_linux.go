@@ -52,6 +52,33 @@ func guardedCommandContext(ctx context.Context, args []string) *exec.Cmd {
 	return cmd
 }
 
+// guardSweepSignal asks a guard to kill everything below it, and itself.
+const guardSweepSignal = syscall.SIGUSR1
+
+// guardSweepWait bounds how long sweepGuard waits for the guard to go.
+const guardSweepWait = 2 * time.Second
+
+// sweepGuard asks a guarded command's guard to end everything below it,
+// before its group is killed: a process that left the group (setsid) is
+// out of the group's reach, not the guard's. It waits until the guard is
+// gone, or guardSweepWait. A command already reaped is not signalled
+// (os.Process knows), so its pid, maybe another's now, is left alone.
+func sweepGuard(cmd *exec.Cmd) {
+	if !guardedCommand(cmd.Args) || cmd.Process.Signal(guardSweepSignal) != nil {
+		return
+	}
+	stat := fmt.Sprintf("/proc/%d/stat", cmd.Process.Pid)
+	for deadline := time.Now().Add(guardSweepWait); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		data, err := os.ReadFile(stat)
+		if err != nil {
+			return
+		}
+		if i := strings.LastIndexByte(string(data), ')'); i > 0 && strings.HasPrefix(string(data[i+1:]), " Z") {
+			return
+		}
+	}
+}
+
 // guardedCommand reports whether args start a guard.
 func guardedCommand(args []string) bool { return len(args) > 1 && args[1] == guardArg }
 
@@ -65,7 +92,7 @@ func runGuard(args []string) int {
 	// Listening first: a signal before this would end the guard, which
 	// has started nothing yet.
 	sigs := make(chan os.Signal, 4)
-	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP)
+	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, guardSweepSignal)
 	runner, err := strconv.Atoi(args[0])
 	if err != nil || os.Getppid() != runner {
 		return 1 // the runner died before the guard listened
@@ -87,8 +114,10 @@ func runGuard(args []string) int {
 			killDescendants()
 			return exitLike(cmd.ProcessState, err)
 		case s := <-sigs:
-			if os.Getppid() != runner {
-				// The kernel reparents before it sends the signal.
+			// The kernel reparents before it sends the parent-death
+			// signal; the runner sends guardSweepSignal when it ends the
+			// turn early (a timeout, a skip).
+			if s == guardSweepSignal || os.Getppid() != runner {
 				killDescendants()
 				syscall.Kill(0, syscall.SIGKILL)
 			}

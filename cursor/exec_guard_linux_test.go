@@ -200,6 +200,33 @@ func TestGuardEndsWhatTheCommandLeft(t *testing.T) {
 	waitUntil(t, 10*time.Second, "the process that left the group to end", func() bool { return !runs(escaped) })
 }
 
+// A turn cut short (a timeout, a skip) leaves nothing behind either: the
+// guard kills what left the group before the group is killed.
+func TestGuardEndsWhatACutTurnLeft(t *testing.T) {
+	useGuard(t)
+	dir := t.TempDir()
+	d, _ := NewExec(ExecSettings{Command: leaverScript(dir)})
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() {
+		for {
+			if _, err := os.Stat(filepath.Join(dir, "escaped")); err == nil {
+				cancel()
+				return
+			}
+			time.Sleep(10 * time.Millisecond)
+		}
+	}()
+	if _, err := d.Run(ctx, Turn{Prompt: "x"}); !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want the turn cancelled", err)
+	}
+	grandchild, escaped := readPidFile(t, filepath.Join(dir, "grandchild")), readPidFile(t, filepath.Join(dir, "escaped"))
+	t.Cleanup(func() {
+		syscall.Kill(grandchild, syscall.SIGKILL)
+		syscall.Kill(escaped, syscall.SIGKILL)
+	})
+	waitUntil(t, 10*time.Second, "the cut turn's processes to end", func() bool { return !runs(grandchild) && !runs(escaped) })
+}
+
 // BenchmarkExecStart is what the guard adds to a turn: a command that does
 // nothing, started as it is and through the guard.
 func BenchmarkExecStart(b *testing.B) {

@@ -32,6 +32,7 @@ func killProcessGroup(cmd *exec.Cmd) error {
 	if cmd.Process == nil {
 		return nil
 	}
+	sweepGuard(cmd)
 	return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 }
 
