@@ -49,15 +49,15 @@ func (k FailureKind) String() string {
 
 // Failure is what ClassifyExec reads from a failed turn's output.
 type Failure struct {
-	Kind FailureKind
+	Kind FailureKind `json:"kind"`
 	// Status is the HTTP status the output names; 0 when none.
-	Status int
+	Status int `json:"status,omitempty"`
 	// RetryAfter is the wait the output names (retry-after, "try again
 	// in"); 0 when it names none.
-	RetryAfter time.Duration
+	RetryAfter time.Duration `json:"retry_after,omitempty"`
 	// ResetAt is when the output says a quota resets; zero when it names
 	// no time.
-	ResetAt time.Time
+	ResetAt time.Time `json:"reset_at,omitzero"`
 }
 
 // API reports whether the model API refused the turn, so that it did no
@@ -84,6 +84,10 @@ func FailureOf(err error) Failure {
 	}
 	return Failure{}
 }
+
+// WithFailure attaches f to err, as a seat's answer carries it across
+// the network.
+func WithFailure(err error, f Failure) error { return &FailureError{Failure: f, err: err} }
 
 // classified attaches to err what the failed turn's output says. Output a
 // preset cannot read (ErrBadOutput) is classified as such: the turn was
