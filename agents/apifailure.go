@@ -111,7 +111,12 @@ func (r *Runner) apiRefused(log zerolog.Logger, cl *claim, f cursor.Failure, cau
 		if err := r.c.Postpone(cl.Claim, now); err != nil {
 			return err
 		}
-		return &apiAuthError{agent: r.s.Agent, cause: cause}
+		stop := &apiAuthError{agent: r.s.Agent, cause: cause}
+		// Keyed by the words of the refusal: a runner restarted into the
+		// same refusal does not say it again.
+		r.tellAPI(log, "api-auth", fmt.Sprintf("%s: the model API refused its credentials; its runner stopped", r.s.Agent),
+			fmt.Sprintf("%v\n\nhint: %s", stop, stop.Hint()), fmt.Sprint(f.Status, cause))
+		return stop
 	}
 	if v.tell {
 		if err := r.devlogOnce(cl, devlogEntry(r.s.Agent, cl.Message, now, "api-outage", "",
@@ -120,7 +125,7 @@ func (r *Runner) apiRefused(log zerolog.Logger, cl *claim, f cursor.Failure, cau
 		}
 		r.tellAPI(log, "api-outage", fmt.Sprintf("%s: the model API is down or overloaded", r.s.Agent),
 			fmt.Sprintf("The model API refused a turn of %s at %s: %v\n\nThe seat waits and tries again, %s apart at first and up to %s apart, for as long as it takes; no message is dead-lettered for it. You are told once, and once more when it works again.",
-				r.s.Agent, now.UTC().Format(time.RFC3339), cause, outageFirstProbe, outageMaxProbe), v.park.since)
+				r.s.Agent, now.UTC().Format(time.RFC3339), cause, outageFirstProbe, outageMaxProbe), v.park.since.UTC().Format(time.RFC3339Nano))
 	}
 	if err := r.c.Postpone(cl.Claim, v.park.until); err != nil {
 		return err
@@ -154,19 +159,19 @@ func (r *Runner) apiWorks(log zerolog.Logger, msg mailbox.Message) {
 	}
 	r.tellAPI(log, "api-resumed", fmt.Sprintf("%s: the model API works again", r.s.Agent),
 		fmt.Sprintf("The model API took %s's turns again at %s, after %s. The messages that waited are worked in order.",
-			r.s.Agent, now.UTC().Format(time.RFC3339), took), p.since)
+			r.s.Agent, now.UTC().Format(time.RFC3339), took), p.since.UTC().Format(time.RFC3339Nano))
 	log.Info().Str("event", "api-resumed").Dur("after", took).Msg("the model API works again")
 }
 
-// tellAPI puts one notice in Human's mailbox; its id comes from the
-// outage's start, so a notice is never delivered twice.
-func (r *Runner) tellAPI(log zerolog.Logger, kind, subject, body string, since time.Time) {
+// tellAPI puts one notice in Human's mailbox; its id comes from key (an
+// outage's start), so a notice is never delivered twice.
+func (r *Runner) tellAPI(log zerolog.Logger, kind, subject, body, key string) {
 	if r.s.Human == "" {
 		log.Warn().Str("event", kind).Msg(subject + "; no person is configured to tell")
 		return
 	}
 	n := mailbox.Message{
-		ID: derivedID(kind, r.s.Agent, since.UTC().Format(time.RFC3339Nano)), From: "agentctl", To: r.s.Human,
+		ID: derivedID(kind, r.s.Agent, key), From: "agentctl", To: r.s.Human,
 		Type: "recovery", Priority: mailbox.High, Subject: subject, Body: body, CreatedAt: r.now().UTC(),
 		Meta: map[string]any{"agent": r.s.Agent},
 	}

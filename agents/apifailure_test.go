@@ -233,6 +233,18 @@ func TestRunnerStopsOnBadCredentials(t *testing.T) {
 	if len(msgs) != 1 || msgs[0].Message.Attempts != 0 {
 		t.Errorf("inbox = %+v, want m1 with no attempt counted", msgs)
 	}
+	// A runner started again into the same refusal stops again, and the
+	// person, told the first time, is not told twice.
+	r, err = New(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.Run(ctx); !errors.As(err, &h) {
+		t.Fatalf("second run = %v, want it stopped for the credentials", err)
+	}
+	if notices := inboxSubjects(t, root, "human"); len(notices) != 1 || !strings.Contains(notices[0], "refused its credentials") {
+		t.Errorf("the person got %q, want one notice", notices)
+	}
 }
 
 func inboxSubjects(t *testing.T, root, who string) []string {
