@@ -183,6 +183,7 @@ func (r *Runner) takeTurn(ctx context.Context, log zerolog.Logger, cl *claim) (s
 		return "", err
 	}
 	now := r.now()
+	r.apiWorks(log, cl.Message)
 	cl.turn.Reply = &reply
 	if err := r.record(cl, stageReply, now); err != nil {
 		return "", err
@@ -260,6 +261,10 @@ func (r *Runner) failed(ctx context.Context, log zerolog.Logger, cl *claim, caus
 		return ctx.Err()
 	case errors.As(cause, &dead):
 		reason = dead.reason
+	case cursor.FailureOf(cause).API():
+		return r.apiRefused(log, cl, cursor.FailureOf(cause), cause)
+	case cursor.FailureOf(cause).Kind == cursor.FailureBadOutput:
+		reason = fmt.Sprintf("its turn ran but its output could not be read: %v; it was not run again, to avoid paying for a second turn", cause)
 	case errors.Is(cause, cursor.ErrReplyLost):
 		reason = fmt.Sprintf("the prompt was submitted but its reply was lost (%v); it was not sent again (run.resend)", cause)
 	case submitted && !r.s.Resend:

@@ -109,6 +109,9 @@ type Runner struct {
 	log       zerolog.Logger
 
 	look coordination
+	// park holds the seat back while the model API refuses its turns
+	// (apifailure.go); nil when it does not.
+	park *seatPark
 }
 
 // New checks the settings and opens the agent's mailbox.
@@ -261,9 +264,12 @@ func (r *Runner) Run(ctx context.Context) (err error) {
 
 func (r *Runner) now() time.Time { return r.s.Clock.Now() }
 
-// hold keeps prompts back while the budget is spent or the rate limit is
-// reached.
+// hold keeps prompts back while the model API refuses them, the budget is
+// spent or the rate limit is reached.
 func (r *Runner) hold(now time.Time) (time.Time, error) {
+	if until := r.holdForAPI(now); !until.IsZero() {
+		return until, r.hb.set(r.park.state(), "", "")
+	}
 	if until, err := r.holdForBudget(now); err != nil || !until.IsZero() {
 		return until, err
 	}
@@ -281,6 +287,9 @@ func (r *Runner) hold(now time.Time) (time.Time, error) {
 func (r *Runner) idle(now time.Time) error {
 	if r.c.Claimable(now) {
 		return nil // held back: hold has set the state
+	}
+	if !r.holdForAPI(now).IsZero() {
+		return r.hb.set(r.park.state(), "", "")
 	}
 	return r.hb.set("idle", "", "")
 }

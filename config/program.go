@@ -1,6 +1,7 @@
 package config
 
 import (
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -21,6 +22,10 @@ type Program struct {
 	// Model is passed to the program with its preset's model option (exec),
 	// or chosen through the session's model selection (acp).
 	Model string `yaml:"model,omitempty"`
+	// Worktree runs the program in a git worktree of its own, of the
+	// repository Cwd is in, on branch agentctl/<agent>, made under the
+	// runtime folder on the first run and kept.
+	Worktree bool `yaml:"worktree,omitempty"`
 }
 
 // runsProgram says whether the driver starts a program of its own, the
@@ -32,12 +37,15 @@ func (a Agent) validateProgram() error {
 		for _, set := range []struct {
 			name string
 			on   bool
-		}{{"cwd", a.Cwd != ""}, {"env", len(a.Env) > 0}, {"model", a.Model != ""}} {
+		}{{"cwd", a.Cwd != ""}, {"env", len(a.Env) > 0}, {"model", a.Model != ""}, {"worktree", a.Worktree}} {
 			if set.on {
 				return fmt.Errorf("%s: only a seat that runs a program (driver: exec or acp) has one; this seat's driver is %s", set.name, a.EffectiveDriver())
 			}
 		}
 		return nil
+	}
+	if a.Worktree && a.Cwd == "" {
+		return errors.New("worktree: the seat's worktree is made from the git repository its cwd is in; set cwd")
 	}
 	for k := range a.Env {
 		if k == "" || strings.ContainsAny(k, "=\x00") {

@@ -172,15 +172,20 @@ func (e *Exec) Run(ctx context.Context, t Turn) (string, error) {
 	if cerr := e.stopped(ctx, args[0], stderr); cerr != nil {
 		return "", withOutput(cerr, e.keepDir, out)
 	}
+	var failed error
 	switch {
 	case rerr == nil && r.apiFailed:
-		return "", withOutput(fmt.Errorf("%w: %w: %s: %s%s", ErrExecFailed, ErrModelAPI, args[0], r.failed, stderr.quote()), e.keepDir, out)
+		failed = fmt.Errorf("%w: %w: %s: %s%s", ErrExecFailed, ErrModelAPI, args[0], r.failed, stderr.quote())
 	case rerr == nil:
-		return "", withOutput(fmt.Errorf("%w: %s: %s%s", ErrExecFailed, args[0], r.failed, stderr.quote()), e.keepDir, out)
+		failed = fmt.Errorf("%w: %s: %s%s", ErrExecFailed, args[0], r.failed, stderr.quote())
 	case err != nil:
-		return "", withOutput(fmt.Errorf("%w: %s: %v%s", ErrExecFailed, args[0], err, stderr.quote()), e.keepDir, out)
+		failed = fmt.Errorf("%w: %s: %v%s", ErrExecFailed, args[0], err, stderr.quote())
+	default:
+		failed = fmt.Errorf("%w: %s (preset %s): %v%s", ErrBadOutput, args[0], e.preset, rerr, stderr.quote())
 	}
-	return "", withOutput(fmt.Errorf("%w: %s (preset %s): %v%s", ErrBadOutput, args[0], e.preset, rerr, stderr.quote()), e.keepDir, out)
+	// The runner retries by the failure's kind (a rate limit, an outage,
+	// bad credentials), read from what the tool printed.
+	return "", withOutput(classified(failed, out, stderr.buf), e.keepDir, out)
 }
 
 // wait waits for the command to end, or, once its output holds the
@@ -228,7 +233,7 @@ func (e *Exec) plainReply(ctx context.Context, t Turn, name string, err error, o
 		return "", withOutput(cerr, e.keepDir, out)
 	}
 	if err != nil {
-		return "", withOutput(fmt.Errorf("%w: %s: %v%s", ErrExecFailed, name, err, stderr.quote()), e.keepDir, out)
+		return "", withOutput(classified(fmt.Errorf("%w: %s: %v%s", ErrExecFailed, name, err, stderr.quote()), out, stderr.buf), e.keepDir, out)
 	}
 	if err := t.stage(StageReplied); err != nil {
 		return "", err

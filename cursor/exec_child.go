@@ -30,7 +30,15 @@ func endChild(c Child, grace, killWait time.Duration) (bool, error) {
 	if err != nil {
 		return false, fmt.Errorf("cannot tell whether command %d still runs: %w", c.PID, err)
 	}
-	switch judgeChild(c, start, startErr, alive) {
+	older := false
+	if alive && startErr != nil && c.StartTime != 0 {
+		// The leader is gone: its group is the recorded one only if no
+		// member started before it. Unknown (not Linux): trusted, as
+		// before.
+		oldest, found, err := process.GroupOldestStart(c.PGID)
+		older = err == nil && found && oldest < c.StartTime
+	}
+	switch judgeChild(c, start, startErr, alive, older) {
 	case childGone, childStranger:
 		return false, nil
 	case childUnknown:
@@ -62,16 +70,21 @@ const (
 )
 
 // judgeChild tells what is left of c from what the system says now: the
-// start time of c.PID (or why it cannot be read) and whether c's process
-// group still runs.
-func judgeChild(c Child, start uint64, startErr error, groupAlive bool) childFate {
+// start time of c.PID (or why it cannot be read), whether c's process
+// group still runs, and whether one of its members started before c did.
+func judgeChild(c Child, start uint64, startErr error, groupAlive, older bool) childFate {
 	switch {
 	case c.PID <= 0:
 		return childGone
 	case errors.Is(startErr, fs.ErrNotExist):
 		// The command itself is gone. A group still running without it is
-		// the one it led: a pid is not given out while a group bears it.
-		if groupAlive {
+		// the one it led (a pid is not given out while a group bears it),
+		// unless a member is older than the command: then the number was
+		// given out again and others joined the new group.
+		switch {
+		case groupAlive && older:
+			return childStranger
+		case groupAlive:
 			return childRunning
 		}
 		return childGone

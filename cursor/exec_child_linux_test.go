@@ -144,18 +144,20 @@ func TestJudgeChild(t *testing.T) {
 		start      uint64
 		startErr   error
 		groupAlive bool
+		older      bool
 		want       childFate
 	}{
-		{"running", c, 7, nil, true, childRunning},
-		{"leader a zombie, nothing else", c, 7, nil, false, childGone},
-		{"leader gone, group runs", c, 0, gone, true, childRunning},
-		{"all gone", c, 0, gone, false, childGone},
-		{"pid reused", c, 8, nil, true, childStranger},
-		{"start time unreadable", c, 0, errors.New("EACCES"), true, childUnknown},
-		{"start time never known", Child{PID: 100, PGID: 100}, 7, nil, true, childUnknown},
-		{"no pid", Child{}, 0, nil, true, childGone},
+		{"running", c, 7, nil, true, false, childRunning},
+		{"leader a zombie, nothing else", c, 7, nil, false, false, childGone},
+		{"leader gone, group runs", c, 0, gone, true, false, childRunning},
+		{"all gone", c, 0, gone, false, false, childGone},
+		{"leader gone, its number another group's", c, 0, gone, true, true, childStranger},
+		{"pid reused", c, 8, nil, true, false, childStranger},
+		{"start time unreadable", c, 0, errors.New("EACCES"), true, false, childUnknown},
+		{"start time never known", Child{PID: 100, PGID: 100}, 7, nil, true, false, childUnknown},
+		{"no pid", Child{}, 0, nil, true, false, childGone},
 	} {
-		if got := judgeChild(tc.c, tc.start, tc.startErr, tc.groupAlive); got != tc.want {
+		if got := judgeChild(tc.c, tc.start, tc.startErr, tc.groupAlive, tc.older); got != tc.want {
 			t.Errorf("%s: %v, want %v", tc.name, got, tc.want)
 		}
 	}

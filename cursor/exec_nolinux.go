@@ -6,4 +6,4 @@ import "syscall"
 
 // setParentDeathSignal does nothing: only Linux has parent-death signals.
 // A command that outlives its runner is ended by the next one (EndChild).
-func setParentDeathSignal(*syscall.SysProcAttr) {}
+func setParentDeathSignal(*syscall.SysProcAttr, bool) {}

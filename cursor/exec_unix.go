@@ -12,16 +12,17 @@ import (
 	"github.com/agentctl/agentctl/internal/process"
 )
 
-// command is the command args name, started as it is.
+// command is the command args name, started as it is, or through the
+// guard where there is one (exec_guard_linux.go).
 func command(ctx context.Context, args []string) (*exec.Cmd, error) {
-	return exec.CommandContext(ctx, args[0], args[1:]...), nil
+	return guardedCommandContext(ctx, args), nil
 }
 
 // setProcessGroup starts the command in its own process group so that a
 // timeout can end everything it spawned, not just the command itself.
 func setProcessGroup(cmd *exec.Cmd) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	setParentDeathSignal(cmd.SysProcAttr)
+	setParentDeathSignal(cmd.SysProcAttr, guardedCommand(cmd.Args))
 }
 
 // afterStart has nothing to do: the process group is set at start.
@@ -31,6 +32,7 @@ func killProcessGroup(cmd *exec.Cmd) error {
 	if cmd.Process == nil {
 		return nil
 	}
+	sweepGuard(cmd)
 	return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 }
 

@@ -14,6 +14,7 @@ var afterTests = func() {}
 var helperMains = map[string]func(){}
 
 func TestMain(m *testing.M) {
+	runGuardIfAsked()
 	if role := os.Getenv("CURSOR_TEST_ROLE"); role != "" {
 		helperMains[role]()
 		os.Exit(0)

@@ -159,7 +159,7 @@ func (r *remembering) Run(ctx context.Context, t Turn) (string, error) {
 	if err != nil {
 		// A failing model API says nothing of the session: a new one
 		// would fail the same.
-		if inner.Session != "" && errors.Is(err, ErrExecFailed) && !errors.Is(err, ErrModelAPI) && !errors.Is(err, context.Canceled) {
+		if inner.Session != "" && errors.Is(err, ErrExecFailed) && !errors.Is(err, ErrModelAPI) && !errors.Is(err, context.Canceled) && !FailureOf(err).API() {
 			err = fmt.Errorf("%w (the turn continued session %s; if the agent has lost it, start afresh with agentctl run --new-session)", err, inner.Session)
 		}
 		if inner.Session != "" && submitted && !r.m.Forks && r.m.Kind != kindGUI {

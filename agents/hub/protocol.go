@@ -58,6 +58,10 @@ type Answer struct {
 	// Kind names the driver's error (errorKinds) so the hub's runner
 	// judges it as it would judge its own driver's.
 	Kind string `json:"kind,omitempty"`
+	// Failure is what the seat read from a failed command's output (a
+	// model API's refusal), so the hub's runner waits or stops as it
+	// would for its own.
+	Failure *cursor.Failure `json:"failure,omitempty"`
 	// Submitted says the agent got the prompt: a retry must not send it
 	// as new.
 	Submitted bool      `json:"submitted,omitempty"`
@@ -131,7 +135,11 @@ func (a Answer) err() error {
 	if a.Error == "" {
 		return nil
 	}
-	return &SeatError{Machine: a.Machine, Msg: a.Error, kind: errorKinds[a.Kind]}
+	err := error(&SeatError{Machine: a.Machine, Msg: a.Error, kind: errorKinds[a.Kind]})
+	if a.Failure != nil {
+		err = cursor.WithFailure(err, *a.Failure)
+	}
+	return err
 }
 
 // newAskID is a turn's id plus what makes this ask of it unique.

@@ -310,6 +310,9 @@ func (st *seat) run(ctx context.Context, m jetstream.Msg, ask Ask, e *Entry, log
 	a.Submitted, a.At = e.Delivered() || err == nil, st.s.Clock.Now().UTC()
 	if err != nil {
 		a.Error, a.Kind = err.Error(), kindOf(err)
+		if f := cursor.FailureOf(err); f.Kind != cursor.FailureOther {
+			a.Failure = &f
+		}
 		log.Warn().Str("event", "failed").Err(err).Msg("turn failed")
 	} else {
 		a.Reply = reply

@@ -3,6 +3,7 @@ package hub
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -144,6 +145,22 @@ func TestSeatFailureKeepsItsKind(t *testing.T) {
 	}
 	if !submitted.Load() {
 		t.Error("the hub was not told the prompt was submitted")
+	}
+}
+
+// What a seat read from its command's output (a model API's refusal)
+// crosses to the hub's runner, which waits as it would for its own.
+func TestSeatFailureKeepsItsClassification(t *testing.T) {
+	r := newRig(t)
+	c, d := r.chat, r.driver
+	want := cursor.Failure{Kind: cursor.FailureRateLimited, Status: 429, RetryAfter: 30 * time.Second}
+	c.failWith(cursor.WithFailure(fmt.Errorf("%w: gemini: exit status 1", cursor.ErrExecFailed), want))
+	got := askTurn(context.Background(), d, cursor.Turn{ID: "m1/1", Prompt: "P"})
+	c.waitRunning(t)
+	c.gate <- struct{}{}
+	a := result(t, got)
+	if !errors.Is(a.err, cursor.ErrExecFailed) || cursor.FailureOf(a.err) != want {
+		t.Fatalf("Run = %v, carrying %+v; want %+v", a.err, cursor.FailureOf(a.err), want)
 	}
 }
 

@@ -15,9 +15,14 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
+
+	"github.com/agentctl/agentctl/cursor"
 )
 
 func main() {
+	// Before anything else: agentctl re-executed as a turn's guard runs
+	// only that.
+	cursor.GuardMain()
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 

@@ -6,13 +6,18 @@ import (
 	"testing"
 
 	"github.com/rogpeppe/go-internal/testscript"
+
+	"github.com/agentctl/agentctl/cursor"
 )
 
 // TestMain lets scripts run "agentctl" as a real process: the test binary
 // re-executes itself as the command.
 func TestMain(m *testing.M) {
 	testscript.Main(m, map[string]func(){
-		"agentctl":   func() { os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) },
+		"agentctl": func() {
+			cursor.GuardMain()
+			os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
+		},
 		probeCommand: func() { probeAsOther(); os.Exit(0) },
 	})
 }

@@ -8,7 +8,6 @@ import (
 	"time"
 
 	"github.com/agentctl/agentctl/config"
-	"github.com/agentctl/agentctl/config/driverconf"
 	"github.com/agentctl/agentctl/cursor"
 )
 
@@ -67,7 +66,11 @@ func runPrompt(ctx context.Context, env *Env, args []string) error {
 	if *verbose {
 		opts.Log = env.Stderr
 	}
-	driver, err := cursor.New(driverconf.Settings(agent, cfg.GUI), opts)
+	settings, err := seatSettings(env.Root, agent, cfg.GUI)
+	if err != nil {
+		return err
+	}
+	driver, err := cursor.New(settings, opts)
 	if err != nil {
 		return promptError(agent, err)
 	}

@@ -135,7 +135,11 @@ func runRun(ctx context.Context, env *Env, args []string) error {
 		}
 	}
 	sessionLog := log.With().Str("agent", agent.Name).Logger()
-	driver, err := cursor.New(driverconf.Settings(agent, cfg.GUI), cursor.Options{LockDir: cursor.LockDir(env.Root), Agent: agent.Name,
+	settings, err := seatSettings(env.Root, agent, cfg.GUI)
+	if err != nil {
+		return err
+	}
+	driver, err := cursor.New(settings, cursor.Options{LockDir: cursor.LockDir(env.Root), Agent: agent.Name,
 		Sessions: cursor.SessionsDir(env.Root), NewSession: *newSession,
 		Warn: func(err error) { sessionLog.Warn().Str("event", "session").Err(err).Msg("conversation record") }})
 	if err != nil {

@@ -81,6 +81,9 @@ func (a Agent) SendKeysLock() string {
 	return filepath.Join(Locks(a.root), a.name+".mcp-keys"+LockSuffix)
 }
 
+// Worktree is the git worktree an exec seat with worktree: true works in.
+func (a Agent) Worktree() string { return filepath.Join(a.root, WorktreesDir, a.name) }
+
 // ServiceLog is what the installed service named name prints: an agent's
 // runner, or "up".
 func ServiceLog(root, name string) (string, error) {

@@ -50,6 +50,7 @@
 //	  <machine>.nk                   each seat machine's identity, copied over to it
 //	cursor/<agent>/                  a Cursor started for a cdp seat: profile, launch.log
 //	workspaces/<agent>/              that Cursor's workspace, unless the config names one
+//	worktrees/<agent>/               an exec seat's git worktree, with worktree: true (Agent.Worktree)
 //	logs/<service>.log               what an installed service prints (ServiceLog)
 //	mcp/<agent>/keys/<hash>.json     `agentctl mcp --as <agent>`'s idempotency keys of its sends (Agent.SendKeys)
 //	mission-control.token            `agentctl serve`'s token, 0600 (Token)
@@ -79,6 +80,7 @@ const (
 	HubDir        = "hub"
 	CursorDir     = "cursor"
 	WorkspacesDir = "workspaces"
+	WorktreesDir  = "worktrees"
 	LogsDir       = "logs"
 	TokenFile     = "mission-control.token"
 	TemplatesDir  = "templates"

@@ -89,3 +89,38 @@ func stat(pid int) ([][]byte, error) {
 	}
 	return bytes.Fields(data[i+1:]), nil
 }
+
+// GroupOldestStart returns the earliest start time (StartTime's token)
+// among the processes of group pgid that still run, and false when none
+// does. A group whose leader is gone can be told from one that took its
+// number later: none of the first group's members started before it.
+func GroupOldestStart(pgid int) (uint64, bool, error) {
+	if pgid <= 0 {
+		return 0, false, nil
+	}
+	dirs, err := filepath.Glob("/proc/[0-9]*")
+	if err != nil {
+		return 0, false, err
+	}
+	want := []byte(strconv.Itoa(pgid))
+	var oldest uint64
+	found := false
+	for _, d := range dirs {
+		pid, err := strconv.Atoi(filepath.Base(d))
+		if err != nil {
+			continue
+		}
+		fields, err := stat(pid)
+		if err != nil || len(fields) < 20 || !bytes.Equal(fields[2], want) || bytes.Equal(fields[0], []byte("Z")) {
+			continue
+		}
+		st, err := strconv.ParseUint(string(fields[19]), 10, 64)
+		if err != nil {
+			continue
+		}
+		if !found || st < oldest {
+			oldest, found = st, true
+		}
+	}
+	return oldest, found, nil
+}
