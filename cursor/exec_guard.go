@@ -6,12 +6,6 @@ import "os"
 // one turn's command (exec_guard_linux.go).
 const guardArg = "__exec-guard"
 
-// guardExe is the executable that can play the guard; empty: commands
-// are started as they are. guardName is the name it was started by, the
-// guard's argv[0] (a multi-call binary, such as a test's, tells its roles
-// by it). Both are set once, before any turn, by GuardMain.
-var guardExe, guardName string
-
 // GuardMain is called first thing in main. In a process started as a guard
 // it runs the guard and exits; in any other it lets the exec driver start
 // its commands through this executable, so that on Linux a runner that
@@ -19,7 +13,7 @@ var guardExe, guardName string
 func GuardMain() {
 	runGuardIfAsked()
 	if exe, err := os.Executable(); err == nil && guardSupported {
-		guardExe, guardName = exe, os.Args[0]
+		enableGuard(exe, os.Args[0])
 	}
 }
 

@@ -33,6 +33,15 @@ const guardParentDeathSignal = syscall.SIGTERM
 // prSetChildSubreaper is PR_SET_CHILD_SUBREAPER of prctl(2).
 const prSetChildSubreaper = 36
 
+// guardExe is the executable that can play the guard; empty: commands
+// are started as they are. guardName is the name it was started by, the
+// guard's argv[0] (a multi-call binary, such as a test's, tells its roles
+// by it). Both are set once, before any turn, by GuardMain.
+var guardExe, guardName string
+
+// enableGuard lets the exec driver start its commands through exe.
+func enableGuard(exe, name string) { guardExe, guardName = exe, name }
+
 // guardedCommandContext is the command args name, started through the
 // guard, or as it is when no guard is set or the program cannot be found,
 // which starting it then reports as it always did. The guard gets the

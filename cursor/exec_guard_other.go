@@ -3,10 +3,8 @@
 package cursor
 
 import (
-	"context"
 	"fmt"
 	"os"
-	"os/exec"
 )
 
 // guardSupported is false: without parent-death signals a guard would not
@@ -18,13 +16,5 @@ func runGuard([]string) int {
 	return 2
 }
 
-// guardedCommandContext is the command args name, as it is.
-func guardedCommandContext(ctx context.Context, args []string) *exec.Cmd {
-	return exec.CommandContext(ctx, args[0], args[1:]...)
-}
-
-// guardedCommand is false: there is no guard.
-func guardedCommand([]string) bool { return false }
-
-// sweepGuard has no guard to ask.
-func sweepGuard(*exec.Cmd) {}
+// enableGuard has no guard to enable.
+func enableGuard(string, string) {}
