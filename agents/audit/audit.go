@@ -12,16 +12,12 @@
 package audit
 
 import (
-	"bufio"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"time"
 
-	"github.com/agentctl/agentctl/internal/atomicfile"
+	"github.com/agentctl/agentctl/internal/jsonl"
 	"github.com/agentctl/agentctl/internal/layout"
 )
 
@@ -64,22 +60,7 @@ func Append(root string, r Record) error {
 		return errors.New("cannot write the audit log: the record has no time")
 	}
 	r.Time = r.Time.UTC()
-	line, err := json.Marshal(r)
-	if err != nil {
-		return fmt.Errorf("cannot write the audit log: %w", err)
-	}
-	if err := atomicfile.MkdirAll(Dir(root)); err != nil {
-		return fmt.Errorf("cannot write the audit log: %w", err)
-	}
-	f, err := os.OpenFile(Path(root, r.Time), os.O_WRONLY|os.O_APPEND|os.O_CREATE, atomicfile.FilePerm)
-	if err != nil {
-		return fmt.Errorf("cannot write the audit log: %w", err)
-	}
-	_, err = f.Write(append(line, '\n'))
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
+	if err := jsonl.Append(Path(root, r.Time), r); err != nil {
 		return fmt.Errorf("cannot write the audit log: %w", err)
 	}
 	return nil
@@ -88,24 +69,8 @@ func Append(root string, r Record) error {
 // Read returns the records of the day t falls on; a day without a log has
 // none. A line that is not a record (cut short by a crash) is skipped.
 func Read(root string, t time.Time) ([]Record, error) {
-	f, err := os.Open(Path(root, t))
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
+	out, err := jsonl.Read(Path(root, t), func(r Record) bool { return !r.Time.IsZero() })
 	if err != nil {
-		return nil, fmt.Errorf("cannot read the audit log: %w", err)
-	}
-	defer f.Close()
-	var out []Record
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 64*1024), 16<<20)
-	for sc.Scan() {
-		var r Record
-		if json.Unmarshal(sc.Bytes(), &r) == nil && !r.Time.IsZero() {
-			out = append(out, r)
-		}
-	}
-	if err := sc.Err(); err != nil {
 		return out, fmt.Errorf("cannot read the audit log: %w", err)
 	}
 	return out, nil

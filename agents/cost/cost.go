@@ -16,16 +16,12 @@
 package cost
 
 import (
-	"bufio"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"time"
 
-	"github.com/agentctl/agentctl/internal/atomicfile"
+	"github.com/agentctl/agentctl/internal/jsonl"
 	"github.com/agentctl/agentctl/internal/layout"
 )
 
@@ -72,22 +68,7 @@ func Append(root string, t Turn) error {
 		return errors.New("cannot write the cost ledger: the turn has no time")
 	}
 	t.Time = t.Time.UTC()
-	line, err := json.Marshal(t)
-	if err != nil {
-		return fmt.Errorf("cannot write the cost ledger: %w", err)
-	}
-	if err := atomicfile.MkdirAll(layout.Costs(root)); err != nil {
-		return fmt.Errorf("cannot write the cost ledger: %w", err)
-	}
-	f, err := os.OpenFile(Path(root, t.Time), os.O_WRONLY|os.O_APPEND|os.O_CREATE, atomicfile.FilePerm)
-	if err != nil {
-		return fmt.Errorf("cannot write the cost ledger: %w", err)
-	}
-	_, err = f.Write(append(line, '\n'))
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
+	if err := jsonl.Append(Path(root, t.Time), t); err != nil {
 		return fmt.Errorf("cannot write the cost ledger: %w", err)
 	}
 	return nil
@@ -96,27 +77,15 @@ func Append(root string, t Turn) error {
 // Day returns the turns of the day t falls on; a day without a ledger has
 // none. A line that is not a turn (cut short by a crash) is skipped.
 func Day(root string, t time.Time) ([]Turn, error) {
-	f, err := os.Open(Path(root, t))
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
-	}
+	out, err := jsonl.Read(Path(root, t), Turn.whole)
 	if err != nil {
-		return nil, fmt.Errorf("cannot read the cost ledger: %w", err)
-	}
-	defer f.Close()
-	var out []Turn
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		var turn Turn
-		if json.Unmarshal(sc.Bytes(), &turn) == nil && !turn.Time.IsZero() && turn.Agent != "" {
-			out = append(out, turn)
-		}
-	}
-	if err := sc.Err(); err != nil {
 		return out, fmt.Errorf("cannot read the cost ledger: %w", err)
 	}
 	return out, nil
 }
+
+// whole reports whether a line read back is a turn, not a cut one.
+func (t Turn) whole() bool { return !t.Time.IsZero() && t.Agent != "" }
 
 // Totals are what a set of turns used.
 type Totals struct {

@@ -52,7 +52,7 @@ func (t *Tally) Today(now time.Time) (Summary, error) {
 		}
 		t.offset += int64(len(line))
 		var turn Turn
-		if json.Unmarshal(line, &turn) == nil && !turn.Time.IsZero() && turn.Agent != "" {
+		if json.Unmarshal(line, &turn) == nil && turn.whole() {
 			a := t.sum.Agents[turn.Agent]
 			a.add(turn)
 			t.sum.Agents[turn.Agent] = a
