@@ -51,8 +51,15 @@ func TestInvalidBoardIsNeverWritten(t *testing.T) {
 func TestHumanSaveBetweenReadAndReplace(t *testing.T) {
 	s, root := newRoot(t, "handwritten.yaml")
 	path := filepath.Join(Dir(root), "handwritten.yaml")
+	s.afterRead = saveOnceFromAnEditor()
+	updateSurvivesTheSave(t, s, path)
+}
+
+// saveOnceFromAnEditor is a store hook that saves the board once, as an
+// editor does (a new file renamed over the old), bumping its version.
+func saveOnceFromAnEditor() func(path string) {
 	saves := 0
-	s.afterRead = func(p string) {
+	return func(p string) {
 		if saves > 0 {
 			return
 		}
@@ -63,6 +70,12 @@ func TestHumanSaveBetweenReadAndReplace(t *testing.T) {
 		os.WriteFile(tmp, []byte(human), 0o644)
 		os.Rename(tmp, p)
 	}
+}
+
+// updateSurvivesTheSave updates MB-2 and checks that both the update and
+// the editor's save are in the board.
+func updateSurvivesTheSave(t *testing.T, s *Store, path string) {
+	t.Helper()
 	if _, err := s.Update(context.Background(), "MB-2", func(t *Task) error { t.Status = Blocked; return nil }); err != nil {
 		t.Fatal(err)
 	}
@@ -156,30 +169,6 @@ func TestHumanSaveBetweenCheckAndWrite(t *testing.T) {
 	}
 	s, root := newRoot(t, "handwritten.yaml")
 	path := filepath.Join(Dir(root), "handwritten.yaml")
-	saves := 0
-	s.beforeWrite = func(p string) {
-		if saves > 0 {
-			return
-		}
-		saves++
-		data, _ := os.ReadFile(p)
-		human := strings.Replace(string(data), "version: 2", "version: 3  # bumped by a human", 1)
-		tmp := p + ".swp"
-		os.WriteFile(tmp, []byte(human), 0o644)
-		os.Rename(tmp, p)
-	}
-	if _, err := s.Update(context.Background(), "MB-2", func(t *Task) error { t.Status = Blocked; return nil }); err != nil {
-		t.Fatal(err)
-	}
-	data, _ := os.ReadFile(path)
-	if !strings.Contains(string(data), "version: 3  # bumped by a human") {
-		t.Errorf("the human's save was lost:\n%s", data)
-	}
-	b, err := Parse(path, data)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if task, _ := b.Task("MB-2"); task.Status != Blocked {
-		t.Errorf("the agent's update was lost: %+v", task)
-	}
+	s.beforeWrite = saveOnceFromAnEditor()
+	updateSurvivesTheSave(t, s, path)
 }
