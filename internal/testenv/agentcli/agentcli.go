@@ -10,7 +10,6 @@
 package agentcli
 
 import (
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -20,6 +19,7 @@ import (
 	"testing"
 
 	"github.com/agentctl/agentctl/fixtures/fakemodel"
+	"github.com/agentctl/agentctl/internal/testenv"
 )
 
 // Names of the tools.
@@ -84,7 +84,7 @@ func Bin(tb testing.TB) string {
 }
 
 func install() (string, error) {
-	root, err := repoRoot()
+	root, err := testenv.RepoRoot()
 	if err != nil {
 		return "", err
 	}
@@ -100,24 +100,6 @@ func install() (string, error) {
 		return "", fmt.Errorf("scripts/agentclis printed a folder without the commands: %w", err)
 	}
 	return bin, nil
-}
-
-// repoRoot is the folder of go.mod above the test's working folder.
-func repoRoot() (string, error) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", errors.New("no go.mod above the working folder")
-		}
-		dir = parent
-	}
 }
 
 // quiet are the variables that keep the tools off the network apart from

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/agentctl/agentctl/internal/testenv"
 	"github.com/agentctl/agentctl/internal/testenv/xvfb"
 )
 
@@ -74,7 +75,7 @@ func Close() {
 }
 
 func prepare() (*Wine, error) {
-	repo, err := repoRoot()
+	repo, err := testenv.RepoRoot()
 	if err != nil {
 		return nil, err
 	}
@@ -106,23 +107,6 @@ func prepare() (*Wine, error) {
 		return fail(err)
 	}
 	return w, nil
-}
-
-func repoRoot() (string, error) {
-	dir, err := os.Getwd()
-	if err != nil {
-		return "", err
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir, nil
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			return "", errors.New("cannot find the repository's go.mod")
-		}
-		dir = parent
-	}
 }
 
 // Env is the environment of a Windows program in the prefix, on the
