@@ -97,22 +97,8 @@ func TestRealClaudeACPPermissionsAndCancel(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 4*realTurnTimeout)
 	defer cancel()
 	d := newACP(t, s)
-	var session string
-	var mu sync.Mutex
-	var asked []PermissionRequest
-	turn := func(prompt string, allow bool) Turn {
-		tn := logTurn(t, prompt)
-		tn.Session = session
-		tn.OnSession = func(id string) { session = id }
-		tn.OnPermission = func(_ context.Context, r PermissionRequest) (PermissionVerdict, error) {
-			mu.Lock()
-			asked = append(asked, r)
-			mu.Unlock()
-			t.Logf("permission asked: %+v", r)
-			return PermissionVerdict{Allow: allow, Reason: "test"}, nil
-		}
-		return tn
-	}
+	a := &askedSession{t: t}
+	turn := a.turn
 	file := filepath.Join(s.Dir, "made.txt")
 	got, err := d.Run(ctx, turn("make it\nfakemodel: tool Bash "+`{"command":"echo made > made.txt","description":"make a file"}`, true))
 	t.Logf("allowed: reply %q, %v", got, err)
@@ -126,7 +112,6 @@ func TestRealClaudeACPPermissionsAndCancel(t *testing.T) {
 	// one user message with the tool's result and the prompts between,
 	// where the fake model reads the first directive of them all: each
 	// tool turn, and the cancel, go to a session of their own.
-	fresh := func(tn Turn) Turn { tn.NewChat = true; return tn }
 	got, err = d.Run(ctx, fresh(turn("remove it\nfakemodel: tool Bash "+`{"command":"rm made.txt","description":"remove the file"}`, false)))
 	t.Logf("denied: reply %q, %v", got, err)
 	if err != nil {
@@ -135,28 +120,66 @@ func TestRealClaudeACPPermissionsAndCancel(t *testing.T) {
 	if _, err := os.Stat(file); err != nil {
 		t.Errorf("the denied command ran: %v", err)
 	}
-	mu.Lock()
-	n := len(asked)
-	mu.Unlock()
-	if n != 2 {
+	if n := a.askedTimes(); n != 2 {
 		t.Errorf("the runner was asked %d times, want 2", n)
 	}
+	cancelAndGoOn(t, ctx, d, srv, a)
+}
 
-	// Cancel: the model hangs; the turn is cancelled and the session goes on.
+// askedSession is one real seat's session across its turns: each turn
+// answers the agent's permission requests as the turn was told, and the
+// requests are counted.
+type askedSession struct {
+	t       *testing.T
+	session string
+	mu      sync.Mutex
+	asked   int
+}
+
+// turn is a turn of the session whose permission requests get allow.
+func (a *askedSession) turn(prompt string, allow bool) Turn {
+	tn := logTurn(a.t, prompt)
+	tn.Session = a.session
+	tn.OnSession = func(id string) { a.session = id }
+	tn.OnPermission = func(_ context.Context, r PermissionRequest) (PermissionVerdict, error) {
+		a.mu.Lock()
+		a.asked++
+		a.mu.Unlock()
+		a.t.Logf("permission asked: %+v", r)
+		return PermissionVerdict{Allow: allow, Reason: "test"}, nil
+	}
+	return tn
+}
+
+// askedTimes is how many permission requests the turns heard.
+func (a *askedSession) askedTimes() int {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.asked
+}
+
+// fresh starts tn in a session of its own.
+func fresh(tn Turn) Turn { tn.NewChat = true; return tn }
+
+// cancelAndGoOn gives the seat a prompt its model hangs on, cancels the
+// turn once the model has it, and checks that the session still answers.
+func cancelAndGoOn(t *testing.T, ctx context.Context, d Driver, srv *fakemodel.Server, a *askedSession) {
+	t.Helper()
 	tctx, stop := context.WithCancelCause(ctx)
+	defer stop(nil)
 	go func() {
-		for !strings.Contains(lastPrompt(srv), "wait forever") {
+		for tctx.Err() == nil && !strings.Contains(lastPrompt(srv), "wait forever") {
 			time.Sleep(20 * time.Millisecond)
 		}
 		stop(ErrAbandoned)
 	}()
 	start := time.Now()
-	got, err = d.Run(tctx, fresh(turn("wait forever\nfakemodel: hang", true)))
+	got, err := d.Run(tctx, fresh(a.turn("wait forever\nfakemodel: hang", true)))
 	t.Logf("cancelled after %s: reply %q, %v", time.Since(start), got, err)
 	if !errors.Is(err, ErrAbandoned) {
 		t.Fatalf("cancelled turn: %v", err)
 	}
-	got, err = d.Run(ctx, turn("still there?\n"+directive("yes"), true))
+	got, err = d.Run(ctx, a.turn("still there?\n"+directive("yes"), true))
 	if err != nil || got != "yes" {
 		t.Errorf("after the cancel: reply %q, %v", got, err)
 	}
@@ -246,22 +269,11 @@ func TestRealCodexACPPermissionsAndCancel(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*realTurnTimeout)
 	defer cancel()
 	d := newACP(t, s)
-	var session string
-	asked := 0
-	turn := func(prompt string, allow bool) Turn {
-		tn := logTurn(t, prompt)
-		tn.Session = session
-		tn.OnSession = func(id string) { session = id }
-		tn.OnPermission = func(_ context.Context, r PermissionRequest) (PermissionVerdict, error) {
-			asked++
-			return PermissionVerdict{Allow: allow, Reason: "test"}, nil
-		}
-		return tn
-	}
+	a := &askedSession{t: t}
+	turn := a.turn
 	escalated := func(cmd string) string {
 		return "fakemodel: tool exec_command " + `{"cmd":` + strconv.Quote(cmd) + `,"sandbox_permissions":"require_escalated","justification":"the test asks"}`
 	}
-	fresh := func(tn Turn) Turn { tn.NewChat = true; return tn }
 	if _, err := d.Run(ctx, turn("make it\n"+escalated("echo made > made.txt"), true)); err != nil {
 		t.Fatal(err)
 	}
@@ -275,26 +287,10 @@ func TestRealCodexACPPermissionsAndCancel(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(s.Dir, "made.txt")); err != nil {
 		t.Errorf("the denied command ran: %v", err)
 	}
-	if asked != 2 {
-		t.Errorf("the runner was asked %d times, want 2", asked)
+	if n := a.askedTimes(); n != 2 {
+		t.Errorf("the runner was asked %d times, want 2", n)
 	}
-	tctx, stop := context.WithCancelCause(ctx)
-	go func() {
-		for !strings.Contains(lastPrompt(srv), "wait forever") {
-			time.Sleep(20 * time.Millisecond)
-		}
-		stop(ErrAbandoned)
-	}()
-	start := time.Now()
-	_, err := d.Run(tctx, fresh(turn("wait forever\nfakemodel: hang", true)))
-	t.Logf("cancelled after %s: %v", time.Since(start), err)
-	if !errors.Is(err, ErrAbandoned) {
-		t.Fatalf("cancelled turn: %v", err)
-	}
-	got, err := d.Run(ctx, turn("still there?\n"+directive("yes"), true))
-	if err != nil || got != "yes" {
-		t.Errorf("after the cancel: reply %q, %v", got, err)
-	}
+	cancelAndGoOn(t, ctx, d, srv, a)
 }
 
 // Gemini CLI asks before a shell command: one approved, one denied; then a
@@ -306,22 +302,11 @@ func TestRealGeminiACPPermissionsAndCancel(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 3*realTurnTimeout)
 	defer cancel()
 	d := newACP(t, s)
-	var session string
-	asked := 0
-	turn := func(prompt string, allow bool) Turn {
-		tn := logTurn(t, prompt)
-		tn.Session = session
-		tn.OnSession = func(id string) { session = id }
-		tn.OnPermission = func(_ context.Context, r PermissionRequest) (PermissionVerdict, error) {
-			asked++
-			return PermissionVerdict{Allow: allow, Reason: "test"}, nil
-		}
-		return tn
-	}
+	a := &askedSession{t: t}
+	turn := a.turn
 	shell := func(cmd string) string {
 		return "fakemodel: tool run_shell_command " + `{"command":` + strconv.Quote(cmd) + `,"description":"the test asks"}`
 	}
-	fresh := func(tn Turn) Turn { tn.NewChat = true; return tn }
 	got, err := d.Run(ctx, turn("make it\n"+shell("echo made > made.txt"), true))
 	t.Logf("allowed: %q, %v", got, err)
 	if data, err := os.ReadFile(filepath.Join(s.Dir, "made.txt")); err != nil || string(data) != "made\n" {
@@ -332,24 +317,8 @@ func TestRealGeminiACPPermissionsAndCancel(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(s.Dir, "made.txt")); err != nil {
 		t.Errorf("the denied command ran: %v", err)
 	}
-	if asked != 2 {
-		t.Errorf("the runner was asked %d times, want 2", asked)
+	if n := a.askedTimes(); n != 2 {
+		t.Errorf("the runner was asked %d times, want 2", n)
 	}
-	tctx, stop := context.WithCancelCause(ctx)
-	go func() {
-		for !strings.Contains(lastPrompt(srv), "wait forever") {
-			time.Sleep(20 * time.Millisecond)
-		}
-		stop(ErrAbandoned)
-	}()
-	start := time.Now()
-	_, err = d.Run(tctx, fresh(turn("wait forever\nfakemodel: hang", true)))
-	t.Logf("cancelled after %s: %v", time.Since(start), err)
-	if !errors.Is(err, ErrAbandoned) {
-		t.Fatalf("cancelled turn: %v", err)
-	}
-	got, err = d.Run(ctx, turn("still there?\n"+directive("yes"), true))
-	if err != nil || got != "yes" {
-		t.Errorf("after the cancel: reply %q, %v", got, err)
-	}
+	cancelAndGoOn(t, ctx, d, srv, a)
 }
