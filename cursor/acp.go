@@ -156,9 +156,13 @@ func (d *ACP) Run(ctx context.Context, t Turn) (string, error) {
 			return "", err
 		}
 	}
-	stop, err := d.prompt(ctx, conn, session, t.Prompt)
+	resp, err := d.prompt(ctx, conn, session, t.Prompt)
 	if err != nil {
 		return "", err
+	}
+	stop := resp.StopReason
+	if u := resp.Usage; u != nil && t.OnUsage != nil {
+		t.OnUsage(acpUsage(*u))
 	}
 	at.mu.Lock()
 	reply, failed, refused := at.reply.String(), at.failed, at.refused
@@ -202,7 +206,7 @@ func stopError(r acp.StopReason) error {
 // ctx ends first (a person skipped the turn, the runner stops, the turn
 // timed out) the agent is asked to cancel (session/cancel) and waited
 // for; one that does not stop in time is killed.
-func (d *ACP) prompt(ctx context.Context, conn *acp.ClientSideConnection, session, text string) (acp.StopReason, error) {
+func (d *ACP) prompt(ctx context.Context, conn *acp.ClientSideConnection, session, text string) (acp.PromptResponse, error) {
 	type answer struct {
 		resp acp.PromptResponse
 		err  error
@@ -226,7 +230,7 @@ func (d *ACP) prompt(ctx context.Context, conn *acp.ClientSideConnection, sessio
 		case a = <-done:
 		case <-time.After(acpCancelWait):
 			d.fail()
-			return "", fmt.Errorf("turn stopped (%w); the agent did not stop within %s of session/cancel and was ended", why, acpCancelWait)
+			return acp.PromptResponse{}, fmt.Errorf("turn stopped (%w); the agent did not stop within %s of session/cancel and was ended", why, acpCancelWait)
 		}
 		if a.err == nil {
 			// Claude's adapter answers the prompt after a cancel at once,
@@ -235,20 +239,33 @@ func (d *ACP) prompt(ctx context.Context, conn *acp.ClientSideConnection, sessio
 			d.mu.Lock()
 			d.stale = d.caps.LoadSession
 			d.mu.Unlock()
-			return "", fmt.Errorf("turn stopped (%w); the agent stopped the prompt (%s)", why, a.resp.StopReason)
+			return acp.PromptResponse{}, fmt.Errorf("turn stopped (%w); the agent stopped the prompt (%s)", why, a.resp.StopReason)
 		}
 	}
 	if a.err != nil {
 		if disconnected(conn) && d.childDead() {
 			why := d.failWhy()
-			return "", fmt.Errorf("%w: the ACP agent %s ended during the turn: %s", ErrExecFailed, d.s.Command[0], why)
+			return acp.PromptResponse{}, fmt.Errorf("%w: the ACP agent %s ended during the turn: %s", ErrExecFailed, d.s.Command[0], why)
 		}
 		if ctx.Err() != nil {
-			return "", fmt.Errorf("turn stopped (%w): %v", context.Cause(ctx), a.err)
+			return acp.PromptResponse{}, fmt.Errorf("turn stopped (%w): %v", context.Cause(ctx), a.err)
 		}
-		return "", fmt.Errorf("%w: %s answered the prompt with an error: %v", ErrExecFailed, d.s.Command[0], a.err)
+		return acp.PromptResponse{}, fmt.Errorf("%w: %s answered the prompt with an error: %v", ErrExecFailed, d.s.Command[0], a.err)
 	}
-	return a.resp.StopReason, nil
+	return a.resp, nil
+}
+
+// acpUsage is the turn's usage as the agent reported it (the protocol's
+// unstable usage field of the prompt's answer).
+func acpUsage(u acp.Usage) Usage {
+	out := Usage{InputTokens: int64(u.InputTokens), OutputTokens: int64(u.OutputTokens)}
+	if u.CachedReadTokens != nil {
+		out.CacheReadTokens = int64(*u.CachedReadTokens)
+	}
+	if u.CachedWriteTokens != nil {
+		out.CacheWriteTokens = int64(*u.CachedWriteTokens)
+	}
+	return out
 }
 
 // disconnected reports whether the agent's side of the connection closed,

@@ -26,6 +26,7 @@ func TestACPRepliesExactlyWhatTheAgentStreamed(t *testing.T) {
 	var sessions []string
 	var stages []Stage
 	var progress []Progress
+	var usage []Usage
 	var mu sync.Mutex
 	for _, want := range []string{
 		"Done.\n\n```agentctl\nreport: done\nsend:\n  - to: Agent-2\n    body: \"hi\"\n```\n",
@@ -36,6 +37,7 @@ func TestACPRepliesExactlyWhatTheAgentStreamed(t *testing.T) {
 			OnSession:  func(id string) { sessions = append(sessions, id) },
 			OnStage:    func(s Stage) error { stages = append(stages, s); return nil },
 			OnProgress: func(p Progress) { mu.Lock(); progress = append(progress, p); mu.Unlock() },
+			OnUsage:    func(u Usage) { usage = append(usage, u) },
 		}
 		turn.Session = strings.Join(sessions[len(sessions)-min(len(sessions), 1):], "")
 		got, err := d.Run(ctx, turn)
@@ -45,6 +47,9 @@ func TestACPRepliesExactlyWhatTheAgentStreamed(t *testing.T) {
 		if got != want {
 			t.Fatalf("reply %q, want exactly %q", got, want)
 		}
+	}
+	if len(usage) != 3 || usage[0].OutputTokens == 0 || usage[0].InputTokens == 0 {
+		t.Errorf("usage %+v, want each turn's tokens as the agent reported them", usage)
 	}
 	if len(sessions) != 3 || sessions[0] == "" || sessions[1] != sessions[0] || sessions[2] != sessions[0] {
 		t.Errorf("sessions %q, want one session continued", sessions)
