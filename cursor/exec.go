@@ -304,6 +304,16 @@ func findProgram(preset, name string) (string, error) {
 	return "", fmt.Errorf("neither %s is on PATH (Cursor's CLI installs them; exec.command may name the program's path)", strings.Join(names, " nor "))
 }
 
+// ProgramPath is where a seat's program is found on PATH, by the names a
+// turn looks for (findProgram), for a check before any turn runs.
+func ProgramPath(preset, name string) (string, error) {
+	n, err := findProgram(preset, name)
+	if err != nil {
+		return "", err
+	}
+	return exec.LookPath(n)
+}
+
 // tailBuffer keeps the last max bytes written to it.
 type tailBuffer struct {
 	buf []byte

@@ -20,7 +20,8 @@ Usage: agentctl doctor [--machine NAME]
 Checks that this desktop can run agentctl's agents: the display, the window
 manager, the clipboard tool, the lock folder, and for every configured
 agent its window (found exactly once), its chat page (found exactly once,
-each cdp selector resolving) or its exec command. Prints one line
+each cdp selector resolving) or the program its exec or acp seat starts
+(found on PATH, Cursor's CLI under either of its names). Prints one line
 per check, with a hint for each failure, and exits non-zero if any failed.
 It never sends a key or a click, and types nothing into a page.
 
@@ -187,10 +188,15 @@ func busyCheck(a config.Agent, gui config.GUI) check {
 }
 
 func agentCheck(a config.Agent, desktopOK bool) check {
-	if a.EffectiveDriver() == config.DriverExec {
+	switch a.EffectiveDriver() {
+	case config.DriverExec:
+		e := a.Exec.Resolved()
 		c := check{name: fmt.Sprintf("agent %s: exec command", a.Name), hint: "install it, or fix exec.command for " + a.Name}
-		p, err := exec.LookPath(a.Exec.Resolved().Command[0])
-		c.err, c.note = err, p
+		c.note, c.err = cursor.ProgramPath(e.Preset, e.Command[0])
+		return c
+	case config.DriverACP:
+		c := check{name: fmt.Sprintf("agent %s: acp command", a.Name), hint: "install it (the acp presets' programs come from npm; see docs/drivers.md), or fix acp.command for " + a.Name}
+		c.note, c.err = exec.LookPath(a.ACP.Resolved().Command[0])
 		return c
 	}
 	c := check{name: fmt.Sprintf("agent %s: window", a.Name)}
