@@ -48,6 +48,7 @@ type chatOptions struct {
 	x, y          int // position on the screen
 	shape         shape
 	ignoreSubmits int
+	submitLag     time.Duration // the first Enter shows only after this long
 	decoy         bool
 }
 
@@ -92,7 +93,7 @@ func startChat(t testing.TB, o chatOptions) *chatWindow {
 		o.shape = classic
 	}
 	args := append([]string{fixture, "--title", o.title, "--geometry", geometry(o.x, o.y),
-		"--ignore-submits", itoa(o.ignoreSubmits), "--log", c.log, "--layout", layout}, o.shape.tkArgs()...)
+		"--ignore-submits", itoa(o.ignoreSubmits), "--submit-lag", ftoa(o.submitLag.Seconds()), "--log", c.log, "--layout", layout}, o.shape.tkArgs()...)
 	if o.decoy {
 		args = append(args, "--decoy")
 	}

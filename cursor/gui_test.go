@@ -141,6 +141,21 @@ func TestGUISubmitIsRetriedOnce(t *testing.T) {
 	}
 }
 
+// An app starved of CPU takes the Enter but shows it late, after the
+// second press's first period: the turn waits for it instead of calling
+// the prompt not sent, and the prompt is sent once.
+func TestGUISlowChatShowsTheSubmissionLate(t *testing.T) {
+	chat := startChat(t, chatOptions{title: "Cursor - Agent-2", x: 440, y: 10, submitLag: 3 * time.Second})
+	g := newTestGUI(t, chat.window(), t.TempDir())
+	reply, err := g.Run(context.Background(), Turn{Prompt: "shown late"})
+	if err != nil || reply != "You wrote:\nshown late" {
+		t.Fatalf("reply %q, err %v", reply, err)
+	}
+	if p := chat.prompts(t); len(p) != 1 {
+		t.Fatalf("window received %d prompts, want exactly 1", len(p))
+	}
+}
+
 func TestGUIPastedButNotSubmitted(t *testing.T) {
 	chat := startChat(t, chatOptions{title: "Cursor - Agent-3", x: 870, y: 10, ignoreSubmits: 2})
 	g := newTestGUI(t, chat.window(), t.TempDir())

@@ -273,8 +273,15 @@ func (g *GUI) send(ctx context.Context, t Turn) (w windowID, st turnState, err e
 		if err := s.key(g.submit); err != nil {
 			return w, st, err
 		}
+		// After the second press the chat gets longer to show it: an app
+		// starved of CPU may have taken the first and be slow to draw it,
+		// and a third press could send what the input box holds by then.
+		wait := g.submitWait
+		if attempt == 2 {
+			wait = submitSlowWaits * g.submitWait
+		}
 		var signal string
-		ok, err := watch.within(ctx, g.submitWait, func(l look) bool {
+		ok, err := watch.within(ctx, wait, func(l look) bool {
 			// A copy route from the input box focuses the last reply,
 			// which the click into the input box then unfocuses: the
 			// transcript moves by the driver's own doing.
@@ -289,7 +296,7 @@ func (g *GUI) send(ctx context.Context, t Turn) (w windowID, st turnState, err e
 			break
 		}
 		if attempt == 2 {
-			return w, st, fmt.Errorf("%w: neither the input box, the busy indicator nor the transcript changed within %s of pressing %s, twice", ErrNotSubmitted, g.submitWait, g.submit)
+			return w, st, fmt.Errorf("%w: neither the input box, the busy indicator nor the transcript changed within %s of pressing %s, nor within %s of pressing it again", ErrNotSubmitted, g.submitWait, g.submit, wait)
 		}
 		g.logf("nothing changed within %s; pressing %s once more", g.submitWait, g.submit)
 	}
@@ -298,6 +305,11 @@ func (g *GUI) send(ctx context.Context, t Turn) (w windowID, st turnState, err e
 	}
 	return w, st, nil
 }
+
+// submitSlowWaits is how many gui.submit periods the chat has to show the
+// second press of the submit key, as the cdp driver gives a page that took
+// the first (submitTakenWaits).
+const submitSlowWaits = submitTakenWaits
 
 // awaitPaste waits for the paste to show before the submit key is pressed,
 // and says whether it was seen: the input box emptying proves a submission
