@@ -46,8 +46,14 @@ func header(line string, plainToo bool) (key, value string, ok bool) {
 	return canonHeader(parts[1]), strings.TrimSpace(parts[2]), true
 }
 
+// headerSeparators and emphasis are built once, not per line read.
+var (
+	headerSeparators = strings.NewReplacer("_", " ", "-", " ")
+	emphasis         = strings.NewReplacer("**", "", "__", "")
+)
+
 func canonHeader(k string) string {
-	k = strings.NewReplacer("_", " ", "-", " ").Replace(strings.ToLower(strings.TrimSpace(k)))
+	k = headerSeparators.Replace(strings.ToLower(strings.TrimSpace(k)))
 	return strings.Join(strings.Fields(k), " ")
 }
 
@@ -90,7 +96,7 @@ func decodeText(text, raw []byte, src Source) (Message, error) {
 			// A banner right above the headers ("[HEADER] S2A CONTROL",
 			// "🔄 **COORDINATION REQUEST**") is the title.
 			if headers == 0 && m.Subject == "" && nextIsHeader(lines[i+1:]) {
-				m.Subject = strings.TrimSpace(strings.NewReplacer("**", "", "__", "").Replace(line))
+				m.Subject = strings.TrimSpace(emphasis.Replace(line))
 				continue
 			}
 			goto body
