@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"text/template"
 
 	"github.com/agentctl/agentctl/mailbox"
@@ -106,7 +107,7 @@ Board task: {{.Message.TaskID}} ({{or .TaskError "not on any board"}})
 var funcs = template.FuncMap{"join": strings.Join, "upper": strings.ToUpper, "lower": strings.ToLower}
 
 // typeName keeps message types that can name a template file.
-var typeName = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,39}$`)
+var typeName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-z0-9][a-z0-9_-]{0,39}$`) })
 
 // Templates finds the template of a message type: <dir>/<type>.tmpl, then
 // <dir>/default.tmpl, then the built-in one of the type, then the built-in
@@ -132,7 +133,7 @@ type renderedPrompt struct {
 // agentctlFence finds a template line that opens an agentctl block: a
 // template of one's own that shows the block asks for it as surely as one
 // that carries Protocol.
-var agentctlFence = regexp.MustCompile("(?mi)^[ \t]{0,3}(```+|~~~+)[ \t]*agentctl\\b")
+var agentctlFence = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("(?mi)^[ \t]{0,3}(```+|~~~+)[ \t]*agentctl\\b") })
 
 // render renders d and judges whether the prompt asks for the block: it
 // does when it carries the reply protocol (every built-in template ends
@@ -158,12 +159,12 @@ func (t Templates) render(d PromptData) (renderedPrompt, error) {
 		return renderedPrompt{}, fmt.Errorf("cannot render prompt template %s: %w", name, err)
 	}
 	out := buf.String()
-	return renderedPrompt{Text: out, AsksForBlock: strings.Contains(out, d.Protocol) || agentctlFence.MatchString(text)}, nil
+	return renderedPrompt{Text: out, AsksForBlock: strings.Contains(out, d.Protocol) || agentctlFence().MatchString(text)}, nil
 }
 
 func (t Templates) lookup(typ string) (name, text string, err error) {
 	var candidates []string
-	if typeName.MatchString(typ) {
+	if typeName().MatchString(typ) {
 		candidates = append(candidates, typ)
 	}
 	candidates = append(candidates, "default")

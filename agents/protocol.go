@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 	"unicode"
 )
 
@@ -104,7 +105,7 @@ func (p Parsed) Answered() bool {
 
 // fence matches the opening line of a fenced block and captures the fence
 // and the info string.
-var fence = regexp.MustCompile("^[ \t]{0,3}(```+|~~~+)[ \t]*([^`\n]*)$")
+var fence = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile("^[ \t]{0,3}(```+|~~~+)[ \t]*([^`\n]*)$") })
 
 // ParseReply reads the reply protocol out of an agent's reply.
 func ParseReply(reply string) Parsed {
@@ -130,7 +131,7 @@ func ParseReply(reply string) Parsed {
 func lastAgentctlBlock(reply string) (body string, found bool, err error) {
 	lines := strings.Split(strings.ReplaceAll(reply, "\r\n", "\n"), "\n")
 	for i := 0; i < len(lines); i++ {
-		m := fence.FindStringSubmatch(lines[i])
+		m := fence().FindStringSubmatch(lines[i])
 		if m == nil {
 			continue
 		}
@@ -252,7 +253,9 @@ func errOr(err error, text string) string {
 	return text
 }
 
-var reportKey = regexp.MustCompile(`^[\s>*_#-]*(Task|Actions|Commit Message|Status)[*_]*\s*:[*_]*\s*(.*)$`)
+var reportKey = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^[\s>*_#-]*(Task|Actions|Commit Message|Status)[*_]*\s*:[*_]*\s*(.*)$`)
+})
 
 // parseReport finds the Dream.OS report lines; it needs Task: or Actions:
 // and Status: to count as a report, so a passing "Status:" in prose does
@@ -261,7 +264,7 @@ func parseReport(reply string) *Report {
 	var r Report
 	var inActions, sawTask bool
 	for _, line := range strings.Split(strings.ReplaceAll(reply, "\r\n", "\n"), "\n") {
-		if m := reportKey.FindStringSubmatch(line); m != nil {
+		if m := reportKey().FindStringSubmatch(line); m != nil {
 			inActions = false
 			v := strings.TrimSpace(m[2])
 			switch m[1] {

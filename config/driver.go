@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -162,11 +163,13 @@ const MinQuiet = 80 * time.Millisecond
 // about: models pause this long for tool runs.
 const SafeMaxPause = 10 * time.Second
 
-var chordPattern = regexp.MustCompile(`^((ctrl|control|shift|alt|cmd|command|super|win|mod)\+)*([a-z0-9]+)$`)
+var chordPattern = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^((ctrl|control|shift|alt|cmd|command|super|win|mod)\+)*([a-z0-9]+)$`)
+})
 
 // ValidChord checks the shape of a key chord such as "ctrl+enter".
 func ValidChord(s string) error {
-	if !chordPattern.MatchString(s) {
+	if !chordPattern().MatchString(s) {
 		return fmt.Errorf("%q is not a key chord such as enter, ctrl+enter or mod+n", s)
 	}
 	return nil

@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/agentctl/agentctl/internal/layout"
 )
@@ -75,7 +76,7 @@ type HubTLS struct {
 	CA   string `yaml:"ca,omitempty"`
 }
 
-var machineName = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$`)
+var machineName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9._-]{0,62}$`) })
 
 // Defaults of the hub.
 const (
@@ -173,11 +174,11 @@ func (h Hub) validate(agents []Agent) error {
 	if (h.User == "") != (h.PasswordFile == "") {
 		return fmt.Errorf("hub: user and password_file go together")
 	}
-	if h.Machine != "" && !machineName.MatchString(h.Machine) {
+	if h.Machine != "" && !machineName().MatchString(h.Machine) {
 		return fmt.Errorf("hub.machine: %q is not a machine name: use letters, digits, '.', '-' and '_'", h.Machine)
 	}
 	for i, a := range agents {
-		if a.Machine != "" && !machineName.MatchString(a.Machine) {
+		if a.Machine != "" && !machineName().MatchString(a.Machine) {
 			return fmt.Errorf("agents[%d] (%s): machine %q is not a machine name: use letters, digits, '.', '-' and '_'", i, a.Name, a.Machine)
 		}
 		if a.Machine != "" && h.Machine == "" {

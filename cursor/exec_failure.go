@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -108,20 +109,26 @@ var (
 	// 529 …" and "Request rejected (429)", Codex's "unexpected status 503
 	// Service Unavailable" and "last status: 429", Gemini's "[429 Too Many
 	// Requests]" and "code": 429.
-	statusRes = []*regexp.Regexp{
-		regexp.MustCompile(`(?i)api error: (\d{3})\b`),
-		regexp.MustCompile(`(?i)request rejected \((\d{3})\)`),
-		regexp.MustCompile(`(?i)\bstatus:? (\d{3})\b`),
-		regexp.MustCompile(`(?i)"code":\s*(\d{3})\b`),
-		regexp.MustCompile(`(?i)\[(\d{3}) [a-z ]+\]`),
-		regexp.MustCompile(`(?i)\bhttp (\d{3})\b`),
-		regexp.MustCompile(`\b(429|529) [A-Z][a-z]`),
-	}
-	retryAfterRe = regexp.MustCompile(`(?i)(?:retry[- ]after[":= ]+|retry in |try again in |"retryDelay":\s*")(\d+(?:\.\d+)?)\s*(ms|s|sec|secs|seconds?|m|min|mins|minutes?|h|hours?)?\b`)
+	statusRes = sync.OnceValue(func() []*regexp.Regexp {
+		return []*regexp.Regexp{
+			regexp.MustCompile(`(?i)api error: (\d{3})\b`),
+			regexp.MustCompile(`(?i)request rejected \((\d{3})\)`),
+			regexp.MustCompile(`(?i)\bstatus:? (\d{3})\b`),
+			regexp.MustCompile(`(?i)"code":\s*(\d{3})\b`),
+			regexp.MustCompile(`(?i)\[(\d{3}) [a-z ]+\]`),
+			regexp.MustCompile(`(?i)\bhttp (\d{3})\b`),
+			regexp.MustCompile(`\b(429|529) [A-Z][a-z]`),
+		}
+	})
+	retryAfterRe = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)(?:retry[- ]after[":= ]+|retry in |try again in |"retryDelay":\s*")(\d+(?:\.\d+)?)\s*(ms|s|sec|secs|seconds?|m|min|mins|minutes?|h|hours?)?\b`)
+	})
 	// Claude Code's subscription limit: "Claude AI usage limit
 	// reached|1732622400" (the reset, in Unix seconds).
-	resetEpochRe = regexp.MustCompile(`(?i)limit reached\|(\d{10})\b`)
-	resetTimeRe  = regexp.MustCompile(`(?i)resets?(?: at)? (\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d))`)
+	resetEpochRe = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)limit reached\|(\d{10})\b`) })
+	resetTimeRe  = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)resets?(?: at)? (\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d))`)
+	})
 )
 
 // Words the tools use, lower case, per kind, strongest first.
@@ -143,7 +150,7 @@ func ClassifyExec(stdout, stderr []byte) Failure {
 	var f Failure
 	f.Status = apiStatus(stdout)
 	if f.Status == 0 {
-		for _, re := range statusRes {
+		for _, re := range statusRes() {
 			if m := re.FindStringSubmatch(text); m != nil {
 				f.Status, _ = strconv.Atoi(m[1])
 				break
@@ -171,10 +178,10 @@ func ClassifyExec(stdout, stderr []byte) Failure {
 	}
 	if f.Kind == FailureRateLimited {
 		f.RetryAfter = retryAfter(text)
-		if m := resetEpochRe.FindStringSubmatch(text); m != nil {
+		if m := resetEpochRe().FindStringSubmatch(text); m != nil {
 			sec, _ := strconv.ParseInt(m[1], 10, 64)
 			f.ResetAt = time.Unix(sec, 0).UTC()
-		} else if m := resetTimeRe.FindStringSubmatch(text); m != nil {
+		} else if m := resetTimeRe().FindStringSubmatch(text); m != nil {
 			f.ResetAt, _ = time.Parse(time.RFC3339Nano, m[1])
 		}
 	}
@@ -183,7 +190,7 @@ func ClassifyExec(stdout, stderr []byte) Failure {
 
 // retryAfter is the wait text names, or 0.
 func retryAfter(text string) time.Duration {
-	m := retryAfterRe.FindStringSubmatch(text)
+	m := retryAfterRe().FindStringSubmatch(text)
 	if m == nil {
 		return 0
 	}

@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"runtime"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/gofrs/flock"
@@ -131,7 +132,7 @@ func Holders(dir string) []Holder {
 	return out
 }
 
-var unsafeInName = regexp.MustCompile(`[^A-Za-z0-9._-]+`)
+var unsafeInName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[^A-Za-z0-9._-]+`) })
 
 // displayKey names the desktop the lock guards: the X display on Unix, the
 // one interactive desktop elsewhere.
@@ -148,7 +149,7 @@ func displayKey() string {
 	if i := lastIndexByte(d, '.'); i > lastIndexByte(d, ':') {
 		d = d[:i]
 	}
-	return "x11" + unsafeInName.ReplaceAllString(d, "_")
+	return "x11" + unsafeInName().ReplaceAllString(d, "_")
 }
 
 func lastIndexByte(s string, c byte) int {

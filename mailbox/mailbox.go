@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/agentctl/agentctl/internal/agentname"
 	"github.com/agentctl/agentctl/internal/atomicfile"
@@ -52,7 +53,7 @@ func (m *Mailbox) path(parts ...string) string {
 }
 
 // safeStem matches ids that can be used as file names unchanged.
-var safeStem = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{0,99}$`)
+var safeStem = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{0,99}$`) })
 
 // Stem is the file name (without ".json") a message with this id gets in
 // every folder of the mailbox. Ids that are not plain names (uuids are;
@@ -61,7 +62,7 @@ var safeStem = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]{0,99}$`)
 // not allowed in stems, which keeps "x.progress.jsonl" and "x.receipt.jsonl"
 // unmistakable for sidecars.
 func Stem(id string) string {
-	if safeStem.MatchString(id) {
+	if safeStem().MatchString(id) {
 		return id
 	}
 	var b strings.Builder

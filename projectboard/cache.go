@@ -3,6 +3,7 @@ package projectboard
 import (
 	"bytes"
 	"maps"
+	"reflect"
 	"slices"
 	"sort"
 	"sync"
@@ -203,4 +204,83 @@ func copyValue(v any) any {
 		return s
 	}
 	return v
+}
+
+// appendedLocally returns the board of out, which is b's text with a new
+// task's text, out[from:end], inserted where b's last task ends; nil unless
+// that is shown without parsing the whole of out. It is shown when the last
+// task's text and the new one each parse on their own as one item (the
+// last one as it reads now, the new one as t), nothing but blank lines and
+// comments no deeper than the dashes follows them (so nothing after could
+// join the new task), and the last task holds no "keep" block scalar
+// (whose trailing blank lines would move to the new task).
+func (b *Board) appendedLocally(src *source, out []byte, from, end int, t Task) *Board {
+	last := len(b.taskNodes) - 1
+	if b.anchors || last < 0 || b.seq == nil || oddBreaks(out) || hasDirective(out) {
+		return nil
+	}
+	lastFrom, _, ok := b.taskSpan(src, last)
+	if !ok || from < lastFrom || keepsTrailing(b.data[lastFrom:from]) {
+		return nil
+	}
+	dash := b.seq.Column - 1
+	for _, l := range bytes.SplitAfter(out[end:], []byte("\n")) {
+		if !isBlank(l) && (!isComment(l) || indentOf(l) > dash) {
+			return nil
+		}
+	}
+	_, was, ok := b.parseSpan(b.data, lastFrom, from)
+	if !ok || !sameRead(was, b.Tasks[last]) {
+		return nil
+	}
+	item, got, ok := b.parseSpan(out, from, end)
+	if !ok || !sameTask(got, t) {
+		return nil
+	}
+	for _, o := range b.Tasks {
+		if o.ID == got.ID {
+			return nil
+		}
+	}
+	first := bytes.Count(out[:from], []byte("\n")) + 1
+	item = shifted(item, first-1)
+	got.Line, got.Board = item.Line, b.Name()
+
+	nb := &Board{Path: b.Path, data: out, tasksKey: b.tasksKey}
+	seq := *b.seq
+	seq.Content = append(slices.Clone(b.seq.Content), item)
+	nb.Tasks = append(slices.Clone(b.Tasks), got)
+	root := *b.root
+	root.Content = slices.Clone(b.root.Content)
+	for j, k := range root.Content {
+		if k == b.seq {
+			root.Content[j] = &seq
+		}
+	}
+	nb.root, nb.seq, nb.taskNodes = &root, &seq, seq.Content
+	return nb
+}
+
+// sameRead reports two reads of one task as equal, wherever they were read.
+func sameRead(a, b Task) bool {
+	a.Line, a.Board, b.Line, b.Board = 0, "", 0, ""
+	return reflect.DeepEqual(a, b)
+}
+
+// keepsTrailing reports a block scalar header with the "+" (keep) chomping
+// indicator, as in "|+", ">2+" or "|+2".
+func keepsTrailing(text []byte) bool {
+	for i, c := range text {
+		if c != '|' && c != '>' {
+			continue
+		}
+		j := i + 1
+		if j < len(text) && text[j] >= '1' && text[j] <= '9' {
+			j++
+		}
+		if j < len(text) && text[j] == '+' {
+			return true
+		}
+	}
+	return false
 }

@@ -1,7 +1,10 @@
 package projectboard
 
 import (
+	"context"
 	"fmt"
+	"os"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
@@ -113,5 +116,42 @@ func TestRereadOddLineBreaks(t *testing.T) {
 		if rb := b.reread([]byte(strings.Replace(board, "title: a", "title: x", 1))); rb != nil {
 			t.Errorf("reread %q from one task's text", board)
 		}
+	}
+}
+
+// TestAddParsesOnce holds an added task to no parse of the board beyond the
+// one that read it, and the board kept for the next change to exactly what
+// a parse of the new text gives, comments after the last task included.
+func TestAddParsesOnce(t *testing.T) {
+	s, root := newRoot(t)
+	path := filepath.Join(Dir(root), "big.yaml")
+	data := append(bigBoard(50), "# kept at the end\n"...)
+	if err := os.WriteFile(path, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Boards(); err != nil {
+		t.Fatal(err)
+	}
+	before := parses.Load()
+	if _, err := s.Add(context.Background(), "big.yaml", Task{ID: "N-1", Title: "new", Status: Todo, Notes: "two\nlines"}); err != nil {
+		t.Fatal(err)
+	}
+	if n := parses.Load() - before; n != 0 {
+		t.Errorf("adding a task parsed %d boards in full, want 0", n)
+	}
+	out, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := Parse(path, out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := sameBoard(keptBoard(path), want); err != nil {
+		t.Error(err)
+	}
+	tail := "\n# kept at the end\n"
+	if !strings.HasSuffix(string(out), "\n"+tail) || !strings.HasPrefix(string(out), string(data[:len(data)-len(tail)])) {
+		t.Errorf("the text around the new task moved:\n%s", out)
 	}
 }

@@ -88,27 +88,28 @@ func (b *Board) withTask(i int, t Task) (out []byte, next *Board, err error) {
 	return out, nil, nil
 }
 
-// withNewTask returns the board's text with t appended to its tasks.
-func (b *Board) withNewTask(t Task) ([]byte, error) {
+// withNewTask returns the board's text with t appended to its tasks. next
+// is the board of that text when it was shown without a full parse, nil
+// otherwise.
+func (b *Board) withNewTask(t Task) (out []byte, next *Board, err error) {
 	if err := checkTask(t); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if err := b.editable(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	src := newSource(b.data)
 	item := newTaskText(t, src.nl)
-	var out []byte
 	switch {
 	case b.root == nil:
 		out = append(append([]byte{}, b.data...), []byte(ensureNL(b.data, src.nl)+"tasks:"+src.nl+indentLines(item, "  "))...)
 	case b.seq == nil || len(b.seq.Content) == 0:
 		if b.seq != nil && b.seq.Style&yaml.FlowStyle == 0 {
-			return nil, fmt.Errorf("%s: cannot find where to add a task", b.Name())
+			return nil, nil, fmt.Errorf("%s: cannot find where to add a task", b.Name())
 		}
 		colon, err := b.colon(src, b.tasksKey)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		// Replace "tasks:" / "tasks: []" / "tasks: ~" and whatever value
 		// follows on that line with a block list.
@@ -117,12 +118,12 @@ func (b *Board) withNewTask(t Task) ([]byte, error) {
 		out = apply(b.data, []edit{{colon, end, src.nl + indentLines(item, indent)}})
 	default:
 		if b.seq.Style&yaml.FlowStyle != 0 {
-			return nil, fmt.Errorf("%s: tasks: is written as a [...] flow list, which agentctl does not edit; write it as a block list", b.Name())
+			return nil, nil, fmt.Errorf("%s: tasks: is written as a [...] flow list, which agentctl does not edit; write it as a block list", b.Name())
 		}
 		last := len(b.taskNodes) - 1
 		n := b.taskNodes[last]
 		if n.Kind != yaml.MappingNode || n.Style&yaml.FlowStyle != 0 || len(n.Content) == 0 {
-			return nil, fmt.Errorf("%s: the last task is not a block mapping, cannot add after it", b.Name())
+			return nil, nil, fmt.Errorf("%s: the last task is not a block mapping, cannot add after it", b.Name())
 		}
 		bounds := b.keyBounds(src, last)
 		k, v := n.Content[len(n.Content)-2], n.Content[len(n.Content)-1]
@@ -130,14 +131,18 @@ func (b *Board) withNewTask(t Task) ([]byte, error) {
 		first := src.line(n.Line)
 		dash := strings.Repeat(" ", strings.IndexByte(string(first), '-'))
 		if strings.IndexByte(string(first), '-') < 0 {
-			return nil, fmt.Errorf("%s: cannot find the '-' of the last task", b.Name())
+			return nil, nil, fmt.Errorf("%s: cannot find the '-' of the last task", b.Name())
 		}
-		out = apply(b.data, []edit{{at, at, ensureNL(b.data[:at], src.nl) + indentLines(item, dash)}})
+		text := ensureNL(b.data[:at], src.nl) + indentLines(item, dash)
+		out = apply(b.data, []edit{{at, at, text}})
+		if next := b.appendedLocally(src, out, at, at+len(text), t); next != nil {
+			return out, next, nil
+		}
 	}
 	if err := b.verify(out, len(b.Tasks), t, nil, true); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	return out, nil
+	return out, nil, nil
 }
 
 func ensureNL(data []byte, nl string) string {

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -357,7 +358,9 @@ func apply(data []byte, edits []edit) []byte {
 	return out
 }
 
-var rfc3339 = regexp.MustCompile(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)$`)
+var rfc3339 = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?(Z|[+-]\d\d:\d\d)$`)
+})
 
 // render writes a value the way a careful human would: in the old value's
 // quoting where there was one, plain where YAML reads it back unchanged,
@@ -372,7 +375,7 @@ func render(key string, value any, old *yaml.Node, indent int, nl string) (text 
 		return "[" + strings.Join(items, ", ") + "]", false
 	}
 	v, _ := value.(string)
-	if key == keyUpdatedAt && rfc3339.MatchString(v) {
+	if key == keyUpdatedAt && rfc3339().MatchString(v) {
 		return v, false
 	}
 	if strings.Contains(v, "\n") {

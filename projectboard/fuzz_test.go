@@ -60,9 +60,15 @@ func FuzzParse(f *testing.F) {
 				}
 			}
 		}
-		if out, err := b.withNewTask(Task{ID: "FZ-1", Title: "fuzz", Status: Todo}); err == nil {
-			if _, err := Parse("fuzz.yaml", out); err != nil {
+		if out, next, err := b.withNewTask(Task{ID: "FZ-1", Title: "fuzz", Status: Todo}); err == nil {
+			nb, err := Parse("fuzz.yaml", out)
+			if err != nil {
 				t.Fatalf("board with a new task does not parse: %v\n%s", err, out)
+			}
+			if next != nil {
+				if err := sameBoard(next, nb); err != nil {
+					t.Fatalf("the board shown from the new task's text differs from a parse: %v\n%s", err, out)
+				}
 			}
 		}
 	})

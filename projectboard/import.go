@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"gopkg.in/yaml.v3"
@@ -172,7 +173,7 @@ func plainStyle(n *yaml.Node) {
 
 func scalar(v string) *yaml.Node { return &yaml.Node{Kind: yaml.ScalarNode, Tag: "!!str", Value: v} }
 
-var placeholder = regexp.MustCompile(`\{\{.*\}\}`)
+var placeholder = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\{\{.*\}\}`) })
 
 var dreamosStatus = map[string]Status{}
 
@@ -209,7 +210,7 @@ func importTask(n *yaml.Node, imp *Import) (*yaml.Node, error) {
 		for _, k := range keys {
 			if v := field(n, k); v != nil && v.Kind == yaml.ScalarNode {
 				used[k] = true
-				if placeholder.MatchString(v.Value) {
+				if placeholder().MatchString(v.Value) {
 					warn("dropped %s %q, an unrendered placeholder", k, v.Value)
 					continue
 				}
@@ -270,7 +271,7 @@ func importTask(n *yaml.Node, imp *Import) (*yaml.Node, error) {
 		if used[k] || isKnown(k) {
 			continue
 		}
-		if v.Kind == yaml.ScalarNode && placeholder.MatchString(v.Value) {
+		if v.Kind == yaml.ScalarNode && placeholder().MatchString(v.Value) {
 			warn("dropped %s %q, an unrendered placeholder", k, v.Value)
 			continue
 		}

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 
 	"gopkg.in/yaml.v3"
@@ -114,7 +115,7 @@ func (b *Board) Data() []byte { return b.data }
 // of each board: on a big board the parse is most of a change's cost.
 var parses atomic.Int64
 
-var yamlLine = regexp.MustCompile(`line (\d+)`)
+var yamlLine = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`line (\d+)`) })
 
 // Parse reads a board; path is used in errors and as the board's Path. An
 // empty file (or one with only comments) is a board with no tasks.
@@ -184,7 +185,7 @@ func Parse(path string, data []byte) (*Board, error) {
 func yamlError(path string, err error) error {
 	msg := strings.TrimPrefix(err.Error(), "yaml: ")
 	line := 0
-	if m := yamlLine.FindStringSubmatch(msg); m != nil {
+	if m := yamlLine().FindStringSubmatch(msg); m != nil {
 		line, _ = strconv.Atoi(m[1])
 		msg = strings.TrimSpace(strings.Replace(msg, m[0]+":", "", 1))
 	}

@@ -266,7 +266,7 @@ func (s *Store) Add(ctx context.Context, board string, t Task) (Task, error) {
 			}
 			b = &Board{Path: path, data: []byte(newBoardHeader)}
 		}
-		out, err := b.withNewTask(t)
+		out, next, err := b.withNewTask(t)
 		if err != nil {
 			return Task{}, err
 		}
@@ -275,6 +275,9 @@ func (s *Store) Add(ctx context.Context, board string, t Task) (Task, error) {
 			return Task{}, err
 		}
 		if written {
+			if next != nil {
+				keepBoard(next)
+			}
 			t.Board = b.Name()
 			return t, nil
 		}

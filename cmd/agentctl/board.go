@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"text/tabwriter"
 
 	"github.com/agentctl/agentctl/agents/actions"
@@ -201,7 +202,7 @@ func boardSet(ctx context.Context, env *Env, store *projectboard.Store, args []s
 	return nil
 }
 
-var unsafeName = regexp.MustCompile(`[^A-Za-z0-9_-]+`)
+var unsafeName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[^A-Za-z0-9_-]+`) })
 
 func boardImport(ctx context.Context, env *Env, store *projectboard.Store, args []string) error {
 	fs := newFlagSet(env, "board import", boardUsage)
@@ -230,7 +231,7 @@ func boardImport(ctx context.Context, env *Env, store *projectboard.Store, args 
 	if base == "" {
 		base = strings.TrimSuffix(filepath.Base(rest[0]), filepath.Ext(rest[0]))
 	}
-	base = strings.Trim(unsafeName.ReplaceAllString(strings.TrimSuffix(base, ".yaml"), "_"), "_")
+	base = strings.Trim(unsafeName().ReplaceAllString(strings.TrimSuffix(base, ".yaml"), "_"), "_")
 	if base == "" {
 		return usageError{msg: "board import: give the new board a --name"}
 	}

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/agentctl/agentctl/mailbox/intake"
 )
@@ -53,8 +54,10 @@ type decision struct {
 }
 
 var (
-	agentDir    = regexp.MustCompile(`(?i)^agent[-_]?\d+$`)
-	boardName   = regexp.MustCompile(`(?i)(^|_)(working|future|completed|ready|pending|backlog)?_?tasks?(_[a-z]+)?\.json$|^task_ready_queue\.json$|^contracts\.json$`)
+	agentDir  = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)^agent[-_]?\d+$`) })
+	boardName = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)(^|_)(working|future|completed|ready|pending|backlog)?_?tasks?(_[a-z]+)?\.json$|^task_ready_queue\.json$|^contracts\.json$`)
+	})
 	handledDirs = []string{"archive", "archives", "processed", "completed", "outbox", "sent", "deadletter", "dead_letter", "root_cleanup_archive", "backup", "backups", "snapshots", "old"}
 	skipDirs    = []string{".git", "node_modules", "__pycache__", ".venv", "venv", "site-packages", ".mypy_cache", ".pytest_cache"}
 	// Files in the old mailboxes that are no messages.
@@ -78,7 +81,7 @@ func decideFile(rel string) decision {
 	inDir := func(names ...string) bool {
 		return slices.ContainsFunc(dirs, func(d string) bool { return slices.Contains(names, strings.ToLower(d)) })
 	}
-	inAgentDir := slices.ContainsFunc(dirs, agentDir.MatchString)
+	inAgentDir := slices.ContainsFunc(dirs, agentDir().MatchString)
 	switch {
 	case strings.HasSuffix(lower, ".lock"):
 		return decision{Kind: kindNotOurs, Reason: "a lock file of the old writers"}
@@ -86,7 +89,7 @@ func decideFile(rel string) decision {
 		return decision{Kind: kindCoords}
 	case ext == ".md" && inDir("devlogs", "devlog"):
 		return decision{Kind: kindDevlog}
-	case ext == ".json" && (inDir("central_task_boards", "task_boards", "project_board", "project_boards") || boardName.MatchString(lower)):
+	case ext == ".json" && (inDir("central_task_boards", "task_boards", "project_board", "project_boards") || boardName().MatchString(lower)):
 		return decision{Kind: kindBoard}
 	case (ext == ".yaml" || ext == ".yml") && inDir("central_task_boards", "task_boards", "project_board", "project_boards", "boards"):
 		return decision{Kind: kindBoard}
@@ -156,7 +159,7 @@ func findMessage(dirs []string, base, dir string) (decision, bool) {
 		return decision{Kind: kindMessages, Format: f, Agent: agent, Watch: watch, Shared: shared}, true
 	}
 	// <mailboxes>/Agent-n/<file>: directly in the agent's folder.
-	if n >= 2 && agentDir.MatchString(dirs[n-1]) && parentIs(n-2, isBoxes) {
+	if n >= 2 && agentDir().MatchString(dirs[n-1]) && parentIs(n-2, isBoxes) {
 		agent := dirs[n-1]
 		switch {
 		case lower == "inbox.json":
@@ -170,7 +173,7 @@ func findMessage(dirs []string, base, dir string) (decision, bool) {
 		return decision{}, false
 	}
 	// <mailboxes>/Agent-n/inbox/<file>
-	if n >= 3 && strings.EqualFold(dirs[n-1], "inbox") && agentDir.MatchString(dirs[n-2]) && parentIs(n-3, isBoxes) {
+	if n >= 3 && strings.EqualFold(dirs[n-1], "inbox") && agentDir().MatchString(dirs[n-2]) && parentIs(n-3, isBoxes) {
 		agent := dirs[n-2]
 		switch {
 		case ext == ".txt":
@@ -181,7 +184,7 @@ func findMessage(dirs []string, base, dir string) (decision, bool) {
 		return decision{}, false
 	}
 	// inboxes/Agent-n.txt, Agent-n_incoming.txt: one appended file per agent.
-	if stem := strings.TrimSuffix(strings.TrimSuffix(base, path.Ext(base)), "_incoming"); ext == ".txt" && agentDir.MatchString(stem) && n >= 1 && strings.Contains(strings.ToLower(dirs[n-1]), "inbox") {
+	if stem := strings.TrimSuffix(strings.TrimSuffix(base, path.Ext(base)), "_incoming"); ext == ".txt" && agentDir().MatchString(stem) && n >= 1 && strings.Contains(strings.ToLower(dirs[n-1]), "inbox") {
 		return msgs(formatAppended, stem, rel, false)
 	}
 	// One folder for every agent: agent_comms/inbox, a shared inbox, a

@@ -281,7 +281,7 @@ func decideMessages(at string, msg mailbox.Message, rel string, kind fileKind, c
 }
 
 func planBoard(f *planFile, data []byte, root string) {
-	name := "dreamos-" + strings.Trim(unsafeName.ReplaceAllString(strings.TrimSuffix(f.Path, filepath.Ext(f.Path)), "_"), "_") + ".yaml"
+	name := "dreamos-" + strings.Trim(unsafeName().ReplaceAllString(strings.TrimSuffix(f.Path, filepath.Ext(f.Path)), "_"), "_") + ".yaml"
 	f.To = filepath.Join(projectboard.Dir(root), name)
 	if filepath.Ext(f.Path) == ".json" {
 		imp, err := projectboard.ImportDreamOS(filepath.Base(f.Path), data)

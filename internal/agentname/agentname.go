@@ -10,15 +10,16 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 )
 
-var pattern = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_-]{0,63}$`)
+var pattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_-]{0,63}$`) })
 
 // Valid checks that name can safely become a folder name: a letter, then
 // letters, digits, '-' or '_', at most 64 in all. That rules out path
 // separators, "..", spaces and dot-files.
 func Valid(name string) error {
-	if !pattern.MatchString(name) {
+	if !pattern().MatchString(name) {
 		return fmt.Errorf("%q is not a valid agent name: use letters, digits, '-' and '_', starting with a letter", name)
 	}
 	return nil

@@ -24,6 +24,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // FilePerm and DirPerm are the permissions agentctl asks for when it
@@ -137,12 +138,12 @@ func createTemp(dir, prefix string) (*os.File, error) {
 }
 
 // tempPattern matches the temp files writeTemp makes.
-var tempPattern = regexp.MustCompile(`^\..+\.tmp[0-9]+$`)
+var tempPattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^\..+\.tmp[0-9]+$`) })
 
 // IsLeftover reports whether name is a temp file of ours, which only a
 // writer that died before renaming or linking it leaves behind.
 func IsLeftover(name string) bool {
-	return tempPattern.MatchString(filepath.Base(name))
+	return tempPattern().MatchString(filepath.Base(name))
 }
 
 // IsTemp reports whether a file name is one of our temp files, or any other

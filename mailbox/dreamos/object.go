@@ -14,9 +14,13 @@ import (
 // so what is left at the end goes to Meta.
 type fields map[string]any
 
+// keySeparators is built once: building a Replacer per key was most of
+// what decoding a message cost.
+var keySeparators = strings.NewReplacer("_", "", "-", "", " ", "")
+
 // normKey makes "messageId", "message_id" and "Message-ID" one key.
 func normKey(k string) string {
-	return strings.NewReplacer("_", "", "-", "", " ", "").Replace(strings.ToLower(k))
+	return keySeparators.Replace(strings.ToLower(k))
 }
 
 // find returns the actual key of the first field present (not null) among

@@ -5,11 +5,12 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 )
 
 // agentInRole finds the agent a role text names: "Captain Agent-4",
 // "Agent-2 (Architecture & Design Specialist)", "AGENT 5".
-var agentInRole = regexp.MustCompile(`(?i)\bagent[-_ ]?(\d{1,3})\b`)
+var agentInRole = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)\bagent[-_ ]?(\d{1,3})\b`) })
 
 // roleAgent turns the role text a writer put where a name belongs into
 // the one agent it names, noting the fallback; a plain name, or text that
@@ -19,7 +20,7 @@ func (m *Message) roleAgent(field, value string) string {
 	if !strings.Contains(v, " ") || strings.ContainsAny(v, `/\`) {
 		return value // a name, or a path that is no one's: kept for the check that refuses it
 	}
-	found := agentInRole.FindAllStringSubmatch(v, -1)
+	found := agentInRole().FindAllStringSubmatch(v, -1)
 	if len(found) == 0 {
 		return value
 	}

@@ -4,10 +4,11 @@ import (
 	"bytes"
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // nameLike matches a sender's name: "Agent-7", "Captain Agent-4", "THEA".
-var nameLike = regexp.MustCompile(`^[A-Za-z][\w.-]*(?: [A-Za-z][\w.-]*){0,2}$`)
+var nameLike = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z][\w.-]*(?: [A-Za-z][\w.-]*){0,2}$`) })
 
 // Part is one message inside a file that a writer appends messages to:
 // the bytes data[Start:End].
@@ -45,13 +46,13 @@ func Split(data []byte) []Part {
 				// A plain "From: ..." line in prose is no header: only a
 				// bold one, or a plain one naming someone, starts a message.
 				_, _, bold := header(s, false)
-				return bold || nameLike.MatchString(v)
+				return bold || nameLike().MatchString(v)
 			}
 		}
 		// Only a tagged bracket line: "A → B" alone is too common in prose.
-		return strings.HasPrefix(s, "[") && bracketHeader.MatchString(s)
+		return strings.HasPrefix(s, "[") && bracketHeader().MatchString(s)
 	}
-	framing := func(s string) bool { return s == "" || isTitle(s) || separator.MatchString(s) }
+	framing := func(s string) bool { return s == "" || isTitle(s) || separator().MatchString(s) }
 	aboveHeader := func(s string) bool {
 		_, _, ok := header(s, false)
 		return ok || framing(s)

@@ -3,6 +3,7 @@ package dreamos
 import (
 	"regexp"
 	"strings"
+	"sync"
 )
 
 // Header lines in every style the old writers used, any case:
@@ -10,15 +11,23 @@ import (
 //	**From**: Agent-2     **From:** Agent-2     __From__: Agent-2
 //	- **From**: Agent-2   From: Agent-2         > **From**: Agent-2
 var (
-	boldHeader  = regexp.MustCompile(`^(?:[-*>]\s+)?(?:\*\*|__|\*)([A-Za-z][A-Za-z _-]{0,30}?)(?::\s*(?:\*\*|__|\*)|(?:\*\*|__|\*)\s*:)\s*(.*)$`)
-	plainHeader = regexp.MustCompile(`^(?:[-*>]\s+)?([A-Za-z][A-Za-z _-]{0,30}?)\s*:\s*(.*)$`)
+	boldHeader = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^(?:[-*>]\s+)?(?:\*\*|__|\*)([A-Za-z][A-Za-z _-]{0,30}?)(?::\s*(?:\*\*|__|\*)|(?:\*\*|__|\*)\s*:)\s*(.*)$`)
+	})
+	plainHeader = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^(?:[-*>]\s+)?([A-Za-z][A-Za-z _-]{0,30}?)\s*:\s*(.*)$`)
+	})
 	// [A2A] AGENT-7 → AGENT-6: subject, and the same without the tag.
-	bracketHeader = regexp.MustCompile(`^(?:\[([A-Za-z0-9_ -]{1,20})\]\s*)?([A-Za-z][\w.-]{0,40}(?: [A-Za-z][\w.-]{0,40})?)\s*(?:→|->|=>|⇒|⟶)\s*([A-Za-z][\w.-]{0,40})\s*(?:[:|—-]\s*(.*))?$`)
+	bracketHeader = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`^(?:\[([A-Za-z0-9_ -]{1,20})\]\s*)?([A-Za-z][\w.-]{0,40}(?: [A-Za-z][\w.-]{0,40})?)\s*(?:→|->|=>|⇒|⟶)\s*([A-Za-z][\w.-]{0,40})\s*(?:[:|—-]\s*(.*))?$`)
+	})
 	// "Message from Agent-2 to Agent-1" in a title.
-	titleFromTo = regexp.MustCompile(`(?i)\bfrom\s+([A-Za-z][\w.-]{0,40})(?:\s+to\s+([A-Za-z][\w.-]{0,40}))?`)
-	separator   = regexp.MustCompile(`^(?:-{3,}|\*{3,}|_{3,}|={3,}|[━─═]{3,})$`)
+	titleFromTo = sync.OnceValue(func() *regexp.Regexp {
+		return regexp.MustCompile(`(?i)\bfrom\s+([A-Za-z][\w.-]{0,40})(?:\s+to\s+([A-Za-z][\w.-]{0,40}))?`)
+	})
+	separator = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(?:-{3,}|\*{3,}|_{3,}|={3,}|[━─═]{3,})$`) })
 	// A signature line of the fixed framing: one italic line.
-	signature = regexp.MustCompile(`^(?:\*[^*].*[^*]\*|_[^_].*[^_]_|\*[^*]\*)$`)
+	signature = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(?:\*[^*].*[^*]\*|_[^_].*[^_]_|\*[^*]\*)$`) })
 )
 
 // knownHeaders are the header keys that a plain "Key: value" line may
@@ -33,9 +42,9 @@ var knownHeaders = map[string]bool{
 
 // header reads one header line; key is lower case with single spaces.
 func header(line string, plainToo bool) (key, value string, ok bool) {
-	parts := boldHeader.FindStringSubmatch(line)
+	parts := boldHeader().FindStringSubmatch(line)
 	if parts == nil && plainToo {
-		parts = plainHeader.FindStringSubmatch(line)
+		parts = plainHeader().FindStringSubmatch(line)
 		if parts != nil && !knownHeaders[canonHeader(parts[1])] {
 			parts = nil
 		}
@@ -46,8 +55,14 @@ func header(line string, plainToo bool) (key, value string, ok bool) {
 	return canonHeader(parts[1]), strings.TrimSpace(parts[2]), true
 }
 
+// headerSeparators and emphasis are built once, not per line read.
+var (
+	headerSeparators = strings.NewReplacer("_", " ", "-", " ")
+	emphasis         = strings.NewReplacer("**", "", "__", "")
+)
+
 func canonHeader(k string) string {
-	k = strings.NewReplacer("_", " ", "-", " ").Replace(strings.ToLower(strings.TrimSpace(k)))
+	k = headerSeparators.Replace(strings.ToLower(strings.TrimSpace(k)))
 	return strings.Join(strings.Fields(k), " ")
 }
 
@@ -69,7 +84,7 @@ func decodeText(text, raw []byte, src Source) (Message, error) {
 		case line == "":
 		case isTitle(line) && m.Subject == "" && headers == 0:
 			m.Subject = strings.TrimSpace(strings.TrimLeft(line, "#"))
-		case separator.MatchString(line):
+		case separator().MatchString(line):
 			if headers > 0 {
 				i++
 				goto body
@@ -81,7 +96,7 @@ func decodeText(text, raw []byte, src Source) (Message, error) {
 				continue
 			}
 			if headers == 0 && m.From == "" {
-				if p := bracketHeader.FindStringSubmatch(line); p != nil {
+				if p := bracketHeader().FindStringSubmatch(line); p != nil {
 					setBracketHeader(&m, p)
 					headers++
 					continue
@@ -90,7 +105,7 @@ func decodeText(text, raw []byte, src Source) (Message, error) {
 			// A banner right above the headers ("[HEADER] S2A CONTROL",
 			// "🔄 **COORDINATION REQUEST**") is the title.
 			if headers == 0 && m.Subject == "" && nextIsHeader(lines[i+1:]) {
-				m.Subject = strings.TrimSpace(strings.NewReplacer("**", "", "__", "").Replace(line))
+				m.Subject = strings.TrimSpace(emphasis.Replace(line))
 				continue
 			}
 			goto body
@@ -189,7 +204,7 @@ func fromTitle(m *Message) {
 	if m.From != "" && m.To != "" {
 		return
 	}
-	p := titleFromTo.FindStringSubmatch(m.Subject)
+	p := titleFromTo().FindStringSubmatch(m.Subject)
 	if p == nil {
 		return
 	}
@@ -207,7 +222,7 @@ func fromTitle(m *Message) {
 func stripFraming(lines []string) string {
 	blankOrSep := func(s string) bool {
 		s = strings.TrimSpace(s)
-		return s == "" || separator.MatchString(s)
+		return s == "" || separator().MatchString(s)
 	}
 	start, end := 0, len(lines)
 	for start < end && blankOrSep(lines[start]) {
@@ -218,10 +233,10 @@ func stripFraming(lines []string) string {
 			end--
 		}
 		j := end
-		for j > start && (strings.TrimSpace(lines[j-1]) == "" || signature.MatchString(strings.TrimSpace(lines[j-1]))) {
+		for j > start && (strings.TrimSpace(lines[j-1]) == "" || signature().MatchString(strings.TrimSpace(lines[j-1]))) {
 			j--
 		}
-		if j == end || j == start || !separator.MatchString(strings.TrimSpace(lines[j-1])) {
+		if j == end || j == start || !separator().MatchString(strings.TrimSpace(lines[j-1])) {
 			break
 		}
 		end = j - 1

@@ -13,6 +13,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/agentctl/agentctl/internal/agentname"
@@ -291,7 +292,9 @@ var errNotMine = errors.New("addressed to another agent")
 
 // recipientInName finds the recipient a Dream.OS file name spells:
 // "..._Agent-5_to_Agent-1.json", "response_1755248908737_Agent-1.json".
-var recipientInName = regexp.MustCompile(`(?i)(?:^|[_\-.])to[_\-.]([a-z][a-z0-9]*[-_]?\d+)|_([a-z]+-\d+)\.[a-z]+$`)
+var recipientInName = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`(?i)(?:^|[_\-.])to[_\-.]([a-z][a-z0-9]*[-_]?\d+)|_([a-z]+-\d+)\.[a-z]+$`)
+})
 
 // RecipientInName is the recipient a Dream.OS message file's name spells,
 // or "": "msg_..._Agent-5_to_Agent-1.json" and
@@ -300,7 +303,7 @@ func RecipientInName(path string) string {
 	if i := strings.LastIndexByte(path, '@'); i > 0 && strings.Trim(path[i+1:], "0123456789") == "" {
 		path = path[:i] // a message inside an appended file: path@offset
 	}
-	p := recipientInName.FindStringSubmatch(filepath.Base(path))
+	p := recipientInName().FindStringSubmatch(filepath.Base(path))
 	if p == nil {
 		return ""
 	}

@@ -1,0 +1,155 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// These benchmarks run the built agentctl as a person does, each against
+// an anchor run in the same loop (so a busy machine slows both), and
+// report the ratio: scripts/bench prints them as one table.
+
+// buildBench builds this command and a hello-world Go program into dir.
+func buildBench(b *testing.B, dir string) (agentctl, hello string) {
+	b.Helper()
+	agentctl = filepath.Join(dir, "agentctl")
+	if out, err := exec.Command("go", "build", "-o", agentctl, ".").CombinedOutput(); err != nil {
+		b.Fatalf("go build: %v\n%s", err, out)
+	}
+	src := filepath.Join(dir, "hello")
+	if err := os.MkdirAll(src, 0o755); err != nil {
+		b.Fatal(err)
+	}
+	files := map[string]string{
+		"go.mod":  "module hello\n\ngo 1.22\n",
+		"main.go": "package main\n\nimport \"os\"\n\nfunc main() { os.Stdout.WriteString(\"hello\\n\") }\n",
+	}
+	for name, text := range files {
+		if err := os.WriteFile(filepath.Join(src, name), []byte(text), 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	hello = filepath.Join(dir, "hello-bin")
+	cmd := exec.Command("go", "build", "-o", hello, ".")
+	cmd.Dir = src
+	if out, err := cmd.CombinedOutput(); err != nil {
+		b.Fatalf("go build hello: %v\n%s", err, out)
+	}
+	return agentctl, hello
+}
+
+// timed runs cmd and returns how long it took, failing on an error.
+func timed(b *testing.B, cmd *exec.Cmd) time.Duration {
+	b.Helper()
+	start := time.Now()
+	if out, err := cmd.CombinedOutput(); err != nil {
+		b.Fatalf("%s: %v\n%s", strings.Join(cmd.Args, " "), err, out)
+	}
+	return time.Since(start)
+}
+
+// reportRatio prints the measure, the anchor and their ratio per run.
+func reportRatio(b *testing.B, measure, anchor time.Duration) {
+	b.ReportMetric(float64(measure.Microseconds())/float64(b.N), "µs/measure")
+	b.ReportMetric(float64(anchor.Microseconds())/float64(b.N), "µs/anchor")
+	b.ReportMetric(float64(measure)/float64(anchor), "ratio")
+}
+
+// BenchmarkStartupVersion: agentctl version against a hello-world Go
+// binary (target ≤ 2×).
+func BenchmarkStartupVersion(b *testing.B) {
+	agentctl, hello := buildBench(b, b.TempDir())
+	var measure, anchor time.Duration
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		anchor += timed(b, exec.Command(hello))
+		measure += timed(b, exec.Command(agentctl, "version"))
+	}
+	reportRatio(b, measure, anchor)
+}
+
+// BenchmarkStatus: agentctl status on a new runtime folder against git
+// status in a small repository.
+func BenchmarkStatus(b *testing.B) {
+	dir := b.TempDir()
+	agentctl, _ := buildBench(b, dir)
+	root := filepath.Join(dir, "runtime")
+	timed(b, exec.Command(agentctl, "--root", root, "init"))
+	repo := filepath.Join(dir, "repo")
+	for _, args := range [][]string{{"init", "-q", repo}, {"-C", repo, "-c", "user.name=b", "-c", "user.email=b@example.com", "commit", "-q", "--allow-empty", "-m", "start"}} {
+		timed(b, exec.Command("git", args...))
+	}
+	if err := os.WriteFile(filepath.Join(repo, "a.txt"), []byte("a\n"), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	var measure, anchor time.Duration
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		anchor += timed(b, exec.Command("git", "-C", repo, "status"))
+		measure += timed(b, exec.Command(agentctl, "--root", root, "status"))
+	}
+	reportRatio(b, measure, anchor)
+}
+
+// bigBoard10k is a board of 10,000 hand-formatted tasks, eight lines each.
+func bigBoard10k() []byte {
+	var sb strings.Builder
+	sb.WriteString("# big board\ntasks:\n")
+	for i := 0; i < 10000; i++ {
+		fmt.Fprintf(&sb, "  - id: B-%d   # task %d\n    title: \"Task %d\"\n    status: todo\n    owner: \"\"\n    notes: |\n      line one\n      line two\n\n", i, i, i)
+	}
+	return []byte(sb.String())
+}
+
+// boardRoot is a runtime folder with one board of 10,000 tasks.
+func boardRoot(b *testing.B, dir, agentctl string) (root, board string) {
+	root = filepath.Join(dir, "runtime")
+	timed(b, exec.Command(agentctl, "--root", root, "init"))
+	board = filepath.Join(root, "project_board", "big.yaml")
+	if err := os.MkdirAll(filepath.Dir(board), 0o755); err != nil {
+		b.Fatal(err)
+	}
+	if err := os.WriteFile(board, bigBoard10k(), 0o644); err != nil {
+		b.Fatal(err)
+	}
+	return root, board
+}
+
+// BenchmarkBoardAdd10k: agentctl board add on a board of 10,000 tasks
+// against appending a line to it from a shell (target ≤ 3×).
+func BenchmarkBoardAdd10k(b *testing.B) {
+	dir := b.TempDir()
+	agentctl, _ := buildBench(b, dir)
+	root, board := boardRoot(b, dir, agentctl)
+	var measure, anchor time.Duration
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		anchor += timed(b, exec.Command("sh", "-c", `echo "# appended" >> "$1"`, "sh", board))
+		measure += timed(b, exec.Command(agentctl, "--root", root, "board", "add", "--board", "big.yaml", "--id", fmt.Sprintf("N-%d", i), "--title", "new task"))
+	}
+	reportRatio(b, measure, anchor)
+}
+
+// BenchmarkBoardSet10k: agentctl board set on a board of 10,000 tasks
+// against sed -i changing one line of the same file (target ≤ 3×).
+func BenchmarkBoardSet10k(b *testing.B) {
+	dir := b.TempDir()
+	agentctl, _ := buildBench(b, dir)
+	root, board := boardRoot(b, dir, agentctl)
+	statuses := []string{"in_progress", "review", "done"}
+	var measure, anchor time.Duration
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		// sed changes the first half's tasks, board set the second half's,
+		// so sed's line numbers never move.
+		line := 2 + 8*(i%5000) + 3
+		anchor += timed(b, exec.Command("sed", "-i", fmt.Sprintf("%ds/status: .*/status: %s/", line, statuses[i%3]), board))
+		measure += timed(b, exec.Command(agentctl, "--root", root, "board", "set", fmt.Sprintf("B-%d", 5000+i%5000), "status="+statuses[i%3]))
+	}
+	reportRatio(b, measure, anchor)
+}
