@@ -203,7 +203,7 @@ func (r *Runner) Run(ctx context.Context) (err error) {
 			r.interrupted[r.inFlight] = true
 		}
 		if err := r.sitOut(ctx, kind, err); err != nil {
-			return nil // stopped while waiting: nothing was in flight
+			return nil // stopped while waiting: what was in flight stays in processing/ for the next runner
 		}
 	}
 }
