@@ -42,12 +42,14 @@ func (s Settings) ways() []string {
 }
 
 // timeout bounds one try of one way: a notifier that hangs must not hold
-// the next message's telling.
-const timeout = 30 * time.Second
+// the next message's telling, nor up's stop for long.
+const timeout = 10 * time.Second
 
-// tell tells of m one way.
+// tell tells of m one way. A try once begun is not cut short by ctx: a
+// command killed after it told would leave no record, and the person
+// would be told again.
 func (s Settings) tell(ctx context.Context, way string, m mailbox.Message) error {
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), timeout)
 	defer cancel()
 	switch way {
 	case "desktop":

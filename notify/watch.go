@@ -105,9 +105,9 @@ func (w *Watcher) look(ctx context.Context, person string) error {
 		}
 		rec := record{ID: m.ID, At: w.Clock.Now().UTC(), Before: first}
 		if !first {
-			rec.Ways = w.tell(ctx, m)
-			if ctx.Err() != nil {
-				return nil // cut short: told again by the next run
+			var whole bool
+			if rec.Ways, whole = w.tell(ctx, m); !whole {
+				return nil // cut short by ctx: told again by the next run
 			}
 		}
 		data, err := json.Marshal(rec)
@@ -122,10 +122,15 @@ func (w *Watcher) look(ctx context.Context, person string) error {
 }
 
 // tell tells of m every way, each tried up to Tries times, and says how
-// each went.
-func (w *Watcher) tell(ctx context.Context, m mailbox.Message) map[string]string {
-	how := map[string]string{}
+// each went; whole is false when ctx ended before a way that had not
+// worked had all its tries. A try under way when ctx ends is finished, so
+// what it told gets its record and a restart does not tell it again.
+func (w *Watcher) tell(ctx context.Context, m mailbox.Message) (how map[string]string, whole bool) {
+	how = map[string]string{}
 	for _, way := range w.Ways.ways() {
+		if ctx.Err() != nil {
+			return how, false
+		}
 		delay := w.Backoff
 		for try := 1; ; try++ {
 			err := w.Ways.tell(ctx, way, m)
@@ -135,7 +140,7 @@ func (w *Watcher) tell(ctx context.Context, m mailbox.Message) map[string]string
 				break
 			}
 			how[way] = err.Error()
-			if try >= w.Tries || ctx.Err() != nil {
+			if try >= w.Tries {
 				w.Log.Warn().Str("event", "notify-failed").Str("way", way).Str("id", m.ID).Int("tries", try).Err(err).
 					Msg("cannot tell the person of a message this way; given up for it (the message is in their mailbox all the same)")
 				break
@@ -143,10 +148,11 @@ func (w *Watcher) tell(ctx context.Context, m mailbox.Message) map[string]string
 			w.Log.Warn().Str("event", "notify-retry").Str("way", way).Str("id", m.ID).Err(err).Msg("cannot tell the person of a message; trying again")
 			select {
 			case <-ctx.Done():
+				return how, false
 			case <-w.Clock.At(w.Clock.Now().Add(delay)):
 			}
 			delay *= 2
 		}
 	}
-	return how
+	return how, true
 }
