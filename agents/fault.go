@@ -92,15 +92,29 @@ func faultText(k faultKind) (state, waiting string) {
 	}
 }
 
+// lastFault is the seat's last fault that passed.
+type lastFault struct {
+	kind          faultKind
+	since, passed time.Time
+	delay         time.Duration
+}
+
 // sitOut is the one place a fault is acted on: the seat, its loop ended by
 // cause, waits until the runtime takes writes again, probing it with a
 // growing delay, and says when the wait begins and ends. It returns nil
 // when the runner may start its loop again, ctx's error when it ended.
 func (r *Runner) sitOut(ctx context.Context, kind faultKind, cause error) error {
-	since := r.now()
+	since, delay := r.now(), faultFirstProbe
+	// A fault back within a minute of passing (a disk with room for
+	// status.json but not for the work) goes on as the same one: its
+	// notices have the same ids, so the person is not told again, and the
+	// probes keep slowing down.
+	if l := r.lastFault; l.kind == kind && r.now().Sub(l.passed) < faultMaxProbe {
+		since, delay = l.since, min(2*l.delay, faultMaxProbe)
+	}
 	state, waiting := faultText(kind)
 	key := since.UTC().Format(time.RFC3339Nano)
-	r.log.Warn().Str("event", "fault").Str("fault", string(kind)).Err(cause).
+	r.log.Warn().Str("event", "fault").Str("fault", string(kind)).Time("since", since).Err(cause).
 		Msg("the runtime cannot be written; no new work is taken, and the seat carries on by itself once it can")
 	err := r.hb.set(state, "", "")
 	if err == nil {
@@ -113,7 +127,6 @@ func (r *Runner) sitOut(ctx context.Context, kind faultKind, cause error) error 
 		fmt.Sprintf("%s stopped taking work at %s: %v\n\nIt tries again by itself, %s apart at first and up to %s apart, and goes on when the runtime can be written; the message it was working stays in processing/ and is resumed. You are told again when it goes on.",
 			r.s.Agent, since.UTC().Format(time.RFC3339), cause, faultFirstProbe, faultMaxProbe), key)
 	r.deliverNotices()
-	delay := faultFirstProbe
 	for {
 		select {
 		case <-ctx.Done():
@@ -127,6 +140,7 @@ func (r *Runner) sitOut(ctx context.Context, kind faultKind, cause error) error 
 		r.log.Debug().Str("event", "fault-probe").Str("fault", string(kind)).Err(err).Msg("the runtime still cannot be written")
 		delay = min(2*delay, faultMaxProbe)
 	}
+	r.lastFault = lastFault{kind: kind, since: since, passed: r.now(), delay: delay}
 	took := r.now().Sub(since).Round(time.Second)
 	r.log.Info().Str("event", "fault-passed").Str("fault", string(kind)).Dur("after", took).Msg("the runtime can be written again; the seat goes on")
 	if err := r.hb.wait(""); err != nil {

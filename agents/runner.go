@@ -119,6 +119,7 @@ type Runner struct {
 	notices     []mailbox.Message
 	interrupted map[string]bool
 	inFlight    string
+	lastFault   lastFault
 }
 
 // New checks the settings and opens the agent's mailbox.
