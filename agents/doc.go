@@ -65,6 +65,14 @@
 // (board_work.go), and writes the day's lore again on the events
 // configured (lore.go).
 //
+// A runtime that cannot be written (a full disk, a read-only file system,
+// a runtime folder gone) does not end the runner (fault.go): a pure
+// function tells such an error from the others, and Run alone acts on it,
+// waiting with the seat's work left where it was and starting its loop
+// again once a probe on its clock writes, the interrupted message resumed
+// at no attempt's cost. Human hears of the wait once when it begins and
+// once when it ends, each notice kept until it can be stored.
+//
 // A person can abandon the turn in flight (agentctl skip): the turn watches
 // for the request in the mailbox folder, is cancelled, and its message is
 // dead-lettered with the person's reason (skip.go).

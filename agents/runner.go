@@ -112,6 +112,14 @@ type Runner struct {
 	// park holds the seat back while the model API refuses its turns
 	// (apifailure.go); nil when it does not.
 	park *seatPark
+	// notices are Human's notices of a fault not delivered yet, and
+	// interrupted the messages a fault stopped in flight, whose resumption
+	// costs them no attempt (fault.go). inFlight is the message being
+	// handled, kept when handling it ended in an error.
+	notices     []mailbox.Message
+	interrupted map[string]bool
+	inFlight    string
+	lastFault   lastFault
 }
 
 // New checks the settings and opens the agent's mailbox.
@@ -170,12 +178,49 @@ func New(s Settings) (*Runner, error) {
 // which), and waits while anything else holds the mailbox's lock. When ctx ends during a turn, the turn gets ShutdownGrace to
 // finish; a turn cut off after that stays in processing/ for the next
 // runner to resume.
+//
+// A runtime that cannot be written (fault.go) does not end Run: the loop
+// ends, the seat waits until the runtime takes writes again, and the loop
+// starts again as a restarted runner would, resuming what it held.
 func (r *Runner) Run(ctx context.Context) (err error) {
 	// The heartbeat exists before the consumer: opening it scans the
 	// mailbox, and what the scan dead-letters is counted there.
 	r.hb = newHeartbeat(r.mb, r.s.Clock)
+	defer func() {
+		if serr := r.hb.set("stopped", "", ""); err == nil && classifyFault(serr, r.s.Root, r.rootGone()) == faultNone {
+			err = serr
+		}
+	}()
+	for {
+		err := r.serve(ctx)
+		kind := classifyFault(err, r.s.Root, r.rootGone())
+		if kind == faultNone || ctx.Err() != nil {
+			return err
+		}
+		if r.inFlight != "" {
+			if r.interrupted == nil {
+				r.interrupted = map[string]bool{}
+			}
+			r.interrupted[r.inFlight] = true
+		}
+		if err := r.sitOut(ctx, kind, err); err != nil {
+			return nil // stopped while waiting: what was in flight stays in processing/ for the next runner
+		}
+	}
+}
+
+// rootGone says whether the runtime folder is missing.
+func (r *Runner) rootGone() bool {
+	_, err := os.Stat(r.s.Root)
+	return errors.Is(err, os.ErrNotExist)
+}
+
+// serve runs the loop once: from taking the mailbox to ctx's end or the
+// first error, after which nothing of it is left open.
+func (r *Runner) serve(ctx context.Context) error {
 	opts := r.s.Consumer
 	opts.OnEvent = r.onMailboxEvent
+	opts.Interrupted = func(id string) bool { return r.interrupted[id] }
 	// A runner restarted right after a crash may find the lock held for a
 	// moment by a child the dead runner was starting.
 	opts.ConsumerWait = 2 * time.Second
@@ -186,6 +231,9 @@ func (r *Runner) Run(ctx context.Context) (err error) {
 	if err != nil {
 		return err
 	}
+	// Closed on every way out: a loop started again after a fault takes
+	// the consumer's lock anew.
+	defer c.Close()
 	r.c = c
 	in := r.s.Intake
 	in.Stop = ctx.Done() // a long ingest stops between two messages
@@ -193,15 +241,9 @@ func (r *Runner) Run(ctx context.Context) (err error) {
 	if err := r.hb.wait(""); err != nil {
 		return err
 	}
-	defer c.Close()
 	if err := r.hb.set("starting", "", ""); err != nil {
 		return err
 	}
-	defer func() {
-		if serr := r.hb.set("stopped", "", ""); err == nil {
-			err = serr
-		}
-	}()
 	w, err := mailbox.Watch(r.mb, r.s.Watch)
 	if err != nil {
 		return err
@@ -220,7 +262,11 @@ func (r *Runner) Run(ctx context.Context) (err error) {
 	nextBeat := r.now().Add(r.s.Heartbeat)
 	return mailbox.Serve(ctx, c, r.in, w.C, r.s.Clock, mailbox.Worker{
 		Handle: func(ctx context.Context, cl *mailbox.Claim) error {
+			r.inFlight = cl.Message.ID
 			err := r.handle(ctx, cl)
+			if err == nil {
+				r.inFlight = ""
+			}
 			r.handled(ctx)
 			return err
 		},

@@ -48,6 +48,8 @@ type Config struct {
 	Hub Hub `yaml:"hub,omitempty"`
 	// Model prices and daily budgets (config/costs.go).
 	Costs Costs `yaml:"costs,omitempty"`
+	// Who is told of a message for a person, and how (config/notify.go).
+	Notify Notify `yaml:"notify,omitempty"`
 }
 
 // Agent is one agent's seat: its name and how its turns are driven.
@@ -195,6 +197,9 @@ func (c Config) Validate() error {
 		return err
 	}
 	if err := c.Hub.validate(c.Agents); err != nil {
+		return err
+	}
+	if err := c.Notify.validate(); err != nil {
 		return err
 	}
 	m := c.Mailbox

@@ -246,3 +246,18 @@ func TestAddWatchWritesTakeOnlyWhenAsked(t *testing.T) {
 		t.Errorf("taken = %q, want the added place only", got)
 	}
 }
+
+func TestNotifyIsReadAndChecked(t *testing.T) {
+	c, err := Parse("x", []byte("agents: [{name: Agent-1, driver: exec, exec: {command: [x]}}]\nnotify: {desktop: true, webhook: 'https://u:p@ntfy.example/t', command: [page-me, -q]}\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := c.Notify; !n.Enabled() || !n.Desktop || n.Webhook != "https://u:p@ntfy.example/t" || len(n.Command) != 2 {
+		t.Errorf("notify read as %+v", n)
+	}
+	for _, bad := range []string{"notify: {webhook: 'ntfy.example/t'}", "notify: {command: ['']}"} {
+		if _, err := Parse("x", []byte("agents: [{name: Agent-1, driver: exec, exec: {command: [x]}}]\n"+bad+"\n")); err == nil || !strings.Contains(err.Error(), "notify.") {
+			t.Errorf("%s: %v", bad, err)
+		}
+	}
+}

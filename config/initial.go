@@ -255,6 +255,16 @@ guardrails:
   many_sends: {{.U.ManySends}}         # a reply's sends past the first many_sends_over
   many_sends_over: {{.U.ManySendsOver}}
 
+# Telling people a message landed in their mailbox: 'agentctl up' looks at
+# the people's inboxes and tells of each new message every way set here.
+#
+# notify:
+#   desktop: true                  # notify-send, osascript or a Windows toast
+#   webhook: https://ntfy.sh/my-topic   # POST, ntfy's shape; credentials in the URL or in webhook_headers
+#   webhook_headers: {Authorization: Bearer tk_...}
+#   command: [page-me]             # AGENTCTL_NOTIFY_SUBJECT, _BODY... and the message as JSON on stdin
+#   poll: 2s
+
 # Seats on several machines ('agentctl hub'). One machine, the hub, keeps
 # this folder; an agent whose "machine:" is another one takes its turns
 # there with 'agentctl run AGENT --hub URL', run with a copy of this file.

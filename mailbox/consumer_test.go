@@ -445,3 +445,28 @@ func TestCopyDeliveredWhileUnmarkedIsDropped(t *testing.T) {
 		t.Errorf("a third delivery: %v, want ErrDuplicate", err)
 	}
 }
+
+// A consumer that stopped with a message in flight costs it an attempt,
+// unless the next one is told the stop was the runtime's (Interrupted): a
+// long fault then dead-letters nothing.
+func TestInterruptedResumeCostsNoAttempt(t *testing.T) {
+	root := newRuntime(t, "Agent-1")
+	mb := openMailbox(t, root, "Agent-1")
+	if err := mb.Deliver(testMessage("m1", "Agent-1", Normal)); err != nil {
+		t.Fatal(err)
+	}
+	interrupted := func(id string) bool { return id == "m1" }
+	attempts := []int{}
+	for i, opts := range []Options{{MaxAttempts: 2}, {MaxAttempts: 2, Interrupted: interrupted}, {MaxAttempts: 2, Interrupted: interrupted}, {MaxAttempts: 2}} {
+		c := consume(t, mb, opts, t0)
+		cl, err := c.Claim(t0)
+		if err != nil {
+			t.Fatalf("consumer %d: %v", i, err)
+		}
+		attempts = append(attempts, cl.Progress.Attempt)
+		c.Close() // stopped with m1 in flight
+	}
+	if want := []int{1, 1, 1, 2}; !slices.Equal(attempts, want) {
+		t.Errorf("attempts %v, want %v", attempts, want)
+	}
+}

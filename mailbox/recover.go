@@ -108,7 +108,9 @@ func (c *Consumer) resume(stem string, now time.Time) (*Claim, error) {
 		p.Stages = map[string]time.Time{}
 	}
 	p.Agent, p.PID, p.Host = c.mb.Agent, os.Getpid(), hostname()
-	p.Attempt++
+	if c.opts.Interrupted == nil || !c.opts.Interrupted(msg.ID) {
+		p.Attempt++
+	}
 	p.Stages["resumed"] = now
 	cl := &Claim{Message: msg, Progress: p, Resumed: true, stem: stem}
 	if p.Attempt > c.opts.MaxAttempts {

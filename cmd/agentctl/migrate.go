@@ -58,6 +58,7 @@ func runMigrate(ctx context.Context, env *Env, args []string) error {
 	dry := fs.Bool("dry-run", false, "print what would be done, change nothing")
 	take := fs.Bool("take", false, "let the runners empty the watched places (remove delivered files, empty inbox.json)")
 	asJSON := fs.Bool("json", false, "print the report as JSON")
+	maxMB := fs.Int64("max-file-mb", defaultMigrateMaxMB, "the largest file read whole, in MiB; a larger one is reported and not read")
 	rest, err := parseArgs(fs, args)
 	if err != nil {
 		return err
@@ -72,7 +73,7 @@ func runMigrate(ctx context.Context, env *Env, args []string) error {
 	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
 		return withHint(fmt.Errorf("cannot migrate: %s is not a folder", rest[0]), "give the Dream.OS checkout or its runtime folder")
 	}
-	files, err := listFiles(dir, env.Root)
+	files, unreadable, err := listFiles(dir, env.Root)
 	if err != nil {
 		return fmt.Errorf("cannot migrate: %w", err)
 	}
@@ -83,7 +84,8 @@ func runMigrate(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	p := planMigration(dir, files, cfg, env.Root, time.Now())
+	p := planMigration(dir, files, cfg, env.Root, time.Now(), *maxMB<<20)
+	p.unread(unreadable)
 	p.GitCheckout, p.DryRun, p.Take = gitCheckout(dir), *dry, *take
 	if !*dry {
 		if err := executePlan(ctx, env, cfg, p); err != nil {
@@ -93,25 +95,34 @@ func runMigrate(ctx context.Context, env *Env, args []string) error {
 	if *asJSON {
 		enc := json.NewEncoder(env.Stdout)
 		enc.SetIndent("", "  ")
-		return enc.Encode(p)
+		if err := enc.Encode(p); err != nil {
+			return err
+		}
+	} else {
+		printPlan(env, cfg, p)
 	}
-	printPlan(env, cfg, p)
-	return nil
+	return p.incomplete()
 }
 
 // listFiles lists the regular files under dir, relative and slash-separated,
 // and the folders it does not go into (version control, caches, the
-// runtime itself), each ending in "/".
-func listFiles(dir, runtimeRoot string) ([]string, error) {
+// runtime itself), each ending in "/". What it cannot read is returned
+// apart, with why: such a folder may hold messages, so the report names it
+// and migrate fails.
+func listFiles(dir, runtimeRoot string) (files []string, unreadable map[string]error, err error) {
 	rootAbs, _ := filepath.Abs(runtimeRoot)
-	var files []string
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+	unreadable = map[string]error{}
+	err = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		rel, _ := filepath.Rel(dir, p)
 		rel = filepath.ToSlash(rel)
 		if err != nil {
-			if p != dir {
-				files = append(files, rel+"/") // unreadable: said so in the report
+			if p == dir {
+				return err
 			}
+			if d != nil && d.IsDir() {
+				rel += "/"
+			}
+			unreadable[rel] = err
 			return nil
 		}
 		if d.IsDir() {
@@ -125,7 +136,7 @@ func listFiles(dir, runtimeRoot string) ([]string, error) {
 		return nil
 	})
 	sort.Strings(files)
-	return files, err
+	return files, unreadable, err
 }
 
 func agentsIn(files []string) int {

@@ -39,8 +39,48 @@ type migrationPlan struct {
 	// Watch and Shared are the places added to agentctl.yaml.
 	Watch  map[string][]string `json:"watch,omitempty"`
 	Shared []string            `json:"shared,omitempty"`
-	// Failed is what the run could not do as planned.
-	Failed []string `json:"failed,omitempty"`
+	// Unreadable is every folder and file that could not be read (or was
+	// too large to read whole), with why; Failed is what the run could not
+	// do as planned. Either makes migrate fail once it has done the rest.
+	Unreadable []string `json:"unreadable,omitempty"`
+	Failed     []string `json:"failed,omitempty"`
+}
+
+// defaultMigrateMaxMB caps a file migrate reads whole: every file it reads
+// is a message list, a board or a note, and a 200 MB one once took 1.7 GB
+// of memory to parse.
+const defaultMigrateMaxMB = 64
+
+// unread adds to the plan what the walk could not read, and lists it with
+// the files planning could not read.
+func (p *migrationPlan) unread(walk map[string]error) {
+	for _, rel := range slices.Sorted(maps.Keys(walk)) {
+		p.add(planFile{Path: rel, Kind: kindSkipped, Reason: "cannot read it: " + walk[rel].Error()})
+		p.Unreadable = append(p.Unreadable, rel+": "+walk[rel].Error())
+	}
+	for i := range p.Files {
+		f := &p.Files[i]
+		if strings.HasPrefix(f.Reason, "cannot read it: ") && !slices.ContainsFunc(p.Unreadable, func(u string) bool { return strings.HasPrefix(u, f.Path+": ") }) {
+			p.Unreadable = append(p.Unreadable, f.Path+": "+strings.TrimPrefix(f.Reason, "cannot read it: "))
+		}
+	}
+}
+
+// incomplete is the error migrate ends with when it could not read or do
+// everything; the report above it lists each.
+func (p *migrationPlan) incomplete() error {
+	if len(p.Unreadable) == 0 && len(p.Failed) == 0 {
+		return nil
+	}
+	var what []string
+	if n := len(p.Unreadable); n > 0 {
+		what = append(what, fmt.Sprintf("%d files or folders could not be read: %s", n, strings.Join(p.Unreadable, "; ")))
+	}
+	if n := len(p.Failed); n > 0 {
+		what = append(what, fmt.Sprintf("%d could not be migrated", n))
+	}
+	return withHint(fmt.Errorf("migrate is incomplete: %s", strings.Join(what, "; ")),
+		"make them readable (or move them out of the folder) and run migrate again; what was migrated is not done twice")
 }
 
 type messageCounts struct {
@@ -80,7 +120,8 @@ type planMessage struct {
 
 // planMigration decides what becomes of every file of the folder. It
 // reads, never writes.
-func planMigration(dir string, files []string, cfg config.Config, root string, now time.Time) *migrationPlan {
+// A file larger than maxBytes is not read (0: no cap).
+func planMigration(dir string, files []string, cfg config.Config, root string, now time.Time, maxBytes int64) *migrationPlan {
 	p := &migrationPlan{Dir: dir, Counts: map[fileKind]int{}, Watch: map[string][]string{}}
 	coordsFrom := ""
 	for _, rel := range files {
@@ -98,7 +139,9 @@ func planMigration(dir string, files []string, cfg config.Config, root string, n
 		}
 		fi, err := os.Lstat(f.abs)
 		var data []byte
-		if err == nil && fi.Mode().IsRegular() {
+		if err == nil && fi.Mode().IsRegular() && maxBytes > 0 && fi.Size() > maxBytes {
+			err = fmt.Errorf("%s is %d MiB, more than the %d MiB migrate reads whole (--max-file-mb)", rel, fi.Size()>>20, maxBytes>>20)
+		} else if err == nil && fi.Mode().IsRegular() {
 			data, err = os.ReadFile(f.abs)
 		} else if err == nil {
 			err = errors.New("not a regular file (a link?)")

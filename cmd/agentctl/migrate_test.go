@@ -179,7 +179,7 @@ func TestPlanTellsNotesFromMessages(t *testing.T) {
 		t.Fatal(err)
 	}
 	root := t.TempDir()
-	p := planMigration(dir, rels, cfg, root, time.Now().Add(time.Hour))
+	p := planMigration(dir, rels, cfg, root, time.Now().Add(time.Hour), 0)
 	want := map[string]fileKind{"inboxes/Agent-1.txt": kindDocument, "inboxes/Agent-2.txt": kindMessages,
 		"agent_workspaces/Agent-1/inbox/todo.md": kindDocument, "agent_workspaces/Agent-1/inbox/m.md": kindMessages}
 	for _, f := range p.Files {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/agentctl/agentctl/agents/supervise"
 	"github.com/agentctl/agentctl/config"
+	"github.com/agentctl/agentctl/notify"
 )
 
 const upUsage = `
@@ -56,7 +57,8 @@ func runUp(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if _, err := newLogger(env.Stderr, *logFormat); err != nil {
+	log, err := newLogger(env.Stderr, *logFormat)
+	if err != nil {
 		return err
 	}
 	cfg, err := loadConfig(env)
@@ -115,6 +117,16 @@ func runUp(ctx context.Context, env *Env, args []string) error {
 			what = append(what, fmt.Sprintf("the hub alive ('agentctl hub': its runners serve %s, whose seats are on other machines)", strings.Join(hubbed, ", ")))
 		}
 		fmt.Fprintf(env.Stderr, "agentctl up: keeping %s; Ctrl+C or 'agentctl down' stops them\n", strings.Join(what, " and "))
+	}
+	// The people's mailboxes are on this machine unless it is a seat's:
+	// up, one per runtime, is the one that tells them (package notify).
+	if n := cfg.Notify; n.Enabled() && !seat {
+		w := &notify.Watcher{Root: root, People: cfg.PeopleNames(), Poll: n.Poll.D(), Log: log.With().Str("agent", "notify").Logger(),
+			Ways: notify.Settings{Desktop: n.Desktop, Webhook: n.Webhook, Headers: n.WebhookHeaders, Command: n.Command}}
+		wctx, stop := context.WithCancel(ctx)
+		done := make(chan struct{})
+		go func() { w.Run(wctx); close(done) }()
+		defer func() { stop(); <-done }()
 	}
 	err = supervise.Run(ctx, supervise.Settings{
 		Root: root, Agents: local, Hub: hubbed, Human: cfg.Human(), Log: env.Stderr, JSON: json,

@@ -110,3 +110,12 @@ func RawOutput(dir, agent string) (string, error) {
 	}
 	return filepath.Join(dir, agent+".raw"), nil
 }
+
+// Notified is the folder of records of the messages in person's mailbox
+// that notify (agentctl.yaml's notify:) has told them of.
+func Notified(root, person string) (string, error) {
+	if err := agentname.Valid(person); err != nil {
+		return "", err
+	}
+	return filepath.Join(root, NotifiedDir, person), nil
+}

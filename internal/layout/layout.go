@@ -54,6 +54,7 @@
 //	logs/<service>.log               what an installed service prints (ServiceLog)
 //	mcp/<agent>/keys/<hash>.json     `agentctl mcp --as <agent>`'s idempotency keys of its sends (Agent.SendKeys)
 //	mission-control.token            `agentctl serve`'s token, 0600 (Token)
+//	notified/<person>/<stem>         one record per message a person was told of by notify (Notified)
 //	templates/                       prompt templates, unless the config names another folder
 //
 // Agent names become folder and file names, so every path that holds one
@@ -85,6 +86,7 @@ const (
 	TokenFile     = "mission-control.token"
 	TemplatesDir  = "templates"
 	MCPDir        = "mcp"
+	NotifiedDir   = "notified"
 )
 
 // Names inside one agent's mailbox folder.

@@ -1,0 +1,321 @@
+//go:build linux
+
+package agents
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/agentctl/agentctl/internal/clock/clocktest"
+	"github.com/agentctl/agentctl/mailbox"
+)
+
+// syncBuf is a log the runner writes while the test reads it.
+type syncBuf struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuf) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuf) has(sub string) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return strings.Contains(s.b.String(), sub)
+}
+
+func (s *syncBuf) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+func (s *syncBuf) count(sub string) int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return strings.Count(s.b.String(), sub)
+}
+
+// smallFS mounts a tmpfs of 1 MiB for a runtime the test can fill and
+// remount read-only. Only root can mount; CI runs as root and sets
+// AGENTCTL_REQUIRE_FAULT_FS, which makes a skip a failure.
+func smallFS(t *testing.T) string {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		if os.Getenv("AGENTCTL_REQUIRE_FAULT_FS") != "" {
+			t.Fatal("AGENTCTL_REQUIRE_FAULT_FS is set, but only root can mount the small file system this test fills")
+		}
+		t.Skip("mounting a small tmpfs to fill needs root (CI runs as root); set AGENTCTL_REQUIRE_FAULT_FS to make this a failure")
+	}
+	dir := t.TempDir()
+	if err := syscall.Mount("tmpfs", dir, "tmpfs", 0, "size=1m"); err != nil {
+		t.Fatalf("mount a tmpfs on %s: %v", dir, err)
+	}
+	t.Cleanup(func() {
+		if err := syscall.Unmount(dir, syscall.MNT_DETACH); err != nil {
+			t.Errorf("unmount %s: %v", dir, err)
+		}
+	})
+	return dir
+}
+
+// fill writes into dir until its file system is full and returns the
+// file to remove to free it.
+func fill(t *testing.T, dir string) string {
+	t.Helper()
+	p := filepath.Join(dir, "filler")
+	f, err := os.Create(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	chunk := make([]byte, 4096)
+	for {
+		if _, err := f.Write(chunk); err != nil {
+			if !errors.Is(err, syscall.ENOSPC) {
+				t.Fatalf("filling %s: %v", dir, err)
+			}
+			return p
+		}
+	}
+}
+
+// faultRunner starts a runner of Agent-1 on a runtime in dir with a person
+// to tell, a driver that holds the turn of a body "hold" until release is
+// closed, and a log the test reads. turns counts the turns of each body.
+func faultRunner(t *testing.T, dir string) (root string, clk *clocktest.Clock, log *syncBuf, inTurn chan struct{}, release chan struct{}, turns func(string) int) {
+	t.Helper()
+	agents := []string{"Agent-1", "Agent-2"}
+	root = filepath.Join(dir, "runtime")
+	for _, a := range append(agents, "human") {
+		if err := mailbox.Create(root, a); err != nil {
+			t.Fatal(err)
+		}
+	}
+	clk = clocktest.New(time.Date(2026, 11, 26, 9, 0, 0, 0, time.UTC))
+	log = &syncBuf{}
+	inTurn, release = make(chan struct{}, 1), make(chan struct{})
+	var mu sync.Mutex
+	seen := map[string]int{}
+	s := testSettings(root, "Agent-1", agents, replyDriver(func(prompt string) (string, error) {
+		mu.Lock()
+		for _, w := range strings.Fields(prompt) {
+			if strings.HasPrefix(w, "body-") {
+				seen[w]++
+			}
+		}
+		mu.Unlock()
+		if strings.Contains(prompt, "body-hold") {
+			select {
+			case inTurn <- struct{}{}:
+			default:
+			}
+			<-release
+		}
+		return "done", nil
+	}))
+	s.People, s.Human = []string{"human"}, "human"
+	s.Clock, s.Log = clk, zerolog.New(log)
+	s.TemplatesDir = ""
+	startRunner(t, s)
+	return root, clk, log, inTurn, release, func(body string) int {
+		mu.Lock()
+		defer mu.Unlock()
+		return seen[body]
+	}
+}
+
+// pump moves the runner's clock a second at a time until cond holds:
+// back-offs, heartbeats and probes come due without the test sleeping on
+// them. It fails after limit of real time, which only a runner that never
+// gets there reaches.
+func pump(t *testing.T, clk *clocktest.Clock, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("never saw %s", what)
+		}
+		clk.Advance(time.Second)
+		time.Sleep(2 * time.Millisecond)
+	}
+}
+
+// noticesTo counts the messages in person's mailbox, in any state, whose
+// subject holds sub.
+func noticesTo(t *testing.T, root, person, sub string) int {
+	t.Helper()
+	mb, err := mailbox.Open(root, person)
+	if err != nil {
+		return 0
+	}
+	n := 0
+	for _, st := range []string{mailbox.StatePending, mailbox.StateDone} {
+		es, err := mb.List(st)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, e := range es {
+			if strings.Contains(e.Message.Subject, sub) {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// archivedOnce says whether every id is in Agent-1's archive exactly once
+// and nothing else is anywhere but there.
+func archivedOnce(t *testing.T, root string, ids ...string) bool {
+	t.Helper()
+	mb, err := mailbox.Open(root, "Agent-1")
+	if err != nil {
+		return false
+	}
+	c, err := mb.Count()
+	if err != nil || c.Done != len(ids) || c.Pending+c.Processing+c.Dead != 0 {
+		return false
+	}
+	done, err := mb.List(mailbox.StateDone)
+	if err != nil {
+		return false
+	}
+	got := map[string]int{}
+	for _, e := range done {
+		got[e.Message.ID]++
+	}
+	for _, id := range ids {
+		if got[id] != 1 {
+			return false
+		}
+	}
+	return true
+}
+
+// On a full disk the seat stops, keeps the message it was working in
+// processing/, tells the log at once and the person once space returns,
+// probes on its clock, and goes on by itself: every message is done once.
+// The same file system remounted read-only is waited out the same way.
+func TestSeatWaitsOutAFullDiskAndAReadOnlyRuntime(t *testing.T) {
+	fsDir := smallFS(t)
+	root, clk, log, inTurn, release, turns := faultRunner(t, fsDir)
+	deliverTo(t, root, mailbox.Message{ID: "m1", From: "Agent-2", To: "Agent-1", Body: "body-hold", CreatedAt: clk.Now()})
+	deliverTo(t, root, mailbox.Message{ID: "m2", From: "Agent-2", To: "Agent-1", Body: "body-two", CreatedAt: clk.Now()})
+	<-inTurn
+	filler := fill(t, fsDir)
+	close(release)
+	pump(t, clk, "the disk-full fault in the log", func() bool { return log.has(`"fault":"disk-full"`) })
+	if c := counts(t, root, "Agent-1"); c.Processing != 1 || c.Done != 0 {
+		t.Fatalf("on a full disk: counts %+v, want m1 still in processing/", c)
+	}
+	// Probes fail while the disk stays full: many seconds of the clock,
+	// past the back-off's cap, and the seat still waits.
+	for range 90 {
+		clk.Advance(time.Second)
+	}
+	pump(t, clk, "a failed probe", func() bool { return log.has(`"event":"fault-probe"`) })
+	if log.has("fault-passed") || noticesTo(t, root, "human", "waits") != 0 {
+		t.Fatalf("the fault passed, or a notice was stored, on a full disk:\n%s", log.b.String())
+	}
+	if err := os.Remove(filler); err != nil {
+		t.Fatal(err)
+	}
+	pump(t, clk, "m1 and m2 done", func() bool { return archivedOnce(t, root, "m1", "m2") })
+	pump(t, clk, "both notices", func() bool {
+		return noticesTo(t, root, "human", "waits") == 1 && noticesTo(t, root, "human", "goes on") == 1
+	})
+	if turns("body-two") != 1 || turns("body-hold") != 1 {
+		t.Errorf("m1 took %d turns and m2 %d, want 1 each: m1's reply was recorded before the disk filled", turns("body-hold"), turns("body-two"))
+	}
+	done, err := mustOpen(t, root, "Agent-1").List(mailbox.StateDone)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range done {
+		if e.Receipt == nil || e.Receipt.Attempts != 1 {
+			t.Errorf("%s: receipt %+v, want one attempt: a fault costs the message none", e.Message.ID, e.Receipt)
+		}
+	}
+
+	// Read-only: the next heartbeat meets it.
+	if err := syscall.Mount("tmpfs", fsDir, "", syscall.MS_REMOUNT|syscall.MS_RDONLY, "size=1m"); err != nil {
+		t.Fatalf("remount read-only: %v", err)
+	}
+	pump(t, clk, "the read-only fault in the log", func() bool { return log.has(`"fault":"read-only"`) })
+	if err := syscall.Mount("tmpfs", fsDir, "", syscall.MS_REMOUNT, "size=1m"); err != nil {
+		t.Fatalf("remount read-write: %v", err)
+	}
+	pump(t, clk, "the read-only fault passed", func() bool { return log.count(`"event":"fault-passed"`) == 2 })
+	deliverTo(t, root, mailbox.Message{ID: "m3", From: "Agent-2", To: "Agent-1", Body: "body-three", CreatedAt: clk.Now()})
+	pump(t, clk, "m3 done", func() bool { return archivedOnce(t, root, "m1", "m2", "m3") })
+	pump(t, clk, "the read-only notices", func() bool {
+		return noticesTo(t, root, "human", "waits") == 2 && noticesTo(t, root, "human", "goes on") == 2
+	})
+	if st, err := mustOpen(t, root, "Agent-1").ReadStatus(); err != nil || st.Waiting != "" {
+		t.Errorf("status after the faults: %+v, %v; want no wait", st, err)
+	}
+	t.Logf("the runner's log:\n%s", log.b.String())
+}
+
+// A runtime folder removed under a running seat is waited for, not a
+// reason to end; once it is back (here: made again, empty) the seat makes
+// its mailbox and the person's again and works what comes.
+func TestSeatWaitsForARemovedRuntime(t *testing.T) {
+	root, clk, log, _, _, _ := faultRunner(t, t.TempDir())
+	defer func() {
+		if t.Failed() {
+			t.Logf("the runner's log:\n%s", log.String())
+		}
+	}()
+	deliverTo(t, root, mailbox.Message{ID: "m1", From: "Agent-2", To: "Agent-1", Body: "body-one", CreatedAt: clk.Now()})
+	pump(t, clk, "m1 done", func() bool { return archivedOnce(t, root, "m1") })
+	gone := func() {
+		// At once, as an unmount does: a folder removed file by file
+		// races the runner, which makes the mailbox's folders again.
+		if err := os.Rename(root, root+".gone"); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.RemoveAll(root + ".gone"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	gone()
+	pump(t, clk, "the runtime-gone fault in the log", func() bool { return log.has(`"fault":"runtime-gone"`) })
+	for range 90 {
+		clk.Advance(time.Second)
+	}
+	if log.has("fault-passed") {
+		t.Fatal("the fault passed with no runtime folder")
+	}
+	if err := os.Mkdir(root, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	pump(t, clk, "the fault passed", func() bool { return log.has(`"event":"fault-passed"`) })
+	deliverTo(t, root, mailbox.Message{ID: "m2", From: "Agent-2", To: "Agent-1", Body: "body-two", CreatedAt: clk.Now()})
+	pump(t, clk, "m2 done", func() bool { return archivedOnce(t, root, "m2") })
+	pump(t, clk, "both notices", func() bool {
+		return noticesTo(t, root, "human", "waits") == 1 && noticesTo(t, root, "human", "goes on") == 1
+	})
+}
+
+func mustOpen(t *testing.T, root, agent string) *mailbox.Mailbox {
+	t.Helper()
+	mb, err := mailbox.Open(root, agent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return mb
+}
