@@ -10,9 +10,9 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentctl/agentctl/agents/notify"
 	"github.com/agentctl/agentctl/agents/supervise"
 	"github.com/agentctl/agentctl/config"
-	"github.com/agentctl/agentctl/notify"
 )
 
 const upUsage = `
