@@ -49,6 +49,8 @@ type chatOptions struct {
 	shape         shape
 	ignoreSubmits int
 	submitLag     time.Duration // the first Enter shows only after this long
+	unseenSubmit  time.Duration // the first Enter is taken at once, drawn after this long
+	copyLine      bool          // Ctrl+C with nothing selected copies the line, as Monaco does
 	decoy         bool
 }
 
@@ -94,6 +96,12 @@ func startChat(t testing.TB, o chatOptions) *chatWindow {
 	}
 	args := append([]string{fixture, "--title", o.title, "--geometry", geometry(o.x, o.y),
 		"--ignore-submits", itoa(o.ignoreSubmits), "--submit-lag", ftoa(o.submitLag.Seconds()), "--log", c.log, "--layout", layout}, o.shape.tkArgs()...)
+	if o.unseenSubmit > 0 {
+		args = append(args, "--unseen-submit", ftoa(o.unseenSubmit.Seconds()))
+	}
+	if o.copyLine {
+		args = append(args, "--copy-line")
+	}
 	if o.decoy {
 		args = append(args, "--decoy")
 	}

@@ -156,6 +156,29 @@ func TestGUISlowChatShowsTheSubmissionLate(t *testing.T) {
 	}
 }
 
+// A chat starved of CPU takes the Enter at once but draws nothing of it
+// (input box, busy indicator, transcript) for longer than both presses'
+// waits: the composer's copy, empty, says the prompt was sent, and it is
+// not sent again. Where the composer still holds the prompt, the submit
+// key is pressed again as before (TestGUISubmitIsRetriedOnce).
+func TestGUISubmissionUndrawnIsSeenInTheComposer(t *testing.T) {
+	chat := startChat(t, chatOptions{title: "Cursor - Agent-2", x: 440, y: 10, unseenSubmit: 8 * time.Second, copyLine: true})
+	w := chat.window()
+	w.Composer = ComposerMonaco
+	g, err := NewGUI(w, testGUI(), Options{LockDir: t.TempDir(), Log: driverLog(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(g.Close)
+	reply, err := g.Run(context.Background(), Turn{Prompt: "drawn late"})
+	if err != nil || reply != "You wrote:\ndrawn late" {
+		t.Fatalf("reply %q, err %v", reply, err)
+	}
+	if p := chat.prompts(t); len(p) != 1 {
+		t.Fatalf("window received %d prompts, want exactly 1", len(p))
+	}
+}
+
 func TestGUIPastedButNotSubmitted(t *testing.T) {
 	chat := startChat(t, chatOptions{title: "Cursor - Agent-3", x: 870, y: 10, ignoreSubmits: 2})
 	g := newTestGUI(t, chat.window(), t.TempDir())

@@ -291,6 +291,15 @@ func (g *GUI) send(ctx context.Context, t Turn) (w windowID, st turnState, err e
 		if err != nil {
 			return w, st, g.watchError(ctx, err)
 		}
+		if !ok && pasted {
+			// A reply that comes and goes between two looks shows
+			// nothing to see, but the composer knows whether it still
+			// holds the prompt; pressing again blind could send it twice.
+			if signal, err = s.promptLeft(ctx, text); err != nil {
+				return w, st, err
+			}
+			ok = signal != ""
+		}
 		if ok {
 			g.logf("submitted (%s after %s, attempt %d)", signal, g.submit, attempt)
 			break
@@ -414,6 +423,49 @@ func (s *session) proveComposer(ctx context.Context, watch *watcher, clip clipbo
 		}
 	}
 }
+
+// promptLeft copies the composer's text (select all, copy) where the
+// clipboard tells when an app replaces it, and names the sign that the
+// prompt was sent if the copy is other than the prompt: the app's own
+// word on what its input box holds, which no redraw missed under load
+// can hide. It returns "" where the composer still holds the prompt, or
+// where its copy gave nothing (keys lost, or a composer that copies
+// nothing when empty): pressing the submit key again is then the only way
+// on.
+func (s *session) promptLeft(ctx context.Context, text string) (string, error) {
+	clip := systemClipboard()
+	if err := setClipboard(ctx, newSentinel()); err != nil {
+		return "", fmt.Errorf("cannot prepare the clipboard to copy the input box: %w", err)
+	}
+	if err := s.keys("mod+a", "mod+c"); err != nil {
+		return "", err
+	}
+	got, copied, known := clip.taken(ctx, copyWait)
+	verdict := composerVerdict(text, got, copied && known)
+	s.g.logf("the input box's copy: %s", verdict)
+	if verdict == composerEmptied {
+		return "the input box's copy no longer holds the prompt", nil
+	}
+	return "", nil
+}
+
+// composerVerdict says what a copy of the composer taken after the
+// submit key tells of the prompt.
+func composerVerdict(prompt, copied string, ok bool) string {
+	switch {
+	case !ok:
+		return composerUnknown
+	case copied == prompt:
+		return composerHolds
+	}
+	return composerEmptied
+}
+
+const (
+	composerUnknown = "gave nothing"
+	composerHolds   = "still the prompt"
+	composerEmptied = "no longer the prompt"
+)
 
 // submissionSignal names the sign that the prompt was sent, comparing the
 // chat now with how it looked with the prompt pasted, or "" if there is

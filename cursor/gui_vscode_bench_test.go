@@ -53,7 +53,7 @@ func BenchmarkGUIVSCodeOverhead(b *testing.B) {
 	page := chat.stopWatch(b)
 	for _, name := range []string{"short", "markdown"} {
 		b.Run(name, func(b *testing.B) {
-			g, err := NewGUI(chat.window(), vscodeGUI(), Options{LockDir: b.TempDir(), Log: driverLog()})
+			g, err := NewGUI(chat.window(), vscodeGUI(), Options{LockDir: b.TempDir(), Log: driverLog(b)})
 			if err != nil {
 				b.Fatal(err)
 			}

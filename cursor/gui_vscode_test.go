@@ -3,6 +3,7 @@
 package cursor
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -12,6 +13,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -61,12 +63,38 @@ func (c *vscodeChat) window() WindowSettings {
 	}
 }
 
-// driverLog shows the driver's steps under go test -v.
-func driverLog() io.Writer {
+// driverLog shows the driver's steps under go test -v, and otherwise
+// keeps them to show if tb fails: a turn that failed on a loaded machine
+// is diagnosed from what the driver saw, not reproduced.
+func driverLog(tb testing.TB) io.Writer {
 	if testing.Verbose() {
 		return os.Stderr
 	}
-	return io.Discard
+	w := &failureLog{}
+	tb.Cleanup(func() {
+		if tb.Failed() {
+			tb.Logf("the driver's log:\n%s", w.String())
+		}
+	})
+	return w
+}
+
+// failureLog is a buffer the driver and the test's cleanup share.
+type failureLog struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (l *failureLog) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.Write(p)
+}
+
+func (l *failureLog) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.buf.String()
 }
 
 // vscodeGUI is testGUI with room for a 40 KB reply rendered under load,
@@ -164,7 +192,7 @@ func TestGUIVSCodeReplies(t *testing.T) {
 	// screenshot under load is no sign of a submission.
 	writeReply(t, replies, "short", "Short **and** done: {{message_id}}.\n", `{"think_ms": 400}`)
 	chat := startVSCode(t, "Agent-7 — VS Code chat", replies)
-	g, err := NewGUI(chat.window(), vscodeGUI(), Options{LockDir: t.TempDir(), Log: driverLog()})
+	g, err := NewGUI(chat.window(), vscodeGUI(), Options{LockDir: t.TempDir(), Log: driverLog(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -207,7 +235,7 @@ func TestGUIVSCodeErrorsAndCancels(t *testing.T) {
 	writeReply(t, replies, "code-red", "Strings in red:\n\n```go\nvar s = \"quota exceeded\"\n```\n", "")
 	writeReply(t, replies, "long", longReply(), `{"chunk": 400, "delay_ms": 5}`)
 	chat := startVSCode(t, "Agent-6 — VS Code chat", replies)
-	g, err := NewGUI(chat.window(), vscodeGUI(), Options{LockDir: t.TempDir(), Log: driverLog()})
+	g, err := NewGUI(chat.window(), vscodeGUI(), Options{LockDir: t.TempDir(), Log: driverLog(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -254,7 +282,7 @@ func TestGUIVSCodePromptsAndRefusals(t *testing.T) {
 	writeReply(t, replies, "echo", "Got {{prompt_bytes}} bytes for {{message_id}}, with *care*.\n", `{"think_ms": 400}`)
 	writeReply(t, replies, "other", "A different answer about {{message_id}} entirely.\n", `{"think_ms": 400}`)
 	chat := startVSCode(t, "Agent-8 — VS Code chat", replies)
-	g, err := NewGUI(chat.window(), vscodeGUI(), Options{LockDir: t.TempDir(), Log: driverLog()})
+	g, err := NewGUI(chat.window(), vscodeGUI(), Options{LockDir: t.TempDir(), Log: driverLog(t)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -292,7 +320,7 @@ func TestGUIVSCodePromptsAndRefusals(t *testing.T) {
 		// From the composer: the last reply, then the prompt above it,
 		// then the reply before: a route a misconfigured seat could have.
 		w.CopyKeys, w.CopyFromInput = []string{"ctrl+up", "up", "up", "menu", "down", "enter"}, true
-		wrong, err := NewGUI(w, vscodeGUI(), Options{LockDir: t.TempDir(), Log: driverLog()})
+		wrong, err := NewGUI(w, vscodeGUI(), Options{LockDir: t.TempDir(), Log: driverLog(t)})
 		if err != nil {
 			t.Fatal(err)
 		}
