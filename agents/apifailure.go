@@ -100,6 +100,10 @@ func (e *apiAuthError) Hint() string {
 
 func (e *apiAuthError) Unwrap() error { return e.cause }
 
+// NeedsPerson says a restart would be refused the same way: the runner's
+// exit status tells agentctl up to wait for the person's edit.
+func (e *apiAuthError) NeedsPerson() bool { return true }
+
 // apiRefused acts on a turn the model API refused: the message goes back
 // to the inbox, uncounted, until the seat may try again, and the seat
 // waits as long (hold). An outage is said once, in the devlog and to

@@ -222,6 +222,12 @@ func TestRunnerStopsOnBadCredentials(t *testing.T) {
 	if !errors.As(err, &h) || !strings.Contains(err.Error(), "refused the agent command's credentials") || !strings.Contains(h.Hint(), "API key") {
 		t.Fatalf("Run = %v, want it stopped for the credentials, with a hint", err)
 	}
+	if p, ok := errors.AsType[interface {
+		error
+		NeedsPerson() bool
+	}](err); !ok || !p.NeedsPerson() {
+		t.Errorf("Run = %v does not say a person must mend it, so up would restart into the refusal", err)
+	}
 	if strings.Contains(err.Error(), "(success)") || strings.Contains(err.Error(), "--new-session") {
 		t.Errorf("the error misleads: %v", err)
 	}

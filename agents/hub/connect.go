@@ -197,13 +197,21 @@ func describeRefusal(err error, c ClientSettings) error {
 	case err == nil:
 		return errors.New("the connection closed before it was established")
 	case isAuthError(err):
-		return fmt.Errorf("the hub refused %s: %w", c.Credentials.describe(), err)
+		return refusal{fmt.Errorf("the hub refused %s: %w", c.Credentials.describe(), err)}
 	case isCertificateError(err):
-		return fmt.Errorf("the TLS certificates do not match (client CA %q, client certificate %q): %w",
-			c.TLS.CA, c.TLS.Cert, err)
+		return refusal{fmt.Errorf("the TLS certificates do not match (client CA %q, client certificate %q): %w",
+			c.TLS.CA, c.TLS.Cert, err)}
 	}
 	return err
 }
+
+// refusal is the hub refusing who the client is: trying again would be
+// refused the same way until a person mends the credentials or
+// certificates, which the process's exit status says (NeedsPerson).
+type refusal struct{ error }
+
+func (r refusal) Unwrap() error     { return r.error }
+func (r refusal) NeedsPerson() bool { return true }
 
 // connectWatch turns the connection's callbacks into log lines and into
 // the outcome Connect waits for.

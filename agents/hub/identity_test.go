@@ -2,6 +2,7 @@ package hub
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -134,6 +135,11 @@ func TestHubRefusesAnonymousConnections(t *testing.T) {
 		t.Fatal("an anonymous client connected")
 	} else if !strings.Contains(err.Error(), "refused no credentials") {
 		t.Errorf("anonymous: %v", err)
+	} else if p, ok := errors.AsType[interface {
+		error
+		NeedsPerson() bool
+	}](err); !ok || !p.NeedsPerson() {
+		t.Errorf("anonymous: %v does not say a person must mend it, so up would restart into it", err)
 	}
 	if ctx.Err() != nil {
 		t.Fatal("the refusal took until the deadline")

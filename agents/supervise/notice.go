@@ -40,6 +40,40 @@ func tellCrashLoop(root, human string, st *seat, deaths int, status string, tail
 	return errors.Join(errs...)
 }
 
+// tellNeedsPerson tells human and the devlog that st's child stopped for
+// a reason only they can mend, with its last lines (its error and hint),
+// and what up watches to start it again. The id is derived from the agent
+// and the minute, as a crash loop's.
+func tellNeedsPerson(root, human string, st *seat, end ending, watch []string, now time.Time) error {
+	agent, what := st.agent, st.what()
+	id := fmt.Sprintf("up-needsperson-%s-%s", strings.ToLower(agent), now.UTC().Format("20060102T1504"))
+	detail := fmt.Sprintf("%s stopped (%s) for a reason that restarting it would only repeat, so agentctl up does not restart it.", upperFirst(what), end.status)
+	if len(end.tail) > 0 {
+		detail += "\n\nIts last lines:\n    " + strings.Join(end.tail, "\n    ")
+	}
+	if len(watch) > 0 {
+		detail += fmt.Sprintf("\n\nOnce it is mended, agentctl up starts it again by itself when %s changes.", strings.Join(watch, " or "))
+	} else {
+		detail += "\n\nOnce it is mended, restart agentctl up."
+	}
+	var errs []error
+	if human != "" {
+		msg := mailbox.Message{
+			ID: id, From: "agentctl", To: human, Type: "recovery", Priority: mailbox.High,
+			Subject: what + " stopped and needs you", Body: detail, CreatedAt: now.UTC(),
+			Meta: map[string]any{"agent": agent, "status": end.status},
+		}
+		if err := deliver(root, msg); err != nil {
+			errs = append(errs, fmt.Errorf("cannot tell %s that %s needs them: %w", human, agent, err))
+		}
+	}
+	e := devlog.Entry{Time: now, Agent: agent, MessageID: id, Subject: st.kind + " stopped and needs a person", From: "agentctl", Outcome: "parked", Note: detail}
+	if err := devlog.Append(root, e); err != nil {
+		errs = append(errs, fmt.Errorf("cannot write in the devlog of %s that it needs a person: %w", agent, err))
+	}
+	return errors.Join(errs...)
+}
+
 // deliver puts msg in its recipient's mailbox, creating a person's
 // mailbox that does not exist yet; one delivered before is not an error.
 func deliver(root string, msg mailbox.Message) error {

@@ -24,6 +24,13 @@ func DefaultPolicy() Policy {
 	return Policy{MinBackoff: time.Second, MaxBackoff: time.Minute, Stable: time.Minute, NoticeAfter: 5, WatchEvery: 2 * time.Second}
 }
 
+// ExitNeedsPerson is the exit status of a child that stopped for a reason
+// only a person can fix: its credentials were refused, or its settings
+// cannot work. Restarting it would only repeat the refusal (and, with a
+// model API, be refused again at a cost), so it waits for the files a
+// person would change instead. It is sysexits' EX_CONFIG.
+const ExitNeedsPerson = 78
+
 // Verdict is what to do after a runner ended.
 type Verdict struct {
 	// Deaths is the count of deaths in a row, this one included; 0 when
@@ -33,13 +40,20 @@ type Verdict struct {
 	Delay time.Duration
 	// Notify is set on exactly the death that makes the loop worth telling.
 	Notify bool
+	// Park says the child needs a person: it is not restarted until
+	// Settings.Watch changes, and the person is told at once.
+	Park bool
 }
 
 // Next decides what follows the end of a runner that ran for ran, when
 // deaths runners in a row had died before it. A clean exit (someone
 // stopped the runner itself) is restarted after MinBackoff and ends the
 // count; a runner that ran for Stable or longer starts a new count.
-func Next(p Policy, deaths int, ran time.Duration, clean bool) Verdict {
+// A child that ended with ExitNeedsPerson is parked.
+func Next(p Policy, deaths int, ran time.Duration, clean, needsPerson bool) Verdict {
+	if needsPerson {
+		return Verdict{Park: true}
+	}
 	if clean {
 		return Verdict{Delay: p.MinBackoff}
 	}

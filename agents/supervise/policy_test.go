@@ -11,7 +11,7 @@ func TestNextBacksOffAndTellsOnce(t *testing.T) {
 	var notified []int
 	deaths := 0
 	for range 6 {
-		v := Next(p, deaths, time.Second, false)
+		v := Next(p, deaths, time.Second, false, false)
 		deaths = v.Deaths
 		delays = append(delays, v.Delay)
 		if v.Notify {
@@ -31,10 +31,17 @@ func TestNextBacksOffAndTellsOnce(t *testing.T) {
 
 func TestNextStartsANewCountAfterAStableRun(t *testing.T) {
 	p := Policy{MinBackoff: time.Second, MaxBackoff: time.Minute, Stable: time.Minute, NoticeAfter: 2}
-	if v := Next(p, 7, 2*time.Minute, false); v.Deaths != 1 || v.Delay != time.Second || v.Notify {
+	if v := Next(p, 7, 2*time.Minute, false, false); v.Deaths != 1 || v.Delay != time.Second || v.Notify {
 		t.Fatalf("after a stable run: %+v, want a first death", v)
 	}
-	if v := Next(p, 7, time.Second, true); v.Deaths != 0 || v.Delay != time.Second || v.Notify {
+	if v := Next(p, 7, time.Second, true, false); v.Deaths != 0 || v.Delay != time.Second || v.Notify {
 		t.Fatalf("after a clean exit: %+v, want the count ended", v)
+	}
+}
+
+func TestNextParksAChildThatNeedsAPerson(t *testing.T) {
+	p := DefaultPolicy()
+	if v := Next(p, 4, time.Second, false, true); !v.Park || v.Notify || v.Delay != 0 {
+		t.Fatalf("after ExitNeedsPerson: %+v, want parked", v)
 	}
 }

@@ -44,6 +44,11 @@ type Settings struct {
 	// RunnerPID finds a live runner of agent; nil means the consumer
 	// lock's record (mailbox.RunnerPID).
 	RunnerPID func(root, agent string) (int, bool)
+	// Watch lists what a person edits to mend a child that stopped
+	// needing them (ExitNeedsPerson): agentctl.yaml, the credentials. A
+	// change to any of them (looked at every Policy.WatchEvery) starts
+	// the child again; with none, it waits for up to be restarted.
+	Watch []string
 }
 
 func (s *Settings) defaults() {
@@ -151,7 +156,12 @@ func (st *seat) run(ctx context.Context) {
 		if err != nil {
 			end.status = "could not start: " + err.Error()
 		}
-		v := Next(st.s.Policy, deaths, ran, end.clean)
+		v := Next(st.s.Policy, deaths, ran, end.clean, end.needsPerson)
+		if v.Park {
+			st.park(ctx, end)
+			deaths = 0
+			continue
+		}
 		deaths = v.Deaths
 		st.logf("%s ended (%s) after %s; restarting in %s", st.kind, end.status, ran.Round(time.Millisecond), v.Delay)
 		if v.Notify {
@@ -188,11 +198,37 @@ func (st *seat) watchHandRunner(ctx context.Context, pid int) {
 	}
 }
 
+// park waits, after the child stopped needing a person, until what the
+// person would edit changes; they are told once, with its last lines.
+func (st *seat) park(ctx context.Context, end ending) {
+	before := fingerprint(st.s.Watch)
+	if len(st.s.Watch) == 0 {
+		st.logf("%s stopped and needs a person (%s); not restarting it until agentctl up is restarted", st.kind, end.status)
+	} else {
+		st.logf("%s stopped and needs a person (%s); not restarting it until %s changes", st.kind, end.status, strings.Join(st.s.Watch, " or "))
+	}
+	if err := tellNeedsPerson(st.s.Root, st.s.Human, st, end, st.s.Watch, st.s.Clock.Now()); err != nil {
+		st.logf("%v", err)
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-clock.After(st.s.Clock, st.s.Policy.WatchEvery):
+		}
+		if len(st.s.Watch) > 0 && fingerprint(st.s.Watch) != before {
+			st.logf("%s changed; starting the %s again", strings.Join(st.s.Watch, " or "), st.kind)
+			return
+		}
+	}
+}
+
 // ending is how a child ended.
 type ending struct {
-	status string   // as the system says it: "exit status 3", "signal: killed"
-	clean  bool     // it exited with status 0
-	tail   []string // the last lines it wrote
+	status      string   // as the system says it: "exit status 3", "signal: killed"
+	clean       bool     // it exited with status 0
+	needsPerson bool     // it exited with ExitNeedsPerson
+	tail        []string // the last lines it wrote
 }
 
 // runOnce runs one child to its end, or until ctx ends and it is stopped.
@@ -209,7 +245,9 @@ func (st *seat) runOnce(ctx context.Context) (ending, error) {
 	go func() { done <- cmd.Wait() }()
 	ended := func(err error) ending {
 		lw.flush()
-		return ending{status: exitStatus(err), clean: err == nil, tail: lw.tail()}
+		var ee *exec.ExitError
+		needsPerson := errors.As(err, &ee) && ee.ExitCode() == ExitNeedsPerson
+		return ending{status: exitStatus(err), clean: err == nil, needsPerson: needsPerson, tail: lw.tail()}
 	}
 	select {
 	case err := <-done:

@@ -166,6 +166,51 @@ func TestACrashLoopIsToldOnce(t *testing.T) {
 	}
 }
 
+// A runner that stops needing a person (its credentials refused) is not
+// restarted however long up waits; the person hears it once, with its
+// error and hint, and an edit of agentctl.yaml starts it again.
+func TestARunnerThatNeedsAPersonWaitsForTheirEdit(t *testing.T) {
+	root := t.TempDir()
+	conf := filepath.Join(root, "agentctl.yaml")
+	if err := os.WriteFile(conf, []byte("agents: [Agent-1]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	log := &syncBuffer{}
+	p := DefaultPolicy()
+	clk := clocktest.New(time.Now())
+	start(t, Settings{
+		Root: root, Agents: []string{"Agent-1"}, Human: "human", Log: log, Policy: p, Clock: clk, Watch: []string{conf},
+		Command: sh(`echo "agentctl: the model API refused its credentials" >&2; echo "hint: set ANTHROPIC_API_KEY" >&2; exit 78`),
+	})
+	await(t, log, `up: runner stopped and needs a person \(exit status 78\); not restarting it until .*agentctl.yaml changes`, 1)
+	for range 10 {
+		clk.BlockUntil(2) // the stop watch, and the parked seat
+		clk.Advance(p.MaxBackoff)
+	}
+	if n := strings.Count(log.String(), "hint: set ANTHROPIC_API_KEY"); n != 1 {
+		t.Fatalf("the runner ran %d times while parked, want once:\n%s", n, log)
+	}
+	inbox, err := filepath.Glob(filepath.Join(mailbox.Dir(root, "human"), mailbox.InboxDir, "*.json"))
+	if err != nil || len(inbox) != 1 {
+		t.Fatalf("human's inbox holds %v (%v), want one notice", inbox, err)
+	}
+	notice, _ := os.ReadFile(inbox[0])
+	for _, want := range []string{"needs you", "refused its credentials", "hint: set ANTHROPIC_API_KEY", "agentctl.yaml changes"} {
+		if !bytes.Contains(notice, []byte(want)) {
+			t.Errorf("notice lacks %q: %s", want, notice)
+		}
+	}
+
+	later := time.Now().Add(time.Hour)
+	if err := os.Chtimes(conf, later, later); err != nil {
+		t.Fatal(err)
+	}
+	clk.BlockUntil(2)
+	clk.Advance(p.WatchEvery)
+	await(t, log, `changed; starting the runner again`, 1)
+	await(t, log, `hint: set ANTHROPIC_API_KEY`, 2)
+}
+
 // A runner started by hand is watched, not duplicated; when it goes, the
 // supervisor starts its own.
 func TestARunnerStartedByHandIsLeftAlone(t *testing.T) {

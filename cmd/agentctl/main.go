@@ -16,6 +16,7 @@ import (
 	"os/signal"
 	"syscall"
 
+	"github.com/agentctl/agentctl/agents/supervise"
 	"github.com/agentctl/agentctl/cursor"
 )
 
@@ -134,7 +135,10 @@ func commandNames() []string {
 }
 
 // report prints err the one way agentctl prints errors and returns the exit
-// code: 0 for success, 2 for usage errors, 1 for everything else.
+// code: 0 for success, 2 for usage errors, supervise.ExitNeedsPerson for a
+// stop only a person can mend (refused credentials: up then waits for
+// their edit instead of restarting into the same refusal), 1 for
+// everything else.
 func report(stderr io.Writer, err error) int {
 	if err == nil || errors.Is(err, errHelpShown) {
 		return 0
@@ -148,6 +152,10 @@ func report(stderr io.Writer, err error) int {
 	if errors.As(err, &u) {
 		fmt.Fprintf(stderr, "usage: %s\n", cmp.Or(u.usage, "agentctl [--root DIR] COMMAND [ARGS]"))
 		return 2
+	}
+	var p interface{ NeedsPerson() bool }
+	if errors.As(err, &p) && p.NeedsPerson() {
+		return supervise.ExitNeedsPerson
 	}
 	return 1
 }

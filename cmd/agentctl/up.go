@@ -13,6 +13,7 @@ import (
 	"github.com/agentctl/agentctl/agents/notify"
 	"github.com/agentctl/agentctl/agents/supervise"
 	"github.com/agentctl/agentctl/config"
+	"github.com/agentctl/agentctl/internal/layout"
 )
 
 const upUsage = `
@@ -132,6 +133,9 @@ func runUp(ctx context.Context, env *Env, args []string) error {
 		Root: root, Agents: local, Hub: hubbed, Human: cfg.Human(), Log: env.Stderr, JSON: json,
 		Policy: supervise.DefaultPolicy(),
 		Grace:  cfg.Run.ShutdownGrace.D() + 5*time.Second,
+		// What a person edits to mend a runner stopped by refused
+		// credentials or settings that cannot work.
+		Watch: []string{layout.Config(root), layout.HubCredentials(root)},
 		Command: func(agent string) *exec.Cmd {
 			// argv[0] stays "agentctl": the program may be a copy under
 			// another name, and argv[0] is what ps shows.
