@@ -170,7 +170,7 @@ func (e *Exec) Run(ctx context.Context, t Turn) (string, error) {
 		return r.reply, nil
 	}
 	if cerr := e.stopped(ctx, args[0], stderr); cerr != nil {
-		return "", withOutput(cerr, e.keepDir, out)
+		return "", withOutput(timedOut(cerr, out, stderr.buf), e.keepDir, out)
 	}
 	var failed error
 	switch {
@@ -230,7 +230,7 @@ func (e *Exec) stopped(ctx context.Context, name string, stderr *tailBuffer) err
 // succeeded.
 func (e *Exec) plainReply(ctx context.Context, t Turn, name string, err error, out []byte, stderr *tailBuffer) (string, error) {
 	if cerr := e.stopped(ctx, name, stderr); cerr != nil {
-		return "", withOutput(cerr, e.keepDir, out)
+		return "", withOutput(timedOut(cerr, out, stderr.buf), e.keepDir, out)
 	}
 	if err != nil {
 		return "", withOutput(classified(fmt.Errorf("%w: %s: %v%s", ErrExecFailed, name, err, stderr.quote()), out, stderr.buf), e.keepDir, out)

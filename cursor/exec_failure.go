@@ -90,6 +90,21 @@ func FailureOf(err error) Failure {
 // the network.
 func WithFailure(err error, f Failure) error { return &FailureError{Failure: f, err: err} }
 
+// timedOut attaches an outage to a turn that ran out of time while the
+// tool said it could not reach its API (Codex retries "waiting for
+// network" until it is killed): the API did no work, so the seat waits
+// for it rather than spend one of the message's attempts. Any other
+// timeout stays what it is.
+func timedOut(err error, stdout, stderr []byte) error {
+	if !errors.Is(err, ErrExecTimeout) {
+		return err
+	}
+	if f := ClassifyExec(stdout, stderr); f.Kind == FailureOutage {
+		return &FailureError{Failure: f, err: err}
+	}
+	return err
+}
+
 // classified attaches to err what the failed turn's output says. Output a
 // preset cannot read (ErrBadOutput) is classified as such: the turn was
 // paid for.

@@ -86,6 +86,31 @@ func TestExecTimeoutKillsProcessTree(t *testing.T) {
 	assertGone(t, pidFile)
 }
 
+// A tool that cannot reach its API and retries until it is killed (Codex
+// "waiting for network") times out as an outage, which the runner waits
+// out without spending an attempt; a timeout that says nothing of the API
+// stays a plain timeout.
+func TestExecTimeoutWhileTheAPIIsUnreachableIsAnOutage(t *testing.T) {
+	for _, c := range []struct {
+		name, script string
+		want         FailureKind
+	}{
+		{"unreachable", "echo 'stream error: error sending request for url (http://127.0.0.1:9/v1/responses): connection refused; retrying' >&2; echo 'waiting for network' >&2; sleep 60", FailureOutage},
+		{"slow", "echo 'thinking hard' >&2; sleep 60", FailureOther},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			d, _ := NewExec(ExecSettings{Command: []string{"sh", "-c", c.script}, Timeout: 300 * time.Millisecond})
+			_, err := d.Run(context.Background(), Turn{Prompt: "x"})
+			if !errors.Is(err, ErrExecTimeout) {
+				t.Fatalf("err = %v, want ErrExecTimeout", err)
+			}
+			if got := FailureOf(err).Kind; got != c.want {
+				t.Fatalf("timed out turn classified %v, want %v (err %v)", got, c.want, err)
+			}
+		})
+	}
+}
+
 func TestExecCancelKillsProcessTree(t *testing.T) {
 	dir := t.TempDir()
 	pidFile := filepath.Join(dir, "grandchild.pid")
