@@ -28,7 +28,7 @@ const (
 )
 
 // seatPark is a seat held back because the model API refused its last
-// turn.
+// turn, or because its window was not there to take it.
 type seatPark struct {
 	kind  cursor.FailureKind
 	since time.Time     // the first refusal of this run of them
@@ -38,10 +38,20 @@ type seatPark struct {
 
 // state is the seat's state in status.json while it waits.
 func (p *seatPark) state() string {
-	if p.kind == cursor.FailureRateLimited {
+	switch p.kind {
+	case cursor.FailureRateLimited:
 		return "rate-limited"
+	case cursor.FailureSeatMissing:
+		return "seat-missing"
 	}
 	return "api-outage"
+}
+
+// waitedOut says whether a park of kind k is told when it begins and
+// when it ends: an outage and a missing seat are; a rate limit, which
+// ends by itself at a known time, is not.
+func waitedOut(k cursor.FailureKind) bool {
+	return k == cursor.FailureOutage || k == cursor.FailureSeatMissing
 }
 
 // apiVerdict is what the runner does about a turn the API refused.
@@ -81,7 +91,7 @@ func judgeAPIFailure(f cursor.Failure, prev *seatPark, now time.Time) apiVerdict
 		p.delay = grow(outageFirstProbe)
 	}
 	p.until = now.Add(p.delay)
-	return apiVerdict{park: p, tell: f.Kind == cursor.FailureOutage && !again}
+	return apiVerdict{park: p, tell: waitedOut(f.Kind) && !again}
 }
 
 // apiAuthError stops a runner whose agent's API refused its credentials.
@@ -122,7 +132,15 @@ func (r *Runner) apiRefused(log zerolog.Logger, cl *claim, f cursor.Failure, cau
 			fmt.Sprintf("%v\n\nhint: %s", stop, stop.Hint()), fmt.Sprint(f.Status, cause))
 		return stop
 	}
-	if v.tell {
+	if v.tell && f.Kind == cursor.FailureSeatMissing {
+		if err := r.devlogOnce(cl, devlogEntry(r.s.Agent, cl.Message, now, "seat-missing", "",
+			fmt.Sprintf("the agent's window is not there, and nothing was sent; the seat waits and looks again, %s apart at first, up to %s apart, and says when it is back: %v", outageFirstProbe, outageMaxProbe, cause))); err != nil {
+			return err
+		}
+		r.tellAPI(log, "seat-missing", fmt.Sprintf("%s: its window is not there", r.s.Agent),
+			fmt.Sprintf("%s's turn at %s found no window to take it, and nothing was sent: %v\n\nIs its app closed, or started without its DevTools port? The seat waits and looks again, %s apart at first and up to %s apart, for as long as it takes; no message is dead-lettered for it. You are told once, and once more when it is back.",
+				r.s.Agent, now.UTC().Format(time.RFC3339), cause, outageFirstProbe, outageMaxProbe), v.park.since.UTC().Format(time.RFC3339Nano))
+	} else if v.tell {
 		if err := r.devlogOnce(cl, devlogEntry(r.s.Agent, cl.Message, now, "api-outage", "",
 			fmt.Sprintf("the model API is out of reach or overloaded; the seat waits and tries again, %s apart at first, up to %s apart, and says when it works again: %v", outageFirstProbe, outageMaxProbe, cause))); err != nil {
 			return err
@@ -138,6 +156,12 @@ func (r *Runner) apiRefused(log zerolog.Logger, cl *claim, f cursor.Failure, cau
 	if err := r.hb.set(r.park.state(), "", ""); err != nil {
 		return err
 	}
+	if f.Kind == cursor.FailureSeatMissing {
+		r.hb.count("seat-missing")
+		log.Warn().Str("event", "seat-missing").Time("until", v.park.until).Err(cause).
+			Msg("the agent's window is not there and nothing was sent; the seat waits, and the message is not counted as failed")
+		return nil
+	}
 	r.hb.count("api-refused")
 	log.Warn().Str("event", "api-refused").Str("kind", f.Kind.String()).Int("status", f.Status).
 		Time("until", v.park.until).Err(cause).Msg("the model API refused the turn; the seat waits, and the message is not counted as failed")
@@ -152,11 +176,22 @@ func (r *Runner) apiWorks(log zerolog.Logger, msg mailbox.Message) {
 		return
 	}
 	r.park = nil
-	if p.kind != cursor.FailureOutage {
+	if !waitedOut(p.kind) {
 		return
 	}
 	now := r.now()
 	took := now.Sub(p.since).Round(time.Second)
+	if p.kind == cursor.FailureSeatMissing {
+		if err := devlog.Append(r.s.Root, devlogEntry(r.s.Agent, msg, now, "seat-back", "",
+			fmt.Sprintf("the agent's window is back, after %s", took))); err != nil {
+			log.Warn().Err(err).Msg("cannot note in the devlog that the window is back")
+		}
+		r.tellAPI(log, "seat-back", fmt.Sprintf("%s: its window is back", r.s.Agent),
+			fmt.Sprintf("%s took a turn again at %s, after %s without its window. The messages that waited are worked in order.",
+				r.s.Agent, now.UTC().Format(time.RFC3339), took), p.since.UTC().Format(time.RFC3339Nano))
+		log.Info().Str("event", "seat-back").Dur("after", took).Msg("the agent's window is back")
+		return
+	}
 	if err := devlog.Append(r.s.Root, devlogEntry(r.s.Agent, msg, now, "api-resumed", "",
 		fmt.Sprintf("the model API works again, after %s", took))); err != nil {
 		log.Warn().Err(err).Msg("cannot note in the devlog that the model API works again")

@@ -263,6 +263,11 @@ func (r *Runner) failed(ctx context.Context, log zerolog.Logger, cl *claim, caus
 		reason = dead.reason
 	case cursor.FailureOf(cause).API():
 		return r.apiRefused(log, cl, cursor.FailureOf(cause), cause)
+	case errors.Is(cause, cursor.ErrWindowNotFound) && !submitted:
+		// Its app closed or restarting: nothing was sent, so the seat
+		// waits for the window as for an outage, and the message keeps
+		// its attempts.
+		return r.apiRefused(log, cl, cursor.Failure{Kind: cursor.FailureSeatMissing}, cause)
 	case cursor.FailureOf(cause).Kind == cursor.FailureBadOutput:
 		reason = fmt.Sprintf("its turn ran but its output could not be read: %v; it was not run again, to avoid paying for a second turn", cause)
 	case errors.Is(cause, cursor.ErrReplyLost):

@@ -32,6 +32,11 @@ const (
 	// could not be read; the reply may be recoverable from what was kept
 	// without running the turn again.
 	FailureBadOutput
+	// FailureSeatMissing: the agent's window, or its app's DevTools
+	// port, was not there, and nothing was sent; the seat waits for it
+	// as for an outage. The runner, which knows whether the prompt went
+	// out, names it; no output is read for it.
+	FailureSeatMissing
 )
 
 func (k FailureKind) String() string {
@@ -44,6 +49,8 @@ func (k FailureKind) String() string {
 		return "API authentication"
 	case FailureBadOutput:
 		return "bad output"
+	case FailureSeatMissing:
+		return "seat missing"
 	}
 	return "failure"
 }
