@@ -3,7 +3,6 @@
 package agents
 
 import (
-	"bytes"
 	"errors"
 	"os"
 	"path/filepath"
@@ -16,38 +15,9 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/agentctl/agentctl/internal/clock/clocktest"
+	"github.com/agentctl/agentctl/internal/testenv/syncbuf"
 	"github.com/agentctl/agentctl/mailbox"
 )
-
-// syncBuf is a log the runner writes while the test reads it.
-type syncBuf struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuf) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuf) has(sub string) bool {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return strings.Contains(s.b.String(), sub)
-}
-
-func (s *syncBuf) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
-func (s *syncBuf) count(sub string) int {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return strings.Count(s.b.String(), sub)
-}
 
 // smallFS mounts a tmpfs of 1 MiB for a runtime the test can fill and
 // remount read-only. Only root can mount; CI runs as root and sets
@@ -96,7 +66,7 @@ func fill(t *testing.T, dir string) string {
 // faultRunner starts a runner of Agent-1 on a runtime in dir with a person
 // to tell, a driver that holds the turn of a body "hold" until release is
 // closed, and a log the test reads. turns counts the turns of each body.
-func faultRunner(t *testing.T, dir string) (root string, clk *clocktest.Clock, log *syncBuf, inTurn chan struct{}, release chan struct{}, turns func(string) int) {
+func faultRunner(t *testing.T, dir string) (root string, clk *clocktest.Clock, log *syncbuf.Buffer, inTurn chan struct{}, release chan struct{}, turns func(string) int) {
 	t.Helper()
 	agents := []string{"Agent-1", "Agent-2"}
 	root = filepath.Join(dir, "runtime")
@@ -106,7 +76,7 @@ func faultRunner(t *testing.T, dir string) (root string, clk *clocktest.Clock, l
 		}
 	}
 	clk = clocktest.New(time.Date(2026, 11, 26, 9, 0, 0, 0, time.UTC))
-	log = &syncBuf{}
+	log = &syncbuf.Buffer{}
 	inTurn, release = make(chan struct{}, 1), make(chan struct{})
 	var mu sync.Mutex
 	seen := map[string]int{}
@@ -217,7 +187,7 @@ func TestSeatWaitsOutAFullDiskAndAReadOnlyRuntime(t *testing.T) {
 	<-inTurn
 	filler := fill(t, fsDir)
 	close(release)
-	pump(t, clk, "the disk-full fault in the log", func() bool { return log.has(`"fault":"disk-full"`) })
+	pump(t, clk, "the disk-full fault in the log", func() bool { return strings.Contains(log.String(), `"fault":"disk-full"`) })
 	if c := counts(t, root, "Agent-1"); c.Processing != 1 || c.Done != 0 {
 		t.Fatalf("on a full disk: counts %+v, want m1 still in processing/", c)
 	}
@@ -226,9 +196,9 @@ func TestSeatWaitsOutAFullDiskAndAReadOnlyRuntime(t *testing.T) {
 	for range 90 {
 		clk.Advance(time.Second)
 	}
-	pump(t, clk, "a failed probe", func() bool { return log.has(`"event":"fault-probe"`) })
-	if log.has("fault-passed") || noticesTo(t, root, "human", "waits") != 0 {
-		t.Fatalf("the fault passed, or a notice was stored, on a full disk:\n%s", log.b.String())
+	pump(t, clk, "a failed probe", func() bool { return strings.Contains(log.String(), `"event":"fault-probe"`) })
+	if strings.Contains(log.String(), "fault-passed") || noticesTo(t, root, "human", "waits") != 0 {
+		t.Fatalf("the fault passed, or a notice was stored, on a full disk:\n%s", log.String())
 	}
 	if err := os.Remove(filler); err != nil {
 		t.Fatal(err)
@@ -254,11 +224,11 @@ func TestSeatWaitsOutAFullDiskAndAReadOnlyRuntime(t *testing.T) {
 	if err := syscall.Mount("tmpfs", fsDir, "", syscall.MS_REMOUNT|syscall.MS_RDONLY, "size=1m"); err != nil {
 		t.Fatalf("remount read-only: %v", err)
 	}
-	pump(t, clk, "the read-only fault in the log", func() bool { return log.has(`"fault":"read-only"`) })
+	pump(t, clk, "the read-only fault in the log", func() bool { return strings.Contains(log.String(), `"fault":"read-only"`) })
 	if err := syscall.Mount("tmpfs", fsDir, "", syscall.MS_REMOUNT, "size=1m"); err != nil {
 		t.Fatalf("remount read-write: %v", err)
 	}
-	pump(t, clk, "the read-only fault passed", func() bool { return log.count(`"event":"fault-passed"`) == 2 })
+	pump(t, clk, "the read-only fault passed", func() bool { return log.Count(`"event":"fault-passed"`) == 2 })
 	deliverTo(t, root, mailbox.Message{ID: "m3", From: "Agent-2", To: "Agent-1", Body: "body-three", CreatedAt: clk.Now()})
 	pump(t, clk, "m3 done", func() bool { return archivedOnce(t, root, "m1", "m2", "m3") })
 	pump(t, clk, "the read-only notices", func() bool {
@@ -267,7 +237,7 @@ func TestSeatWaitsOutAFullDiskAndAReadOnlyRuntime(t *testing.T) {
 	if st, err := mustOpen(t, root, "Agent-1").ReadStatus(); err != nil || st.Waiting != "" {
 		t.Errorf("status after the faults: %+v, %v; want no wait", st, err)
 	}
-	t.Logf("the runner's log:\n%s", log.b.String())
+	t.Logf("the runner's log:\n%s", log.String())
 }
 
 // A runtime folder removed under a running seat is waited for, not a
@@ -293,17 +263,17 @@ func TestSeatWaitsForARemovedRuntime(t *testing.T) {
 		}
 	}
 	gone()
-	pump(t, clk, "the runtime-gone fault in the log", func() bool { return log.has(`"fault":"runtime-gone"`) })
+	pump(t, clk, "the runtime-gone fault in the log", func() bool { return strings.Contains(log.String(), `"fault":"runtime-gone"`) })
 	for range 90 {
 		clk.Advance(time.Second)
 	}
-	if log.has("fault-passed") {
+	if strings.Contains(log.String(), "fault-passed") {
 		t.Fatal("the fault passed with no runtime folder")
 	}
 	if err := os.Mkdir(root, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	pump(t, clk, "the fault passed", func() bool { return log.has(`"event":"fault-passed"`) })
+	pump(t, clk, "the fault passed", func() bool { return strings.Contains(log.String(), `"event":"fault-passed"`) })
 	deliverTo(t, root, mailbox.Message{ID: "m2", From: "Agent-2", To: "Agent-1", Body: "body-two", CreatedAt: clk.Now()})
 	pump(t, clk, "m2 done", func() bool { return archivedOnce(t, root, "m2") })
 	pump(t, clk, "both notices", func() bool {

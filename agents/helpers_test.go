@@ -1,13 +1,10 @@
 package agents
 
 import (
-	"bytes"
 	"context"
-	"io"
 	"os"
 	"path/filepath"
 	"runtime"
-	"sync"
 	"testing"
 	"time"
 
@@ -16,6 +13,7 @@ import (
 	"github.com/agentctl/agentctl/config"
 	"github.com/agentctl/agentctl/cursor"
 	"github.com/agentctl/agentctl/devlog"
+	"github.com/agentctl/agentctl/internal/testenv/syncbuf"
 	"github.com/agentctl/agentctl/mailbox"
 	"github.com/agentctl/agentctl/projectboard"
 )
@@ -177,28 +175,8 @@ func task(t testing.TB, root, id string) projectboard.Task {
 // logOnFailure returns a logger whose lines are shown only if the test
 // fails, after everything the test started has stopped.
 func logOnFailure(t *testing.T) zerolog.Logger {
-	var mu sync.Mutex
-	var buf bytes.Buffer
-	t.Cleanup(func() {
-		mu.Lock()
-		defer mu.Unlock()
-		if t.Failed() {
-			t.Logf("runner log:\n%s", buf.String())
-		}
-	})
-	w := zerolog.SyncWriter(lockedWriter{&mu, &buf})
+	w := zerolog.SyncWriter(syncbuf.OnFailure(t, "runner log"))
 	return zerolog.New(zerolog.ConsoleWriter{Out: w, NoColor: true}).With().Timestamp().Logger()
-}
-
-type lockedWriter struct {
-	mu *sync.Mutex
-	w  io.Writer
-}
-
-func (l lockedWriter) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.w.Write(p)
 }
 
 func testLog() zerolog.Logger {

@@ -3,7 +3,6 @@
 package cursor
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -13,11 +12,11 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/agentctl/agentctl/internal/testenv/codeserver"
+	"github.com/agentctl/agentctl/internal/testenv/syncbuf"
 )
 
 // vscodeChat is code-server's VS Code, with the scripted participant of
@@ -64,37 +63,12 @@ func (c *vscodeChat) window() WindowSettings {
 }
 
 // driverLog shows the driver's steps under go test -v, and otherwise
-// keeps them to show if tb fails: a turn that failed on a loaded machine
-// is diagnosed from what the driver saw, not reproduced.
+// keeps them to show if tb fails.
 func driverLog(tb testing.TB) io.Writer {
 	if testing.Verbose() {
 		return os.Stderr
 	}
-	w := &failureLog{}
-	tb.Cleanup(func() {
-		if tb.Failed() {
-			tb.Logf("the driver's log:\n%s", w.String())
-		}
-	})
-	return w
-}
-
-// failureLog is a buffer the driver and the test's cleanup share.
-type failureLog struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
-
-func (l *failureLog) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.Write(p)
-}
-
-func (l *failureLog) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.buf.String()
+	return syncbuf.OnFailure(tb, "the driver's log")
 }
 
 // vscodeGUI is testGUI with room for a 40 KB reply rendered under load,

@@ -8,6 +8,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/agentctl/agentctl/internal/testenv/syncbuf"
 	"github.com/agentctl/agentctl/mailbox"
 )
 
@@ -56,7 +57,7 @@ func TestACPSeatThroughTheCommands(t *testing.T) {
 	mustAgentctl(t, root, "init")
 
 	runner := exec.Command("agentctl", "--root", root, "run", "Agent-1", "--log-format", "json")
-	var runnerLog lockedBuffer
+	var runnerLog syncbuf.Buffer
 	runner.Stderr = &runnerLog
 	if err := runner.Start(); err != nil {
 		t.Fatal(err)

@@ -7,13 +7,13 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/agentctl/agentctl/agents/receipt"
 	"github.com/agentctl/agentctl/internal/process"
+	"github.com/agentctl/agentctl/internal/testenv/syncbuf"
 	"github.com/agentctl/agentctl/mailbox"
 )
 
@@ -146,7 +146,7 @@ func TestSkipCutsTheTurnOfARunningRunnerAndRetryBringsTheMessageBack(t *testing.
 
 	runner := exec.Command("agentctl", "--root", root, "run", "Agent-1", "--log-format", "json", "--", "sh", script)
 	runner.Env = append(os.Environ(), "DIR="+dir)
-	var runnerLog lockedBuffer // written by the runner while the test reads it
+	var runnerLog syncbuf.Buffer // written by the runner while the test reads it
 	runner.Stderr = &runnerLog
 	if err := runner.Start(); err != nil {
 		t.Fatal(err)
@@ -263,23 +263,4 @@ func TestSkipWithoutARunnerSettlesTheClaimItself(t *testing.T) {
 	if len(pending) != 1 || !strings.Contains(pending[0].Message.Body, "skipped by a person: agent crashed") {
 		t.Errorf("Agent-2's inbox = %+v", pending)
 	}
-}
-
-// lockedBuffer is a bytes.Buffer that a child process writes to while the
-// test reads it.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }
