@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/agentctl/agentctl/internal/layout"
+	"github.com/agentctl/agentctl/internal/sizecap"
 	"github.com/agentctl/agentctl/lore"
 	"github.com/agentctl/agentctl/projectboard"
 )
@@ -41,7 +42,7 @@ func RefreshLore(ctx context.Context, root string, agents []string, now time.Tim
 	}
 	text := lore.DefaultTemplate()
 	if p := layout.LoreTemplate(root); exists(p) {
-		data, err := os.ReadFile(p)
+		data, err := sizecap.ReadFile(p)
 		if err != nil {
 			return false, fmt.Errorf("cannot read the lore template: %w", err)
 		}

@@ -5,13 +5,13 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
 	"text/template"
 
+	"github.com/agentctl/agentctl/internal/sizecap"
 	"github.com/agentctl/agentctl/mailbox"
 	"github.com/agentctl/agentctl/projectboard"
 )
@@ -171,7 +171,7 @@ func (t Templates) lookup(typ string) (name, text string, err error) {
 	if t.Dir != "" {
 		for _, c := range candidates {
 			path := filepath.Join(t.Dir, c+".tmpl")
-			data, err := os.ReadFile(path)
+			data, err := sizecap.ReadFile(path)
 			if err == nil {
 				return path, string(data), nil
 			}

@@ -3,13 +3,13 @@ package config
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 	"sort"
 	"strings"
 
 	"gopkg.in/yaml.v3"
 
 	"github.com/agentctl/agentctl/internal/atomicfile"
+	"github.com/agentctl/agentctl/internal/sizecap"
 )
 
 // SetWindows replaces the window section of the named agents in
@@ -39,7 +39,7 @@ type keyValue struct {
 // is a valid config, and replaces the file atomically.
 func setAgentKeys(root string, agentKeys map[string][]keyValue) error {
 	path := Path(root)
-	data, err := os.ReadFile(path)
+	data, err := sizecap.ReadFile(path)
 	if err != nil {
 		return fmt.Errorf("cannot read config: %w", err)
 	}

@@ -12,7 +12,6 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"os"
 	"strings"
 	"time"
 
@@ -20,6 +19,7 @@ import (
 
 	"github.com/agentctl/agentctl/internal/agentname"
 	"github.com/agentctl/agentctl/internal/layout"
+	"github.com/agentctl/agentctl/internal/sizecap"
 )
 
 // FileName is the config file's name inside the runtime root.
@@ -141,7 +141,7 @@ func Path(root string) string { return layout.Config(root) }
 // Load reads and validates root/agentctl.yaml, filling absent settings with
 // their defaults.
 func Load(root string) (Config, error) {
-	data, err := os.ReadFile(Path(root))
+	data, err := sizecap.ReadFile(Path(root))
 	if errors.Is(err, fs.ErrNotExist) {
 		return Config{}, fmt.Errorf("%w in %s", ErrNotFound, root)
 	}

@@ -3,7 +3,6 @@ package config
 import (
 	"bytes"
 	"fmt"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -11,6 +10,7 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/agentctl/agentctl/internal/atomicfile"
+	"github.com/agentctl/agentctl/internal/sizecap"
 )
 
 // Place is one place old writers write to: a path or glob, given in
@@ -112,7 +112,7 @@ func absolute(root string, places []Place, takenOnly bool) []string {
 // comments and other settings survive, and replaces the file atomically.
 func AddWatch(root string, perAgent map[string][]string, shared []string, take bool) (int, error) {
 	path := Path(root)
-	data, err := os.ReadFile(path)
+	data, err := sizecap.ReadFile(path)
 	if err != nil {
 		return 0, fmt.Errorf("cannot read config: %w", err)
 	}

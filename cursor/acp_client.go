@@ -4,11 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"os"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/agentctl/agentctl/internal/sizecap"
 	acp "github.com/coder/acp-go-sdk"
 )
 
@@ -220,7 +220,7 @@ func (c acpClient) ReadTextFile(_ context.Context, p acp.ReadTextFileRequest) (a
 	if err != nil {
 		return acp.ReadTextFileResponse{}, acp.NewInvalidParams(map[string]any{"error": err.Error()})
 	}
-	data, err := os.ReadFile(path)
+	data, err := sizecap.ReadFile(path)
 	if err != nil {
 		return acp.ReadTextFileResponse{}, acp.NewInternalError(map[string]any{"error": err.Error()})
 	}

@@ -16,7 +16,6 @@ import (
 	"bytes"
 	_ "embed"
 	"fmt"
-	"os"
 	"sort"
 	"strings"
 	"text/template"
@@ -27,6 +26,7 @@ import (
 	"github.com/agentctl/agentctl/devlog"
 	"github.com/agentctl/agentctl/internal/atomicfile"
 	"github.com/agentctl/agentctl/internal/layout"
+	"github.com/agentctl/agentctl/internal/sizecap"
 )
 
 // LoreDir is the lore folder's name under a runtime root.
@@ -77,7 +77,7 @@ func DefaultDictionary() Dictionary {
 
 // LoadDictionary reads a dictionary file.
 func LoadDictionary(path string) (Dictionary, error) {
-	data, err := os.ReadFile(path)
+	data, err := sizecap.ReadFile(path)
 	if err != nil {
 		return Dictionary{}, fmt.Errorf("cannot read dictionary: %w", err)
 	}

@@ -13,6 +13,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/agentctl/agentctl/agents/actions"
+	"github.com/agentctl/agentctl/internal/sizecap"
 	"github.com/agentctl/agentctl/projectboard"
 )
 
@@ -214,7 +215,7 @@ func boardImport(ctx context.Context, env *Env, store *projectboard.Store, args 
 	if err := wantArgs(fs, rest, 1, 1, "one Dream.OS JSON file"); err != nil {
 		return err
 	}
-	data, err := os.ReadFile(rest[0])
+	data, err := sizecap.ReadFile(rest[0])
 	if err != nil {
 		return fmt.Errorf("cannot import: %w", err)
 	}

@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"image"
-	"os"
 	"sort"
 	"strconv"
 	"strings"
@@ -13,6 +12,7 @@ import (
 	"github.com/agentctl/agentctl/config"
 	"github.com/agentctl/agentctl/config/driverconf"
 	"github.com/agentctl/agentctl/cursor"
+	"github.com/agentctl/agentctl/internal/sizecap"
 )
 
 const calibrateUsage = `
@@ -312,7 +312,7 @@ func writeWindow(root, agent string, w config.Window) error {
 // importCoords imports a Dream.OS coordinates file for the configured
 // agents it lists, keeping each agent's title and reply region.
 func importCoords(env *Env, cfg config.Config, file, layout string) error {
-	data, err := os.ReadFile(file)
+	data, err := sizecap.ReadFile(file)
 	if err != nil {
 		return fmt.Errorf("cannot import coordinates: %w", err)
 	}

@@ -3,9 +3,10 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
 	"os"
 	"strings"
+
+	"github.com/agentctl/agentctl/internal/sizecap"
 )
 
 const devlogUsage = `
@@ -33,7 +34,7 @@ func runDevlog(ctx context.Context, env *Env, args []string) error {
 	}
 	text := strings.Join(rest[1:], " ")
 	if len(rest) == 2 && rest[1] == "-" {
-		data, err := io.ReadAll(env.Stdin)
+		data, err := sizecap.ReadAll(env.Stdin, "the note on stdin")
 		if err != nil {
 			return fmt.Errorf("cannot read the note: %w", err)
 		}

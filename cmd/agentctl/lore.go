@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/agentctl/agentctl/internal/layout"
+	"github.com/agentctl/agentctl/internal/sizecap"
 	"github.com/agentctl/agentctl/lore"
 	"github.com/agentctl/agentctl/projectboard"
 )
@@ -62,7 +63,7 @@ func runLore(ctx context.Context, env *Env, args []string) error {
 	}
 	text := lore.DefaultTemplate()
 	if p := orExisting(*tmplPath, layout.LoreTemplate(env.Root)); p != "" {
-		data, err := os.ReadFile(p)
+		data, err := sizecap.ReadFile(p)
 		if err != nil {
 			return fmt.Errorf("cannot read template: %w", err)
 		}

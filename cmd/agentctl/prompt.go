@@ -9,6 +9,7 @@ import (
 
 	"github.com/agentctl/agentctl/config"
 	"github.com/agentctl/agentctl/cursor"
+	"github.com/agentctl/agentctl/internal/sizecap"
 )
 
 const promptUsage = `
@@ -53,7 +54,7 @@ func runPrompt(ctx context.Context, env *Env, args []string) error {
 		text = rest[1]
 	}
 	if text == "-" {
-		data, err := io.ReadAll(env.Stdin)
+		data, err := sizecap.ReadAll(env.Stdin, "the prompt on stdin")
 		if err != nil {
 			return fmt.Errorf("cannot read the prompt from stdin: %w", err)
 		}

@@ -3,10 +3,10 @@ package main
 import (
 	"context"
 	"fmt"
-	"io"
 	"strings"
 
 	"github.com/agentctl/agentctl/agents/actions"
+	"github.com/agentctl/agentctl/internal/sizecap"
 )
 
 const sendUsage = `
@@ -63,7 +63,7 @@ func runSend(ctx context.Context, env *Env, args []string) error {
 // messageText is the body: the arguments joined, or stdin for "-".
 func messageText(env *Env, command string, args []string) (string, error) {
 	if len(args) == 1 && args[0] == "-" {
-		data, err := io.ReadAll(env.Stdin)
+		data, err := sizecap.ReadAll(env.Stdin, "the message on stdin")
 		if err != nil {
 			return "", fmt.Errorf("cannot read the message from stdin: %w", err)
 		}
