@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/agentctl/agentctl/agents"
 	"github.com/agentctl/agentctl/agents/hub"
+	"github.com/agentctl/agentctl/agents/hub/hubconf"
 	"github.com/agentctl/agentctl/config"
 	"github.com/agentctl/agentctl/internal/clock"
 	"github.com/agentctl/agentctl/mailbox"
@@ -102,12 +104,13 @@ func runHub(ctx context.Context, env *Env, args []string) (err error) {
 		return usageError{msg: "hub: --server-only runs the embedded server; it cannot use an external one (--nats, hub.nats)"}
 	}
 	if len(urls) == 0 {
-		program, err := findHubProgram()
-		if err != nil {
+		// err, not a new one: the deferred stop below sets it.
+		var program string
+		if program, err = findHubProgram(); err != nil {
 			return err
 		}
-		ss, err := hubServer(env, cfg, *listen, me, *serverOnly)
-		if err != nil {
+		var ss hubconf.Settings
+		if ss, err = hubServer(env, cfg, *listen, me, *serverOnly); err != nil {
 			return err
 		}
 		if *serverOnly {
@@ -116,8 +119,8 @@ func runHub(ctx context.Context, env *Env, args []string) (err error) {
 					"set hub.user and hub.password_file (or hub.nkey_seed_file) in this node's agentctl.yaml, and the same in the hub's")
 			}
 		}
-		srv, err := startHubServer(env, program, ss, *logFormat)
-		if err != nil {
+		var srv *hubServerProc
+		if srv, err = startHubServer(env, program, ss, *logFormat); err != nil {
 			return err
 		}
 		urls = []string{srv.url}
@@ -131,6 +134,7 @@ func runHub(ctx context.Context, env *Env, args []string) (err error) {
 		}
 		// The hub lives as long as its server: without it the runners
 		// would wait on nothing.
+		asked := ctx
 		var cancel context.CancelFunc
 		ctx, cancel = context.WithCancel(ctx)
 		defer cancel()
@@ -142,8 +146,14 @@ func runHub(ctx context.Context, env *Env, args []string) (err error) {
 			}
 		}()
 		defer func() {
-			// After the runners, which use it to the end.
-			if stopErr := srv.stop(); err == nil && stopErr != nil {
+			// A server that ended unasked is why the hub stops, whatever
+			// its parts said on the way out.
+			if ended := srv.ended(); ended && asked.Err() == nil {
+				err = cmp.Or(srv.exit(), error(errors.New("the hub's NATS server stopped unasked")))
+				return
+			}
+			// Else it stops after the runners, which use it to the end.
+			if stopErr := srv.stop(); err == nil {
 				err = stopErr
 			}
 		}()

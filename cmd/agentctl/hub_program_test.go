@@ -70,7 +70,7 @@ func TestHubWithoutTheHubProgram(t *testing.T) {
 }
 
 // The hub finds agentctl-hub beside itself, stops it when asked to stop,
-// and takes it along when it is killed.
+// takes it along when it is killed, and stops, failing, without it.
 func TestHubRunsTheHubProgramBesideIt(t *testing.T) {
 	t.Parallel()
 	dir := agentctlIn(t, true)
@@ -97,6 +97,19 @@ func TestHubRunsTheHubProgramBesideIt(t *testing.T) {
 	hub, server = start("killed")
 	hub.kill()
 	await(t, "agentctl-hub to die with the killed hub", func() bool { return !process.Alive(server) })
+
+	// And the hub does not outlive its server.
+	hub, server = start("orphaned")
+	if err := syscall.Kill(server, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	err := hub.cmd.Wait()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 {
+		t.Errorf("agentctl hub whose server was killed: %v, want exit status 1", err)
+	}
+	if log := readFile(t, hub.log); !strings.Contains(log, "agentctl: the hub's NATS server ended: signal: killed\n") {
+		t.Errorf("agentctl hub whose server was killed does not say so:\n%s", log)
+	}
 }
 
 // hubServerPID is the pid of the agentctl-hub the hub of pid started.

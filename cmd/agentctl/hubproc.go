@@ -108,13 +108,21 @@ func startHubServer(env *Env, path string, s hubconf.Settings, logFormat string)
 	return p, nil
 }
 
+// ended reports whether the server has exited.
+func (p *hubServerProc) ended() bool {
+	select {
+	case <-p.done:
+		return true
+	default:
+		return false
+	}
+}
+
 // stop asks the server to stop, waits until it has, and says how it
 // ended if not cleanly.
 func (p *hubServerProc) stop() error {
-	select {
-	case <-p.done:
+	if p.ended() {
 		return p.exit()
-	default:
 	}
 	_ = askHubServerToStop(p.cmd.Process)
 	_ = p.stdin.Close()
@@ -122,17 +130,19 @@ func (p *hubServerProc) stop() error {
 	return p.exit()
 }
 
-// exit is how the finished server ended: nil when cleanly, else an error
-// that makes this command exit as it did, having said why already.
+// exit is how the finished server ended: nil when cleanly; an error that
+// makes this command exit as it did when it exited saying why; else one
+// that says how it ended.
 func (p *hubServerProc) exit() error {
 	if p.err == nil {
 		return nil
 	}
 	var ee *exec.ExitError
-	if errors.As(p.err, &ee) {
-		return exitError{code: max(ee.ExitCode(), 1), err: fmt.Errorf("the hub's server ended: %w", p.err)}
+	if errors.As(p.err, &ee) && ee.ExitCode() > 0 {
+		return exitError{code: ee.ExitCode(), err: fmt.Errorf("the hub's NATS server ended: %w", p.err)}
 	}
-	return fmt.Errorf("the hub's server ended: %w", p.err)
+	// Killed, it could say nothing.
+	return fmt.Errorf("the hub's NATS server ended: %w", p.err)
 }
 
 // exitError ends agentctl with a child's exit code, the child having said
