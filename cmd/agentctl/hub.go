@@ -33,11 +33,12 @@ the hub keeps their runners, so their messages are claimed, prompted,
 guarded and applied here, exactly once, like those of local agents.
 
 The hub runs a NATS server with JetStream storage in hub/jetstream (or uses
-the external cluster of --nats or hub.nats), keeps a runner for every
-remote agent, delivers to the mailboxes here what the inbox folders of the
-other machines receive, and shows the seats in hub/seats.json for
-'agentctl status'. Agents of the hub's own machine run as always, with
-'agentctl run' or 'agentctl up'.
+the external cluster of --nats or hub.nats): the program agentctl-hub,
+which it finds beside agentctl or on PATH and stops when it stops. The
+hub keeps a runner for every remote agent, delivers to the mailboxes here
+what the inbox folders of the other machines receive, and shows the seats
+in hub/seats.json for 'agentctl status'. Agents of the hub's own machine
+run as always, with 'agentctl run' or 'agentctl up'.
 
 The embedded server accepts no one without credentials. On first start
 the hub makes them, under hub/credentials/ (readable by you only): its own
