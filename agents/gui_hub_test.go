@@ -21,6 +21,8 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/agentctl/agentctl/agents/hub"
+	"github.com/agentctl/agentctl/agents/hub/hubconf"
+	"github.com/agentctl/agentctl/agents/hub/hubserver"
 	"github.com/agentctl/agentctl/config"
 	"github.com/agentctl/agentctl/cursor"
 	"github.com/agentctl/agentctl/internal/atomicfile"
@@ -148,7 +150,7 @@ func TestGUIHubSeatKilledMidTurnResumes(t *testing.T) {
 type guiHub struct {
 	root, seatRoot string
 	store, listen  string
-	srv            *hub.Server
+	srv            *hubserver.Server
 	url            string
 	window         config.Window
 	windowLog      string
@@ -196,9 +198,9 @@ func newGUIHub(t *testing.T, x int) *guiHub {
 
 // startHubServer starts an embedded server; it is shut down when the test
 // ends (again, when the test shut it down already).
-func startHubServer(t *testing.T, listen, store string) *hub.Server {
+func startHubServer(t *testing.T, listen, store string) *hubserver.Server {
 	t.Helper()
-	srv, err := hub.StartServer(hub.ServerSettings{Name: "hub", Listen: listen, StoreDir: store, Log: zerolog.Nop()})
+	srv, err := hubserver.StartServer(hubconf.Settings{Name: "hub", Listen: listen, StoreDir: store}, zerolog.Nop())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -34,6 +34,8 @@ import (
 
 	"github.com/agentctl/agentctl/agents"
 	"github.com/agentctl/agentctl/agents/hub"
+	"github.com/agentctl/agentctl/agents/hub/hubconf"
+	"github.com/agentctl/agentctl/agents/hub/hubserver"
 	"github.com/agentctl/agentctl/config"
 	"github.com/agentctl/agentctl/cursor"
 	"github.com/agentctl/agentctl/mailbox"
@@ -145,7 +147,7 @@ func newBenchSwarm(b *testing.B, n int, remote bool) *benchSwarm {
 	}
 	var hubConn *nats.Conn
 	if remote {
-		srv, err := hub.StartServer(hub.ServerSettings{Name: "bench", Listen: "127.0.0.1:0", StoreDir: filepath.Join(sw.root, "hub", "jetstream"), Log: zerolog.Nop()})
+		srv, err := hubserver.StartServer(hubconf.Settings{Name: "bench", Listen: "127.0.0.1:0", StoreDir: filepath.Join(sw.root, "hub", "jetstream")}, zerolog.Nop())
 		if err != nil {
 			b.Fatal(err)
 		}

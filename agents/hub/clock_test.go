@@ -193,7 +193,7 @@ func TestForwardOthersTriesAgainOnItsClock(t *testing.T) {
 	defer cancel()
 	intakeDone := make(chan error, 1)
 	go func() {
-		intakeDone <- Intake(ctx, IntakeSettings{Root: hubRoot, Known: known, Senders: []string{"Agent-5"}, Conn: testConn(t, srv.ClientURL()), Log: zerolog.Nop()})
+		intakeDone <- Intake(ctx, IntakeSettings{Root: hubRoot, Known: known, Senders: []string{"Agent-5"}, Conn: testConn(t, srv.ClientURL())})
 	}()
 	// An hour ahead of the files: the message dropped above has settled.
 	clk := clocktest.New(time.Now().Add(time.Hour))

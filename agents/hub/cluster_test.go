@@ -12,6 +12,9 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/agentctl/agentctl/agents/hub/hubconf"
+	"github.com/agentctl/agentctl/agents/hub/hubserver"
 )
 
 // freeAddr returns a loopback address nothing listens on now: a node
@@ -57,18 +60,18 @@ func TestThreeNodeCluster(t *testing.T) {
 		routes = append(routes, "nats-route://"+freeAddr(t))
 		clientAddrs = append(clientAddrs, freeAddr(t))
 	}
-	settings := make([]ServerSettings, nodes)
-	servers := make([]*Server, nodes)
+	settings := make([]hubconf.Settings, nodes)
+	servers := make([]*hubserver.Server, nodes)
 	var urls []string
 	for i := range nodes {
 		route, _ := url.Parse(routes[i])
-		settings[i] = ServerSettings{
+		settings[i] = hubconf.Settings{
 			Name:     fmt.Sprintf("node-%d", i),
 			Listen:   clientAddrs[i],
 			StoreDir: filepath.Join(t.TempDir(), "store"),
-			Cluster:  Cluster{Name: "hubs", Listen: route.Host, Routes: routes},
+			Cluster:  hubconf.Cluster{Name: "hubs", Listen: route.Host, Routes: routes},
 		}
-		srv, err := StartServer(settings[i])
+		srv, err := startServer(settings[i])
 		if err != nil {
 			t.Fatalf("node %d: %v", i, err)
 		}
@@ -170,7 +173,7 @@ func TestThreeNodeCluster(t *testing.T) {
 	}
 
 	// The node comes back on its store and catches up with the others.
-	srv, err := StartServer(settings[down])
+	srv, err := startServer(settings[down])
 	if err != nil {
 		t.Fatalf("restart node %d: %v", down, err)
 	}
@@ -220,31 +223,4 @@ func connectedNode(t *testing.T, nc *nats.Conn, urls []string) int {
 	}
 	t.Fatalf("connected to %q, none of %v", addr, urls)
 	return -1
-}
-
-// Routes present the cluster's credentials, which the other nodes demand.
-func TestRoutesCarryTheClusterCredentials(t *testing.T) {
-	opts, err := serverOptions(ServerSettings{
-		Listen: "127.0.0.1:0", StoreDir: t.TempDir(),
-		Cluster: Cluster{Name: "hubs", Listen: "0.0.0.0:6222", User: "route", Password: "pw",
-			Routes: []string{"nats-route://desk-2:6222"}},
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if opts.Cluster.Username != "route" || opts.Cluster.Password != "pw" {
-		t.Errorf("cluster accepts %q/%q, want route/pw", opts.Cluster.Username, opts.Cluster.Password)
-	}
-	if len(opts.Routes) != 1 || opts.Routes[0].User.String() != "route:pw" {
-		t.Errorf("routes = %v, want one presenting route:pw", opts.Routes)
-	}
-	for _, c := range []Cluster{
-		{Listen: "127.0.0.1:0"},
-		{Name: "hubs", Listen: "127.0.0.1:0", User: "route"},
-		{Name: "hubs", Listen: "127.0.0.1:0", Routes: []string{"::bad"}},
-	} {
-		if _, err := serverOptions(ServerSettings{Listen: "127.0.0.1:0", StoreDir: t.TempDir(), Cluster: c}); err == nil {
-			t.Errorf("cluster %+v accepted, want an error", c)
-		}
-	}
 }

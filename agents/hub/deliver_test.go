@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
-	"github.com/rs/zerolog"
 
 	"github.com/agentctl/agentctl/mailbox"
 )
@@ -57,12 +56,12 @@ func TestForwardedMessageLandsAtTheHubOnce(t *testing.T) {
 	hubConn := testConn(t, srv.ClientURL())
 	intakeDone := make(chan error, 1)
 	go func() {
-		intakeDone <- Intake(ctx, IntakeSettings{Root: hubRoot, Known: known, Senders: seated, Conn: hubConn, Log: zerolog.Nop()})
+		intakeDone <- Intake(ctx, IntakeSettings{Root: hubRoot, Known: known, Senders: seated, Conn: hubConn})
 	}()
 	fwdDone := make(chan error, 1)
 	go func() {
 		fwdDone <- Forward(ctx, ForwardSettings{Root: seatRoot, Agent: "Agent-5", Senders: seated, Consumer: mailbox.Options{Known: known},
-			Conn: testConn(t, srv.ClientURL()), Log: zerolog.Nop()})
+			Conn: testConn(t, srv.ClientURL())})
 	}()
 
 	mb, err := mailbox.Open(seatRoot, "Agent-5")

@@ -34,7 +34,7 @@
 //   - A forwarded message carries its id as JetStream's message id, and the
 //     hub's mailbox refuses an id it has seen (mailbox.ErrDuplicate).
 //
-// Who may do what: the embedded server accepts, by default, only the
+// Who may do what: the hub's server accepts, by default, only the
 // identities of Identities (nkeys kept in hub/credentials/): the hub's
 // own, for its runners and commands, may use every subject; a seat
 // machine's may use only the subjects of the agents seated on it (their
@@ -55,15 +55,16 @@
 // forwarder's next try at a mailbox another seat holds, Connect's word
 // that it is still waiting) goes through the Clock of its settings, as
 // package clock asks. Waits on the server itself (retries while JetStream
-// is not ready, nats.go's reconnects, the embedded server coming up) are
-// in real time: the server does not move with a test's clock.
+// is not ready, nats.go's reconnects) are in real time: the server does
+// not move with a test's clock.
 //
-// The package also embeds the NATS server (StartServer) and makes the
-// connections (Connect) with the swarm's TLS and credentials. It never
-// reads agentctl.yaml (the command hands down plain settings), never
-// touches a window except through the cursor.Driver it is given, and
-// writes in the runtime folder only through package mailbox, its journal
-// (seats/AGENT/), hub/seats.json, hub/undeliverable/ and the embedded
-// server's store (ServerSettings.StoreDir, hub/jetstream unless hub.store
-// names another folder).
+// The package makes the connections (Connect) with the swarm's TLS and
+// credentials, and says what the hub's NATS server is to accept
+// (ServerSettings, Identity.Permissions); it never runs that server,
+// which package hubserver does in its own program, agentctl-hub, so that
+// no other agentctl process carries the server's code. It never reads
+// agentctl.yaml (the command hands down plain settings), never touches a
+// window except through the cursor.Driver it is given, and writes in the
+// runtime folder only through package mailbox, its journal (seats/AGENT/),
+// hub/seats.json, hub/undeliverable/ and hub/credentials/.
 package hub

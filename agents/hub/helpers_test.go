@@ -13,13 +13,15 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/rs/zerolog"
 
+	"github.com/agentctl/agentctl/agents/hub/hubconf"
+	"github.com/agentctl/agentctl/agents/hub/hubserver"
 	"github.com/agentctl/agentctl/cursor"
 )
 
 // testServer starts an embedded server with its store in a fresh folder.
-func testServer(t *testing.T, listen, store string) *Server {
+func testServer(t *testing.T, listen, store string) *hubserver.Server {
 	t.Helper()
-	srv, err := StartServer(ServerSettings{Name: "test", Listen: listen, StoreDir: store, Log: zerolog.Nop()})
+	srv, err := startServer(hubconf.Settings{Name: "test", Listen: listen, StoreDir: store})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -32,7 +34,7 @@ func testConn(t *testing.T, url string) *nats.Conn {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	nc, err := Connect(ctx, ClientSettings{URLs: []string{url}, Name: t.Name(), Log: zerolog.Nop()})
+	nc, err := Connect(ctx, ClientSettings{URLs: []string{url}, Name: t.Name()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,7 +131,7 @@ func startSeat(t *testing.T, nc *nats.Conn, d cursor.Driver, journal string) (st
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
-		done <- RunSeat(ctx, SeatSettings{Agent: "Agent-5", Machine: "desk-2", Driver: d, Journal: j, Conn: nc, Beat: 50 * time.Millisecond, Log: zerolog.Nop()})
+		done <- RunSeat(ctx, SeatSettings{Agent: "Agent-5", Machine: "desk-2", Driver: d, Journal: j, Conn: nc, Beat: 50 * time.Millisecond})
 	}()
 	var once sync.Once
 	stop = func() {
@@ -183,7 +185,7 @@ func hostPort(t *testing.T, url string) string {
 // rig is a hub's driver and a seat on one embedded server, the seat
 // taking its turns in a chat.
 type rig struct {
-	srv      *Server
+	srv      *hubserver.Server
 	url      string
 	store    string
 	journal  string

@@ -1,6 +1,6 @@
 package hub
 
-// identity.go owns the embedded hub's default credentials: an nkey per
+// identity.go owns the hub's default credentials: an nkey per
 // seat machine and one for the hub's own runners and commands, made on
 // first start, and what each may publish and subscribe to. The hub's
 // identity may use every subject; a machine's only those of the agents
@@ -19,14 +19,14 @@ import (
 	"slices"
 	"sort"
 
-	"github.com/nats-io/nats-server/v2/server"
 	"github.com/nats-io/nkeys"
 
+	"github.com/agentctl/agentctl/agents/hub/hubconf"
 	"github.com/agentctl/agentctl/internal/atomicfile"
 	"github.com/agentctl/agentctl/internal/layout"
 )
 
-// Identity is a key the embedded server accepts.
+// Identity is a key the hub's server accepts.
 type Identity struct {
 	// Machine is the seat machine the key is for; "" for the hub's own.
 	Machine   string
@@ -35,7 +35,7 @@ type Identity struct {
 	Agents []string
 }
 
-// Identities makes, the first time, and reads the embedded hub's default
+// Identities makes, the first time, and reads the hub's default
 // identities under root: the hub's own first, then one per machine of
 // seats (machine → the agents seated on it). Seeds are kept in
 // layout.HubCredentials, a folder only this user may enter, each file
@@ -135,10 +135,10 @@ func checkPrivate(path string) error {
 // cannot read the answers JetStream gives to other machines.
 func InboxPrefix(pub string) string { return "_INBOX." + pub }
 
-// permissions is what an identity may publish and subscribe to: nil, all
+// Permissions is what an identity may publish and subscribe to: nil, all
 // of it, for the hub's own; for a machine's, the subjects of its agents'
 // seats, forwarders and JetStream consumers, and nothing else.
-func (id Identity) permissions() *server.Permissions {
+func (id Identity) Permissions() *hubconf.Permissions {
 	if id.Machine == "" {
 		return nil
 	}
@@ -163,8 +163,21 @@ func (id Identity) permissions() *server.Permissions {
 		)
 		sub = append(sub, cancelSubject(a))
 	}
-	return &server.Permissions{
-		Publish:   &server.SubjectPermission{Allow: pub},
-		Subscribe: &server.SubjectPermission{Allow: sub},
+	return &hubconf.Permissions{Publish: pub, Subscribe: sub}
+}
+
+// ServerKeys are the nkeys the hub's server accepts: nkeys with every
+// permission, then each identity not among them with its own.
+func ServerKeys(nkeys []string, ids []Identity) []hubconf.Key {
+	keys := make([]hubconf.Key, 0, len(nkeys)+len(ids))
+	for _, k := range nkeys {
+		keys = append(keys, hubconf.Key{PublicKey: k})
 	}
+	for _, id := range ids {
+		if slices.Contains(nkeys, id.PublicKey) {
+			continue // accepted above with every permission
+		}
+		keys = append(keys, hubconf.Key{PublicKey: id.PublicKey, Permissions: id.Permissions()})
+	}
+	return keys
 }

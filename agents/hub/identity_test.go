@@ -14,6 +14,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/rs/zerolog"
 
+	"github.com/agentctl/agentctl/agents/hub/hubconf"
 	"github.com/agentctl/agentctl/cursor"
 	"github.com/agentctl/agentctl/internal/layout"
 	"github.com/agentctl/agentctl/mailbox"
@@ -28,7 +29,7 @@ func identityServer(t *testing.T) (root, url string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, err := StartServer(ServerSettings{Name: "test", Listen: "127.0.0.1:0", StoreDir: filepath.Join(root, "store"), Identities: ids, Log: zerolog.Nop()})
+	srv, err := startServer(hubconf.Settings{Name: "test", Listen: "127.0.0.1:0", StoreDir: filepath.Join(root, "store"), Keys: ServerKeys(nil, ids)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -130,7 +131,7 @@ func TestHubRefusesAnonymousConnections(t *testing.T) {
 	_, url := identityServer(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	if nc, err := Connect(ctx, ClientSettings{URLs: []string{url}, Log: zerolog.Nop()}); err == nil {
+	if nc, err := Connect(ctx, ClientSettings{URLs: []string{url}}); err == nil {
 		nc.Close()
 		t.Fatal("an anonymous client connected")
 	} else if !strings.Contains(err.Error(), "refused no credentials") {
@@ -240,7 +241,7 @@ func TestSpoofedSenderIsRefusedAtTheHub(t *testing.T) {
 	}
 	done := make(chan error, 1)
 	go func() {
-		done <- Intake(ctx, IntakeSettings{Root: hubRoot, Known: known, Senders: []string{"Agent-5", "Agent-7"}, Conn: hubConn, Log: zerolog.Nop()})
+		done <- Intake(ctx, IntakeSettings{Root: hubRoot, Known: known, Senders: []string{"Agent-5", "Agent-7"}, Conn: hubConn})
 	}()
 	desk2, err := jetstream.New(connectAs(t, url, layout.HubMachineSeed(root, "desk-2")))
 	if err != nil {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"net"
 	"net/url"
 	"os"
@@ -19,11 +18,20 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/nats-io/nkeys"
 	"github.com/rs/zerolog"
+
+	"github.com/agentctl/agentctl/agents/hub/hubconf"
+	"github.com/agentctl/agentctl/agents/hub/hubserver"
 )
+
+// startServer starts the hub's server with s, as agentctl-hub does; its
+// log is discarded.
+func startServer(s hubconf.Settings) (*hubserver.Server, error) {
+	return hubserver.StartServer(s, zerolog.Nop())
+}
 
 // startTestServer starts a server on a free loopback port with its own
 // store, unless s says otherwise, and shuts it down after the test.
-func startTestServer(t *testing.T, s ServerSettings) *Server {
+func startTestServer(t *testing.T, s hubconf.Settings) *hubserver.Server {
 	t.Helper()
 	if s.Listen == "" {
 		s.Listen = "127.0.0.1:0"
@@ -34,7 +42,7 @@ func startTestServer(t *testing.T, s ServerSettings) *Server {
 	if s.Name == "" {
 		s.Name = "test-hub"
 	}
-	srv, err := StartServer(s)
+	srv, err := startServer(s)
 	if err != nil {
 		t.Fatalf("StartServer: %v", err)
 	}
@@ -73,7 +81,7 @@ func refused(t *testing.T, c ClientSettings) error {
 }
 
 func TestLoopbackWithoutUsers(t *testing.T) {
-	srv := startTestServer(t, ServerSettings{})
+	srv := startTestServer(t, hubconf.Settings{})
 	u, err := url.Parse(srv.ClientURL())
 	if err != nil {
 		t.Fatal(err)
@@ -97,50 +105,8 @@ func TestLoopbackWithoutUsers(t *testing.T) {
 	}
 }
 
-func TestAnonymousOffLoopbackRefused(t *testing.T) {
-	for _, listen := range []string{"0.0.0.0:4222", ":4222", "0.0.0.0", "[::]:0", "192.0.2.7:4222", "hub.example:4222"} {
-		_, err := StartServer(ServerSettings{Listen: listen, StoreDir: t.TempDir()})
-		if err == nil || !strings.Contains(err.Error(), "open to anyone") {
-			t.Errorf("Listen %q without users: err = %v, want a refusal", listen, err)
-		}
-	}
-	for _, listen := range []string{"", "127.0.0.1:0", "127.3.2.1:4222", "localhost:0", "[::1]:0", "::1"} {
-		if err := checkExposure(ServerSettings{Listen: listen}); err != nil {
-			t.Errorf("Listen %q: %v, want it allowed on loopback", listen, err)
-		}
-	}
-	if err := checkExposure(ServerSettings{Listen: "0.0.0.0:4222", Users: []User{{"a", "b"}}}); err != nil {
-		t.Errorf("users off loopback: %v, want it allowed", err)
-	}
-	if err := checkExposure(ServerSettings{Listen: "0.0.0.0:4222", NKeys: []string{"U..."}}); err != nil {
-		t.Errorf("nkeys off loopback: %v, want it allowed", err)
-	}
-}
-
-func TestAnonymousRoutesOffLoopbackRefused(t *testing.T) {
-	users := []User{{"agent", "secret"}}
-	_, err := StartServer(ServerSettings{
-		Listen: "127.0.0.1:0", StoreDir: t.TempDir(), Users: users,
-		Cluster: Cluster{Name: "c", Listen: "0.0.0.0:0"},
-	})
-	if err == nil || !strings.Contains(err.Error(), "open to anyone") {
-		t.Errorf("cluster on 0.0.0.0 without route credentials: err = %v, want a refusal", err)
-	}
-	for _, c := range []Cluster{
-		{Name: "c", Listen: "127.0.0.1:0"},
-		{Name: "c", Listen: "0.0.0.0:0", User: "route", Password: "pw"},
-	} {
-		if err := checkExposure(ServerSettings{Users: users, Cluster: c}); err != nil {
-			t.Errorf("cluster %+v: %v, want it allowed", c, err)
-		}
-	}
-	if err := checkExposure(ServerSettings{Users: users, Cluster: Cluster{Listen: "0.0.0.0:0"}, TLS: TLS{Cert: "c", Key: "k", CA: "ca"}}); err != nil {
-		t.Errorf("cluster with mutual TLS: %v, want it allowed", err)
-	}
-}
-
 func TestUsersRefuseAnonymousAndWrongPassword(t *testing.T) {
-	srv := startTestServer(t, ServerSettings{Users: []User{{"agent", "s3cret"}, {"other", "pw"}}})
+	srv := startTestServer(t, hubconf.Settings{Users: []hubconf.User{{Name: "agent", Password: "s3cret"}, {Name: "other", Password: "pw"}}})
 	urls := []string{srv.ClientURL()}
 
 	connectTest(t, ClientSettings{URLs: urls, Credentials: Credentials{User: "agent", Password: "s3cret"}})
@@ -177,7 +143,7 @@ func TestNKeyAuth(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	srv := startTestServer(t, ServerSettings{NKeys: []string{pub}, Users: []User{{"agent", "pw"}}})
+	srv := startTestServer(t, hubconf.Settings{Keys: []hubconf.Key{{PublicKey: pub}}, Users: []hubconf.User{{Name: "agent", Password: "pw"}}})
 	urls := []string{srv.ClientURL()}
 	connectTest(t, ClientSettings{URLs: urls, Credentials: Credentials{NKeySeedFile: seedFile}})
 	connectTest(t, ClientSettings{URLs: urls, Credentials: Credentials{User: "agent", Password: "pw"}})
@@ -187,7 +153,7 @@ func TestNKeyAuth(t *testing.T) {
 		t.Errorf("unknown nkey: %v, want it to name the seed file", err)
 	}
 
-	_, err = StartServer(ServerSettings{Listen: "127.0.0.1:0", StoreDir: t.TempDir(), NKeys: []string{string(seed)}})
+	_, err = startServer(hubconf.Settings{Listen: "127.0.0.1:0", StoreDir: t.TempDir(), Keys: []hubconf.Key{{PublicKey: string(seed)}}})
 	if err == nil || !strings.Contains(err.Error(), "public nkey") {
 		t.Errorf("a seed given as a public key: err = %v, want a refusal", err)
 	}
@@ -229,7 +195,7 @@ func TestConnectWaitsForTheHub(t *testing.T) {
 		done <- result{nc, err}
 	}()
 	waitFor(t, func() bool { return strings.Contains(logs.String(), "cannot reach the hub yet") })
-	startTestServer(t, ServerSettings{Listen: addr})
+	startTestServer(t, hubconf.Settings{Listen: addr})
 	r := <-done
 	if r.err != nil {
 		t.Fatalf("Connect: %v", r.err)
@@ -248,13 +214,12 @@ func TestConnectEndsWithTheContext(t *testing.T) {
 
 func TestRestartKeepsStream(t *testing.T) {
 	var logs syncBuffer
-	settings := ServerSettings{
+	settings := hubconf.Settings{
 		Name:     "hub",
 		Listen:   "127.0.0.1:0",
 		StoreDir: filepath.Join(t.TempDir(), "store"),
-		Log:      zerolog.New(&logs),
 	}
-	srv, err := StartServer(settings)
+	srv, err := hubserver.StartServer(settings, zerolog.New(&logs))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -301,7 +266,7 @@ func TestStartFailsWhenThePortIsTaken(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer l.Close()
-	_, err = StartServer(ServerSettings{Listen: l.Addr().String(), StoreDir: t.TempDir()})
+	_, err = startServer(hubconf.Settings{Listen: l.Addr().String(), StoreDir: t.TempDir()})
 	if err == nil || !strings.Contains(err.Error(), "Error listening on port") {
 		t.Errorf("err = %v, want the listen error", err)
 	}
@@ -336,40 +301,4 @@ func (b *syncBuffer) String() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return b.buf.String()
-}
-
-func ExampleStartServer() {
-	dir, err := os.MkdirTemp("", "hub")
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	defer os.RemoveAll(dir)
-	srv, err := StartServer(ServerSettings{Name: "hub", Listen: "127.0.0.1:0", StoreDir: filepath.Join(dir, "jetstream")})
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	defer srv.Shutdown()
-
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	nc, err := Connect(ctx, ClientSettings{URLs: []string{srv.ClientURL()}, Name: "agentctl example"})
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	defer nc.Close()
-	js, _ := jetstream.New(nc)
-	if _, err := js.CreateStream(ctx, jetstream.StreamConfig{Name: "INBOX", Subjects: []string{"inbox.>"}}); err != nil {
-		fmt.Println(err)
-		return
-	}
-	ack, err := js.Publish(ctx, "inbox.Agent-5", []byte("hello"))
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	fmt.Println(ack.Stream, ack.Sequence)
-	// Output: INBOX 1
 }

@@ -11,8 +11,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentctl/agentctl/internal/testenv/umasktest"
 	"github.com/nats-io/nats.go/jetstream"
+
+	"github.com/agentctl/agentctl/agents/hub/hubconf"
+	"github.com/agentctl/agentctl/internal/testenv/umasktest"
 )
 
 // The JetStream folder and all the server writes in it stay private to
@@ -20,7 +22,7 @@ import (
 func TestStoreDirIsPrivate(t *testing.T) {
 	umasktest.Under(t, []int{0o000, 0o022}, func(t *testing.T, umask int) {
 		store := filepath.Join(t.TempDir(), "a", "store")
-		srv := startTestServer(t, ServerSettings{StoreDir: store})
+		srv := startTestServer(t, hubconf.Settings{StoreDir: store})
 		nc := connectTest(t, ClientSettings{URLs: []string{srv.ClientURL()}})
 		js, _ := jetstream.New(nc)
 		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
@@ -64,7 +66,7 @@ func TestStoreDirWritableByOthersRefused(t *testing.T) {
 	if err := os.Chmod(store, 0o777); err != nil {
 		t.Fatal(err)
 	}
-	_, err := StartServer(ServerSettings{Listen: "127.0.0.1:0", StoreDir: store})
+	_, err := startServer(hubconf.Settings{Listen: "127.0.0.1:0", StoreDir: store})
 	if err == nil || !strings.Contains(err.Error(), "writable by others") {
 		t.Errorf("err = %v, want a refusal of the world-writable store", err)
 	}

@@ -8,7 +8,8 @@ import (
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
-	"github.com/rs/zerolog"
+
+	"github.com/agentctl/agentctl/agents/hub/hubconf"
 )
 
 // TestEnsureStreamsUpdatesOnlyAStreamOfAnotherShape starts the hub twice
@@ -17,7 +18,7 @@ import (
 // consumers on it, which the NATS server does without the lock those
 // read. A stream of another shape is still updated.
 func TestEnsureStreamsUpdatesOnlyAStreamOfAnotherShape(t *testing.T) {
-	srv := startTestServer(t, ServerSettings{})
+	srv := startTestServer(t, hubconf.Settings{})
 	nc := connectTest(t, ClientSettings{URLs: []string{srv.ClientURL()}})
 	js, err := jetstream.New(nc)
 	if err != nil {
@@ -85,7 +86,7 @@ func TestEnsureStreamsUpdatesOnlyAStreamOfAnotherShape(t *testing.T) {
 // named no sender (agentctl.deliver.TO), takes the new subjects, and what
 // waited there under the old one is kept as undeliverable, with why.
 func TestDeliverStreamOfAnOlderHubTakesTheSenderSubjects(t *testing.T) {
-	srv := startTestServer(t, ServerSettings{})
+	srv := startTestServer(t, hubconf.Settings{})
 	nc := connectTest(t, ClientSettings{URLs: []string{srv.ClientURL()}})
 	js, err := jetstream.New(nc)
 	if err != nil {
@@ -114,7 +115,7 @@ func TestDeliverStreamOfAnOlderHubTakesTheSenderSubjects(t *testing.T) {
 	root := t.TempDir()
 	done := make(chan error, 1)
 	go func() {
-		done <- Intake(ctx, IntakeSettings{Root: root, Known: []string{"Agent-1", "Agent-5"}, Senders: []string{"Agent-5"}, Conn: nc, Log: zerolog.Nop()})
+		done <- Intake(ctx, IntakeSettings{Root: root, Known: []string{"Agent-1", "Agent-5"}, Senders: []string{"Agent-5"}, Conn: nc})
 	}()
 	await(t, "the old message kept as undeliverable", func() bool { return len(files(UndeliverableDir(root))) == 2 })
 	cancel()

@@ -20,6 +20,8 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go"
+
+	"github.com/agentctl/agentctl/agents/hub/hubconf"
 )
 
 // testPKI is a throwaway CA with a server and a client certificate, as
@@ -105,7 +107,7 @@ func writePEM(t *testing.T, dir, name, kind string, der []byte) string {
 
 func TestTLSClientVerifiesServer(t *testing.T) {
 	pki := newTestPKI(t, "hub")
-	srv := startTestServer(t, ServerSettings{TLS: TLS{Cert: pki.ServerCert, Key: pki.ServerKey}})
+	srv := startTestServer(t, hubconf.Settings{TLS: hubconf.TLS{Cert: pki.ServerCert, Key: pki.ServerKey}})
 	if !strings.HasPrefix(srv.ClientURL(), "tls://") {
 		t.Errorf("ClientURL() = %q, want a tls:// URL", srv.ClientURL())
 	}
@@ -128,7 +130,7 @@ func TestTLSClientVerifiesServer(t *testing.T) {
 
 func TestMutualTLS(t *testing.T) {
 	pki := newTestPKI(t, "hub")
-	srv := startTestServer(t, ServerSettings{TLS: TLS{Cert: pki.ServerCert, Key: pki.ServerKey, CA: pki.CA}})
+	srv := startTestServer(t, hubconf.Settings{TLS: hubconf.TLS{Cert: pki.ServerCert, Key: pki.ServerKey, CA: pki.CA}})
 
 	connectTest(t, ClientSettings{
 		URLs: []string{srv.ClientURL()},
@@ -145,7 +147,7 @@ func TestMutualTLS(t *testing.T) {
 
 func TestServerTLSNeedsCertAndKey(t *testing.T) {
 	pki := newTestPKI(t, "hub")
-	_, err := StartServer(ServerSettings{Listen: "127.0.0.1:0", StoreDir: t.TempDir(), TLS: TLS{CA: pki.CA}})
+	_, err := startServer(hubconf.Settings{Listen: "127.0.0.1:0", StoreDir: t.TempDir(), TLS: hubconf.TLS{CA: pki.CA}})
 	if err == nil || !strings.Contains(err.Error(), "certificate and a key") {
 		t.Errorf("StartServer with only a CA: err = %v, want one asking for a certificate and a key", err)
 	}

@@ -7,9 +7,9 @@ import (
 	"os"
 	"strings"
 
-	"github.com/agentctl/agentctl/agents/hub"
 	"github.com/agentctl/agentctl/config"
 	"github.com/agentctl/agentctl/internal/layout"
+	"github.com/agentctl/agentctl/internal/loopback"
 )
 
 // hubConfigured says whether agentctl.yaml has a hub section worth
@@ -114,7 +114,7 @@ func hubTLSCheck(root string, h config.Hub) check {
 // TLS.
 func hubListenCheck(h config.Hub) check {
 	c := check{name: "hub.listen " + h.Listen}
-	if hub.IsLoopback(h.Listen) {
+	if loopback.IsAddress(h.Listen) {
 		c.note = "loopback: only this machine can connect, with the hub's credentials"
 		return c
 	}

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/agentctl/agentctl/agents"
 	"github.com/agentctl/agentctl/agents/hub"
+	"github.com/agentctl/agentctl/agents/hub/hubconf"
 	"github.com/agentctl/agentctl/config"
 	"github.com/agentctl/agentctl/internal/clock"
 	"github.com/agentctl/agentctl/mailbox"
@@ -31,11 +33,12 @@ the hub keeps their runners, so their messages are claimed, prompted,
 guarded and applied here, exactly once, like those of local agents.
 
 The hub runs a NATS server with JetStream storage in hub/jetstream (or uses
-the external cluster of --nats or hub.nats), keeps a runner for every
-remote agent, delivers to the mailboxes here what the inbox folders of the
-other machines receive, and shows the seats in hub/seats.json for
-'agentctl status'. Agents of the hub's own machine run as always, with
-'agentctl run' or 'agentctl up'.
+the external cluster of --nats or hub.nats): the program agentctl-hub,
+which it finds beside agentctl or on PATH and stops when it stops. The
+hub keeps a runner for every remote agent, delivers to the mailboxes here
+what the inbox folders of the other machines receive, and shows the seats
+in hub/seats.json for 'agentctl status'. Agents of the hub's own machine
+run as always, with 'agentctl run' or 'agentctl up'.
 
 The embedded server accepts no one without credentials. On first start
 the hub makes them, under hub/credentials/ (readable by you only): its own
@@ -60,7 +63,7 @@ Examples:
   agentctl hub credentials desk-2 > desk-2.nk
 `
 
-func runHub(ctx context.Context, env *Env, args []string) error {
+func runHub(ctx context.Context, env *Env, args []string) (err error) {
 	if len(args) > 0 && args[0] == "credentials" {
 		return runHubCredentials(env, args[1:])
 	}
@@ -102,32 +105,59 @@ func runHub(ctx context.Context, env *Env, args []string) error {
 		return usageError{msg: "hub: --server-only runs the embedded server; it cannot use an external one (--nats, hub.nats)"}
 	}
 	if len(urls) == 0 {
-		ss, err := hubServer(env, cfg, *listen, me, log.With().Str("component", "nats").Logger())
-		if err != nil {
+		// err, not a new one: the deferred stop below sets it.
+		var program string
+		if program, err = findHubProgram(); err != nil {
+			return err
+		}
+		var ss hubconf.Settings
+		if ss, err = hubServer(env, cfg, *listen, me, *serverOnly); err != nil {
 			return err
 		}
 		if *serverOnly {
-			// A node of a cluster serves hubs of other runtimes, which
-			// hold none of its identities: the swarm-wide login is theirs.
-			ss.Identities = nil
-			if len(ss.Users) == 0 && len(ss.NKeys) == 0 {
+			if len(ss.Users) == 0 && len(ss.Keys) == 0 {
 				return withHint(errors.New("hub: a --server-only node needs the swarm's login, or anyone who reaches it reads every prompt"),
 					"set hub.user and hub.password_file (or hub.nkey_seed_file) in this node's agentctl.yaml, and the same in the hub's")
 			}
 		}
-		srv, err := hub.StartServer(ss)
-		if err != nil {
-			return withHint(fmt.Errorf("cannot start the hub's server: %w", err),
-				"check that nothing else listens on hub.listen; a hub.cluster off loopback needs hub.user and hub.password_file, or hub.tls with a CA")
+		var srv *hubServerProc
+		if srv, err = startHubServer(env, program, ss, *logFormat); err != nil {
+			return err
 		}
-		defer srv.Shutdown()
-		urls = []string{srv.ClientURL()}
-		log.Info().Str("event", "listening").Str("url", srv.ClientURL()).Str("store", ss.StoreDir).Msg("hub's NATS server ready")
+		urls = []string{srv.url}
 		if *serverOnly {
-			fmt.Fprintln(env.Stdout, srv.ClientURL())
-			<-ctx.Done()
-			return nil
+			fmt.Fprintln(env.Stdout, srv.url)
+			select {
+			case <-ctx.Done():
+			case <-srv.done:
+			}
+			return srv.stop()
 		}
+		// The hub lives as long as its server: without it the runners
+		// would wait on nothing.
+		asked := ctx
+		var cancel context.CancelFunc
+		ctx, cancel = context.WithCancel(ctx)
+		defer cancel()
+		go func() {
+			select {
+			case <-srv.done:
+				cancel()
+			case <-ctx.Done():
+			}
+		}()
+		defer func() {
+			// A server that ended unasked is why the hub stops, whatever
+			// its parts said on the way out.
+			if ended := srv.ended(); ended && asked.Err() == nil {
+				err = cmp.Or(srv.exit(), error(errors.New("the hub's NATS server stopped unasked")))
+				return
+			}
+			// Else it stops after the runners, which use it to the end.
+			if stopErr := srv.stop(); err == nil {
+				err = stopErr
+			}
+		}()
 	}
 	cs, err := hubClient(env, cfg, urls, "agentctl hub on "+me, log, hubRole{})
 	if err != nil {
@@ -148,7 +178,10 @@ func runHub(ctx context.Context, env *Env, args []string) error {
 	remote := cfg.RemoteAgents()
 	fmt.Fprintln(env.Stdout, urls[0])
 	log.Info().Str("event", "started").Str("machine", me).Strs("remote", remote).Msg("hub started")
-	if err := serveHub(ctx, env, cfg, nc, me, remote, log); err != nil {
+	// Once asked to stop (or left by its server, which the deferred stop
+	// reports), a part still starting fails on the ended context: that is
+	// the stop, not a failure.
+	if err := serveHub(ctx, env, cfg, nc, me, remote, log); err != nil && ctx.Err() == nil {
 		return err
 	}
 	log.Info().Str("event", "stopped").Msg("hub stopped")

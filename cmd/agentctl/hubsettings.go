@@ -9,6 +9,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/agentctl/agentctl/agents/hub"
+	"github.com/agentctl/agentctl/agents/hub/hubconf"
 	"github.com/agentctl/agentctl/config"
 	"github.com/agentctl/agentctl/internal/layout"
 )
@@ -84,15 +85,40 @@ func hubClient(env *Env, cfg config.Config, urls []string, name string, log zero
 			role.machine, role.machine, def))
 }
 
-// hubServer hands package hub the embedded server's settings; listen,
-// when not empty, overrides hub.listen.
-func hubServer(env *Env, cfg config.Config, listen, name string, log zerolog.Logger) (hub.ServerSettings, error) {
+// hubServer makes the settings agentctl-hub serves with; listen, when not
+// empty, overrides hub.listen. A --server-only node (nodeOnly) accepts the
+// swarm-wide login only: it serves hubs of other runtimes, which hold none
+// of its identities.
+func hubServer(env *Env, cfg config.Config, listen, name string, nodeOnly bool) (hubconf.Settings, error) {
 	h := cfg.Hub
-	s := hub.ServerSettings{Name: name, Listen: listen, StoreDir: h.File(env.Root, h.Store), Log: log,
-		TLS:     hub.TLS{Cert: h.File(env.Root, h.TLS.Cert), Key: h.File(env.Root, h.TLS.Key), CA: h.File(env.Root, h.TLS.CA)},
-		Cluster: hub.Cluster{Name: h.Cluster.Name, Listen: h.Cluster.Listen, Routes: h.Cluster.Routes}}
+	s := hubconf.Settings{Name: name, Listen: listen, StoreDir: h.File(env.Root, h.Store),
+		TLS:     hubconf.TLS{Cert: h.File(env.Root, h.TLS.Cert), Key: h.File(env.Root, h.TLS.Key), CA: h.File(env.Root, h.TLS.CA)},
+		Cluster: hubconf.Cluster{Name: h.Cluster.Name, Listen: h.Cluster.Listen, Routes: h.Cluster.Routes}}
 	if s.Listen == "" {
 		s.Listen = h.Listen
+	}
+	if h.User != "" {
+		pw, err := readSecret(h.File(env.Root, h.PasswordFile), "hub.password_file")
+		if err != nil {
+			return s, err
+		}
+		s.Users = []hubconf.User{{Name: h.User, Password: pw}}
+		s.Cluster.User, s.Cluster.Password = h.User, pw
+	}
+	var nkeys []string
+	if h.NKey != "" {
+		nkeys = append(nkeys, h.NKey)
+	}
+	if h.NKeySeedFile != "" {
+		pub, err := hub.PublicKey(h.File(env.Root, h.NKeySeedFile))
+		if err != nil {
+			return s, err
+		}
+		nkeys = append(nkeys, pub)
+	}
+	if nodeOnly {
+		s.Keys = hub.ServerKeys(nkeys, nil)
+		return s, nil
 	}
 	// The default credentials: the hub's own identity and one per seat
 	// machine, made on first start.
@@ -100,25 +126,7 @@ func hubServer(env *Env, cfg config.Config, listen, name string, log zerolog.Log
 	if err != nil {
 		return s, fmt.Errorf("cannot make the hub's credentials: %w", err)
 	}
-	s.Identities = ids
-	if h.User != "" {
-		pw, err := readSecret(h.File(env.Root, h.PasswordFile), "hub.password_file")
-		if err != nil {
-			return s, err
-		}
-		s.Users = []hub.User{{Name: h.User, Password: pw}}
-		s.Cluster.User, s.Cluster.Password = h.User, pw
-	}
-	if h.NKey != "" {
-		s.NKeys = append(s.NKeys, h.NKey)
-	}
-	if h.NKeySeedFile != "" {
-		pub, err := hub.PublicKey(h.File(env.Root, h.NKeySeedFile))
-		if err != nil {
-			return s, err
-		}
-		s.NKeys = append(s.NKeys, pub)
-	}
+	s.Keys = hub.ServerKeys(nkeys, ids)
 	return s, nil
 }
 

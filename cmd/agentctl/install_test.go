@@ -13,9 +13,10 @@ import (
 )
 
 // TestGoInstallGivesAGUICapableBinary serves the working tree as a module
-// version from a local module proxy, installs the command from it with go
-// install (no cgo, no tags, the user's way) into a fresh GOBIN, and checks
-// that the installed program knows its version and has the GUI driver.
+// version from a local module proxy, installs the commands from it with go
+// install (cmd/..., no cgo, no tags, the user's way) into a fresh GOBIN,
+// and checks that the installed agentctl knows its version and has the GUI
+// driver, and that agentctl-hub, which 'agentctl hub' runs, is beside it.
 // Dependencies come from this machine's module cache, served as a proxy
 // too, so the test needs no network and leaves the cache as it was.
 func TestGoInstallGivesAGUICapableBinary(t *testing.T) {
@@ -49,7 +50,7 @@ func TestGoInstallGivesAGUICapableBinary(t *testing.T) {
 
 	modcache := strings.TrimSpace(goEnv(t, goTool, "GOMODCACHE"))
 	gobin := t.TempDir()
-	cmd := exec.Command(goTool, "install", module+"/cmd/agentctl@"+version)
+	cmd := exec.Command(goTool, "install", module+"/cmd/...@"+version)
 	cmd.Dir = t.TempDir()
 	cmd.Env = append(os.Environ(),
 		"GOBIN="+gobin, "GOMODCACHE="+t.TempDir(), "GOFLAGS=-modcacherw", "GOWORK=off", "GOTOOLCHAIN=local",
@@ -58,9 +59,12 @@ func TestGoInstallGivesAGUICapableBinary(t *testing.T) {
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("go install: %v\n%s", err, out)
 	}
-	exe := filepath.Join(gobin, "agentctl")
+	exe, hubExe := filepath.Join(gobin, "agentctl"), filepath.Join(gobin, hubProgram)
 	if runtime.GOOS == "windows" {
-		exe += ".exe"
+		exe, hubExe = exe+".exe", hubExe+".exe"
+	}
+	if out, err := exec.Command(hubExe, "--help").CombinedOutput(); err != nil || !strings.Contains(string(out), "agentctl hub") {
+		t.Errorf("agentctl-hub --help: %v\n%s", err, out)
 	}
 	out, err := exec.Command(exe, "version").CombinedOutput()
 	if err != nil {

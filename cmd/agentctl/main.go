@@ -143,6 +143,10 @@ func report(stderr io.Writer, err error) int {
 	if err == nil || errors.Is(err, errHelpShown) {
 		return 0
 	}
+	var exit exitError
+	if errors.As(err, &exit) {
+		return exit.code // the child that failed has said why
+	}
 	fmt.Fprintf(stderr, "agentctl: %v\n", err)
 	var h interface{ Hint() string }
 	if errors.As(err, &h) && h.Hint() != "" {

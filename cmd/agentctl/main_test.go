@@ -1,7 +1,9 @@
 package main
 
 import (
+	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"testing"
 
@@ -11,15 +13,45 @@ import (
 )
 
 // TestMain lets scripts run "agentctl" as a real process: the test binary
-// re-executes itself as the command.
+// re-executes itself as the command. agentctl-hub, which 'agentctl hub'
+// starts, is built from its source for the tests, onto PATH.
 func TestMain(m *testing.M) {
-	testscript.Main(m, map[string]func(){
+	commands := map[string]func(){
 		"agentctl": func() {
 			cursor.GuardMain()
 			os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 		},
 		probeCommand: func() { probeAsOther(); os.Exit(0) },
-	})
+	}
+	if _, command := commands[filepath.Base(os.Args[0])]; command {
+		testscript.Main(m, commands) // runs the command and exits
+	}
+	dir, err := os.MkdirTemp("", "agentctl-hub")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	hubProgramPath = filepath.Join(dir, hubProgram)
+	if out, err := exec.Command("go", "build", "-o", hubProgramPath, "../agentctl-hub").CombinedOutput(); err != nil {
+		fmt.Fprintf(os.Stderr, "cannot build agentctl-hub: %v\n%s", err, out)
+		os.Exit(1)
+	}
+	os.Setenv("PATH", dir+string(filepath.ListSeparator)+os.Getenv("PATH"))
+	testscript.Main(cleanup{m, func() { os.RemoveAll(dir) }}, commands)
+}
+
+// hubProgramPath is the agentctl-hub TestMain built.
+var hubProgramPath string
+
+// cleanup runs m, then done: testscript.Main exits without returning.
+type cleanup struct {
+	m    *testing.M
+	done func()
+}
+
+func (c cleanup) Run() int {
+	defer c.done()
+	return c.m.Run()
 }
 
 // TestScripts runs the end-to-end scripts in testdata/script, each in a fresh

@@ -1,12 +1,16 @@
-// Package loopback checks that a DevTools endpoint is on this machine: a
-// DevTools port lets whoever reaches it type into the app and run code in
-// it, so the settings that name one and the driver that dials one refuse
-// any other, by the same rule.
+// Package loopback checks that an address is on this machine. A DevTools
+// port lets whoever reaches it type into the app and run code in it, so
+// the settings that name one and the driver that dials one refuse any
+// other, by the same rule (CheckEndpoint). The hub may listen without
+// credentials only on loopback, and the command that checks its settings
+// and the server that refuses them judge by the same rule (IsAddress).
 package loopback
 
 import (
 	"fmt"
+	"net"
 	"net/url"
+	"strings"
 )
 
 // CheckEndpoint accepts http://HOST:PORT where HOST is a loopback address.
@@ -20,4 +24,30 @@ func CheckEndpoint(endpoint string) error {
 		return nil
 	}
 	return fmt.Errorf("%q is not on loopback (127.0.0.1, ::1 or localhost): a DevTools port must never be reachable from elsewhere", endpoint)
+}
+
+// IsAddress reports whether listen ("host:port" or a bare host) names a
+// loopback address. An empty host means every interface.
+func IsAddress(listen string) bool {
+	host, _, err := SplitHostPort(listen)
+	if err != nil || host == "" {
+		return false
+	}
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+// SplitHostPort accepts "host:port", ":port", "[::1]:port" and a bare
+// host or IP; port is "" when absent.
+func SplitHostPort(listen string) (host, port string, err error) {
+	if ip := net.ParseIP(strings.Trim(listen, "[]")); ip != nil {
+		return ip.String(), "", nil
+	}
+	if !strings.Contains(listen, ":") {
+		return listen, "", nil
+	}
+	return net.SplitHostPort(listen)
 }

@@ -1,27 +1,21 @@
-package hub
-
-// server.go, connect.go, tls.go and nkeys.go own the hub's NATS plumbing:
-// the embedded NATS server with JetStream (StartServer) and a client
-// connection that survives the hub restarting (Connect). They decide who
-// may connect and refuse settings that would open the hub to anyone; they
-// never touch streams, subjects or the runtime folder, and the embedded
-// server never writes to stdout nor handles signals (the embedding process
-// owns both).
+package hubserver
 
 import (
+	"crypto/tls"
 	"errors"
 	"fmt"
-	"net"
 	"net/url"
 	"os"
 	"runtime"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/nats-io/nats-server/v2/server"
 	"github.com/rs/zerolog"
+
+	"github.com/agentctl/agentctl/agents/hub/hubconf"
+	"github.com/agentctl/agentctl/internal/loopback"
 )
 
 const (
@@ -35,34 +29,6 @@ const (
 	authTimeout = 20
 )
 
-// User is a user/password pair a server accepts.
-type User struct{ Name, Password string }
-
-// Cluster joins a server to other nodes over routes.
-type Cluster struct {
-	Name   string   // cluster name; all nodes the same
-	Listen string   // host:port for routes; "" = no cluster
-	Routes []string // nats-route://host:port of the other nodes
-	// User and Password protect the routes; required when Listen is not
-	// loopback, unless the server's TLS has a CA to verify the nodes.
-	User, Password string
-}
-
-// ServerSettings configure an embedded NATS server.
-type ServerSettings struct {
-	Name     string // server name, unique in a cluster (default: hostname)
-	Listen   string // host:port for clients; default "127.0.0.1:4222"; port 0 picks a free one
-	StoreDir string // JetStream storage folder (created 0700)
-	TLS      TLS
-	Users    []User   // accepted user/password pairs, with every permission
-	NKeys    []string // accepted user public nkeys ("U..."), with every permission
-	// Identities are the default credentials (see Identities): the hub's
-	// own, and each seat machine's, kept to its seats' subjects.
-	Identities []Identity
-	Cluster    Cluster
-	Log        zerolog.Logger // the server's notices, warnings and errors
-}
-
 // Server is a running embedded NATS server with JetStream.
 type Server struct {
 	ns  *server.Server
@@ -70,8 +36,8 @@ type Server struct {
 }
 
 // StartServer starts a NATS server with JetStream and returns once it
-// accepts connections.
-func StartServer(s ServerSettings) (*Server, error) {
+// accepts connections; its notices, warnings and errors go to log.
+func StartServer(s hubconf.Settings, log zerolog.Logger) (*Server, error) {
 	opts, err := serverOptions(s)
 	if err != nil {
 		return nil, err
@@ -83,10 +49,10 @@ func StartServer(s ServerSettings) (*Server, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cannot configure the hub's NATS server: %w", err)
 	}
-	log := &natsLogger{log: s.Log}
-	ns.SetLogger(log, false, false)
+	nlog := &natsLogger{log: log}
+	ns.SetLogger(nlog, false, false)
 	ns.Start()
-	if err := startFailure(ns, log); err != nil {
+	if err := startFailure(ns, nlog); err != nil {
 		ns.Shutdown()
 		ns.WaitForShutdown()
 		return nil, fmt.Errorf("cannot start the hub's NATS server: %w", err)
@@ -142,7 +108,7 @@ func (s *Server) Shutdown() {
 }
 
 // serverOptions turns settings into NATS options, refusing unsafe ones.
-func serverOptions(s ServerSettings) (*server.Options, error) {
+func serverOptions(s hubconf.Settings) (*server.Options, error) {
 	if err := checkExposure(s); err != nil {
 		return nil, err
 	}
@@ -178,12 +144,12 @@ func serverOptions(s ServerSettings) (*server.Options, error) {
 		// the server themselves (pingInterval).
 		DisableShortFirstPing: true,
 	}
-	if err := setAuth(opts, s.Users, s.NKeys, s.Identities); err != nil {
+	if err := setAuth(opts, s.Users, s.Keys); err != nil {
 		return nil, err
 	}
 	opts.AuthTimeout = authTimeout
 	if s.TLS.Enabled() {
-		if opts.TLSConfig, err = s.TLS.serverConfig(); err != nil {
+		if opts.TLSConfig, err = serverTLS(s.TLS); err != nil {
 			return nil, err
 		}
 		opts.TLSVerify = s.TLS.CA != ""
@@ -200,46 +166,19 @@ func serverOptions(s ServerSettings) (*server.Options, error) {
 
 // checkExposure is the verdict on who could reach the server: never
 // anonymous off loopback, for clients and for routes alike.
-func checkExposure(s ServerSettings) error {
+func checkExposure(s hubconf.Settings) error {
 	listen := s.Listen
 	if listen == "" {
 		listen = "127.0.0.1"
 	}
-	if !IsLoopback(listen) && len(s.Users) == 0 && len(s.NKeys) == 0 && len(s.Identities) == 0 {
+	if !loopback.IsAddress(listen) && len(s.Users) == 0 && len(s.Keys) == 0 {
 		return fmt.Errorf("the hub would listen on %s with no users or nkeys, open to anyone who can reach it", listen)
 	}
 	c := s.Cluster
-	if c.Listen != "" && !IsLoopback(c.Listen) && c.User == "" && !s.TLS.mutual() {
+	if c.Listen != "" && !loopback.IsAddress(c.Listen) && c.User == "" && !s.TLS.Mutual() {
 		return fmt.Errorf("the hub's cluster would listen on %s with no route credentials or TLS with a CA, open to anyone who can reach it", c.Listen)
 	}
 	return nil
-}
-
-// IsLoopback reports whether listen ("host:port" or a bare host) names a
-// loopback address, where the hub may go without credentials. An empty
-// host means every interface.
-func IsLoopback(listen string) bool {
-	host, _, err := splitHostPort(listen)
-	if err != nil || host == "" {
-		return false
-	}
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
-}
-
-// splitHostPort accepts "host:port", ":port", "[::1]:port" and a bare
-// host or IP; port is "" when absent.
-func splitHostPort(listen string) (host, port string, err error) {
-	if ip := net.ParseIP(strings.Trim(listen, "[]")); ip != nil {
-		return ip.String(), "", nil
-	}
-	if !strings.Contains(listen, ":") {
-		return listen, "", nil
-	}
-	return net.SplitHostPort(listen)
 }
 
 // splitListen parses a listen address, filling in defaults. Port 0 asks
@@ -248,7 +187,7 @@ func splitListen(listen, defHost string, defPort int) (string, int, error) {
 	if listen == "" {
 		return defHost, defPort, nil
 	}
-	host, p, err := splitHostPort(listen)
+	host, p, err := loopback.SplitHostPort(listen)
 	if err != nil {
 		return "", 0, err
 	}
@@ -269,7 +208,7 @@ func splitListen(listen, defHost string, defPort int) (string, int, error) {
 }
 
 // setCluster configures routes to the other nodes.
-func setCluster(opts *server.Options, c Cluster, t TLS) error {
+func setCluster(opts *server.Options, c hubconf.Cluster, t hubconf.TLS) error {
 	if c.Name == "" {
 		return errors.New("the hub's cluster needs a name, the same on every node")
 	}
@@ -287,8 +226,8 @@ func setCluster(opts *server.Options, c Cluster, t TLS) error {
 		Username: c.User,
 		Password: c.Password,
 	}
-	if t.mutual() {
-		if opts.Cluster.TLSConfig, err = t.routeConfig(); err != nil {
+	if t.Mutual() {
+		if opts.Cluster.TLSConfig, err = routeTLS(t); err != nil {
 			return err
 		}
 		opts.Cluster.TLSTimeout = 5
@@ -354,4 +293,36 @@ func (l *natsLogger) fatal() string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.firstFail
+}
+
+// serverTLS builds the tls.Config of a server's client port.
+func serverTLS(t hubconf.TLS) (*tls.Config, error) {
+	if t.Cert == "" || t.Key == "" {
+		return nil, errors.New("a hub serving TLS needs both a certificate and a key file")
+	}
+	cfg, err := server.GenTLSConfig(&server.TLSConfigOpts{
+		CertFile: t.Cert,
+		KeyFile:  t.Key,
+		CaFile:   t.CA,
+		Verify:   t.CA != "",
+	})
+	if err != nil {
+		return nil, fmt.Errorf("cannot load the hub's TLS files: %w", err)
+	}
+	return cfg, nil
+}
+
+// routeTLS builds the tls.Config of a cluster's routes: the same
+// certificate, and the CA verifying the other nodes in both directions.
+func routeTLS(t hubconf.TLS) (*tls.Config, error) {
+	cfg, err := server.GenTLSConfig(&server.TLSConfigOpts{
+		CertFile: t.Cert,
+		KeyFile:  t.Key,
+		CaFile:   t.CA,
+		Verify:   true,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("cannot load the hub's TLS files for the cluster routes: %w", err)
+	}
+	return cfg, nil
 }
