@@ -113,38 +113,54 @@ var quiet = []string{
 func Get(tb testing.TB, name string, srv *fakemodel.Server) Tool {
 	tb.Helper()
 	bin := Bin(tb)
-	home := tb.TempDir()
-	t := Tool{Name: name, Path: filepath.Join(bin, name), Home: home}
+	t, err := Setup(name, srv.URL, tb.TempDir())
+	if err != nil {
+		tb.Fatal(err)
+	}
+	t.Path = filepath.Join(bin, name)
+	return t
+}
+
+// Setup makes home the home of tool name, set up to talk to the fake
+// model server at url, and returns the tool without its Path: Get's work,
+// for a program that is no test (the fake model's own command, which sets
+// up the demo's agents).
+func Setup(name, url, home string) (Tool, error) {
+	t := Tool{Name: name, Home: home}
 	t.Env = append([]string{"HOME=" + home, "XDG_CONFIG_HOME=" + filepath.Join(home, ".config"),
 		"XDG_CACHE_HOME=" + filepath.Join(home, ".cache"), "XDG_DATA_HOME=" + filepath.Join(home, ".local", "share")}, quiet...)
 	switch name {
 	case Claude, ClaudeACP:
 		// As root, --dangerously-skip-permissions wants IS_SANDBOX.
-		t.Env = append(t.Env, "ANTHROPIC_BASE_URL="+srv.URL, "ANTHROPIC_API_KEY=fakemodel-key",
+		t.Env = append(t.Env, "ANTHROPIC_BASE_URL="+url, "ANTHROPIC_API_KEY=fakemodel-key",
 			"ANTHROPIC_AUTH_TOKEN=", "IS_SANDBOX=1")
 	case Codex, CodexACP:
 		codexHome := filepath.Join(home, ".codex")
-		if err := os.MkdirAll(codexHome, 0o700); err != nil {
-			tb.Fatal(err)
-		}
-		if err := os.WriteFile(filepath.Join(codexHome, "config.toml"), []byte(codexConfig(srv.URL)), 0o600); err != nil {
-			tb.Fatal(err)
+		if err := writeConfig(codexHome, "config.toml", codexConfig(url)); err != nil {
+			return Tool{}, err
 		}
 		t.Env = append(t.Env, "CODEX_HOME="+codexHome, "OPENAI_API_KEY=fakemodel-key", "OPENAI_BASE_URL=")
 	case Gemini:
-		dir := filepath.Join(home, ".gemini")
-		if err := os.MkdirAll(dir, 0o700); err != nil {
-			tb.Fatal(err)
+		if err := writeConfig(filepath.Join(home, ".gemini"), "settings.json", geminiSettings); err != nil {
+			return Tool{}, err
 		}
-		if err := os.WriteFile(filepath.Join(dir, "settings.json"), []byte(geminiSettings), 0o600); err != nil {
-			tb.Fatal(err)
-		}
-		t.Env = append(t.Env, "GEMINI_API_KEY=fakemodel-key", "GOOGLE_GEMINI_BASE_URL="+srv.URL,
+		t.Env = append(t.Env, "GEMINI_API_KEY=fakemodel-key", "GOOGLE_GEMINI_BASE_URL="+url,
 			"GEMINI_CLI_TRUST_WORKSPACE=true", "GOOGLE_API_KEY=", "GOOGLE_GENAI_USE_VERTEXAI=")
 	default:
-		tb.Fatalf("agentcli: no tool named %q", name)
+		return Tool{}, fmt.Errorf("agentcli: no tool named %q", name)
 	}
-	return t
+	return t, nil
+}
+
+// writeConfig writes a tool's configuration file into its folder dir.
+func writeConfig(dir, name, text string) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return fmt.Errorf("cannot make the tool's configuration folder: %w", err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o600); err != nil {
+		return fmt.Errorf("cannot write the tool's configuration: %w", err)
+	}
+	return nil
 }
 
 // codexConfig points Codex at the server as a provider of its own: Codex
