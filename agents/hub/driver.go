@@ -112,6 +112,9 @@ func (d *Driver) Run(ctx context.Context, t cursor.Turn) (string, error) {
 				}
 			}
 		case a := <-w.answers:
+			if a.Usage != nil && t.OnUsage != nil {
+				t.OnUsage(*a.Usage)
+			}
 			if a.Submitted {
 				if err := markSubmitted(); err != nil {
 					return "", err

@@ -62,6 +62,9 @@ type Answer struct {
 	// model API's refusal), so the hub's runner waits or stops as it
 	// would for its own.
 	Failure *cursor.Failure `json:"failure,omitempty"`
+	// Usage is what the turn used, as the seat's driver heard it, so
+	// that the hub's runner records its cost as it does its own seats'.
+	Usage *cursor.Usage `json:"usage,omitempty"`
 	// Submitted says the agent got the prompt: a retry must not send it
 	// as new.
 	Submitted bool      `json:"submitted,omitempty"`

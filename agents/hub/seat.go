@@ -296,6 +296,7 @@ func (st *seat) run(ctx context.Context, m jetstream.Msg, ask Ask, e *Entry, log
 		OnResumeState: func(state string) error {
 			return record(stageWaiting, func() { e.ResumeState = state })
 		},
+		OnUsage: func(u cursor.Usage) { a.Usage = &u },
 	}
 	log.Info().Str("event", "taking").Bool("resume", t.Resume).Msg("taking the turn")
 	reply, err := st.s.Driver.Run(turnCtx, t)

@@ -15,12 +15,13 @@ func TestTurnCrossesToTheSeatAndBack(t *testing.T) {
 	r := newRig(t)
 	c, d := r.chat, r.driver
 	var submitted atomic.Int32
+	var used atomic.Pointer[cursor.Usage]
 	turn := cursor.Turn{ID: "m1/1", Prompt: "P", OnStage: func(s cursor.Stage) error {
 		if s == cursor.StageSubmitted {
 			submitted.Add(1)
 		}
 		return nil
-	}}
+	}, OnUsage: func(u cursor.Usage) { used.Store(&u) }}
 	got := askTurn(context.Background(), d, turn)
 	c.waitRunning(t)
 	c.gate <- struct{}{}
@@ -33,6 +34,10 @@ func TestTurnCrossesToTheSeatAndBack(t *testing.T) {
 	}
 	if sent, _ := c.counts("m1/1"); sent != 1 {
 		t.Errorf("prompt sent %d times", sent)
+	}
+	// What the turn used crosses with the reply, for the hub's cost ledger.
+	if u := used.Load(); u == nil || *u != (cursor.Usage{InputTokens: 1, OutputTokens: 7, CostUSD: 0.25, Model: "chat-1"}) {
+		t.Errorf("the hub heard usage %+v, want the seat's", u)
 	}
 }
 
