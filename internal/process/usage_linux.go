@@ -46,3 +46,22 @@ func RSSKB(pid int) (int, error) {
 	}
 	return 0, fmt.Errorf("/proc/%d/status has no VmRSS", pid)
 }
+
+// PSSKB is the process's proportional set size in KiB: its own memory,
+// plus its share of pages other processes map too (the program's code, for
+// processes of one program). Summed over processes, it is what they cost
+// together, where RSS counts each shared page in every one.
+func PSSKB(pid int) (int, error) {
+	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/smaps_rollup", pid))
+	if err != nil {
+		return 0, err
+	}
+	for _, l := range strings.Split(string(data), "\n") {
+		if v, ok := strings.CutPrefix(l, "Pss:"); ok {
+			if f := strings.Fields(v); len(f) > 0 {
+				return strconv.Atoi(f[0])
+			}
+		}
+	}
+	return 0, fmt.Errorf("/proc/%d/smaps_rollup has no Pss", pid)
+}
