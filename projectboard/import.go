@@ -288,3 +288,17 @@ func parseDreamosTime(s string) (time.Time, bool) {
 	}
 	return time.Time{}, false
 }
+
+// ImportDreamOSYAML converts a Dream.OS task board kept as YAML the way
+// its JSON boards are converted.
+func ImportDreamOSYAML(name string, data []byte) (*Import, error) {
+	var v any
+	if err := yaml.Unmarshal(data, &v); err != nil {
+		return nil, err
+	}
+	j, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	return ImportDreamOS(name, j)
+}
