@@ -32,7 +32,7 @@ func Execute(ctx context.Context, root string, cfg config.Config, p *Plan, now t
 					continue
 				}
 				mb, err := mailbox.Open(root, m.To)
-				if err == nil && m.As == "pending" {
+				if err == nil && (m.As == "pending" || m.As == "review") {
 					err = mb.Deliver(m.msg)
 				} else if err == nil {
 					err = mb.Record(m.msg, historyReceipt(cmp.Or(m.Reason, f.Reason)), now)

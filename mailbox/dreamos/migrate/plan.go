@@ -1,6 +1,8 @@
 package migrate
 
 import (
+	"cmp"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -65,6 +67,7 @@ func (p *Plan) Unread(walk map[string]error) {
 
 type MessageCounts struct {
 	Pending int `json:"pending"`
+	Review  int `json:"review"` // to the human, the recipient unclear
 	History int `json:"history"`
 	Before  int `json:"imported_before"`
 	Skipped int `json:"skipped"`
@@ -92,8 +95,11 @@ type Message struct {
 	At     string `json:"at,omitempty"` // "@offset" in an appended file, "[i]" in a list
 	ID     string `json:"id,omitempty"`
 	To     string `json:"to,omitempty"`
-	As     string `json:"as"` // pending, history, before (imported before) or skipped
+	As     string `json:"as"` // pending, history, before (imported before), review (for the human to route) or skipped
 	Reason string `json:"reason,omitempty"`
+	// Note is what the message lost in reading, such as a priority that
+	// could not be read.
+	Note string `json:"note,omitempty"`
 
 	msg mailbox.Message
 }
@@ -172,6 +178,8 @@ func (p *Plan) add(f File) {
 			p.Messages.History++
 		case "before":
 			p.Messages.Before++
+		case "review":
+			p.Messages.Review++
 		default:
 			p.Messages.Skipped++
 		}
@@ -268,11 +276,16 @@ func planMessages(f *File, data []byte, cfg config.Config, root string, now time
 
 // decideMessages says what becomes of one decoded message of the file at
 // rel: a copy for each agent of a broadcast, history when the file is
-// history or the old system had handled it, skipped when no configured
-// agent can take it.
+// history or the old system had handled it, skipped when the one agent it
+// names is not configured, and a review item for the human when it names
+// several agents or none: not guessed, not lost.
 func decideMessages(at string, msg mailbox.Message, rel string, kind Kind, cfg config.Config) []Message {
 	if msg.To == "" {
 		msg.To = intake.RecipientInName(rel)
+	}
+	// "AGENT-5", "agent_5": the sender as agentctl.yaml spells it.
+	if from, err := agentname.Resolve(cfg.MailboxNames(), msg.From); err == nil {
+		msg.From = from
 	}
 	as, reason := "pending", ""
 	if kind == KindHistory {
@@ -292,15 +305,58 @@ func decideMessages(at string, msg mailbox.Message, rel string, kind Kind, cfg c
 		return out
 	}
 	if msg.To == "" {
-		return []Message{{At: at, ID: msg.ID, As: "skipped", Reason: "neither the message nor where it sat says whom it is for"}}
+		return []Message{forReview(at, msg, rel, as, "neither the message nor where it sat says whom it is for", cfg)}
 	}
 	to, err := agentname.Resolve(cfg.AgentNames(), msg.To)
 	if err != nil {
+		switch named := dreamos.AgentsNamed(msg.To); {
+		case len(named) > 1:
+			return []Message{forReview(at, msg, rel, as, fmt.Sprintf("addressed to %q, which names %d agents (%s): which one is meant is not for migrate to pick", msg.To, len(named), strings.Join(named, ", ")), cfg)}
+		case len(named) == 0 && !slices.Contains(cfg.PeopleNames(), msg.To):
+			return []Message{forReview(at, msg, rel, as, fmt.Sprintf("addressed to %q, which names no agent", msg.To), cfg)}
+		}
 		return []Message{{At: at, ID: msg.ID, As: "skipped", Reason: fmt.Sprintf("addressed to %q, not an agent in agentctl.yaml", msg.To)}}
 	}
 	msg.To = to
 	msg.Meta["migrated_from"] = rel + at
-	return []Message{{At: at, ID: msg.ID, To: to, As: as, Reason: reason, msg: msg}}
+	return []Message{{At: at, ID: msg.ID, To: to, As: as, Reason: reason, Note: priorityNote(msg), msg: msg}}
+}
+
+// forReview makes a message whose recipient is unclear a review item in
+// the human's mailbox: a message from agentctl that says why and quotes
+// the original whole. One the old system had handled is kept as history
+// in the human's archive instead, for reference, not as work.
+func forReview(at string, msg mailbox.Message, rel, as, why string, cfg config.Config) Message {
+	human := cfg.Human()
+	if human == "" {
+		return Message{At: at, ID: msg.ID, As: "skipped", Reason: why + "; and agentctl.yaml has no person to review it (people)"}
+	}
+	original, _ := json.MarshalIndent(msg, "> ", "  ")
+	r := mailbox.Message{
+		ID:   "review-" + msg.ID,
+		From: "agentctl", To: human, Type: "review",
+		Priority:  msg.Priority,
+		Subject:   "Dream.OS message to route by hand: " + cmp.Or(msg.Subject, msg.ID),
+		Body:      fmt.Sprintf("migrate did not deliver this message from %s: %s.\nSend it on with 'agentctl send --to AGENT', or leave it.\n\nOriginal (%s%s):\n\n> %s\n", msg.From, why, rel, at, original),
+		CreatedAt: msg.CreatedAt,
+		Meta:      map[string]any{"migrated_from": rel + at, "review_reason": why, "original_to": msg.To, "original_id": msg.ID},
+	}
+	if as == "history" {
+		return Message{At: at, ID: r.ID, To: human, As: "history", Reason: "recipient unclear, kept for reference: " + why, Note: priorityNote(msg), msg: r}
+	}
+	return Message{At: at, ID: r.ID, To: human, As: "review", Reason: why, Note: priorityNote(msg), msg: r}
+}
+
+// priorityNote says, for the report, that the message's priority could
+// not be read and which one it was given instead.
+func priorityNote(msg mailbox.Message) string {
+	list, _ := msg.Meta[dreamos.FallbacksKey].([]any)
+	for _, f := range list {
+		if fb, ok := f.(map[string]any); ok && fb["field"] == "priority" {
+			return fmt.Sprintf("priority %v not read, taken as %v", fb["original"], fb["used"])
+		}
+	}
+	return ""
 }
 
 func planBoard(f *File, data []byte, root string) {

@@ -50,7 +50,11 @@ func (p *Plan) Print(w io.Writer, cfg config.Config) {
 	if len(per) > 0 {
 		fmt.Fprintf(w, " (%s)", strings.Join(per, ", "))
 	}
-	fmt.Fprintf(w, ", %d as history, %d imported before, %d skipped\n", p.Messages.History, p.Messages.Before, p.Messages.Skipped)
+	fmt.Fprintf(w, ", %d as history, %d imported before, %d skipped", p.Messages.History, p.Messages.Before, p.Messages.Skipped)
+	if p.Messages.Review > 0 {
+		fmt.Fprintf(w, ", %d %sgiven to %s to route by hand (recipient unclear)", p.Messages.Review, would, cfg.Human())
+	}
+	fmt.Fprintln(w)
 	for _, k := range []Kind{KindMessages, KindHistory, KindDocument, KindBoard, KindCoords, KindDevlog, KindSkipped, KindNotOurs} {
 		if p.Counts[k] == 0 {
 			continue
@@ -69,10 +73,14 @@ func (p *Plan) Print(w io.Writer, cfg config.Config) {
 			}
 			fmt.Fprintln(w, line)
 			for _, m := range f.Messages {
+				note := ""
+				if m.Note != "" {
+					note = " (" + m.Note + ")"
+				}
 				if m.As == "pending" && m.Reason == "" {
-					fmt.Fprintf(w, "    %s → %s %s\n", strings.TrimSpace(m.At+" "+m.ID), m.To, "inbox")
+					fmt.Fprintf(w, "    %s → %s %s%s\n", strings.TrimSpace(m.At+" "+m.ID), m.To, "inbox", note)
 				} else {
-					fmt.Fprintf(w, "    %s: %s %s\n", strings.TrimSpace(m.At+" "+m.ID), m.As, strings.TrimSpace(m.To+" "+m.Reason))
+					fmt.Fprintf(w, "    %s: %s %s%s\n", strings.TrimSpace(m.At+" "+m.ID), m.As, strings.TrimSpace(m.To+" "+m.Reason), note)
 				}
 			}
 		}
