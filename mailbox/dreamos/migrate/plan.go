@@ -82,6 +82,10 @@ type File struct {
 	Format   Format    `json:"format,omitempty"`
 	Watch    string    `json:"watch,omitempty"`
 	Messages []Message `json:"messages,omitempty"`
+	// Tasks is a board's number of tasks, and Notes what its import
+	// changed or dropped (a duplicate id renamed, a placeholder dropped).
+	Tasks int      `json:"tasks,omitempty"`
+	Notes []string `json:"notes,omitempty"`
 
 	abs   string
 	agent string
@@ -362,27 +366,33 @@ func priorityNote(msg mailbox.Message) string {
 func planBoard(f *File, data []byte, root string) {
 	name := "dreamos-" + strings.Trim(unsafeChars().ReplaceAllString(strings.TrimSuffix(f.Path, filepath.Ext(f.Path)), "_"), "_") + ".yaml"
 	f.To = filepath.Join(projectboard.Dir(root), name)
+	var imp *projectboard.Import
+	var err error
 	if filepath.Ext(f.Path) == ".json" {
-		imp, err := projectboard.ImportDreamOS(filepath.Base(f.Path), data)
+		imp, err = projectboard.ImportDreamOS(filepath.Base(f.Path), data)
 		if err != nil {
 			f.Kind, f.Reason = KindSkipped, err.Error()
 			return
 		}
-		data = imp.Data
-	} else if _, err := projectboard.Parse(f.Path, data); err != nil {
+	} else if b, perr := projectboard.Parse(f.Path, data); perr == nil {
+		imp = &projectboard.Import{Data: data} // an agentctl board already
+		for _, t := range b.Tasks {
+			imp.IDs = append(imp.IDs, t.ID)
+		}
+	} else {
 		// A Dream.OS board written as YAML: read it as the JSON it mirrors.
-		imp, jerr := projectboard.ImportDreamOSYAML(filepath.Base(f.Path), data)
-		if jerr != nil {
-			f.Kind, f.Reason = KindSkipped, fmt.Sprintf("neither an agentctl board (%v) nor a Dream.OS one (%v)", err, jerr)
+		imp, err = projectboard.ImportDreamOSYAML(filepath.Base(f.Path), data)
+		if err != nil {
+			f.Kind, f.Reason = KindSkipped, fmt.Sprintf("neither an agentctl board (%v) nor a Dream.OS one (%v)", perr, err)
 			return
 		}
-		data = imp.Data
 	}
+	f.Tasks, f.Notes = len(imp.IDs), imp.Warnings
 	if _, err := os.Stat(f.To); err == nil {
 		f.Kind, f.Reason = KindSkipped, "imported before as "+f.To
 		return
 	}
-	f.data = data
+	f.data = imp.Data
 }
 
 func planCoords(f *File, data []byte, cfg config.Config) {

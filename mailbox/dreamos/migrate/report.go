@@ -68,10 +68,19 @@ func (p *Plan) Print(w io.Writer, cfg config.Config) {
 			if f.To != "" {
 				line += " → " + f.To
 			}
+			switch {
+			case f.Tasks == 1:
+				line += " (1 task)"
+			case f.Tasks > 1:
+				line += fmt.Sprintf(" (%d tasks)", f.Tasks)
+			}
 			if f.Reason != "" {
 				line += ": " + f.Reason
 			}
 			fmt.Fprintln(w, line)
+			for _, n := range f.Notes {
+				fmt.Fprintf(w, "    note: %s\n", n)
+			}
 			for _, m := range f.Messages {
 				note := ""
 				if m.Note != "" {
