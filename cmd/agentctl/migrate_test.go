@@ -43,7 +43,7 @@ func TestMigrateAccountsForEveryFile(t *testing.T) {
 	seen := map[string]int{}
 	for _, f := range dry.Files {
 		seen[f.Path]++
-		if f.Kind == "" || f.Kind != migrate.KindMessages && f.Kind != migrate.KindBoard && f.Kind != migrate.KindCoords && f.Kind != migrate.KindDevlog && f.Reason == "" {
+		if f.Kind == "" || f.Kind != migrate.KindMessages && f.Kind != migrate.KindBoard && f.Kind != migrate.KindCoords && f.Kind != migrate.KindDevlog && f.Kind != migrate.KindLore && f.Reason == "" {
 			t.Errorf("%s: %q without a reason", f.Path, f.Kind)
 		}
 	}
@@ -65,7 +65,7 @@ func TestMigrateAccountsForEveryFile(t *testing.T) {
 	if walked != len(dry.Files) {
 		t.Errorf("the report lists %d files, the tree holds %d", len(dry.Files), walked)
 	}
-	for _, k := range []migrate.Kind{migrate.KindMessages, migrate.KindHistory, migrate.KindDocument, migrate.KindBoard, migrate.KindCoords, migrate.KindDevlog, migrate.KindNotOurs} {
+	for _, k := range []migrate.Kind{migrate.KindMessages, migrate.KindHistory, migrate.KindDocument, migrate.KindBoard, migrate.KindCoords, migrate.KindDevlog, migrate.KindLore, migrate.KindNotOurs} {
 		if dry.Counts[k] == 0 {
 			t.Errorf("the fixture tree gave no %s", k)
 		}

@@ -25,6 +25,7 @@ const (
 	KindBoard    Kind = "board"       // a task board: project_board/dreamos-*.yaml
 	KindCoords   Kind = "coordinates" // cursor_agent_coords.json: windows in agentctl.yaml
 	KindDevlog   Kind = "devlog"      // copied into devlogs/dreamos/
+	KindLore     Kind = "lore"        // copied into lore/dreamos/; a translation dictionary becomes lore/dictionary.yaml
 	KindSkipped  Kind = "skipped"     // of the old system, but left: see the reason
 	KindNotOurs  Kind = "not ours"    // not part of the old messaging at all
 )
@@ -58,6 +59,7 @@ var (
 	boardName = sync.OnceValue(func() *regexp.Regexp {
 		return regexp.MustCompile(`(?i)(^|_)(working|future|completed|ready|pending|backlog)?_?tasks?(_[a-z]+)?\.json$|^task_ready_queue\.json$|^contracts\.json$`)
 	})
+	loreName    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(^|[_.-])lore([_.-]|$)`) })
 	handledDirs = []string{"archive", "archives", "processed", "completed", "outbox", "sent", "deadletter", "dead_letter", "root_cleanup_archive", "backup", "backups", "snapshots", "old"}
 	skipDirs    = []string{".git", "node_modules", "__pycache__", ".venv", "venv", "site-packages", ".mypy_cache", ".pytest_cache"}
 	// Files in the old mailboxes that are no messages.
@@ -87,8 +89,12 @@ func decideFile(rel string) decision {
 		return decision{Kind: KindNotOurs, Reason: "a lock file of the old writers"}
 	case lower == "cursor_agent_coords.json":
 		return decision{Kind: KindCoords}
-	case ext == ".md" && inDir("devlogs", "devlog"):
+	case inDir("devlogs", "devlog") || (ext == ".md" && strings.HasPrefix(lower, "devlog")):
+		// Every file of the devlogs, whatever its form: they are the
+		// swarm's history, copied whole.
 		return decision{Kind: KindDevlog}
+	case inDir("lore") || loreName().MatchString(lower) || lower == "dream_translation.yaml":
+		return decision{Kind: KindLore}
 	case ext == ".json" && (inDir("central_task_boards", "task_boards", "project_board", "project_boards") || boardName().MatchString(lower)):
 		return decision{Kind: KindBoard}
 	case (ext == ".yaml" || ext == ".yml") && inDir("central_task_boards", "task_boards", "project_board", "project_boards", "boards"):

@@ -41,7 +41,7 @@ func Execute(ctx context.Context, root string, cfg config.Config, p *Plan, now t
 					fail(f.Path+m.At, err)
 				}
 			}
-		case KindDocument, KindDevlog:
+		case KindDocument, KindDevlog, KindLore:
 			data, err := os.ReadFile(f.abs)
 			if err == nil {
 				err = atomicfile.MkdirAll(filepath.Dir(f.To))

@@ -1,6 +1,7 @@
 package migrate
 
 import (
+	"bytes"
 	"cmp"
 	"encoding/json"
 	"errors"
@@ -8,6 +9,7 @@ import (
 	"io/fs"
 	"maps"
 	"os"
+	"path"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -18,6 +20,7 @@ import (
 	"github.com/agentctl/agentctl/config"
 	"github.com/agentctl/agentctl/internal/agentname"
 	"github.com/agentctl/agentctl/internal/layout"
+	"github.com/agentctl/agentctl/lore"
 	"github.com/agentctl/agentctl/mailbox"
 	"github.com/agentctl/agentctl/mailbox/dreamos"
 	"github.com/agentctl/agentctl/mailbox/intake"
@@ -155,6 +158,8 @@ func New(dir string, files []string, cfg config.Config, root string, now time.Ti
 			if _, err := os.Stat(f.To); err == nil {
 				f.Kind, f.Reason = KindSkipped, "copied before into "+f.To
 			}
+		case KindLore:
+			planLore(&f, data, root)
 		case KindBoard:
 			planBoard(&f, data, root)
 		case KindCoords:
@@ -393,6 +398,32 @@ func planBoard(f *File, data []byte, root string) {
 		return
 	}
 	f.data = imp.Data
+}
+
+// planLore copies a lore file into lore/dreamos/, and makes Dream.OS's
+// translation dictionary the runtime's, which loads it as it is, unless
+// the runtime has a dictionary of its own.
+func planLore(f *File, data []byte, root string) {
+	f.To = filepath.Join(layout.Lore(root), "dreamos", strings.ReplaceAll(f.Path, "/", "__"))
+	if path.Base(f.Path) == "dream_translation.yaml" {
+		dict := layout.LoreDictionary(root)
+		old, err := os.ReadFile(dict)
+		_, perr := lore.ParseDictionary(f.Path, data)
+		switch {
+		case perr != nil:
+			f.Reason = fmt.Sprintf("kept as a file, not used: %v", perr)
+		case errors.Is(err, fs.ErrNotExist):
+			f.To, f.Reason = dict, "the lore's translation dictionary"
+		case err == nil && bytes.Equal(old, data):
+			f.Kind, f.To, f.Reason = KindSkipped, dict, "copied before into "+dict
+			return
+		default:
+			f.Reason = "the runtime has a dictionary of its own (" + dict + "); this one is kept beside the lore"
+		}
+	}
+	if _, err := os.Stat(f.To); err == nil && f.To != layout.LoreDictionary(root) {
+		f.Kind, f.Reason = KindSkipped, "copied before into "+f.To
+	}
 }
 
 func planCoords(f *File, data []byte, cfg config.Config) {

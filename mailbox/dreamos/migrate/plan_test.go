@@ -44,13 +44,19 @@ func TestDecideFile(t *testing.T) {
 		{"docs/guide.md", KindNotOurs, "", ""},
 		{"runtime/config/cursor_agent_coords.json", KindCoords, "", ""},
 		{"devlogs/2025-01-01.md", KindDevlog, "", ""},
+		{"devlogs/agent-2_cycles.txt", KindDevlog, "", ""},
+		{"runtime/devlog/agents/Agent-1.json", KindDevlog, "", ""},
+		{"lore/codex.yaml", KindLore, "", ""},
+		{"runtime/operational_logs/lore/2025-04-24_21-35-16_lore.md", KindLore, "", ""},
+		{"runtime/operational_logs/config/dream_translation.yaml", KindLore, "", ""},
+		{"docs/explore.md", KindNotOurs, "", ""},
 		{"runtime/agent_comms/central_task_boards/working_tasks.json", KindBoard, "", ""},
 	} {
 		d := decideFile(c.rel)
 		if d.Kind != c.kind || d.Format != c.format || d.Watch != c.watch {
 			t.Errorf("%s: %s %q watch %q (%s), want %s %q watch %q", c.rel, d.Kind, d.Format, d.Watch, d.Reason, c.kind, c.format, c.watch)
 		}
-		if d.Kind != KindMessages && d.Reason == "" && d.Kind != KindCoords && d.Kind != KindDevlog && d.Kind != KindBoard {
+		if d.Kind != KindMessages && d.Reason == "" && d.Kind != KindCoords && d.Kind != KindDevlog && d.Kind != KindLore && d.Kind != KindBoard {
 			t.Errorf("%s: %s without a reason", c.rel, d.Kind)
 		}
 	}

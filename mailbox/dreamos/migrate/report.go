@@ -28,7 +28,7 @@ func (p *Plan) Print(w io.Writer, cfg config.Config) {
 		fmt.Fprintf(w, "dry run: nothing was changed\n")
 	}
 	var counts []string
-	for _, k := range []Kind{KindMessages, KindHistory, KindDocument, KindBoard, KindCoords, KindDevlog, KindSkipped, KindNotOurs} {
+	for _, k := range []Kind{KindMessages, KindHistory, KindDocument, KindBoard, KindCoords, KindDevlog, KindLore, KindSkipped, KindNotOurs} {
 		counts = append(counts, fmt.Sprintf("%s %d", k, p.Counts[k]))
 	}
 	fmt.Fprintf(w, "files: %d (%s)\n", len(p.Files), strings.Join(counts, ", "))
@@ -55,7 +55,7 @@ func (p *Plan) Print(w io.Writer, cfg config.Config) {
 		fmt.Fprintf(w, ", %d %sgiven to %s to route by hand (recipient unclear)", p.Messages.Review, would, cfg.Human())
 	}
 	fmt.Fprintln(w)
-	for _, k := range []Kind{KindMessages, KindHistory, KindDocument, KindBoard, KindCoords, KindDevlog, KindSkipped, KindNotOurs} {
+	for _, k := range []Kind{KindMessages, KindHistory, KindDocument, KindBoard, KindCoords, KindDevlog, KindLore, KindSkipped, KindNotOurs} {
 		if p.Counts[k] == 0 {
 			continue
 		}
