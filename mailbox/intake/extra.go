@@ -425,9 +425,11 @@ type offsetState struct {
 	Offset int64  `json:"offset"`
 }
 
-func (in *Intake) offsetPath(path string) string {
+func (in *Intake) offsetPath(path string) string { return offsetFile(in.mb.Dir, path) }
+
+func offsetFile(mailboxDir, path string) string {
 	sum := sha256.Sum256([]byte(path))
-	return in.path(OffsetsDir, hex.EncodeToString(sum[:])[:24]+".json")
+	return filepath.Join(mailboxDir, OffsetsDir, hex.EncodeToString(sum[:])[:24]+".json")
 }
 
 func (in *Intake) readOffset(path string) int64 {
@@ -440,11 +442,19 @@ func (in *Intake) readOffset(path string) int64 {
 }
 
 func (in *Intake) writeOffset(path string, off int64) error {
-	if err := atomicfile.MkdirAll(in.path(OffsetsDir)); err != nil {
+	return RememberAppended(in.mb.Dir, path, off)
+}
+
+// RememberAppended records that the appended text file at path was read
+// up to off, for the intake of the mailbox in mailboxDir, which goes on
+// from there: what migrate imported from an inbox an old writer keeps
+// appending to is not read again, and what it left is.
+func RememberAppended(mailboxDir, path string, off int64) error {
+	if err := atomicfile.MkdirAll(filepath.Join(mailboxDir, OffsetsDir)); err != nil {
 		return err
 	}
 	data, _ := json.Marshal(offsetState{Path: path, Offset: off})
-	return atomicfile.WriteFile(in.offsetPath(path), append(data, '\n'))
+	return atomicfile.WriteFile(offsetFile(mailboxDir, path), append(data, '\n'))
 }
 
 // ingestAppended takes the messages appended to path since the last look.

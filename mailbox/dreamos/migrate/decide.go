@@ -174,18 +174,21 @@ func findMessage(dirs []string, base, dir string) (decision, bool) {
 			// In a workspace, a text file is an inbox only by its name.
 			return msgs(FormatAppended, agent, rel, false)
 		case isMsg && strings.Contains(strings.ToLower(dirs[n-2]), "mailbox"):
-			return msgs(FormatOne, agent, path.Join(dir, "*"+path.Ext(base)), false)
+			// Every agent's folder, those made later included: a shared
+			// glob, in which the folder says whom a message is for.
+			return msgs(FormatOne, agent, path.Join(path.Join(dirs[:n-1]...), "*", "*"+path.Ext(base)), true)
 		}
 		return decision{}, false
 	}
 	// <mailboxes>/Agent-n/inbox/<file>
 	if n >= 3 && strings.EqualFold(dirs[n-1], "inbox") && agentDir().MatchString(dirs[n-2]) && parentIs(n-3, isBoxes) {
 		agent := dirs[n-2]
+		every := path.Join(path.Join(dirs[:n-2]...), "*", dirs[n-1]) // every agent's inbox/, as for FormatOne above
 		switch {
 		case ext == ".txt":
-			return msgs(FormatAppended, agent, rel, false)
+			return msgs(FormatAppended, agent, every, true)
 		case isMsg:
-			return msgs(FormatOne, agent, dir, false)
+			return msgs(FormatOne, agent, every, true)
 		}
 		return decision{}, false
 	}

@@ -93,7 +93,8 @@ func rememberWatched(root string, cfg config.Config, p *Plan, f *File, fail func
 	watched := func(places []string) bool {
 		return slices.ContainsFunc(places, func(pl string) bool {
 			ok, _ := filepath.Match(pl, f.abs)
-			return ok || pl == filepath.Dir(f.abs)
+			inFolder, _ := filepath.Match(pl, filepath.Dir(f.abs)) // a folder, or a glob of folders
+			return ok || inFolder
 		})
 	}
 	var data []byte
@@ -109,7 +110,12 @@ func rememberWatched(root string, cfg config.Config, p *Plan, f *File, fail func
 			}
 		}
 		mb, err := mailbox.Open(root, a)
-		if err == nil {
+		switch {
+		case err == nil && f.Kind == KindMessages && f.Format == FormatAppended:
+			// Read on from where the import stopped: a last message
+			// still being written is the runner's to take.
+			err = intake.RememberAppended(mb.Dir, f.abs, f.readTo)
+		case err == nil:
 			err = intake.RememberWatched(mb.Dir, f.abs, f.fi, data)
 		}
 		if err != nil {

@@ -92,9 +92,12 @@ type File struct {
 
 	abs   string
 	agent string
-	data  []byte // a converted board
-	coord map[string]config.Window
-	fi    fs.FileInfo
+	// readTo is how far an appended file was imported: the runners
+	// watching it go on from there.
+	readTo int64
+	data   []byte // a converted board
+	coord  map[string]config.Window
+	fi     fs.FileInfo
 }
 
 // Message is one message of a file.
@@ -267,6 +270,7 @@ func planMessages(f *File, data []byte, cfg config.Config, root string, now time
 				continue
 			}
 			one(at, data[part.Start:part.End], f.abs+at)
+			f.readTo = int64(part.End)
 		}
 	case FormatList:
 		entries, tail, err := dreamos.InboxJSONEntries(data)

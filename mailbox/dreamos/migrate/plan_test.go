@@ -16,9 +16,10 @@ func TestDecideFile(t *testing.T) {
 		format Format
 		watch  string
 	}{
-		{"agent_workspaces/Agent-1/inbox/msg_1_Agent-2_to_Agent-1.json", KindMessages, FormatOne, "agent_workspaces/Agent-1/inbox"},
+		{"agent_workspaces/Agent-1/inbox/msg_1_Agent-2_to_Agent-1.json", KindMessages, FormatOne, "agent_workspaces/*/inbox"},
+		{"agent_workspaces/Agent-1/inbox/inbox.txt", KindMessages, FormatAppended, "agent_workspaces/*/inbox"},
 		{"runtime/agent_comms/agent_mailboxes/Agent-2/inbox.json", KindMessages, FormatList, "runtime/agent_comms/agent_mailboxes/Agent-2/inbox.json"},
-		{"runtime/agent_comms/agent_mailboxes/Agent-2/x.json", KindMessages, FormatOne, "runtime/agent_comms/agent_mailboxes/Agent-2/*.json"},
+		{"runtime/agent_comms/agent_mailboxes/Agent-2/x.json", KindMessages, FormatOne, "runtime/agent_comms/agent_mailboxes/*/*.json"},
 		{"inboxes/Agent-3.txt", KindMessages, FormatAppended, "inboxes/Agent-3.txt"},
 		{"inboxes/Agent-4_incoming.txt", KindMessages, FormatAppended, "inboxes/Agent-4_incoming.txt"},
 		{"runtime/agent_comms/broadcast/1_ALL.json", KindMessages, FormatOne, "runtime/agent_comms/broadcast"},
@@ -99,8 +100,10 @@ func TestPlanTellsNotesFromMessages(t *testing.T) {
 			t.Errorf("%s: a document is watched", f.Path)
 		}
 	}
-	if len(p.Watch["Agent-1"]) != 1 || len(p.Watch["Agent-2"]) != 1 {
-		t.Errorf("watch = %v, want the places of the two messages only", p.Watch)
+	// The appended inbox is Agent-2's; the inbox/ folders are every
+	// agent's, by a glob.
+	if len(p.Watch["Agent-1"]) != 0 || len(p.Watch["Agent-2"]) != 1 || len(p.Shared) != 1 || p.Shared[0] != filepath.Join(dir, "agent_workspaces", "*", "inbox") {
+		t.Errorf("watch = %v, shared %v, want the places of the two messages only", p.Watch, p.Shared)
 	}
 	if entries, _ := os.ReadDir(root); len(entries) != 0 {
 		t.Errorf("planning wrote into the runtime: %v", entries)
