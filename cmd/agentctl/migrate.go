@@ -26,11 +26,16 @@ imports them into this runtime:
     to, wherever it sat; messages the old system had handled, and those
     in backups, snapshots, archives and corrupted queues, go straight to
     the agent's archive as history ('agentctl inbox --state done');
-    notes, reports and analyses are copied into dreamos/documents/;
-  - boards become project_board/dreamos-*.yaml, devlogs are copied into
-    devlogs/dreamos/, coordinates go into agentctl.yaml;
+    a message addressed to several agents, or to none, goes to the
+    human's inbox to be sent on by hand; notes, reports and analyses are
+    copied into dreamos/documents/;
+  - boards become project_board/dreamos-*.yaml (phases and agents holding
+    tasks included), devlogs are copied into devlogs/dreamos/, lore into
+    lore/dreamos/, coordinates go into agentctl.yaml;
   - the places old writers write to are added to agentctl.yaml (watch and
-    mailbox.shared), so a Dream.OS tool left running keeps working.
+    mailbox.shared; every agent's folder by one glob, so folders made for
+    new agents are read too), so a Dream.OS tool left running keeps
+    working.
 
 It says first whether DREAMOS_DIR is a git checkout, then what it made
 of every file there (imported as what and where, skipped or not ours,

@@ -349,7 +349,7 @@ func forReview(at string, msg mailbox.Message, rel, as, why string, cfg config.C
 		ID:   "review-" + msg.ID,
 		From: "agentctl", To: human, Type: "review",
 		Priority:  msg.Priority,
-		Subject:   "Dream.OS message to route by hand: " + cmp.Or(msg.Subject, msg.ID),
+		Subject:   "Dream.OS message to route by hand: " + cmp.Or(msg.Subject, firstLine(msg.Body), msg.ID),
 		Body:      fmt.Sprintf("migrate did not deliver this message from %s: %s.\nSend it on with 'agentctl send --to AGENT', or leave it.\n\nOriginal (%s%s):\n\n> %s\n", msg.From, why, rel, at, original),
 		CreatedAt: msg.CreatedAt,
 		Meta:      map[string]any{"migrated_from": rel + at, "review_reason": why, "original_to": msg.To, "original_id": msg.ID},
@@ -358,6 +358,15 @@ func forReview(at string, msg mailbox.Message, rel, as, why string, cfg config.C
 		return Message{At: at, ID: r.ID, To: human, As: "history", Reason: "recipient unclear, kept for reference: " + why, Note: priorityNote(msg), msg: r}
 	}
 	return Message{At: at, ID: r.ID, To: human, As: "review", Reason: why, Note: priorityNote(msg), msg: r}
+}
+
+// firstLine is the start of a text, short enough for a subject.
+func firstLine(text string) string {
+	line, _, _ := strings.Cut(strings.TrimSpace(text), "\n")
+	if r := []rune(line); len(r) > 60 {
+		line = string(r[:60]) + "…"
+	}
+	return line
 }
 
 // priorityNote says, for the report, that the message's priority could
