@@ -390,6 +390,11 @@ func (in *Intake) decodeExtra(data []byte, name string, mod time.Time, shared bo
 			return mailbox.Message{}, errNotMine
 		}
 	}
+	// "AGENT-5" on a bracketed header: the sender as this runtime spells
+	// it, so a reply finds its mailbox.
+	if from, err := agentname.Resolve(in.store.Known, msg.From); err == nil {
+		msg.From = from
+	}
 	return msg, in.c.CheckRecipient(&msg)
 }
 

@@ -62,3 +62,20 @@ func TestSharedGlobFollowsAgentFolders(t *testing.T) {
 		}
 	}
 }
+
+// A sender written in capitals on a bracketed header, as the A2A writers
+// wrote it, arrives as the agent this runtime knows.
+func TestSenderInCapitalsIsTheAgent(t *testing.T) {
+	root := newRuntime(t, "Agent-1", "Agent-5")
+	place := t.TempDir()
+	writeFile(t, filepath.Join(place, "a2a.md"), []byte("[A2A] AGENT-5 → Agent-1: review\n\nLook at the lock.\n"))
+	now := time.Now().Add(time.Minute)
+	c := consume(t, openMailbox(t, root, "Agent-1"), settings{Known: []string{"Agent-1", "Agent-5"}, Watch: []string{place}}, now)
+	cl, err := c.Claim(now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cl.Message.From != "Agent-5" || cl.Message.Body != "Look at the lock." {
+		t.Errorf("claimed from %q: %q, want from Agent-5", cl.Message.From, cl.Message.Body)
+	}
+}
