@@ -1,6 +1,7 @@
 package migrate
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
@@ -84,5 +85,30 @@ func TestUnclearRecipientsGoToTheHuman(t *testing.T) {
 	}
 	if after, _ := human.List(mailbox.StatePending); len(after) != 3 {
 		t.Errorf("human has %d pending after a second run, want 3", len(after))
+	}
+}
+
+// Every priority the samples of every generation wrote (priority words in
+// any case, priority_score) is read: the report notes as unread only the
+// priorities the fixture tree garbles on purpose ("P9", and "Agent-7"
+// where a writer put its name), never one of a real sample.
+func TestEveryPriorityOfTheSamplesIsRead(t *testing.T) {
+	tree := buildTree(t)
+	root := t.TempDir()
+	p := plan(t, tree, root, fiveAgents(t, root))
+	var notes []string
+	for _, f := range p.Files {
+		for _, m := range f.Messages {
+			if m.Note != "" {
+				notes = append(notes, f.Path+m.At+": "+m.Note)
+			}
+		}
+	}
+	want := []string{
+		"dadudekc-swarm/runtime/agent_comms/agent_mailboxes/Agent-2/20250601T101500_Agent-5.json: priority Agent-7 not read, taken as normal",
+		"dadudekc-swarm/runtime/agent_comms/inbox/msg_20250601_171500_team.md: priority P9 not read, taken as normal",
+	}
+	if !slices.Equal(notes, want) {
+		t.Errorf("notes %q, want %q", notes, want)
 	}
 }
