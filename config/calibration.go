@@ -99,6 +99,27 @@ func DreamOSCoords(data []byte, layout string) (map[string]Window, error) {
 	return dreamAgents(data)
 }
 
+// DreamOSWindows merges Dream.OS positions (DreamOSCoords) into the
+// configured agents' windows; skipped are the names of agents not
+// configured.
+func (c Config) DreamOSWindows(found map[string]Window) (windows map[string]Window, skipped []string) {
+	windows = map[string]Window{}
+	for name, pos := range found {
+		agent, err := c.Agent(name)
+		if err != nil {
+			skipped = append(skipped, name)
+			continue
+		}
+		w := agent.Window
+		w.Absolute, w.Input = true, pos.Input
+		if pos.Copy != nil {
+			w.Copy, w.CopyKeys = pos.Copy, nil
+		}
+		windows[agent.Name] = w
+	}
+	return windows, skipped
+}
+
 type dreamPoint struct {
 	X *int `json:"x"`
 	Y *int `json:"y"`

@@ -39,21 +39,53 @@ type WatchOptions struct {
 }
 
 // extraDirs are the folders holding the extra places: a folder itself, the
-// folder of a file or of a glob's last element. Folders that do not exist
-// (yet) are left to the periodic rescan.
+// folder of a file or of a glob's last element. A glob's folders are the
+// ones it matches now at every level ("agent_workspaces", then each
+// "agent_workspaces/Agent-n", then each ".../inbox"), so that a folder an
+// old writer makes for a new agent is seen as it is made. Folders that do
+// not exist (yet) are left to the periodic rescan.
 func extraDirs(patterns []string) []string {
 	var dirs []string
+	add := func(dir string) {
+		if fi, err := os.Stat(dir); err == nil && fi.IsDir() && !slices.Contains(dirs, dir) {
+			dirs = append(dirs, dir)
+		}
+	}
 	for _, p := range patterns {
+		if strings.ContainsAny(p, "*?[") {
+			for _, d := range globDirs(p) {
+				add(d)
+			}
+			continue
+		}
 		dir := p
 		if fi, err := os.Stat(p); err != nil || !fi.IsDir() {
 			dir = filepath.Dir(p)
 		}
-		if strings.ContainsAny(dir, "*?[") {
-			continue
+		add(dir)
+	}
+	return dirs
+}
+
+// globDirs lists the folders a glob matches at each of its levels from
+// the last one without wildcards.
+func globDirs(pattern string) []string {
+	parts := strings.Split(filepath.Clean(pattern), string(filepath.Separator))
+	first := slices.IndexFunc(parts, func(s string) bool { return strings.ContainsAny(s, "*?[") })
+	if first < 0 {
+		return nil
+	}
+	join := func(n int) string {
+		j := strings.Join(parts[:n], string(filepath.Separator))
+		if j == "" {
+			return string(filepath.Separator)
 		}
-		if fi, err := os.Stat(dir); err == nil && fi.IsDir() && !slices.Contains(dirs, dir) {
-			dirs = append(dirs, dir)
-		}
+		return j
+	}
+	dirs := []string{join(first)}
+	for n := first + 1; n <= len(parts); n++ {
+		matches, _ := filepath.Glob(join(n))
+		dirs = append(dirs, matches...)
 	}
 	return dirs
 }
@@ -102,7 +134,7 @@ func Watch(m *Mailbox, opts WatchOptions) (*Watcher, error) {
 	w.wg.Add(1)
 	go func() {
 		defer w.wg.Done()
-		w.loop(ctx, m, extraDirs(opts.Extra), out, events, errs, clock.Or(opts.Clock), interval)
+		w.loop(ctx, m, opts.Extra, out, events, errs, clock.Or(opts.Clock), interval)
 	}()
 	return w, nil
 }
@@ -114,8 +146,9 @@ const layoutRecheck = 250 * time.Millisecond
 // loop batches what happened while the consumer was busy, so a burst of
 // events for one file costs one look: that is the debounce, and it adds no
 // delay when the consumer is idle.
-func (w *Watcher) loop(ctx context.Context, m *Mailbox, extra []string, out chan<- Change, events <-chan fsnotify.Event, errs <-chan error, clk clock.Clock, interval time.Duration) {
+func (w *Watcher) loop(ctx context.Context, m *Mailbox, patterns []string, out chan<- Change, events <-chan fsnotify.Event, errs <-chan error, clk clock.Clock, interval time.Duration) {
 	inbox := m.path(InboxDir)
+	extra := extraDirs(patterns)
 	rescan := clock.After(clk, interval)
 	var batch Change
 	seen := map[string]bool{}
@@ -150,6 +183,16 @@ func (w *Watcher) loop(ctx context.Context, m *Mailbox, extra []string, out chan
 			case (dir == inbox || dir == m.Dir && name == InboxJSON) && !seen[name]:
 				seen[name] = true
 				batch.Names = append(batch.Names, name)
+			case slices.Contains(extra, dir) && ev.Has(fsnotify.Create) && isDir(ev.Name):
+				// A folder made where a glob looks (a new agent's): watch
+				// what the globs match now, and look at all of it, for
+				// what was written into it before its watch was up.
+				for _, d := range extraDirs(patterns) {
+					if !slices.Contains(extra, d) && w.fsw != nil && w.fsw.Add(d) == nil {
+						extra = append(extra, d)
+					}
+				}
+				batch.Rescan = true
 			case slices.Contains(extra, dir) && !seen[ev.Name]:
 				// Reported by absolute path: the consumer tells it from
 				// a name in inbox/ by that.
@@ -188,4 +231,9 @@ func (w *Watcher) Close() error {
 		return w.fsw.Close()
 	}
 	return nil
+}
+
+func isDir(path string) bool {
+	fi, err := os.Stat(path)
+	return err == nil && fi.IsDir()
 }

@@ -2,6 +2,7 @@ package projectboard
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"regexp"
@@ -42,11 +43,25 @@ func ImportDreamOS(name string, data []byte) (*Import, error) {
 	}
 	imp := &Import{}
 	seq := &yaml.Node{Kind: yaml.SequenceNode}
+	seen := map[string]bool{}
 	for i, it := range items {
-		t, err := importTask(it, imp)
+		t, err := importTask(inherit(it), imp)
 		if err != nil {
 			return nil, fmt.Errorf("%s: task %d: %w", name, i+1, err)
 		}
+		// Two tasks under one id (a task copied into two phases, two
+		// agents' lists): both are kept, the later one renamed.
+		id := t.Content[1].Value
+		if seen[id] {
+			renamed := id
+			for n := 2; seen[renamed]; n++ {
+				renamed = fmt.Sprintf("%s-%d", id, n)
+			}
+			imp.Warnings = append(imp.Warnings, fmt.Sprintf("%s: a second task with this id (task %d); kept as %s", id, i+1, renamed))
+			t.Content[1] = scalar(renamed)
+			id = renamed
+		}
+		seen[id] = true
 		seq.Content = append(seq.Content, t)
 	}
 	root := &yaml.Node{Kind: yaml.MappingNode}
@@ -113,15 +128,35 @@ func stripLineComments(data []byte) []byte {
 
 var idKeys = []string{"task_id", "contract_id", "id"}
 
+// nested is a task found inside a phase or an agent's list: the phase and
+// the owner it inherits from where it sat.
+type nested struct {
+	node         *yaml.Node
+	phase, owner string
+}
+
+var agentKey = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)^agent[-_ ]?\d+$`) })
+
 // dreamosTasks finds the task mappings in a Dream.OS file, and any
 // top-level fields to keep beside them.
-func dreamosTasks(root *yaml.Node) ([]*yaml.Node, [][]*yaml.Node, error) {
+func dreamosTasks(root *yaml.Node) ([]nested, [][]*yaml.Node, error) {
+	plain := func(ns []*yaml.Node) []nested {
+		out := make([]nested, len(ns))
+		for i, n := range ns {
+			out[i] = nested{node: n}
+		}
+		return out
+	}
 	switch root.Kind {
 	case yaml.SequenceNode:
-		return root.Content, nil, nil
+		return plain(root.Content), nil, nil
 	case yaml.MappingNode:
 		if field(root, idKeys...) != nil {
-			return []*yaml.Node{root}, nil, nil
+			return []nested{{node: root}}, nil, nil
+		}
+		// Nested layouts: phases holding tasks, agents holding theirs.
+		if items, top, ok := groupedTasks(root); ok {
+			return items, top, nil
 		}
 		for _, list := range []string{"contracts", "tasks"} {
 			if l := field(root, list); l != nil && l.Kind == yaml.SequenceNode {
@@ -131,7 +166,7 @@ func dreamosTasks(root *yaml.Node) ([]*yaml.Node, [][]*yaml.Node, error) {
 						top = append(top, []*yaml.Node{root.Content[i], root.Content[i+1]})
 					}
 				}
-				return l.Content, top, nil
+				return plain(l.Content), top, nil
 			}
 		}
 		var items []*yaml.Node // a store keyed by id
@@ -144,10 +179,98 @@ func dreamosTasks(root *yaml.Node) ([]*yaml.Node, [][]*yaml.Node, error) {
 			}
 		}
 		if len(items) > 0 {
-			return items, nil, nil
+			return plain(items), nil, nil
 		}
 	}
-	return nil, nil, fmt.Errorf("no tasks found: want a list of tasks, one task, a plan with contracts, or a store keyed by id")
+	return nil, nil, fmt.Errorf("no tasks found: want a list of tasks, one task, a plan with contracts, phases or agents holding tasks, or a store keyed by id")
+}
+
+// groupedTasks reads the nested layouts: {"phases": [{"name": …, "tasks":
+// […]}]} or {"phases": {"Phase 1": […]}}, {"agents": {"Agent-1": […]}},
+// and a board keyed by agent name ({"Agent-1": {"tasks": […]}}), in any
+// nesting of one in the other. Every task keeps the phase and the agent
+// it sat under; the other top-level fields are kept beside the tasks.
+func groupedTasks(root *yaml.Node) ([]nested, [][]*yaml.Node, bool) {
+	var items []nested
+	var top [][]*yaml.Node
+	found := false
+	byAgent := len(root.Content) > 0
+	for i := 0; i < len(root.Content); i += 2 {
+		if !agentKey().MatchString(root.Content[i].Value) {
+			byAgent = false
+		}
+	}
+	for i := 0; i < len(root.Content); i += 2 {
+		k, v := root.Content[i].Value, root.Content[i+1]
+		switch {
+		case byAgent:
+			items = append(items, groupTasks(v, nested{owner: k})...)
+			found = true
+		case strings.EqualFold(k, "phases") && (v.Kind == yaml.SequenceNode || v.Kind == yaml.MappingNode):
+			items = append(items, groups(v, func(name string, g *yaml.Node) []nested { return groupTasks(g, nested{phase: name}) }, "name", "phase", "title", "id")...)
+			found = true
+		case strings.EqualFold(k, "agents") && v.Kind == yaml.MappingNode:
+			items = append(items, groups(v, func(name string, g *yaml.Node) []nested { return groupTasks(g, nested{owner: name}) }, "agent", "agent_id", "name")...)
+			found = true
+		case (k == "tasks" || k == "contracts") && v.Kind == yaml.SequenceNode:
+			items = append(items, groupTasks(v, nested{})...) // tasks beside the phases
+		default:
+			top = append(top, root.Content[i:i+2])
+		}
+	}
+	return items, top, found
+}
+
+// groups calls each on every group of a list or a mapping of groups, named
+// by its key in a mapping, else by the first of nameKeys it holds.
+func groups(v *yaml.Node, each func(name string, g *yaml.Node) []nested, nameKeys ...string) []nested {
+	var out []nested
+	if v.Kind == yaml.MappingNode {
+		for i := 0; i+1 < len(v.Content); i += 2 {
+			out = append(out, each(v.Content[i].Value, v.Content[i+1])...)
+		}
+		return out
+	}
+	for i, g := range v.Content {
+		name := fmt.Sprint(i + 1)
+		if n := field(g, nameKeys...); n != nil && n.Kind == yaml.ScalarNode {
+			name = n.Value
+		}
+		out = append(out, each(name, g)...)
+	}
+	return out
+}
+
+// groupTasks lists the tasks of one group: a list of tasks, or a mapping
+// holding them under tasks or contracts, or phases or agents further in.
+func groupTasks(g *yaml.Node, in nested) []nested {
+	var list *yaml.Node
+	switch g.Kind {
+	case yaml.SequenceNode:
+		list = g
+	case yaml.MappingNode:
+		list = field(g, "tasks", "contracts")
+		if list == nil || list.Kind != yaml.SequenceNode {
+			inner, _, _ := groupedTasks(g)
+			for i := range inner {
+				inner[i].phase = cmp.Or(inner[i].phase, in.phase)
+				inner[i].owner = cmp.Or(inner[i].owner, in.owner)
+			}
+			return inner
+		}
+		if in.owner == "" {
+			if a := field(g, "agent", "agent_id", "owner"); a != nil && a.Kind == yaml.ScalarNode {
+				in.owner = a.Value
+			}
+		}
+	default:
+		return nil
+	}
+	out := make([]nested, 0, len(list.Content))
+	for _, t := range list.Content {
+		out = append(out, nested{node: t, phase: in.phase, owner: in.owner})
+	}
+	return out
 }
 
 func field(m *yaml.Node, keys ...string) *yaml.Node {
@@ -189,6 +312,28 @@ func init() {
 			dreamosStatus[w] = st
 		}
 	}
+}
+
+// inherit gives a task found in a phase or an agent's list that phase, as
+// its phase field, and that agent as its owner, unless it names its own.
+func inherit(it nested) *yaml.Node {
+	n := it.node
+	if n.Kind != yaml.MappingNode {
+		return n
+	}
+	var extra []*yaml.Node
+	if it.phase != "" && field(n, "phase") == nil {
+		extra = append(extra, scalar("phase"), scalar(it.phase))
+	}
+	if it.owner != "" && field(n, "assigned_agent", "agent_assigned", "assigned_to", "claimed_by", "owner") == nil {
+		extra = append(extra, scalar("assigned_to"), scalar(it.owner))
+	}
+	if len(extra) == 0 {
+		return n
+	}
+	c := *n
+	c.Content = append(append([]*yaml.Node(nil), n.Content...), extra...)
+	return &c
 }
 
 // importTask maps one Dream.OS task onto the board's keys; other fields
@@ -287,4 +432,18 @@ func parseDreamosTime(s string) (time.Time, bool) {
 		}
 	}
 	return time.Time{}, false
+}
+
+// ImportDreamOSYAML converts a Dream.OS task board kept as YAML the way
+// its JSON boards are converted.
+func ImportDreamOSYAML(name string, data []byte) (*Import, error) {
+	var v any
+	if err := yaml.Unmarshal(data, &v); err != nil {
+		return nil, err
+	}
+	j, err := json.Marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	return ImportDreamOS(name, j)
 }

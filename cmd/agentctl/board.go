@@ -221,7 +221,7 @@ func boardImport(ctx context.Context, env *Env, store *projectboard.Store, args 
 	}
 	var imp *projectboard.Import
 	if ext := strings.ToLower(filepath.Ext(rest[0])); ext == ".yaml" || ext == ".yml" {
-		imp, err = importYAMLBoard(filepath.Base(rest[0]), data) // a Dream.OS board kept as YAML
+		imp, err = projectboard.ImportDreamOSYAML(filepath.Base(rest[0]), data) // a Dream.OS board kept as YAML
 	} else {
 		imp, err = projectboard.ImportDreamOS(filepath.Base(rest[0]), data)
 	}

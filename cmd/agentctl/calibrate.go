@@ -320,7 +320,7 @@ func importCoords(env *Env, cfg config.Config, file, layout string) error {
 	if err != nil {
 		return fmt.Errorf("cannot import %s: %w", file, err)
 	}
-	windows, skipped := coordsWindows(cfg, found)
+	windows, skipped := cfg.DreamOSWindows(found)
 	if len(windows) == 0 {
 		return withHint(fmt.Errorf("none of the agents in %s is configured", file), "add them to agentctl.yaml first")
 	}
@@ -342,24 +342,4 @@ func importCoords(env *Env, cfg config.Config, file, layout string) error {
 		fmt.Fprintf(env.Stdout, "skipped (not configured): %s\n", strings.Join(skipped, ", "))
 	}
 	return nil
-}
-
-// coordsWindows merges Dream.OS positions into the configured agents'
-// windows; skipped are the names of agents not configured.
-func coordsWindows(cfg config.Config, found map[string]config.Window) (windows map[string]config.Window, skipped []string) {
-	windows = map[string]config.Window{}
-	for name, pos := range found {
-		agent, err := cfg.Agent(name)
-		if err != nil {
-			skipped = append(skipped, name)
-			continue
-		}
-		w := agent.Window
-		w.Absolute, w.Input = true, pos.Input
-		if pos.Copy != nil {
-			w.Copy, w.CopyKeys = pos.Copy, nil
-		}
-		windows[agent.Name] = w
-	}
-	return windows, skipped
 }

@@ -5,19 +5,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
-	"slices"
-	"sort"
 	"strings"
 	"time"
 
-	"gopkg.in/yaml.v3"
-
 	"github.com/agentctl/agentctl/config"
-	"github.com/agentctl/agentctl/projectboard"
+	"github.com/agentctl/agentctl/mailbox/dreamos/migrate"
 )
 
 const migrateUsage = `
@@ -32,11 +26,16 @@ imports them into this runtime:
     to, wherever it sat; messages the old system had handled, and those
     in backups, snapshots, archives and corrupted queues, go straight to
     the agent's archive as history ('agentctl inbox --state done');
-    notes, reports and analyses are copied into dreamos/documents/;
-  - boards become project_board/dreamos-*.yaml, devlogs are copied into
-    devlogs/dreamos/, coordinates go into agentctl.yaml;
+    a message addressed to several agents, or to none, goes to the
+    human's inbox to be sent on by hand; notes, reports and analyses are
+    copied into dreamos/documents/;
+  - boards become project_board/dreamos-*.yaml (phases and agents holding
+    tasks included), devlogs are copied into devlogs/dreamos/, lore into
+    lore/dreamos/, coordinates go into agentctl.yaml;
   - the places old writers write to are added to agentctl.yaml (watch and
-    mailbox.shared), so a Dream.OS tool left running keeps working.
+    mailbox.shared; every agent's folder by one glob, so folders made for
+    new agents are read too), so a Dream.OS tool left running keeps
+    working.
 
 It says first whether DREAMOS_DIR is a git checkout, then what it made
 of every file there (imported as what and where, skipped or not ours,
@@ -58,7 +57,7 @@ func runMigrate(ctx context.Context, env *Env, args []string) error {
 	dry := fs.Bool("dry-run", false, "print what would be done, change nothing")
 	take := fs.Bool("take", false, "let the runners empty the watched places (remove delivered files, empty inbox.json)")
 	asJSON := fs.Bool("json", false, "print the report as JSON")
-	maxMB := fs.Int64("max-file-mb", defaultMigrateMaxMB, "the largest file read whole, in MiB; a larger one is reported and not read")
+	maxMB := fs.Int64("max-file-mb", migrate.DefaultMaxMB, "the largest file read whole, in MiB; a larger one is reported and not read")
 	rest, err := parseArgs(fs, args)
 	if err != nil {
 		return err
@@ -73,22 +72,22 @@ func runMigrate(ctx context.Context, env *Env, args []string) error {
 	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
 		return withHint(fmt.Errorf("cannot migrate: %s is not a folder", rest[0]), "give the Dream.OS checkout or its runtime folder")
 	}
-	files, unreadable, err := listFiles(dir, env.Root)
+	files, unreadable, err := migrate.List(dir, env.Root)
 	if err != nil {
 		return fmt.Errorf("cannot migrate: %w", err)
 	}
 	cfg, err := loadConfig(env)
 	if errors.Is(err, config.ErrNotFound) {
-		return withHint(fmt.Errorf("cannot migrate: %w", err), fmt.Sprintf("run 'agentctl init --agents %d' first (the agents found in %s), then migrate again", max(agentsIn(files), 1), rest[0]))
+		return withHint(fmt.Errorf("cannot migrate: %w", err), fmt.Sprintf("run 'agentctl init --agents %d' first (the agents found in %s), then migrate again", max(migrate.AgentsIn(files), 1), rest[0]))
 	}
 	if err != nil {
 		return err
 	}
-	p := planMigration(dir, files, cfg, env.Root, time.Now(), *maxMB<<20)
-	p.unread(unreadable)
-	p.GitCheckout, p.DryRun, p.Take = gitCheckout(dir), *dry, *take
+	p := migrate.New(dir, files, cfg, env.Root, time.Now(), *maxMB<<20)
+	p.Unread(unreadable)
+	p.GitCheckout, p.DryRun, p.Take = migrate.GitCheckout(dir), *dry, *take
 	if !*dry {
-		if err := executePlan(ctx, env, cfg, p); err != nil {
+		if err := migrate.Execute(ctx, env.Root, cfg, p, time.Now()); err != nil {
 			return err
 		}
 	}
@@ -99,85 +98,24 @@ func runMigrate(ctx context.Context, env *Env, args []string) error {
 			return err
 		}
 	} else {
-		printPlan(env, cfg, p)
+		p.Print(env.Stdout, cfg)
 	}
-	return p.incomplete()
+	return migrateIncomplete(p)
 }
 
-// listFiles lists the regular files under dir, relative and slash-separated,
-// and the folders it does not go into (version control, caches, the
-// runtime itself), each ending in "/". What it cannot read is returned
-// apart, with why: such a folder may hold messages, so the report names it
-// and migrate fails.
-func listFiles(dir, runtimeRoot string) (files []string, unreadable map[string]error, err error) {
-	rootAbs, _ := filepath.Abs(runtimeRoot)
-	unreadable = map[string]error{}
-	err = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		rel, _ := filepath.Rel(dir, p)
-		rel = filepath.ToSlash(rel)
-		if err != nil {
-			if p == dir {
-				return err
-			}
-			if d != nil && d.IsDir() {
-				rel += "/"
-			}
-			unreadable[rel] = err
-			return nil
-		}
-		if d.IsDir() {
-			if p != dir && (slices.Contains(skipDirs, d.Name()) || p == rootAbs) {
-				files = append(files, rel+"/")
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		files = append(files, rel)
+// migrateIncomplete is the error migrate ends with when it could not read
+// or do everything; the report above it lists each.
+func migrateIncomplete(p *migrate.Plan) error {
+	if len(p.Unreadable) == 0 && len(p.Failed) == 0 {
 		return nil
-	})
-	sort.Strings(files)
-	return files, unreadable, err
-}
-
-func agentsIn(files []string) int {
-	seen := map[string]bool{}
-	for _, rel := range files {
-		if d := decideFile(rel); d.Agent != "" {
-			seen[strings.ToLower(d.Agent)] = true
-		}
 	}
-	return len(seen)
-}
-
-// gitCheckout reports whether dir is, or is inside, a git work tree: the
-// user's history, which nothing here may change.
-func gitCheckout(dir string) bool {
-	if git, err := exec.LookPath("git"); err == nil {
-		out, err := exec.Command(git, "-C", dir, "rev-parse", "--is-inside-work-tree").Output()
-		if err == nil {
-			return strings.TrimSpace(string(out)) == "true"
-		}
+	var what []string
+	if n := len(p.Unreadable); n > 0 {
+		what = append(what, fmt.Sprintf("%d files or folders could not be read: %s", n, strings.Join(p.Unreadable, "; ")))
 	}
-	for d := dir; ; d = filepath.Dir(d) {
-		if _, err := os.Lstat(filepath.Join(d, ".git")); err == nil {
-			return true
-		}
-		if filepath.Dir(d) == d {
-			return false
-		}
+	if n := len(p.Failed); n > 0 {
+		what = append(what, fmt.Sprintf("%d could not be migrated", n))
 	}
-}
-
-// importYAMLBoard converts a Dream.OS task board kept as YAML the way its
-// JSON boards are converted.
-func importYAMLBoard(name string, data []byte) (*projectboard.Import, error) {
-	var v any
-	if err := yaml.Unmarshal(data, &v); err != nil {
-		return nil, err
-	}
-	j, err := json.Marshal(v)
-	if err != nil {
-		return nil, err
-	}
-	return projectboard.ImportDreamOS(name, j)
+	return withHint(fmt.Errorf("migrate is incomplete: %s", strings.Join(what, "; ")),
+		"make them readable (or move them out of the folder) and run migrate again; what was migrated is not done twice")
 }

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/agentctl/agentctl/mailbox/dreamos/migrate"
 )
 
 // A folder migrate cannot open, and a file larger than it reads whole, are
@@ -63,7 +65,7 @@ func TestMigrateNamesWhatItCannotRead(t *testing.T) {
 	if err == nil {
 		t.Fatalf("migrate exited 0 with an unreadable folder and a file over the cap\n%s%s", out.String(), errb.String())
 	}
-	var p migrationPlan
+	var p migrate.Plan
 	if jerr := json.Unmarshal([]byte(out.String()), &p); jerr != nil {
 		t.Fatalf("no report: %v\n%s%s", jerr, out.String(), errb.String())
 	}

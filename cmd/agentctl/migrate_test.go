@@ -9,57 +9,9 @@ import (
 	"reflect"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/agentctl/agentctl/config"
+	"github.com/agentctl/agentctl/mailbox/dreamos/migrate"
 )
-
-func TestDecideFile(t *testing.T) {
-	for _, c := range []struct {
-		rel    string
-		kind   fileKind
-		format fileFormat
-		watch  string
-	}{
-		{"agent_workspaces/Agent-1/inbox/msg_1_Agent-2_to_Agent-1.json", kindMessages, formatOne, "agent_workspaces/Agent-1/inbox"},
-		{"runtime/agent_comms/agent_mailboxes/Agent-2/inbox.json", kindMessages, formatList, "runtime/agent_comms/agent_mailboxes/Agent-2/inbox.json"},
-		{"runtime/agent_comms/agent_mailboxes/Agent-2/x.json", kindMessages, formatOne, "runtime/agent_comms/agent_mailboxes/Agent-2/*.json"},
-		{"inboxes/Agent-3.txt", kindMessages, formatAppended, "inboxes/Agent-3.txt"},
-		{"inboxes/Agent-4_incoming.txt", kindMessages, formatAppended, "inboxes/Agent-4_incoming.txt"},
-		{"runtime/agent_comms/broadcast/1_ALL.json", kindMessages, formatOne, "runtime/agent_comms/broadcast"},
-		{"runtime/agent_comms/inbox/a.msg", kindMessages, formatOne, "runtime/agent_comms/inbox"},
-		{"ops/messaging/message_queue/queue_1.json", kindMessages, formatList, ""},
-		{"ops/messaging/message_queue/queue_1_corrupted.json", kindHistory, formatList, ""},
-		{"runtime/agent_comms/agent_mailboxes/Agent-2/inbox_backup_2025.json", kindHistory, formatList, ""},
-		{"runtime/agent_comms/agent_mailboxes/Agent-2/inbox.json.bak.json", kindHistory, formatList, ""},
-		{"runtime/agent_comms/agent_mailboxes/Agent-2/inbox_old.json", kindHistory, formatList, ""},
-		{"runtime/agent_comms/agent_mailboxes/Agent-2/snapshot_1.json", kindHistory, formatList, ""},
-		{"runtime/agent_comms/archive/x_ALL.msg", kindHistory, formatOne, ""},
-		{"agent_workspaces/Agent-3/processed/m.json", kindHistory, formatList, ""},
-		{"agent_workspaces/Agent-3/inbox/INBOX_MESSAGE_1_read.md", kindHistory, formatOne, ""},
-		{"agent_workspaces/Agent-3/inbox/m_processed.md", kindHistory, formatOne, ""},
-		{"runtime/agent_comms/agent_mailboxes/Agent-2/Agent-2_analysis.txt", kindDocument, "", ""},
-		{"runtime/agent_comms/agent_mailboxes/Agent-2/status_report.md", kindDocument, "", ""},
-		{"agent_workspaces/Agent-3/notes.md", kindDocument, "", ""},
-		{"agent_workspaces/Agent-3/README.md", kindDocument, "", ""},
-		{"agent_workspaces/Agent-3/plan.txt", kindDocument, "", ""},
-		{"runtime/agent_comms/agent_mailboxes/Agent-2/status.json", kindNotOurs, "", ""},
-		{"runtime/agent_comms/agent_mailboxes/Agent-2/inbox.json.lock", kindNotOurs, "", ""},
-		{"src/main.py", kindNotOurs, "", ""},
-		{"docs/guide.md", kindNotOurs, "", ""},
-		{"runtime/config/cursor_agent_coords.json", kindCoords, "", ""},
-		{"devlogs/2025-01-01.md", kindDevlog, "", ""},
-		{"runtime/agent_comms/central_task_boards/working_tasks.json", kindBoard, "", ""},
-	} {
-		d := decideFile(c.rel)
-		if d.Kind != c.kind || d.Format != c.format || d.Watch != c.watch {
-			t.Errorf("%s: %s %q watch %q (%s), want %s %q watch %q", c.rel, d.Kind, d.Format, d.Watch, d.Reason, c.kind, c.format, c.watch)
-		}
-		if d.Kind != kindMessages && d.Reason == "" && d.Kind != kindCoords && d.Kind != kindDevlog && d.Kind != kindBoard {
-			t.Errorf("%s: %s without a reason", c.rel, d.Kind)
-		}
-	}
-}
 
 // buildTree builds the fixture Dream.OS tree in a new folder.
 func buildTree(t *testing.T) string {
@@ -71,10 +23,10 @@ func buildTree(t *testing.T) string {
 	return dir
 }
 
-func migrateJSON(t *testing.T, root string, args ...string) migrationPlan {
+func migrateJSON(t *testing.T, root string, args ...string) migrate.Plan {
 	t.Helper()
 	out := mustAgentctl(t, root, append([]string{"migrate", "--json"}, args...)...)
-	var p migrationPlan
+	var p migrate.Plan
 	if err := json.Unmarshal([]byte(out), &p); err != nil {
 		t.Fatalf("migrate --json printed no report: %v\n%s", err, out)
 	}
@@ -91,7 +43,7 @@ func TestMigrateAccountsForEveryFile(t *testing.T) {
 	seen := map[string]int{}
 	for _, f := range dry.Files {
 		seen[f.Path]++
-		if f.Kind == "" || f.Kind != kindMessages && f.Kind != kindBoard && f.Kind != kindCoords && f.Kind != kindDevlog && f.Reason == "" {
+		if f.Kind == "" || f.Kind != migrate.KindMessages && f.Kind != migrate.KindBoard && f.Kind != migrate.KindCoords && f.Kind != migrate.KindDevlog && f.Kind != migrate.KindLore && f.Reason == "" {
 			t.Errorf("%s: %q without a reason", f.Path, f.Kind)
 		}
 	}
@@ -113,7 +65,7 @@ func TestMigrateAccountsForEveryFile(t *testing.T) {
 	if walked != len(dry.Files) {
 		t.Errorf("the report lists %d files, the tree holds %d", len(dry.Files), walked)
 	}
-	for _, k := range []fileKind{kindMessages, kindHistory, kindDocument, kindBoard, kindCoords, kindDevlog, kindNotOurs} {
+	for _, k := range []migrate.Kind{migrate.KindMessages, migrate.KindHistory, migrate.KindDocument, migrate.KindBoard, migrate.KindCoords, migrate.KindDevlog, migrate.KindLore, migrate.KindNotOurs} {
 		if dry.Counts[k] == 0 {
 			t.Errorf("the fixture tree gave no %s", k)
 		}
@@ -150,50 +102,5 @@ func TestMigrateAccountsForEveryFile(t *testing.T) {
 	doc := filepath.Join(root, "dreamos", "documents", "dadudekc-swarm", "runtime", "agent_comms", "agent_mailboxes", "Agent-2", "Agent-2_analysis.txt")
 	if _, err := os.Stat(doc); err != nil {
 		t.Errorf("the analysis was not kept as a document: %v", err)
-	}
-}
-
-// Text without the shape of a message, where messages would be, is kept as
-// a document; the plan reads the folder and writes nothing.
-func TestPlanTellsNotesFromMessages(t *testing.T) {
-	dir := t.TempDir()
-	files := map[string]string{
-		"inboxes/Agent-1.txt":                    "Thoughts on the parser.\n\nIt is slow on large files.\n",
-		"inboxes/Agent-2.txt":                    "# Message\n**From**: Agent-1\n**To**: Agent-2\n---\nShip it.\n\n",
-		"agent_workspaces/Agent-1/inbox/todo.md": "- fix the lock\n- rename the board\n",
-		"agent_workspaces/Agent-1/inbox/m.md":    "**From:** Agent-2\n**To:** Agent-1\n\nRebase.\n",
-	}
-	var rels []string
-	for rel, text := range files {
-		p := filepath.Join(dir, filepath.FromSlash(rel))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		rels = append(rels, rel)
-	}
-	cfg, err := config.Parse("x", []byte("agents:\n  - name: Agent-1\n  - name: Agent-2\n"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	root := t.TempDir()
-	p := planMigration(dir, rels, cfg, root, time.Now().Add(time.Hour), 0)
-	want := map[string]fileKind{"inboxes/Agent-1.txt": kindDocument, "inboxes/Agent-2.txt": kindMessages,
-		"agent_workspaces/Agent-1/inbox/todo.md": kindDocument, "agent_workspaces/Agent-1/inbox/m.md": kindMessages}
-	for _, f := range p.Files {
-		if f.Kind != want[f.Path] {
-			t.Errorf("%s: %s (%s), want %s", f.Path, f.Kind, f.Reason, want[f.Path])
-		}
-		if f.Kind == kindDocument && f.Watch != "" {
-			t.Errorf("%s: a document is watched", f.Path)
-		}
-	}
-	if len(p.Watch["Agent-1"]) != 1 || len(p.Watch["Agent-2"]) != 1 {
-		t.Errorf("watch = %v, want the places of the two messages only", p.Watch)
-	}
-	if entries, _ := os.ReadDir(root); len(entries) != 0 {
-		t.Errorf("planning wrote into the runtime: %v", entries)
 	}
 }

@@ -132,7 +132,7 @@ func finish(m Message, raw []byte, src Source) (Message, error) {
 	switch {
 	case m.To == "":
 		m.To = src.Owner
-	case strings.EqualFold(m.To, "all"):
+	case isEveryone(m.To):
 		// In an agent's mailbox a broadcast is that agent's copy; found
 		// where no agent owns it, it stays "all" for the caller to spread.
 		m.To = src.Owner
@@ -172,4 +172,14 @@ func clip(s string, n int) string {
 func isPlaceholder(s string) bool {
 	i := strings.Index(s, "{{")
 	return i >= 0 && strings.Contains(s[i:], "}}")
+}
+
+// isEveryone reports whether a recipient is every agent, in the words the
+// old writers used for a broadcast.
+func isEveryone(to string) bool {
+	switch strings.Join(strings.Fields(headerSeparators.Replace(strings.ToLower(to))), " ") {
+	case "all", "all agents", "everyone", "broadcast":
+		return true
+	}
+	return false
 }

@@ -3,6 +3,7 @@ package dreamos
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -20,17 +21,24 @@ func (m *Message) roleAgent(field, value string) string {
 	if !strings.Contains(v, " ") || strings.ContainsAny(v, `/\`) {
 		return value // a name, or a path that is no one's: kept for the check that refuses it
 	}
-	found := agentInRole().FindAllStringSubmatch(v, -1)
-	if len(found) == 0 {
-		return value
+	named := AgentsNamed(v)
+	if len(named) != 1 {
+		return value // none, or several: not for us to pick one
 	}
-	for _, f := range found[1:] {
-		if f[1] != found[0][1] {
-			return value // several agents: not for us to pick one
+	m.fallback(field, value, named[0], "a role text, not a name: the agent it names")
+	return named[0]
+}
+
+// AgentsNamed lists, once each and in order, the agents a text names as
+// "Agent-n" in any spelling ("AGENT 5", "agent_3", "Captain Agent-4"):
+// one for a role, several for "Agent-1 and Agent-2", none for "the team".
+func AgentsNamed(text string) []string {
+	var names []string
+	for _, f := range agentInRole().FindAllStringSubmatch(text, -1) {
+		n, _ := strconv.Atoi(f[1])
+		if name := fmt.Sprintf("Agent-%d", n); !slices.Contains(names, name) {
+			names = append(names, name)
 		}
 	}
-	n, _ := strconv.Atoi(found[0][1])
-	name := fmt.Sprintf("Agent-%d", n)
-	m.fallback(field, value, name, "a role text, not a name: the agent it names")
-	return name
+	return names
 }

@@ -34,7 +34,7 @@ var (
 // carry; other plain lines are text. Bold headers may carry any key.
 var knownHeaders = map[string]bool{
 	"from": true, "sender": true, "sender id": true, "from agent": true, "to": true, "recipient": true,
-	"recipient id": true, "to agent": true, "assigned to": true, "priority": true, "message id": true, "msg id": true, "id": true,
+	"recipient id": true, "to agent": true, "assigned to": true, "priority": true, "urgency": true, "prio": true, "message id": true, "msg id": true, "id": true,
 	"message type": true, "type": true, "timestamp": true, "created": true, "created at": true, "date": true,
 	"sent": true, "subject": true, "title": true, "topic": true, "task": true, "task id": true,
 	"reply to": true, "in reply to": true, "thread": true, "thread id": true, "tags": true,
@@ -151,6 +151,10 @@ func nextIsHeader(lines []string) bool {
 func setBracketHeader(m *Message, p []string) {
 	if p[1] != "" {
 		m.Meta["tag"] = p[1]
+		// "[URGENT] Agent-4 → Agent-1": the tag is the priority.
+		if pr, err := ParsePriority(p[1]); err == nil && strings.TrimSpace(p[1]) != "" && m.Priority == "" {
+			m.Priority = pr
+		}
 	}
 	m.From, m.To = p[2], p[3]
 	if p[4] != "" && m.Subject == "" {
@@ -168,7 +172,7 @@ func setHeader(m *Message, key, value string, src Source) {
 		m.From = value
 	case "to", "recipient", "recipient id", "to agent", "assigned to":
 		m.To = value
-	case "priority":
+	case "priority", "urgency", "prio":
 		p, err := ParsePriority(value)
 		if err != nil {
 			m.fallback("priority", value, Normal, err.Error())

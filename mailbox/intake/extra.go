@@ -2,6 +2,7 @@ package intake
 
 import (
 	"bytes"
+	"cmp"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -79,6 +80,27 @@ func (in *Intake) extraFiles() (map[string]place, error) {
 			}
 		} else {
 			paths = []string{pattern} // a file, perhaps not written yet
+		}
+		if strings.ContainsAny(pattern, "*?[") {
+			// A glob may name folders ("agent_workspaces/*/inbox"): their
+			// files, in every folder it matches now, agents' folders made
+			// after it was written included.
+			var files []string
+			for _, p := range paths {
+				if fi, err := os.Stat(p); err == nil && fi.IsDir() {
+					entries, err := os.ReadDir(p)
+					if err != nil {
+						in.emit("unreadable", "", p, err.Error())
+						continue
+					}
+					for _, e := range entries {
+						files = append(files, filepath.Join(p, e.Name()))
+					}
+					continue
+				}
+				files = append(files, p)
+			}
+			paths = files
 		}
 		for _, p := range paths {
 			name := filepath.Base(p)
@@ -310,6 +332,26 @@ func RecipientInName(path string) string {
 	return p[1] + p[2]
 }
 
+// AgentFolder is the agent whose folder holds the file at path in the old
+// per-agent layouts (".../Agent-3/x.json", ".../Agent-3/inbox/x.md"), or
+// "": in a shared place such as "agent_workspaces/*/inbox" the folder says
+// whom a message that names no one is for, as it did for its old reader.
+func AgentFolder(path string) string {
+	if i := strings.LastIndexByte(path, '@'); i > 0 && strings.Trim(path[i+1:], "0123456789") == "" {
+		path = path[:i]
+	}
+	dir := filepath.Dir(path)
+	if strings.EqualFold(filepath.Base(dir), "inbox") {
+		dir = filepath.Dir(dir)
+	}
+	if name := filepath.Base(dir); agentFolder().MatchString(name) {
+		return name
+	}
+	return ""
+}
+
+var agentFolder = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)^agent[-_]?\d+$`) })
+
 // decodeExtra decodes a message found outside the mailbox and checks that
 // it is this agent's. In a shared place the recipient comes from the
 // message, else from the file name; a message for another agent is
@@ -335,7 +377,7 @@ func (in *Intake) decodeExtra(data []byte, name string, mod time.Time, shared bo
 			return msg, nil
 		}
 		if msg.To == "" {
-			msg.To = RecipientInName(name)
+			msg.To = cmp.Or(RecipientInName(name), AgentFolder(name))
 		}
 		to, err := agentname.Resolve(in.store.Known, msg.To)
 		switch {
@@ -347,6 +389,11 @@ func (in *Intake) decodeExtra(data []byte, name string, mod time.Time, shared bo
 		case err != nil || to != in.mb.Agent:
 			return mailbox.Message{}, errNotMine
 		}
+	}
+	// "AGENT-5" on a bracketed header: the sender as this runtime spells
+	// it, so a reply finds its mailbox.
+	if from, err := agentname.Resolve(in.store.Known, msg.From); err == nil {
+		msg.From = from
 	}
 	return msg, in.c.CheckRecipient(&msg)
 }
@@ -383,9 +430,11 @@ type offsetState struct {
 	Offset int64  `json:"offset"`
 }
 
-func (in *Intake) offsetPath(path string) string {
+func (in *Intake) offsetPath(path string) string { return offsetFile(in.mb.Dir, path) }
+
+func offsetFile(mailboxDir, path string) string {
 	sum := sha256.Sum256([]byte(path))
-	return in.path(OffsetsDir, hex.EncodeToString(sum[:])[:24]+".json")
+	return filepath.Join(mailboxDir, OffsetsDir, hex.EncodeToString(sum[:])[:24]+".json")
 }
 
 func (in *Intake) readOffset(path string) int64 {
@@ -398,11 +447,19 @@ func (in *Intake) readOffset(path string) int64 {
 }
 
 func (in *Intake) writeOffset(path string, off int64) error {
-	if err := atomicfile.MkdirAll(in.path(OffsetsDir)); err != nil {
+	return RememberAppended(in.mb.Dir, path, off)
+}
+
+// RememberAppended records that the appended text file at path was read
+// up to off, for the intake of the mailbox in mailboxDir, which goes on
+// from there: what migrate imported from an inbox an old writer keeps
+// appending to is not read again, and what it left is.
+func RememberAppended(mailboxDir, path string, off int64) error {
+	if err := atomicfile.MkdirAll(filepath.Join(mailboxDir, OffsetsDir)); err != nil {
 		return err
 	}
 	data, _ := json.Marshal(offsetState{Path: path, Offset: off})
-	return atomicfile.WriteFile(in.offsetPath(path), append(data, '\n'))
+	return atomicfile.WriteFile(offsetFile(mailboxDir, path), append(data, '\n'))
 }
 
 // ingestAppended takes the messages appended to path since the last look.

@@ -1,4 +1,4 @@
-package main
+package migrate
 
 import (
 	"path"
@@ -12,36 +12,37 @@ import (
 
 // What migrate makes of each file of a Dream.OS folder. decideFile is a
 // pure function of the file's path, relative to the folder and
-// slash-separated; planMigration (migrate_plan.go) reads the files it
-// chose to read, and the executor (migrate.go) acts on the plan.
+// slash-separated; New (plan.go) reads the files it
+// chose to read, and Execute (execute.go) acts on the plan.
 
-// fileKind is what one file becomes.
-type fileKind string
+// Kind is what one file becomes.
+type Kind string
 
 const (
-	kindMessages fileKind = "messages"    // work waiting: into its recipients' inboxes
-	kindHistory  fileKind = "history"     // messages handled or kept aside: into the archive
-	kindDocument fileKind = "document"    // notes, reports, analyses: copied for people to read
-	kindBoard    fileKind = "board"       // a task board: project_board/dreamos-*.yaml
-	kindCoords   fileKind = "coordinates" // cursor_agent_coords.json: windows in agentctl.yaml
-	kindDevlog   fileKind = "devlog"      // copied into devlogs/dreamos/
-	kindSkipped  fileKind = "skipped"     // of the old system, but left: see the reason
-	kindNotOurs  fileKind = "not ours"    // not part of the old messaging at all
+	KindMessages Kind = "messages"    // work waiting: into its recipients' inboxes
+	KindHistory  Kind = "history"     // messages handled or kept aside: into the archive
+	KindDocument Kind = "document"    // notes, reports, analyses: copied for people to read
+	KindBoard    Kind = "board"       // a task board: project_board/dreamos-*.yaml
+	KindCoords   Kind = "coordinates" // cursor_agent_coords.json: windows in agentctl.yaml
+	KindDevlog   Kind = "devlog"      // copied into devlogs/dreamos/
+	KindLore     Kind = "lore"        // copied into lore/dreamos/; a translation dictionary becomes lore/dictionary.yaml
+	KindSkipped  Kind = "skipped"     // of the old system, but left: see the reason
+	KindNotOurs  Kind = "not ours"    // not part of the old messaging at all
 )
 
-// fileFormat is how a file of messages holds them.
-type fileFormat string
+// Format is how a file of messages holds them.
+type Format string
 
 const (
-	formatOne      fileFormat = "one message"       // one message per file
-	formatAppended fileFormat = "appended messages" // Markdown messages appended one after another (.txt)
-	formatList     fileFormat = "list of messages"  // inbox.json, queue files: an array or container
+	FormatOne      Format = "one message"       // one message per file
+	FormatAppended Format = "appended messages" // Markdown messages appended one after another (.txt)
+	FormatList     Format = "list of messages"  // inbox.json, queue files: an array or container
 )
 
 // decision is what decideFile makes of one file.
 type decision struct {
-	Kind   fileKind
-	Format fileFormat // for messages and history
+	Kind   Kind
+	Format Format // for messages and history
 	Reason string
 	// Agent is whose folder the file sat in ("" in shared places); a
 	// message goes to its recipient all the same.
@@ -58,6 +59,7 @@ var (
 	boardName = sync.OnceValue(func() *regexp.Regexp {
 		return regexp.MustCompile(`(?i)(^|_)(working|future|completed|ready|pending|backlog)?_?tasks?(_[a-z]+)?\.json$|^task_ready_queue\.json$|^contracts\.json$`)
 	})
+	loreName    = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(^|[_.-])lore([_.-]|$)`) })
 	handledDirs = []string{"archive", "archives", "processed", "completed", "outbox", "sent", "deadletter", "dead_letter", "root_cleanup_archive", "backup", "backups", "snapshots", "old"}
 	skipDirs    = []string{".git", "node_modules", "__pycache__", ".venv", "venv", "site-packages", ".mypy_cache", ".pytest_cache"}
 	// Files in the old mailboxes that are no messages.
@@ -84,23 +86,27 @@ func decideFile(rel string) decision {
 	inAgentDir := slices.ContainsFunc(dirs, agentDir().MatchString)
 	switch {
 	case strings.HasSuffix(lower, ".lock"):
-		return decision{Kind: kindNotOurs, Reason: "a lock file of the old writers"}
+		return decision{Kind: KindNotOurs, Reason: "a lock file of the old writers"}
 	case lower == "cursor_agent_coords.json":
-		return decision{Kind: kindCoords}
-	case ext == ".md" && inDir("devlogs", "devlog"):
-		return decision{Kind: kindDevlog}
+		return decision{Kind: KindCoords}
+	case inDir("devlogs", "devlog") || (ext == ".md" && strings.HasPrefix(lower, "devlog")):
+		// Every file of the devlogs, whatever its form: they are the
+		// swarm's history, copied whole.
+		return decision{Kind: KindDevlog}
+	case inDir("lore") || loreName().MatchString(lower) || lower == "dream_translation.yaml":
+		return decision{Kind: KindLore}
 	case ext == ".json" && (inDir("central_task_boards", "task_boards", "project_board", "project_boards") || boardName().MatchString(lower)):
-		return decision{Kind: kindBoard}
+		return decision{Kind: KindBoard}
 	case (ext == ".yaml" || ext == ".yml") && inDir("central_task_boards", "task_boards", "project_board", "project_boards", "boards"):
-		return decision{Kind: kindBoard}
+		return decision{Kind: KindBoard}
 	case slices.Contains(notMessageFiles, lower):
-		return decision{Kind: kindNotOurs, Reason: "the old runners' own state, no message"}
+		return decision{Kind: KindNotOurs, Reason: "the old runners' own state, no message"}
 	}
 	if !isMessageExt(base) {
-		return decision{Kind: kindNotOurs, Reason: "not a message, board, coordinate file or devlog (" + extOrName(base) + ")"}
+		return decision{Kind: KindNotOurs, Reason: "not a message, board, coordinate file or devlog (" + extOrName(base) + ")"}
 	}
 	if intake.DocumentName(base) && (inAgentDir || inDir("inbox", "inboxes") || strings.Contains(strings.ToLower(rel), "mailbox")) {
-		return decision{Kind: kindDocument, Reason: "notes, a report or an analysis: a document, not a message"}
+		return decision{Kind: KindDocument, Reason: "notes, a report or an analysis: a document, not a message"}
 	}
 	d, inMailbox := findMessage(dirs, base, strings.Join(dirs, "/"))
 	if i := slices.IndexFunc(dirs, func(d string) bool {
@@ -114,11 +120,11 @@ func decideFile(rel string) decision {
 	}
 	if !inMailbox {
 		if inAgentDir && (ext == ".txt" || ext == ".md") {
-			return decision{Kind: kindDocument, Reason: "text in an agent's folder, outside its inbox: a document, not a message"}
+			return decision{Kind: KindDocument, Reason: "text in an agent's folder, outside its inbox: a document, not a message"}
 		}
-		return decision{Kind: kindNotOurs, Reason: "not in any of the old mailbox layouts"}
+		return decision{Kind: KindNotOurs, Reason: "not in any of the old mailbox layouts"}
 	}
-	if d.Format == formatOne && intake.HandledName(base) {
+	if d.Format == FormatOne && intake.HandledName(base) {
 		return history(d, ext, "renamed by its old reader once handled")
 	}
 	return d
@@ -129,13 +135,13 @@ func decideFile(rel string) decision {
 func history(d decision, ext, why string) decision {
 	switch {
 	case ext == ".json":
-		d.Format = formatList // an array, a container or one message: all read the same
+		d.Format = FormatList // an array, a container or one message: all read the same
 	case ext == ".txt":
-		d.Format = formatAppended
+		d.Format = FormatAppended
 	default:
-		d.Format = formatOne
+		d.Format = FormatOne
 	}
-	return decision{Kind: kindHistory, Format: d.Format, Agent: d.Agent, Reason: why}
+	return decision{Kind: KindHistory, Format: d.Format, Agent: d.Agent, Reason: why}
 }
 
 func extOrName(base string) string {
@@ -155,53 +161,56 @@ func findMessage(dirs []string, base, dir string) (decision, bool) {
 	isMsg := ext == ".json" || ext == ".md" || ext == ".msg"
 	parentIs := func(i int, pred func(string) bool) bool { return i >= 0 && i < n && pred(strings.ToLower(dirs[i])) }
 	isBoxes := func(d string) bool { return d == "agent_workspaces" || strings.Contains(d, "mailbox") }
-	msgs := func(f fileFormat, agent, watch string, shared bool) (decision, bool) {
-		return decision{Kind: kindMessages, Format: f, Agent: agent, Watch: watch, Shared: shared}, true
+	msgs := func(f Format, agent, watch string, shared bool) (decision, bool) {
+		return decision{Kind: KindMessages, Format: f, Agent: agent, Watch: watch, Shared: shared}, true
 	}
 	// <mailboxes>/Agent-n/<file>: directly in the agent's folder.
 	if n >= 2 && agentDir().MatchString(dirs[n-1]) && parentIs(n-2, isBoxes) {
 		agent := dirs[n-1]
 		switch {
 		case lower == "inbox.json":
-			return msgs(formatList, agent, rel, false)
+			return msgs(FormatList, agent, rel, false)
 		case ext == ".txt" && (strings.Contains(strings.ToLower(dirs[n-2]), "mailbox") || strings.Contains(lower, "inbox") || strings.Contains(lower, "incoming")):
 			// In a workspace, a text file is an inbox only by its name.
-			return msgs(formatAppended, agent, rel, false)
+			return msgs(FormatAppended, agent, rel, false)
 		case isMsg && strings.Contains(strings.ToLower(dirs[n-2]), "mailbox"):
-			return msgs(formatOne, agent, path.Join(dir, "*"+path.Ext(base)), false)
+			// Every agent's folder, those made later included: a shared
+			// glob, in which the folder says whom a message is for.
+			return msgs(FormatOne, agent, path.Join(path.Join(dirs[:n-1]...), "*", "*"+path.Ext(base)), true)
 		}
 		return decision{}, false
 	}
 	// <mailboxes>/Agent-n/inbox/<file>
 	if n >= 3 && strings.EqualFold(dirs[n-1], "inbox") && agentDir().MatchString(dirs[n-2]) && parentIs(n-3, isBoxes) {
 		agent := dirs[n-2]
+		every := path.Join(path.Join(dirs[:n-2]...), "*", dirs[n-1]) // every agent's inbox/, as for FormatOne above
 		switch {
 		case ext == ".txt":
-			return msgs(formatAppended, agent, rel, false)
+			return msgs(FormatAppended, agent, every, true)
 		case isMsg:
-			return msgs(formatOne, agent, dir, false)
+			return msgs(FormatOne, agent, every, true)
 		}
 		return decision{}, false
 	}
 	// inboxes/Agent-n.txt, Agent-n_incoming.txt: one appended file per agent.
 	if stem := strings.TrimSuffix(strings.TrimSuffix(base, path.Ext(base)), "_incoming"); ext == ".txt" && agentDir().MatchString(stem) && n >= 1 && strings.Contains(strings.ToLower(dirs[n-1]), "inbox") {
-		return msgs(formatAppended, stem, rel, false)
+		return msgs(FormatAppended, stem, rel, false)
 	}
 	// One folder for every agent: agent_comms/inbox, a shared inbox, a
 	// broadcast folder.
 	if n >= 1 && slices.Contains([]string{"inbox", "shared_inbox", "broadcast", "broadcasts"}, strings.ToLower(dirs[n-1])) {
 		switch {
 		case lower == "inbox.json":
-			return msgs(formatList, "", "", false)
+			return msgs(FormatList, "", "", false)
 		case ext == ".txt":
-			return msgs(formatAppended, "", rel, true)
+			return msgs(FormatAppended, "", rel, true)
 		case isMsg:
-			return msgs(formatOne, "", dir, true)
+			return msgs(FormatOne, "", dir, true)
 		}
 	}
 	// A message queue: arrays of queue entries, each naming its recipient.
 	if n >= 1 && strings.EqualFold(dirs[n-1], "message_queue") && ext == ".json" {
-		return msgs(formatList, "", "", false)
+		return msgs(FormatList, "", "", false)
 	}
 	return decision{}, false
 }
