@@ -2,7 +2,6 @@ package projectboard
 
 import (
 	"bytes"
-	"strings"
 	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
@@ -23,19 +22,40 @@ import (
 
 // fastLine is one line of a board, without its line break.
 type fastLine struct {
-	text   []byte
-	off    int  // where text starts in the board
-	indent int  // leading spaces
-	brk    bool // the line ends in a line break (all but maybe the last)
-	blank  bool // only spaces
-	note   bool // a comment line: spaces, then '#'
+	off, end int  // where the line's text starts and ends in the board
+	indent   int  // leading spaces
+	brk      bool // the line ends in a line break (all but maybe the last)
+	blank    bool // only spaces
+	note     bool // a comment line: spaces, then '#'
 }
 
 type fastReader struct {
-	lines []fastLine
-	i     int    // the next line to read
-	str   string // the board, which values written as they are share
+	data  []byte
+	lines []fastLine // no pointers, so the collector need not scan them
+	i     int        // the next line to read
+	str   string     // the board, which values written as they are share
 	slab  []yaml.Node
+	ptrs  []*yaml.Node // where collections' Content is cut from
+	stack []*yaml.Node // the Content of the collections being read
+}
+
+// content ends the Content of a collection whose first node is at
+// stack[base]: it is cut to size from a slab, as a big board has tens of
+// thousands of collections.
+func (r *fastReader) content(base int) []*yaml.Node {
+	n := len(r.stack) - base
+	if n == 0 {
+		return nil
+	}
+	if len(r.ptrs) < n {
+		r.ptrs = make([]*yaml.Node, max(n, 4096))
+	}
+	c := r.ptrs[:n:n]
+	r.ptrs = r.ptrs[n:]
+	copy(c, r.stack[base:])
+	clear(r.stack[base:])
+	r.stack = r.stack[:base]
+	return c
 }
 
 // node allocates nodes a slab at a time: a big board has hundreds of
@@ -48,6 +68,12 @@ func (r *fastReader) node(n yaml.Node) *yaml.Node {
 	r.slab = r.slab[1:]
 	*p = n
 	return p
+}
+
+// line is line j's text, without its line break.
+func (r *fastReader) line(j int) []byte {
+	l := &r.lines[j]
+	return r.data[l.off:l.end:l.end]
 }
 
 // text is bytes from to to of line j as a string.
@@ -63,21 +89,23 @@ func fastRead(data []byte) (root *yaml.Node, ok bool) {
 	if !fastText(data) {
 		return nil, false
 	}
-	r := &fastReader{lines: make([]fastLine, 0, bytes.Count(data, []byte("\n"))+1), str: string(data)}
+	r := &fastReader{data: data, lines: make([]fastLine, 0, bytes.Count(data, []byte("\n"))+1), str: string(data)}
 	for rest := data; len(rest) > 0; {
+		var text []byte
 		l := fastLine{off: len(data) - len(rest)}
 		if i := bytes.IndexByte(rest, '\n'); i >= 0 {
-			l.text, l.brk, rest = bytes.TrimSuffix(rest[:i], []byte("\r")), true, rest[i+1:]
+			text, l.brk, rest = bytes.TrimSuffix(rest[:i], []byte("\r")), true, rest[i+1:]
 		} else {
-			l.text, rest = rest, nil
+			text, rest = rest, nil
 		}
-		l.indent = indentOf(l.text)
-		l.blank = l.indent == len(l.text)
-		l.note = !l.blank && l.text[l.indent] == '#'
-		if len(l.text) >= 3 && (bytes.HasPrefix(l.text, []byte("---")) || bytes.HasPrefix(l.text, []byte("..."))) {
+		l.end = l.off + len(text)
+		l.indent = indentOf(text)
+		l.blank = l.indent == len(text)
+		l.note = !l.blank && text[l.indent] == '#'
+		if len(text) >= 3 && (bytes.HasPrefix(text, []byte("---")) || bytes.HasPrefix(text, []byte("..."))) {
 			return nil, false // a document marker, or near enough to one
 		}
-		if len(l.text) > 0 && l.text[0] == '%' {
+		if len(text) > 0 && text[0] == '%' {
 			return nil, false // a directive
 		}
 		r.lines = append(r.lines, l)
@@ -141,7 +169,7 @@ func (r *fastReader) next() int {
 
 // column is yaml.v3's column (1-based, in characters) of byte at of line j.
 func (r *fastReader) column(j, at int) int {
-	return utf8.RuneCount(r.lines[j].text[:at]) + 1
+	return utf8.RuneCount(r.line(j)[:at]) + 1
 }
 
 // plainStart reports whether a plain scalar may start at text[at] in block
@@ -168,7 +196,7 @@ func (r *fastReader) keyAt(j, at int) bool {
 // key reads the simple key at byte at of line j: its node, and the offset
 // just past its ':'.
 func (r *fastReader) key(j, at int) (*yaml.Node, int, bool) {
-	t := r.lines[j].text
+	t := r.line(j)
 	var k *yaml.Node
 	end := 0
 	switch {
@@ -221,7 +249,19 @@ func (r *fastReader) key(j, at int) (*yaml.Node, int, bool) {
 func plainTag(v string) string {
 	// A plain scalar whose first character is none of these is a string
 	// to yaml.v3 (resolve's hint table): only the others need its look-up.
-	if v != "" && !strings.ContainsRune("+-0123456789yYnNtTfFoO~.", rune(v[0])) {
+	if v == "" {
+		return "!!null"
+	}
+	switch v[0] {
+	case '+', '-', '.', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9':
+	case 'y', 'Y', 'n', 'N', 't', 'T', 'f', 'F', 'o', 'O', '~':
+		// These it only looks up in its table of words.
+		switch v {
+		case "true", "True", "TRUE", "false", "False", "FALSE", "~", "null", "Null", "NULL":
+		default:
+			return "!!str"
+		}
+	default:
 		return "!!str"
 	}
 	return (&yaml.Node{Kind: yaml.ScalarNode, Value: v}).ShortTag()
@@ -237,17 +277,19 @@ func dashAt(t []byte, at int) bool {
 func (r *fastReader) mapping(j, n int) (*yaml.Node, bool) {
 	m := r.node(yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Line: j + 1, Column: r.column(j, n)})
 	at := n
+	base := len(r.stack)
 	for {
 		k, v, ok := r.entry(j, at, n)
 		if !ok {
 			return nil, false
 		}
-		m.Content = append(m.Content, k, v)
+		r.stack = append(r.stack, k, v)
 		j = r.next()
 		if j < 0 || r.lines[j].indent < n {
+			m.Content = r.content(base)
 			return m, true
 		}
-		if r.lines[j].indent > n || dashAt(r.lines[j].text, n) {
+		if r.lines[j].indent > n || dashAt(r.line(j), n) {
 			return nil, false
 		}
 		at = n
@@ -262,7 +304,7 @@ func (r *fastReader) entry(j, at, n int) (k, v *yaml.Node, ok bool) {
 		return nil, nil, false
 	}
 	colon := p
-	t := r.lines[j].text
+	t := r.line(j)
 	for p < len(t) && t[p] == ' ' {
 		p++
 	}
@@ -285,11 +327,11 @@ func (r *fastReader) blockValue(j, colon, n int) (*yaml.Node, bool) {
 	if k := r.next(); k >= 0 {
 		l := r.lines[k]
 		switch {
-		case l.indent > n && dashAt(l.text, l.indent):
+		case l.indent > n && dashAt(r.line(k), l.indent):
 			return r.sequence(k, l.indent, false)
 		case l.indent > n:
 			return r.mapping(k, l.indent)
-		case l.indent == n && dashAt(l.text, n):
+		case l.indent == n && dashAt(r.line(k), n):
 			return r.sequence(k, n, true)
 		}
 	}
@@ -301,8 +343,9 @@ func (r *fastReader) blockValue(j, colon, n int) (*yaml.Node, bool) {
 // not an entry; any other is followed by less indented lines only.
 func (r *fastReader) sequence(j, s int, indentless bool) (*yaml.Node, bool) {
 	seq := r.node(yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Line: j + 1, Column: s + 1})
+	base := len(r.stack)
 	for {
-		t := r.lines[j].text
+		t := r.line(j)
 		p := s + 1
 		for p < len(t) && t[p] == ' ' {
 			p++
@@ -321,16 +364,18 @@ func (r *fastReader) sequence(j, s int, indentless bool) (*yaml.Node, bool) {
 		if !ok {
 			return nil, false
 		}
-		seq.Content = append(seq.Content, item)
+		r.stack = append(r.stack, item)
 		j = r.next()
 		if j < 0 || r.lines[j].indent < s {
+			seq.Content = r.content(base)
 			return seq, true
 		}
 		if r.lines[j].indent > s {
 			return nil, false
 		}
-		if !dashAt(r.lines[j].text, s) {
+		if !dashAt(r.line(j), s) {
 			if indentless {
+				seq.Content = r.content(base)
 				return seq, true
 			}
 			return nil, false
@@ -343,7 +388,7 @@ func (r *fastReader) sequence(j, s int, indentless bool) (*yaml.Node, bool) {
 // indentation a following line must not pass, or it would go on with the
 // scalar (yaml.v3's parser.indent).
 func (r *fastReader) inline(j, p, n int) (*yaml.Node, bool) {
-	t := r.lines[j].text
+	t := r.line(j)
 	var v *yaml.Node
 	end := 0
 	switch t[p] {
@@ -412,7 +457,7 @@ func restIsComment(t []byte, at int) bool {
 // quoted reads a single- or double-quoted scalar that starts at t[at] and
 // ends on the same line: its value and the offset past its closing quote.
 func (r *fastReader) quoted(j, at int) (string, int, bool) {
-	t := r.lines[j].text
+	t := r.line(j)
 	q := t[at]
 	// Most quoted text has no escapes: it is a part of the board as it is.
 	for i := at + 1; i < len(t) && t[i] != '\\'; i++ {
@@ -519,7 +564,7 @@ func escape(s, t []byte, i int) ([]byte, int, bool) {
 // quoted scalars that starts at t[at] ('[' or '{') and ends on the same
 // line, and the offset past it.
 func (r *fastReader) flowCollection(j, at int) (*yaml.Node, int, bool) {
-	t := r.lines[j].text
+	t := r.line(j)
 	n := r.node(yaml.Node{Kind: yaml.SequenceNode, Style: yaml.FlowStyle, Tag: "!!seq", Line: j + 1, Column: r.column(j, at)})
 	closing := byte(']')
 	if t[at] == '{' {
@@ -576,7 +621,7 @@ func (r *fastReader) flowCollection(j, at int) (*yaml.Node, int, bool) {
 // flowScalar reads a plain or quoted scalar in a flow collection that
 // starts at t[p], and the offset past it.
 func (r *fastReader) flowScalar(j, p int) (*yaml.Node, int, bool) {
-	t := r.lines[j].text
+	t := r.line(j)
 	if p >= len(t) {
 		return nil, 0, false
 	}
@@ -616,7 +661,7 @@ func flowPlain(c byte) bool {
 // byte p of line j, the value of a key in a mapping indented by n, as
 // yaml.v3's yaml_parser_scan_block_scalar does.
 func (r *fastReader) blockScalar(j, p, n int) (*yaml.Node, bool) {
-	t := r.lines[j].text
+	t := r.line(j)
 	literal := t[p] == '|'
 	chomping, increment := 0, 0
 	q := p + 1
@@ -665,7 +710,7 @@ func (r *fastReader) blockScalar(j, p, n int) (*yaml.Node, bool) {
 	breaks := func() {
 		maxIndent := 0
 		for k < len(r.lines) {
-			l := r.lines[k].text
+			l := r.line(k)
 			col = 0
 			for (indent == 0 || col < indent) && col < len(l) && l[col] == ' ' {
 				col++
@@ -683,12 +728,12 @@ func (r *fastReader) blockScalar(j, p, n int) (*yaml.Node, bool) {
 		}
 	}
 	atEnd := func() bool {
-		return k >= len(r.lines) || (col == len(r.lines[k].text) && !r.lines[k].brk)
+		return k >= len(r.lines) || (col == len(r.line(k)) && !r.lines[k].brk)
 	}
 	breaks()
 	leadingBlank := false
 	for !atEnd() && col == indent {
-		l := r.lines[k].text
+		l := r.line(k)
 		trailingBlank := l[col] == ' '
 		if !literal && !leadingBlank && !trailingBlank && len(leadingBreak) > 0 && leadingBreak[0] == '\n' {
 			if len(trailingBreaks) == 0 {

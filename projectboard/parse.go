@@ -159,6 +159,10 @@ func Parse(path string, data []byte) (*Board, error) {
 		return nil, fail(b.seq.Line, "tasks: must be a list of tasks")
 	}
 	ids := make(map[string]int, len(b.seq.Content))
+	if len(b.seq.Content) > 0 { // a board with no tasks keeps nil ones
+		b.Tasks = make([]Task, 0, len(b.seq.Content))
+		b.taskNodes = make([]*yaml.Node, 0, len(b.seq.Content))
+	}
 	for _, n := range b.seq.Content {
 		t, err := parseTask(path, n)
 		if err != nil {
