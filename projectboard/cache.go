@@ -25,25 +25,55 @@ const keptBoards = 64
 
 var kept = struct {
 	sync.Mutex
-	boards map[string]*Board
-}{boards: map[string]*Board{}}
+	boards map[string]*keptBoardEntry
+}{boards: map[string]*keptBoardEntry{}}
+
+// keptBoardEntry is a kept board, or how to make it: a command that
+// changes one task and exits never reads the board again, and making the
+// board of the new text costs a copy of every node below the change.
+type keptBoardEntry struct {
+	once sync.Once
+	make func() *Board
+	b    *Board
+}
+
+func (e *keptBoardEntry) board() *Board {
+	e.once.Do(func() {
+		if e.make != nil {
+			e.b, e.make = e.make(), nil
+		}
+	})
+	return e.b
+}
 
 func keptBoard(path string) *Board {
 	kept.Lock()
-	defer kept.Unlock()
-	return kept.boards[path]
+	e := kept.boards[path]
+	kept.Unlock()
+	if e == nil {
+		return nil
+	}
+	return e.board()
 }
 
-func keepBoard(b *Board) {
+func keepBoard(b *Board) { keep(b.Path, &keptBoardEntry{b: b}) }
+
+// keepBoardLater keeps the board make returns for path, made when it is
+// first asked for; make may return nil, for "none".
+func keepBoardLater(path string, make func() *Board) {
+	keep(path, &keptBoardEntry{make: make})
+}
+
+func keep(path string, e *keptBoardEntry) {
 	kept.Lock()
 	defer kept.Unlock()
-	if _, ok := kept.boards[b.Path]; !ok && len(kept.boards) >= keptBoards {
+	if _, ok := kept.boards[path]; !ok && len(kept.boards) >= keptBoards {
 		for p := range kept.boards {
 			delete(kept.boards, p)
 			break
 		}
 	}
-	kept.boards[b.Path] = b
+	kept.boards[path] = e
 }
 
 // parseFile is Parse for the text of a board file, using the board last
