@@ -189,13 +189,18 @@ func plainStart(text []byte, at int) bool {
 
 // keyAt reports whether line j holds a simple key at byte at.
 func (r *fastReader) keyAt(j, at int) bool {
-	_, _, ok := r.key(j, at)
+	_, _, ok := r.scanKey(j, at, false)
 	return ok
 }
 
 // key reads the simple key at byte at of line j: its node, and the offset
 // just past its ':'.
 func (r *fastReader) key(j, at int) (*yaml.Node, int, bool) {
+	return r.scanKey(j, at, true)
+}
+
+// scanKey is key, building the node only when asked.
+func (r *fastReader) scanKey(j, at int, build bool) (*yaml.Node, int, bool) {
 	t := r.line(j)
 	var k *yaml.Node
 	end := 0
@@ -209,7 +214,9 @@ func (r *fastReader) key(j, at int) (*yaml.Node, int, bool) {
 		if t[at] == '\'' {
 			style = yaml.SingleQuotedStyle
 		}
-		k = r.node(yaml.Node{Kind: yaml.ScalarNode, Style: style, Tag: "!!str", Value: v})
+		if build {
+			k = r.node(yaml.Node{Kind: yaml.ScalarNode, Style: style, Tag: "!!str", Value: v})
+		}
 		for e < len(t) && t[e] == ' ' {
 			e++
 		}
@@ -232,7 +239,9 @@ func (r *fastReader) key(j, at int) (*yaml.Node, int, bool) {
 		if v == "<<" {
 			return nil, 0, false // a merge key
 		}
-		k = r.node(yaml.Node{Kind: yaml.ScalarNode, Tag: plainTag(v), Value: v})
+		if build {
+			k = r.node(yaml.Node{Kind: yaml.ScalarNode, Tag: plainTag(v), Value: v})
+		}
 		end = e
 	default:
 		return nil, 0, false
@@ -241,7 +250,9 @@ func (r *fastReader) key(j, at int) (*yaml.Node, int, bool) {
 	if end-at > 1000 {
 		return nil, 0, false
 	}
-	k.Line, k.Column = j+1, r.column(j, at)
+	if build {
+		k.Line, k.Column = j+1, r.column(j, at)
+	}
 	return k, end + 1, true
 }
 
