@@ -236,15 +236,15 @@ func copyValue(v any) any {
 	return v
 }
 
-// appendedLocally returns the board of out, which is b's text with a new
-// task's text, out[from:end], inserted where b's last task ends; nil unless
-// that is shown without parsing the whole of out. It is shown when the last
+// appendedLocally returns how to make the board of out, which is b's text
+// with a new task's text, out[from:end], inserted where b's last task ends;
+// nil unless that is shown without parsing the whole of out. It is shown when the last
 // task's text and the new one each parse on their own as one item (the
 // last one as it reads now, the new one as t), nothing but blank lines and
 // comments no deeper than the dashes follows them (so nothing after could
 // join the new task), and the last task holds no "keep" block scalar
 // (whose trailing blank lines would move to the new task).
-func (b *Board) appendedLocally(src *source, out []byte, from, end int, t Task) *Board {
+func (b *Board) appendedLocally(src *source, out []byte, from, end int, t Task) func() *Board {
 	last := len(b.taskNodes) - 1
 	if b.anchors || last < 0 || b.seq == nil || oddBreaks(out) || hasDirective(out) {
 		return nil
@@ -273,9 +273,13 @@ func (b *Board) appendedLocally(src *source, out []byte, from, end int, t Task) 
 		}
 	}
 	first := bytes.Count(out[:from], []byte("\n")) + 1
-	item = shifted(item, first-1)
-	got.Line, got.Board = item.Line, b.Name()
+	return func() *Board { return b.appended(out, shifted(item, first-1), got) }
+}
 
+// appended is the board of out, b's text with a task appended whose node,
+// its lines counted from the file's first, is item and which reads as got.
+func (b *Board) appended(out []byte, item *yaml.Node, got Task) *Board {
+	got.Line, got.Board = item.Line, b.Name()
 	nb := &Board{Path: b.Path, data: out, tasksKey: b.tasksKey}
 	seq := *b.seq
 	seq.Content = append(slices.Clone(b.seq.Content), item)

@@ -89,9 +89,9 @@ func (b *Board) withTask(i int, t Task) (out []byte, next func() *Board, err err
 }
 
 // withNewTask returns the board's text with t appended to its tasks. next
-// is the board of that text when it was shown without a full parse, nil
-// otherwise.
-func (b *Board) withNewTask(t Task) (out []byte, next *Board, err error) {
+// makes the board of that text when it was shown without a full parse; it
+// is nil otherwise.
+func (b *Board) withNewTask(t Task) (out []byte, next func() *Board, err error) {
 	if err := checkTask(t); err != nil {
 		return nil, nil, err
 	}

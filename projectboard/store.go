@@ -276,7 +276,7 @@ func (s *Store) Add(ctx context.Context, board string, t Task) (Task, error) {
 		}
 		if written {
 			if next != nil {
-				keepBoard(next)
+				keepBoardLater(b.Path, next)
 			}
 			t.Board = b.Name()
 			return t, nil
