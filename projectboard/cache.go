@@ -25,25 +25,55 @@ const keptBoards = 64
 
 var kept = struct {
 	sync.Mutex
-	boards map[string]*Board
-}{boards: map[string]*Board{}}
+	boards map[string]*keptBoardEntry
+}{boards: map[string]*keptBoardEntry{}}
+
+// keptBoardEntry is a kept board, or how to make it: a command that
+// changes one task and exits never reads the board again, and making the
+// board of the new text costs a copy of every node below the change.
+type keptBoardEntry struct {
+	once sync.Once
+	make func() *Board
+	b    *Board
+}
+
+func (e *keptBoardEntry) board() *Board {
+	e.once.Do(func() {
+		if e.make != nil {
+			e.b, e.make = e.make(), nil
+		}
+	})
+	return e.b
+}
 
 func keptBoard(path string) *Board {
 	kept.Lock()
-	defer kept.Unlock()
-	return kept.boards[path]
+	e := kept.boards[path]
+	kept.Unlock()
+	if e == nil {
+		return nil
+	}
+	return e.board()
 }
 
-func keepBoard(b *Board) {
+func keepBoard(b *Board) { keep(b.Path, &keptBoardEntry{b: b}) }
+
+// keepBoardLater keeps the board make returns for path, made when it is
+// first asked for; make may return nil, for "none".
+func keepBoardLater(path string, make func() *Board) {
+	keep(path, &keptBoardEntry{make: make})
+}
+
+func keep(path string, e *keptBoardEntry) {
 	kept.Lock()
 	defer kept.Unlock()
-	if _, ok := kept.boards[b.Path]; !ok && len(kept.boards) >= keptBoards {
+	if _, ok := kept.boards[path]; !ok && len(kept.boards) >= keptBoards {
 		for p := range kept.boards {
 			delete(kept.boards, p)
 			break
 		}
 	}
-	kept.boards[b.Path] = b
+	kept.boards[path] = e
 }
 
 // parseFile is Parse for the text of a board file, using the board last
@@ -206,15 +236,15 @@ func copyValue(v any) any {
 	return v
 }
 
-// appendedLocally returns the board of out, which is b's text with a new
-// task's text, out[from:end], inserted where b's last task ends; nil unless
-// that is shown without parsing the whole of out. It is shown when the last
+// appendedLocally returns how to make the board of out, which is b's text
+// with a new task's text, out[from:end], inserted where b's last task ends;
+// nil unless that is shown without parsing the whole of out. It is shown when the last
 // task's text and the new one each parse on their own as one item (the
 // last one as it reads now, the new one as t), nothing but blank lines and
 // comments no deeper than the dashes follows them (so nothing after could
 // join the new task), and the last task holds no "keep" block scalar
 // (whose trailing blank lines would move to the new task).
-func (b *Board) appendedLocally(src *source, out []byte, from, end int, t Task) *Board {
+func (b *Board) appendedLocally(src *source, out []byte, from, end int, t Task) func() *Board {
 	last := len(b.taskNodes) - 1
 	if b.anchors || last < 0 || b.seq == nil || oddBreaks(out) || hasDirective(out) {
 		return nil
@@ -243,9 +273,13 @@ func (b *Board) appendedLocally(src *source, out []byte, from, end int, t Task) 
 		}
 	}
 	first := bytes.Count(out[:from], []byte("\n")) + 1
-	item = shifted(item, first-1)
-	got.Line, got.Board = item.Line, b.Name()
+	return func() *Board { return b.appended(out, shifted(item, first-1), got) }
+}
 
+// appended is the board of out, b's text with a task appended whose node,
+// its lines counted from the file's first, is item and which reads as got.
+func (b *Board) appended(out []byte, item *yaml.Node, got Task) *Board {
+	got.Line, got.Board = item.Line, b.Name()
 	nb := &Board{Path: b.Path, data: out, tasksKey: b.tasksKey}
 	seq := *b.seq
 	seq.Content = append(slices.Clone(b.seq.Content), item)

@@ -54,10 +54,10 @@ func checkTask(t Task) error {
 }
 
 // withTask returns the board's text with task i changed to t, touching only
-// the lines of the keys that changed, after checking the result. next is the
-// board of that text when the check showed it without a full parse, nil
-// otherwise.
-func (b *Board) withTask(i int, t Task) (out []byte, next *Board, err error) {
+// the lines of the keys that changed, after checking the result. next makes
+// the board of that text when the check showed it without a full parse; it
+// is nil otherwise.
+func (b *Board) withTask(i int, t Task) (out []byte, next func() *Board, err error) {
 	if err := checkTask(t); err != nil {
 		return nil, nil, err
 	}
@@ -69,7 +69,7 @@ func (b *Board) withTask(i int, t Task) (out []byte, next *Board, err error) {
 	}
 	keys, values := changedKeys(b.Tasks[i], t)
 	if len(keys) == 0 {
-		return b.data, b, nil
+		return b.data, func() *Board { return b }, nil
 	}
 	src := newSource(b.data)
 	edits, err := b.taskEdit(src, i, keys, values)
@@ -79,7 +79,7 @@ func (b *Board) withTask(i int, t Task) (out []byte, next *Board, err error) {
 	out = apply(b.data, edits)
 	if from, to, ok := b.taskSpan(src, i); ok {
 		if item, got := b.provenLocally(out, edits, i, t, keys, from, to); item != nil {
-			return out, b.splice(src, out, i, from, to, item, got), nil
+			return out, func() *Board { return b.splice(src, out, i, from, to, item, got) }, nil
 		}
 	}
 	if err := b.verify(out, i, t, keys, false); err != nil {
@@ -89,9 +89,9 @@ func (b *Board) withTask(i int, t Task) (out []byte, next *Board, err error) {
 }
 
 // withNewTask returns the board's text with t appended to its tasks. next
-// is the board of that text when it was shown without a full parse, nil
-// otherwise.
-func (b *Board) withNewTask(t Task) (out []byte, next *Board, err error) {
+// makes the board of that text when it was shown without a full parse; it
+// is nil otherwise.
+func (b *Board) withNewTask(t Task) (out []byte, next func() *Board, err error) {
 	if err := checkTask(t); err != nil {
 		return nil, nil, err
 	}

@@ -18,6 +18,11 @@
 // file. For the same reason the last board read from each file is kept in
 // memory, and a later text that differs from it only inside one task is read
 // by parsing that task alone, so a change parses a big board at most once.
+// That one parse is the package's own where it can be: a board written in
+// the usual part of YAML (block mappings and lists, plain and quoted
+// scalars, literal and folded blocks, one-line flow lists and mappings,
+// comments) is read line by line into the nodes yaml.v3 would build, and
+// anything else is left to yaml.v3.
 //
 // Writers in several processes are serialised by a lock file in
 // <root>/locks/. Humans' editors take no lock, so under the lock the board is

@@ -125,22 +125,16 @@ func Parse(path string, data []byte) (*Board, error) {
 	fail := func(line int, format string, args ...any) error {
 		return &ParseError{File: path, Line: line, Reason: fmt.Sprintf(format, args...)}
 	}
-	var doc yaml.Node
-	dec := yaml.NewDecoder(bytes.NewReader(data))
-	if err := dec.Decode(&doc); err != nil {
-		if err.Error() == "EOF" {
-			return b, nil
+	root, fast := fastRead(data)
+	if !fast {
+		var err error
+		if root, err = yamlRoot(path, data); err != nil {
+			return nil, err
 		}
-		return nil, yamlError(path, err)
 	}
-	var extra yaml.Node
-	if err := dec.Decode(&extra); err == nil {
-		return nil, fail(extra.Line, "a board holds one YAML document, this is a second one")
-	}
-	if len(doc.Content) == 0 {
+	if root == nil {
 		return b, nil
 	}
-	root := doc.Content[0]
 	if root.Kind != yaml.MappingNode {
 		return nil, fail(root.Line, "a board is a mapping with a top-level tasks: list")
 	}
@@ -148,7 +142,7 @@ func Parse(path string, data []byte) (*Board, error) {
 		return nil, err
 	}
 	b.root = root
-	b.anchors = usesAnchors(root)
+	b.anchors = !fast && usesAnchors(root) // fastRead declines anchors and aliases
 	for i := 0; i < len(root.Content); i += 2 {
 		if root.Content[i].Value == "tasks" {
 			b.tasksKey, b.seq = root.Content[i], root.Content[i+1]
@@ -164,7 +158,11 @@ func Parse(path string, data []byte) (*Board, error) {
 	if b.seq.Kind != yaml.SequenceNode {
 		return nil, fail(b.seq.Line, "tasks: must be a list of tasks")
 	}
-	ids := map[string]int{}
+	ids := make(map[string]int, len(b.seq.Content))
+	if len(b.seq.Content) > 0 { // a board with no tasks keeps nil ones
+		b.Tasks = make([]Task, 0, len(b.seq.Content))
+		b.taskNodes = make([]*yaml.Node, 0, len(b.seq.Content))
+	}
 	for _, n := range b.seq.Content {
 		t, err := parseTask(path, n)
 		if err != nil {
@@ -179,6 +177,27 @@ func Parse(path string, data []byte) (*Board, error) {
 		b.taskNodes = append(b.taskNodes, n)
 	}
 	return b, nil
+}
+
+// yamlRoot parses data with yaml.v3: the top-level node of its one
+// document, or nil when it holds none.
+func yamlRoot(path string, data []byte) (*yaml.Node, error) {
+	var doc yaml.Node
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	if err := dec.Decode(&doc); err != nil {
+		if err.Error() == "EOF" {
+			return nil, nil
+		}
+		return nil, yamlError(path, err)
+	}
+	var extra yaml.Node
+	if err := dec.Decode(&extra); err == nil {
+		return nil, &ParseError{File: path, Line: extra.Line, Reason: "a board holds one YAML document, this is a second one"}
+	}
+	if len(doc.Content) == 0 {
+		return nil, nil
+	}
+	return doc.Content[0], nil
 }
 
 // yamlError turns a yaml.v3 error into a ParseError with its line.

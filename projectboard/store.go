@@ -222,7 +222,7 @@ func (s *Store) update(id string, change func(*Task) error) (Task, error) {
 		}
 		if written {
 			if next != nil {
-				keepBoard(next)
+				keepBoardLater(b.Path, next)
 			}
 			t.Line = b.Tasks[i].Line
 			return t, nil
@@ -276,7 +276,7 @@ func (s *Store) Add(ctx context.Context, board string, t Task) (Task, error) {
 		}
 		if written {
 			if next != nil {
-				keepBoard(next)
+				keepBoardLater(b.Path, next)
 			}
 			t.Board = b.Name()
 			return t, nil
