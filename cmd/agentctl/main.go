@@ -14,6 +14,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"syscall"
 
 	"github.com/agentctl/agentctl/agents/supervise"
@@ -108,6 +109,9 @@ func dispatch(env *Env, args []string) error {
 	}
 	for _, c := range commands {
 		if c.name == name {
+			if !longRunning[name] {
+				shortLived()
+			}
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
 			err := asUsage(c.run(ctx, env, args[1:]))
@@ -124,6 +128,23 @@ func dispatch(env *Env, args []string) error {
 		msg += fmt.Sprintf(" (did you mean %s?)", s)
 	}
 	return usageError{msg: msg, hint: "run 'agentctl help' to list the commands"}
+}
+
+// longRunning names the commands that may run until they are stopped;
+// every other one ends by itself.
+var longRunning = map[string]bool{"run": true, "hub": true, "up": true, "serve": true, "top": true, "tail": true, "mcp": true, "cursor": true}
+
+// shortLivedMemory is where a command that ends by itself starts
+// collecting garbage.
+const shortLivedMemory = 512 << 20
+
+// shortLived turns the garbage collector off, up to shortLivedMemory, for
+// a command that ends by itself: what it would collect the exit frees, and
+// on a board of 10,000 tasks the collector was a third of board set's
+// CPU.
+func shortLived() {
+	debug.SetGCPercent(-1)
+	debug.SetMemoryLimit(shortLivedMemory)
 }
 
 func commandNames() []string {
