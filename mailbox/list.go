@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentctl/agentctl/internal/sizecap"
 	"github.com/agentctl/agentctl/mailbox/dreamos"
 )
 
@@ -144,7 +145,7 @@ func (m *Mailbox) readInboxJSON() ([]Entry, error) {
 		return nil, err
 	}
 	defer lock.Unlock()
-	data, err := os.ReadFile(m.path(InboxJSON))
+	data, err := sizecap.ReadFile(m.path(InboxJSON))
 	if err != nil {
 		if errors.Is(err, fs.ErrNotExist) {
 			return spooled, nil

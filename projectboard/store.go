@@ -18,6 +18,7 @@ import (
 	"github.com/agentctl/agentctl/internal/clock"
 	"github.com/agentctl/agentctl/internal/layout"
 	"github.com/agentctl/agentctl/internal/lockfile"
+	"github.com/agentctl/agentctl/internal/sizecap"
 )
 
 // BoardsDir is the boards folder's name under a runtime root.
@@ -80,7 +81,7 @@ func (s *Store) Boards() ([]*Board, error) {
 
 // ReadBoard reads and parses one board file.
 func ReadBoard(path string) (*Board, error) {
-	data, err := os.ReadFile(path)
+	data, err := sizecap.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("cannot read board: %w", err)
 	}
@@ -313,7 +314,7 @@ func (s *Store) replace(b *Board, out []byte) (bool, error) {
 	if s.afterRead != nil {
 		s.afterRead(b.Path)
 	}
-	cur, err := os.ReadFile(b.Path)
+	cur, err := sizecap.ReadFile(b.Path)
 	switch {
 	case errors.Is(err, fs.ErrNotExist) && b.root == nil && len(b.Tasks) == 0 && string(b.data) == newBoardHeader:
 		if err := atomicfile.Create(b.Path, out); err != nil {
