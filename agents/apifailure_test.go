@@ -127,6 +127,13 @@ func advanceTo(clock *clocktest.Clock, at time.Time, heartbeat time.Duration) {
 // refused again, and the seat shown waiting for the API.
 func expectProbe(t *testing.T, root, dir string, clock *clocktest.Clock, s Settings, probe time.Time, turns int, works bool) {
 	t.Helper()
+	expectTry(t, root, clock, s, probe, turns, works, func() int { return turnsRun(dir) }, 20*time.Second)
+}
+
+// expectTry is expectProbe for an agent whose turns run counts, each
+// given up to limit.
+func expectTry(t *testing.T, root string, clock *clocktest.Clock, s Settings, probe time.Time, turns int, works bool, turnsRun func() int, limit time.Duration) {
+	t.Helper()
 	mb, _ := mailbox.Open(root, "Agent-1")
 	msgs, err := mb.List(mailbox.StatePending)
 	if err != nil || len(msgs) != 1 {
@@ -137,12 +144,12 @@ func expectProbe(t *testing.T, root, dir string, clock *clocktest.Clock, s Setti
 		t.Fatalf("the refused message waits until %v with %d attempts, want until %s with none", m.DeliverAfter, m.Attempts, probe.Format(time.TimeOnly))
 	}
 	advanceTo(clock, probe, s.Heartbeat)
-	waitFor(t, 20*time.Second, "the try due at "+probe.Format(time.TimeOnly), func() bool {
+	waitFor(t, limit, "the try due at "+probe.Format(time.TimeOnly), func() bool {
 		c := counts(t, root, "Agent-1")
 		if works {
-			return turnsRun(dir) == turns && c.Done == 1
+			return turnsRun() == turns && c.Done == 1
 		}
-		return turnsRun(dir) == turns && c.Pending == 1 && c.Processing == 0 && statusOf(t, root, "Agent-1").State == "api-outage"
+		return turnsRun() == turns && c.Pending == 1 && c.Processing == 0 && statusOf(t, root, "Agent-1").State == "api-outage"
 	})
 }
 

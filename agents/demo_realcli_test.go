@@ -58,7 +58,12 @@ func demoReplies(t *testing.T) map[string]string {
 // and can run side by side.
 func realDemoDriver(t *testing.T, root, agent string, s demoSeat, srv *fakemodel.Server) cursor.Driver {
 	t.Helper()
-	tool := agentcli.Get(t, s.tool, srv)
+	return seatDriver(t, root, agent, s, agentcli.Get(t, s.tool, srv))
+}
+
+// seatDriver is realDemoDriver's work for a tool set up already.
+func seatDriver(t *testing.T, root, agent string, s demoSeat, tool agentcli.Tool) cursor.Driver {
+	t.Helper()
 	env := map[string]string{}
 	for _, kv := range tool.Env {
 		k, v, _ := strings.Cut(kv, "=")

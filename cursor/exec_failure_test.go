@@ -13,7 +13,11 @@ import (
 // The fixtures under testdata/apierrors are what the real tools printed
 // against a model API answering 429, 529 or 503, 401, or nothing
 // (connection refused): Claude Code 2.1.197 (-p --output-format json),
-// Codex 0.169 (exec --json) and Gemini CLI 0.61 (-p -o json). Each goes
+// Codex 0.169 (exec --json) and Gemini CLI 0.61 (-p -o json); the
+// -stream- ones are what the claude and gemini presets print (their
+// stream-json) against fakemodel's 429 naming 7 s and its outage, the
+// tools' own retries off, as agents/realcli_failures_test.go runs them.
+// Each goes
 // through a real turn of a stand-in command printing it, so that what the
 // driver keeps of stderr is what is classified.
 func TestExecClassifiesTheToolsAPIErrors(t *testing.T) {
@@ -35,6 +39,10 @@ func TestExecClassifiesTheToolsAPIErrors(t *testing.T) {
 		{"gemini-503", FailureOutage, 503, 0},
 		{"gemini-401", FailureAuth, 401, 0},
 		{"gemini-refused", FailureOutage, 0, 0},
+		// Claude Code passes on the server's message, not its retry-after.
+		{"claude-stream-429", FailureRateLimited, 429, 0},
+		{"gemini-stream-429", FailureRateLimited, 429, 7 * time.Second},
+		{"gemini-stream-503", FailureOutage, 503, 0},
 	} {
 		t.Run(tc.fixture, func(t *testing.T) {
 			base, err := filepath.Abs(filepath.Join("testdata", "apierrors", tc.fixture))

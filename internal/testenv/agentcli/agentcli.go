@@ -190,3 +190,40 @@ const geminiSettings = `{
   "telemetry": {"enabled": false}
 }
 `
+
+// NoRetries turns off the tool's own retries of a request the model API
+// refused (429, 5xx), which each tool makes with a backoff of its own,
+// seconds to minutes of wall time: the turn then fails at the first
+// refusal, as it does after the tool gave up, and a test sees it at once.
+// Claude Code reads CLAUDE_CODE_MAX_RETRIES; Codex, the provider's
+// request_max_retries and stream_max_retries; Gemini CLI, the setting
+// general.maxAttempts (1 to 10; its auxiliary questions keep their own).
+func (t *Tool) NoRetries() error {
+	switch t.Name {
+	case Claude, ClaudeACP:
+		t.Env = append(t.Env, "CLAUDE_CODE_MAX_RETRIES=0")
+	case Codex, CodexACP:
+		// The provider's table is the last of codexConfig's, so the lines
+		// appended are its.
+		f, err := os.OpenFile(filepath.Join(t.Home, ".codex", "config.toml"), os.O_APPEND|os.O_WRONLY, 0)
+		if err != nil {
+			return fmt.Errorf("cannot open Codex's configuration: %w", err)
+		}
+		_, err = f.WriteString("request_max_retries = 0\nstream_max_retries = 0\n")
+		if err2 := f.Close(); err == nil {
+			err = err2
+		}
+		if err != nil {
+			return fmt.Errorf("cannot turn off Codex's retries: %w", err)
+		}
+	case Gemini:
+		settings := strings.Replace(geminiSettings, `"disableUpdateNag": true}`, `"disableUpdateNag": true, "maxAttempts": 1}`, 1)
+		if settings == geminiSettings {
+			return fmt.Errorf("agentcli: Gemini CLI's settings have no general section to add maxAttempts to")
+		}
+		return writeConfig(filepath.Join(t.Home, ".gemini"), "settings.json", settings)
+	default:
+		return fmt.Errorf("agentcli: no tool named %q", t.Name)
+	}
+	return nil
+}

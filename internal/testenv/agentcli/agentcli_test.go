@@ -40,3 +40,38 @@ func TestToolsTalkToFakeModel(t *testing.T) {
 		})
 	}
 }
+
+// With NoRetries each tool gives up at the model's first refusal: one
+// request, answered 429, and the command fails, where by default it waits
+// the 7 s the server names and asks again, and then gets its reply.
+func TestNoRetriesGivesUpAtTheFirstRefusal(t *testing.T) {
+	for name, args := range map[string][]string{
+		Claude: {"-p", "--output-format", "json", "hello"},
+		Codex:  {"exec", "--json", "--skip-git-repo-check", "hello"},
+		Gemini: {"-p", "hello", "--output-format", "json"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			srv := fakemodel.Start(t)
+			tool := Get(t, name, srv)
+			if err := tool.NoRetries(); err != nil {
+				t.Fatal(err)
+			}
+			srv.FailNext(1, 7)
+			cmd := exec.Command(tool.Path, args...)
+			cmd.Env = tool.Environ()
+			cmd.Dir = t.TempDir()
+			out, err := cmd.Output()
+			if err == nil {
+				t.Errorf("%s succeeded after a 429:\n%s", name, out)
+			}
+			var statuses []int
+			for _, r := range srv.Turns() {
+				statuses = append(statuses, r.Status)
+			}
+			if len(statuses) != 1 || statuses[0] != 429 {
+				t.Errorf("the server answered %v, want one 429", statuses)
+			}
+		})
+	}
+}
