@@ -21,12 +21,12 @@ import (
 	"os"
 	"os/signal"
 	"syscall"
-	"time"
 
 	"github.com/rs/zerolog"
 
 	"github.com/agentctl/agentctl/agents/hub/hubconf"
 	"github.com/agentctl/agentctl/agents/hub/hubserver"
+	"github.com/agentctl/agentctl/internal/clilog"
 )
 
 const usage = `Usage: agentctl-hub [--log-format console|json] < SETTINGS
@@ -103,18 +103,4 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 
 // newLogger is agentctl's logger on stderr, so that the server's lines
 // read as those of the hub that started it.
-func newLogger(w io.Writer, format string) (zerolog.Logger, error) {
-	switch format {
-	case "json":
-		return zerolog.New(w).Level(zerolog.InfoLevel).With().Timestamp().Logger(), nil
-	case "console":
-		noColor := true
-		if f, ok := w.(*os.File); ok {
-			if fi, err := f.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
-				noColor = false
-			}
-		}
-		return zerolog.New(zerolog.ConsoleWriter{Out: w, NoColor: noColor, TimeFormat: time.TimeOnly}).Level(zerolog.InfoLevel).With().Timestamp().Logger(), nil
-	}
-	return zerolog.Logger{}, fmt.Errorf("--log-format %q is neither console nor json", format)
-}
+func newLogger(w io.Writer, format string) (zerolog.Logger, error) { return clilog.New(w, format) }

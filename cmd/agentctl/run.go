@@ -5,10 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
-	"time"
 
 	"github.com/rs/zerolog"
 
@@ -17,6 +15,7 @@ import (
 	"github.com/agentctl/agentctl/config"
 	"github.com/agentctl/agentctl/config/driverconf"
 	"github.com/agentctl/agentctl/cursor"
+	"github.com/agentctl/agentctl/internal/clilog"
 	"github.com/agentctl/agentctl/mailbox"
 	"github.com/agentctl/agentctl/mailbox/intake"
 )
@@ -298,21 +297,12 @@ func recoverySettings(cfg config.Config) agents.RecoverySettings {
 	}
 }
 
-// newLogger logs one event per step: readable lines on a terminal, one JSON
-// object per line with --log-format json. Debug lines (the hub's
-// connection chatter) stay out.
+// newLogger logs one event per step (internal/clilog); a format it does
+// not know is a usage error.
 func newLogger(w io.Writer, format string) (zerolog.Logger, error) {
-	switch format {
-	case "json":
-		return zerolog.New(w).Level(zerolog.InfoLevel).With().Timestamp().Logger(), nil
-	case "console":
-		noColor := true
-		if f, ok := w.(*os.File); ok {
-			if fi, err := f.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
-				noColor = false
-			}
-		}
-		return zerolog.New(zerolog.ConsoleWriter{Out: w, NoColor: noColor, TimeFormat: time.TimeOnly}).Level(zerolog.InfoLevel).With().Timestamp().Logger(), nil
+	l, err := clilog.New(w, format)
+	if err != nil {
+		return l, usageError{msg: err.Error()}
 	}
-	return zerolog.Logger{}, usageError{msg: fmt.Sprintf("--log-format %q is neither console nor json", format)}
+	return l, nil
 }
