@@ -63,13 +63,27 @@ func (st *seat) beats(ctx context.Context) {
 		}
 		data, _ := json.Marshal(b)
 		_ = st.s.Conn.Publish(beatSubject(st.s.Agent), data)
-		st.showLocally(b)
+		st.showLocally(localBeat(b, st.s.Conn.IsConnected()))
 		select {
 		case <-ctx.Done():
 			return
 		case <-clock.After(st.s.Clock, st.s.Beat):
 		}
 	}
+}
+
+// hubUnreachable is the seat's state on its own machine while the hub
+// cannot be reached: its turns wait there (and its answers in its
+// journal), and it goes on by itself once the hub is back.
+const hubUnreachable = "hub-unreachable"
+
+// localBeat is the beat as the seat's own machine shows it: the hub cannot
+// hear a seat that cannot reach it, so only this machine can say so.
+func localBeat(b Beat, connected bool) Beat {
+	if !connected {
+		b.State = hubUnreachable
+	}
+	return b
 }
 
 // showLocally writes the seat's beat to the agent's status.json on this

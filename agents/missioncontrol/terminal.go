@@ -188,7 +188,7 @@ func (m *Terminal) View() string {
 			state, style = "STALLED", alarm
 		case a.Runner.Runner == "stopped" || a.Runner.Runner == "gone":
 			state, style = a.Runner.Runner, dim
-		case a.State == "rate-limited" || a.State == "budget-spent" || a.State == "api-outage" || a.State == "seat-missing":
+		case a.State == "rate-limited" || a.State == "budget-spent" || a.State == "api-outage" || a.State == "seat-missing" || a.State == "hub-unreachable":
 			style = warn
 		case a.State == "idle":
 			style = good
