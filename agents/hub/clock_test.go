@@ -6,6 +6,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -136,6 +137,82 @@ func TestFollowSeatsStampsAndRewritesOnItsClock(t *testing.T) {
 	waitFor(t, func() bool { return read().UpdatedAt.Equal(start.Add(DefaultBeat)) })
 	if _, present := read().Seen("Agent-5", clk.Now().Add(3*DefaultBeat)); present {
 		t.Error("a seat silent for three beats of the hub's clock still shows as present")
+	}
+}
+
+// A seat that falls silent for three beats of the hub's clock is told to
+// the person once, and once more when it is heard again; a seat never
+// heard from is not told.
+func TestFollowSeatsTellsThePersonOfASilentSeat(t *testing.T) {
+	dir := t.TempDir()
+	srv := testServer(t, "127.0.0.1:0", filepath.Join(dir, "store"))
+	start := time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC)
+	clk := clocktest.New(start)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- FollowSeats(ctx, SeatsSettings{Root: dir, Machine: "hub-1", Remote: []string{"Agent-5", "Agent-6"}, Conn: testConn(t, srv.ClientURL()), Clock: clk, Human: "human"})
+	}()
+	defer func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("FollowSeats: %v", err)
+		}
+	}()
+	seat := testConn(t, srv.ClientURL())
+	beatOnce := func() {
+		t.Helper()
+		at := clk.Now()
+		beat, _ := json.Marshal(Beat{Agent: "Agent-5", Machine: "desk-2", State: "idle", At: at})
+		waitFor(t, func() bool {
+			if err := seat.Publish(beatSubject("Agent-5"), beat); err != nil {
+				t.Fatal(err)
+			}
+			_ = seat.Flush()
+			s, _, _ := ReadSeats(dir)
+			b, ok := s.Beats["Agent-5"]
+			return ok && !b.At.Before(at)
+		})
+	}
+	subjects := func() []string {
+		mb, err := mailbox.Open(dir, "human")
+		if err != nil {
+			return nil
+		}
+		pending, _ := mb.List(mailbox.StatePending)
+		var out []string
+		for _, p := range pending {
+			out = append(out, p.Message.Subject)
+		}
+		return out
+	}
+	beatOnce()
+	for range 4 { // silent for four beats
+		clk.BlockUntil(1)
+		clk.Advance(DefaultBeat)
+	}
+	waitFor(t, func() bool { return len(subjects()) == 1 })
+	if got := subjects(); got[0] != "Agent-5's seat on desk-2 is not heard from" {
+		t.Fatalf("the person got %q", got)
+	}
+	beatOnce()
+	waitFor(t, func() bool { return len(subjects()) == 2 })
+	for range 2 { // heard on time: nothing more to tell
+		at := clk.Now()
+		beat, _ := json.Marshal(Beat{Agent: "Agent-5", Machine: "desk-2", State: "idle", At: at})
+		if err := seat.Publish(beatSubject("Agent-5"), beat); err != nil {
+			t.Fatal(err)
+		}
+		_ = seat.Flush()
+		clk.BlockUntil(1)
+		clk.Advance(DefaultBeat)
+		waitFor(t, func() bool {
+			s, _, _ := ReadSeats(dir)
+			return s.UpdatedAt.Equal(clk.Now()) && !s.Beats["Agent-5"].At.Before(at)
+		})
+	}
+	if got := subjects(); len(got) != 2 || !slices.Contains(got, "Agent-5's seat on desk-2 is back") {
+		t.Fatalf("the person got %q, want the silence and the return, once each", got)
 	}
 }
 

@@ -9,14 +9,17 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
 	"github.com/nats-io/nats.go"
+	"github.com/rs/zerolog"
 
 	"github.com/agentctl/agentctl/internal/atomicfile"
 	"github.com/agentctl/agentctl/internal/clock"
 	"github.com/agentctl/agentctl/internal/layout"
+	"github.com/agentctl/agentctl/mailbox"
 )
 
 // SeatsFile is where the hub shows the seats of remote agents: the last
@@ -66,6 +69,10 @@ type SeatsSettings struct {
 	// Clock stamps the beats as the hub hears them, and times the
 	// rewrites of SeatsFile; clock.System when nil.
 	Clock clock.Clock
+	// Human is told, in their mailbox, when a seat that was heard from
+	// falls silent, and when it is heard again; "" tells no one.
+	Human string
+	Log   zerolog.Logger
 }
 
 // FollowSeats listens to the seats' beats and keeps SeatsFile until ctx
@@ -85,7 +92,8 @@ func FollowSeats(ctx context.Context, ss SeatsSettings) error {
 		old, known := beats[b.Agent]
 		beats[b.Agent] = b
 		mu.Unlock()
-		if !known || old.State != b.State || old.Turn != b.Turn || old.PID != b.PID {
+		// A seat heard again after a silence is news too.
+		if !known || old.State != b.State || old.Turn != b.Turn || old.PID != b.PID || b.At.Sub(old.At) >= 3*DefaultBeat {
 			select {
 			case changed <- struct{}{}:
 			default:
@@ -103,10 +111,19 @@ func FollowSeats(ctx context.Context, ss SeatsSettings) error {
 	// between.
 	next := clk.Now().Add(DefaultBeat)
 	tick := clk.At(next)
+	present := map[string]bool{}
 	for {
 		mu.Lock()
 		s := Seats{PID: os.Getpid(), Machine: ss.Machine, UpdatedAt: clk.Now().UTC(), Remote: ss.Remote, Beats: maps.Clone(beats)}
 		mu.Unlock()
+		now := clk.Now().UTC()
+		gone, back := seatChanges(s, present, now)
+		for _, agent := range gone {
+			ss.tellSeat(agent, s.Beats[agent], "gone", now)
+		}
+		for _, agent := range back {
+			ss.tellSeat(agent, s.Beats[agent], "back", now)
+		}
 		data, _ := json.MarshalIndent(s, "", "  ")
 		if err := atomicfile.WriteFileNoSync(SeatsFile(root), append(data, '\n')); err != nil {
 			return fmt.Errorf("cannot show the seats: %w", err)
@@ -121,5 +138,58 @@ func FollowSeats(ctx context.Context, ss SeatsSettings) error {
 			tick = clk.At(next)
 		case <-changed:
 		}
+	}
+}
+
+// seatChanges compares the seats as they look at now with present (which
+// it updates): the agents whose seat, heard from before, fell silent, and
+// those heard again after that.
+func seatChanges(s Seats, present map[string]bool, now time.Time) (gone, back []string) {
+	for _, agent := range s.Remote {
+		_, heard := s.Beats[agent]
+		_, here := s.Seen(agent, now)
+		was, known := present[agent]
+		switch {
+		case !heard:
+			continue
+		case known && was && !here:
+			gone = append(gone, agent)
+		case known && !was && here:
+			back = append(back, agent)
+		}
+		present[agent] = here
+	}
+	return gone, back
+}
+
+// tellSeat tells the person that agent's seat fell silent (what "gone")
+// or is heard again ("back"). The notice's id comes from the seat's last
+// beat, so a hub restarted into the same silence does not tell it twice.
+func (ss SeatsSettings) tellSeat(agent string, last Beat, what string, now time.Time) {
+	ss.Log.Warn().Str("event", "seat-"+what).Str("agent", agent).Str("machine", last.Machine).Time("last_beat", last.At).Msg("a remote seat changed")
+	if ss.Human == "" {
+		return
+	}
+	subject := fmt.Sprintf("%s's seat on %s is not heard from", agent, last.Machine)
+	body := fmt.Sprintf("The hub last heard %s's seat on %s at %s. Its turns wait for it on the hub, none is lost; it takes them again once it is back. Is the machine asleep, or 'agentctl run %s --hub …' stopped there?",
+		agent, last.Machine, last.At.Format(time.RFC3339), agent)
+	if what == "back" {
+		subject = fmt.Sprintf("%s's seat on %s is back", agent, last.Machine)
+		body = fmt.Sprintf("The hub hears %s's seat on %s again, at %s. The turns that waited are taken in order.", agent, last.Machine, now.Format(time.RFC3339))
+	}
+	msg := mailbox.Message{
+		ID: fmt.Sprintf("seat-%s-%s-%s", what, strings.ToLower(agent), last.At.UTC().Format("20060102T150405")), From: "agentctl", To: ss.Human,
+		Type: "recovery", Priority: mailbox.High, Subject: subject, Body: body, CreatedAt: now,
+		Meta: map[string]any{"agent": agent, "machine": last.Machine},
+	}
+	err := mailbox.Create(ss.Root, ss.Human)
+	if err == nil {
+		var mb *mailbox.Mailbox
+		if mb, err = mailbox.Open(ss.Root, ss.Human); err == nil {
+			err = mb.Deliver(msg)
+		}
+	}
+	if err != nil && !errors.Is(err, mailbox.ErrDuplicate) {
+		ss.Log.Warn().Err(err).Str("to", ss.Human).Msg("cannot tell the person about a remote seat")
 	}
 }

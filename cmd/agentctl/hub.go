@@ -197,7 +197,7 @@ func serveHub(ctx context.Context, env *Env, cfg config.Config, nc *nats.Conn, m
 		return hub.Intake(ctx, hub.IntakeSettings{Root: env.Root, Known: cfg.MailboxNames(), Senders: remote, Conn: nc, Log: log})
 	})
 	g.Go(func() error {
-		return hub.FollowSeats(ctx, hub.SeatsSettings{Root: env.Root, Machine: me, Remote: remote, Conn: nc})
+		return hub.FollowSeats(ctx, hub.SeatsSettings{Root: env.Root, Machine: me, Remote: remote, Conn: nc, Human: cfg.Human(), Log: log.With().Str("agent", "hub").Logger()})
 	})
 	for _, name := range remote {
 		g.Go(func() error { return keepRemoteRunner(ctx, env, cfg, nc, name, log) })
