@@ -72,9 +72,9 @@ func runMigrate(ctx context.Context, env *Env, args []string) error {
 	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
 		return withHint(fmt.Errorf("cannot migrate: %s is not a folder", rest[0]), "give the Dream.OS checkout or its runtime folder")
 	}
-	files, unreadable, err := migrate.List(dir, env.Root)
+	files, unreadable, err := migrate.List(ctx, dir, env.Root)
 	if err != nil {
-		return fmt.Errorf("cannot migrate: %w", err)
+		return fmt.Errorf("cannot migrate: %w", stopped(err))
 	}
 	cfg, err := loadConfig(env)
 	if errors.Is(err, config.ErrNotFound) {
@@ -83,11 +83,18 @@ func runMigrate(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	p := migrate.New(dir, files, cfg, env.Root, time.Now(), *maxMB<<20)
+	p, err := migrate.New(ctx, dir, files, cfg, env.Root, time.Now(), *maxMB<<20)
+	if err != nil {
+		return fmt.Errorf("cannot migrate: %w", stopped(err))
+	}
 	p.Unread(unreadable)
 	p.GitCheckout, p.DryRun, p.Take = migrate.GitCheckout(dir), *dry, *take
 	if !*dry {
 		if err := migrate.Execute(ctx, env.Root, cfg, p, time.Now()); err != nil {
+			if ctx.Err() != nil {
+				return withHint(errors.New("migrate stopped before the end; what it imported stands"),
+					"run it again to finish: nothing is imported twice")
+			}
 			return err
 		}
 	}
@@ -118,4 +125,13 @@ func migrateIncomplete(p *migrate.Plan) error {
 	}
 	return withHint(fmt.Errorf("migrate is incomplete: %s", strings.Join(what, "; ")),
 		"make them readable (or move them out of the folder) and run migrate again; what was migrated is not done twice")
+}
+
+// stopped words a stop asked for (Ctrl+C, SIGTERM) before anything was
+// imported.
+func stopped(err error) error {
+	if errors.Is(err, context.Canceled) {
+		return errors.New("stopped before anything was imported")
+	}
+	return err
 }

@@ -20,10 +20,15 @@ import (
 )
 
 // Execute carries out the plan. What it cannot do is noted in Failed,
-// never silently left.
+// never silently left. When ctx ends it stops between two files and
+// returns ctx's error: what it did stands, and a run again does the rest
+// (nothing is imported twice).
 func Execute(ctx context.Context, root string, cfg config.Config, p *Plan, now time.Time) error {
 	fail := func(rel string, err error) { p.Failed = append(p.Failed, rel+": "+err.Error()) }
 	for i := range p.Files {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		f := &p.Files[i]
 		switch f.Kind {
 		case KindMessages, KindHistory:

@@ -46,11 +46,14 @@ func fiveAgents(t *testing.T, root string) config.Config {
 // so that every file has settled.
 func plan(t *testing.T, tree, root string, cfg config.Config) *Plan {
 	t.Helper()
-	files, unreadable, err := List(tree, root)
+	files, unreadable, err := List(context.Background(), tree, root)
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := New(tree, files, cfg, root, time.Now().Add(time.Hour), DefaultMaxMB<<20)
+	p, err := New(context.Background(), tree, files, cfg, root, time.Now().Add(time.Hour), DefaultMaxMB<<20)
+	if err != nil {
+		t.Fatal(err)
+	}
 	p.Unread(unreadable)
 	return p
 }

@@ -1,6 +1,7 @@
 package migrate
 
 import (
+	"context"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -15,10 +16,14 @@ import (
 // runtime itself), each ending in "/". What it cannot read is returned
 // apart, with why: such a folder may hold messages, so the report names it
 // and migrate fails.
-func List(dir, runtimeRoot string) (files []string, unreadable map[string]error, err error) {
+// It stops when ctx ends.
+func List(ctx context.Context, dir, runtimeRoot string) (files []string, unreadable map[string]error, err error) {
 	rootAbs, _ := filepath.Abs(runtimeRoot)
 	unreadable = map[string]error{}
 	err = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if cerr := ctx.Err(); cerr != nil {
+			return cerr
+		}
 		rel, _ := filepath.Rel(dir, p)
 		rel = filepath.ToSlash(rel)
 		if err != nil {

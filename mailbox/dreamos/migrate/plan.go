@@ -3,6 +3,7 @@ package migrate
 import (
 	"bytes"
 	"cmp"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -116,11 +117,15 @@ type Message struct {
 
 // New decides what becomes of every file of the folder. It
 // reads, never writes.
-// A file larger than maxBytes is not read (0: no cap).
-func New(dir string, files []string, cfg config.Config, root string, now time.Time, maxBytes int64) *Plan {
+// A file larger than maxBytes is not read (0: no cap). It stops when ctx
+// ends, returning ctx's error.
+func New(ctx context.Context, dir string, files []string, cfg config.Config, root string, now time.Time, maxBytes int64) (*Plan, error) {
 	p := &Plan{Dir: dir, Counts: map[Kind]int{}, Watch: map[string][]string{}}
 	coordsFrom := ""
 	for _, rel := range files {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		f := File{Path: rel, abs: filepath.Join(dir, filepath.FromSlash(rel))}
 		if strings.HasSuffix(rel, "/") {
 			f.Kind, f.Reason = KindNotOurs, "a folder of version control, caches or this runtime, not gone into"
@@ -177,7 +182,7 @@ func New(dir string, files []string, cfg config.Config, root string, now time.Ti
 		}
 		p.add(f)
 	}
-	return p
+	return p, nil
 }
 
 func (p *Plan) add(f File) {

@@ -1,6 +1,7 @@
 package migrate
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"testing"
@@ -89,7 +90,10 @@ func TestPlanTellsNotesFromMessages(t *testing.T) {
 		t.Fatal(err)
 	}
 	root := t.TempDir()
-	p := New(dir, rels, cfg, root, time.Now().Add(time.Hour), 0)
+	p, err := New(context.Background(), dir, rels, cfg, root, time.Now().Add(time.Hour), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
 	want := map[string]Kind{"inboxes/Agent-1.txt": KindDocument, "inboxes/Agent-2.txt": KindMessages,
 		"agent_workspaces/Agent-1/inbox/todo.md": KindDocument, "agent_workspaces/Agent-1/inbox/m.md": KindMessages}
 	for _, f := range p.Files {
