@@ -134,11 +134,15 @@ func TestRunnerStartsOnEveryBadState(t *testing.T) {
 			}
 		}
 		c := counts(t, root, "Agent-2")
+		// The inbox and processing/ are read one after the other: a retry
+		// moving between them is in neither. The broken template's
+		// message, retried to its end, is dead-lettered last of all.
+		tplDead, _ := filepath.Glob(filepath.Join(mb, "deadletter", "*tpl.json"+mailbox.ReasonSuffix))
 		if pending != 0 || c.Processing != 0 {
 			proc, _ := os.ReadDir(filepath.Join(mb, "processing"))
 			t.Logf("inbox %v, processing %v, counts %+v", entries, proc, c)
 		}
-		return pending == 0 && c.Processing == 0
+		return pending == 0 && c.Processing == 0 && len(tplDead) == 1
 	})
 	if err := stop(); err != nil {
 		t.Fatalf("runner: %v", err)
