@@ -136,7 +136,7 @@ const note = () => {
 };
 if (P.obs) P.obs.disconnect();
 P.obs = new MutationObserver(note);
-P.obs.observe(document.documentElement, {subtree: true, childList: true, attributes: true, characterData: true});
+P.obs.observe(document, {subtree: true, childList: true, attributes: true, characterData: true});
 return true;`)
 
 // jsProbeLook says whether a busy-looking element seen since the prompt

@@ -113,7 +113,7 @@ const check = records => {
       !(m.target.closest && m.target.closest('[role="toolbar"], .monaco-action-bar')))) changed();
 };
 w.obs = new MutationObserver(check);
-w.obs.observe(document.documentElement, {subtree: true, childList: true, attributes: true, characterData: true});
+w.obs.observe(document, {subtree: true, childList: true, attributes: true, characterData: true});
 check([]);
 return marked;`)
 
