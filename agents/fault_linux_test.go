@@ -108,22 +108,6 @@ func faultRunner(t *testing.T, dir string) (root string, clk *clocktest.Clock, l
 	}
 }
 
-// pump moves the runner's clock a second at a time until cond holds:
-// back-offs, heartbeats and probes come due without the test sleeping on
-// them. It fails after limit of real time, which only a runner that never
-// gets there reaches.
-func pump(t *testing.T, clk *clocktest.Clock, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("never saw %s", what)
-		}
-		clk.Advance(time.Second)
-		time.Sleep(2 * time.Millisecond)
-	}
-}
-
 // noticesTo counts the messages in person's mailbox, in any state, whose
 // subject holds sub.
 func noticesTo(t *testing.T, root, person, sub string) int {
@@ -187,7 +171,7 @@ func TestSeatWaitsOutAFullDiskAndAReadOnlyRuntime(t *testing.T) {
 	<-inTurn
 	filler := fill(t, fsDir)
 	close(release)
-	pump(t, clk, "the disk-full fault in the log", func() bool { return strings.Contains(log.String(), `"fault":"disk-full"`) })
+	clk.Pump(t, "the disk-full fault in the log", func() bool { return strings.Contains(log.String(), `"fault":"disk-full"`) })
 	if c := counts(t, root, "Agent-1"); c.Processing != 1 || c.Done != 0 {
 		t.Fatalf("on a full disk: counts %+v, want m1 still in processing/", c)
 	}
@@ -196,15 +180,15 @@ func TestSeatWaitsOutAFullDiskAndAReadOnlyRuntime(t *testing.T) {
 	for range 90 {
 		clk.Advance(time.Second)
 	}
-	pump(t, clk, "a failed probe", func() bool { return strings.Contains(log.String(), `"event":"fault-probe"`) })
+	clk.Pump(t, "a failed probe", func() bool { return strings.Contains(log.String(), `"event":"fault-probe"`) })
 	if strings.Contains(log.String(), "fault-passed") || noticesTo(t, root, "human", "waits") != 0 {
 		t.Fatalf("the fault passed, or a notice was stored, on a full disk:\n%s", log.String())
 	}
 	if err := os.Remove(filler); err != nil {
 		t.Fatal(err)
 	}
-	pump(t, clk, "m1 and m2 done", func() bool { return archivedOnce(t, root, "m1", "m2") })
-	pump(t, clk, "both notices", func() bool {
+	clk.Pump(t, "m1 and m2 done", func() bool { return archivedOnce(t, root, "m1", "m2") })
+	clk.Pump(t, "both notices", func() bool {
 		return noticesTo(t, root, "human", "waits") == 1 && noticesTo(t, root, "human", "goes on") == 1
 	})
 	if turns("body-two") != 1 || turns("body-hold") != 1 {
@@ -224,14 +208,14 @@ func TestSeatWaitsOutAFullDiskAndAReadOnlyRuntime(t *testing.T) {
 	if err := syscall.Mount("tmpfs", fsDir, "", syscall.MS_REMOUNT|syscall.MS_RDONLY, "size=1m"); err != nil {
 		t.Fatalf("remount read-only: %v", err)
 	}
-	pump(t, clk, "the read-only fault in the log", func() bool { return strings.Contains(log.String(), `"fault":"read-only"`) })
+	clk.Pump(t, "the read-only fault in the log", func() bool { return strings.Contains(log.String(), `"fault":"read-only"`) })
 	if err := syscall.Mount("tmpfs", fsDir, "", syscall.MS_REMOUNT, "size=1m"); err != nil {
 		t.Fatalf("remount read-write: %v", err)
 	}
-	pump(t, clk, "the read-only fault passed", func() bool { return log.Count(`"event":"fault-passed"`) == 2 })
+	clk.Pump(t, "the read-only fault passed", func() bool { return log.Count(`"event":"fault-passed"`) == 2 })
 	deliverTo(t, root, mailbox.Message{ID: "m3", From: "Agent-2", To: "Agent-1", Body: "body-three", CreatedAt: clk.Now()})
-	pump(t, clk, "m3 done", func() bool { return archivedOnce(t, root, "m1", "m2", "m3") })
-	pump(t, clk, "the read-only notices", func() bool {
+	clk.Pump(t, "m3 done", func() bool { return archivedOnce(t, root, "m1", "m2", "m3") })
+	clk.Pump(t, "the read-only notices", func() bool {
 		return noticesTo(t, root, "human", "waits") == 2 && noticesTo(t, root, "human", "goes on") == 2
 	})
 	if st, err := mustOpen(t, root, "Agent-1").ReadStatus(); err != nil || st.Waiting != "" {
@@ -251,7 +235,7 @@ func TestSeatWaitsForARemovedRuntime(t *testing.T) {
 		}
 	}()
 	deliverTo(t, root, mailbox.Message{ID: "m1", From: "Agent-2", To: "Agent-1", Body: "body-one", CreatedAt: clk.Now()})
-	pump(t, clk, "m1 done", func() bool { return archivedOnce(t, root, "m1") })
+	clk.Pump(t, "m1 done", func() bool { return archivedOnce(t, root, "m1") })
 	gone := func() {
 		// At once, as an unmount does: a folder removed file by file
 		// races the runner, which makes the mailbox's folders again.
@@ -263,7 +247,7 @@ func TestSeatWaitsForARemovedRuntime(t *testing.T) {
 		}
 	}
 	gone()
-	pump(t, clk, "the runtime-gone fault in the log", func() bool { return strings.Contains(log.String(), `"fault":"runtime-gone"`) })
+	clk.Pump(t, "the runtime-gone fault in the log", func() bool { return strings.Contains(log.String(), `"fault":"runtime-gone"`) })
 	for range 90 {
 		clk.Advance(time.Second)
 	}
@@ -273,10 +257,10 @@ func TestSeatWaitsForARemovedRuntime(t *testing.T) {
 	if err := os.Mkdir(root, 0o700); err != nil {
 		t.Fatal(err)
 	}
-	pump(t, clk, "the fault passed", func() bool { return strings.Contains(log.String(), `"event":"fault-passed"`) })
+	clk.Pump(t, "the fault passed", func() bool { return strings.Contains(log.String(), `"event":"fault-passed"`) })
 	deliverTo(t, root, mailbox.Message{ID: "m2", From: "Agent-2", To: "Agent-1", Body: "body-two", CreatedAt: clk.Now()})
-	pump(t, clk, "m2 done", func() bool { return archivedOnce(t, root, "m2") })
-	pump(t, clk, "both notices", func() bool {
+	clk.Pump(t, "m2 done", func() bool { return archivedOnce(t, root, "m2") })
+	clk.Pump(t, "both notices", func() bool {
 		return noticesTo(t, root, "human", "waits") == 1 && noticesTo(t, root, "human", "goes on") == 1
 	})
 }

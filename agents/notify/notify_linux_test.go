@@ -67,19 +67,6 @@ func TestCommandGetsEnvAndJSON(t *testing.T) {
 	}
 }
 
-// pump moves the watcher's clock a second at a time until cond holds.
-func pump(t *testing.T, clk *clocktest.Clock, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(60 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("never saw %s", what)
-		}
-		clk.Advance(time.Second)
-		time.Sleep(2 * time.Millisecond)
-	}
-}
-
 func deliver(t *testing.T, root, id string) {
 	t.Helper()
 	mb, err := mailbox.Open(root, "human")
@@ -119,16 +106,16 @@ func TestWatcherTellsEachMessageOnceAcrossRestarts(t *testing.T) {
 	}
 	dir, _ := layout.Notified(root, "human")
 	stop := start(w())
-	pump(t, clk, "the backlog recorded", func() bool { _, err := os.Stat(filepath.Join(dir, "backlog.json")); return err == nil })
+	clk.Pump(t, "the backlog recorded", func() bool { _, err := os.Stat(filepath.Join(dir, "backlog.json")); return err == nil })
 	deliver(t, root, "m1")
-	pump(t, clk, "m1 told", func() bool { return tells("m1") == 1 })
+	clk.Pump(t, "m1 told", func() bool { return tells("m1") == 1 })
 	stop()
 	stop = start(w())
 	defer stop()
 	deliver(t, root, "m2")
-	pump(t, clk, "m2 told", func() bool { return tells("m2") == 1 })
+	clk.Pump(t, "m2 told", func() bool { return tells("m2") == 1 })
 	deliver(t, root, "m3")
-	pump(t, clk, "m3 told", func() bool { return tells("m3") == 1 })
+	clk.Pump(t, "m3 told", func() bool { return tells("m3") == 1 })
 	if tells("backlog") != 0 || tells("m1") != 1 || tells("m2") != 1 {
 		data, _ := os.ReadFile(told)
 		t.Errorf("told:\n%s\nwant m1, m2, m3 once each and not the backlog", data)
@@ -162,7 +149,7 @@ func TestWatcherRetriesAFailingWayThenGivesUp(t *testing.T) {
 		Ways: Settings{Webhook: srv.URL}})
 	defer stop()
 	dir, _ := layout.Notified(root, "human")
-	pump(t, clk, "the first look", func() bool { _, err := os.Stat(dir); return err == nil })
+	clk.Pump(t, "the first look", func() bool { _, err := os.Stat(dir); return err == nil })
 	deliver(t, root, "flaky")
 	deliver(t, root, "down")
 	rec := func(id string) (r record) {
@@ -172,7 +159,7 @@ func TestWatcherRetriesAFailingWayThenGivesUp(t *testing.T) {
 		}
 		return r
 	}
-	pump(t, clk, "both recorded", func() bool { return rec("flaky").ID != "" && rec("down").ID != "" })
+	clk.Pump(t, "both recorded", func() bool { return rec("flaky").ID != "" && rec("down").ID != "" })
 	if r := rec("flaky"); r.Ways["webhook"] != "ok" || hit("flaky") != 3 {
 		t.Errorf("flaky: %+v after %d tries, want ok on the third", r, hit("flaky"))
 	}
@@ -183,7 +170,7 @@ func TestWatcherRetriesAFailingWayThenGivesUp(t *testing.T) {
 		clk.Advance(time.Second)
 	}
 	deliver(t, root, "next")
-	pump(t, clk, "the next message told", func() bool { return rec("next").ID != "" })
+	clk.Pump(t, "the next message told", func() bool { return rec("next").ID != "" })
 	if hit("down") != 3 {
 		t.Errorf("a given-up message was tried again: %d tries", hit("down"))
 	}

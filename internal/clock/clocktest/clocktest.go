@@ -8,6 +8,7 @@ package clocktest
 
 import (
 	"sync"
+	"testing"
 	"time"
 
 	"github.com/agentctl/agentctl/internal/clock"
@@ -96,3 +97,19 @@ func (c *Clock) Advance(d time.Duration) {
 }
 
 var _ clock.Clock = (*Clock)(nil)
+
+// Pump moves c a second at a time until cond holds, so that back-offs,
+// heartbeats and probes come due without the test sleeping on them. It
+// fails tb, naming what, after a minute of real time, which only a loop
+// that never gets there reaches.
+func (c *Clock) Pump(tb testing.TB, what string, cond func() bool) {
+	tb.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			tb.Fatalf("never saw %s", what)
+		}
+		c.Advance(time.Second)
+		time.Sleep(2 * time.Millisecond)
+	}
+}
