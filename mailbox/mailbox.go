@@ -84,6 +84,24 @@ func Stem(id string) string {
 // before. The message is stored once; the duplicate is dropped.
 var ErrDuplicate = errors.New("a message with this id was already delivered")
 
+// DeliverNotice stores msg, a notice agentctl writes of itself, in its
+// recipient's inbox, making a person's mailbox that does not exist yet. A
+// notice of the same id delivered before is no error: notices derive
+// their ids from what they tell, so telling it again stores nothing.
+func DeliverNotice(root string, msg Message) error {
+	if err := Create(root, msg.To); err != nil {
+		return err
+	}
+	mb, err := Open(root, msg.To)
+	if err != nil {
+		return err
+	}
+	if err := mb.Deliver(msg); err != nil && !errors.Is(err, ErrDuplicate) {
+		return err
+	}
+	return nil
+}
+
 // Deliver stores msg in the inbox, durably and atomically. Delivering an id
 // that is already pending, in flight, archived or dead-lettered stores
 // nothing and returns ErrDuplicate.

@@ -182,14 +182,7 @@ func (ss SeatsSettings) tellSeat(agent string, last Beat, what string, now time.
 		Type: "recovery", Priority: mailbox.High, Subject: subject, Body: body, CreatedAt: now,
 		Meta: map[string]any{"agent": agent, "machine": last.Machine},
 	}
-	err := mailbox.Create(ss.Root, ss.Human)
-	if err == nil {
-		var mb *mailbox.Mailbox
-		if mb, err = mailbox.Open(ss.Root, ss.Human); err == nil {
-			err = mb.Deliver(msg)
-		}
-	}
-	if err != nil && !errors.Is(err, mailbox.ErrDuplicate) {
+	if err := mailbox.DeliverNotice(ss.Root, msg); err != nil {
 		ss.Log.Warn().Err(err).Str("to", ss.Human).Msg("cannot tell the person about a remote seat")
 	}
 }

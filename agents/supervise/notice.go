@@ -10,84 +10,70 @@ import (
 	"github.com/agentctl/agentctl/mailbox"
 )
 
-// tellCrashLoop tells human (their mailbox) and the agent's devlog (the
-// hub's, for the hub) that st's child keeps dying. The notice's id is
-// derived from the agent and the minute, so a notice is never delivered
-// twice.
-func tellCrashLoop(root, human string, st *seat, deaths int, status string, tail []string, delay time.Duration, now time.Time) error {
+// notice is what the supervisor tells of one of its children: a message
+// to the person in the loop and an entry in the agent's devlog (the
+// hub's, for the hub), both with detail.
+type notice struct {
+	kind    string // in the id: crashloop, needsperson
+	subject string // after what the child is: "keeps crashing"
+	entry   string // the devlog entry's subject, after the child's kind
+	outcome string // the devlog entry's
+	detail  string
+	meta    map[string]any
+}
+
+// tell delivers n about st's child to human ("" tells the devlog only).
+// The id is derived from the agent and the minute, so a notice is never
+// delivered twice.
+func tell(root, human string, st *seat, n notice, now time.Time) error {
 	agent, what := st.agent, st.what()
-	id := fmt.Sprintf("up-crashloop-%s-%s", strings.ToLower(agent), now.UTC().Format("20060102T1504"))
-	detail := fmt.Sprintf("%s died %d times in a row, the last time with %s; agentctl up keeps restarting it, now every %s.", upperFirst(what), deaths, status, delay)
-	if len(tail) > 0 {
-		detail += "\n\nIts last lines:\n    " + strings.Join(tail, "\n    ")
-	}
-	detail += fmt.Sprintf("\n\nRun '%s' by hand to see why; 'agentctl down' stops every runner.", st.byHand)
+	id := fmt.Sprintf("up-%s-%s-%s", n.kind, strings.ToLower(agent), now.UTC().Format("20060102T1504"))
 	var errs []error
 	if human != "" {
 		msg := mailbox.Message{
 			ID: id, From: "agentctl", To: human, Type: "recovery", Priority: mailbox.High,
-			Subject: what + " keeps crashing", Body: detail, CreatedAt: now.UTC(),
-			Meta: map[string]any{"agent": agent, "deaths": deaths},
+			Subject: what + " " + n.subject, Body: n.detail, CreatedAt: now.UTC(), Meta: n.meta,
 		}
-		if err := deliver(root, msg); err != nil {
-			errs = append(errs, fmt.Errorf("cannot tell %s that %s keeps crashing: %w", human, agent, err))
+		if err := mailbox.DeliverNotice(root, msg); err != nil {
+			errs = append(errs, fmt.Errorf("cannot tell %s that %s %s: %w", human, what, n.subject, err))
 		}
 	}
-	e := devlog.Entry{Time: now, Agent: agent, MessageID: id, Subject: st.kind + " keeps crashing", From: "agentctl", Outcome: "crashing", Note: detail}
+	e := devlog.Entry{Time: now, Agent: agent, MessageID: id, Subject: st.kind + " " + n.entry, From: "agentctl", Outcome: n.outcome, Note: n.detail}
 	if err := devlog.Append(root, e); err != nil {
-		errs = append(errs, fmt.Errorf("cannot write the crash loop of %s in its devlog: %w", agent, err))
+		errs = append(errs, fmt.Errorf("cannot write in the devlog of %s that %s %s: %w", agent, what, n.subject, err))
 	}
 	return errors.Join(errs...)
 }
 
-// tellNeedsPerson tells human and the devlog that st's child stopped for
-// a reason only they can mend, with its last lines (its error and hint),
-// and what up watches to start it again. The id is derived from the agent
-// and the minute, as a crash loop's.
+// tellCrashLoop tells that st's child keeps dying.
+func tellCrashLoop(root, human string, st *seat, deaths int, status string, tail []string, delay time.Duration, now time.Time) error {
+	detail := fmt.Sprintf("%s died %d times in a row, the last time with %s; agentctl up keeps restarting it, now every %s.", upperFirst(st.what()), deaths, status, delay)
+	detail += lastLines(tail)
+	detail += fmt.Sprintf("\n\nRun '%s' by hand to see why; 'agentctl down' stops every runner.", st.byHand)
+	return tell(root, human, st, notice{kind: "crashloop", subject: "keeps crashing", entry: "keeps crashing", outcome: "crashing", detail: detail,
+		meta: map[string]any{"agent": st.agent, "deaths": deaths}}, now)
+}
+
+// tellNeedsPerson tells that st's child stopped for a reason only a
+// person can mend, with its last lines (its error and hint), and what up
+// watches to start it again.
 func tellNeedsPerson(root, human string, st *seat, end ending, watch []string, now time.Time) error {
-	agent, what := st.agent, st.what()
-	id := fmt.Sprintf("up-needsperson-%s-%s", strings.ToLower(agent), now.UTC().Format("20060102T1504"))
-	detail := fmt.Sprintf("%s stopped (%s) for a reason that restarting it would only repeat, so agentctl up does not restart it.", upperFirst(what), end.status)
-	if len(end.tail) > 0 {
-		detail += "\n\nIts last lines:\n    " + strings.Join(end.tail, "\n    ")
-	}
+	detail := fmt.Sprintf("%s stopped (%s) for a reason that restarting it would only repeat, so agentctl up does not restart it.", upperFirst(st.what()), end.status)
+	detail += lastLines(end.tail)
 	if len(watch) > 0 {
 		detail += fmt.Sprintf("\n\nOnce it is mended, agentctl up starts it again by itself when %s changes.", strings.Join(watch, " or "))
 	} else {
 		detail += "\n\nOnce it is mended, restart agentctl up."
 	}
-	var errs []error
-	if human != "" {
-		msg := mailbox.Message{
-			ID: id, From: "agentctl", To: human, Type: "recovery", Priority: mailbox.High,
-			Subject: what + " stopped and needs you", Body: detail, CreatedAt: now.UTC(),
-			Meta: map[string]any{"agent": agent, "status": end.status},
-		}
-		if err := deliver(root, msg); err != nil {
-			errs = append(errs, fmt.Errorf("cannot tell %s that %s needs them: %w", human, agent, err))
-		}
-	}
-	e := devlog.Entry{Time: now, Agent: agent, MessageID: id, Subject: st.kind + " stopped and needs a person", From: "agentctl", Outcome: "parked", Note: detail}
-	if err := devlog.Append(root, e); err != nil {
-		errs = append(errs, fmt.Errorf("cannot write in the devlog of %s that it needs a person: %w", agent, err))
-	}
-	return errors.Join(errs...)
+	return tell(root, human, st, notice{kind: "needsperson", subject: "stopped and needs you", entry: "stopped and needs a person", outcome: "parked", detail: detail,
+		meta: map[string]any{"agent": st.agent, "status": end.status}}, now)
 }
 
-// deliver puts msg in its recipient's mailbox, creating a person's
-// mailbox that does not exist yet; one delivered before is not an error.
-func deliver(root string, msg mailbox.Message) error {
-	if err := mailbox.Create(root, msg.To); err != nil {
-		return err
+func lastLines(tail []string) string {
+	if len(tail) == 0 {
+		return ""
 	}
-	mb, err := mailbox.Open(root, msg.To)
-	if err != nil {
-		return err
-	}
-	if err := mb.Deliver(msg); err != nil && !errors.Is(err, mailbox.ErrDuplicate) {
-		return err
-	}
-	return nil
+	return "\n\nIts last lines:\n    " + strings.Join(tail, "\n    ")
 }
 
 func upperFirst(s string) string {
