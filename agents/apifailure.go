@@ -132,22 +132,12 @@ func (r *Runner) apiRefused(log zerolog.Logger, cl *claim, f cursor.Failure, cau
 			fmt.Sprintf("%v\n\nhint: %s", stop, stop.Hint()), fmt.Sprint(f.Status, cause))
 		return stop
 	}
-	if v.tell && f.Kind == cursor.FailureSeatMissing {
-		if err := r.devlogOnce(cl, devlogEntry(r.s.Agent, cl.Message, now, "seat-missing", "",
-			fmt.Sprintf("the agent's window is not there, and nothing was sent; the seat waits and looks again, %s apart at first, up to %s apart, and says when it is back: %v", outageFirstProbe, outageMaxProbe, cause))); err != nil {
+	if v.tell {
+		t := parkBegins(f.Kind, r.s.Agent, now, cause)
+		if err := r.devlogOnce(cl, devlogEntry(r.s.Agent, cl.Message, now, t.event, "", t.note)); err != nil {
 			return err
 		}
-		r.tellAPI(log, "seat-missing", fmt.Sprintf("%s: its window is not there", r.s.Agent),
-			fmt.Sprintf("%s's turn at %s found no window to take it, and nothing was sent: %v\n\nIs its app closed, or started without its DevTools port? The seat waits and looks again, %s apart at first and up to %s apart, for as long as it takes; no message is dead-lettered for it. You are told once, and once more when it is back.",
-				r.s.Agent, now.UTC().Format(time.RFC3339), cause, outageFirstProbe, outageMaxProbe), v.park.since.UTC().Format(time.RFC3339Nano))
-	} else if v.tell {
-		if err := r.devlogOnce(cl, devlogEntry(r.s.Agent, cl.Message, now, "api-outage", "",
-			fmt.Sprintf("the model API is out of reach or overloaded; the seat waits and tries again, %s apart at first, up to %s apart, and says when it works again: %v", outageFirstProbe, outageMaxProbe, cause))); err != nil {
-			return err
-		}
-		r.tellAPI(log, "api-outage", fmt.Sprintf("%s: the model API is down or overloaded", r.s.Agent),
-			fmt.Sprintf("The model API refused a turn of %s at %s: %v\n\nThe seat waits and tries again, %s apart at first and up to %s apart, for as long as it takes; no message is dead-lettered for it. You are told once, and once more when it works again.",
-				r.s.Agent, now.UTC().Format(time.RFC3339), cause, outageFirstProbe, outageMaxProbe), v.park.since.UTC().Format(time.RFC3339Nano))
+		r.tellAPI(log, t.event, t.subject, t.body, v.park.since.UTC().Format(time.RFC3339Nano))
 	}
 	if err := r.c.Postpone(cl.Claim, v.park.until); err != nil {
 		return err
@@ -181,25 +171,12 @@ func (r *Runner) apiWorks(log zerolog.Logger, msg mailbox.Message) {
 	}
 	now := r.now()
 	took := now.Sub(p.since).Round(time.Second)
-	if p.kind == cursor.FailureSeatMissing {
-		if err := devlog.Append(r.s.Root, devlogEntry(r.s.Agent, msg, now, "seat-back", "",
-			fmt.Sprintf("the agent's window is back, after %s", took))); err != nil {
-			log.Warn().Err(err).Msg("cannot note in the devlog that the window is back")
-		}
-		r.tellAPI(log, "seat-back", fmt.Sprintf("%s: its window is back", r.s.Agent),
-			fmt.Sprintf("%s took a turn again at %s, after %s without its window. The messages that waited are worked in order.",
-				r.s.Agent, now.UTC().Format(time.RFC3339), took), p.since.UTC().Format(time.RFC3339Nano))
-		log.Info().Str("event", "seat-back").Dur("after", took).Msg("the agent's window is back")
-		return
+	t := parkEnds(p.kind, r.s.Agent, now, took)
+	if err := devlog.Append(r.s.Root, devlogEntry(r.s.Agent, msg, now, t.event, "", t.note)); err != nil {
+		log.Warn().Err(err).Msg("cannot note in the devlog that " + t.said)
 	}
-	if err := devlog.Append(r.s.Root, devlogEntry(r.s.Agent, msg, now, "api-resumed", "",
-		fmt.Sprintf("the model API works again, after %s", took))); err != nil {
-		log.Warn().Err(err).Msg("cannot note in the devlog that the model API works again")
-	}
-	r.tellAPI(log, "api-resumed", fmt.Sprintf("%s: the model API works again", r.s.Agent),
-		fmt.Sprintf("The model API took %s's turns again at %s, after %s. The messages that waited are worked in order.",
-			r.s.Agent, now.UTC().Format(time.RFC3339), took), p.since.UTC().Format(time.RFC3339Nano))
-	log.Info().Str("event", "api-resumed").Dur("after", took).Msg("the model API works again")
+	r.tellAPI(log, t.event, t.subject, t.body, p.since.UTC().Format(time.RFC3339Nano))
+	log.Info().Str("event", t.event).Dur("after", took).Msg(t.said)
 }
 
 // tellAPI puts one notice in Human's mailbox; its id comes from key (an
