@@ -32,36 +32,29 @@ func CPUTicks(pid int) (int, error) {
 }
 
 // RSSKB is the process's resident memory in KiB (VmRSS in /proc/PID/status).
-func RSSKB(pid int) (int, error) {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return 0, err
-	}
-	for _, l := range strings.Split(string(data), "\n") {
-		if v, ok := strings.CutPrefix(l, "VmRSS:"); ok {
-			if f := strings.Fields(v); len(f) > 0 {
-				return strconv.Atoi(f[0])
-			}
-		}
-	}
-	return 0, fmt.Errorf("/proc/%d/status has no VmRSS", pid)
-}
+func RSSKB(pid int) (int, error) { return kbField(fmt.Sprintf("/proc/%d/status", pid), "VmRSS:") }
 
 // PSSKB is the process's proportional set size in KiB: its own memory,
 // plus its share of pages other processes map too (the program's code, for
 // processes of one program). Summed over processes, it is what they cost
 // together, where RSS counts each shared page in every one.
 func PSSKB(pid int) (int, error) {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/smaps_rollup", pid))
+	return kbField(fmt.Sprintf("/proc/%d/smaps_rollup", pid), "Pss:")
+}
+
+// kbField reads the figure, in KiB, of the line starting with key in a
+// /proc file of "Key:   123 kB" lines.
+func kbField(path, key string) (int, error) {
+	data, err := os.ReadFile(path)
 	if err != nil {
 		return 0, err
 	}
 	for _, l := range strings.Split(string(data), "\n") {
-		if v, ok := strings.CutPrefix(l, "Pss:"); ok {
+		if v, ok := strings.CutPrefix(l, key); ok {
 			if f := strings.Fields(v); len(f) > 0 {
 				return strconv.Atoi(f[0])
 			}
 		}
 	}
-	return 0, fmt.Errorf("/proc/%d/smaps_rollup has no Pss", pid)
+	return 0, fmt.Errorf("%s has no %s", path, strings.TrimSuffix(key, ":"))
 }
