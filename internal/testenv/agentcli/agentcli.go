@@ -127,7 +127,13 @@ func Get(tb testing.TB, name string, srv *fakemodel.Server) Tool {
 // up the demo's agents).
 func Setup(name, url, home string) (Tool, error) {
 	t := Tool{Name: name, Home: home}
-	t.Env = append([]string{"HOME=" + home, "XDG_CONFIG_HOME=" + filepath.Join(home, ".config"),
+	// The tools' temporary files (Gemini CLI writes one per failed
+	// request) stay in the tool's home, which goes with the test.
+	tmp := filepath.Join(home, "tmp")
+	if err := os.MkdirAll(tmp, 0o700); err != nil {
+		return Tool{}, fmt.Errorf("cannot make the tool's temporary folder: %w", err)
+	}
+	t.Env = append([]string{"HOME=" + home, "TMPDIR=" + tmp, "XDG_CONFIG_HOME=" + filepath.Join(home, ".config"),
 		"XDG_CACHE_HOME=" + filepath.Join(home, ".cache"), "XDG_DATA_HOME=" + filepath.Join(home, ".local", "share")}, quiet...)
 	switch name {
 	case Claude, ClaudeACP:
