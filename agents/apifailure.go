@@ -126,6 +126,9 @@ func (r *Runner) apiRefused(log zerolog.Logger, cl *claim, f cursor.Failure, cau
 			return err
 		}
 		stop := &apiAuthError{agent: r.s.Agent, cause: cause}
+		if r.s.Supervised {
+			return stop // up tells, once, with what it watches
+		}
 		// Keyed by the words of the refusal: a runner restarted into the
 		// same refusal does not say it again.
 		r.tellAPI(log, "api-auth", fmt.Sprintf("%s: the model API refused its credentials; its runner stopped", r.s.Agent),

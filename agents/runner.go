@@ -27,6 +27,10 @@ type Settings struct {
 	People []string
 	Human  string
 	Driver cursor.Driver
+	// Supervised says agentctl up runs this runner and tells Human of a
+	// stop that needs a person (supervise.EnvSupervised), so the runner
+	// does not tell it too.
+	Supervised bool
 
 	Consumer mailbox.Options
 	Intake   intake.Options

@@ -31,6 +31,12 @@ func DefaultPolicy() Policy {
 // person would change instead. It is sysexits' EX_CONFIG.
 const ExitNeedsPerson = 78
 
+// EnvSupervised is set, to "1", in the environment of every child of
+// Run: a child that stops for a reason only a person can mend leaves the
+// telling to the supervisor, whose one notice also says what it watches
+// to start the child again.
+const EnvSupervised = "AGENTCTL_SUPERVISED"
+
 // Verdict is what to do after a runner ended.
 type Verdict struct {
 	// Deaths is the count of deaths in a row, this one included; 0 when

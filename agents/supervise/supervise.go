@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"os/exec"
 	"strings"
 	"sync"
@@ -236,6 +237,10 @@ func (st *seat) runOnce(ctx context.Context) (ending, error) {
 	cmd := st.s.Command(st.agent)
 	lw := st.out.writer(st.agent)
 	cmd.Stdout, cmd.Stderr = lw, lw
+	if cmd.Env == nil {
+		cmd.Env = os.Environ()
+	}
+	cmd.Env = append(cmd.Env, EnvSupervised+"=1")
 	ownProcessGroup(cmd)
 	if err := cmd.Start(); err != nil {
 		return ending{}, err

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 
@@ -12,6 +13,7 @@ import (
 
 	"github.com/agentctl/agentctl/agents"
 	"github.com/agentctl/agentctl/agents/cost"
+	"github.com/agentctl/agentctl/agents/supervise"
 	"github.com/agentctl/agentctl/config"
 	"github.com/agentctl/agentctl/config/driverconf"
 	"github.com/agentctl/agentctl/cursor"
@@ -232,7 +234,8 @@ func runnerSettings(env *Env, cfg config.Config, agent config.Agent, driver curs
 	return agents.Settings{
 		Root: env.Root, Agent: agent.Name, Agents: cfg.AgentNames(), Driver: driver,
 		People: cfg.PeopleNames(), Human: cfg.Human(),
-		Consumer: consumer, Intake: in,
+		Supervised: os.Getenv(supervise.EnvSupervised) == "1",
+		Consumer:   consumer, Intake: in,
 		Watch: mailbox.WatchOptions{Poll: cfg.Mailbox.Watch == "poll", PollInterval: cfg.Mailbox.PollInterval.D(),
 			RescanInterval: cfg.Mailbox.RescanInterval.D(), Extra: append(in.Watch, in.Shared...)},
 		Heartbeat:        cfg.Run.Heartbeat.D(),
