@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -9,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/agentctl/agentctl/mailbox"
 )
 
 // Per-agent inbox.json files and appended text inboxes are watched by
@@ -72,7 +75,8 @@ func TestMigrateFollowsAgentsAddedLater(t *testing.T) {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(filepath.Join(mailboxes, "Agent-8", "inbox.json"),
-		[]byte(`[{"sender": "Agent-1", "content": "nameless-0"}, {"sender": "Agent-2", "content": "nameless-1"}]`), 0o644); err != nil {
+		[]byte(`[{"sender": "Agent-1", "content": "nameless-0"}, {"sender": "Agent-2", "content": "nameless-1"},
+		  {"sender": "Agent-2", "recipient": "the QA lead", "content": "for-review-0"}]`), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(filepath.Join(inboxes, "Agent-8_incoming.txt"),
@@ -113,6 +117,34 @@ func TestMigrateFollowsAgentsAddedLater(t *testing.T) {
 				t.Errorf("%s got %d times %q, which is %q's", to, n, b, want[b])
 			}
 		}
+	}
+
+	// What names no agent is the person's to route, once, though every
+	// runner watches the folder and all restarted.
+	human, err := mailbox.Open(root, "human")
+	if err != nil {
+		t.Fatal(err)
+	}
+	reviews := 0
+	entries, _ := os.ReadDir(filepath.Join(human.Dir, mailbox.InboxDir))
+	for _, e := range entries {
+		data, err := os.ReadFile(filepath.Join(human.Dir, mailbox.InboxDir, e.Name()))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var m mailbox.Message
+		if err := json.Unmarshal(data, &m); err != nil {
+			t.Fatalf("%s: %v", e.Name(), err)
+		}
+		if strings.Contains(m.Body, "for-review-0") {
+			reviews++
+			if m.Type != "review" || !strings.Contains(m.Body, `which names no agent`) {
+				t.Errorf("the review, of type %q, says:\n%s", m.Type, m.Body)
+			}
+		}
+	}
+	if reviews != 1 {
+		t.Errorf("the person got %d reviews of the message to the QA lead, want 1", reviews)
 	}
 
 	// What git sees: only the files the old writers added.

@@ -236,7 +236,7 @@ func (in *Intake) ingestExtra(path string, pl place, now time.Time) error {
 		err = handledError(msg)
 	}
 	if err != nil {
-		return in.deadletterExtra(path, data, err.Error(), now)
+		return in.deadletterExtra(path, data, err, now)
 	}
 	if err := in.deliverExtra(msg, path); err != nil {
 		return err
@@ -422,9 +422,9 @@ func (in *Intake) decodeExtra(data []byte, name string, mod time.Time, shared bo
 		switch {
 		case err != nil && in.opts.SharedDeadletters:
 			if msg.To == "" {
-				return mailbox.Message{}, errors.New("found in a shared folder, but neither the message nor its file name says whom it is for")
+				return msg, in.unclear(msg, errors.New("found in a shared folder, but neither the message nor its file name says whom it is for"))
 			}
-			return mailbox.Message{}, fmt.Errorf("recipient %q is not an agent of this runtime", msg.To)
+			return msg, in.unclear(msg, fmt.Errorf("recipient %q is not an agent of this runtime", msg.To))
 		case err != nil || to != in.mb.Agent:
 			return mailbox.Message{}, errNotMine
 		}
@@ -434,16 +434,16 @@ func (in *Intake) decodeExtra(data []byte, name string, mod time.Time, shared bo
 	if from, err := agentname.Resolve(in.store.Known, msg.From); err == nil {
 		msg.From = from
 	}
-	return msg, in.c.CheckRecipient(&msg)
+	return msg, in.unclear(msg, in.c.CheckRecipient(&msg))
 }
 
 // deadletterExtra puts a file of an extra place into deadletter/ with its
-// reason, by copy (the place may be on another file system), and removes
-// it there.
-func (in *Intake) deadletterExtra(path string, data []byte, reason string, now time.Time) error {
+// reason, by copy (the place may be on another file system), or before the
+// person for review when its recipient is unclear, and removes it there.
+func (in *Intake) deadletterExtra(path string, data []byte, why error, now time.Time) error {
 	in.settling.Forget(path)
-	if err := in.deadletter(mailbox.Letter{Name: now.UTC().Format("20060102T150405Z") + "-" + filepath.Base(path), Fresh: true,
-		Data: data, Origin: path, Reason: reason}, now); err != nil {
+	if err := in.refuse(mailbox.Letter{Name: now.UTC().Format("20060102T150405Z") + "-" + filepath.Base(path), Fresh: true,
+		Data: data, Origin: path}, why, now); err != nil {
 		return err
 	}
 	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -550,7 +550,7 @@ func (in *Intake) ingestAppended(path string, fi fs.FileInfo, shared bool, now t
 		case errors.Is(err, errNotMine):
 		case err != nil:
 			dst := fmt.Sprintf("%s-%d.txt", strings.TrimSuffix(filepath.Base(path), filepath.Ext(path)), start)
-			if err := in.deadletter(mailbox.Letter{Name: dst, Data: raw, Origin: name, Reason: err.Error()}, now); err != nil {
+			if err := in.refuse(mailbox.Letter{Name: dst, Data: raw, Origin: name}, err, now); err != nil {
 				return err
 			}
 		default:

@@ -136,17 +136,21 @@ func (in *Intake) ingestReadOnly(path string, fi fs.FileInfo, shared bool, now t
 	if err == nil {
 		err = handledError(msg)
 	}
-	if err == nil && known && st.Digest != "" {
+	var u *unclearError
+	if (err == nil || errors.As(err, &u)) && known && st.Digest != "" {
 		// The same file with new content: a new message, whatever id
 		// the old writer kept in it.
 		if msg.ID != "" {
 			msg.Meta["dreamos_id"] = msg.ID
 		}
 		msg.ID = dreamos.DerivedID(data, path)
+		if u != nil {
+			u.msg = msg
+		}
 	}
 	if err != nil {
 		name := fmt.Sprintf("%s-%s", digest[:12], filepath.Base(path))
-		if err := in.deadletter(mailbox.Letter{Name: name, Data: data, Origin: path, Reason: err.Error()}, now); err != nil {
+		if err := in.refuse(mailbox.Letter{Name: name, Data: data, Origin: path}, err, now); err != nil {
 			return err
 		}
 	} else if err := in.deliverExtra(msg, path); err != nil {
@@ -211,7 +215,7 @@ func (in *Intake) ingestReadOnlyInboxJSON(path string, fi fs.FileInfo, shared bo
 			err = handledError(msg)
 		}
 		if err != nil {
-			if err := in.deadletter(mailbox.Letter{Name: d[:12] + "-" + mailbox.InboxJSON, Data: raw, Origin: name, Reason: err.Error()}, now); err != nil {
+			if err := in.refuse(mailbox.Letter{Name: d[:12] + "-" + mailbox.InboxJSON, Data: raw, Origin: name}, err, now); err != nil {
 				return err
 			}
 			continue

@@ -1,0 +1,132 @@
+package intake
+
+import (
+	"encoding/json"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agentctl/agentctl/mailbox"
+)
+
+// What a shared place holds for several agents or none goes to the person
+// as a review item, quoting it, exactly once though two runners watch the
+// place and restart, and though one crashed before it remembered what it
+// had done; the place is never changed, and what names one agent that is
+// not configured is still dead-lettered.
+func TestUnclearRecipientGoesToReview(t *testing.T) {
+	root := newRuntime(t, "Agent-1", "Agent-2", "human")
+	shared := t.TempDir()
+	files := map[string]string{
+		"both.json":          `{"from": "Agent-3", "to": "Agent-1 and Agent-2", "body": "One of you take the release checklist."}`,
+		"role.md":            "**From**: Agent-2\n**To**: the QA lead\n\nCheck the release notes.\n",
+		"nobody.json":        `{"from": "Agent-2", "body": "Who reads this?"}`,
+		"seven.json":         `{"from": "Agent-2", "to": "Agent-7", "body": "For an agent not configured."}`,
+		"mine.json":          `{"from": "Agent-1", "to": "Agent-2", "body": "For two."}`,
+		"human.json":         `{"from": "Agent-1", "to": "human", "body": "For the person, not an agent."}`,
+		"Agent-2/inbox.json": `[{"sender": "Agent-1", "recipient": "the whole QA team", "content": "Rerun the suite."}, {"sender": "Agent-1", "content": "Two's by folder."}]`,
+	}
+	for name, text := range files {
+		p := filepath.Join(shared, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		writeFile(t, p, []byte(text))
+	}
+	before := snapshot(t, shared)
+	places := []string{shared, filepath.Join(shared, "*", "inbox.json")}
+	opts := settings{Known: []string{"Agent-1", "Agent-2"}, Shared: places, Human: "human", People: []string{"human"}}
+	now := time.Now().Add(time.Minute)
+	mb1, mb2 := openMailbox(t, root, "Agent-1"), openMailbox(t, root, "Agent-2")
+	var got1, got2 []string
+	for round := range 3 {
+		// Agent-1's runner (listed first) is charged with what is no
+		// agent's. Round 2: it crashed before it remembered what it did.
+		o1, o2 := opts, opts
+		o1.SharedDeadletters = true
+		if round == 2 {
+			if err := os.RemoveAll(filepath.Join(mb1.Dir, WatchedDir)); err != nil {
+				t.Fatal(err)
+			}
+		}
+		c2 := consume(t, mb2, o2, now)
+		c1 := consume(t, mb1, o1, now)
+		for _, c := range []consumer{c1, c2, c1} {
+			if err := c.Scan(now); err != nil {
+				t.Fatal(err)
+			}
+		}
+		got1 = append(got1, claimBodies(t, c1, now)...)
+		got2 = append(got2, claimBodies(t, c2, now)...)
+		c1.Close()
+		c2.Close()
+		now = now.Add(time.Minute)
+	}
+	if len(got1) != 0 {
+		t.Errorf("Agent-1 got %q", got1)
+	}
+	slices.Sort(got2)
+	if want := []string{"For two.", "Two's by folder."}; !slices.Equal(got2, want) {
+		t.Errorf("Agent-2 got %q, want %q", got2, want)
+	}
+
+	human := openMailbox(t, root, "human")
+	var reviews []mailbox.Message
+	for _, name := range names(t, filepath.Join(human.Dir, mailbox.InboxDir)) {
+		data, err := os.ReadFile(filepath.Join(human.Dir, mailbox.InboxDir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var m mailbox.Message
+		if err := json.Unmarshal(data, &m); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		reviews = append(reviews, m)
+	}
+	want := map[string]string{
+		"One of you take the release checklist.": `which names 2 agents (Agent-1, Agent-2)`,
+		"Check the release notes.":               `addressed to "the QA lead", which names no agent`,
+		"Who reads this?":                        "neither the message nor where it sat says whom it is for",
+		"Rerun the suite.":                       `addressed to "the whole QA team", which names no agent`,
+	}
+	for _, r := range reviews {
+		quoted := ""
+		for text := range want {
+			if strings.Contains(r.Body, text) {
+				quoted = text
+			}
+		}
+		switch {
+		case quoted == "":
+			t.Errorf("a review quotes none of the unclear messages: %s", r.Body)
+		case r.Type != "review" || r.From != "agentctl" || !strings.Contains(r.Body, want[quoted]) || !strings.Contains(r.Body, shared):
+			t.Errorf("the review of %q: type %q from %q, body:\n%s", quoted, r.Type, r.From, r.Body)
+		}
+		delete(want, quoted)
+	}
+	if len(reviews) != 4 || len(want) != 0 {
+		t.Errorf("the person has %d reviews; never reviewed: %q", len(reviews), want)
+	}
+	// Not the person's to review: one agent that is not configured, and a
+	// message to the person; the runner charged with what is no agent's
+	// dead-letters them as before.
+	var dead []string
+	for _, mb := range []*mailbox.Mailbox{mb1, mb2} {
+		for _, n := range names(t, filepath.Join(mb.Dir, mailbox.DeadletterDir)) {
+			if !strings.HasSuffix(n, mailbox.ReasonSuffix) {
+				dead = append(dead, mb.Agent+":"+n[strings.LastIndexByte(n, '-')+1:])
+			}
+		}
+	}
+	slices.Sort(dead)
+	if want := []string{"Agent-1:human.json", "Agent-1:seven.json"}; !slices.Equal(dead, want) {
+		t.Errorf("dead letters %q, want %q", dead, want)
+	}
+	if after := snapshot(t, shared); !maps.Equal(before, after) {
+		t.Errorf("the shared place changed:\nbefore %v\nafter  %v", before, after)
+	}
+}
