@@ -130,3 +130,24 @@ func TestUnclearRecipientGoesToReview(t *testing.T) {
 		t.Errorf("the shared place changed:\nbefore %v\nafter  %v", before, after)
 	}
 }
+
+// The folder or file of the old per-agent layouts says whose a message
+// that names no one is.
+func TestAgentOfPlace(t *testing.T) {
+	for _, c := range []struct{ path, folder, file string }{
+		{"/s/agent_mailboxes/Agent-3/inbox.json", "Agent-3", ""},
+		{"/s/agent_workspaces/Agent-3/inbox/m.md", "Agent-3", ""},
+		{"/s/inboxes/Agent-3.txt", "", "Agent-3"},
+		{"/s/inboxes/Agent-4_incoming.txt@120", "", "Agent-4"},
+		{"/s/inboxes/agent_12.txt", "", "agent_12"},
+		{"/s/inboxes/Agent-notes.txt", "", ""},
+		{"/s/runtime/agent_comms/inbox/msg_1_Agent-5_to_Agent-1.json", "", ""},
+	} {
+		if got := AgentFolder(c.path); got != c.folder {
+			t.Errorf("AgentFolder(%s) = %q, want %q", c.path, got, c.folder)
+		}
+		if got := AgentFile(c.path); got != c.file {
+			t.Errorf("AgentFile(%s) = %q, want %q", c.path, got, c.file)
+		}
+	}
+}
