@@ -151,3 +151,36 @@ func TestAgentOfPlace(t *testing.T) {
 		}
 	}
 }
+
+// Taken, an inbox.json in a shared glob of agents' folders is emptied only
+// by the runner of the agent whose folder holds it; the others leave it.
+func TestSharedInboxJSONTakenByItsAgent(t *testing.T) {
+	root := newRuntime(t, "Agent-1", "Agent-2")
+	shared := t.TempDir()
+	box := filepath.Join(shared, "Agent-2", "inbox.json")
+	if err := os.MkdirAll(filepath.Dir(box), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, box, []byte(`[{"sender": "Agent-1", "content": "first"}, {"sender": "Agent-1", "recipient": "Agent-2", "content": "second"}]`))
+	glob := filepath.Join(shared, "*", "inbox.json")
+	opts := settings{Known: []string{"Agent-1", "Agent-2"}, Shared: []string{glob}, Take: []string{glob}}
+	now := time.Now().Add(time.Minute)
+	o1 := opts
+	o1.SharedDeadletters = true
+	c1 := consume(t, openMailbox(t, root, "Agent-1"), o1, now)
+	if got := claimBodies(t, c1, now); len(got) != 0 {
+		t.Errorf("Agent-1 got %q", got)
+	}
+	if data, _ := os.ReadFile(box); !strings.Contains(string(data), "second") {
+		t.Fatalf("Agent-1's runner emptied Agent-2's inbox.json: %s", data)
+	}
+	c2 := consume(t, openMailbox(t, root, "Agent-2"), opts, now)
+	got := claimBodies(t, c2, now)
+	slices.Sort(got)
+	if !slices.Equal(got, []string{"first", "second"}) {
+		t.Errorf("Agent-2 got %q", got)
+	}
+	if data, _ := os.ReadFile(box); strings.TrimSpace(string(data)) != "[]" {
+		t.Errorf("Agent-2's inbox.json holds %s after its runner took it", data)
+	}
+}
