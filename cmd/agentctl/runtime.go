@@ -42,5 +42,10 @@ func consumerOptions(cfg config.Config) mailbox.Options { return actions.Consume
 
 // intakeOptions hands the settings of agentctl.yaml for taking in
 // inbox.json down as plain values; the places old writers use are the
-// runner's to add (runnerSettings).
-func intakeOptions(cfg config.Config) intake.Options { return actions.IntakeOptions(cfg) }
+// runner's to add (runnerSettings). What is addressed to several agents or
+// none goes to the first person for review.
+func intakeOptions(cfg config.Config) intake.Options {
+	in := actions.IntakeOptions(cfg)
+	in.Human, in.People = cfg.Human(), cfg.PeopleNames()
+	return in
+}

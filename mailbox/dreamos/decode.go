@@ -2,6 +2,7 @@ package dreamos
 
 import (
 	"bytes"
+	"cmp"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -148,7 +149,8 @@ func finish(m Message, raw []byte, src Source) (Message, error) {
 		m.Type = "message"
 	}
 	if m.Priority == "" {
-		m.Priority = Normal
+		// No field or header gave one: the title may ("🚨 URGENT ...").
+		m.Priority = cmp.Or(PriorityInTitle(m.Subject), Normal)
 	}
 	if m.CreatedAt.IsZero() {
 		m.CreatedAt = src.ModTime.UTC()

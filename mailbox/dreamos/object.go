@@ -219,7 +219,7 @@ func (f fields) priority(m *Message) string {
 				return priorityFromScore(s)
 			}
 		}
-		return Normal
+		return "" // none given: finish reads the title
 	}
 	v := f[k]
 	delete(f, k)

@@ -30,8 +30,10 @@
 //
 // What it never touches: inbox/, processing/, archive/ and deadletter/. A
 // message goes in through Consumer.DeliverFound (or Mailbox.Deliver, for a
-// broadcast's copies to other agents), and what cannot be used goes
-// through Mailbox.WriteDeadLetter, the store's one writer of dead letters.
+// broadcast's copies to other agents, and for a message addressed to
+// several agents or none, the review item put before the person who
+// routes by hand: review.go), and what cannot be used goes through
+// Mailbox.WriteDeadLetter, the store's one writer of dead letters.
 // It never claims, settles or reads a message back, and never reads
 // agentctl.yaml: callers pass the settings in.
 package intake

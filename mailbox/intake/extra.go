@@ -38,7 +38,13 @@ import (
 //     changed; how far it has been read is kept in .offsets/, and the last
 //     message is taken only once the file has settled;
 //   - in a shared place, a message is taken only by the intake of the
-//     agent it is addressed to (by its content, else by its file name);
+//     agent it is addressed to (by its content, else by the agent folder
+//     or file it sits in, "agent_mailboxes/Agent-3/inbox.json",
+//     "inboxes/Agent-3.txt", else by its file name), so that one glob
+//     serves every agent, those whose folders the old writers make later
+//     too; an inbox.json there is read, never emptied, unless the place is
+//     taken: then only the intake of the agent whose folder holds it
+//     takes it;
 //     a broadcast ("to": "all"), and what no agent can take, are handled by
 //     the intake with Options.SharedDeadletters set: it delivers a copy
 //     of a broadcast to every agent but the sender and dead-letters the
@@ -109,9 +115,6 @@ func (in *Intake) extraFiles() (map[string]place, error) {
 			}
 			if HandledName(name) || HistoryName(name) != "" || DocumentName(name) {
 				continue // handled, kept aside, or written for people: no work
-			}
-			if name == mailbox.InboxJSON && shared {
-				continue // every agent's inbox.json: no one intake may empty it
 			}
 			if fi, err := os.Lstat(p); err == nil && !fi.IsDir() && mailbox.MessageExt(strings.ToLower(filepath.Ext(name))) {
 				out[p] = place{shared: out[p].shared || shared, take: out[p].take || take}
@@ -188,10 +191,15 @@ func (in *Intake) ingestExtra(path string, pl place, now time.Time) error {
 		return in.ingestAppended(path, fi, shared, now)
 	}
 	switch {
-	case filepath.Base(path) == mailbox.InboxJSON && pl.take:
+	case filepath.Base(path) == mailbox.InboxJSON && pl.take && (!shared || in.placeAgent(path) == in.mb.Agent):
 		return in.ingestWatchedInboxJSON(path, now)
+	case filepath.Base(path) == mailbox.InboxJSON && pl.take:
+		// Another agent's inbox.json (or no agent's): emptied only by
+		// the runner of the agent whose folder holds it, as its old
+		// reader did.
+		return nil
 	case filepath.Base(path) == mailbox.InboxJSON:
-		return in.ingestReadOnlyInboxJSON(path, fi, now)
+		return in.ingestReadOnlyInboxJSON(path, fi, shared, now)
 	case !pl.take:
 		return in.ingestReadOnly(path, fi, shared, now)
 	}
@@ -228,7 +236,7 @@ func (in *Intake) ingestExtra(path string, pl place, now time.Time) error {
 		err = handledError(msg)
 	}
 	if err != nil {
-		return in.deadletterExtra(path, data, err.Error(), now)
+		return in.deadletterExtra(path, data, err, now)
 	}
 	if err := in.deliverExtra(msg, path); err != nil {
 		return err
@@ -350,6 +358,37 @@ func AgentFolder(path string) string {
 	return ""
 }
 
+// AgentFile is the agent an appended inbox file of the old layouts is
+// named after ("inboxes/Agent-3.txt", "inboxes/Agent-4_incoming.txt"), or
+// "": in a shared glob such as "inboxes/Agent*.txt" the name says whom a
+// message that names no one is for.
+func AgentFile(path string) string {
+	if i := strings.LastIndexByte(path, '@'); i > 0 && strings.Trim(path[i+1:], "0123456789") == "" {
+		path = path[:i]
+	}
+	stem := strings.TrimSuffix(filepath.Base(path), filepath.Ext(path))
+	if i := len(stem) - len("_incoming"); i > 0 && strings.EqualFold(stem[i:], "_incoming") {
+		stem = stem[:i]
+	}
+	if agentFolder().MatchString(stem) {
+		return stem
+	}
+	return ""
+}
+
+// placeAgent is the agent of this runtime whose folder or file, in the old
+// per-agent layouts, holds path, or "". What sits there is that agent's
+// unless it names another, as for its old reader: a broadcast in it is that
+// agent's copy, the writer having put one in every agent's place.
+func (in *Intake) placeAgent(path string) string {
+	for _, a := range []string{AgentFolder(path), AgentFile(path)} {
+		if to, err := agentname.Resolve(in.store.Known, a); a != "" && err == nil {
+			return to
+		}
+	}
+	return ""
+}
+
 var agentFolder = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?i)^agent[-_]?\d+$`) })
 
 // decodeExtra decodes a message found outside the mailbox and checks that
@@ -360,7 +399,7 @@ var agentFolder = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompi
 func (in *Intake) decodeExtra(data []byte, name string, mod time.Time, shared bool) (mailbox.Message, error) {
 	owner := in.mb.Agent
 	if shared {
-		owner = ""
+		owner = in.placeAgent(name)
 	}
 	msg, err := mailbox.Decode(data, mailbox.Source{Name: name, ModTime: mod, Owner: owner})
 	if err != nil {
@@ -377,15 +416,15 @@ func (in *Intake) decodeExtra(data []byte, name string, mod time.Time, shared bo
 			return msg, nil
 		}
 		if msg.To == "" {
-			msg.To = cmp.Or(RecipientInName(name), AgentFolder(name))
+			msg.To = cmp.Or(RecipientInName(name), AgentFolder(name), AgentFile(name))
 		}
 		to, err := agentname.Resolve(in.store.Known, msg.To)
 		switch {
 		case err != nil && in.opts.SharedDeadletters:
 			if msg.To == "" {
-				return mailbox.Message{}, errors.New("found in a shared folder, but neither the message nor its file name says whom it is for")
+				return msg, in.unclear(msg, errors.New("found in a shared folder, but neither the message nor its file name says whom it is for"))
 			}
-			return mailbox.Message{}, fmt.Errorf("recipient %q is not an agent of this runtime", msg.To)
+			return msg, in.unclear(msg, fmt.Errorf("recipient %q is not an agent of this runtime", msg.To))
 		case err != nil || to != in.mb.Agent:
 			return mailbox.Message{}, errNotMine
 		}
@@ -395,16 +434,16 @@ func (in *Intake) decodeExtra(data []byte, name string, mod time.Time, shared bo
 	if from, err := agentname.Resolve(in.store.Known, msg.From); err == nil {
 		msg.From = from
 	}
-	return msg, in.c.CheckRecipient(&msg)
+	return msg, in.unclear(msg, in.c.CheckRecipient(&msg))
 }
 
 // deadletterExtra puts a file of an extra place into deadletter/ with its
-// reason, by copy (the place may be on another file system), and removes
-// it there.
-func (in *Intake) deadletterExtra(path string, data []byte, reason string, now time.Time) error {
+// reason, by copy (the place may be on another file system), or before the
+// person for review when its recipient is unclear, and removes it there.
+func (in *Intake) deadletterExtra(path string, data []byte, why error, now time.Time) error {
 	in.settling.Forget(path)
-	if err := in.deadletter(mailbox.Letter{Name: now.UTC().Format("20060102T150405Z") + "-" + filepath.Base(path), Fresh: true,
-		Data: data, Origin: path, Reason: reason}, now); err != nil {
+	if err := in.refuse(mailbox.Letter{Name: now.UTC().Format("20060102T150405Z") + "-" + filepath.Base(path), Fresh: true,
+		Data: data, Origin: path}, why, now); err != nil {
 		return err
 	}
 	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -511,7 +550,7 @@ func (in *Intake) ingestAppended(path string, fi fs.FileInfo, shared bool, now t
 		case errors.Is(err, errNotMine):
 		case err != nil:
 			dst := fmt.Sprintf("%s-%d.txt", strings.TrimSuffix(filepath.Base(path), filepath.Ext(path)), start)
-			if err := in.deadletter(mailbox.Letter{Name: dst, Data: raw, Origin: name, Reason: err.Error()}, now); err != nil {
+			if err := in.refuse(mailbox.Letter{Name: dst, Data: raw, Origin: name}, err, now); err != nil {
 				return err
 			}
 		default:

@@ -168,6 +168,8 @@ type settings struct {
 	Watch, Shared     []string
 	Take              []string
 	SharedDeadletters bool
+	Human             string
+	People            []string
 	Stop              <-chan struct{}
 }
 
@@ -194,7 +196,7 @@ func open(mb *mailbox.Mailbox, s settings, now time.Time) (consumer, error) {
 	if err != nil {
 		return consumer{}, err
 	}
-	in := New(c, Options{MaxInboxJSONBytes: s.MaxInboxJSONBytes, LockWait: s.LockWait, Watch: s.Watch, Shared: s.Shared, Take: s.Take, SharedDeadletters: s.SharedDeadletters, Stop: s.Stop})
+	in := New(c, Options{MaxInboxJSONBytes: s.MaxInboxJSONBytes, LockWait: s.LockWait, Watch: s.Watch, Shared: s.Shared, Take: s.Take, SharedDeadletters: s.SharedDeadletters, Human: s.Human, People: s.People, Stop: s.Stop})
 	if err := in.Scan(now); err != nil {
 		c.Close()
 		return consumer{}, err

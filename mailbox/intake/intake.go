@@ -34,6 +34,12 @@ type Options struct {
 	// SharedDeadletters makes this intake the one that dead-letters what
 	// the shared places hold for no agent (one agent of the runtime has it).
 	SharedDeadletters bool
+	// Human is the person who routes by hand what is addressed to several
+	// agents or none (review.go), and People everyone who has a mailbox
+	// without being an agent. With no Human such messages are
+	// dead-lettered.
+	Human  string
+	People []string
 	// Stop, once closed, ends a long look between two messages: a runner
 	// told to stop while it takes in 20,000 entries of an old inbox.json
 	// stops within one delivery, and what is left waits, whole, in its

@@ -122,7 +122,7 @@ func (in *Intake) ingestEntry(raw json.RawMessage, i int, spool string, src mail
 	if int64(len(raw)) > in.store.MaxMessageBytes {
 		err = fmt.Errorf("it is %d bytes, over the %d-byte limit for one message", len(raw), in.store.MaxMessageBytes)
 	} else if msg, err = mailbox.Decode(raw, src); err == nil {
-		err = in.c.CheckRecipient(&msg)
+		err = in.unclear(msg, in.c.CheckRecipient(&msg))
 	}
 	if err == nil && isWatchedSpool(spool) {
 		err = handledError(msg)
@@ -131,7 +131,7 @@ func (in *Intake) ingestEntry(raw json.RawMessage, i int, spool string, src mail
 		dst := fmt.Sprintf("%s-%s-%d.json", strings.TrimSuffix(spool, ".json"), mailbox.InboxJSON, i)
 		// Named after the spool and the entry: found there already, it was
 		// dead-lettered before a crash.
-		return in.deadletter(mailbox.Letter{Name: dst, Data: raw, Origin: name, Reason: err.Error()}, now)
+		return in.refuse(mailbox.Letter{Name: dst, Data: raw, Origin: name}, err, now)
 	}
 	return in.c.DeliverFound(msg, name)
 }

@@ -136,17 +136,21 @@ func (in *Intake) ingestReadOnly(path string, fi fs.FileInfo, shared bool, now t
 	if err == nil {
 		err = handledError(msg)
 	}
-	if err == nil && known && st.Digest != "" {
+	var u *unclearError
+	if (err == nil || errors.As(err, &u)) && known && st.Digest != "" {
 		// The same file with new content: a new message, whatever id
 		// the old writer kept in it.
 		if msg.ID != "" {
 			msg.Meta["dreamos_id"] = msg.ID
 		}
 		msg.ID = dreamos.DerivedID(data, path)
+		if u != nil {
+			u.msg = msg
+		}
 	}
 	if err != nil {
 		name := fmt.Sprintf("%s-%s", digest[:12], filepath.Base(path))
-		if err := in.deadletter(mailbox.Letter{Name: name, Data: data, Origin: path, Reason: err.Error()}, now); err != nil {
+		if err := in.refuse(mailbox.Letter{Name: name, Data: data, Origin: path}, err, now); err != nil {
 			return err
 		}
 	} else if err := in.deliverExtra(msg, path); err != nil {
@@ -156,11 +160,13 @@ func (in *Intake) ingestReadOnly(path string, fi fs.FileInfo, shared bool, now t
 }
 
 // ingestReadOnlyInboxJSON delivers the entries of a watched inbox.json
-// that is not taken and that were not delivered before. It never writes
+// that is not taken and that were not delivered before; in a shared place
+// ("agent_mailboxes/*/inbox.json") only those for this agent, the folder
+// saying whom an entry that names no one is for. It never writes
 // the file; it reads it under the writers' lock only when the lock file
 // is there already (opened read-only: never created), and otherwise
 // takes only whole JSON, or a file long unchanged.
-func (in *Intake) ingestReadOnlyInboxJSON(path string, fi fs.FileInfo, now time.Time) error {
+func (in *Intake) ingestReadOnlyInboxJSON(path string, fi fs.FileInfo, shared bool, now time.Time) error {
 	st, known := readWatched(in.mb.Dir, path)
 	if known && st.unchanged(fi) || fi.Size() > in.opts.MaxInboxJSONBytes {
 		return nil
@@ -201,20 +207,20 @@ func (in *Intake) ingestReadOnlyInboxJSON(path string, fi fs.FileInfo, now time.
 		// Named by the file alone: an entry's derived id depends on its
 		// bytes, not on where in the array it sits today.
 		name := fmt.Sprintf("%s[%d]", path, i)
-		msg, err := mailbox.Decode(raw, mailbox.Source{Name: path, ModTime: fi.ModTime(), Owner: in.mb.Agent})
-		if err == nil {
-			err = in.c.CheckRecipient(&msg)
+		msg, err := in.decodeExtra(raw, path, fi.ModTime(), shared)
+		if errors.Is(err, errNotMine) {
+			continue
 		}
 		if err == nil {
 			err = handledError(msg)
 		}
 		if err != nil {
-			if err := in.deadletter(mailbox.Letter{Name: d[:12] + "-" + mailbox.InboxJSON, Data: raw, Origin: name, Reason: err.Error()}, now); err != nil {
+			if err := in.refuse(mailbox.Letter{Name: d[:12] + "-" + mailbox.InboxJSON, Data: raw, Origin: name}, err, now); err != nil {
 				return err
 			}
 			continue
 		}
-		if err := in.c.DeliverFound(msg, name); err != nil {
+		if err := in.deliverExtra(msg, name); err != nil {
 			return err
 		}
 	}

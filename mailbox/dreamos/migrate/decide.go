@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"unicode"
 
 	"github.com/agentctl/agentctl/mailbox/intake"
 )
@@ -164,19 +165,23 @@ func findMessage(dirs []string, base, dir string) (decision, bool) {
 	msgs := func(f Format, agent, watch string, shared bool) (decision, bool) {
 		return decision{Kind: KindMessages, Format: f, Agent: agent, Watch: watch, Shared: shared}, true
 	}
-	// <mailboxes>/Agent-n/<file>: directly in the agent's folder.
+	// <mailboxes>/Agent-n/<file>: directly in the agent's folder. Every
+	// agent's folder is watched by one shared glob, so that a folder the
+	// old writers make later for an agent added since is followed too; the
+	// folder says whom a message that names no one is for.
 	if n >= 2 && agentDir().MatchString(dirs[n-1]) && parentIs(n-2, isBoxes) {
 		agent := dirs[n-1]
+		every := func(name string) string { return path.Join(path.Join(dirs[:n-1]...), "*", name) }
 		switch {
 		case lower == "inbox.json":
-			return msgs(FormatList, agent, rel, false)
+			return msgs(FormatList, agent, every(base), true)
 		case ext == ".txt" && (strings.Contains(strings.ToLower(dirs[n-2]), "mailbox") || strings.Contains(lower, "inbox") || strings.Contains(lower, "incoming")):
 			// In a workspace, a text file is an inbox only by its name.
-			return msgs(FormatAppended, agent, rel, false)
+			return msgs(FormatAppended, agent, every(base), true)
 		case isMsg && strings.Contains(strings.ToLower(dirs[n-2]), "mailbox"):
 			// Every agent's folder, those made later included: a shared
 			// glob, in which the folder says whom a message is for.
-			return msgs(FormatOne, agent, path.Join(path.Join(dirs[:n-1]...), "*", "*"+path.Ext(base)), true)
+			return msgs(FormatOne, agent, every("*"+path.Ext(base)), true)
 		}
 		return decision{}, false
 	}
@@ -192,9 +197,12 @@ func findMessage(dirs []string, base, dir string) (decision, bool) {
 		}
 		return decision{}, false
 	}
-	// inboxes/Agent-n.txt, Agent-n_incoming.txt: one appended file per agent.
-	if stem := strings.TrimSuffix(strings.TrimSuffix(base, path.Ext(base)), "_incoming"); ext == ".txt" && agentDir().MatchString(stem) && n >= 1 && strings.Contains(strings.ToLower(dirs[n-1]), "inbox") {
-		return msgs(FormatAppended, stem, rel, false)
+	// inboxes/Agent-n.txt, Agent-n_incoming.txt: one appended file per
+	// agent, all of them, those of agents added later too, watched by one
+	// shared glob ("inboxes/Agent*.txt") in which the name says whom.
+	if stem := intake.AgentFile(base); ext == ".txt" && stem != "" && n >= 1 && strings.Contains(strings.ToLower(dirs[n-1]), "inbox") {
+		letters := strings.IndexFunc(stem, func(r rune) bool { return !unicode.IsLetter(r) }) // "Agent" of "Agent-3"
+		return msgs(FormatAppended, stem, path.Join(dir, stem[:letters]+"*"+path.Ext(base)), true)
 	}
 	// One folder for every agent: agent_comms/inbox, a shared inbox, a
 	// broadcast folder.

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/agentctl/agentctl/config"
@@ -120,6 +121,11 @@ func rememberWatched(root string, cfg config.Config, p *Plan, f *File, fail func
 			// Read on from where the import stopped: a last message
 			// still being written is the runner's to take.
 			err = intake.RememberAppended(mb.Dir, f.abs, f.readTo)
+		case err == nil && strings.EqualFold(filepath.Ext(f.abs), ".txt"):
+			// Notes or history a glob of appended inboxes matches
+			// ("inboxes/Agent*.txt"): the runner reads a .txt as
+			// appended messages, so from its end, never as work.
+			err = intake.RememberAppended(mb.Dir, f.abs, int64(len(data)))
 		case err == nil:
 			err = intake.RememberWatched(mb.Dir, f.abs, f.fi, data)
 		}

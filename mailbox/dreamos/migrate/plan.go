@@ -2,9 +2,7 @@ package migrate
 
 import (
 	"bytes"
-	"cmp"
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -322,17 +320,12 @@ func decideMessages(at string, msg mailbox.Message, rel string, kind Kind, cfg c
 		}
 		return out
 	}
-	if msg.To == "" {
-		return []Message{forReview(at, msg, rel, as, "neither the message nor where it sat says whom it is for", cfg)}
+	// The runners' intake judges the messages it finds later the same way.
+	if why := intake.UnclearRecipient(msg.To, cfg.AgentNames(), cfg.PeopleNames()); why != "" {
+		return []Message{forReview(at, msg, rel, as, why, cfg)}
 	}
 	to, err := agentname.Resolve(cfg.AgentNames(), msg.To)
 	if err != nil {
-		switch named := dreamos.AgentsNamed(msg.To); {
-		case len(named) > 1:
-			return []Message{forReview(at, msg, rel, as, fmt.Sprintf("addressed to %q, which names %d agents (%s): which one is meant is not for migrate to pick", msg.To, len(named), strings.Join(named, ", ")), cfg)}
-		case len(named) == 0 && !slices.Contains(cfg.PeopleNames(), msg.To):
-			return []Message{forReview(at, msg, rel, as, fmt.Sprintf("addressed to %q, which names no agent", msg.To), cfg)}
-		}
 		return []Message{{At: at, ID: msg.ID, As: "skipped", Reason: fmt.Sprintf("addressed to %q, not an agent in agentctl.yaml", msg.To)}}
 	}
 	msg.To = to
@@ -349,29 +342,12 @@ func forReview(at string, msg mailbox.Message, rel, as, why string, cfg config.C
 	if human == "" {
 		return Message{At: at, ID: msg.ID, As: "skipped", Reason: why + "; and agentctl.yaml has no person to review it (people)"}
 	}
-	original, _ := json.MarshalIndent(msg, "> ", "  ")
-	r := mailbox.Message{
-		ID:   "review-" + msg.ID,
-		From: "agentctl", To: human, Type: "review",
-		Priority:  msg.Priority,
-		Subject:   "Dream.OS message to route by hand: " + cmp.Or(msg.Subject, firstLine(msg.Body), msg.ID),
-		Body:      fmt.Sprintf("migrate did not deliver this message from %s: %s.\nSend it on with 'agentctl send --to AGENT', or leave it.\n\nOriginal (%s%s):\n\n> %s\n", msg.From, why, rel, at, original),
-		CreatedAt: msg.CreatedAt,
-		Meta:      map[string]any{"migrated_from": rel + at, "review_reason": why, "original_to": msg.To, "original_id": msg.ID},
-	}
+	r := intake.Review(msg, rel+at, why, human, "migrate")
+	r.Meta["migrated_from"] = rel + at
 	if as == "history" {
 		return Message{At: at, ID: r.ID, To: human, As: "history", Reason: "recipient unclear, kept for reference: " + why, Note: priorityNote(msg), msg: r}
 	}
 	return Message{At: at, ID: r.ID, To: human, As: "review", Reason: why, Note: priorityNote(msg), msg: r}
-}
-
-// firstLine is the start of a text, short enough for a subject.
-func firstLine(text string) string {
-	line, _, _ := strings.Cut(strings.TrimSpace(text), "\n")
-	if r := []rune(line); len(r) > 60 {
-		line = string(r[:60]) + "…"
-	}
-	return line
 }
 
 // priorityNote says, for the report, that the message's priority could

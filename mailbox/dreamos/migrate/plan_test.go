@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 	"time"
 
@@ -19,10 +20,12 @@ func TestDecideFile(t *testing.T) {
 	}{
 		{"agent_workspaces/Agent-1/inbox/msg_1_Agent-2_to_Agent-1.json", KindMessages, FormatOne, "agent_workspaces/*/inbox"},
 		{"agent_workspaces/Agent-1/inbox/inbox.txt", KindMessages, FormatAppended, "agent_workspaces/*/inbox"},
-		{"runtime/agent_comms/agent_mailboxes/Agent-2/inbox.json", KindMessages, FormatList, "runtime/agent_comms/agent_mailboxes/Agent-2/inbox.json"},
+		{"runtime/agent_comms/agent_mailboxes/Agent-2/inbox.json", KindMessages, FormatList, "runtime/agent_comms/agent_mailboxes/*/inbox.json"},
+		{"runtime/agent_comms/agent_mailboxes/Agent-2/inbox.txt", KindMessages, FormatAppended, "runtime/agent_comms/agent_mailboxes/*/inbox.txt"},
 		{"runtime/agent_comms/agent_mailboxes/Agent-2/x.json", KindMessages, FormatOne, "runtime/agent_comms/agent_mailboxes/*/*.json"},
-		{"inboxes/Agent-3.txt", KindMessages, FormatAppended, "inboxes/Agent-3.txt"},
-		{"inboxes/Agent-4_incoming.txt", KindMessages, FormatAppended, "inboxes/Agent-4_incoming.txt"},
+		{"inboxes/Agent-3.txt", KindMessages, FormatAppended, "inboxes/Agent*.txt"},
+		{"inboxes/Agent-4_incoming.txt", KindMessages, FormatAppended, "inboxes/Agent*.txt"},
+		{"inboxes/agent_12.txt", KindMessages, FormatAppended, "inboxes/agent*.txt"},
 		{"runtime/agent_comms/broadcast/1_ALL.json", KindMessages, FormatOne, "runtime/agent_comms/broadcast"},
 		{"runtime/agent_comms/inbox/a.msg", KindMessages, FormatOne, "runtime/agent_comms/inbox"},
 		{"ops/messaging/message_queue/queue_1.json", KindMessages, FormatList, ""},
@@ -104,9 +107,9 @@ func TestPlanTellsNotesFromMessages(t *testing.T) {
 			t.Errorf("%s: a document is watched", f.Path)
 		}
 	}
-	// The appended inbox is Agent-2's; the inbox/ folders are every
-	// agent's, by a glob.
-	if len(p.Watch["Agent-1"]) != 0 || len(p.Watch["Agent-2"]) != 1 || len(p.Shared) != 1 || p.Shared[0] != filepath.Join(dir, "agent_workspaces", "*", "inbox") {
+	// The appended inboxes and the inbox/ folders are every agent's, each
+	// by a glob that follows agents added later.
+	if want := []string{filepath.Join(dir, "agent_workspaces", "*", "inbox"), filepath.Join(dir, "inboxes", "Agent*.txt")}; len(p.Watch) != 0 || !slices.Equal(slices.Sorted(slices.Values(p.Shared)), want) {
 		t.Errorf("watch = %v, shared %v, want the places of the two messages only", p.Watch, p.Shared)
 	}
 	if entries, _ := os.ReadDir(root); len(entries) != 0 {
