@@ -111,9 +111,10 @@ func ConsumerOptions(cfg config.Config) mailbox.Options {
 
 // IntakeOptions hands the settings of agentctl.yaml for taking in
 // inbox.json down as plain values; the places old writers use are the
-// runner's to add.
+// runner's to add. What is addressed to several agents or none goes to the
+// first person for review.
 func IntakeOptions(cfg config.Config) intake.Options {
-	return intake.Options{MaxInboxJSONBytes: cfg.Mailbox.MaxInboxJSONBytes}
+	return intake.Options{MaxInboxJSONBytes: cfg.Mailbox.MaxInboxJSONBytes, Human: cfg.Human(), People: cfg.PeopleNames()}
 }
 
 // AdminOptions are the consumer settings of changes made to any mailbox by

@@ -40,12 +40,6 @@ func resolveAgent(env *Env, cfg config.Config, name string) (string, error) {
 // values.
 func consumerOptions(cfg config.Config) mailbox.Options { return actions.ConsumerOptions(cfg) }
 
-// intakeOptions hands the settings of agentctl.yaml for taking in
-// inbox.json down as plain values; the places old writers use are the
-// runner's to add (runnerSettings). What is addressed to several agents or
-// none goes to the first person for review.
-func intakeOptions(cfg config.Config) intake.Options {
-	in := actions.IntakeOptions(cfg)
-	in.Human, in.People = cfg.Human(), cfg.PeopleNames()
-	return in
-}
+// intakeOptions: see actions.IntakeOptions; the places old writers use
+// are the runner's to add (runnerSettings).
+func intakeOptions(cfg config.Config) intake.Options { return actions.IntakeOptions(cfg) }
