@@ -205,9 +205,7 @@ func TestSeatWaitsOutAFullDiskAndAReadOnlyRuntime(t *testing.T) {
 	}
 
 	// Read-only: the next heartbeat meets it.
-	if err := syscall.Mount("tmpfs", fsDir, "", syscall.MS_REMOUNT|syscall.MS_RDONLY, "size=1m"); err != nil {
-		t.Fatalf("remount read-only: %v", err)
-	}
+	remountReadOnly(t, fsDir)
 	clk.Pump(t, "the read-only fault in the log", func() bool { return strings.Contains(log.String(), `"fault":"read-only"`) })
 	if err := syscall.Mount("tmpfs", fsDir, "", syscall.MS_REMOUNT, "size=1m"); err != nil {
 		t.Fatalf("remount read-write: %v", err)
@@ -272,4 +270,22 @@ func mustOpen(t *testing.T, root, agent string) *mailbox.Mailbox {
 		t.Fatal(err)
 	}
 	return mb
+}
+
+// remountReadOnly makes the file system at dir read-only. The kernel
+// refuses (EBUSY) while a file there is open for writing, which the
+// runner does for a moment at a time (a heartbeat, a notice): the remount
+// is tried again until it finds none.
+func remountReadOnly(t *testing.T, dir string) {
+	t.Helper()
+	for tries := 1; ; tries++ {
+		err := syscall.Mount("tmpfs", dir, "", syscall.MS_REMOUNT|syscall.MS_RDONLY, "size=1m")
+		if err == nil {
+			return
+		}
+		if !errors.Is(err, syscall.EBUSY) || tries == 1000 {
+			t.Fatalf("remount read-only (try %d): %v", tries, err)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
 }
