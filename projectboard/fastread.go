@@ -37,6 +37,16 @@ type fastReader struct {
 	slab  []yaml.Node
 	ptrs  []*yaml.Node // where collections' Content is cut from
 	stack []*yaml.Node // the Content of the collections being read
+
+	// each, when set, is handed the items of the top-level "tasks" block
+	// list one at a time, with the offset of the line each starts on,
+	// instead of their being kept; false stops the read. Their nodes are
+	// reused for the next item.
+	each      func(item *yaml.Node, off int) bool
+	depth     int  // block mappings being read
+	eachItems bool // the sequence read next is the one each takes
+
+	buf [3][]byte // blockScalar's
 }
 
 // content ends the Content of a collection whose first node is at
@@ -86,10 +96,17 @@ func (r *fastReader) text(j, from, to int) string {
 // nil for a text with no content (yaml.v3 finds no document), or ok false
 // when data is not in the part of YAML it reads.
 func fastRead(data []byte) (root *yaml.Node, ok bool) {
+	return fastReadEach(data, nil)
+}
+
+// fastReadEach is fastRead handing each item of the top-level "tasks" block
+// list to each as it is read, and keeping none: the list's Content is left
+// empty. It costs a read of the text, but not a node per value of it.
+func fastReadEach(data []byte, each func(item *yaml.Node, off int) bool) (root *yaml.Node, ok bool) {
 	if !fastText(data) {
 		return nil, false
 	}
-	r := &fastReader{data: data, lines: make([]fastLine, 0, bytes.Count(data, []byte("\n"))+1), str: string(data)}
+	r := &fastReader{data: data, lines: make([]fastLine, 0, bytes.Count(data, []byte("\n"))+1), str: string(data), each: each}
 	for rest := data; len(rest) > 0; {
 		var text []byte
 		l := fastLine{off: len(data) - len(rest)}
@@ -289,6 +306,8 @@ func (r *fastReader) mapping(j, n int) (*yaml.Node, bool) {
 	m := r.node(yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Line: j + 1, Column: r.column(j, n)})
 	at := n
 	base := len(r.stack)
+	r.depth++
+	r.eachItems = false
 	for {
 		k, v, ok := r.entry(j, at, n)
 		if !ok {
@@ -298,6 +317,7 @@ func (r *fastReader) mapping(j, n int) (*yaml.Node, bool) {
 		j = r.next()
 		if j < 0 || r.lines[j].indent < n {
 			m.Content = r.content(base)
+			r.depth--
 			return m, true
 		}
 		if r.lines[j].indent > n || dashAt(r.line(j), n) {
@@ -321,7 +341,10 @@ func (r *fastReader) entry(j, at, n int) (k, v *yaml.Node, ok bool) {
 	}
 	r.i = j + 1
 	if p == len(t) || t[p] == '#' {
+		// Only the top-level mapping's "tasks" list goes to each.
+		r.eachItems = r.each != nil && r.depth == 1 && k.Value == "tasks"
 		v, ok = r.blockValue(j, colon, n)
+		r.eachItems = false
 		return k, v, ok
 	}
 	if t[p] == '|' || t[p] == '>' {
@@ -355,7 +378,21 @@ func (r *fastReader) blockValue(j, colon, n int) (*yaml.Node, bool) {
 func (r *fastReader) sequence(j, s int, indentless bool) (*yaml.Node, bool) {
 	seq := r.node(yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Line: j + 1, Column: s + 1})
 	base := len(r.stack)
+	each := r.eachItems
+	r.eachItems = false
 	for {
+		var slab []yaml.Node
+		var ptrs []*yaml.Node
+		if each {
+			// The item's nodes come from space the next item reuses.
+			if len(r.slab) < 64 {
+				r.slab = make([]yaml.Node, 1024)
+			}
+			if len(r.ptrs) < 64 {
+				r.ptrs = make([]*yaml.Node, 4096)
+			}
+			slab, ptrs = r.slab, r.ptrs
+		}
 		t := r.line(j)
 		p := s + 1
 		for p < len(t) && t[p] == ' ' {
@@ -375,7 +412,14 @@ func (r *fastReader) sequence(j, s int, indentless bool) (*yaml.Node, bool) {
 		if !ok {
 			return nil, false
 		}
-		r.stack = append(r.stack, item)
+		if each {
+			if !r.each(item, r.lines[item.Line-1].off) {
+				return nil, false
+			}
+			r.slab, r.ptrs = slab, ptrs
+		} else {
+			r.stack = append(r.stack, item)
+		}
 		j = r.next()
 		if j < 0 || r.lines[j].indent < s {
 			seq.Content = r.content(base)
@@ -715,7 +759,10 @@ func (r *fastReader) blockScalar(j, p, n int) (*yaml.Node, bool) {
 	}
 	// The scan's position: line k, byte col (all spaces before it).
 	k, col := j+1, 0
-	var s, leadingBreak, trailingBreaks []byte
+	// The buffers are the reader's, reused: a board has a block scalar
+	// in most of its tasks.
+	s, leadingBreak, trailingBreaks := r.buf[0][:0], r.buf[1][:0], r.buf[2][:0]
+	defer func() { r.buf = [3][]byte{s, leadingBreak, trailingBreaks} }()
 	// breaks eats indentation and empty lines, as
 	// yaml_parser_scan_block_scalar_breaks does.
 	breaks := func() {
