@@ -317,13 +317,19 @@ func parseTask(path string, n *yaml.Node) (Task, error) {
 	if t.Status, err = ParseStatus(st); err != nil {
 		return fail(value(keyStatus).Line, "task %q: %v", t.ID, err)
 	}
-	for _, f := range []struct {
-		key string
-		dst *string
-	}{{keyOwner, &t.Owner}, {keyPriority, &t.Priority}, {keyNotes, &t.Notes}, {keyUpdatedAt, &t.UpdatedAt}} {
-		if *f.dst, err = scalar(f.key, false); err != nil {
-			return Task{}, err
-		}
+	// One by one rather than through pointers into t, which would move t
+	// to the heap: a big board has tens of thousands of tasks.
+	if t.Owner, err = scalar(keyOwner, false); err != nil {
+		return Task{}, err
+	}
+	if t.Priority, err = scalar(keyPriority, false); err != nil {
+		return Task{}, err
+	}
+	if t.Notes, err = scalar(keyNotes, false); err != nil {
+		return Task{}, err
+	}
+	if t.UpdatedAt, err = scalar(keyUpdatedAt, false); err != nil {
+		return Task{}, err
 	}
 	if v := value(keyDependsOn); v != nil && v.Tag != "!!null" {
 		if v.Kind != yaml.SequenceNode {

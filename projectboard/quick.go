@@ -36,6 +36,7 @@ type scanned struct {
 	path string
 	data []byte
 	root *yaml.Node // the top-level mapping, its tasks list left empty
+	ids  map[string]struct{}
 	// want is the task looked for, last the last task.
 	want, last taskText
 }
@@ -54,7 +55,9 @@ type taskText struct {
 func scanBoard(path string, data []byte, id string) (*scanned, bool) {
 	sc := &scanned{path: path, data: data, want: taskText{at: -1}, last: taskText{at: -1}}
 	name := filepath.Base(path)
-	ids := map[string]struct{}{}
+	// Sized for a task every hundred bytes or so: growing it costs more
+	// than the rest of a task's check.
+	ids := make(map[string]struct{}, len(data)/100)
 	// Where the tasks' texts start and end; -1 for a task that is not a
 	// block mapping.
 	wantFrom, wantTo, lastFrom, n := 0, 0, 0, 0
@@ -86,7 +89,7 @@ func scanBoard(path string, data []byte, id string) (*scanned, bool) {
 	if !ok || root == nil || root.Kind != yaml.MappingNode || checkKeys(path, root) != nil {
 		return nil, false
 	}
-	sc.root = root
+	sc.root, sc.ids = root, ids
 	var seq *yaml.Node
 	lastTo := 0
 	for i := 0; i < len(root.Content); i += 2 {

@@ -34,6 +34,7 @@ func bothWays(t *testing.T, data []byte, op quickOp) (written, wrote bool) {
 		task Task
 		err  string // with the folder's name left out
 		out  []byte
+		next string // NextID before the change
 	}
 	run := func(full bool) result {
 		s, root := newRoot(t)
@@ -44,6 +45,8 @@ func bothWays(t *testing.T, data []byte, op quickOp) (written, wrote bool) {
 		}
 		var r result
 		var err error
+		r.next, err = s.NextID("T")
+		r.next += fmt.Sprint(err != nil)
 		if op.add {
 			r.task, err = s.Add(context.Background(), "board.yaml", Task{ID: op.id, Title: "new task", Status: Todo, Owner: "Agent-1"})
 		} else {
@@ -65,6 +68,9 @@ func bothWays(t *testing.T, data []byte, op quickOp) (written, wrote bool) {
 	full := run(true)
 	if quickEdits.Load()-before > 1 {
 		t.Fatal("the Store held to the full way went the quick way")
+	}
+	if quick.next != full.next {
+		t.Fatalf("quick way: next id %s, full way %s\n%s", quick.next, full.next, data)
 	}
 	if quick.err != full.err {
 		t.Fatalf("quick way: error %v, full way: error %v\n%s", quick.err, full.err, data)

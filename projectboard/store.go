@@ -304,11 +304,25 @@ const newBoardHeader = "# Task board: agents and humans both edit this file.\n" 
 
 // NextID returns the next free id of the form PREFIX-N across all boards.
 func (s *Store) NextID(prefix string) (string, error) {
-	tasks, err := s.Tasks()
+	var ids []string
+	var err error
+	if boards, ok := s.scanBoards(""); ok {
+		for _, b := range boards {
+			for id := range b.ids {
+				ids = append(ids, id)
+			}
+		}
+	} else {
+		var tasks []Task
+		tasks, err = s.Tasks()
+		for _, t := range tasks {
+			ids = append(ids, t.ID)
+		}
+	}
 	max := 0
-	for _, t := range tasks {
+	for _, id := range ids {
 		var n int
-		if rest, ok := strings.CutPrefix(t.ID, prefix+"-"); ok {
+		if rest, ok := strings.CutPrefix(id, prefix+"-"); ok {
 			if _, serr := fmt.Sscanf(rest, "%d", &n); serr == nil && fmt.Sprint(n) == strings.TrimLeft(rest, "0") && n > max {
 				max = n
 			}
