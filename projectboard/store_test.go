@@ -200,3 +200,15 @@ func TestHumanSaveBetweenCheckAndWrite(t *testing.T) {
 		})
 	}
 }
+
+// TestKnownIndex holds the look-up of known keys to their list.
+func TestKnownIndex(t *testing.T) {
+	for i, k := range knownKeys {
+		if knownIndex(k) != i {
+			t.Errorf("knownIndex(%q) = %d, want %d", k, knownIndex(k), i)
+		}
+	}
+	if knownIndex("size") != -1 || isKnown("Status") {
+		t.Error("an unknown key is known")
+	}
+}
