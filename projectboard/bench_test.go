@@ -133,3 +133,41 @@ func BenchmarkParseBig(b *testing.B) {
 		}
 	})
 }
+
+// BenchmarkUpdateFresh measures a change to a task of a board of 10,000
+// tasks by a process that has read no board before, as a command that
+// changes one task and exits, the quick way and the full way alike.
+func BenchmarkUpdateFresh(b *testing.B) {
+	for _, full := range []bool{false, true} {
+		b.Run(fmt.Sprint("full=", full), func(b *testing.B) {
+			s, root := newRoot(b)
+			s.full = full
+			data := bigBoard(10000)
+			if err := os.WriteFile(filepath.Join(Dir(root), "big.yaml"), data, 0o644); err != nil {
+				b.Fatal(err)
+			}
+			statuses := []Status{InProgress, Review, Done}
+			var took time.Duration
+			for i := 0; i < b.N; i++ {
+				forgetBoards() // as a new process
+				start := time.Now()
+				_, err := s.Update(context.Background(), fmt.Sprintf("B-%d", i%10000), func(t *Task) error {
+					t.Status = statuses[i%3]
+					return nil
+				})
+				took += time.Since(start)
+				if err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(took.Microseconds())/float64(b.N), "µs/update")
+		})
+	}
+}
+
+// forgetBoards drops the boards this process keeps.
+func forgetBoards() {
+	kept.Lock()
+	defer kept.Unlock()
+	clear(kept.boards)
+}

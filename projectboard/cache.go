@@ -56,6 +56,13 @@ func keptBoard(path string) *Board {
 	return e.board()
 }
 
+// isKept reports a board kept for path, without making it.
+func isKept(path string) bool {
+	kept.Lock()
+	defer kept.Unlock()
+	return kept.boards[path] != nil
+}
+
 func keepBoard(b *Board) { keep(b.Path, &keptBoardEntry{b: b}) }
 
 // keepBoardLater keeps the board make returns for path, made when it is

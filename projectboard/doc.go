@@ -22,7 +22,13 @@
 // the usual part of YAML (block mappings and lists, plain and quoted
 // scalars, literal and folded blocks, one-line flow lists and mappings,
 // comments) is read line by line into the nodes yaml.v3 would build, and
-// anything else is left to yaml.v3.
+// anything else is left to yaml.v3. A process that has kept no board yet
+// (a command that changes one task and exits) does not build a board at
+// all: it reads each one line by line, holding every task to the same
+// checks and dropping its nodes once checked, then edits the one task's
+// text (or adds after the last task's) as a board of its own, proves the
+// edit from that text alone, and puts it in place of the old text; any
+// other board or change takes the way above.
 //
 // Writers in several processes are serialised by a lock file in
 // <root>/locks/. Humans' editors take no lock, so under the lock the board is

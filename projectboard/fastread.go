@@ -2,6 +2,7 @@ package projectboard
 
 import (
 	"bytes"
+	"math"
 	"unicode/utf8"
 
 	"gopkg.in/yaml.v3"
@@ -22,11 +23,13 @@ import (
 
 // fastLine is one line of a board, without its line break.
 type fastLine struct {
-	off, end int  // where the line's text starts and ends in the board
-	indent   int  // leading spaces
-	brk      bool // the line ends in a line break (all but maybe the last)
-	blank    bool // only spaces
-	note     bool // a comment line: spaces, then '#'
+	// 32 bits each, so that a big board's lines take less memory to fill:
+	// fastRead declines a text of 2 GiB or more.
+	off, end int32 // where the line's text starts and ends in the board
+	indent   int32 // leading spaces
+	brk      bool  // the line ends in a line break (all but maybe the last)
+	blank    bool  // only spaces
+	note     bool  // a comment line: spaces, then '#'
 }
 
 type fastReader struct {
@@ -37,6 +40,16 @@ type fastReader struct {
 	slab  []yaml.Node
 	ptrs  []*yaml.Node // where collections' Content is cut from
 	stack []*yaml.Node // the Content of the collections being read
+
+	// each, when set, is handed the items of the top-level "tasks" block
+	// list one at a time, with the offset of the line each starts on,
+	// instead of their being kept; false stops the read. Their nodes are
+	// reused for the next item.
+	each      func(item *yaml.Node, off int) bool
+	depth     int  // block mappings being read
+	eachItems bool // the sequence read next is the one each takes
+
+	buf [3][]byte // blockScalar's
 }
 
 // content ends the Content of a collection whose first node is at
@@ -78,7 +91,7 @@ func (r *fastReader) line(j int) []byte {
 
 // text is bytes from to to of line j as a string.
 func (r *fastReader) text(j, from, to int) string {
-	off := r.lines[j].off
+	off := int(r.lines[j].off)
 	return r.str[off+from : off+to]
 }
 
@@ -86,21 +99,28 @@ func (r *fastReader) text(j, from, to int) string {
 // nil for a text with no content (yaml.v3 finds no document), or ok false
 // when data is not in the part of YAML it reads.
 func fastRead(data []byte) (root *yaml.Node, ok bool) {
-	if !fastText(data) {
+	return fastReadEach(data, nil)
+}
+
+// fastReadEach is fastRead handing each item of the top-level "tasks" block
+// list to each as it is read, and keeping none: the list's Content is left
+// empty. It costs a read of the text, but not a node per value of it.
+func fastReadEach(data []byte, each func(item *yaml.Node, off int) bool) (root *yaml.Node, ok bool) {
+	if len(data) >= math.MaxInt32 || !fastText(data) {
 		return nil, false
 	}
-	r := &fastReader{data: data, lines: make([]fastLine, 0, bytes.Count(data, []byte("\n"))+1), str: string(data)}
+	r := &fastReader{data: data, lines: make([]fastLine, 0, bytes.Count(data, []byte("\n"))+1), str: string(data), each: each}
 	for rest := data; len(rest) > 0; {
 		var text []byte
-		l := fastLine{off: len(data) - len(rest)}
+		l := fastLine{off: int32(len(data) - len(rest))}
 		if i := bytes.IndexByte(rest, '\n'); i >= 0 {
 			text, l.brk, rest = bytes.TrimSuffix(rest[:i], []byte("\r")), true, rest[i+1:]
 		} else {
 			text, rest = rest, nil
 		}
-		l.end = l.off + len(text)
-		l.indent = indentOf(text)
-		l.blank = l.indent == len(text)
+		l.end = l.off + int32(len(text))
+		l.indent = int32(indentOf(text))
+		l.blank = int(l.indent) == len(text)
 		l.note = !l.blank && text[l.indent] == '#'
 		if len(text) >= 3 && (bytes.HasPrefix(text, []byte("---")) || bytes.HasPrefix(text, []byte("..."))) {
 			return nil, false // a document marker, or near enough to one
@@ -115,10 +135,10 @@ func fastRead(data []byte) (root *yaml.Node, ok bool) {
 		return nil, true
 	}
 	l := r.lines[j]
-	if !r.keyAt(j, l.indent) {
+	if !r.keyAt(j, int(l.indent)) {
 		return nil, false
 	}
-	root, ok = r.mapping(j, l.indent)
+	root, ok = r.mapping(j, int(l.indent))
 	if !ok || r.next() >= 0 {
 		return nil, false
 	}
@@ -289,6 +309,8 @@ func (r *fastReader) mapping(j, n int) (*yaml.Node, bool) {
 	m := r.node(yaml.Node{Kind: yaml.MappingNode, Tag: "!!map", Line: j + 1, Column: r.column(j, n)})
 	at := n
 	base := len(r.stack)
+	r.depth++
+	r.eachItems = false
 	for {
 		k, v, ok := r.entry(j, at, n)
 		if !ok {
@@ -296,11 +318,12 @@ func (r *fastReader) mapping(j, n int) (*yaml.Node, bool) {
 		}
 		r.stack = append(r.stack, k, v)
 		j = r.next()
-		if j < 0 || r.lines[j].indent < n {
+		if j < 0 || int(r.lines[j].indent) < n {
 			m.Content = r.content(base)
+			r.depth--
 			return m, true
 		}
-		if r.lines[j].indent > n || dashAt(r.line(j), n) {
+		if int(r.lines[j].indent) > n || dashAt(r.line(j), n) {
 			return nil, false
 		}
 		at = n
@@ -321,7 +344,10 @@ func (r *fastReader) entry(j, at, n int) (k, v *yaml.Node, ok bool) {
 	}
 	r.i = j + 1
 	if p == len(t) || t[p] == '#' {
+		// Only the top-level mapping's "tasks" list goes to each.
+		r.eachItems = r.each != nil && r.depth == 1 && k.Value == "tasks"
 		v, ok = r.blockValue(j, colon, n)
+		r.eachItems = false
 		return k, v, ok
 	}
 	if t[p] == '|' || t[p] == '>' {
@@ -336,13 +362,13 @@ func (r *fastReader) entry(j, at, n int) (k, v *yaml.Node, ok bool) {
 // j: a block collection on the lines below, or null.
 func (r *fastReader) blockValue(j, colon, n int) (*yaml.Node, bool) {
 	if k := r.next(); k >= 0 {
-		l := r.lines[k]
+		in := int(r.lines[k].indent)
 		switch {
-		case l.indent > n && dashAt(r.line(k), l.indent):
-			return r.sequence(k, l.indent, false)
-		case l.indent > n:
-			return r.mapping(k, l.indent)
-		case l.indent == n && dashAt(r.line(k), n):
+		case in > n && dashAt(r.line(k), in):
+			return r.sequence(k, in, false)
+		case in > n:
+			return r.mapping(k, in)
+		case in == n && dashAt(r.line(k), n):
 			return r.sequence(k, n, true)
 		}
 	}
@@ -355,7 +381,21 @@ func (r *fastReader) blockValue(j, colon, n int) (*yaml.Node, bool) {
 func (r *fastReader) sequence(j, s int, indentless bool) (*yaml.Node, bool) {
 	seq := r.node(yaml.Node{Kind: yaml.SequenceNode, Tag: "!!seq", Line: j + 1, Column: s + 1})
 	base := len(r.stack)
+	each := r.eachItems
+	r.eachItems = false
 	for {
+		var slab []yaml.Node
+		var ptrs []*yaml.Node
+		if each {
+			// The item's nodes come from space the next item reuses.
+			if len(r.slab) < 64 {
+				r.slab = make([]yaml.Node, 1024)
+			}
+			if len(r.ptrs) < 64 {
+				r.ptrs = make([]*yaml.Node, 4096)
+			}
+			slab, ptrs = r.slab, r.ptrs
+		}
 		t := r.line(j)
 		p := s + 1
 		for p < len(t) && t[p] == ' ' {
@@ -375,13 +415,20 @@ func (r *fastReader) sequence(j, s int, indentless bool) (*yaml.Node, bool) {
 		if !ok {
 			return nil, false
 		}
-		r.stack = append(r.stack, item)
+		if each {
+			if !r.each(item, int(r.lines[item.Line-1].off)) {
+				return nil, false
+			}
+			r.slab, r.ptrs = slab, ptrs
+		} else {
+			r.stack = append(r.stack, item)
+		}
 		j = r.next()
-		if j < 0 || r.lines[j].indent < s {
+		if j < 0 || int(r.lines[j].indent) < s {
 			seq.Content = r.content(base)
 			return seq, true
 		}
-		if r.lines[j].indent > s {
+		if int(r.lines[j].indent) > s {
 			return nil, false
 		}
 		if !dashAt(r.line(j), s) {
@@ -440,7 +487,7 @@ func (r *fastReader) inline(j, p, n int) (*yaml.Node, bool) {
 		// indented past n and is not a comment.
 		for k := j + 1; k < len(r.lines); k++ {
 			if l := r.lines[k]; !l.blank {
-				if l.indent > n && !l.note {
+				if int(l.indent) > n && !l.note {
 					return nil, false
 				}
 				break
@@ -715,7 +762,10 @@ func (r *fastReader) blockScalar(j, p, n int) (*yaml.Node, bool) {
 	}
 	// The scan's position: line k, byte col (all spaces before it).
 	k, col := j+1, 0
-	var s, leadingBreak, trailingBreaks []byte
+	// The buffers are the reader's, reused: a board has a block scalar
+	// in most of its tasks.
+	s, leadingBreak, trailingBreaks := r.buf[0][:0], r.buf[1][:0], r.buf[2][:0]
+	defer func() { r.buf = [3][]byte{s, leadingBreak, trailingBreaks} }()
 	// breaks eats indentation and empty lines, as
 	// yaml_parser_scan_block_scalar_breaks does.
 	breaks := func() {

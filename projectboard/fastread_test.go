@@ -27,7 +27,41 @@ func sameAsYAML(t *testing.T, data []byte) bool {
 	if err := sameTree(root, want, "root"); err != nil {
 		t.Fatalf("fastRead differs from yaml.v3: %v\n%q", err, data)
 	}
+	sameEach(t, data, want)
 	return true
+}
+
+// sameEach checks fastReadEach on data, which fastRead read as want: it
+// must hand out the items of the top-level tasks list, each as yaml.v3
+// builds it, and read the rest as fastRead does.
+func sameEach(t *testing.T, data []byte, want *yaml.Node) {
+	t.Helper()
+	var items []*yaml.Node
+	for i := 0; want != nil && i+1 < len(want.Content); i += 2 {
+		if v := want.Content[i+1]; want.Content[i].Value == "tasks" && v.Kind == yaml.SequenceNode && v.Style&yaml.FlowStyle == 0 {
+			items = append(items, v.Content...)
+		}
+	}
+	n := 0
+	root, ok := fastReadEach(data, func(item *yaml.Node, off int) bool {
+		if n >= len(items) {
+			t.Fatalf("fastReadEach handed out more than the %d items of the tasks list:\n%q", len(items), data)
+		}
+		if err := sameTree(item, items[n], fmt.Sprintf("item %d", n)); err != nil {
+			t.Fatalf("fastReadEach differs from yaml.v3: %v\n%q", err, data)
+		}
+		if off != lineOffset(data, item.Line) {
+			t.Fatalf("fastReadEach gave item %d the offset %d, not its line's", n, off)
+		}
+		n++
+		return true
+	})
+	if !ok || n != len(items) {
+		t.Fatalf("fastReadEach read %v and handed out %d items, fastRead read the text with %d:\n%q", ok, n, len(items), data)
+	}
+	if (root == nil) != (want == nil) || (root != nil && len(root.Content) != len(want.Content)) {
+		t.Fatalf("fastReadEach read another top-level mapping:\n%q", data)
+	}
 }
 
 // sameTree compares two node trees in every field the package reads.

@@ -76,7 +76,7 @@ const (
 	keyUpdatedAt = "updated_at"
 )
 
-var knownKeys = []string{keyID, keyTitle, keyStatus, keyOwner, keyPriority, keyDependsOn, keyNotes, keyUpdatedAt}
+var knownKeys = [...]string{keyID, keyTitle, keyStatus, keyOwner, keyPriority, keyDependsOn, keyNotes, keyUpdatedAt}
 
 // ParseError is a board that cannot be used, with where and why.
 type ParseError struct {
@@ -121,6 +121,11 @@ var yamlLine = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(
 // empty file (or one with only comments) is a board with no tasks.
 func Parse(path string, data []byte) (*Board, error) {
 	parses.Add(1)
+	return parse(path, data)
+}
+
+// parse is Parse, uncounted: for a task's text parsed as a board of its own.
+func parse(path string, data []byte) (*Board, error) {
 	b := &Board{Path: path, data: data}
 	fail := func(line int, format string, args ...any) error {
 		return &ParseError{File: path, Line: line, Reason: fmt.Sprintf(format, args...)}
@@ -267,12 +272,18 @@ func parseTask(path string, n *yaml.Node) (Task, error) {
 	}
 	t := Task{Line: n.Line}
 	// checkKeys made every key unique.
-	value := func(key string) *yaml.Node {
-		if i := keyIndex(n.Content, key); i >= 0 {
-			return n.Content[i+1]
+	// One pass finds the known keys' values, rather than a search for
+	// each: a big board has tens of thousands of tasks.
+	var known [len(knownKeys)]*yaml.Node
+	extra := false
+	for i := 0; i < len(n.Content); i += 2 {
+		if k := knownIndex(n.Content[i].Value); k >= 0 {
+			known[k] = n.Content[i+1]
+		} else {
+			extra = true
 		}
-		return nil
 	}
+	value := func(key string) *yaml.Node { return known[knownIndex(key)] }
 	scalar := func(key string, required bool) (string, error) {
 		v := value(key)
 		if v == nil {
@@ -312,13 +323,19 @@ func parseTask(path string, n *yaml.Node) (Task, error) {
 	if t.Status, err = ParseStatus(st); err != nil {
 		return fail(value(keyStatus).Line, "task %q: %v", t.ID, err)
 	}
-	for _, f := range []struct {
-		key string
-		dst *string
-	}{{keyOwner, &t.Owner}, {keyPriority, &t.Priority}, {keyNotes, &t.Notes}, {keyUpdatedAt, &t.UpdatedAt}} {
-		if *f.dst, err = scalar(f.key, false); err != nil {
-			return Task{}, err
-		}
+	// One by one rather than through pointers into t, which would move t
+	// to the heap: a big board has tens of thousands of tasks.
+	if t.Owner, err = scalar(keyOwner, false); err != nil {
+		return Task{}, err
+	}
+	if t.Priority, err = scalar(keyPriority, false); err != nil {
+		return Task{}, err
+	}
+	if t.Notes, err = scalar(keyNotes, false); err != nil {
+		return Task{}, err
+	}
+	if t.UpdatedAt, err = scalar(keyUpdatedAt, false); err != nil {
+		return Task{}, err
 	}
 	if v := value(keyDependsOn); v != nil && v.Tag != "!!null" {
 		if v.Kind != yaml.SequenceNode {
@@ -331,7 +348,7 @@ func parseTask(path string, n *yaml.Node) (Task, error) {
 			t.DependsOn = append(t.DependsOn, d.Value)
 		}
 	}
-	for i := 0; i < len(n.Content); i += 2 {
+	for i := 0; extra && i < len(n.Content); i += 2 {
 		k := n.Content[i].Value
 		if isKnown(k) {
 			continue
@@ -348,13 +365,29 @@ func parseTask(path string, n *yaml.Node) (Task, error) {
 	return t, nil
 }
 
-func isKnown(key string) bool {
-	for _, k := range knownKeys {
-		if k == key {
-			return true
-		}
+func isKnown(key string) bool { return knownIndex(key) >= 0 }
+
+// knownIndex is key's index in knownKeys, or -1.
+func knownIndex(key string) int {
+	switch key {
+	case keyID:
+		return 0
+	case keyTitle:
+		return 1
+	case keyStatus:
+		return 2
+	case keyOwner:
+		return 3
+	case keyPriority:
+		return 4
+	case keyDependsOn:
+		return 5
+	case keyNotes:
+		return 6
+	case keyUpdatedAt:
+		return 7
 	}
-	return false
+	return -1
 }
 
 // Task returns the task with id on this board.

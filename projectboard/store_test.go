@@ -49,10 +49,16 @@ func TestInvalidBoardIsNeverWritten(t *testing.T) {
 // the update read it and before it replaces it: the human's save must
 // survive and the update must land on top of it.
 func TestHumanSaveBetweenReadAndReplace(t *testing.T) {
-	s, root := newRoot(t, "handwritten.yaml")
-	path := filepath.Join(Dir(root), "handwritten.yaml")
-	s.afterRead = saveOnceFromAnEditor()
-	updateSurvivesTheSave(t, s, path)
+	for _, full := range []bool{false, true} { // the quick way, the full way
+		t.Run(fmt.Sprint("full=", full), func(t *testing.T) {
+			s, root := newRoot(t, "handwritten.yaml")
+			s.full = full
+			path := filepath.Join(Dir(root), "handwritten.yaml")
+			s.afterRead = saveOnceFromAnEditor()
+			updateSurvivesTheSave(t, s, path)
+			quickTakes(t, full)
+		})
+	}
 }
 
 // saveOnceFromAnEditor is a store hook that saves the board once, as an
@@ -69,6 +75,22 @@ func saveOnceFromAnEditor() func(path string) {
 		tmp := p + ".swp"
 		os.WriteFile(tmp, []byte(human), 0o644)
 		os.Rename(tmp, p)
+	}
+}
+
+// quickTakes checks that on a new root, a change of MB-2 goes the quick
+// way unless the store is held to the full way, so that a save made at the
+// first attempt of the same change meets the way meant.
+func quickTakes(t *testing.T, full bool) {
+	t.Helper()
+	s, _ := newRoot(t, "handwritten.yaml")
+	s.full = full
+	before := quickEdits.Load()
+	if _, err := s.Update(context.Background(), "MB-2", func(t *Task) error { t.Status = Review; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if quick := quickEdits.Load() > before; quick == full {
+		t.Errorf("the change went the quick way: %v, want %v", quick, !full)
 	}
 }
 
@@ -167,8 +189,26 @@ func TestHumanSaveBetweenCheckAndWrite(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("only Linux exchanges two files in one step; elsewhere the window stays as small as a rename")
 	}
-	s, root := newRoot(t, "handwritten.yaml")
-	path := filepath.Join(Dir(root), "handwritten.yaml")
-	s.beforeWrite = saveOnceFromAnEditor()
-	updateSurvivesTheSave(t, s, path)
+	for _, full := range []bool{false, true} { // the quick way, the full way
+		t.Run(fmt.Sprint("full=", full), func(t *testing.T) {
+			s, root := newRoot(t, "handwritten.yaml")
+			s.full = full
+			path := filepath.Join(Dir(root), "handwritten.yaml")
+			s.beforeWrite = saveOnceFromAnEditor()
+			updateSurvivesTheSave(t, s, path)
+			quickTakes(t, full)
+		})
+	}
+}
+
+// TestKnownIndex holds the look-up of known keys to their list.
+func TestKnownIndex(t *testing.T) {
+	for i, k := range knownKeys {
+		if knownIndex(k) != i {
+			t.Errorf("knownIndex(%q) = %d, want %d", k, knownIndex(k), i)
+		}
+	}
+	if knownIndex("size") != -1 || isKnown("Status") {
+		t.Error("an unknown key is known")
+	}
 }

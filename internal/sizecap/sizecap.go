@@ -60,11 +60,14 @@ func ReadFile(path string) ([]byte, error) {
 	}
 	defer f.Close()
 	limit := Limit()
-	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() && fi.Size() > limit {
-		return nil, &TooBigError{What: path, Size: fi.Size(), Limit: limit}
+	size := int64(0)
+	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() {
+		if size = fi.Size(); size > limit {
+			return nil, &TooBigError{What: path, Size: size, Limit: limit}
+		}
 	}
 	// A file that grows while it is read is stopped at the cap too.
-	data, err := readAll(f, limit)
+	data, err := readAll(f, limit, size)
 	if IsTooBig(err) {
 		size := limit + 1
 		if fi, serr := f.Stat(); serr == nil && fi.Size() > limit {
@@ -77,17 +80,30 @@ func ReadFile(path string) ([]byte, error) {
 
 // ReadAll is io.ReadAll with the cap; what names the stream in the error.
 func ReadAll(r io.Reader, what string) ([]byte, error) {
-	data, err := readAll(r, Limit())
+	data, err := readAll(r, Limit(), 0)
 	if IsTooBig(err) {
 		return nil, &TooBigError{What: what, Limit: Limit()}
 	}
 	return data, err
 }
 
-func readAll(r io.Reader, limit int64) ([]byte, error) {
-	data, err := io.ReadAll(io.LimitReader(r, limit+1))
-	if err != nil {
-		return nil, err
+// readAll reads r up to one byte past limit; size is what it likely
+// holds, so that a big file is read into one buffer of its size.
+func readAll(r io.Reader, limit, size int64) ([]byte, error) {
+	data := make([]byte, 0, min(size, limit)+512)
+	lr := io.LimitReader(r, limit+1)
+	for {
+		if len(data) == cap(data) {
+			data = append(data, 0)[:len(data)]
+		}
+		n, err := lr.Read(data[len(data):cap(data)])
+		data = data[:len(data)+n]
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
 	}
 	if int64(len(data)) > limit {
 		return nil, &TooBigError{Limit: limit}
