@@ -178,8 +178,14 @@ func (f *Feed) classify(ev fsnotify.Event) Changed {
 		}
 		return what
 	case what.All:
-		if name == f.reader.Settings.ConfigFile {
+		switch {
+		case name == f.reader.Settings.ConfigFile:
 			return Changed{} // the configuration is read at start
+		case name == layout.TokenFile, strings.HasPrefix(name, "."):
+			// serve's own token, written as it starts, and temp files:
+			// reading every mailbox again for them would only delay
+			// the first page.
+			return Changed{}
 		}
 		return what
 	case strings.HasPrefix(name, "."):
