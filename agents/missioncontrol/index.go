@@ -44,7 +44,7 @@ type mailboxPart struct {
 }
 
 // folders whose problems show, in this order.
-var problemOrder = []string{"count", mailbox.InboxDir, mailbox.InboxJSON, mailbox.ProcessingDir, mailbox.ArchiveDir, mailbox.DeadletterDir}
+var problemOrder = []string{mailbox.InboxDir, mailbox.InboxJSON, mailbox.ProcessingDir, mailbox.ArchiveDir, mailbox.DeadletterDir}
 
 func (p *mailboxPart) problem() string {
 	if p.openErr != "" {
@@ -78,10 +78,10 @@ func (r *Reader) readMailbox(name string, now time.Time) *mailboxPart {
 		return p
 	}
 	r.readRunner(p, name, now)
-	p.inbox = readFolder(mb, name, mailbox.StatePending, &p.problems)
+	p.inbox = p.readFolder(mb, name, mailbox.StatePending, mailbox.InboxDir)
 	r.readWaiting(p, mb, name)
 	r.readProcessing(p, mb, name)
-	p.dead = readFolder(mb, name, mailbox.StateDead, &p.problems)
+	p.dead = p.readFolder(mb, name, mailbox.StateDead, mailbox.DeadletterDir)
 	days, err := mb.ArchiveDays()
 	p.setProblem(mailbox.ArchiveDir, err)
 	if days != nil {
@@ -92,17 +92,12 @@ func (r *Reader) readMailbox(name string, now time.Time) *mailboxPart {
 }
 
 // readFolder reads every message of one folder.
-func readFolder(mb *mailbox.Mailbox, name, state string, problems *map[string]string) map[string]Letter {
+func (p *mailboxPart) readFolder(mb *mailbox.Mailbox, name, state, folder string) map[string]Letter {
 	entries, err := mb.List(state)
-	folder := map[string]string{mailbox.StatePending: mailbox.InboxDir, mailbox.StateDead: mailbox.DeadletterDir}[state]
-	if err != nil {
-		(*problems)[folder] = err.Error()
-	} else {
-		delete(*problems, folder)
-	}
+	p.setProblem(folder, err)
 	out := map[string]Letter{}
 	for _, e := range entries {
-		if state == mailbox.StatePending && !strings.HasPrefix(e.File, mailbox.InboxDir+"/") {
+		if !strings.HasPrefix(e.File, folder+"/") {
 			continue // inbox.json's, read on their own
 		}
 		out[e.File] = letter(name, e)
