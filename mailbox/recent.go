@@ -111,7 +111,7 @@ func (m *Mailbox) ArchiveDays() (map[string]int, error) {
 }
 
 // CountDay counts the archived messages of one day folder by their
-// receipts; a day folder that is not there holds none.
+// receipts; a day folder that is not there, or is no folder, holds none.
 func (m *Mailbox) CountDay(day string) (int, error) {
 	f, err := os.Open(m.path(ArchiveDir, day))
 	if errors.Is(err, fs.ErrNotExist) {
@@ -121,6 +121,9 @@ func (m *Mailbox) CountDay(day string) (int, error) {
 		return 0, fmt.Errorf("cannot count %s/%s of %s: %w", ArchiveDir, day, m.Agent, err)
 	}
 	defer f.Close()
+	if fi, err := f.Stat(); err == nil && !fi.IsDir() {
+		return 0, nil // a person's stray file, no day of the archive
+	}
 	// Names alone, unsorted: a day of thousands is counted without a
 	// sort or a stat.
 	names, err := f.Readdirnames(-1)

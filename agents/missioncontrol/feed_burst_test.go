@@ -150,6 +150,11 @@ func burst(t *testing.T, seed uint64) {
 		}
 	}
 
+	// A person's notes where only day folders belong, last.
+	if err := os.WriteFile(filepath.Join(boxes["Agent-2"].Dir, mailbox.ArchiveDir, "notes.txt"), []byte("n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+
 	// The cap is what this test is about: some folders must overflow it.
 	over := false
 	for _, name := range names {

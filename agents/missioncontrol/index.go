@@ -43,8 +43,9 @@ type mailboxPart struct {
 	openErr  string
 }
 
-// folders whose problems show, in this order.
-var problemOrder = []string{mailbox.InboxDir, mailbox.InboxJSON, mailbox.ProcessingDir, mailbox.ArchiveDir, mailbox.DeadletterDir}
+// problemOrder is the order a mailbox's problems show in ("recent" is the
+// newest of the archive); a day folder's come after, by name.
+var problemOrder = []string{mailbox.InboxDir, mailbox.InboxJSON, mailbox.ProcessingDir, mailbox.ArchiveDir, "recent", mailbox.DeadletterDir}
 
 func (p *mailboxPart) problem() string {
 	if p.openErr != "" {
@@ -54,6 +55,9 @@ func (p *mailboxPart) problem() string {
 		if e := p.problems[k]; e != "" {
 			return e
 		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(p.problems)) {
+		return p.problems[k]
 	}
 	return ""
 }
@@ -139,9 +143,7 @@ func (r *Reader) readClaim(p *mailboxPart, mb *mailbox.Mailbox) {
 
 func (r *Reader) readRecent(p *mailboxPart, mb *mailbox.Mailbox, name string) {
 	done, err := mb.RecentDone(recentPerMailbox)
-	if err != nil {
-		p.setProblem(mailbox.ArchiveDir, err)
-	}
+	p.setProblem("recent", err)
 	p.recent = nil
 	for _, e := range done {
 		p.recent = append(p.recent, letter(name, e))
@@ -173,7 +175,7 @@ func (r *Reader) readFiles(p *mailboxPart, name string, files []string) {
 		case mailbox.ArchiveDir:
 			day, _, _ := strings.Cut(rest, "/")
 			n, err := mb.CountDay(day)
-			p.setProblem(mailbox.ArchiveDir, err)
+			p.setProblem(mailbox.ArchiveDir+"/"+day, err)
 			if n > 0 {
 				p.days[day] = n
 			} else {
