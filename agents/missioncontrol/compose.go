@@ -13,7 +13,7 @@ func letter(mailboxName string, e mailbox.Entry) Letter {
 	l := Letter{
 		Mailbox: mailboxName, ID: m.ID, Ref: m.ID, From: m.From, To: m.To, Type: m.Type, Priority: string(m.Priority),
 		Subject: m.Subject, Body: oneLine(m.Body, 2000), TaskID: m.TaskID, ThreadID: m.ThreadID, ReplyTo: m.ReplyTo,
-		State: e.State, Reason: e.Reason, CreatedAt: m.CreatedAt,
+		State: e.State, Reason: e.Reason, CreatedAt: m.CreatedAt, file: e.File,
 	}
 	if l.Priority == "" {
 		l.Priority = string(mailbox.Normal)

@@ -32,6 +32,10 @@ type FeedOptions struct {
 	Liveness time.Duration
 	// Rescan re-reads everything this often, in case events were lost.
 	Rescan time.Duration
+	// Shown is how many messages of each folder of a mailbox a snapshot
+	// holds (the first of the queue, the newest of the others); the rest
+	// are paged. DefaultShown when zero.
+	Shown int
 	// Clock times the settling, liveness checks and rescans, and stamps
 	// snapshots; clock.System when nil.
 	Clock clock.Clock
@@ -64,6 +68,9 @@ type Feed struct {
 	data    []byte
 	seq     uint64
 	changed chan struct{} // closed and replaced on every change
+
+	pages chan pageRequest // asked of Run, which alone owns the reader
+	done  chan struct{}    // closed when Run returns
 }
 
 // NewFeed reads the runtime once and starts watching it; Run keeps the
@@ -79,7 +86,9 @@ func NewFeed(root string, s Settings, opts FeedOptions) (*Feed, error) {
 	if err != nil {
 		return nil, err
 	}
-	f := &Feed{opts: opts, reader: NewReader(root, s), fsw: fsw, dirs: map[string]Changed{}, changed: make(chan struct{})}
+	f := &Feed{opts: opts, reader: NewReader(root, s), fsw: fsw, dirs: map[string]Changed{}, changed: make(chan struct{}),
+		pages: make(chan pageRequest), done: make(chan struct{})}
+	f.reader.Shown = opts.Shown
 	f.watchAll()
 	f.publish(f.reader.Read(Changed{All: true}, opts.Clock.Now()))
 	return f, nil
@@ -169,23 +178,53 @@ func (f *Feed) classify(ev fsnotify.Event) Changed {
 		}
 		return what
 	case what.All:
-		if name == f.reader.Settings.ConfigFile {
+		switch {
+		case name == f.reader.Settings.ConfigFile:
 			return Changed{} // the configuration is read at start
+		case name == layout.TokenFile, strings.HasPrefix(name, "."):
+			// serve's own token, written as it starts, and temp files:
+			// reading every mailbox again for them would only delay
+			// the first page.
+			return Changed{}
 		}
 		return what
 	case strings.HasPrefix(name, "."):
 		return Changed{} // temp files and markers; the rename that follows counts
 	}
-	for m := range what.Mailbox {
-		if dir == mailbox.Dir(root, m) && name == mailbox.StatusJSON {
-			return Changed{Status: one(m)}
+	if len(what.Mailbox) == 1 {
+		for m := range what.Mailbox { // the one mailbox the folder is of
+			return mailboxChange(mailbox.Dir(root, m), m, ev.Name)
 		}
 	}
 	return what
 }
 
+// mailboxChange says what an event at path in the mailbox of name
+// changes: the one file it names, so that only that file is read again;
+// its status; or, when one of its folders came or went, all of it.
+func mailboxChange(dir, name, path string) Changed {
+	rel, err := filepath.Rel(dir, path)
+	if err != nil {
+		return Changed{Mailbox: one(name)}
+	}
+	rel = filepath.ToSlash(rel)
+	switch rel {
+	case mailbox.StatusJSON:
+		return Changed{Status: one(name)}
+	case mailbox.InboxDir, mailbox.ProcessingDir, mailbox.DeadletterDir, mailbox.ArchiveDir:
+		return Changed{Mailbox: one(name)}
+	case mailbox.InboxJSON, mailbox.InboxJSONLock:
+		return Changed{Files: map[string][]string{name: {mailbox.InboxJSON}}}
+	}
+	if !strings.Contains(rel, "/") {
+		return Changed{} // skip.json and the like: nothing the views show
+	}
+	return Changed{Files: map[string][]string{name: {rel}}}
+}
+
 // Run keeps the snapshot current until ctx ends.
 func (f *Feed) Run(ctx context.Context) error {
+	defer close(f.done)
 	defer f.fsw.Close()
 	clk := f.opts.Clock
 	now := clk.Now()
@@ -202,6 +241,9 @@ func (f *Feed) Run(ctx context.Context) error {
 		select {
 		case <-ctx.Done():
 			return nil
+		case req := <-f.pages:
+			req.reply <- f.reader.page(req.Page)
+			continue
 		case ev, ok := <-f.fsw.Events:
 			if !ok {
 				return errors.New("the file watcher stopped")

@@ -2,6 +2,7 @@ package missioncontrol
 
 import (
 	"os"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -15,29 +16,14 @@ import (
 	"github.com/agentctl/agentctl/projectboard"
 )
 
-// recentPerMailbox is how many archived messages of each mailbox the
-// threads and tasks are built from: enough for the turns a person follows
-// live, and a cost that does not grow with the archive.
-const recentPerMailbox = 20
-
-// maxDeadShown caps the dead letters listed per mailbox; the counts stay
-// exact.
-const maxDeadShown = 50
-
-// mailboxPart is what one mailbox contributes, kept between refreshes so a
-// file event re-reads only the mailbox it happened in.
-type mailboxPart struct {
-	agent   Agent
-	person  Person
-	letters []Letter // pending, in flight, recent done: for threads and tasks
-	dead    []Letter
-}
-
 // Reader builds snapshots of one runtime, re-reading only what changed.
 type Reader struct {
 	Root     string
 	Settings Settings
-	host     string
+	// Shown is how many messages of each folder of a mailbox a snapshot
+	// holds; DefaultShown when zero.
+	Shown int
+	host  string
 
 	parts   map[string]*mailboxPart
 	logs    map[string]devlogLine
@@ -62,10 +48,20 @@ func NewReader(root string, s Settings) *Reader {
 	return &Reader{Root: root, Settings: s, host: host, parts: map[string]*mailboxPart{}, logs: map[string]devlogLine{}}
 }
 
+func (r *Reader) shown() int {
+	if r.Shown > 0 {
+		return r.Shown
+	}
+	return DefaultShown
+}
+
 // Changed says what to read again.
 type Changed struct {
-	All      bool
-	Mailbox  map[string]bool // the mailbox's messages
+	All     bool
+	Mailbox map[string]bool // the mailbox's messages, all of them
+	// Files are the files of a mailbox that changed, relative to its
+	// folder: only they are read again.
+	Files    map[string][]string
 	Status   map[string]bool // only its status.json
 	Devlog   map[string]bool
 	Board    bool
@@ -77,7 +73,7 @@ type Changed struct {
 
 // Empty reports whether nothing needs reading.
 func (c Changed) Empty() bool {
-	return !c.All && !c.Board && !c.Locks && !c.Seats && !c.Costs && !c.Liveness && len(c.Mailbox) == 0 && len(c.Status) == 0 && len(c.Devlog) == 0
+	return !c.All && !c.Board && !c.Locks && !c.Seats && !c.Costs && !c.Liveness && len(c.Mailbox) == 0 && len(c.Files) == 0 && len(c.Status) == 0 && len(c.Devlog) == 0
 }
 
 // Merge adds o to c.
@@ -99,6 +95,16 @@ func (c *Changed) Merge(o Changed) {
 			(*m.dst)[k] = true
 		}
 	}
+	for k, files := range o.Files {
+		if c.Files == nil {
+			c.Files = map[string][]string{}
+		}
+		for _, f := range files {
+			if !slices.Contains(c.Files[k], f) {
+				c.Files[k] = append(c.Files[k], f)
+			}
+		}
+	}
 }
 
 // Read re-reads what changed and returns the whole snapshot.
@@ -109,8 +115,13 @@ func (r *Reader) Read(ch Changed, now time.Time) Snapshot {
 		switch {
 		case p == nil || ch.All || ch.Mailbox[name]:
 			r.parts[name] = r.readMailbox(name, now)
-		case ch.Status[name] || ch.Liveness:
-			r.readRunner(p, name, now)
+		default:
+			if ch.Status[name] || ch.Liveness {
+				r.readRunner(p, name, now)
+			}
+			if files := ch.Files[name]; len(files) > 0 {
+				r.readFiles(p, name, files)
+			}
 		}
 	}
 	for _, name := range r.Settings.Agents {
@@ -160,73 +171,19 @@ func (r *Reader) readSeats() {
 	r.seats = &s
 }
 
-func (r *Reader) readMailbox(name string, now time.Time) *mailboxPart {
-	p := &mailboxPart{agent: Agent{Name: name, Queue: map[string]int{}}, person: Person{Name: name, Waiting: []Letter{}}}
-	mb, err := mailbox.Open(r.Root, name)
-	if err != nil {
-		p.agent.Problem, p.person.Problem = err.Error(), err.Error()
-		p.agent.Runner = Runner{Runner: "-", State: "-"}
-		return p
-	}
-	r.readRunner(p, name, now)
-	problem := func(err error) {
-		if err != nil && p.agent.Problem == "" {
-			p.agent.Problem, p.person.Problem = err.Error(), err.Error()
-		}
-	}
-	counts, err := mb.Count()
-	problem(err)
-	p.agent.Pending, p.agent.Processing, p.agent.Done, p.agent.Dead = counts.Pending, counts.Processing, counts.Done, counts.Dead
-	for _, state := range []string{mailbox.StatePending, mailbox.StateProcessing} {
-		entries, err := mb.List(state)
-		problem(err)
-		for _, e := range entries {
-			l := letter(name, e)
-			if state == mailbox.StatePending {
-				p.agent.Queue[l.Priority]++
-				if r.Settings.isPerson(name) {
-					p.person.Waiting = append(p.person.Waiting, l)
-				}
-			}
-			p.letters = append(p.letters, l)
-		}
-	}
-	if st, err := mb.ReadStatus(); err == nil && st.Current != "" {
-		// A claim's progress log has the claim's time, for the thread view.
-		if prog, err := mb.ReadProgress(st.Current); err == nil {
-			for i := range p.letters {
-				if p.letters[i].ID == st.Current && !prog.ClaimedAt.IsZero() {
-					at := prog.ClaimedAt
-					p.letters[i].ClaimedAt = &at
-				}
-			}
-		}
-	}
-	done, err := mb.RecentDone(recentPerMailbox)
-	problem(err)
-	for _, e := range done {
-		p.letters = append(p.letters, letter(name, e))
-	}
-	dead, err := mb.List(mailbox.StateDead)
-	problem(err)
-	for i, e := range dead {
-		if i == maxDeadShown {
-			break
-		}
-		p.dead = append(p.dead, letter(name, e))
-	}
-	return p
-}
-
 func (r *Reader) readRunner(p *mailboxPart, name string, now time.Time) {
 	mb, err := mailbox.Open(r.Root, name)
 	if err != nil {
 		return
 	}
 	st, err := mb.ReadStatus()
-	p.agent.Runner = Judge(st, err, r.host, now, r.Settings.StallAfter, process.Alive)
+	current := p.runner.Current
+	p.runner = Judge(st, err, r.host, now, r.Settings.StallAfter, process.Alive)
 	if r.Settings.isPerson(name) {
-		p.agent.Runner.Runner = "person"
+		p.runner.Runner = "person"
+	}
+	if p.runner.Current != current || (current != "" && p.claimed == nil) {
+		r.readClaim(p, mb)
 	}
 }
 
@@ -304,13 +261,19 @@ func (r *Reader) assemble(names []string, now time.Time) Snapshot {
 	var letters []Letter
 	for _, name := range names {
 		p := r.parts[name]
-		letters = append(letters, p.letters...)
-		s.Dead = append(s.Dead, p.dead...)
+		v := p.view(r.shown())
+		letters = append(letters, v.pending...)
+		letters = append(letters, first(p.inFlight(), r.shown())...)
+		letters = append(letters, p.recent...)
+		s.Dead = append(s.Dead, v.dead...)
+		pending := len(p.inbox) + len(p.waiting)
 		if r.Settings.isPerson(name) {
-			s.People = append(s.People, p.person)
+			person := Person{Name: name, Waiting: nonNil(slices.Clone(v.pending)), Pending: pending, Dead: len(p.dead), Problem: p.problem()}
+			s.People = append(s.People, person)
 			continue
 		}
-		a := p.agent
+		a := Agent{Name: name, Runner: p.runner, Queue: v.queue, Pending: pending, Processing: len(p.processing),
+			Done: p.done(), Dead: len(p.dead), Problem: p.problem()}
 		a.LastLog, a.LastLogAt = r.logs[name].text, r.logs[name].at
 		for _, h := range r.locks {
 			if h.Agent == name {

@@ -13,6 +13,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -45,6 +46,7 @@ func (s *Server) Handler() http.Handler {
 	mux.HandleFunc("GET /login", s.login)
 	mux.HandleFunc("GET /api/snapshot", s.snapshot)
 	mux.HandleFunc("GET /api/events", s.events)
+	mux.HandleFunc("GET /api/messages", s.messages)
 	post := func(path string, act func(ctx context.Context, body []byte) (string, error)) {
 		mux.HandleFunc("POST "+path, func(w http.ResponseWriter, r *http.Request) { s.write(w, r, act) })
 	}
@@ -150,6 +152,34 @@ func (s *Server) snapshot(w http.ResponseWriter, r *http.Request) {
 	w.Header().Set("Content-Type", "application/json")
 	w.Header().Set("Cache-Control", "no-store")
 	w.Write(data)
+}
+
+// messages answers a page of one folder of a mailbox, for what a
+// snapshot leaves out: ?mailbox=Agent-3&state=dead&offset=50&limit=50.
+func (s *Server) messages(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	p := Page{Mailbox: q.Get("mailbox"), State: q.Get("state")}
+	for _, n := range []struct {
+		name string
+		dst  *int
+	}{{"offset", &p.Offset}, {"limit", &p.Limit}} {
+		if v := q.Get(n.name); v != "" {
+			i, err := strconv.Atoi(v)
+			if err != nil || i < 0 {
+				refuse(w, http.StatusBadRequest, n.name+" must be a whole number", "")
+				return
+			}
+			*n.dst = i
+		}
+	}
+	page, err := s.Feed.Page(r.Context(), p)
+	if err != nil {
+		refuse(w, http.StatusBadRequest, err.Error(), "ask for a mailbox the page shows and a state of pending, processing, done or dead")
+		return
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Set("Cache-Control", "no-store")
+	json.NewEncoder(w).Encode(page)
 }
 
 // events streams the snapshot as server-sent events: the current one at

@@ -49,8 +49,12 @@ type Agent struct {
 
 // Person is a person's mailbox: what waits for their answer.
 type Person struct {
-	Name    string   `json:"name"`
+	Name string `json:"name"`
+	// Waiting is the first of the pending messages, in the order they are
+	// worked; Pending and Dead count all.
 	Waiting []Letter `json:"waiting"`
+	Pending int      `json:"pending"`
+	Dead    int      `json:"dead"`
 	Problem string   `json:"problem,omitempty"`
 }
 
@@ -77,6 +81,8 @@ type Letter struct {
 	CreatedAt   time.Time  `json:"created_at"`
 	ClaimedAt   *time.Time `json:"claimed_at,omitempty"`
 	CompletedAt *time.Time `json:"completed_at,omitempty"`
+
+	file string // relative to its mailbox folder: the order of letters alike in all else
 }
 
 // Column is one status of the board.

@@ -229,7 +229,7 @@ func (m *Terminal) View() string {
 		}
 		b.WriteString(fmt.Sprintf("%s %d [%s]   ", c.Status, len(c.Tasks), clip(strings.Join(ids, " "), 30)))
 	}
-	b.WriteString("\n\n" + bold.Render(fmt.Sprintf("DEAD LETTERS (%d)", len(s.Dead))) + "\n")
+	b.WriteString("\n\n" + bold.Render(deadTitle(s)) + "\n")
 	for i, d := range s.Dead {
 		line := fmt.Sprintf("%-10s %-36s %-28s %s", d.Mailbox, clip(d.Ref, 36), clip(d.Subject, 28), clip(d.Reason, 60))
 		if m.pane == 1 && i == m.row[1] {
@@ -249,6 +249,9 @@ func (m *Terminal) View() string {
 		}
 		if approvals > 0 {
 			b.WriteString(fmt.Sprintf("\n%s: %d approval request(s) wait (agentctl inbox %s; agentctl approve ID or deny ID)\n", p.Name, approvals, p.Name))
+		}
+		if n := p.Pending - len(p.Waiting); n > 0 {
+			b.WriteString(fmt.Sprintf("\n%s: %d more wait after these (agentctl inbox %s)\n", p.Name, n, p.Name))
 		}
 	}
 	for _, l := range s.Locks {
@@ -300,4 +303,20 @@ func clip(s string, n int) string {
 		return string(r[:n-1]) + "…"
 	}
 	return s
+}
+
+// deadTitle counts every dead letter, and says so when the snapshot holds
+// only the newest of them.
+func deadTitle(s Snapshot) string {
+	total := 0
+	for _, a := range s.Agents {
+		total += a.Dead
+	}
+	for _, p := range s.People {
+		total += p.Dead
+	}
+	if total > len(s.Dead) {
+		return fmt.Sprintf("DEAD LETTERS (newest %d of %d; agentctl inbox AGENT --state dead)", len(s.Dead), total)
+	}
+	return fmt.Sprintf("DEAD LETTERS (%d)", len(s.Dead))
 }

@@ -39,3 +39,19 @@ func TestTopSaysWhatDidNotEndPlainlyDone(t *testing.T) {
 		t.Errorf("top says something of Agent-2, whose messages all ended done:\n%s", v)
 	}
 }
+
+// TestTopCountsWhatTheSnapshotLeavesOut: with more dead letters and
+// questions than a snapshot holds, top says how many there are in all.
+func TestTopCountsWhatTheSnapshotLeavesOut(t *testing.T) {
+	m := &Terminal{Clock: clock.System, snap: Snapshot{
+		Agents: []Agent{{Name: "Agent-1", Dead: 70}},
+		People: []Person{{Name: "human", Waiting: []Letter{{ID: "q1", Type: "question"}, {ID: "q2", Type: "question"}}, Pending: 9, Dead: 2}},
+		Dead:   []Letter{{Mailbox: "Agent-1", Ref: "d1"}, {Mailbox: "human", Ref: "d2"}},
+	}}
+	v := m.View()
+	for _, want := range []string{"DEAD LETTERS (newest 2 of 72;", "human: 2 message(s) wait for an answer", "human: 7 more wait after these (agentctl inbox human)"} {
+		if !strings.Contains(v, want) {
+			t.Errorf("top does not say %q:\n%s", want, v)
+		}
+	}
+}

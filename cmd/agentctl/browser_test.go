@@ -19,6 +19,7 @@ import (
 	"github.com/chromedp/cdproto/input"
 	"github.com/chromedp/chromedp"
 
+	"github.com/agentctl/agentctl/agents/missioncontrol"
 	"github.com/agentctl/agentctl/internal/process"
 	"github.com/agentctl/agentctl/mailbox"
 )
@@ -400,4 +401,49 @@ func TestMissionControlShowsRepliesWithoutTheBlockInBothViews(t *testing.T) {
 	tm := startTmux(t, dir, "--root", root, "top")
 	tm.await("Agent-1: 3 done without block, the last 3 replies in a row had no agentctl block", "Agent-2: 1 done without block (agentctl inbox Agent-2 --state done)")
 	tm.keys("q")
+}
+
+// A folder longer than a snapshot holds shows its newest, the exact count,
+// and a "more" link that loads the rest into the page until none is left.
+func TestMissionControlPageLoadsMoreThanASnapshotHolds(t *testing.T) {
+	_, root := demoRuntime(t)
+	mb, err := mailbox.Open(root, "Agent-2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = missioncontrol.DefaultShown + 5
+	base := time.Date(2026, 11, 20, 9, 0, 0, 0, time.UTC)
+	for i := range n {
+		msg := mailbox.Message{ID: fmt.Sprintf("dead-%03d", i), From: "Agent-1", To: "Agent-2", Subject: fmt.Sprint("dead ", i),
+			Body: "b", CreatedAt: base.Add(time.Duration(i) * time.Minute)}
+		if _, err := mb.WriteDeadLetter(mailbox.Letter{Name: mailbox.Stem(msg.ID) + ".json", Data: msg.Encode(), Origin: "test",
+			ID: msg.ID, Reason: "refused"}, base); err != nil {
+			t.Fatal(err)
+		}
+	}
+	url := startServe(t, root)
+	ctx := headlessChromium(t)
+	if err := chromedp.Run(ctx, chromedp.Navigate(url), chromedp.WaitVisible(`[data-agent="Agent-2"]`)); err != nil {
+		t.Fatalf("loading %s: %v", url, err)
+	}
+	awaitText(ctx, t, `[data-agent="Agent-2"] .deadcount`, fmt.Sprint("dead ", n))
+	awaitText(ctx, t, `[data-more="dead:Agent-2"]`, "5 not shown")
+	rows := func() int {
+		var got int
+		if err := chromedp.Run(ctx, chromedp.Evaluate(`document.querySelectorAll("[data-dead]").length`, &got)); err != nil {
+			t.Fatal(err)
+		}
+		return got
+	}
+	if got := rows(); got != missioncontrol.DefaultShown {
+		t.Fatalf("the page lists %d dead letters before 'more', want %d", got, missioncontrol.DefaultShown)
+	}
+	if err := chromedp.Run(ctx, chromedp.Click(`[data-more="dead:Agent-2"] a`, chromedp.ByQuery)); err != nil {
+		t.Fatal(err)
+	}
+	awaitGone(ctx, t, `[data-more="dead:Agent-2"]`)
+	awaitText(ctx, t, "#dead", "dead 0\n") // the oldest, past the cap
+	if got := rows(); got != n {
+		t.Errorf("the page lists %d dead letters after 'more', want %d", got, n)
+	}
 }

@@ -45,7 +45,7 @@ func probeAsOther() {
 	} else {
 		try("hub with the hub's seed", opt)
 	}
-	for _, p := range []string{"/", "/api/snapshot", "/api/events"} {
+	for _, p := range []string{"/", "/api/snapshot", "/api/events", "/api/messages?mailbox=human&state=pending"} {
 		req, _ := http.NewRequestWithContext(ctx, "GET", serveURL+p, nil)
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {

@@ -66,7 +66,7 @@ func TestSecondLocalAccountGetsNothing(t *testing.T) {
 		t.Errorf("the second account got what it must not:\n%s", report)
 	}
 	for _, want := range append([]string{"hub anonymous: refused", "hub with the hub's seed: refused", "GET /: refused 401",
-		"GET /api/snapshot: refused 401", "GET /api/events: refused 401"}, func() (w []string) {
+		"GET /api/snapshot: refused 401", "GET /api/events: refused 401", "GET /api/messages?mailbox=human&state=pending: refused 401"}, func() (w []string) {
 		for _, f := range files {
 			w = append(w, "read "+f+": refused")
 		}

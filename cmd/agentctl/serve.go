@@ -23,7 +23,14 @@ URL: a tile per agent (its state, the message it works on and for how
 long, its queue by priority, its last devlog entry, the desktop lock),
 the board as columns, threads with their timings, dead letters with a
 retry button, what waits for people with a reply box, and a form to send
-a message. The page updates from the runtime's own file events.
+a message. The page updates from the runtime's own file events, reading
+only the files that changed.
+
+Each list holds the first 50 of a mailbox's folder (the next in its
+queue, the newest of the others) while counts stay exact; the page's
+"more" link, and GET /api/messages?mailbox=NAME&state=dead&offset=50
+(pending, processing, done or dead; limit up to 500), page through the
+rest.
 
 Changes made on the page go through the same code as 'agentctl send',
 'retry', 'reply', 'board set' and 'skip'. The page, its API and its

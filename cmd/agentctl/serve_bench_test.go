@@ -7,6 +7,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"os"
 	"os/exec"
@@ -29,10 +30,13 @@ import (
 type serveProcess struct {
 	cmd    *exec.Cmd
 	url    string
+	token  string
 	events chan []byte // each snapshot the stream delivers
 }
 
-func benchServe(b *testing.B, root string) *serveProcess {
+// launchServe starts 'agentctl serve' over root and reads the address and
+// token it prints.
+func launchServe(b *testing.B, root string) *serveProcess {
 	b.Helper()
 	cmd := exec.Command("agentctl", "--root", root, "serve", "--addr", "127.0.0.1:0")
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
@@ -44,7 +48,6 @@ func benchServe(b *testing.B, root string) *serveProcess {
 	if err := cmd.Start(); err != nil {
 		b.Fatal(err)
 	}
-	b.Cleanup(func() { cmd.Process.Signal(syscall.SIGTERM); cmd.Wait() })
 	line, err := bufio.NewReader(out).ReadString('\n')
 	if err != nil {
 		b.Fatal(err)
@@ -54,7 +57,20 @@ func benchServe(b *testing.B, root string) *serveProcess {
 	if token == nil {
 		b.Fatalf("serve printed %q, with no token", line)
 	}
-	sp := &serveProcess{cmd: cmd, url: url, events: make(chan []byte, 1024)}
+	return &serveProcess{cmd: cmd, url: url, token: token[1]}
+}
+
+func (sp *serveProcess) stop() {
+	sp.cmd.Process.Signal(syscall.SIGTERM)
+	sp.cmd.Wait()
+}
+
+func benchServe(b *testing.B, root string) *serveProcess {
+	b.Helper()
+	sp := launchServe(b, root)
+	b.Cleanup(sp.stop)
+	sp.events = make(chan []byte, 1024)
+	url, token := sp.url, []string{"", sp.token}
 	req, _ := http.NewRequest("GET", url+"/api/events", nil)
 	req.Header.Set("Authorization", "Bearer "+token[1])
 	resp, err := http.DefaultClient.Do(req)
@@ -176,4 +192,111 @@ func usage(b *testing.B, read func(pid int) (int, error), pid int) int {
 		b.Fatal(err)
 	}
 	return n
+}
+
+// pendMessages writes n pending messages into the inbox of agent, as
+// canonical files a sender leaves.
+func pendMessages(b *testing.B, root, agent string, n int) {
+	inbox := filepath.Join(mailbox.Dir(root, agent), mailbox.InboxDir)
+	base := time.Date(2026, 11, 6, 0, 0, 0, 0, time.UTC)
+	for i := range n {
+		id := fmt.Sprintf("pend-%06d", i)
+		msg := mailbox.Message{ID: id, From: "Agent-1", To: agent, Type: "task", Priority: mailbox.Normal, Subject: "pending " + id,
+			Body: "A pending message of the benchmark.", CreatedAt: base.Add(time.Duration(i) * time.Second)}
+		if err := os.WriteFile(filepath.Join(inbox, mailbox.Stem(id)+".json"), msg.Encode(), 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// BenchmarkServePageUpdate10kPending10kArchived times, like
+// BenchmarkServeFileEventToUpdate, a dropped file until the snapshot that
+// shows it, in a mailbox holding 10,000 pending and 10,000 archived
+// messages: the p99 is what a page waits for a change.
+func BenchmarkServePageUpdate10kPending10kArchived(b *testing.B) {
+	const pending, archived = 10_000, 10_000
+	root := filepath.Join(b.TempDir(), "runtime")
+	mustAgentctl(b, root, "init", "--agents", "8")
+	pendMessages(b, root, "Agent-5", pending)
+	archiveMessages(b, root, "Agent-5", archived)
+	sp := benchServe(b, root)
+	inbox := filepath.Join(mailbox.Dir(root, "Agent-5"), "inbox")
+	var lat []time.Duration
+	b.ResetTimer()
+	for i := range b.N {
+		msg := fmt.Sprintf(`{"id": "bench-%d", "from": "human", "to": "Agent-5", "body": "n"}`, i)
+		tmp := filepath.Join(inbox, fmt.Sprintf(".bench-%d.tmp", i))
+		if err := os.WriteFile(tmp, []byte(msg), 0o644); err != nil {
+			b.Fatal(err)
+		}
+		start := time.Now()
+		if err := os.Rename(tmp, filepath.Join(inbox, fmt.Sprintf("bench-%d.json", i))); err != nil {
+			b.Fatal(err)
+		}
+		want := fmt.Sprintf(`"name":"Agent-5","runner":"stopped","state":"-","queue":{"normal":%d}`, pending+i+1)
+		for data := range sp.events {
+			if bytes.Contains(data, []byte(want)) {
+				break
+			}
+		}
+		lat = append(lat, time.Since(start))
+	}
+	b.StopTimer()
+	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
+	p99 := lat[int(0.99*float64(len(lat)-1))]
+	b.ReportMetric(float64(lat[len(lat)/2].Microseconds())/1000, "p50-ms")
+	b.ReportMetric(float64(p99.Microseconds())/1000, "p99-ms")
+	b.ReportMetric(float64(p99.Microseconds()), "µs/measure")
+}
+
+// BenchmarkServeFirstByte8Agents10kArchived starts 'agentctl serve' over 8
+// agents with 10,000 archived messages each and times its first byte of
+// the snapshot from the start of the process, against find listing the
+// same mailbox folders, each measured in the same loop with a warm cache.
+func BenchmarkServeFirstByte8Agents10kArchived(b *testing.B) {
+	const agents, archived = 8, 10_000
+	root := filepath.Join(b.TempDir(), "runtime")
+	mustAgentctl(b, root, "init", "--agents", strconv.Itoa(agents))
+	var wg sync.WaitGroup
+	for a := 1; a <= agents; a++ {
+		wg.Add(1)
+		go func() { defer wg.Done(); archiveMessages(b, root, fmt.Sprintf("Agent-%d", a), archived) }()
+	}
+	wg.Wait()
+	find := func() time.Duration {
+		start := time.Now()
+		if out, err := exec.Command("find", filepath.Join(root, "agent_mailboxes")).Output(); err != nil || len(out) == 0 {
+			b.Fatalf("find: %v", err)
+		}
+		return time.Since(start)
+	}
+	firstByte := func() time.Duration {
+		start := time.Now()
+		sp := launchServe(b, root)
+		defer sp.stop()
+		req, _ := http.NewRequest("GET", sp.url+"/api/snapshot", nil)
+		req.Header.Set("Authorization", "Bearer "+sp.token)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer resp.Body.Close()
+		var one [1]byte
+		if _, err := io.ReadFull(resp.Body, one[:]); err != nil {
+			b.Fatal(err)
+		}
+		return time.Since(start)
+	}
+	find() // both with the folders in the cache
+	firstByte()
+	var measure, anchor time.Duration
+	b.ResetTimer()
+	for range b.N {
+		anchor += find()
+		measure += firstByte()
+	}
+	b.StopTimer()
+	b.ReportMetric(float64(measure.Microseconds())/float64(b.N), "µs/measure")
+	b.ReportMetric(float64(anchor.Microseconds())/float64(b.N), "µs/anchor")
+	b.ReportMetric(float64(measure)/float64(anchor), "ratio")
 }

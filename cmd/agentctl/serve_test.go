@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -312,6 +313,61 @@ func TestServeStreamsASnapshotWhenAFileMoves(t *testing.T) {
 	}
 }
 
+// A person with more waiting than a snapshot holds sees the first of them
+// and the exact count, and pages through the rest with /api/messages, in
+// the order they are answered, until the last page says there is no more.
+func TestServePagesWhatTheSnapshotLeavesOut(t *testing.T) {
+	mc := startMissionControl(t)
+	mb, err := mailbox.Open(mc.root, "human")
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = missioncontrol.DefaultShown + 12
+	base := time.Date(2026, 11, 20, 9, 0, 0, 0, time.UTC)
+	for i := range n {
+		msg := mailbox.Message{ID: fmt.Sprintf("q-%03d", i), From: "Agent-1", To: "human", Type: "question",
+			Subject: fmt.Sprint("question ", i), Body: "?", CreatedAt: base.Add(time.Duration(i) * time.Minute)}
+		if err := mb.Deliver(msg); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s := mc.awaitSnapshot(t, "every question counted", func(s missioncontrol.Snapshot) bool {
+		return len(s.People) == 1 && s.People[0].Pending == n
+	})
+	if got := len(s.People[0].Waiting); got != missioncontrol.DefaultShown {
+		t.Fatalf("the snapshot holds %d questions, want the first %d", got, missioncontrol.DefaultShown)
+	}
+	var ids []string
+	for _, l := range s.People[0].Waiting {
+		ids = append(ids, l.ID)
+	}
+	for offset := len(ids); offset != 0; {
+		resp := mc.get(t, fmt.Sprintf("/api/messages?mailbox=human&state=pending&offset=%d&limit=5", offset), "Bearer "+mc.token)
+		var page missioncontrol.PageOf
+		err := json.NewDecoder(resp.Body).Decode(&page)
+		resp.Body.Close()
+		if err != nil || resp.StatusCode != http.StatusOK || page.Total != n {
+			t.Fatalf("page at %d: status %d, %+v, %v", offset, resp.StatusCode, page, err)
+		}
+		for _, l := range page.Letters {
+			ids = append(ids, l.ID)
+		}
+		offset = page.Next
+	}
+	for i, id := range ids {
+		if want := fmt.Sprintf("q-%03d", i); id != want || len(ids) != n {
+			t.Fatalf("paged %d questions %v; want q-000 to q-%03d in order", len(ids), ids, n-1)
+		}
+	}
+	for _, bad := range []string{"mailbox=nobody&state=pending", "mailbox=human&state=lost", "mailbox=human&state=done&offset=-1"} {
+		resp := mc.get(t, "/api/messages?"+bad, "Bearer "+mc.token)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusBadRequest {
+			t.Errorf("GET /api/messages?%s: status %d, want 400", bad, resp.StatusCode)
+		}
+	}
+}
+
 // heldSend is an approval request as a runner parks it: item of Agent-1's
 // reply to m1 wanted to send body to `to`, and a guardrail held it.
 func heldSend(item, to, body string) mailbox.Message {
@@ -329,7 +385,7 @@ func heldSend(item, to, body string) mailbox.Message {
 // the cookie then opens everything.
 func TestServeReadsNeedTheToken(t *testing.T) {
 	mc := startMissionControl(t)
-	paths := []string{"/", "/app.js", "/api/snapshot", "/api/events"}
+	paths := []string{"/", "/app.js", "/api/snapshot", "/api/events", "/api/messages?mailbox=Agent-1&state=pending"}
 	for _, p := range paths {
 		for _, auth := range []string{"", "Bearer " + strings.Repeat("0", len(mc.token)), "Basic " + mc.token} {
 			resp := mc.get(t, p, auth)

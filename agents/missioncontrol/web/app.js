@@ -55,6 +55,52 @@ async function act(path, body) {
   }
 }
 
+// more holds the pages a person asked for past what a snapshot holds, by
+// "state:mailbox": the snapshot keeps the first of each folder, and the
+// counts say how many there are in all.
+const more = {}, moreTotal = {};
+async function loadMore(mailbox, state, offset) {
+  const key = state + ":" + mailbox;
+  const headers = {};
+  if (token()) headers["Authorization"] = "Bearer " + token();
+  const q = new URLSearchParams({ mailbox, state, offset: String(offset) });
+  try {
+    const r = await fetch("/api/messages?" + q, { headers });
+    const out = await r.json();
+    if (!r.ok) throw new Error(out.error);
+    more[key] = (more[key] || []).concat(out.letters);
+    render();
+  } catch (e) {
+    $("notice").className = "err"; $("notice").textContent = e.message;
+  }
+}
+
+// withMore is a section's rows from the snapshot, then the pages loaded
+// past them (without what the snapshot holds by now), then a "more" link
+// for each mailbox of which some are still not shown.
+function withMore(state, shown, totals) {
+  const rows = [...shown];
+  const seen = new Set(shown.map((l) => l.mailbox + "/" + l.ref));
+  const links = [];
+  for (const [mailbox, total] of Object.entries(totals)) {
+    // A folder that changed may have moved what was loaded: load it again.
+    if (moreTotal[state + ":" + mailbox] !== total) delete more[state + ":" + mailbox];
+    moreTotal[state + ":" + mailbox] = total;
+    const own = shown.filter((l) => l.mailbox === mailbox).length;
+    const extra = (more[state + ":" + mailbox] || []).filter((l) => !seen.has(l.mailbox + "/" + l.ref));
+    rows.push(...extra);
+    const have = own + extra.length;
+    if (total > have) links.push({ mailbox, state, offset: have, left: total - have });
+  }
+  return { rows, links };
+}
+
+function moreLink(l) {
+  return el("div", { class: "more small", "data-more": l.state + ":" + l.mailbox },
+    el("a", { href: "#", onclick: (e) => { e.preventDefault(); loadMore(l.mailbox, l.state, l.offset); } },
+      "more of " + l.mailbox + " (" + l.left + " not shown)"));
+}
+
 function stateOf(a) {
   if (a.problem) return "broken";
   if (a.stalled) return "stalled";
@@ -178,11 +224,17 @@ function render() {
   for (const id of open) { const d = document.querySelector(`[data-task="${CSS.escape(id)}"] details`); if (d) d.open = true; }
   $("threads").replaceChildren(...(s.threads.length ? s.threads.slice(0, 15).map((t) => el("div", { class: "thread", "data-thread": t.id },
     el("div", {}, t.subject), t.hops.map(hop))) : [el("div", { class: "dim" }, "no conversations yet")]));
-  redraw("dead", s.dead, () => s.dead.length ? s.dead.map((d) => el("div", { class: "row", "data-dead": d.ref },
+  const deadTotals = {}, waitTotals = {};
+  for (const a of s.agents) deadTotals[a.name] = a.dead;
+  for (const p of s.people) { deadTotals[p.name] = p.dead; waitTotals[p.name] = p.pending; }
+  const dead = withMore("dead", s.dead, deadTotals);
+  redraw("dead", dead, () => dead.rows.length ? [...dead.rows.map((d) => el("div", { class: "row", "data-dead": d.ref },
     el("b", {}, d.mailbox), el("span", {}, d.subject || d.ref), el("span", { class: "reason" }, d.reason),
-    el("button", { onclick: () => act("retry", { ref: d.ref, mailbox: d.mailbox }) }, "retry"))) : [el("div", { class: "dim" }, "none")]);
-  const waiting = s.people.flatMap((p) => p.waiting.map((m) => ({ ...m, person: p.name })));
-  redraw("people", waiting, () => waiting.length ? waiting.map((m) => {
+    el("button", { onclick: () => act("retry", { ref: d.ref, mailbox: d.mailbox }) }, "retry"))), ...dead.links.map(moreLink)] : [el("div", { class: "dim" }, "none")]);
+  const waitingShown = s.people.flatMap((p) => p.waiting.map((m) => ({ ...m, person: p.name })));
+  const waited = withMore("pending", waitingShown, waitTotals);
+  const waiting = waited.rows.map((m) => ({ ...m, person: m.person || m.mailbox }));
+  redraw("people", waited, () => waiting.length ? [...waiting.map((m) => {
     const approval = m.type === "approval";
     const box = el("input", { placeholder: approval ? "reason to deny…" : "answer…", size: 30 });
     box.value = typed[m.id] || "";
@@ -194,7 +246,7 @@ function render() {
       : el("form", { onsubmit: (e) => { e.preventDefault(); act("reply", { person: m.person, id: m.id, text: box.value }); } }, box, el("button", {}, "reply"));
     return el("div", { class: "row", "data-question": m.id },
       el("b", {}, m.from + " → " + m.person), el("span", {}, m.subject), el("div", { class: "dim small" }, m.body), form);
-  }) : [el("div", { class: "dim" }, "nothing waits")]);
+  }), ...waited.links.map(moreLink)] : [el("div", { class: "dim" }, "nothing waits")]);
   const to = $("send-to"), keep = to.value;
   to.replaceChildren(...s.agents.map((a) => el("option", {}, a.name)), el("option", { value: "all" }, "all agents"));
   if (keep) to.value = keep;
