@@ -243,6 +243,14 @@ func (st *seat) serve(ctx context.Context, ask Ask, m jetstream.Msg, log zerolog
 	}
 	a, taken := st.run(ctx, m, ask, &e, log)
 	if !taken {
+		if !found && !e.Delivered() {
+			// Cut off before the agent had the prompt, and never written:
+			// the ask, not acknowledged, is offered again and taken afresh.
+			if st.wasDropped() && m != nil {
+				_ = m.Ack()
+			}
+			return a, false, nil
+		}
 		if st.wasDropped() {
 			// Nobody waits for it: no seat resumes it unasked. The hub
 			// asks again if it comes back to the turn.
