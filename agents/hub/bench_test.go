@@ -13,6 +13,11 @@
 // remote and local in turn; throughput-ratio is remote's over local's.
 // Read the ratios: the machine's load moves both sides alike.
 //
+// On a 2-core machine at load 5-9: delivery p50 5-6 ms local and 6-8 ms
+// remote (ratio 1.3), p99 14-49 and 27-29 ms; 8 agents 150-190 msgs/s
+// local and 105-155 remote (throughput-ratio 0.7-0.8). At load 20-30 the
+// ratios were 1.4 and 0.66.
+//
 // A remote turn adds the ask's and the answer's hops through the server,
 // the server's synced write of the ask, and the seat's journal, two synced
 // writes per turn (started, answered). The answer goes straight to the
