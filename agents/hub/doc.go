@@ -24,10 +24,14 @@
 //     message id and attempt); each ask of it has a fresh one, used as
 //     JetStream's message id, so asking again is always safe.
 //   - The seat keeps a journal (Journal) under its own runtime folder, one
-//     record per turn, each step written before the next: a turn whose
-//     prompt may be with the agent is resumed, never sent again, and a turn
-//     already answered is answered again from the record. An ask is
-//     acknowledged only after its answer is stored by the server.
+//     record per turn, each step appended and synced before the next: a
+//     turn whose prompt may be with the agent is resumed, never sent
+//     again, and a turn already answered is answered again from the
+//     record. An ask is acknowledged only after its answer, in the
+//     journal, is either taken by the hub's runner waiting for it (sent
+//     over core NATS on agentctl.answer.AGENT, which the runner confirms)
+//     or stored by the server in the replies stream, where it goes when
+//     no runner takes it.
 //   - The hub's runner records every step in the claim's progress, as for
 //     a local agent, and a restarted hub asks again for the turn it was
 //     waiting for.

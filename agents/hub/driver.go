@@ -65,7 +65,14 @@ func (d *Driver) Run(ctx context.Context, t cursor.Turn) (string, error) {
 		return "", errors.New("a turn on another machine needs an id")
 	}
 	ask := Ask{Turn: t.ID, Ask: newAskID(t.ID), Prompt: t.Prompt, NewChat: t.NewChat, Thread: t.Thread, Resume: t.Resume, AskedAt: clock.Or(d.Clock).Now().UTC()}
-	w := &wait{turn: t.ID, answers: make(chan Answer, 1), stages: make(chan string, 8)}
+	w := &wait{turn: t.ID, answers: make(chan Answer, 1), stages: make(chan string, 8), done: make(chan struct{})}
+	defer close(w.done)
+	// Before the ask goes out, so that the seat finds someone listening.
+	answerSub, err := d.nc.Subscribe(answerSubject(d.agent), w.onCoreAnswer)
+	if err != nil {
+		return "", fmt.Errorf("cannot read the answers of %s's seat: %w", d.agent, err)
+	}
+	defer answerSub.Unsubscribe()
 	stageSub, err := d.nc.Subscribe(stageSubject(d.agent), w.onStage)
 	if err != nil {
 		return "", fmt.Errorf("cannot follow the turn on %s's seat: %w", d.agent, err)
@@ -144,6 +151,33 @@ type wait struct {
 	turn    string
 	answers chan Answer
 	stages  chan string
+	done    chan struct{} // closed when Run returns
+}
+
+// onCoreAnswer takes an answer the seat sent straight to the hub, sparing
+// the replies stream's round trip and the server's synced write: the
+// seat's journal holds the answer durably already, and the seat lets go
+// of the ask only once told here that the runner has it. An answer Run
+// does not take (it has returned, or the answer is another turn's) is
+// refused, and the seat sends it through the stream, as before.
+func (w *wait) onCoreAnswer(m *nats.Msg) {
+	var a Answer
+	if err := json.Unmarshal(m.Data, &a); err != nil || a.Turn != w.turn {
+		_ = m.Respond(nil)
+		return
+	}
+	select {
+	case <-w.done:
+		_ = m.Respond(nil)
+		return
+	default:
+	}
+	select {
+	case w.answers <- a:
+		_ = m.Respond([]byte(answerTaken))
+	default:
+		_ = m.Respond([]byte(answerTaken)) // a second answer to the same turn
+	}
 }
 
 func (w *wait) onAnswer(m jetstream.Msg) {

@@ -150,7 +150,7 @@ func (id Identity) Permissions() *hubconf.Permissions {
 	for _, a := range id.Agents {
 		seat := "seat-" + a
 		pub = append(pub,
-			replySubject(a), stageSubject(a), beatSubject(a),
+			replySubject(a), answerSubject(a), stageSubject(a), beatSubject(a),
 			// As its agent only: the hub checks that the message says so too.
 			"agentctl.deliver.*."+a,
 			"$JS.API.CONSUMER.INFO."+TurnsStream+"."+seat,

@@ -197,9 +197,15 @@ func TestMachineIdentityKeepsToItsSeats(t *testing.T) {
 	if a := result(t, got); a.err != nil || a.reply != "reply to secret prompt" {
 		t.Fatalf("the turn through desk-2's identity: %q, %v", a.reply, a.err)
 	}
+	// Its answer went straight to the waiting runner, which desk-2 may
+	// send: had the server refused it, the seat would have waited for
+	// the hub's word in vain, then used the replies stream.
+	if info, err := js.Stream(ctx, RepliesStream); err != nil || info.CachedInfo().State.LastSeq != 0 {
+		t.Errorf("the answer went through the replies stream: %+v, %v", info, err)
+	}
 
 	// desk-3 publishes as Agent-5 and asks for Agent-5's turns.
-	for _, subj := range []string{deliverSubject("Agent-1", "Agent-5"), replySubject("Agent-5"), turnSubject("Agent-5"),
+	for _, subj := range []string{deliverSubject("Agent-1", "Agent-5"), replySubject("Agent-5"), answerSubject("Agent-5"), turnSubject("Agent-5"),
 		"$JS.API.CONSUMER.CREATE." + TurnsStream + ".seat-Agent-5." + turnSubject("Agent-5"),
 		"$JS.API.CONSUMER.CREATE." + TurnsStream + ".seat-Agent-7." + "agentctl.turn.*",
 		"$JS.API.STREAM.PURGE." + TurnsStream} {

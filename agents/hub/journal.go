@@ -1,6 +1,7 @@
 package hub
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -31,6 +32,12 @@ func JournalDir(root, agent string) (string, error) {
 // written before the next begins, so that a seat killed, or cut off from
 // the hub, mid-turn resumes the turn instead of sending its prompt again,
 // and answers every later ask of a finished turn from the record.
+//
+// A turn's file is a log: each step appends the whole entry as one line
+// and syncs it, the one sync a step costs (a file's first line also syncs
+// the folder). The last line that reads whole is the turn's state: a line
+// cut short by a crash was never synced, so its step was not taken yet.
+// Each line starts on a line of its own, after whatever such a crash left.
 type Journal struct {
 	dir string
 }
@@ -92,7 +99,8 @@ func (j *Journal) Load(turn string) (e Entry, ok bool, err error) {
 	if err != nil {
 		return Entry{}, false, fmt.Errorf("cannot read the journal of turn %s: %w", turn, err)
 	}
-	if err := json.Unmarshal(data, &e); err != nil || e.Turn != turn {
+	e, whole := lastEntry(data)
+	if !whole || e.Turn != turn {
 		// A record that cannot be read may still say the prompt went out:
 		// count it as delivered, so the turn resumes rather than pastes.
 		return Entry{Turn: turn, Stage: stageSubmitted}, true, nil
@@ -100,16 +108,59 @@ func (j *Journal) Load(turn string) (e Entry, ok bool, err error) {
 	return e, true, nil
 }
 
-// Save writes e durably: a crash right after Save finds it.
+// lastEntry is the last entry of a turn's file that reads whole: its last
+// line that does, or the file as one entry, as seats of earlier releases
+// wrote it.
+func lastEntry(data []byte) (e Entry, ok bool) {
+	lines := bytes.Split(data, []byte("\n"))
+	for i := len(lines) - 1; i >= 0; i-- {
+		var le Entry
+		if len(bytes.TrimSpace(lines[i])) > 0 && json.Unmarshal(lines[i], &le) == nil {
+			return le, true
+		}
+	}
+	if json.Unmarshal(data, &e) == nil {
+		return e, true
+	}
+	return Entry{}, false
+}
+
+// Save appends e to its turn's record durably: a crash right after Save
+// finds it.
 func (j *Journal) Save(e Entry) error {
-	data, err := json.MarshalIndent(e, "", "  ")
+	data, err := json.Marshal(e)
 	if err != nil {
 		return err
 	}
-	if err := atomicfile.WriteFile(j.file(e.Turn), append(data, '\n')); err != nil {
+	if err := j.append(j.file(e.Turn), data); err != nil {
 		return fmt.Errorf("cannot record turn %s in the seat's journal: %w", e.Turn, err)
 	}
 	return nil
+}
+
+func (j *Journal) append(path string, data []byte) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+	created := false
+	if errors.Is(err, fs.ErrNotExist) {
+		f, err = os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE|os.O_EXCL, atomicfile.FilePerm)
+		created = true
+	}
+	if err != nil {
+		return err
+	}
+	line := make([]byte, 0, len(data)+2)
+	line = append(append(append(line, '\n'), data...), '\n')
+	_, err = f.Write(line)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil && created {
+		err = atomicfile.SyncDir(j.dir)
+	}
+	return err
 }
 
 // Unanswered lists the turns that were asked and not answered: a seat
@@ -127,8 +178,8 @@ func (j *Journal) Unanswered() ([]Entry, error) {
 		}
 		// Only a whole record is finished unasked; anything less waits for
 		// the server to offer its ask again, and Load reads it generously.
-		var e Entry
-		if json.Unmarshal(data, &e) == nil && e.Answer == nil && e.Ask != nil &&
+		e, whole := lastEntry(data)
+		if whole && e.Answer == nil && e.Ask != nil &&
 			e.Turn != "" && e.Ask.Turn == e.Turn && e.Ask.Ask != "" && name == filepath.Base(j.file(e.Turn)) {
 			out = append(out, e)
 		}

@@ -116,3 +116,58 @@ func TestUnansweredSkipsRecordsThatAreNotWhole(t *testing.T) {
 		t.Fatalf("Unanswered = %+v, %v; want only ok/1", open, err)
 	}
 }
+
+// A step cut short by a crash leaves part of a line, never synced: the
+// turn is where the last whole line says, and the steps after the crash
+// are read again past the broken line.
+func TestJournalReadsPastALineCutShort(t *testing.T) {
+	j, err := OpenJournal(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ask := &Ask{Turn: "m1/1", Ask: "m1/1@a", Prompt: "P"}
+	if err := j.Save(Entry{Turn: "m1/1", Stage: stageStarted, Ask: ask}); err != nil {
+		t.Fatal(err)
+	}
+	f, err := os.OpenFile(j.file("m1/1"), os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.WriteString(`{"turn":"m1/1","stage":"answered","answer":{"tu`); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	e, ok, err := j.Load("m1/1")
+	if err != nil || !ok || e.Stage != stageStarted || e.Answer != nil || e.Ask == nil {
+		t.Fatalf("Load after a line cut short = %+v, %v, %v; want the started turn", e, ok, err)
+	}
+	if open, err := j.Unanswered(); err != nil || len(open) != 1 {
+		t.Fatalf("Unanswered = %+v, %v; want the started turn", open, err)
+	}
+	e.Stage, e.Answer = stageAnswered, &Answer{Turn: "m1/1", Ask: "m1/1@a", Reply: "R"}
+	if err := j.Save(e); err != nil {
+		t.Fatal(err)
+	}
+	if e, _, err := j.Load("m1/1"); err != nil || e.Answer == nil || e.Answer.Reply != "R" {
+		t.Fatalf("Load after the answer = %+v, %v; want it answered", e, err)
+	}
+	if open, err := j.Unanswered(); err != nil || len(open) != 0 {
+		t.Fatalf("Unanswered = %+v, %v; want none", open, err)
+	}
+}
+
+// A record written whole in one piece, as seats of earlier releases did,
+// is still read.
+func TestJournalReadsARecordOfOnePiece(t *testing.T) {
+	j, err := OpenJournal(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := "{\n  \"turn\": \"m1/1\",\n  \"stage\": \"answered\",\n  \"answer\": {\"turn\": \"m1/1\", \"ask\": \"m1/1@a\", \"reply\": \"R\"}\n}\n"
+	if err := os.WriteFile(j.file("m1/1"), []byte(old), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if e, ok, err := j.Load("m1/1"); err != nil || !ok || e.Answer == nil || e.Answer.Reply != "R" {
+		t.Fatalf("Load = %+v, %v, %v; want the answered turn", e, ok, err)
+	}
+}

@@ -32,6 +32,7 @@ func deliverSubject(to, from string) string { return "agentctl.deliver." + to + 
 // Core NATS subjects: what may be missed without harm, because the streams
 // carry the facts and these only make them visible sooner.
 func stageSubject(agent string) string  { return "agentctl.stage." + agent }
+func answerSubject(agent string) string { return "agentctl.answer." + agent }
 func cancelSubject(agent string) string { return "agentctl.cancel." + agent }
 func beatSubject(agent string) string   { return "agentctl.seat." + agent }
 
@@ -71,6 +72,11 @@ type Answer struct {
 	Machine   string    `json:"machine"`
 	At        time.Time `json:"at"`
 }
+
+// answerTaken is the hub's word to a seat's answer sent over core NATS
+// (answerSubject) that the runner waiting for the turn has it; any other
+// word, or none, and the seat sends it through the replies stream.
+const answerTaken = "taken"
 
 // Stage tells the hub, as it happens, that a turn passed a stage.
 type Stage struct {

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -44,6 +45,9 @@ const (
 	// before it offers the ask again; a working seat says "in progress"
 	// three times as often.
 	askAckWait = 15 * time.Second
+	// answerWait is how long a seat waits for the hub to take an answer
+	// sent straight to it before it sends it through the replies stream.
+	answerWait = 5 * time.Second
 )
 
 // seat is the far end of Driver: it takes the asks of its agent's turns,
@@ -52,6 +56,8 @@ type seat struct {
 	s   SeatSettings
 	js  jetstream.JetStream
 	log zerolog.Logger
+
+	noHandOver atomic.Bool // answers go through the replies stream only
 
 	mu      sync.Mutex
 	current string             // the turn being taken, "" when idle
@@ -225,11 +231,26 @@ func (st *seat) serve(ctx context.Context, ask Ask, m jetstream.Msg, log zerolog
 		e = Entry{Turn: ask.Turn, Stage: stageReceived, Received: now}
 	}
 	e.Ask, e.Updated = &ask, now
-	if err := st.s.Journal.Save(e); err != nil {
-		return a, false, err
+	// A turn new to the journal is first written when the agent gets its
+	// prompt (started, submitted): until then a crash loses nothing the
+	// server does not offer again, and the ask it offers is taken afresh,
+	// as a record that says only "received" would have it. A record of a
+	// turn the agent may have takes the new ask now, for recover.
+	if found {
+		if err := st.s.Journal.Save(e); err != nil {
+			return a, false, err
+		}
 	}
 	a, taken := st.run(ctx, m, ask, &e, log)
 	if !taken {
+		if !found && !e.Delivered() {
+			// Cut off before the agent had the prompt, and never written:
+			// the ask, not acknowledged, is offered again and taken afresh.
+			if st.wasDropped() && m != nil {
+				_ = m.Ack()
+			}
+			return a, false, nil
+		}
 		if st.wasDropped() {
 			// Nobody waits for it: no seat resumes it unasked. The hub
 			// asks again if it comes back to the turn.
@@ -284,7 +305,9 @@ func (st *seat) run(ctx context.Context, m jetstream.Msg, ask Ask, e *Entry, log
 			return nil
 		},
 		OnStage: func(s cursor.Stage) error {
-			if s != cursor.StageSubmitted {
+			// A started command has the prompt already, recorded so in
+			// OnStart: its "submitted" says nothing new.
+			if s != cursor.StageSubmitted || e.Stage == stageStarted {
 				return nil
 			}
 			if err := record(stageSubmitted, func() {}); err != nil {
@@ -327,6 +350,9 @@ func (st *seat) run(ctx context.Context, m jetstream.Msg, ask Ask, e *Entry, log
 func (st *seat) publish(ctx context.Context, ask Ask, a Answer) error {
 	a.Ask = ask.Ask
 	data, _ := json.Marshal(a)
+	if st.handOver(ctx, ask, data) {
+		return nil
+	}
 	err := retry(ctx, func() error {
 		_, err := st.js.Publish(ctx, replySubject(st.s.Agent), data, jetstream.WithMsgID(ask.Ask))
 		return err
@@ -335,6 +361,26 @@ func (st *seat) publish(ctx context.Context, ask Ask, a Answer) error {
 		return fmt.Errorf("cannot send the answer of turn %s to the hub: %w", ask.Turn, err)
 	}
 	return nil
+}
+
+// handOver offers the answer straight to the hub's runner waiting for the
+// turn, and reports whether it took it. No one waiting (the hub stopped,
+// the runner moved on) is said at once; a hub that does not answer in
+// answerWait, as a server that does not let the seat send there would
+// leave it, is not offered answers again by this seat.
+func (st *seat) handOver(ctx context.Context, ask Ask, data []byte) bool {
+	if st.noHandOver.Load() {
+		return false
+	}
+	// Real time: the wait is on the hub across the network.
+	ctx, cancel := context.WithTimeout(ctx, answerWait)
+	defer cancel()
+	r, err := st.s.Conn.RequestWithContext(ctx, answerSubject(st.s.Agent), data)
+	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, nats.ErrTimeout) {
+		st.noHandOver.Store(true)
+		st.log.Info().Str("event", "answers-by-stream").Str("turn", ask.Turn).Msg("the hub did not take an answer sent straight to it; answers go through the replies stream from now on")
+	}
+	return err == nil && string(r.Data) == answerTaken
 }
 
 // keepalive tells the server, while a turn lasts, that its ask is being
