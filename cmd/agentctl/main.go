@@ -16,6 +16,7 @@ import (
 	"os/signal"
 	"runtime/debug"
 	"syscall"
+	"time"
 
 	"github.com/agentctl/agentctl/agents/supervise"
 	"github.com/agentctl/agentctl/cursor"
@@ -109,7 +110,9 @@ func dispatch(env *Env, args []string) error {
 	}
 	for _, c := range commands {
 		if c.name == name {
-			if !longRunning[name] {
+			if longRunning[name] {
+				longLived()
+			} else {
 				shortLived()
 			}
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -145,6 +148,19 @@ const shortLivedMemory = 512 << 20
 func shortLived() {
 	debug.SetGCPercent(-1)
 	debug.SetMemoryLimit(shortLivedMemory)
+}
+
+// settledAfter is when a command that runs until stopped is past its
+// start-up.
+const settledAfter = 5 * time.Second
+
+// longLived lets go, once start-up is over, of the program's pages that
+// only start-up needed (releaseProgramPages): a runner idles for days.
+func longLived() {
+	time.AfterFunc(settledAfter, func() {
+		debug.FreeOSMemory()
+		releaseProgramPages()
+	})
 }
 
 func commandNames() []string {

@@ -24,7 +24,8 @@ func execRuntime(b *testing.B, agentctl string, n int) string {
 	root := filepath.Join(b.TempDir(), "runtime")
 	timed(b, exec.Command(agentctl, "--root", root, "init", "--agents", fmt.Sprint(n)))
 	var conf strings.Builder
-	conf.WriteString("agents:\n")
+	// No prompt rate limit: the benchmarks send more than a minute's.
+	conf.WriteString("rate_limit: {per_minute: 0, per_hour: 0}\nagents:\n")
 	for i := 1; i <= n; i++ {
 		fmt.Fprintf(&conf, "  - {name: Agent-%d, driver: exec, exec: {command: [cat]}}\n", i)
 	}
@@ -36,7 +37,7 @@ func execRuntime(b *testing.B, agentctl string, n int) string {
 
 // startRunner starts agentctl run for agent and returns once status.json
 // says it is idle; the runner is stopped when the benchmark ends.
-func startRunner(b *testing.B, agentctl, root, agent string) *exec.Cmd {
+func startRunner(b *testing.B, agentctl, root, agent string) (*exec.Cmd, *bytes.Buffer) {
 	b.Helper()
 	run := exec.Command(agentctl, "--root", root, "run", agent)
 	var logs bytes.Buffer
@@ -54,7 +55,7 @@ func startRunner(b *testing.B, agentctl, root, agent string) *exec.Cmd {
 	}
 	for deadline := time.Now().Add(time.Minute); ; time.Sleep(10 * time.Millisecond) {
 		if st, err := mb.ReadStatus(); err == nil && st.State == "idle" {
-			return run
+			return run, &logs
 		}
 		if time.Now().After(deadline) {
 			b.Fatalf("the runner of %s was not idle within a minute:\n%s", agent, logs.String())
@@ -77,7 +78,7 @@ func BenchmarkRunnerLoop(b *testing.B) {
 	var measure, anchor time.Duration
 	for range b.N {
 		root := execRuntime(b, agentctl, 2)
-		run := startRunner(b, agentctl, root, "Agent-1")
+		run, logs := startRunner(b, agentctl, root, "Agent-1")
 		mb, err := mailbox.Open(root, "Agent-1")
 		if err != nil {
 			b.Fatal(err)
@@ -118,7 +119,7 @@ func BenchmarkRunnerLoop(b *testing.B) {
 				break
 			}
 			if time.Now().After(deadline) {
-				b.Fatalf("%d of %d messages archived in 10 minutes", c.Done, runnerLoopMessages)
+				b.Fatalf("%d of %d messages archived in 10 minutes:\n%s", c.Done, runnerLoopMessages, logs)
 			}
 		}
 		measure += time.Since(start)
@@ -160,7 +161,7 @@ func BenchmarkIdleRunner(b *testing.B) {
 	}
 	for range b.N {
 		root := execRuntime(b, agentctl, 2)
-		run := startRunner(b, agentctl, root, "Agent-1")
+		run, _ := startRunner(b, agentctl, root, "Agent-1")
 		poller := exec.Command(python, "-c", dreamOSPoller, filepath.Join(root, "agent_mailboxes", "Agent-2", "inbox"))
 		if err := poller.Start(); err != nil {
 			b.Fatal(err)
