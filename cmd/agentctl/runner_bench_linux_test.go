@@ -211,7 +211,10 @@ func BenchmarkIdleRunner(b *testing.B) {
 		if err := poller.Start(); err != nil {
 			b.Fatal(err)
 		}
-		time.Sleep(time.Second) // past start-up
+		// Past start-up, which ends settledAfter in (a long-running
+		// command then lets go of what only start-up needed), and one
+		// heartbeat more.
+		time.Sleep(settledAfter + 10*time.Second)
 		r0, p0 := cpuNS(b, run.Process.Pid), cpuNS(b, poller.Process.Pid)
 		time.Sleep(time.Duration(secs) * time.Second)
 		r1, p1 := cpuNS(b, run.Process.Pid), cpuNS(b, poller.Process.Pid)
