@@ -58,6 +58,35 @@ func timed(b *testing.B, cmd *exec.Cmd) time.Duration {
 	return time.Since(start)
 }
 
+// cpuTimed runs cmd like timed, and returns the CPU time it used too:
+// steadier than the wall time on a loaded machine.
+func cpuTimed(b *testing.B, cmd *exec.Cmd) (wall, cpu time.Duration) {
+	b.Helper()
+	wall = timed(b, cmd)
+	return wall, cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+}
+
+// cpuClock sums the wall and CPU times of the measure and of the anchor.
+type cpuClock struct{ measure, anchor, measureCPU, anchorCPU time.Duration }
+
+func (c *cpuClock) addAnchor(b *testing.B, cmd *exec.Cmd) {
+	w, cpu := cpuTimed(b, cmd)
+	c.anchor, c.anchorCPU = c.anchor+w, c.anchorCPU+cpu
+}
+
+func (c *cpuClock) addMeasure(b *testing.B, cmd *exec.Cmd) {
+	w, cpu := cpuTimed(b, cmd)
+	c.measure, c.measureCPU = c.measure+w, c.measureCPU+cpu
+}
+
+// report prints reportRatio's figures and the same in CPU time.
+func (c *cpuClock) report(b *testing.B) {
+	reportRatio(b, c.measure, c.anchor)
+	b.ReportMetric(float64(c.measureCPU.Microseconds())/float64(b.N), "CPU-µs/measure")
+	b.ReportMetric(float64(c.anchorCPU.Microseconds())/float64(b.N), "CPU-µs/anchor")
+	b.ReportMetric(float64(c.measureCPU)/float64(c.anchorCPU), "CPU-ratio")
+}
+
 // reportRatio prints the measure, the anchor and their ratio per run.
 func reportRatio(b *testing.B, measure, anchor time.Duration) {
 	b.ReportMetric(float64(measure.Microseconds())/float64(b.N), "µs/measure")
@@ -69,13 +98,13 @@ func reportRatio(b *testing.B, measure, anchor time.Duration) {
 // binary (target ≤ 2×).
 func BenchmarkStartupVersion(b *testing.B) {
 	agentctl, hello := buildBench(b, b.TempDir())
-	var measure, anchor time.Duration
+	var c cpuClock
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		anchor += timed(b, exec.Command(hello))
-		measure += timed(b, exec.Command(agentctl, "version"))
+		c.addAnchor(b, exec.Command(hello))
+		c.addMeasure(b, exec.Command(agentctl, "version"))
 	}
-	reportRatio(b, measure, anchor)
+	c.report(b)
 }
 
 // BenchmarkStatus: agentctl status on a new runtime folder against git
@@ -92,13 +121,13 @@ func BenchmarkStatus(b *testing.B) {
 	if err := os.WriteFile(filepath.Join(repo, "a.txt"), []byte("a\n"), 0o644); err != nil {
 		b.Fatal(err)
 	}
-	var measure, anchor time.Duration
+	var c cpuClock
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		anchor += timed(b, exec.Command("git", "-C", repo, "status"))
-		measure += timed(b, exec.Command(agentctl, "--root", root, "status"))
+		c.addAnchor(b, exec.Command("git", "-C", repo, "status"))
+		c.addMeasure(b, exec.Command(agentctl, "--root", root, "status"))
 	}
-	reportRatio(b, measure, anchor)
+	c.report(b)
 }
 
 // bigBoard10k is a board of 10,000 hand-formatted tasks, eight lines each.
@@ -210,11 +239,11 @@ func BenchmarkSend(b *testing.B) {
 	if err := os.MkdirAll(plain, 0o755); err != nil {
 		b.Fatal(err)
 	}
-	var measure, anchorT time.Duration
+	var c cpuClock
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		anchorT += timed(b, exec.Command(anchor, plain, fmt.Sprintf("m-%d.json", i), `{"body": "ping"}`))
-		measure += timed(b, exec.Command(agentctl, "--root", root, "send", "--to", "Agent-1", "ping"))
+		c.addAnchor(b, exec.Command(anchor, plain, fmt.Sprintf("m-%d.json", i), `{"body": "ping"}`))
+		c.addMeasure(b, exec.Command(agentctl, "--root", root, "send", "--to", "Agent-1", "ping"))
 	}
-	reportRatio(b, measure, anchorT)
+	c.report(b)
 }
