@@ -110,9 +110,10 @@ func dispatch(env *Env, args []string) error {
 	}
 	for _, c := range commands {
 		if c.name == name {
-			if longRunning[name] {
-				longLived()
-			} else {
+			if name == "run" {
+				idleForDays()
+			}
+			if !longRunning[name] {
 				shortLived()
 			}
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -150,13 +151,16 @@ func shortLived() {
 	debug.SetMemoryLimit(shortLivedMemory)
 }
 
-// settledAfter is when a command that runs until stopped is past its
-// start-up.
+// settledAfter is when a runner is past its start-up.
 const settledAfter = 5 * time.Second
 
-// longLived lets go, once start-up is over, of the program's pages that
-// only start-up needed (releaseProgramPages): a runner idles for days.
-func longLived() {
+// idleForDays lets go, once start-up is over, of the program's pages that
+// only start-up needed (releaseProgramPages): there is a runner for every
+// agent, and it idles for days. Only runners do: mapping the pages back
+// stalls a process for a moment, which the hub's NATS servers, electing
+// their leaders on short timeouts, were seen not to take well on a loaded
+// machine.
+func idleForDays() {
 	time.AfterFunc(settledAfter, func() {
 		debug.FreeOSMemory()
 		releaseProgramPages()

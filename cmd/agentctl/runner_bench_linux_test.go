@@ -211,9 +211,8 @@ func BenchmarkIdleRunner(b *testing.B) {
 		if err := poller.Start(); err != nil {
 			b.Fatal(err)
 		}
-		// Past start-up, which ends settledAfter in (a long-running
-		// command then lets go of what only start-up needed), and one
-		// heartbeat more.
+		// Past start-up, which ends settledAfter in (a runner then lets
+		// go of what only start-up needed), and one heartbeat more.
 		time.Sleep(settledAfter + 10*time.Second)
 		r0, p0 := cpuNS(b, run.Process.Pid), cpuNS(b, poller.Process.Pid)
 		time.Sleep(time.Duration(secs) * time.Second)
