@@ -32,11 +32,18 @@ func (r *Runner) handled(ctx context.Context) {
 	}
 }
 
+// wakeSlackDivisor sets how early, as a part of its period, a periodic
+// job (a heartbeat, a board look) is done when the runner is awake for
+// something else: an idle runner then wakes once for jobs that fall close
+// together instead of once for each.
+const wakeSlackDivisor = 4
+
 // coordinate is the idle runner's look at the boards, every BoardLook:
 // dependency notices, the lore when a task became done, and a task to take
 // when the agent takes work from the boards and nothing else is claimable.
 func (r *Runner) coordinate(ctx context.Context, now time.Time) error {
-	if now.Before(r.look.next) {
+	// A look due soon is taken now, while the runner is awake anyway.
+	if now.Add(r.s.BoardLook / wakeSlackDivisor).Before(r.look.next) {
 		return nil
 	}
 	r.look.next = now.Add(r.s.BoardLook)

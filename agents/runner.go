@@ -294,7 +294,10 @@ func (r *Runner) serve(ctx context.Context) error {
 			if r.c.Claimable(now) && r.hb.state() == "idle" {
 				return now, nil // a task taken from the board waits in the inbox
 			}
-			if !now.Before(nextBeat) {
+			// Awake anyway (a rescan, a board look, a cron job): a beat
+			// due soon is written now rather than waking the runner on
+			// its own a moment later.
+			if !now.Before(nextBeat.Add(-r.s.Heartbeat / wakeSlackDivisor)) {
 				if err := r.hb.beat(); err != nil {
 					return time.Time{}, err
 				}

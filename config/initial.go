@@ -3,13 +3,19 @@ package config
 import (
 	"bytes"
 	"fmt"
+	"sync"
 	"text/template"
 )
 
 // initialTemplate is the agentctl.yaml that `agentctl init` writes: every
 // setting at its default, with a comment saying what it does, so users can
-// learn the file by reading it.
-var initialTemplate = template.Must(template.New("agentctl.yaml").Parse(`# agentctl configuration. Written by 'agentctl init'; edit freely.
+// learn the file by reading it. Parsed when first used: only init writes
+// it, and every other command would pay for the parse at start-up.
+var initialTemplate = sync.OnceValue(func() *template.Template {
+	return template.Must(template.New("agentctl.yaml").Parse(initialText))
+})
+
+const initialText = `# agentctl configuration. Written by 'agentctl init'; edit freely.
 # Durations are written like 500ms, 30s, 5m or 1h.
 
 # The agents of this swarm. Messages to a name not listed here are refused,
@@ -290,7 +296,7 @@ guardrails:
 #
 #  - name: Agent-5
 #    machine: laptop-2
-`))
+`
 
 // Initial returns the commented agentctl.yaml for a new runtime with the
 // given agents.
@@ -309,7 +315,7 @@ func Initial(agents []string) []byte {
 		U      Guardrails
 		H      Hub
 	}{agents, DefaultPeople, Default().Mailbox, Default().GUI, Default().Run, Default().RateLimit, Default().Recovery, Default().Supervisor, Default().Coordination, Default().Guardrails, Default().Hub}
-	if err := initialTemplate.Execute(&buf, data); err != nil {
+	if err := initialTemplate().Execute(&buf, data); err != nil {
 		panic(fmt.Sprintf("config template: %v", err))
 	}
 	return buf.Bytes()

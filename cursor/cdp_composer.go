@@ -289,18 +289,18 @@ func cdpPrimaryModifier() int {
 }
 
 // jsComposerKind focuses the composer and says what kind it is.
-var jsComposerKind = jsFunc(`
+const jsComposerKind = "(a => {" + jsLib + `
 const c = document.querySelector(a.composer);
 if (!c) return {found: false};
 c.focus();
 const kind = c.tagName === "TEXTAREA" && c.closest(".monaco-editor") ? "monaco" : isField(c) ? "field" : "editable";
-return {found: true, kind};`)
+return {found: true, kind};` + "})"
 
 // jsPaste selects what the composer holds (Monaco: with a.keys' select
 // all, else by a key pressed before) and dispatches a paste of a.text to
 // it; handled says the page took the paste itself. The desktop's
 // clipboard is never involved.
-var jsPaste = jsFunc(jsEditorCopyLib + `
+const jsPaste = "(a => {" + jsLib + jsEditorCopyLib + `
 const c = document.querySelector(a.composer);
 if (!c) return {handled: false};
 c.focus();
@@ -320,26 +320,26 @@ if (a.kind === "editable") {
 const dt = new DataTransfer();
 dt.setData("text/plain", a.text);
 const ev = new ClipboardEvent("paste", {clipboardData: dt, bubbles: true, cancelable: true});
-return {handled: !c.dispatchEvent(ev)};`)
+return {handled: !c.dispatchEvent(ev)};` + "})"
 
 // jsComposerText is the text a field or contenteditable composer holds.
-var jsComposerText = jsFunc(`
+const jsComposerText = "(a => {" + jsLib + `
 const c = document.querySelector(a.composer);
-return c ? {found: true, text: fieldText(c)} : {found: false, text: ""};`)
+return c ? {found: true, text: fieldText(c)} : {found: false, text: ""};` + "})"
 
 // jsEditorCopy asks the Monaco editor for a copy of its selection (all of
 // it: selected with a.keys' select all, else by a key pressed before)
 // through a copy event of our own, then (with a.keys) moves to the end:
 // the desktop's clipboard is never written. Monaco says in its own data
 // whether the selection was empty (it then copies the cursor's line).
-var jsEditorCopy = jsFunc(jsEditorCopyLib + `
+const jsEditorCopy = "(a => {" + jsLib + jsEditorCopyLib + `
 const c = document.querySelector(a.composer);
 if (!c) return {found: false};
 c.focus();
 if (a.keys) key(c, a.keys.selectAll);
 const copy = editorCopy(c);
 if (a.keys) key(c, a.keys.toEnd);
-return {found: true, ...copy};`)
+return {found: true, ...copy};` + "})"
 
 // jsEditorCopyLib is editorCopy(c): a copy event of our own on a Monaco
 // editor's textarea c, and what the editor answered: whether it took
@@ -357,11 +357,11 @@ const editorCopy = c => {
 `
 
 // jsClear empties a field or contenteditable composer.
-var jsClear = jsFunc(`
+const jsClear = "(a => {" + jsLib + `
 const c = document.querySelector(a.composer);
 if (!c) return false;
 c.focus();
 if (isField(c)) c.select();
 else { const sel = getSelection(), range = document.createRange(); range.selectNodeContents(c); sel.removeAllRanges(); sel.addRange(range); }
 document.execCommand("delete");
-return true;`)
+return true;` + "})"

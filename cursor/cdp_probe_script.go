@@ -68,7 +68,7 @@ const visibleEl = e => !!e && e.isConnected && e.getClientRects().length > 0 && 
 // resolves there, and which visible editable elements could be the chat's
 // input. Code blocks' editors and search or filter boxes are left out; of
 // what remains, one that says it is a chat's input wins, then the lowest.
-var jsCalLook = jsFunc(jsCalLib + `
+const jsCalLook = "(a => {" + jsLib + jsCalLib + `
 const counts = {};
 for (const [name, s] of Object.entries(a.sels || {})) {
   const m = q(s);
@@ -100,12 +100,12 @@ else if (found.length > 1 && found[0].chat === found[1].chat) {
   out.composers = uniqueSelectors(found[0].e);
   if (!out.composers.length) out.why = "the chat's input has no id, label, data attribute or class that names it alone";
 }
-return out;`)
+return out;` + "})"
 
 // jsProbeStart marks what the page holds before the probe's prompt, and
 // watches it from then on: which busy-looking elements show (each as the
 // selectors that name it) and when the page last changed.
-var jsProbeStart = jsFunc(jsCalLib + `
+const jsProbeStart = "(a => {" + jsLib + jsCalLib + `
 const BUSY = 'button, [role="button"], [role="progressbar"], [aria-busy="true"], [class*="stop" i], [class*="loading" i], [class*="busy" i], ' +
   '[class*="generat" i], [class*="progress" i], [class*="spin" i], [class*="streaming" i], [aria-label*="stop" i], [aria-label*="cancel" i], [title*="stop" i]';
 const WORD = /stop|cancel|busy|loading|generat|progress|spin|streaming|thinking|working|pending/i;
@@ -137,21 +137,21 @@ const note = () => {
 if (P.obs) P.obs.disconnect();
 P.obs = new MutationObserver(note);
 P.obs.observe(document, {subtree: true, childList: true, attributes: true, characterData: true});
-return true;`)
+return true;` + "})"
 
 // jsProbeLook says whether a busy-looking element seen since the prompt
 // still shows, and how long the page has been still.
-var jsProbeLook = jsFunc(jsCalLib + `
+const jsProbeLook = "(a => {" + jsLib + jsCalLib + `
 const P = window.__agentctlProbe;
 if (!P) return {lost: true};
 const now = P.busyNames();
-return {busy: [...P.seen].some(s => now.has(s)), seen: P.seen.size, still_ms: performance.now() - P.changedAt};`)
+return {busy: [...P.seen].some(s => now.has(s)), seen: P.seen.size, still_ms: performance.now() - P.changedAt};` + "})"
 
 // jsProbeCopies lists the copy buttons of the page once the reply is in:
 // buttons or links saying copy (label, title or text), not a code block's,
 // each with the selectors that make it the last match (the driver clicks
 // the last), those inside the new reply first.
-var jsProbeCopies = jsFunc(jsCalLib + `
+const jsProbeCopies = "(a => {" + jsLib + jsCalLib + `
 const P = window.__agentctlProbe;
 const COPY = /\bcopy\b/i;
 const out = [];
@@ -172,14 +172,14 @@ for (const e of q('button, [role="button"], a, [aria-label], [title]')) {
   if (sels.length) out.push({fresh, sels});
 }
 out.sort((x, y) => y.fresh - x.fresh);
-return out;`)
+return out;` + "})"
 
 // jsProbeReply finds the reply the probe brought from the copy of it: of
 // the elements new since the prompt, the one whose words are the most of
 // the copy's in order and all in it (its label or the prompt's echo are
 // not), and proposes selectors whose last match is it and which match no
 // other element the probe brought, such as the prompt's echo.
-var jsProbeReply = jsFunc(jsCalLib + `
+const jsProbeReply = "(a => {" + jsLib + jsCalLib + `
 const P = window.__agentctlProbe;
 const words = s => s.split(/[^\p{L}\p{N}\p{M}]+/u).filter(Boolean);
 const copy = words(a.copied);
@@ -240,24 +240,24 @@ for (let round = 0; round < 4 && ok.length < 3; round++) {
   if (!told) break;
 }
 for (const e of steps) delete e.__i;
-return {sels: ok, text: textOf(best), why: ok.length ? "" : "no selector names the reply without the prompt's echo"};`)
+return {sels: ok, text: textOf(best), why: ok.length ? "" : "no selector names the reply without the prompt's echo"};` + "})"
 
 // jsProbeFinish stops watching and returns the busy-looking selectors that
 // showed during the reply and show neither before the prompt nor now.
-var jsProbeFinish = jsFunc(jsCalLib + `
+const jsProbeFinish = "(a => {" + jsLib + jsCalLib + `
 const P = window.__agentctlProbe;
 if (!P) return [];
 P.obs.disconnect();
 const now = P.busyNames();
 const WORD = /stop|cancel|busy|loading|generat|progress/i;
-return [...P.seen].filter(s => !now.has(s) && !P.idle.has(s)).sort((x, y) => WORD.test(y) - WORD.test(x) || x.length - y.length);`)
+return [...P.seen].filter(s => !now.has(s) && !P.idle.has(s)).sort((x, y) => WORD.test(y) - WORD.test(x) || x.length - y.length);` + "})"
 
 // jsProbeCheck reports, for selectors given or from the profile, whether
 // each showed during the reply (busy), and whether the last reply match is
 // new since the prompt (reply).
-var jsProbeCheck = jsFunc(jsCalLib + `
+const jsProbeCheck = "(a => {" + jsLib + jsCalLib + `
 const P = window.__agentctlProbe;
 const out = {};
 if (a.busy) out.busy = P.seen.has(a.busy) && !P.idle.has(a.busy) && !P.busyNames().has(a.busy);
 if (a.reply) { const m = q(a.reply); const r = m && m.length ? m[m.length - 1] : null; out.reply = !!r && !P.before.has(r); }
-return out;`)
+return out;` + "})"

@@ -41,9 +41,9 @@ type replyState struct {
 }
 
 // jsNumbered says whether the last reply is in a numbered row.
-var jsNumbered = jsFunc(`
+const jsNumbered = "(a => {" + jsLib + `
 const r = last(a.reply);
-return !!r && rowOf(r) !== null;`)
+return !!r && rowOf(r) !== null;` + "})"
 
 // readArgs are the selectors the read scripts take.
 func (s *cdpTurn) readArgs() map[string]any {
@@ -168,10 +168,10 @@ func replyFailed(r cdpReading) error {
 
 // jsReply is the last reply's rendered text, and what replyElement says
 // of it.
-var jsReply = jsFunc(`
+const jsReply = "(a => {" + jsLib + `
 const r = last(a.reply);
 const text = renderedOf(r, a);
-return {el: replyElement(a), text, rendered: text, error: errorOf(r, a)};`)
+return {el: replyElement(a), text, rendered: text, error: errorOf(r, a)};` + "})"
 
 // jsCopy clicks the last reply's copy button (the one inside the last
 // reply, else the page's last) with the page's clipboard writes caught
@@ -179,7 +179,7 @@ return {el: replyElement(a), text, rendered: text, error: errorOf(r, a)};`)
 // answered by a copy event of our own), so the reply's source comes back
 // and the desktop's clipboard is never written. The reply is hovered
 // first: pages show such buttons on hover.
-var jsCopy = jsAsyncFunc(`
+const jsCopy = "(async a => {" + jsLib + `
 const r = last(a.reply);
 const out = {el: replyElement(a), text: "", copy_found: false, rendered: renderedOf(r, a), error: errorOf(r, a)};
 const inside = r ? within(r, a.copy) : [];
@@ -205,7 +205,7 @@ try {
   if (clip) delete clip.writeText;
 }
 out.text = got;
-return out;`)
+return out;` + "})"
 
 // jsCopyMenu opens the last reply's context menu (a contextmenu event on
 // its body), chooses the item labelled a.copyMenu with the page's
@@ -214,7 +214,7 @@ return out;`)
 // and pressing Enter: VS Code's menus take that at once, where they take
 // a click only from 100 ms after the menu opened. A menu that ignores the
 // key gets clicks until it answers.
-var jsCopyMenu = jsAsyncFunc(`
+const jsCopyMenu = "(async a => {" + jsLib + `
 const r = last(a.reply);
 const out = {el: replyElement(a), text: "", copy_found: false, rendered: renderedOf(r, a), error: errorOf(r, a),
   labels: [], menu_open: false};
@@ -259,4 +259,4 @@ try {
   out.menu_open = menus().length > 0;
 }
 out.text = got || "";
-return out;`)
+return out;` + "})"

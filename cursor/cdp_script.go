@@ -3,7 +3,9 @@ package cursor
 // The scripts the CDP driver runs in the chat page. Each is a function of
 // one argument (the selectors and values it needs, as JSON) whose result
 // goes back as JSON. They find elements afresh on every call, so a page
-// that redrew or reloaded is never worked through stale handles.
+// that redrew or reloaded is never worked through stale handles. Each is
+// the constant "(a => {" + jsLib + its body + "})", put together by the
+// compiler: built at run time, they cost every command's start-up 77 KB.
 
 // jsLib is shared by the scripts: selectors that fail loudly, visibility,
 // and the text of an element exactly as its text nodes hold it (innerText
@@ -80,15 +82,13 @@ const sleep = ms => new Promise(res => setTimeout(res, ms));
 const key = (e, k) => { for (const type of ["keydown", "keyup"]) e.dispatchEvent(new KeyboardEvent(type, {...k, which: k.keyCode, bubbles: true, cancelable: true})); };
 `
 
-func jsFunc(body string) string { return "(a => {" + jsLib + body + "})" }
-
 // jsWatch marks the page for this turn (a reload wipes the mark) and
 // watches it change: whether the busy element ever shows, so that a model
 // busy for less than a poll is still seen, and when the last reply (or
 // which element is the last reply) or the busy state last changed. With
 // a.mark it also marks the replies on the page as being from before the
 // prompt.
-var jsWatch = jsFunc(`
+const jsWatch = "(a => {" + jsLib + `
 const w = state();
 if (w.obs) w.obs.disconnect();
 w.token = a.token; w.busySeen = false; w.changes = 0; w.changedAt = performance.now(); w.probe = null; w.enter = null;
@@ -115,7 +115,7 @@ const check = records => {
 w.obs = new MutationObserver(check);
 w.obs.observe(document, {subtree: true, childList: true, attributes: true, characterData: true});
 check([]);
-return marked;`)
+return marked;` + "})"
 
 // jsLook is what the driver watches: the title, the turn's mark, the busy
 // state, how long the reply and the busy state have been still, how many
@@ -140,7 +140,7 @@ return marked;`)
 // free for background work, counts its probe as run once its timer and
 // message ran and a second has passed since it was armed: later than
 // otherwise, never sooner.
-var jsLook = jsFunc(`
+const jsLook = "(a => {" + jsLib + `
 const w = state();
 const c = a.composer ? document.querySelector(a.composer) : null;
 const busy = busyNow(a), now = performance.now();
@@ -162,13 +162,13 @@ const settled = !!p && still >= need && p.timer && p.message && ((p.frame && p.i
 return {title: document.title, token: w.token || "", busy, busy_seen: !!w.busySeen,
   changes: w.changes || 0, still_ms: still, settled,
   replies: all(a.reply).length, composer: c ? fieldText(c) : null,
-  nodes: document.getElementsByTagName("*").length, enter_taken: !!(w.enter && w.enter.taken)};`)
+  nodes: document.getElementsByTagName("*").length, enter_taken: !!(w.enter && w.enter.taken)};` + "})"
 
 // jsFocus focuses the composer, for Enter, and listens for that Enter:
 // once its dispatch is over, whether the page took it (prevented its
 // default, as an app's key handling does) is kept for jsLook. A busy page
 // may show the prompt sent long after it took the key.
-var jsFocus = jsFunc(`
+const jsFocus = "(a => {" + jsLib + `
 const c = document.querySelector(a.composer);
 if (!c) return false;
 c.focus();
@@ -179,32 +179,30 @@ const on = e => {
   setTimeout(() => { t.taken = e.defaultPrevented; }, 0);
 };
 window.addEventListener("keydown", on, true);
-return true;`)
+return true;` + "})"
 
 // jsClick clicks the first visible element matching a.sel.
-var jsClick = jsFunc(`
+const jsClick = "(a => {" + jsLib + `
 const e = firstVisible(a.sel);
 if (!e) return false;
 e.click();
-return true;`)
+return true;` + "})"
 
 // jsCheck reports which selectors match nothing, and which are not CSS.
-var jsCheck = jsFunc(`
+const jsCheck = "(a => {" + jsLib + `
 const out = {};
 for (const [name, s] of Object.entries(a.sels)) {
   if (!s) continue;
   try { out[name] = document.querySelectorAll(s).length; } catch (e) { out[name] = -1; }
 }
-return {title: document.title, counts: out};`)
-
-func jsAsyncFunc(body string) string { return "(async a => {" + jsLib + body + "})" }
+return {title: document.title, counts: out};` + "})"
 
 // jsPrepare is prepare's script: jsCheck, jsWatch and jsLook, then with
 // a.markNow, where the page is not busy and its last reply is in a
 // numbered row (jsNumbered), jsWatch marking the replies,
 // jsComposerKind and jsLook again. A selector that is not CSS stops it
 // first.
-var jsPrepare = "(a => { const counts = (" + jsCheck + ")(a).counts;\n" +
+const jsPrepare = "(a => { const counts = (" + jsCheck + ")(a).counts;\n" +
 	"if (Object.values(counts).includes(-1)) return {counts};\n" +
 	"(" + jsWatch + ")({...a, mark: false});\n" +
 	"const look = (" + jsLook + ")(a);\n" +

@@ -1,10 +1,10 @@
 package cursor
 
-import "os"
+import (
+	"os"
 
-// guardArg is the hidden subcommand by which agentctl, re-executed, guards
-// one turn's command (exec_guard_linux.go).
-const guardArg = "__exec-guard"
+	"github.com/agentctl/agentctl/internal/execguard"
+)
 
 // GuardMain is called first thing in main. In a process started as a guard
 // it runs the guard and exits; in any other it lets the exec driver start
@@ -20,7 +20,7 @@ func GuardMain() {
 // runGuardIfAsked runs the guard and exits when this process was started
 // as one; test binaries call it alone, and turn the guard on per test.
 func runGuardIfAsked() {
-	if len(os.Args) > 1 && os.Args[1] == guardArg {
-		os.Exit(runGuard(os.Args[2:]))
+	if execguard.IsGuard() {
+		os.Exit(execguard.Run(os.Args[2:]))
 	}
 }

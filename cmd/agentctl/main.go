@@ -16,6 +16,7 @@ import (
 	"os/signal"
 	"runtime/debug"
 	"syscall"
+	"time"
 
 	"github.com/agentctl/agentctl/agents/supervise"
 	"github.com/agentctl/agentctl/cursor"
@@ -109,6 +110,9 @@ func dispatch(env *Env, args []string) error {
 	}
 	for _, c := range commands {
 		if c.name == name {
+			if name == "run" {
+				idleForDays()
+			}
 			if !longRunning[name] {
 				shortLived()
 			}
@@ -145,6 +149,22 @@ const shortLivedMemory = 512 << 20
 func shortLived() {
 	debug.SetGCPercent(-1)
 	debug.SetMemoryLimit(shortLivedMemory)
+}
+
+// settledAfter is when a runner is past its start-up.
+const settledAfter = 5 * time.Second
+
+// idleForDays lets go, once start-up is over, of the program's pages that
+// only start-up needed (releaseProgramPages): there is a runner for every
+// agent, and it idles for days. Only runners do: mapping the pages back
+// stalls a process for a moment, which the hub's NATS servers, electing
+// their leaders on short timeouts, were seen not to take well on a loaded
+// machine.
+func idleForDays() {
+	time.AfterFunc(settledAfter, func() {
+		debug.FreeOSMemory()
+		releaseProgramPages()
+	})
 }
 
 func commandNames() []string {

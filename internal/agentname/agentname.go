@@ -8,18 +8,31 @@ package agentname
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
-	"sync"
 )
 
-var pattern = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_-]{0,63}$`) })
+// wellFormed is ^[A-Za-z][A-Za-z0-9_-]{0,63}$, checked byte by byte:
+// every command checks names, and compiling the regular expression cost
+// more than the rest of the check.
+func wellFormed(name string) bool {
+	if len(name) == 0 || len(name) > 64 || !isLetter(name[0]) {
+		return false
+	}
+	for i := 1; i < len(name); i++ {
+		if c := name[i]; !isLetter(c) && !(c >= '0' && c <= '9') && c != '_' && c != '-' {
+			return false
+		}
+	}
+	return true
+}
+
+func isLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
 
 // Valid checks that name can safely become a folder name: a letter, then
 // letters, digits, '-' or '_', at most 64 in all. That rules out path
 // separators, "..", spaces and dot-files.
 func Valid(name string) error {
-	if !pattern().MatchString(name) {
+	if !wellFormed(name) {
 		return fmt.Errorf("%q is not a valid agent name: use letters, digits, '-' and '_', starting with a letter", name)
 	}
 	return nil

@@ -1,6 +1,10 @@
 package agentname
 
-import "testing"
+import (
+	"regexp"
+	"strings"
+	"testing"
+)
 
 func TestValid(t *testing.T) {
 	for _, ok := range []string{"Agent-1", "Agent-12", "Reviewer", "captain_4", "A"} {
@@ -27,4 +31,18 @@ func TestResolve(t *testing.T) {
 			t.Errorf("Resolve(%q) = %q, want an error", bad, got)
 		}
 	}
+}
+
+// FuzzWellFormed holds the byte-by-byte check to the regular expression
+// it replaced.
+func FuzzWellFormed(f *testing.F) {
+	re := regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_-]{0,63}$`)
+	for _, s := range []string{"", "A", "Agent-1", "Agent-1\n", "a_b-C9", "-x", "1st", "ä", "Aä", strings.Repeat("a", 64), strings.Repeat("a", 65)} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := wellFormed(s), re.MatchString(s); got != want {
+			t.Fatalf("wellFormed(%q) = %v, the pattern says %v", s, got, want)
+		}
+	})
 }
