@@ -160,15 +160,19 @@ func TestFollowSeatsTellsThePersonOfASilentSeat(t *testing.T) {
 		}
 	}()
 	seat := testConn(t, srv.ClientURL())
+	// The seats file is written once the hub listens for beats. One beat
+	// at a time: a copy arriving late would be heard at a later time of
+	// the clock, the hub's, and break the silence the test makes.
+	waitFor(t, func() bool { _, ok, _ := ReadSeats(dir); return ok })
 	beatOnce := func() {
 		t.Helper()
 		at := clk.Now()
 		beat, _ := json.Marshal(Beat{Agent: "Agent-5", Machine: "desk-2", State: "idle", At: at})
+		if err := seat.Publish(beatSubject("Agent-5"), beat); err != nil {
+			t.Fatal(err)
+		}
+		_ = seat.Flush()
 		waitFor(t, func() bool {
-			if err := seat.Publish(beatSubject("Agent-5"), beat); err != nil {
-				t.Fatal(err)
-			}
-			_ = seat.Flush()
 			s, _, _ := ReadSeats(dir)
 			b, ok := s.Beats["Agent-5"]
 			return ok && !b.At.Before(at)
@@ -197,18 +201,26 @@ func TestFollowSeatsTellsThePersonOfASilentSeat(t *testing.T) {
 	}
 	beatOnce()
 	waitFor(t, func() bool { return len(subjects()) == 2 })
-	for range 2 { // heard on time: nothing more to tell
-		at := clk.Now()
-		beat, _ := json.Marshal(Beat{Agent: "Agent-5", Machine: "desk-2", State: "idle", At: at})
+	// Heard on time for more than three beats: nothing more to tell. Each
+	// beat says a new state, so the hub writes it down at once and the
+	// test knows it was heard before the clock moves on.
+	for i := range 4 {
+		at, state := clk.Now(), []string{"working", "idle"}[i%2]
+		beat, _ := json.Marshal(Beat{Agent: "Agent-5", Machine: "desk-2", State: state, At: at})
 		if err := seat.Publish(beatSubject("Agent-5"), beat); err != nil {
 			t.Fatal(err)
 		}
 		_ = seat.Flush()
+		waitFor(t, func() bool {
+			s, _, _ := ReadSeats(dir)
+			b := s.Beats["Agent-5"]
+			return b.State == state && !b.At.Before(at)
+		})
 		clk.BlockUntil(1)
 		clk.Advance(DefaultBeat)
 		waitFor(t, func() bool {
 			s, _, _ := ReadSeats(dir)
-			return s.UpdatedAt.Equal(clk.Now()) && !s.Beats["Agent-5"].At.Before(at)
+			return s.UpdatedAt.Equal(clk.Now())
 		})
 	}
 	if got := subjects(); len(got) != 2 || !slices.Contains(got, "Agent-5's seat on desk-2 is back") {

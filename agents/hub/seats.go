@@ -104,6 +104,11 @@ func FollowSeats(ctx context.Context, ss SeatsSettings) error {
 		return fmt.Errorf("cannot follow the seats: %w", err)
 	}
 	defer sub.Unsubscribe()
+	// The server has the subscription before the seats file says the hub
+	// listens: a beat sent after that is heard.
+	if err := ss.Conn.Flush(); err != nil {
+		return fmt.Errorf("cannot follow the seats: %w", err)
+	}
 	if err := atomicfile.MkdirAll(filepath.Dir(SeatsFile(root))); err != nil {
 		return err
 	}
