@@ -260,7 +260,7 @@ func (h *guiHub) waitJournal(t *testing.T, stage string) {
 }
 
 // journalStage is the stage of the one turn in the journal at dir, "" when
-// there is none yet.
+// there is none yet: its file's last line, each step appending one.
 func journalStage(dir string) string {
 	names, _ := filepath.Glob(filepath.Join(dir, "*.json"))
 	for _, name := range names {
@@ -268,10 +268,14 @@ func journalStage(dir string) string {
 			continue
 		}
 		data, err := os.ReadFile(name)
+		if err != nil {
+			continue
+		}
+		lines := strings.Split(strings.TrimSpace(string(data)), "\n")
 		var e struct {
 			Stage string `json:"stage"`
 		}
-		if err == nil && json.Unmarshal(data, &e) == nil {
+		if json.Unmarshal([]byte(lines[len(lines)-1]), &e) == nil {
 			return e.Stage
 		}
 	}
