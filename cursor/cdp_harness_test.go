@@ -107,6 +107,26 @@ func (c *chatPageTab) await(t testing.TB, ok func(PageTarget) bool) string {
 	}
 }
 
+// awaitLoaded waits until the page's own document has loaded and shows
+// its title; looks made while it is still reloading may fail.
+func (c *chatPageTab) awaitLoaded(t testing.TB) {
+	t.Helper()
+	js := `(() => document.readyState === "complete" ? document.title : "")`
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if p, err := dialPage(context.Background(), c.b.endpoint, PageTarget{ID: c.id, Title: c.title}); err == nil {
+			var title string
+			err := p.eval(context.Background(), js, nil, &title)
+			p.close()
+			if err == nil && title == c.title {
+				return
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("page %q never finished loading", c.title)
+		}
+	}
+}
+
 // seat is the cdp block for this page, through the fixture's own
 // selectors and its copy button.
 func (c *chatPageTab) seat() CDPSettings {

@@ -252,8 +252,11 @@ func TestCDPPageThatReloads(t *testing.T) {
 	if err := <-done; !errors.Is(err, ErrReplyLost) {
 		t.Fatalf("err = %v, want the reply lost to the reload", err)
 	}
-	// Between turns: the next turn works on the fresh page.
+	// Between turns: the next turn works on the fresh page, once it has
+	// loaded. The browser's list of pages can show the title before the
+	// new document has one, and a turn refuses a page without its title.
 	c.await(t, func(p PageTarget) bool { return p.ID == c.id && p.Title == c.title })
+	c.awaitLoaded(t)
 	reply, err := d.Run(context.Background(), Turn{Prompt: "second"})
 	if err != nil || reply != "You wrote:\nsecond" {
 		t.Fatalf("after a reload: %q, %v", reply, err)
