@@ -26,12 +26,14 @@ const keptBoards = 64
 var kept = struct {
 	sync.Mutex
 	boards map[string]*keptBoardEntry
+	seq    uint64 // when each entry was kept, for dropping the oldest
 }{boards: map[string]*keptBoardEntry{}}
 
 // keptBoardEntry is a kept board, or how to make it: a command that
 // changes one task and exits never reads the board again, and making the
 // board of the new text costs a copy of every node below the change.
 type keptBoardEntry struct {
+	seq  uint64
 	once sync.Once
 	make func() *Board
 	b    *Board
@@ -75,11 +77,17 @@ func keep(path string, e *keptBoardEntry) {
 	kept.Lock()
 	defer kept.Unlock()
 	if _, ok := kept.boards[path]; !ok && len(kept.boards) >= keptBoards {
-		for p := range kept.boards {
-			delete(kept.boards, p)
-			break
+		// The board kept longest ago goes, never one just kept.
+		oldest := ""
+		for p, k := range kept.boards {
+			if oldest == "" || k.seq < kept.boards[oldest].seq {
+				oldest = p
+			}
 		}
+		delete(kept.boards, oldest)
 	}
+	kept.seq++
+	e.seq = kept.seq
 	kept.boards[path] = e
 }
 
