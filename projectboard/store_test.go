@@ -49,13 +49,19 @@ func TestInvalidBoardIsNeverWritten(t *testing.T) {
 // the update read it and before it replaces it: the human's save must
 // survive and the update must land on top of it.
 func TestHumanSaveBetweenReadAndReplace(t *testing.T) {
-	for _, full := range []bool{false, true} { // the quick way, the full way
+	saveSurvivesBothWays(t, func(s *Store) { s.afterRead = saveOnceFromAnEditor() })
+}
+
+// saveSurvivesBothWays runs updateSurvivesTheSave the quick way and the
+// full way, with the person's save hooked in by hook.
+func saveSurvivesBothWays(t *testing.T, hook func(*Store)) {
+	t.Helper()
+	for _, full := range []bool{false, true} {
 		t.Run(fmt.Sprint("full=", full), func(t *testing.T) {
 			s, root := newRoot(t, "handwritten.yaml")
 			s.full = full
-			path := filepath.Join(Dir(root), "handwritten.yaml")
-			s.afterRead = saveOnceFromAnEditor()
-			updateSurvivesTheSave(t, s, path)
+			hook(s)
+			updateSurvivesTheSave(t, s, filepath.Join(Dir(root), "handwritten.yaml"))
 			quickTakes(t, full)
 		})
 	}
@@ -189,16 +195,7 @@ func TestHumanSaveBetweenCheckAndWrite(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("only Linux exchanges two files in one step; elsewhere the window stays as small as a rename")
 	}
-	for _, full := range []bool{false, true} { // the quick way, the full way
-		t.Run(fmt.Sprint("full=", full), func(t *testing.T) {
-			s, root := newRoot(t, "handwritten.yaml")
-			s.full = full
-			path := filepath.Join(Dir(root), "handwritten.yaml")
-			s.beforeWrite = saveOnceFromAnEditor()
-			updateSurvivesTheSave(t, s, path)
-			quickTakes(t, full)
-		})
-	}
+	saveSurvivesBothWays(t, func(s *Store) { s.beforeWrite = saveOnceFromAnEditor() })
 }
 
 // TestKnownIndex holds the look-up of known keys to their list.
