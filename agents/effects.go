@@ -91,10 +91,17 @@ func (o outcome) receiptData() receipt.Data {
 // effect is one thing a reply causes. Its key names it in the progress
 // record, with what it did; apply must be safe to run again after a crash
 // between applying and recording it (deliveries have derived ids, board
-// changes are kept under their key).
+// changes are kept under their key, the devlog entry is looked for).
+//
+// Being safe to run again, most effects share one synced record, taken
+// after the last of them. A board change is recorded before the next
+// effect runs (recordAlone): a message sent after it starts work
+// elsewhere that may change the same task, which a resumed runner must
+// not replay the older change over.
 type effect struct {
-	key   string
-	apply func() (result, error)
+	key         string
+	apply       func() (result, error)
+	recordAlone bool
 }
 
 // result is what one effect did, recorded with its key so that a resumed
@@ -152,12 +159,12 @@ func (r *Runner) applyEffects(ctx context.Context, log zerolog.Logger, cl *claim
 	if len(pl.refused) > 0 {
 		// One effect for all refusals: a reply refused a thousand sends
 		// records once, and the audit log gets a line for each.
-		effects = append(effects, effect{"refused", func() (result, error) {
+		effects = append(effects, effect{key: "refused", apply: func() (result, error) {
 			return result{Kind: "refused", Detail: strings.Join(pl.refused, "\n")}, nil
 		}})
 	}
 	boardEffect := func(key string, c BoardChange) effect {
-		return effect{key, func() (result, error) {
+		return effect{key: key, recordAlone: true, apply: func() (result, error) {
 			ch := r.boardChange(msg, key, c)
 			deferred, err := store.Apply(ctx, ch)
 			switch {
@@ -183,7 +190,7 @@ func (r *Runner) applyEffects(ctx context.Context, log zerolog.Logger, cl *claim
 		effects = append(effects, boardEffect(reportEffectKey, *pl.report))
 	}
 	effects = append(effects, r.parkEffects(log, msg, pl.parked)...)
-	effects = append(effects, effect{"devlog/done", func() (result, error) {
+	effects = append(effects, effect{key: "devlog/done", apply: func() (result, error) {
 		o := out()
 		e := devlogEntry(r.s.Agent, msg, r.now(), o.receiptOutcome(), reply, strings.Join(append(slices.Clone(o.Errors), blockNote(o)...), "\n"))
 		e.Note = noteOf(p)
@@ -198,7 +205,7 @@ func (r *Runner) applyEffects(ctx context.Context, log zerolog.Logger, cl *claim
 		return res, devlog.Append(r.s.Root, e)
 	}})
 	for _, m := range append(slices.Clone(pl.sends), pl.escalations...) {
-		effects = append(effects, effect{"send/" + m.ID, func() (result, error) {
+		effects = append(effects, effect{key: "send/" + m.ID, apply: func() (result, error) {
 			fresh, err := r.deliver(m)
 			if err != nil {
 				return result{}, err
@@ -209,27 +216,51 @@ func (r *Runner) applyEffects(ctx context.Context, log zerolog.Logger, cl *claim
 	}
 	effects = append(effects, r.noteEffects(cl)...)
 	if msg.RequiresAck {
-		effects = append(effects, effect{"ack", func() (result, error) {
+		effects = append(effects, effect{key: "ack", apply: func() (result, error) {
 			r.notifySettled(msg, out().receiptOutcome(), r.now())
 			return result{Kind: "ack"}, nil
 		}})
 	}
 
+	// Each effect is audited once its record is synced: a crash in
+	// between loses the line, never writes it twice.
+	var unaudited []string
+	recordApplied := func() error {
+		if len(unaudited) == 0 {
+			return nil
+		}
+		if err := r.record(cl, "effects", r.now()); err != nil {
+			return err
+		}
+		for _, key := range unaudited {
+			r.audit(log, msg, key, results[key])
+		}
+		unaudited = unaudited[:0]
+		return nil
+	}
 	for _, e := range effects {
 		if _, done := results[e.key]; done {
 			continue
 		}
 		res, err := e.apply()
 		if err != nil {
+			if rerr := recordApplied(); rerr != nil {
+				err = errors.Join(err, rerr)
+			}
 			return out(), fmt.Errorf("cannot apply %s of %s: %w", e.key, msg.ID, err)
 		}
 		results[e.key] = res
 		cl.turn.Effects = append(cl.turn.Effects, e.key)
 		cl.turn.Results = results
-		if err := r.record(cl, "effects", r.now()); err != nil {
-			return out(), err
+		unaudited = append(unaudited, e.key)
+		if e.recordAlone {
+			if err := recordApplied(); err != nil {
+				return out(), err
+			}
 		}
-		r.audit(log, msg, e.key, res)
+	}
+	if err := recordApplied(); err != nil {
+		return out(), err
 	}
 	return out(), nil
 }

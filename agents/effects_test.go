@@ -1,9 +1,11 @@
 package agents
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -249,5 +251,66 @@ func TestRepliesReachThePerson(t *testing.T) {
 	subjects := got[0].Message.Subject + " | " + got[1].Message.Subject
 	if !strings.Contains(subjects, "which db?") || !strings.Contains(subjects, "notice: big") {
 		t.Errorf("human got %q, want the question and the notice about the dead letter", subjects)
+	}
+}
+
+// TestEffectsShareOneSyncedRecord: the effects of a reply are recorded
+// together, after the last of them, except a board change, which is
+// recorded before the messages sent after it go out.
+func TestEffectsShareOneSyncedRecord(t *testing.T) {
+	root := newRuntime(t, demoAgents)
+	s := testSettings(root, "Agent-1", demoAgents, replyDriver(func(prompt string) (string, error) {
+		if strings.Contains(prompt, "DEMO-1") {
+			return block(`{"board": [{"id": "DEMO-1", "status": "review"}], "send": [{"to": "Agent-2", "body": "review it"}, {"to": "Agent-3", "body": "FYI"}]}`), nil
+		}
+		return block(`{"send": [{"to": "Agent-2", "body": "one"}, {"to": "Agent-3", "body": "two"}], "devlog": "told both"}`), nil
+	}))
+	s.Log = logOnFailure(t)
+	startRunner(t, s)
+	deliverTo(t, root, mailbox.Message{ID: "board-and-sends", From: "Agent-3", To: "Agent-1", Body: "do DEMO-1", TaskID: "DEMO-1"})
+	deliverTo(t, root, mailbox.Message{ID: "sends", From: "Agent-3", To: "Agent-1", Body: "tell them"})
+	waitFor(t, 10*time.Second, "both to be archived", func() bool { return counts(t, root, "Agent-1").Done == 2 })
+
+	for id, want := range map[string][]string{
+		"board-and-sends": {"board/0", "board/0 devlog/done send/ send/"},
+		"sends":           {"devlog/done send/ send/"},
+	} {
+		// An archived message's progress log is its receipt.
+		logs, err := filepath.Glob(filepath.Join(mailbox.Dir(root, "Agent-1"), mailbox.ArchiveDir, "*", id+mailbox.ReceiptSuffix))
+		if err != nil || len(logs) != 1 {
+			t.Fatalf("the archived log of %s: %v %v", id, logs, err)
+		}
+		var got []string
+		for _, line := range logLines(t, logs[0]) {
+			var p mailbox.Progress
+			if err := json.Unmarshal(line, &p); err != nil {
+				t.Fatal(err)
+			}
+			if p.Stage != "effects" {
+				continue
+			}
+			var turn struct{ Effects []string }
+			if err := json.Unmarshal(p.Data, &turn); err != nil {
+				t.Fatal(err)
+			}
+			var keys []string
+			for _, k := range turn.Effects {
+				if strings.HasPrefix(k, "send/") {
+					k = "send/" // the ids are derived, not chosen here
+				}
+				keys = append(keys, k)
+			}
+			slices.Sort(keys)
+			got = append(got, strings.Join(keys, " "))
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("%s's effects records hold %q, want %q", id, got, want)
+		}
+	}
+	if c := counts(t, root, "Agent-2"); c.Pending != 2 {
+		t.Errorf("Agent-2 got %d messages, want 2", c.Pending)
+	}
+	if lines := auditOf(t, root); len(lines) == 0 {
+		t.Error("nothing was audited")
 	}
 }

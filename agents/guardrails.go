@@ -214,7 +214,7 @@ func (r *Runner) parkEffects(log zerolog.Logger, msg mailbox.Message, parked []P
 	for _, p := range parked {
 		kind := parkedKind(p)
 		key := "park/" + kind + "/" + p.Item
-		effects = append(effects, effect{key, func() (result, error) {
+		effects = append(effects, effect{key: key, apply: func() (result, error) {
 			req := approvalRequest(p, msg, r.s.Human, r.now())
 			fresh, err := r.deliver(req)
 			if err != nil {

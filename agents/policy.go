@@ -242,7 +242,7 @@ func notesSection(notes []mailbox.Entry) string {
 func (r *Runner) noteEffects(cl *claim) []effect {
 	var effects []effect
 	for _, id := range cl.turn.Notes {
-		effects = append(effects, effect{"note/" + id, func() (result, error) {
+		effects = append(effects, effect{key: "note/" + id, apply: func() (result, error) {
 			e, ok := r.pendingEntry(id)
 			if !ok {
 				// A person dropped or moved it meanwhile; it was carried
