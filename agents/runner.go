@@ -135,7 +135,7 @@ func New(s Settings) (*Runner, error) {
 		s.Clock = clock.System
 	}
 	if s.Heartbeat <= 0 {
-		s.Heartbeat = 10 * time.Second
+		s.Heartbeat = 30 * time.Second
 	}
 	if s.MaxHops <= 0 {
 		s.MaxHops = DefaultMaxHops

@@ -15,6 +15,9 @@ import (
 type Run struct {
 	// Heartbeat is how often status.json is rewritten while nothing else
 	// happens, so that readers can tell a quiet runner from a dead one.
+	// Every change of state is written at once anyway; the default, 30s,
+	// is a quarter of recovery.stale_after and matches
+	// coordination.board_look, so that an idle runner wakes once for both.
 	Heartbeat Duration `yaml:"heartbeat"`
 	// MaxPromptBytes refuses (dead-letters) a self-prompt longer than this
 	// instead of cutting it: a truncated task is worse than none.
@@ -98,7 +101,7 @@ var CronParser = cron.NewParser(cron.SecondOptional | cron.Minute | cron.Hour | 
 
 func defaultRun() Run {
 	return Run{
-		Heartbeat:        Duration(10 * time.Second),
+		Heartbeat:        Duration(30 * time.Second),
 		MaxPromptBytes:   64 * 1024,
 		ShutdownGrace:    Duration(10 * time.Second),
 		Resend:           ResendAuto,

@@ -173,7 +173,8 @@ gui:
 
 # The runner, 'agentctl run AGENT': one long-lived process per agent.
 run:
-  # status.json is rewritten this often even when nothing happens.
+  # status.json is rewritten this often even when nothing happens (every
+  # change of state is written at once); keep it under recovery.stale_after.
   heartbeat: {{.R.Heartbeat}}
   # A self-prompt longer than this is dead-lettered with the reason, never cut.
   max_prompt_bytes: {{.R.MaxPromptBytes}}
