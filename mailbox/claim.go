@@ -188,6 +188,7 @@ func (c *Consumer) Complete(cl *Claim, r Receipt, now time.Time) error {
 // into the archive folder of the day it completed. It is idempotent, so
 // recovery can repeat it.
 func (c *Consumer) finishComplete(stem string, completed time.Time) error {
+	c.log.close()
 	day := c.mb.path(ArchiveDir, completed.UTC().Format("2006-01-02"))
 	if err := atomicfile.MkdirAll(day); err != nil {
 		return err
@@ -206,6 +207,7 @@ func (c *Consumer) finishComplete(stem string, completed time.Time) error {
 }
 
 func (c *Consumer) dropProgress(stem string) error {
+	c.log.close()
 	// No fsync: a record that comes back after a power cut is dropped by
 	// recovery, since its message has moved on.
 	if err := os.Remove(c.processing(stem, ProgressSuffix)); err != nil && !errors.Is(err, fs.ErrNotExist) {

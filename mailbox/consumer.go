@@ -119,6 +119,7 @@ type Consumer struct {
 	settling *Settler
 	orphans  []string // stems a crashed consumer left in processing/
 	inflight *Claim
+	log      progressLog
 }
 
 // ConsumerLockPath is the lock file that makes a process the consumer of an
@@ -158,6 +159,7 @@ func (m *Mailbox) Consume(opts Options, now time.Time) (*Consumer, error) {
 // Close releases the consumer lock. A claim still in flight stays in
 // processing/ for the next consumer to recover.
 func (c *Consumer) Close() error {
+	c.log.close()
 	return c.lock.Unlock()
 }
 
