@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"fmt"
+
+	"github.com/agentctl/agentctl/agents/actions/turns"
 )
 
 const approveUsage = `
@@ -38,7 +40,7 @@ func runApprove(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	done, err := runtimeOf(env, cfg).Approve(ctx, *as, rest[0])
+	done, err := turns.Runtime{Runtime: runtimeOf(env, cfg)}.Approve(ctx, *as, rest[0])
 	if err != nil {
 		return err
 	}

@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"fmt"
+
+	"github.com/agentctl/agentctl/agents/actions/turns"
 )
 
 const denyUsage = `
@@ -34,7 +36,7 @@ func runDeny(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	notice, err := runtimeOf(env, cfg).Deny(*as, rest[0], *reason)
+	notice, err := turns.Runtime{Runtime: runtimeOf(env, cfg)}.Deny(*as, rest[0], *reason)
 	if err != nil {
 		return err
 	}

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentctl/agentctl/agents/hub"
+	"github.com/agentctl/agentctl/agents/hub/hubseats"
 	"github.com/agentctl/agentctl/mailbox"
 )
 
@@ -116,7 +116,7 @@ func TestHubSwarmDemo(t *testing.T) {
 		t.Errorf("human's inbox: %v, want the dependency notice %v and %s", notices, notice, toHuman)
 	}
 	await(t, "seats.json to show both seats on their machines", func() bool {
-		seats, _, _ := hub.ReadSeats(root)
+		seats, _, _ := hubseats.Read(root)
 		return seats.Beats["Agent-2"].Machine == "m2" && seats.Beats["Agent-3"].Machine == "m3"
 	})
 	if _, err := os.Stat(filepath.Join(m2, "seats", "Agent-2")); err != nil {

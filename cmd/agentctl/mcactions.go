@@ -1,6 +1,7 @@
 package main
 
 import (
+	"github.com/agentctl/agentctl/agents/actions/turns"
 	"github.com/agentctl/agentctl/agents/missioncontrol"
 	"github.com/agentctl/agentctl/config"
 	"github.com/agentctl/agentctl/projectboard"
@@ -27,7 +28,7 @@ func mcSettings(cfg config.Config) missioncontrol.Settings {
 // commands of the same names make them.
 func mcActions(env *Env, cfg config.Config) *missioncontrol.RuntimeActions {
 	return &missioncontrol.RuntimeActions{
-		Runtime: runtimeOf(env, cfg),
+		Runtime: turns.Runtime{Runtime: runtimeOf(env, cfg)},
 		Board:   boardOf(env, &projectboard.Store{Root: env.Root}),
 	}
 }

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/agentctl/agentctl/agents/actions"
+	"github.com/agentctl/agentctl/agents/actions/turns"
 )
 
 const skipUsage = `
@@ -43,9 +43,9 @@ func runSkip(ctx context.Context, env *Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	s, err := runtimeOf(env, cfg).Skip(ctx, actions.SkipRequest{
+	s, err := turns.Runtime{Runtime: runtimeOf(env, cfg)}.Skip(ctx, turns.SkipRequest{
 		Agent: rest[0], ID: *onlyID, Reason: *reason, Wait: *wait, Log: env.Stderr,
-		OnAsk: func(a actions.Skipped) {
+		OnAsk: func(a turns.Skipped) {
 			fmt.Fprintf(env.Stdout, "asked %s's runner (pid %d) to skip %s; waiting up to %s\n", a.Agent, a.RunnerPID, a.ID, *wait)
 		},
 	})
@@ -53,9 +53,9 @@ func runSkip(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	switch s.By {
-	case actions.SkippedHere:
+	case turns.SkippedHere:
 		fmt.Fprintf(env.Stdout, "%s skipped: no runner was up; it is in %s's deadletter/\n", s.ID, s.Agent)
-	case actions.SkippedAfterRunner:
+	case turns.SkippedAfterRunner:
 		fmt.Fprintf(env.Stdout, "%s skipped: the runner stopped meanwhile; it is in %s's deadletter/\n", s.ID, s.Agent)
 	default:
 		fmt.Fprintf(env.Stdout, "%s skipped: it is in %s's %s\n", s.ID, s.Agent, s.File)

@@ -12,9 +12,10 @@ import (
 	"time"
 
 	"github.com/agentctl/agentctl/agents/cost"
-	"github.com/agentctl/agentctl/agents/missioncontrol"
+	"github.com/agentctl/agentctl/agents/missioncontrol/verdict"
 	"github.com/agentctl/agentctl/config"
-	"github.com/agentctl/agentctl/cursor"
+	"github.com/agentctl/agentctl/cursor/lockholder"
+	"github.com/agentctl/agentctl/internal/layout"
 	"github.com/agentctl/agentctl/internal/process"
 	"github.com/agentctl/agentctl/mailbox"
 )
@@ -119,7 +120,7 @@ func runStatus(ctx context.Context, env *Env, args []string) error {
 	}
 	now := time.Now()
 	host, _ := os.Hostname()
-	holders := cursor.Holders(cursor.LockDir(env.Root))
+	holders := lockholder.List(layout.Locks(env.Root))
 	rows := []agentStatus{}
 	var problems, hints []string
 	day, costErr := cost.Day(env.Root, now)
@@ -174,7 +175,7 @@ func runStatus(ctx context.Context, env *Env, args []string) error {
 }
 
 // printStatus prints the table; with remote agents it has a SEAT column.
-func printStatus(env *Env, rows []agentStatus, holders []cursor.Holder, now time.Time, remote bool) error {
+func printStatus(env *Env, rows []agentStatus, holders []lockholder.Holder, now time.Time, remote bool) error {
 	tw := tabwriter.NewWriter(env.Stdout, 0, 4, 2, ' ', 0)
 	header := "AGENT\tRUNNER\tSTATE\tPENDING\tPROCESSING\tDONE\tDEAD\tHEARTBEAT"
 	if remote {
@@ -259,7 +260,7 @@ func readAgentStatus(mb *mailbox.Mailbox, host string, now time.Time, stallAfter
 	}
 	row.Pending, row.Processing, row.Done, row.Dead = counts.Pending, counts.Processing, counts.Done, counts.Dead
 	st, err := mb.ReadStatus()
-	r := missioncontrol.Judge(st, err, host, now, stallAfter, process.Alive)
+	r := verdict.Judge(st, err, host, now, stallAfter, process.Alive)
 	if r.StatusProblem != "" {
 		row.Problem, row.Hint = r.StatusProblem, "status.json is the runner's heartbeat, rewritten every few seconds; if no runner is up, remove it"
 		return row, nil

@@ -5,18 +5,18 @@ import (
 	"strings"
 	"time"
 
-	"github.com/agentctl/agentctl/agents/hub"
-	"github.com/agentctl/agentctl/agents/missioncontrol"
+	"github.com/agentctl/agentctl/agents/hub/hubseats"
+	"github.com/agentctl/agentctl/agents/missioncontrol/verdict"
 	"github.com/agentctl/agentctl/config"
 )
 
 // readSeats reads the hub's record of the seats when the runtime has
 // remote agents; nil when no hub ever wrote one.
-func readSeats(env *Env, cfg config.Config) (*hub.Seats, error) {
+func readSeats(env *Env, cfg config.Config) (*hubseats.Seats, error) {
 	if len(cfg.RemoteAgents()) == 0 {
 		return nil, nil
 	}
-	s, ok, err := hub.ReadSeats(env.Root)
+	s, ok, err := hubseats.Read(env.Root)
 	if err != nil || !ok {
 		return nil, err
 	}
@@ -24,16 +24,16 @@ func readSeats(env *Env, cfg config.Config) (*hub.Seats, error) {
 }
 
 // seatOf is the seat of a remote agent, nil for one of this machine.
-func seatOf(cfg config.Config, seats *hub.Seats, name string, now time.Time) *seatStatus {
+func seatOf(cfg config.Config, seats *hubseats.Seats, name string, now time.Time) *seatStatus {
 	agent, err := cfg.Agent(name)
 	if err != nil || !cfg.Remote(agent) {
 		return nil
 	}
-	var record hub.Seats
+	var record hubseats.Seats
 	if seats != nil {
 		record = *seats
 	}
-	v := missioncontrol.JudgeSeat(record, name, agent.Machine, now)
+	v := verdict.JudgeSeat(record, name, agent.Machine, now)
 	s := &seatStatus{Machine: v.Machine, Heard: v.Heard, Present: v.Present, State: v.State, LastBeat: v.Beat}
 	if v.Beat != nil {
 		s.BeatAge = now.Sub(*v.Beat).Round(time.Second).String()
@@ -57,7 +57,7 @@ func seatCell(s *seatStatus) string {
 // seatHints says what brings the missing parts of a swarm: the hub, whose
 // runners serve the remote agents, when its record was read and there is
 // none, and the seats not heard from.
-func seatHints(cfg config.Config, rows []agentStatus, seats *hub.Seats, read bool) []string {
+func seatHints(cfg config.Config, rows []agentStatus, seats *hubseats.Seats, read bool) []string {
 	if len(cfg.RemoteAgents()) == 0 {
 		return nil
 	}

@@ -7,7 +7,7 @@ import (
 	"runtime"
 	"runtime/debug"
 
-	"github.com/agentctl/agentctl/cursor"
+	"github.com/agentctl/agentctl/cursor/desktopname"
 )
 
 const versionUsage = `
@@ -49,7 +49,7 @@ func printVersion(w io.Writer) {
 	if releaseVersion != "" && (info.Main.Version == "" || info.Main.Version == "(devel)") {
 		info.Main.Version = releaseVersion
 	}
-	fmt.Fprint(w, versionText(info, runtime.GOOS, runtime.GOARCH, cursor.Desktop))
+	fmt.Fprint(w, versionText(info, runtime.GOOS, runtime.GOARCH, desktopname.Desktop))
 }
 
 // versionText is what version prints, from the build info alone.

@@ -1,4 +1,4 @@
-package actions
+package turns
 
 import (
 	"context"
@@ -7,8 +7,10 @@ import (
 	"time"
 
 	"github.com/agentctl/agentctl/agents"
+	"github.com/agentctl/agentctl/agents/actions"
 	"github.com/agentctl/agentctl/agents/audit"
 	"github.com/agentctl/agentctl/agents/receipt"
+	"github.com/agentctl/agentctl/internal/clock"
 	"github.com/agentctl/agentctl/mailbox"
 	"github.com/agentctl/agentctl/mailbox/intake"
 )
@@ -24,10 +26,10 @@ func (rt Runtime) Approve(ctx context.Context, as, id string) ([]string, error) 
 	if err != nil {
 		return nil, err
 	}
-	now := rt.now().UTC()
+	now := clock.Or(rt.Clock).Now().UTC()
 	recs, err := agents.ApplyApproved(ctx, rt.Root, person, p, now)
 	if err != nil {
-		return nil, withHint(fmt.Errorf("cannot apply what %s holds: %w", id, err),
+		return nil, actions.WithHint(fmt.Errorf("cannot apply what %s holds: %w", id, err),
 			fmt.Sprintf("the request still waits; to refuse it instead: agentctl deny %s --reason ...", id))
 	}
 	var done []string
@@ -52,7 +54,7 @@ func (rt Runtime) Deny(as, id, reason string) (mailbox.Message, error) {
 	if err != nil {
 		return mailbox.Message{}, err
 	}
-	now := rt.now().UTC()
+	now := clock.Or(rt.Clock).Now().UTC()
 	notice, rec, err := agents.Deny(rt.Root, e.Message, p, person, reason, now)
 	if err != nil {
 		return notice, fmt.Errorf("cannot deny %s: %w", id, err)
@@ -91,7 +93,7 @@ func (rt Runtime) pendingApproval(as, id string) (*mailbox.Mailbox, string, mail
 	if err != nil {
 		return nil, "", mailbox.Entry{}, none, err
 	}
-	if err := intake.Idle(mb, AdminOptions(rt.Config), IntakeOptions(rt.Config), rt.now().UTC()); err != nil {
+	if err := intake.Idle(mb, actions.AdminOptions(rt.Config), actions.IntakeOptions(rt.Config), clock.Or(rt.Clock).Now().UTC()); err != nil {
 		return nil, "", mailbox.Entry{}, none, err
 	}
 	found, err := mb.Locate(id)
@@ -100,17 +102,17 @@ func (rt Runtime) pendingApproval(as, id string) (*mailbox.Mailbox, string, mail
 	}
 	for _, e := range found {
 		if e.State == mailbox.StateDone && e.Receipt != nil && (e.Receipt.Outcome == "approved" || e.Receipt.Outcome == "denied") {
-			return nil, "", mailbox.Entry{}, none, withHint(fmt.Errorf("%s was %s already (%s); a request is settled once", id, e.Receipt.Outcome, e.Receipt.CompletedAt.Format(time.RFC3339)),
+			return nil, "", mailbox.Entry{}, none, actions.WithHint(fmt.Errorf("%s was %s already (%s); a request is settled once", id, e.Receipt.Outcome, e.Receipt.CompletedAt.Format(time.RFC3339)),
 				fmt.Sprintf("the audit log says what became of it: grep %s %s", id, filepath.Join(audit.Dir(rt.Root), "*.jsonl")))
 		}
 	}
-	e, err := PendingFor(mb, id)
+	e, err := actions.PendingFor(mb, id)
 	if err != nil {
 		return nil, "", mailbox.Entry{}, none, err
 	}
 	p, err := agents.ParkedOf(e.Message)
 	if err != nil {
-		return nil, "", mailbox.Entry{}, none, withHint(err, fmt.Sprintf("to answer it: agentctl reply %s TEXT; to set it aside: agentctl drop %s --reason ...", id, id))
+		return nil, "", mailbox.Entry{}, none, actions.WithHint(err, fmt.Sprintf("to answer it: agentctl reply %s TEXT; to set it aside: agentctl drop %s --reason ...", id, id))
 	}
 	return mb, person, e, p, nil
 }

@@ -1,4 +1,4 @@
-package actions
+package turns
 
 import (
 	"context"
@@ -11,6 +11,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/agentctl/agentctl/agents"
+	"github.com/agentctl/agentctl/agents/actions"
 	"github.com/agentctl/agentctl/internal/clock"
 	"github.com/agentctl/agentctl/mailbox"
 )
@@ -77,7 +78,7 @@ func (rt Runtime) Skip(ctx context.Context, r SkipRequest) (Skipped, error) {
 		log = zerolog.New(r.Log).Level(zerolog.WarnLevel)
 	}
 	done := Skipped{ID: id, Agent: mb.Agent}
-	_, err = agents.Skip(rt.Root, mb.Agent, rt.Config.Human(), id, why, log, rt.now())
+	_, err = agents.Skip(rt.Root, mb.Agent, rt.Config.Human(), id, why, log, clock.Or(rt.Clock).Now())
 	var locked *mailbox.LockedError
 	if !errors.As(err, &locked) {
 		if err != nil {
@@ -106,11 +107,11 @@ func InFlight(mb *mailbox.Mailbox, only string) (string, error) {
 	case len(ids) == 1:
 		return ids[0], nil
 	case len(ids) == 0 && only != "":
-		return "", withHint(fmt.Errorf("%s is not in flight in %s's mailbox", only, mb.Agent), "see what is with 'agentctl inbox "+mb.Agent+" --state processing'")
+		return "", actions.WithHint(fmt.Errorf("%s is not in flight in %s's mailbox", only, mb.Agent), "see what is with 'agentctl inbox "+mb.Agent+" --state processing'")
 	case len(ids) == 0:
-		return "", withHint(fmt.Errorf("nothing is in flight for %s", mb.Agent), "'agentctl status' shows what each agent does; 'agentctl drop ID' settles a pending message")
+		return "", actions.WithHint(fmt.Errorf("nothing is in flight for %s", mb.Agent), "'agentctl status' shows what each agent does; 'agentctl drop ID' settles a pending message")
 	}
-	return "", withHint(fmt.Errorf("%s has %d messages in flight: %s", mb.Agent, len(ids), strings.Join(ids, ", ")), "name one with --id ID")
+	return "", actions.WithHint(fmt.Errorf("%s has %d messages in flight: %s", mb.Agent, len(ids), strings.Join(ids, ", ")), "name one with --id ID")
 }
 
 // askRunner leaves a skip request for the runner holding mb and waits for
@@ -133,7 +134,7 @@ func (rt Runtime) askRunner(ctx context.Context, mb *mailbox.Mailbox, r SkipRequ
 		case <-ctx.Done():
 			return Skipped{}, fmt.Errorf("interrupted; the skip request for %s is withdrawn", id)
 		case <-deadline:
-			return Skipped{}, withHint(fmt.Errorf("%s's runner (pid %d) did not let go of %s within %s; the request is withdrawn", mb.Agent, pid, id, r.Wait),
+			return Skipped{}, actions.WithHint(fmt.Errorf("%s's runner (pid %d) did not let go of %s within %s; the request is withdrawn", mb.Agent, pid, id, r.Wait),
 				fmt.Sprintf("run skip again with a longer --wait, or stop the runner (kill %d) and run skip again", pid))
 		case <-c.At(c.Now().Add(skipPoll)):
 		}
@@ -167,7 +168,7 @@ func skippedBy(mb *mailbox.Mailbox, done Skipped, found []mailbox.Entry) (Skippe
 		return Skipped{}, fmt.Errorf("%s left processing/ but is nowhere in %s's mailbox now", id, mb.Agent)
 	}
 	e := found[0]
-	return Skipped{}, withHint(fmt.Errorf("%s was not skipped: its turn ended first, and it is %s (%s)", id, e.State, e.File),
+	return Skipped{}, actions.WithHint(fmt.Errorf("%s was not skipped: its turn ended first, and it is %s (%s)", id, e.State, e.File),
 		fmt.Sprintf("'agentctl inbox %s --state %s' shows it", mb.Agent, e.State))
 }
 

@@ -1,9 +1,9 @@
-package missioncontrol
+package verdict
 
 import (
 	"time"
 
-	"github.com/agentctl/agentctl/agents/hub"
+	"github.com/agentctl/agentctl/agents/hub/hubseats"
 )
 
 // Seat is where a remote agent's turns are taken: the machine that runs
@@ -13,7 +13,7 @@ type Seat struct {
 	// agentctl.yaml names.
 	Machine string `json:"machine"`
 	// Heard is whether the hub ever heard the seat; Present, whether it
-	// beat lately (hub.Seats.Seen).
+	// beat lately (hubseats.Seats.Seen).
 	Heard   bool `json:"heard"`
 	Present bool `json:"present"`
 	// State is what a present seat does: idle or working.
@@ -27,7 +27,7 @@ type Seat struct {
 // (seats, which may be the zero Seats when no hub ever wrote one); machine
 // is where agentctl.yaml puts the agent. It is pure: status and mission
 // control both act on its verdict.
-func JudgeSeat(seats hub.Seats, agent, machine string, now time.Time) Seat {
+func JudgeSeat(seats hubseats.Seats, agent, machine string, now time.Time) Seat {
 	s := Seat{Machine: machine}
 	b, present := seats.Seen(agent, now)
 	if _, heard := seats.Beats[agent]; !heard {

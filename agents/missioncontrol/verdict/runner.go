@@ -1,4 +1,4 @@
-package missioncontrol
+package verdict
 
 import (
 	"errors"

@@ -1,6 +1,6 @@
 //go:build nogui || !(linux || windows)
 
-package cursor
+package desktopname
 
 // Desktop is empty: this build has no desktop control, only the exec
 // driver.
