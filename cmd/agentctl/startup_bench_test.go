@@ -14,12 +14,16 @@ import (
 // an anchor run in the same loop (so a busy machine slows both), and
 // report the ratio: scripts/bench prints them as one table.
 
-// buildBench builds this command and a hello-world Go program into dir.
+// buildBench builds agentctl, agentctl-full beside it as an install puts
+// it (init, which the benchmarks run first, is its), and a hello-world Go
+// program into dir.
 func buildBench(b *testing.B, dir string) (agentctl, hello string) {
 	b.Helper()
 	agentctl = filepath.Join(dir, "agentctl")
-	if out, err := exec.Command("go", "build", "-o", agentctl, ".").CombinedOutput(); err != nil {
-		b.Fatalf("go build: %v\n%s", err, out)
+	for bin, pkg := range map[string]string{agentctl: ".", filepath.Join(dir, fullProgram): "../agentctl-full"} {
+		if out, err := exec.Command("go", "build", "-o", bin, pkg).CombinedOutput(); err != nil {
+			b.Fatalf("go build %s: %v\n%s", pkg, err, out)
+		}
 	}
 	hello = buildProgram(b, dir, "hello", "package main\n\nimport \"os\"\n\nfunc main() { os.Stdout.WriteString(\"hello\\n\") }\n")
 	return agentctl, hello

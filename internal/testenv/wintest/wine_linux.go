@@ -21,7 +21,7 @@ import (
 type Wine struct {
 	// Prefix is the WINEPREFIX folder.
 	Prefix string
-	// Bin holds agentctl.exe and winchat.exe.
+	// Bin holds agentctl.exe, agentctl-full.exe beside it, and winchat.exe.
 	Bin string
 	// Repo is the repository's root.
 	Repo    string
@@ -95,7 +95,7 @@ func prepare() (*Wine, error) {
 	if out, err := exec.Command(filepath.Join(repo, "scripts", "wineprefix"), w.Prefix).CombinedOutput(); err != nil {
 		return fail(fmt.Errorf("scripts/wineprefix: %v: %s", err, out))
 	}
-	for exe, pkg := range map[string]string{"agentctl.exe": "./cmd/agentctl", "winchat.exe": "./fixtures/winchat"} {
+	for exe, pkg := range map[string]string{"agentctl.exe": "./cmd/agentctl", "agentctl-full.exe": "./cmd/agentctl-full", "winchat.exe": "./fixtures/winchat"} {
 		build := exec.Command("go", "build", "-o", filepath.Join(w.Bin, exe), pkg)
 		build.Dir = repo
 		build.Env = append(os.Environ(), "GOOS=windows", "GOARCH=amd64", "CGO_ENABLED=0")
