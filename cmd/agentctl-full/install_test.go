@@ -16,7 +16,9 @@ import (
 // version from a local module proxy, installs the commands from it with go
 // install (cmd/..., no cgo, no tags, the user's way) into a fresh GOBIN,
 // and checks that the installed agentctl knows its version and has the GUI
-// driver, and that agentctl-hub, which 'agentctl hub' runs, is beside it.
+// driver, and that agentctl-full, which it hands all but the quick
+// commands over to, and agentctl-hub, which 'agentctl hub' runs, are
+// beside it.
 // Dependencies come from this machine's module cache, served as a proxy
 // too, so the test needs no network and leaves the cache as it was.
 func TestGoInstallGivesAGUICapableBinary(t *testing.T) {
@@ -65,6 +67,9 @@ func TestGoInstallGivesAGUICapableBinary(t *testing.T) {
 	}
 	if out, err := exec.Command(hubExe, "--help").CombinedOutput(); err != nil || !strings.Contains(string(out), "agentctl hub") {
 		t.Errorf("agentctl-hub --help: %v\n%s", err, out)
+	}
+	if out, err := exec.Command(exe, "doctor", "--help").CombinedOutput(); err != nil || !strings.HasPrefix(string(out), "Usage: agentctl doctor") {
+		t.Errorf("agentctl doctor --help, which agentctl-full answers: %v\n%s", err, out)
 	}
 	out, err := exec.Command(exe, "version").CombinedOutput()
 	if err != nil {

@@ -164,7 +164,7 @@ func archiveMessages(b *testing.B, root, agent string, n int) {
 // leaves it idle for SERVE_IDLE_SECONDS (default 30) and reports its RSS,
 // the CPU it used meanwhile and the snapshots it sent. Run it alone:
 //
-//	go test -run '^$' -bench ServeIdle -benchtime 1x ./cmd/agentctl
+//	go test -run '^$' -bench ServeIdle -benchtime 1x ./cmd/agentctl-full
 func BenchmarkServeIdle50Agents100kArchived(b *testing.B) {
 	secs := 30
 	if s, err := strconv.Atoi(os.Getenv("SERVE_IDLE_SECONDS")); err == nil && s > 0 {
