@@ -148,8 +148,12 @@ func (p Program) dispatch(env *Env, line, words []string) error {
 	if !longRunning[name] {
 		shortLived()
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	ctx := context.Background()
+	if !isQuick(name) {
+		var stop func()
+		ctx, stop = signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+		defer stop()
+	}
 	err := asUsage(c.Run(ctx, env, words[1:]))
 	var u UsageError
 	if errors.As(err, &u) && u.Usage == "" {
@@ -164,6 +168,19 @@ func (p Program) handOver(name string, line []string) error {
 		return fmt.Errorf("%q is not in this program", name)
 	}
 	return p.HandOver(name, line)
+}
+
+// isQuick says whether name is one of the quick commands, the table's
+// own. They are left to Ctrl+C's default, which ends them at once: they
+// write by rename and their locks are the kernel's, so nothing is left
+// half done, and hearing the signal would cost every run a thread.
+func isQuick(name string) bool {
+	for _, c := range Commands {
+		if c.Name == name {
+			return c.Run != nil
+		}
+	}
+	return false
 }
 
 // longRunning names the commands that may run until they are stopped;
