@@ -14,14 +14,12 @@ import (
 
 // runFull runs the full program as a child with this process's standard
 // streams, and ends with its exit code (Windows has no exec). Ctrl+C
-// reaches both, the console group being theirs: this process hears it and
-// waits for the child to act on it.
+// reaches both, the console group being theirs: this process hears it,
+// so as not to end by it, and waits for the child to act on it.
 func runFull(path string, argv []string) error {
 	cmd := exec.Command(path)
 	cmd.Args = argv
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = os.Stdin, os.Stdout, os.Stderr
-	// Heard, Ctrl+C does not end this process by default: the child
-	// decides what it means.
 	signal.Notify(make(chan os.Signal, 1), os.Interrupt)
 	err := cmd.Run()
 	var exit *exec.ExitError
