@@ -151,7 +151,7 @@ func boardShow(env *Env, store *projectboard.Store, args []string) error {
 // taskError gives a board's error the fix, where it is known.
 func taskError(err error) error { return actions.TaskError(err) }
 
-// boardOf is the board changes of package actions, the owners checked
+// BoardOf is the board changes of package actions, the owners checked
 // against agentctl.yaml, read only when an owner is set.
 func BoardOf(env *Env, store *projectboard.Store) actions.Board {
 	return actions.Board{Store: store, Agents: func() ([]string, error) {

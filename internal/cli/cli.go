@@ -47,7 +47,7 @@ func asUsage(err error) error {
 	return err
 }
 
-// withHint attaches a "hint:" line to err.
+// WithHint attaches a "hint:" line to err.
 func WithHint(err error, hint string) error {
 	if err == nil {
 		return nil
@@ -84,7 +84,7 @@ func parseGlobal(env *Env, args []string) ([]string, error) {
 	return fs.Args(), nil
 }
 
-// newFlagSet makes a subcommand's flag set. Every subcommand also accepts
+// NewFlagSet makes a subcommand's flag set. Every subcommand also accepts
 // --root, so it may come before or after the command name.
 func NewFlagSet(env *Env, name, usage string) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
@@ -104,7 +104,7 @@ func NewFlagSet(env *Env, name, usage string) *flag.FlagSet {
 	return fs
 }
 
-// parseArgs parses flags that may come before, between or after positional
+// ParseArgs parses flags that may come before, between or after positional
 // arguments (`agentctl inbox Agent-3 --json`) and returns the positionals.
 // Everything after "--" is positional. The whole help is printed only when
 // asked for; a mistake gets one line (report).
@@ -134,7 +134,7 @@ func ParseArgs(fs *flag.FlagSet, args []string) ([]string, error) {
 	}
 }
 
-// wantArgs checks the number of positional arguments.
+// WantArgs checks the number of positional arguments.
 func WantArgs(fs *flag.FlagSet, args []string, min, max int, what string) error {
 	if len(args) < min || (max >= 0 && len(args) > max) {
 		return UsageError{Msg: fmt.Sprintf("%s: want %s", fs.Name(), what)}
@@ -164,7 +164,7 @@ func flagError(fs *flag.FlagSet, err error) error {
 	return UsageError{Msg: msg}
 }
 
-// suggest returns the one candidate closest to word, if it is close enough
+// Suggest returns the one candidate closest to word, if it is close enough
 // to be a typo of it (typo.Closest).
 func Suggest(word string, candidates []string) string { return typo.Closest(word, candidates) }
 
@@ -196,7 +196,7 @@ func usageLine(usage string, words ...string) string {
 	return lines[0]
 }
 
-// isFlagSet reports whether the user gave flag name explicitly.
+// IsFlagSet reports whether the user gave flag name explicitly.
 func IsFlagSet(fs *flag.FlagSet, name string) bool {
 	set := false
 	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })

@@ -9,7 +9,7 @@ import (
 	"github.com/agentctl/agentctl/mailbox"
 )
 
-// loadConfig reads the runtime's agentctl.yaml, with the fix when there is
+// LoadConfig reads the runtime's agentctl.yaml, with the fix when there is
 // none.
 func LoadConfig(env *Env) (config.Config, error) {
 	cfg, err := config.Load(env.Root)
@@ -19,12 +19,12 @@ func LoadConfig(env *Env) (config.Config, error) {
 	return cfg, err
 }
 
-// runtimeOf is the runtime the actions of package actions change.
+// RuntimeOf is the runtime the actions of package actions change.
 func RuntimeOf(env *Env, cfg config.Config) actions.Runtime {
 	return actions.Runtime{Root: env.Root, Config: cfg}
 }
 
-// openMailbox resolves a user-typed name against everyone who has a
+// OpenMailbox resolves a user-typed name against everyone who has a
 // mailbox and opens that mailbox (actions.Runtime.OpenMailbox).
 func OpenMailbox(env *Env, cfg config.Config, name string) (*mailbox.Mailbox, error) {
 	return RuntimeOf(env, cfg).OpenMailbox(name)

@@ -60,7 +60,7 @@ func runSend(ctx context.Context, env *Env, args []string) error {
 	return err
 }
 
-// messageText is the body: the arguments joined, or stdin for "-".
+// MessageText is the body: the arguments joined, or stdin for "-".
 func MessageText(env *Env, command string, args []string) (string, error) {
 	if len(args) == 1 && args[0] == "-" {
 		data, err := sizecap.ReadAll(env.Stdin, "the message on stdin")
