@@ -154,7 +154,7 @@ func Load(root string) (Config, error) {
 // Parse decodes and validates config data; name is used in error messages.
 func Parse(name string, data []byte) (Config, error) {
 	cfg := Default()
-	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec := yaml.NewDecoder(bytes.NewReader(blankComments(data)))
 	dec.KnownFields(true)
 	if err := dec.Decode(&cfg); err != nil && !errors.Is(err, io.EOF) {
 		return Config{}, fmt.Errorf("%s: %w", name, err)

@@ -2,13 +2,13 @@ package config
 
 import (
 	"fmt"
-	"net"
 	"net/url"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"sync"
 
+	"github.com/agentctl/agentctl/internal/hostport"
 	"github.com/agentctl/agentctl/internal/layout"
 )
 
@@ -152,12 +152,12 @@ func (h Hub) validate(agents []Agent) error {
 		return fmt.Errorf("hub.replicas: %d is not between 1 and 5", h.Replicas)
 	}
 	if h.Listen != "" {
-		if _, _, err := net.SplitHostPort(h.Listen); err != nil {
+		if _, _, err := hostport.Split(h.Listen); err != nil {
 			return fmt.Errorf("hub.listen: %q is not host:port (e.g. 127.0.0.1:4222): %v", h.Listen, err)
 		}
 	}
 	if h.Cluster.Listen != "" {
-		if _, _, err := net.SplitHostPort(h.Cluster.Listen); err != nil {
+		if _, _, err := hostport.Split(h.Cluster.Listen); err != nil {
 			return fmt.Errorf("hub.cluster.listen: %q is not host:port (e.g. 0.0.0.0:6222): %v", h.Cluster.Listen, err)
 		}
 	}
@@ -192,7 +192,7 @@ func (h Hub) validate(agents []Agent) error {
 // host:port.
 func checkNATSURL(s string) error {
 	if !strings.Contains(s, "://") {
-		if _, _, err := net.SplitHostPort(s); err != nil {
+		if _, _, err := hostport.Split(s); err != nil {
 			return fmt.Errorf("%q is neither a nats:// URL nor host:port", s)
 		}
 		return nil

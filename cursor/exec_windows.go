@@ -10,7 +10,6 @@ import (
 	"strings"
 	"sync"
 	"syscall"
-	"unsafe"
 
 	"golang.org/x/sys/windows"
 
@@ -111,7 +110,7 @@ func afterStart(cmd *exec.Cmd) error {
 		return fmt.Errorf("cannot open the started process: %w", err)
 	}
 	defer windows.CloseHandle(p)
-	if job, err := newKillOnCloseJob(); err == nil {
+	if job, err := process.NewKillOnCloseJob(); err == nil {
 		if windows.AssignProcessToJobObject(job, p) == nil {
 			jobs.Store(cmd, job)
 		} else {
@@ -125,21 +124,6 @@ func afterStart(cmd *exec.Cmd) error {
 }
 
 var procNtResumeProcess = windows.NewLazySystemDLL("ntdll.dll").NewProc("NtResumeProcess")
-
-func newKillOnCloseJob() (windows.Handle, error) {
-	job, err := windows.CreateJobObject(nil, nil)
-	if err != nil {
-		return 0, err
-	}
-	info := windows.JOBOBJECT_EXTENDED_LIMIT_INFORMATION{}
-	info.BasicLimitInformation.LimitFlags = windows.JOB_OBJECT_LIMIT_KILL_ON_JOB_CLOSE
-	if _, err := windows.SetInformationJobObject(job, windows.JobObjectExtendedLimitInformation,
-		uintptr(unsafe.Pointer(&info)), uint32(unsafe.Sizeof(info))); err != nil {
-		windows.CloseHandle(job)
-		return 0, err
-	}
-	return job, nil
-}
 
 // killProcessGroup ends the command and everything it started: the job
 // when there is one, else the tree taskkill finds.

@@ -2,24 +2,22 @@ package cursor
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
 	"runtime"
-	"strings"
 	"sync"
 	"time"
 
 	"github.com/gofrs/flock"
 
+	"github.com/agentctl/agentctl/cursor/lockholder"
 	"github.com/agentctl/agentctl/internal/atomicfile"
 	"github.com/agentctl/agentctl/internal/clock"
 	"github.com/agentctl/agentctl/internal/layout"
 	"github.com/agentctl/agentctl/internal/lockfile"
-	"github.com/agentctl/agentctl/internal/process"
 )
 
 // InputLock is the desktop input lock: one file lock per display under the
@@ -81,56 +79,15 @@ func (l *InputLock) Acquire(ctx context.Context) error {
 func (l *InputLock) Release() error {
 	// The record goes first: removed after unlocking, it could be the next
 	// holder's.
-	os.Remove(l.path + holderSuffix)
+	os.Remove(l.path + lockholder.Suffix)
 	if err := l.lock.Unlock(); err != nil {
 		return fmt.Errorf("cannot release the desktop input lock %s: %w", l.path, err)
 	}
 	return nil
 }
 
-// holderSuffix ends the name of the file beside a desktop lock that says
-// who holds it (layout.HolderSuffix).
-const holderSuffix = layout.HolderSuffix
-
-// Holder is who holds a desktop input lock.
-type Holder struct {
-	Lock  string    `json:"lock"` // the lock file's name, which names the display
-	PID   int       `json:"pid"`
-	Start uint64    `json:"start,omitempty"` // process.StartTime of PID, where known
-	Agent string    `json:"agent,omitempty"`
-	Since time.Time `json:"since"`
-}
-
-// recordHolder writes the holder record. It is for people reading status,
-// so failing to write it does not fail the turn.
-func (l *InputLock) recordHolder() {
-	h := Holder{Lock: filepath.Base(l.path), PID: os.Getpid(), Agent: l.Agent, Since: time.Now().UTC()}
-	h.Start, _ = process.StartTime(h.PID)
-	if data, err := json.Marshal(h); err == nil {
-		atomicfile.WriteFileNoSync(l.path+holderSuffix, append(data, '\n'))
-	}
-}
-
-// Holders lists the live holders of the desktop input locks in dir (one
-// lock per display). A record whose process is gone, or whose pid now names
-// another process, is not a holder: the kernel released its lock.
-func Holders(dir string) []Holder {
-	names, _ := filepath.Glob(layout.DesktopLockHolders(dir))
-	var out []Holder
-	for _, name := range names {
-		data, err := os.ReadFile(name)
-		var h Holder
-		if err != nil || json.Unmarshal(data, &h) != nil || !process.Alive(h.PID) {
-			continue
-		}
-		if start, err := process.StartTime(h.PID); err == nil && h.Start != 0 && start != h.Start {
-			continue
-		}
-		h.Lock = strings.TrimSuffix(filepath.Base(name), holderSuffix)
-		out = append(out, h)
-	}
-	return out
-}
+// recordHolder writes who holds the lock, for people reading status.
+func (l *InputLock) recordHolder() { lockholder.Record(l.path, l.Agent) }
 
 var unsafeInName = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`[^A-Za-z0-9._-]+`) })
 

@@ -92,7 +92,7 @@ func (b Board) ResolveOwner(owner string) (string, error) {
 	}
 	name, err := agentname.Resolve(names, owner)
 	if err != nil {
-		return "", withHint(fmt.Errorf("cannot assign the task: %w", err), "known agents: "+strings.Join(names, ", "))
+		return "", WithHint(fmt.Errorf("cannot assign the task: %w", err), "known agents: "+strings.Join(names, ", "))
 	}
 	return name, nil
 }
@@ -101,14 +101,14 @@ func (b Board) ResolveOwner(owner string) (string, error) {
 func TaskError(err error) error {
 	var pe *projectboard.ParseError
 	if errors.As(err, &pe) {
-		return withHint(err, "fix the file at the line shown; agentctl leaves invalid boards untouched")
+		return WithHint(err, "fix the file at the line shown; agentctl leaves invalid boards untouched")
 	}
 	if errors.Is(err, projectboard.ErrNoTask) {
-		return withHint(err, "run 'agentctl board list' to see the task ids")
+		return WithHint(err, "run 'agentctl board list' to see the task ids")
 	}
 	var le *projectboard.LockError
 	if errors.As(err, &le) {
-		return withHint(err, "a board change holds this lock for milliseconds, so its holder is stuck; stop it, then try again")
+		return WithHint(err, "a board change holds this lock for milliseconds, so its holder is stuck; stop it, then try again")
 	}
 	return err
 }

@@ -78,7 +78,7 @@ func (b Board) Tasks(status, owner string) ([]projectboard.Task, error) {
 
 // InvalidBoards explains boards that could not be read.
 func InvalidBoards(err error) error {
-	return withHint(fmt.Errorf("some boards cannot be read:\n  %s", strings.ReplaceAll(err.Error(), "\n", "\n  ")),
+	return WithHint(fmt.Errorf("some boards cannot be read:\n  %s", strings.ReplaceAll(err.Error(), "\n", "\n  ")),
 		"fix the file at the line shown; agentctl leaves invalid boards untouched")
 }
 

@@ -24,8 +24,8 @@ func (e hintError) Error() string { return e.err.Error() }
 func (e hintError) Unwrap() error { return e.err }
 func (e hintError) Hint() string  { return e.hint }
 
-// withHint attaches the fix to err.
-func withHint(err error, hint string) error {
+// WithHint attaches the fix to err (its Hint).
+func WithHint(err error, hint string) error {
 	if err == nil {
 		return nil
 	}

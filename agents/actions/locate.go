@@ -72,13 +72,13 @@ func OneOf(ref, what string, matches, all []Located) (Located, error) {
 		if len(all) > 0 {
 			return Located{}, fmt.Errorf("%s is not %s: it is %s (%s)", ref, what, all[0].Entry.State, all[0])
 		}
-		return Located{}, withHint(fmt.Errorf("no message %s in any mailbox", ref),
+		return Located{}, WithHint(fmt.Errorf("no message %s in any mailbox", ref),
 			"list messages with 'agentctl inbox NAME --state all'; a dead letter that could not be read goes by its file name")
 	}
 	var where []string
 	for _, m := range matches {
 		where = append(where, m.String())
 	}
-	return Located{}, withHint(fmt.Errorf("%s names %d messages: %s", ref, len(matches), strings.Join(where, ", ")),
+	return Located{}, WithHint(fmt.Errorf("%s names %d messages: %s", ref, len(matches), strings.Join(where, ", ")),
 		"narrow it with --agent NAME, or name a dead letter by its file name")
 }

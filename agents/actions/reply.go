@@ -74,7 +74,7 @@ func (rt Runtime) answer(owner, id, text string, inFlight bool) (Replied, error)
 	msg := question.Message
 	asker, err := agentname.Resolve(rt.Config.MailboxNames(), msg.From)
 	if err != nil {
-		return Replied{}, withHint(fmt.Errorf("cannot reply to %s: its sender %q has no mailbox in this runtime", id, msg.From),
+		return Replied{}, WithHint(fmt.Errorf("cannot reply to %s: its sender %q has no mailbox in this runtime", id, msg.From),
 			fmt.Sprintf("to settle it without an answer: agentctl drop %s --reason ...", id))
 	}
 	to, err := rt.OpenMailbox(asker)
@@ -102,7 +102,7 @@ func (rt Runtime) answer(owner, id, text string, inFlight bool) (Replied, error)
 	}
 	if question.State != mailbox.StatePending {
 		if before {
-			return Replied{answer, before, false}, withHint(fmt.Errorf("%s was answered already (answer %s); a second answer would be a duplicate", id, answer.ID),
+			return Replied{answer, before, false}, WithHint(fmt.Errorf("%s was answered already (answer %s); a second answer would be a duplicate", id, answer.ID),
 				fmt.Sprintf("to add something, write to its sender: agentctl send --to %s --reply-to %s TEXT", dash(msg.From), id))
 		}
 		return Replied{answer, before, false}, nil // its runner settles it
@@ -144,14 +144,14 @@ func waitingFor(mb *mailbox.Mailbox, id string, inFlight bool) (mailbox.Entry, e
 	}
 	for _, e := range found {
 		if e.State == mailbox.StateDone && e.Receipt != nil && e.Receipt.Outcome == "answered" {
-			return mailbox.Entry{}, withHint(fmt.Errorf("%s was answered already (answer %v); a second answer would be a duplicate", id, answerOf(e.Receipt)),
+			return mailbox.Entry{}, WithHint(fmt.Errorf("%s was answered already (answer %v); a second answer would be a duplicate", id, answerOf(e.Receipt)),
 				fmt.Sprintf("to add something, write to its sender: agentctl send --to %s --reply-to %s TEXT", dash(e.Message.From), id))
 		}
 		if e.State != mailbox.StatePending {
 			return mailbox.Entry{}, fmt.Errorf("%s is not waiting in %s's inbox: it is %s (%s)", id, mb.Agent, e.State, e.File)
 		}
 	}
-	return mailbox.Entry{}, withHint(fmt.Errorf("no message %s in %s's mailbox", id, mb.Agent), "list what waits with 'agentctl inbox "+mb.Agent+"'")
+	return mailbox.Entry{}, WithHint(fmt.Errorf("no message %s in %s's mailbox", id, mb.Agent), "list what waits with 'agentctl inbox "+mb.Agent+"'")
 }
 
 // dash stands for an empty value in a sentence.

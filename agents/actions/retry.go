@@ -32,7 +32,7 @@ func (rt Runtime) Retry(ref, to, only string) (Retried, error) {
 	}
 	dl := found.Mailbox.ReadDeadLetter(found.Entry)
 	if dl.Problem != "" {
-		return Retried{Was: dl}, withHint(fmt.Errorf("cannot retry %s: it still cannot be read: %s", found, dl.Problem),
+		return Retried{Was: dl}, WithHint(fmt.Errorf("cannot retry %s: it still cannot be read: %s", found, dl.Problem),
 			fmt.Sprintf("fix %s/%s and run retry again, or settle it with 'agentctl drop %s'", found.Mailbox.Dir, dl.File, ref))
 	}
 	target := found.Mailbox
@@ -44,10 +44,10 @@ func (rt Runtime) Retry(ref, to, only string) (Retried, error) {
 	case dl.Message.To != "" && !strings.EqualFold(dl.Message.To, found.Mailbox.Agent):
 		addressee, err := agentname.Resolve(rt.Config.MailboxNames(), dl.Message.To)
 		if err != nil {
-			return Retried{Was: dl}, withHint(fmt.Errorf("cannot retry %s: it is addressed to %q, who has no mailbox here", ref, dl.Message.To),
+			return Retried{Was: dl}, WithHint(fmt.Errorf("cannot retry %s: it is addressed to %q, who has no mailbox here", ref, dl.Message.To),
 				"deliver it to someone who has one with --to AGENT")
 		}
-		return Retried{Was: dl}, withHint(fmt.Errorf("cannot retry %s in %s's mailbox: it is addressed to %s", ref, found.Mailbox.Agent, addressee),
+		return Retried{Was: dl}, WithHint(fmt.Errorf("cannot retry %s in %s's mailbox: it is addressed to %s", ref, found.Mailbox.Agent, addressee),
 			fmt.Sprintf("deliver it there with: agentctl retry %s --to %s", ref, addressee))
 	}
 	msg, err := found.Mailbox.Requeue(dl, target, rt.now())

@@ -32,7 +32,7 @@ func (rt Runtime) OpenMailbox(name string) (*mailbox.Mailbox, error) {
 	cfg := rt.Config
 	who, err := agentname.Resolve(cfg.MailboxNames(), name)
 	if err != nil {
-		return nil, withHint(didYouMean(err, name, cfg.MailboxNames()), rt.mailboxesHint())
+		return nil, WithHint(didYouMean(err, name, cfg.MailboxNames()), rt.mailboxesHint())
 	}
 	if cfg.IsPerson(who) {
 		if err := mailbox.Create(rt.Root, who); err != nil {
@@ -41,7 +41,7 @@ func (rt Runtime) OpenMailbox(name string) (*mailbox.Mailbox, error) {
 	}
 	mb, err := mailbox.Open(rt.Root, who)
 	if errors.Is(err, mailbox.ErrNoMailbox) {
-		return nil, withHint(err, "run 'agentctl init' to create the mailboxes of the configured agents")
+		return nil, WithHint(err, "run 'agentctl init' to create the mailboxes of the configured agents")
 	}
 	return mb, err
 }
@@ -64,10 +64,10 @@ func (rt Runtime) ResolveAgent(name string) (string, error) {
 		return agent, nil
 	}
 	if person, perr := agentname.Resolve(cfg.PeopleNames(), name); perr == nil {
-		return "", withHint(fmt.Errorf("%s is a person, not an agent: people have a mailbox but no runner and no turns", person),
+		return "", WithHint(fmt.Errorf("%s is a person, not an agent: people have a mailbox but no runner and no turns", person),
 			fmt.Sprintf("read what waits for %s with 'agentctl inbox %s' and answer with 'agentctl reply ID TEXT'", person, person))
 	}
-	return "", withHint(didYouMean(err, name, cfg.AgentNames()), fmt.Sprintf("the agents of this runtime are %v (see %s)", cfg.AgentNames(), config.Path(rt.Root)))
+	return "", WithHint(didYouMean(err, name, cfg.AgentNames()), fmt.Sprintf("the agents of this runtime are %v (see %s)", cfg.AgentNames(), config.Path(rt.Root)))
 }
 
 // ResolvePerson resolves a user-typed person's name; an agent's name gets
@@ -79,10 +79,10 @@ func (rt Runtime) ResolvePerson(name string) (string, error) {
 		return person, nil
 	}
 	if agent, aerr := agentname.Resolve(cfg.AgentNames(), name); aerr == nil {
-		return "", withHint(fmt.Errorf("%s is an agent, not a person: reply answers messages in a person's mailbox", agent),
+		return "", WithHint(fmt.Errorf("%s is an agent, not a person: reply answers messages in a person's mailbox", agent),
 			fmt.Sprintf("to write to %s, use 'agentctl send --to %s TEXT'", agent, agent))
 	}
-	return "", withHint(fmt.Errorf("unknown person %q", name), fmt.Sprintf("the people of this runtime are %v (people: in %s)", cfg.PeopleNames(), config.Path(rt.Root)))
+	return "", WithHint(fmt.Errorf("unknown person %q", name), fmt.Sprintf("the people of this runtime are %v (people: in %s)", cfg.PeopleNames(), config.Path(rt.Root)))
 }
 
 // didYouMean adds to an unknown name's error the one name it is probably a

@@ -14,6 +14,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/rs/zerolog"
 
+	"github.com/agentctl/agentctl/agents/hub/hubseats"
 	"github.com/agentctl/agentctl/cursor"
 	"github.com/agentctl/agentctl/internal/clock"
 	"github.com/agentctl/agentctl/internal/clock/clocktest"
@@ -111,7 +112,7 @@ func TestFollowSeatsStampsAndRewritesOnItsClock(t *testing.T) {
 		}
 	}()
 	read := func() Seats {
-		s, _, _ := ReadSeats(dir)
+		s, _, _ := hubseats.Read(dir)
 		return s
 	}
 	seat := testConn(t, srv.ClientURL())
@@ -163,7 +164,7 @@ func TestFollowSeatsTellsThePersonOfASilentSeat(t *testing.T) {
 	// The seats file is written once the hub listens for beats. One beat
 	// at a time: a copy arriving late would be heard at a later time of
 	// the clock, the hub's, and break the silence the test makes.
-	waitFor(t, func() bool { _, ok, _ := ReadSeats(dir); return ok })
+	waitFor(t, func() bool { _, ok, _ := hubseats.Read(dir); return ok })
 	beatOnce := func() {
 		t.Helper()
 		at := clk.Now()
@@ -173,7 +174,7 @@ func TestFollowSeatsTellsThePersonOfASilentSeat(t *testing.T) {
 		}
 		_ = seat.Flush()
 		waitFor(t, func() bool {
-			s, _, _ := ReadSeats(dir)
+			s, _, _ := hubseats.Read(dir)
 			b, ok := s.Beats["Agent-5"]
 			return ok && !b.At.Before(at)
 		})
@@ -212,14 +213,14 @@ func TestFollowSeatsTellsThePersonOfASilentSeat(t *testing.T) {
 		}
 		_ = seat.Flush()
 		waitFor(t, func() bool {
-			s, _, _ := ReadSeats(dir)
+			s, _, _ := hubseats.Read(dir)
 			b := s.Beats["Agent-5"]
 			return b.State == state && !b.At.Before(at)
 		})
 		clk.BlockUntil(1)
 		clk.Advance(DefaultBeat)
 		waitFor(t, func() bool {
-			s, _, _ := ReadSeats(dir)
+			s, _, _ := hubseats.Read(dir)
 			return s.UpdatedAt.Equal(clk.Now())
 		})
 	}

@@ -52,7 +52,7 @@
 // Core NATS subjects carry what may be missed without harm: a turn's
 // stages as they happen (the answer says them again), the hub's cancel of
 // a turn it no longer waits for, and the seats' heartbeats, which the hub
-// writes to hub/seats.json (SeatsFile).
+// writes to hub/seats.json (hubseats.File).
 //
 // What the package decides by time (the seats' beats and keepalives, the
 // hub's record of them, the stamps on asks and forwarded messages, a

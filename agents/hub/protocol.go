@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/agentctl/agentctl/agents/hub/hubseats"
 	"github.com/agentctl/agentctl/cursor"
 )
 
@@ -90,16 +91,8 @@ type Cancel struct {
 	Turn string `json:"turn"`
 }
 
-// Beat is a seat's heartbeat.
-type Beat struct {
-	Agent   string    `json:"agent"`
-	Machine string    `json:"machine"`
-	PID     int       `json:"pid"`
-	State   string    `json:"state"` // idle, working
-	Turn    string    `json:"turn,omitempty"`
-	Started time.Time `json:"started_at"`
-	At      time.Time `json:"at"`
-}
+// Beat is a seat's heartbeat (package hubseats).
+type Beat = hubseats.Beat
 
 // errorKinds are the driver errors a seat names in an answer.
 var errorKinds = map[string]error{

@@ -13,6 +13,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 	"github.com/rs/zerolog"
 
+	"github.com/agentctl/agentctl/agents/hub/hubseats"
 	"github.com/agentctl/agentctl/cursor"
 	"github.com/agentctl/agentctl/internal/clock"
 )
@@ -39,7 +40,7 @@ type SeatSettings struct {
 
 // Defaults of a seat.
 const (
-	DefaultBeat = 5 * time.Second
+	DefaultBeat = hubseats.DefaultBeat
 	DefaultKeep = 7 * 24 * time.Hour
 	// askAckWait is how long the server waits for a word from the seat
 	// before it offers the ask again; a working seat says "in progress"

@@ -3,9 +3,7 @@ package hub
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
@@ -16,49 +14,14 @@ import (
 	"github.com/nats-io/nats.go"
 	"github.com/rs/zerolog"
 
+	"github.com/agentctl/agentctl/agents/hub/hubseats"
 	"github.com/agentctl/agentctl/internal/atomicfile"
 	"github.com/agentctl/agentctl/internal/clock"
-	"github.com/agentctl/agentctl/internal/layout"
 	"github.com/agentctl/agentctl/mailbox"
 )
 
-// SeatsFile is where the hub shows the seats of remote agents: the last
-// beat of each, for `agentctl status` and mission control.
-func SeatsFile(root string) string { return layout.HubSeats(root) }
-
-// Seats is the content of SeatsFile.
-type Seats struct {
-	// PID of the hub that writes the file, and when it last did.
-	PID       int       `json:"pid"`
-	Machine   string    `json:"machine"`
-	UpdatedAt time.Time `json:"updated_at"`
-	// Remote lists the agents the hub keeps runners for; Beats has the last
-	// beat of those whose seat was heard from.
-	Remote []string        `json:"remote"`
-	Beats  map[string]Beat `json:"beats"`
-}
-
-// Seen says how a remote agent's seat looks from the hub at now: present
-// when it beat within three beats.
-func (s Seats) Seen(agent string, now time.Time) (b Beat, present bool) {
-	b, ok := s.Beats[agent]
-	return b, ok && now.Sub(b.At) < 3*DefaultBeat
-}
-
-// ReadSeats reads SeatsFile; ok is false when no hub ever wrote one.
-func ReadSeats(root string) (s Seats, ok bool, err error) {
-	data, err := os.ReadFile(SeatsFile(root))
-	if errors.Is(err, fs.ErrNotExist) {
-		return Seats{}, false, nil
-	}
-	if err != nil {
-		return Seats{}, false, err
-	}
-	if err := json.Unmarshal(data, &s); err != nil {
-		return Seats{}, false, fmt.Errorf("cannot read %s: %w", SeatsFile(root), err)
-	}
-	return s, true, nil
-}
+// Seats is the record the hub keeps of the seats (package hubseats).
+type Seats = hubseats.Seats
 
 // SeatsSettings are what the hub's record of the seats needs.
 type SeatsSettings struct {
@@ -109,7 +72,7 @@ func FollowSeats(ctx context.Context, ss SeatsSettings) error {
 	if err := ss.Conn.Flush(); err != nil {
 		return fmt.Errorf("cannot follow the seats: %w", err)
 	}
-	if err := atomicfile.MkdirAll(filepath.Dir(SeatsFile(root))); err != nil {
+	if err := atomicfile.MkdirAll(filepath.Dir(hubseats.File(root))); err != nil {
 		return err
 	}
 	// Every beat of the clock, as a ticker would, whatever changes come
@@ -130,7 +93,7 @@ func FollowSeats(ctx context.Context, ss SeatsSettings) error {
 			ss.tellSeat(agent, s.Beats[agent], "back", now)
 		}
 		data, _ := json.MarshalIndent(s, "", "  ")
-		if err := atomicfile.WriteFileNoSync(SeatsFile(root), append(data, '\n')); err != nil {
+		if err := atomicfile.WriteFileNoSync(hubseats.File(root), append(data, '\n')); err != nil {
 			return fmt.Errorf("cannot show the seats: %w", err)
 		}
 		select {

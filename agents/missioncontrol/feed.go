@@ -13,7 +13,7 @@ import (
 
 	"github.com/fsnotify/fsnotify"
 
-	"github.com/agentctl/agentctl/agents/hub"
+	"github.com/agentctl/agentctl/agents/hub/hubseats"
 	"github.com/agentctl/agentctl/cursor"
 	"github.com/agentctl/agentctl/devlog"
 	"github.com/agentctl/agentctl/internal/clock"
@@ -125,7 +125,7 @@ func (f *Feed) watchAll() {
 	f.watch(cursor.LockDir(root), Changed{Locks: true})
 	f.watch(layout.Costs(root), Changed{Costs: true})
 	if len(f.reader.Settings.Remote) > 0 {
-		f.watch(filepath.Dir(hub.SeatsFile(root)), Changed{Seats: true})
+		f.watch(filepath.Dir(hubseats.File(root)), Changed{Seats: true})
 	}
 }
 
@@ -173,7 +173,7 @@ func (f *Feed) classify(ev fsnotify.Event) Changed {
 		}
 		return Changed{Devlog: one(agent)}
 	case what.Seats:
-		if name != filepath.Base(hub.SeatsFile(root)) {
+		if name != filepath.Base(hubseats.File(root)) {
 			return Changed{} // the server's store and undeliverable messages
 		}
 		return what

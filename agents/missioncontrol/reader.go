@@ -8,9 +8,11 @@ import (
 	"time"
 
 	"github.com/agentctl/agentctl/agents/cost"
-	"github.com/agentctl/agentctl/agents/hub"
-	"github.com/agentctl/agentctl/cursor"
+	"github.com/agentctl/agentctl/agents/hub/hubseats"
+	"github.com/agentctl/agentctl/agents/missioncontrol/verdict"
+	"github.com/agentctl/agentctl/cursor/lockholder"
 	"github.com/agentctl/agentctl/devlog"
+	"github.com/agentctl/agentctl/internal/layout"
 	"github.com/agentctl/agentctl/internal/process"
 	"github.com/agentctl/agentctl/mailbox"
 	"github.com/agentctl/agentctl/projectboard"
@@ -29,8 +31,8 @@ type Reader struct {
 	logs    map[string]devlogLine
 	columns []Column
 	boardEr string
-	locks   []cursor.Holder
-	seats   *hub.Seats // hub/seats.json, when the runtime has remote agents
+	locks   []lockholder.Holder
+	seats   *hubseats.Seats // hub/seats.json, when the runtime has remote agents
 	seatsEr string
 	tally   *cost.Tally
 	spent   *cost.Summary
@@ -133,9 +135,9 @@ func (r *Reader) Read(ch Changed, now time.Time) Snapshot {
 		r.readBoard()
 	}
 	if r.locks == nil || ch.All || ch.Locks || ch.Liveness {
-		r.locks = cursor.Holders(cursor.LockDir(r.Root))
+		r.locks = lockholder.List(layout.Locks(r.Root))
 		if r.locks == nil {
-			r.locks = []cursor.Holder{}
+			r.locks = []lockholder.Holder{}
 		}
 	}
 	if r.seats == nil || ch.All || ch.Seats || ch.Liveness {
@@ -159,11 +161,11 @@ func (r *Reader) Read(ch Changed, now time.Time) Snapshot {
 // absence changes no file, so presence is judged again at every Liveness
 // tick too.
 func (r *Reader) readSeats() {
-	r.seats, r.seatsEr = &hub.Seats{}, ""
+	r.seats, r.seatsEr = &hubseats.Seats{}, ""
 	if len(r.Settings.Remote) == 0 {
 		return
 	}
-	s, _, err := hub.ReadSeats(r.Root)
+	s, _, err := hubseats.Read(r.Root)
 	if err != nil {
 		r.seatsEr = err.Error()
 		return
@@ -178,7 +180,7 @@ func (r *Reader) readRunner(p *mailboxPart, name string, now time.Time) {
 	}
 	st, err := mb.ReadStatus()
 	current := p.runner.Current
-	p.runner = Judge(st, err, r.host, now, r.Settings.StallAfter, process.Alive)
+	p.runner = verdict.Judge(st, err, r.host, now, r.Settings.StallAfter, process.Alive)
 	if r.Settings.isPerson(name) {
 		p.runner.Runner = "person"
 	}
@@ -281,7 +283,7 @@ func (r *Reader) assemble(names []string, now time.Time) Snapshot {
 			}
 		}
 		if machine, ok := r.Settings.Remote[name]; ok {
-			seat := JudgeSeat(*r.seats, name, machine, now)
+			seat := verdict.JudgeSeat(*r.seats, name, machine, now)
 			a.Seat = &seat
 		}
 		a.Today = r.spent.Agents[name]

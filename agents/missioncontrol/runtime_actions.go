@@ -8,12 +8,13 @@ import (
 	"time"
 
 	"github.com/agentctl/agentctl/agents/actions"
+	"github.com/agentctl/agentctl/agents/actions/turns"
 )
 
 // RuntimeActions are Actions made by package actions, the functions behind
 // the commands of the same names, and said in a sentence each.
 type RuntimeActions struct {
-	Runtime actions.Runtime
+	Runtime turns.Runtime
 	Board   actions.Board
 }
 
@@ -78,9 +79,9 @@ func (a *RuntimeActions) SetTask(ctx context.Context, r TaskRequest) (string, er
 func (a *RuntimeActions) Skip(ctx context.Context, r SkipRequest) (string, error) {
 	var said []string
 	var warnings bytes.Buffer
-	s, err := a.Runtime.Skip(ctx, actions.SkipRequest{
+	s, err := a.Runtime.Skip(ctx, turns.SkipRequest{
 		Agent: r.Agent, Reason: r.Reason, Wait: skipWait, Log: &warnings,
-		OnAsk: func(a actions.Skipped) {
+		OnAsk: func(a turns.Skipped) {
 			said = append(said, fmt.Sprintf("asked %s's runner (pid %d) to skip %s; waiting up to %s", a.Agent, a.RunnerPID, a.ID, skipWait))
 		},
 	})
@@ -91,9 +92,9 @@ func (a *RuntimeActions) Skip(ctx context.Context, r SkipRequest) (string, error
 		said = append(said, w)
 	}
 	switch s.By {
-	case actions.SkippedHere:
+	case turns.SkippedHere:
 		said = append(said, fmt.Sprintf("%s skipped: no runner was up; it is in %s's deadletter/", s.ID, s.Agent))
-	case actions.SkippedAfterRunner:
+	case turns.SkippedAfterRunner:
 		said = append(said, fmt.Sprintf("%s skipped: the runner stopped meanwhile; it is in %s's deadletter/", s.ID, s.Agent))
 	default:
 		said = append(said, fmt.Sprintf("%s skipped: it is in %s's %s", s.ID, s.Agent, s.File))

@@ -9,26 +9,28 @@ import (
 	"time"
 
 	"github.com/agentctl/agentctl/agents/hub"
+	"github.com/agentctl/agentctl/agents/hub/hubseats"
+	"github.com/agentctl/agentctl/agents/missioncontrol/verdict"
 	"github.com/agentctl/agentctl/internal/clock"
 )
 
 func TestJudgeSeatTellsPresentAbsentAndNeverHeard(t *testing.T) {
 	now := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
-	seats := hub.Seats{Remote: []string{"Agent-5", "Agent-6", "Agent-7"}, Beats: map[string]hub.Beat{
+	seats := hubseats.Seats{Remote: []string{"Agent-5", "Agent-6", "Agent-7"}, Beats: map[string]hubseats.Beat{
 		"Agent-5": {Agent: "Agent-5", Machine: "m2", State: "working", At: now.Add(-time.Second)},
 		"Agent-6": {Agent: "Agent-6", Machine: "m3-renamed", State: "idle", At: now.Add(-time.Hour)},
 	}}
-	if s := JudgeSeat(seats, "Agent-5", "m2", now); !s.Heard || !s.Present || s.State != "working" || s.Machine != "m2" || s.Beat == nil {
+	if s := verdict.JudgeSeat(seats, "Agent-5", "m2", now); !s.Heard || !s.Present || s.State != "working" || s.Machine != "m2" || s.Beat == nil {
 		t.Errorf("a seat that just beat: %+v", s)
 	}
 	// An hour-old beat is an absent seat; what it did then is not now.
-	if s := JudgeSeat(seats, "Agent-6", "m3", now); !s.Heard || s.Present || s.State != "" || s.Machine != "m3-renamed" {
+	if s := verdict.JudgeSeat(seats, "Agent-6", "m3", now); !s.Heard || s.Present || s.State != "" || s.Machine != "m3-renamed" {
 		t.Errorf("a seat silent for an hour: %+v", s)
 	}
-	if s := JudgeSeat(seats, "Agent-7", "m4", now); s.Heard || s.Present || s.Machine != "m4" || s.Beat != nil {
+	if s := verdict.JudgeSeat(seats, "Agent-7", "m4", now); s.Heard || s.Present || s.Machine != "m4" || s.Beat != nil {
 		t.Errorf("a seat never heard: %+v", s)
 	}
-	if s := JudgeSeat(hub.Seats{}, "Agent-5", "m2", now); s.Heard || s.Present {
+	if s := verdict.JudgeSeat(hubseats.Seats{}, "Agent-5", "m2", now); s.Heard || s.Present {
 		t.Errorf("no hub ever ran: %+v", s)
 	}
 }
@@ -41,17 +43,17 @@ func remoteRuntime(t *testing.T) (string, Settings) {
 	return root, cfg
 }
 
-func writeSeats(t *testing.T, root string, s hub.Seats) {
+func writeSeats(t *testing.T, root string, s hubseats.Seats) {
 	t.Helper()
-	if err := os.MkdirAll(filepath.Dir(hub.SeatsFile(root)), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Dir(hubseats.File(root)), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	data, _ := json.Marshal(s)
-	tmp := hub.SeatsFile(root) + ".tmp"
+	tmp := hubseats.File(root) + ".tmp"
 	if err := os.WriteFile(tmp, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Rename(tmp, hub.SeatsFile(root)); err != nil { // as the hub replaces it
+	if err := os.Rename(tmp, hubseats.File(root)); err != nil { // as the hub replaces it
 		t.Fatal(err)
 	}
 }
@@ -59,7 +61,7 @@ func writeSeats(t *testing.T, root string, s hub.Seats) {
 func TestSnapshotShowsRemoteAgentsSeats(t *testing.T) {
 	root, cfg := remoteRuntime(t)
 	now := time.Now().UTC()
-	seats := hub.Seats{Machine: "desk-1", Remote: []string{"Agent-2", "Agent-3"}, Beats: map[string]hub.Beat{
+	seats := hubseats.Seats{Machine: "desk-1", Remote: []string{"Agent-2", "Agent-3"}, Beats: map[string]hubseats.Beat{
 		"Agent-2": {Agent: "Agent-2", Machine: "m2", State: "idle", At: now},
 	}}
 	writeSeats(t, root, seats)
@@ -77,7 +79,7 @@ func TestSnapshotShowsRemoteAgentsSeats(t *testing.T) {
 	before, _ := json.Marshal(s)
 
 	// Another beat of the same idle seat shows nothing new.
-	seats.Beats["Agent-2"] = hub.Beat{Agent: "Agent-2", Machine: "m2", State: "idle", At: now.Add(hub.DefaultBeat)}
+	seats.Beats["Agent-2"] = hubseats.Beat{Agent: "Agent-2", Machine: "m2", State: "idle", At: now.Add(hub.DefaultBeat)}
 	writeSeats(t, root, seats)
 	after, _ := json.Marshal(r.Read(Changed{Seats: true}, now.Add(hub.DefaultBeat)))
 	if string(before) != string(after) {
@@ -91,7 +93,7 @@ func TestSnapshotShowsRemoteAgentsSeats(t *testing.T) {
 	}
 
 	// A record that cannot be read is a problem shown, not a crash.
-	if err := os.WriteFile(hub.SeatsFile(root), []byte("{"), 0o644); err != nil {
+	if err := os.WriteFile(hubseats.File(root), []byte("{"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	s = r.Read(Changed{Seats: true}, now)
@@ -104,14 +106,14 @@ func TestFeedFollowsTheSeatsFile(t *testing.T) {
 	root, cfg := remoteRuntime(t)
 	// The hour-long liveness tick, and a hub folder made before, leave the
 	// seat's appearance to the seats file's own events.
-	if err := os.MkdirAll(filepath.Dir(hub.SeatsFile(root)), 0o755); err != nil {
+	if err := os.MkdirAll(filepath.Dir(hubseats.File(root)), 0o755); err != nil {
 		t.Fatal(err)
 	}
 	f := startFeedWith(t, root, cfg, FeedOptions{Liveness: time.Hour})
 	if s, _, _, _ := f.Current(); s.Agents[1].Seat == nil || s.Agents[1].Seat.Heard {
 		t.Fatalf("before any hub: %+v", s.Agents[1].Seat)
 	}
-	writeSeats(t, root, hub.Seats{Remote: []string{"Agent-2", "Agent-3"}, Beats: map[string]hub.Beat{
+	writeSeats(t, root, hubseats.Seats{Remote: []string{"Agent-2", "Agent-3"}, Beats: map[string]hubseats.Beat{
 		"Agent-3": {Agent: "Agent-3", Machine: "m3", State: "working", At: time.Now().UTC()},
 	}})
 	await(t, f, "Agent-3's seat working", func(s Snapshot) bool {

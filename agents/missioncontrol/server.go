@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/agentctl/agentctl/internal/clock"
 	"io"
 	"io/fs"
 	"net"
@@ -16,6 +15,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/agentctl/agentctl/internal/clock"
 )
 
 //go:embed web

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/agentctl/agentctl/agents/cost"
+	"github.com/agentctl/agentctl/agents/missioncontrol/verdict"
 	"github.com/agentctl/agentctl/agents/receipt"
 	"github.com/agentctl/agentctl/devlog"
 	"github.com/agentctl/agentctl/internal/clock"
@@ -43,12 +44,12 @@ func TestJudgeTellsRunningStalledGoneAndElsewhere(t *testing.T) {
 		{"stopped cleanly", st(200, "h", "stopped", 0), nil, "stopped", "stopped", false, false},
 		{"another host", st(200, "other", "working", time.Hour), nil, "elsewhere", "working", false, false},
 	} {
-		r := Judge(c.st, c.err, "h", now, 20*time.Minute, alive)
+		r := verdict.Judge(c.st, c.err, "h", now, 20*time.Minute, alive)
 		if r.Runner != c.runner || r.State != c.state || r.Stalled != c.stalled || (r.Current != "") != c.hasCurrent {
 			t.Errorf("%s: got %+v", c.name, r)
 		}
 	}
-	if r := Judge(mailbox.Status{}, errors.New("cannot read status.json: bad"), "h", now, time.Minute, alive); r.StatusProblem == "" {
+	if r := verdict.Judge(mailbox.Status{}, errors.New("cannot read status.json: bad"), "h", now, time.Minute, alive); r.StatusProblem == "" {
 		t.Errorf("an unreadable heartbeat: %+v", r)
 	}
 }
@@ -60,12 +61,12 @@ func TestJudgeCountsWhatDidNotEndPlainlyDone(t *testing.T) {
 	now := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
 	st := mailbox.Status{PID: 100, Host: "h", State: "idle", UpdatedAt: now,
 		Counters: map[string]int{"done": 7, "done with errors": 2, "done without block": 4}, NoBlock: mailbox.Streak{Turns: 3, First: "m1"}}
-	r := Judge(st, nil, "h", now, time.Minute, func(int) bool { return true })
+	r := verdict.Judge(st, nil, "h", now, time.Minute, func(int) bool { return true })
 	if r.DoneWithErrors != 2 || r.DoneWithoutBlock != 4 || r.NoBlockRun != 3 {
 		t.Errorf("a running runner: %+v, want 2 with errors, 4 without block, a run of 3", r)
 	}
 	st.State = "stopped"
-	r = Judge(st, nil, "h", now, time.Minute, func(int) bool { return false })
+	r = verdict.Judge(st, nil, "h", now, time.Minute, func(int) bool { return false })
 	if r.DoneWithErrors != 0 || r.DoneWithoutBlock != 0 || r.NoBlockRun != 3 {
 		t.Errorf("a stopped runner: %+v, want no counters, the run of 3", r)
 	}

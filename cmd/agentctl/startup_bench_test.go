@@ -14,17 +14,20 @@ import (
 // an anchor run in the same loop (so a busy machine slows both), and
 // report the ratio: scripts/bench prints them as one table.
 
-// buildBench builds this command and a hello-world Go program into dir,
-// both as agentctl is released (CGO_ENABLED=0): a build with cgo, which
-// go picks by itself where a C compiler is installed, is linked
-// dynamically, and the loader alone made version take 40% longer.
+// buildBench builds agentctl, agentctl-full beside it as an install puts
+// it (init, which the benchmarks run first, is its), and a hello-world Go
+// program into dir, all as agentctl is released (CGO_ENABLED=0): a build
+// with cgo, which go picks by itself where a C compiler is installed, is
+// linked dynamically, and the loader alone made version take 40% longer.
 func buildBench(b *testing.B, dir string) (agentctl, hello string) {
 	b.Helper()
 	agentctl = filepath.Join(dir, "agentctl")
-	build := exec.Command("go", "build", "-o", agentctl, ".")
-	build.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := build.CombinedOutput(); err != nil {
-		b.Fatalf("go build: %v\n%s", err, out)
+	for bin, pkg := range map[string]string{agentctl: ".", filepath.Join(dir, fullProgram): "../agentctl-full"} {
+		build := exec.Command("go", "build", "-o", bin, pkg)
+		build.Env = append(os.Environ(), "CGO_ENABLED=0")
+		if out, err := build.CombinedOutput(); err != nil {
+			b.Fatalf("go build %s: %v\n%s", pkg, err, out)
+		}
 	}
 	hello = buildProgram(b, dir, "hello", "package main\n\nimport \"os\"\n\nfunc main() { os.Stdout.WriteString(\"hello\\n\") }\n")
 	return agentctl, hello

@@ -8,9 +8,11 @@ package loopback
 
 import (
 	"fmt"
-	"net"
+	"net/netip"
 	"net/url"
 	"strings"
+
+	"github.com/agentctl/agentctl/internal/hostport"
 )
 
 // CheckEndpoint accepts http://HOST:PORT where HOST is a loopback address.
@@ -36,18 +38,18 @@ func IsAddress(listen string) bool {
 	if strings.EqualFold(host, "localhost") {
 		return true
 	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
+	ip, err := netip.ParseAddr(host)
+	return err == nil && ip.Zone() == "" && ip.IsLoopback()
 }
 
 // SplitHostPort accepts "host:port", ":port", "[::1]:port" and a bare
 // host or IP; port is "" when absent.
 func SplitHostPort(listen string) (host, port string, err error) {
-	if ip := net.ParseIP(strings.Trim(listen, "[]")); ip != nil {
-		return ip.String(), "", nil
+	if ip, err := netip.ParseAddr(strings.Trim(listen, "[]")); err == nil && ip.Zone() == "" {
+		return ip.Unmap().String(), "", nil
 	}
 	if !strings.Contains(listen, ":") {
 		return listen, "", nil
 	}
-	return net.SplitHostPort(listen)
+	return hostport.Split(listen)
 }

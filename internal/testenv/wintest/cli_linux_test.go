@@ -4,7 +4,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -121,8 +120,8 @@ func TestWindowsRunWithABatchAgent(t *testing.T) {
 		t.Errorf("a second runner: exit %d, %s; want a refusal naming the first", second.Code, second.Stderr)
 	}
 
-	// Ctrl+C: Wine turns SIGINT into the console's CTRL_C_EVENT.
-	runner.Process.Signal(syscall.SIGINT)
+	// Ctrl+C in the runner's console.
+	CtrlC(runner)
 	select {
 	case err := <-done:
 		if err != nil {

@@ -8,7 +8,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -76,7 +75,7 @@ func TestWindowsGUISeat(t *testing.T) {
 	done := make(chan error, 1)
 	go func() { done <- runner.Wait() }()
 	defer func() {
-		runner.Process.Signal(syscall.SIGINT)
+		CtrlC(runner)
 		select {
 		case <-done:
 		case <-time.After(30 * time.Second):

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 
 	"github.com/agentctl/agentctl/internal/testenv"
@@ -21,7 +22,7 @@ import (
 type Wine struct {
 	// Prefix is the WINEPREFIX folder.
 	Prefix string
-	// Bin holds agentctl.exe and winchat.exe.
+	// Bin holds agentctl.exe, agentctl-full.exe beside it, and winchat.exe.
 	Bin string
 	// Repo is the repository's root.
 	Repo    string
@@ -95,7 +96,7 @@ func prepare() (*Wine, error) {
 	if out, err := exec.Command(filepath.Join(repo, "scripts", "wineprefix"), w.Prefix).CombinedOutput(); err != nil {
 		return fail(fmt.Errorf("scripts/wineprefix: %v: %s", err, out))
 	}
-	for exe, pkg := range map[string]string{"agentctl.exe": "./cmd/agentctl", "winchat.exe": "./fixtures/winchat"} {
+	for exe, pkg := range map[string]string{"agentctl.exe": "./cmd/agentctl", "agentctl-full.exe": "./cmd/agentctl-full", "winchat.exe": "./fixtures/winchat"} {
 		build := exec.Command("go", "build", "-o", filepath.Join(w.Bin, exe), pkg)
 		build.Dir = repo
 		build.Env = append(os.Environ(), "GOOS=windows", "GOARCH=amd64", "CGO_ENABLED=0")
@@ -129,9 +130,19 @@ func (w *Wine) Command(exe string, args ...string) *exec.Cmd {
 	return cmd
 }
 
-// Agentctl is a command running agentctl.exe with args.
+// Agentctl is a command running agentctl.exe with args, in a process
+// group of its own, as a console of its own would hold it (CtrlC).
 func (w *Wine) Agentctl(args ...string) *exec.Cmd {
-	return w.Command(filepath.Join(w.Bin, "agentctl.exe"), args...)
+	cmd := w.Command(filepath.Join(w.Bin, "agentctl.exe"), args...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	return cmd
+}
+
+// CtrlC presses Ctrl+C in the console of a started Agentctl: every
+// process in it hears it, agentctl and the agentctl-full it handed the
+// command to alike (Wine turns SIGINT into CTRL_C_EVENT in each).
+func CtrlC(cmd *exec.Cmd) error {
+	return syscall.Kill(-cmd.Process.Pid, syscall.SIGINT)
 }
 
 // Result is what a finished command printed and how it exited.

@@ -1,7 +1,0 @@
-//go:build nogui || !(linux || windows)
-
-package cursor
-
-// Desktop is empty: this build has no desktop control, only the exec
-// driver.
-const Desktop = ""

@@ -1,6 +1,0 @@
-//go:build windows && !nogui
-
-package cursor
-
-// Desktop names the desktop control this build has, for `agentctl version`.
-const Desktop = "Windows (robotgo's win32 backend; no cgo)"

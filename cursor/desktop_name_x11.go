@@ -1,6 +1,0 @@
-//go:build linux && !nogui
-
-package cursor
-
-// Desktop names the desktop control this build has, for `agentctl version`.
-const Desktop = "X11 (pure Go: XTEST and EWMH over the X protocol; no cgo)"
