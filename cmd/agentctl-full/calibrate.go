@@ -9,10 +9,10 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/agentctl/agentctl/cmd/internal/cli"
 	"github.com/agentctl/agentctl/config"
 	"github.com/agentctl/agentctl/config/driverconf"
 	"github.com/agentctl/agentctl/cursor"
-	"github.com/agentctl/agentctl/internal/cli"
 	"github.com/agentctl/agentctl/internal/sizecap"
 )
 

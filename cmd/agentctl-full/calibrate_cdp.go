@@ -7,10 +7,10 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/agentctl/agentctl/cmd/internal/cli"
 	"github.com/agentctl/agentctl/config"
 	"github.com/agentctl/agentctl/config/driverconf"
 	"github.com/agentctl/agentctl/cursor"
-	"github.com/agentctl/agentctl/internal/cli"
 )
 
 // cdpCalibration is what calibrate --cdp was asked: the selectors given on

@@ -12,9 +12,9 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/agentctl/agentctl/cmd/internal/cli"
 	"github.com/agentctl/agentctl/config"
 	"github.com/agentctl/agentctl/internal/atomicfile"
-	"github.com/agentctl/agentctl/internal/cli"
 	"github.com/agentctl/agentctl/internal/layout"
 )
 

@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"github.com/agentctl/agentctl/agents/actions/turns"
-	"github.com/agentctl/agentctl/internal/cli"
+	"github.com/agentctl/agentctl/cmd/internal/cli"
 )
 
 const denyUsage = `

@@ -6,7 +6,7 @@ import (
 	"os"
 	"strings"
 
-	"github.com/agentctl/agentctl/internal/cli"
+	"github.com/agentctl/agentctl/cmd/internal/cli"
 	"github.com/agentctl/agentctl/internal/sizecap"
 )
 

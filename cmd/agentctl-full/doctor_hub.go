@@ -7,8 +7,8 @@ import (
 	"os"
 	"strings"
 
+	"github.com/agentctl/agentctl/cmd/internal/cli"
 	"github.com/agentctl/agentctl/config"
-	"github.com/agentctl/agentctl/internal/cli"
 	"github.com/agentctl/agentctl/internal/layout"
 	"github.com/agentctl/agentctl/internal/loopback"
 )

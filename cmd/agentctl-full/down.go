@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/agentctl/agentctl/agents/supervise"
-	"github.com/agentctl/agentctl/internal/cli"
+	"github.com/agentctl/agentctl/cmd/internal/cli"
 	"github.com/agentctl/agentctl/internal/clock"
 )
 

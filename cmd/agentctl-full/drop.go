@@ -8,7 +8,7 @@ import (
 
 	"github.com/agentctl/agentctl/agents/actions"
 	"github.com/agentctl/agentctl/agents/receipt"
-	"github.com/agentctl/agentctl/internal/cli"
+	"github.com/agentctl/agentctl/cmd/internal/cli"
 	"github.com/agentctl/agentctl/mailbox"
 )
 

@@ -11,7 +11,7 @@ import (
 	"strings"
 
 	"github.com/agentctl/agentctl/agents/hub/hubconf"
-	"github.com/agentctl/agentctl/internal/cli"
+	"github.com/agentctl/agentctl/cmd/internal/cli"
 )
 
 // hubProgram runs the hub's NATS server. It is a program of its own so

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/agentctl/agentctl/agents/receipt"
-	"github.com/agentctl/agentctl/internal/cli"
+	"github.com/agentctl/agentctl/cmd/internal/cli"
 	"github.com/agentctl/agentctl/mailbox"
 )
 

@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/agentctl/agentctl/cmd/internal/cli"
 	"github.com/agentctl/agentctl/config"
 	"github.com/agentctl/agentctl/internal/atomicfile"
-	"github.com/agentctl/agentctl/internal/cli"
 	"github.com/agentctl/agentctl/internal/layout"
 	"github.com/agentctl/agentctl/mailbox"
 )

@@ -8,7 +8,7 @@ import (
 	"os"
 	"time"
 
-	"github.com/agentctl/agentctl/internal/cli"
+	"github.com/agentctl/agentctl/cmd/internal/cli"
 	"github.com/agentctl/agentctl/internal/layout"
 	"github.com/agentctl/agentctl/internal/sizecap"
 	"github.com/agentctl/agentctl/lore"

@@ -11,8 +11,8 @@ import (
 
 	"runtime/debug"
 
+	"github.com/agentctl/agentctl/cmd/internal/cli"
 	"github.com/agentctl/agentctl/cursor"
-	"github.com/agentctl/agentctl/internal/cli"
 )
 
 func main() {

@@ -3,8 +3,8 @@ package main
 import (
 	"github.com/agentctl/agentctl/agents/actions/turns"
 	"github.com/agentctl/agentctl/agents/missioncontrol"
+	"github.com/agentctl/agentctl/cmd/internal/cli"
 	"github.com/agentctl/agentctl/config"
-	"github.com/agentctl/agentctl/internal/cli"
 	"github.com/agentctl/agentctl/projectboard"
 )
 

@@ -6,7 +6,7 @@ import (
 	"io"
 
 	"github.com/agentctl/agentctl/agents/mcp"
-	"github.com/agentctl/agentctl/internal/cli"
+	"github.com/agentctl/agentctl/cmd/internal/cli"
 )
 
 const mcpUsage = `

@@ -10,8 +10,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/agentctl/agentctl/cmd/internal/cli"
 	"github.com/agentctl/agentctl/config"
-	"github.com/agentctl/agentctl/internal/cli"
 	"github.com/agentctl/agentctl/mailbox/dreamos/migrate"
 )
 

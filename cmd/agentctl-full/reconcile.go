@@ -7,7 +7,7 @@ import (
 	"time"
 
 	"github.com/agentctl/agentctl/agents"
-	"github.com/agentctl/agentctl/internal/cli"
+	"github.com/agentctl/agentctl/cmd/internal/cli"
 )
 
 const reconcileUsage = `

@@ -4,7 +4,7 @@ import (
 	"context"
 	"fmt"
 
-	"github.com/agentctl/agentctl/internal/cli"
+	"github.com/agentctl/agentctl/cmd/internal/cli"
 )
 
 const replyUsage = `

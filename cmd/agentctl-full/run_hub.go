@@ -9,9 +9,9 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/agentctl/agentctl/agents/hub"
+	"github.com/agentctl/agentctl/cmd/internal/cli"
 	"github.com/agentctl/agentctl/config"
 	"github.com/agentctl/agentctl/cursor"
-	"github.com/agentctl/agentctl/internal/cli"
 	"github.com/agentctl/agentctl/mailbox"
 )
 

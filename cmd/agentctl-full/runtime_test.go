@@ -5,8 +5,8 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/agentctl/agentctl/cmd/internal/cli"
 	"github.com/agentctl/agentctl/config"
-	"github.com/agentctl/agentctl/internal/cli"
 )
 
 func TestIntakeOptionsCarryTheMailboxSettings(t *testing.T) {

@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/agentctl/agentctl/agents/missioncontrol"
+	"github.com/agentctl/agentctl/cmd/internal/cli"
 	"github.com/agentctl/agentctl/internal/atomicfile"
-	"github.com/agentctl/agentctl/internal/cli"
 	"github.com/agentctl/agentctl/internal/layout"
 )
 

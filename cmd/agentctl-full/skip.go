@@ -6,7 +6,7 @@ import (
 	"time"
 
 	"github.com/agentctl/agentctl/agents/actions/turns"
-	"github.com/agentctl/agentctl/internal/cli"
+	"github.com/agentctl/agentctl/cmd/internal/cli"
 )
 
 const skipUsage = `

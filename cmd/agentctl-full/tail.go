@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/agentctl/agentctl/cmd/internal/cli"
 	"github.com/agentctl/agentctl/devlog"
 	"github.com/agentctl/agentctl/internal/agentname"
-	"github.com/agentctl/agentctl/internal/cli"
 )
 
 const tailUsage = `

@@ -10,7 +10,7 @@ import (
 	"github.com/charmbracelet/x/term"
 
 	"github.com/agentctl/agentctl/agents/missioncontrol"
-	"github.com/agentctl/agentctl/internal/cli"
+	"github.com/agentctl/agentctl/cmd/internal/cli"
 )
 
 const topUsage = `

@@ -12,8 +12,8 @@ import (
 
 	"github.com/agentctl/agentctl/agents/notify"
 	"github.com/agentctl/agentctl/agents/supervise"
+	"github.com/agentctl/agentctl/cmd/internal/cli"
 	"github.com/agentctl/agentctl/config"
-	"github.com/agentctl/agentctl/internal/cli"
 	"github.com/agentctl/agentctl/internal/layout"
 )
 

@@ -13,7 +13,7 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/agentctl/agentctl/internal/cli"
+	"github.com/agentctl/agentctl/cmd/internal/cli"
 )
 
 // fullProgram has every command; 'go install .../cmd/...@latest' and the
