@@ -8,12 +8,14 @@ import (
 
 // GuardMain is called first thing in main. In a process started as a guard
 // it runs the guard and exits; in any other it lets the exec driver start
-// its commands through this executable, so that on Linux a runner that
-// dies, even by SIGKILL, takes along everything its turn started.
-func GuardMain() {
+// its commands through program (re-executed as a guard: a program whose
+// main calls GuardMain, or that imports internal/execguard), so that on
+// Linux a runner that dies, even by SIGKILL, takes along everything its
+// turn started. An empty program leaves the guard off.
+func GuardMain(program string) {
 	runGuardIfAsked()
-	if exe, err := os.Executable(); err == nil && guardSupported {
-		enableGuard(exe, os.Args[0])
+	if program != "" && guardSupported {
+		enableGuard(program, os.Args[0])
 	}
 }
 

@@ -18,7 +18,7 @@ import (
 func main() {
 	// Before anything else: agentctl re-executed as a turn's guard runs
 	// only that.
-	cursor.GuardMain()
+	cursor.GuardMain(guardProgram())
 	os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 }
 

@@ -18,7 +18,7 @@ import (
 func TestMain(m *testing.M) {
 	commands := map[string]func(){
 		"agentctl": func() {
-			cursor.GuardMain()
+			cursor.GuardMain(guardProgram())
 			os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr))
 		},
 		probeCommand: func() { probeAsOther(); os.Exit(0) },

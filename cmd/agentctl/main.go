@@ -14,6 +14,9 @@ import (
 	"os"
 
 	"github.com/agentctl/agentctl/cmd/internal/cli"
+	// agentctl-full starts each exec turn's guard as this program, whose
+	// start is the cheaper: the guard runs from this package's init.
+	_ "github.com/agentctl/agentctl/internal/execguard"
 )
 
 // fullProgram has every command; 'go install .../cmd/...@latest' and the
