@@ -19,6 +19,7 @@ import (
 	"github.com/agentctl/agentctl/config/driverconf"
 	"github.com/agentctl/agentctl/cursor"
 	"github.com/agentctl/agentctl/internal/clilog"
+	"github.com/agentctl/agentctl/internal/profiling"
 	"github.com/agentctl/agentctl/mailbox"
 	"github.com/agentctl/agentctl/mailbox/intake"
 )
@@ -79,7 +80,7 @@ Examples:
   agentctl run Agent-5 --hub nats://desk-1:4222 --creds ~/desk-2.nk
 `
 
-func runRun(ctx context.Context, env *cli.Env, args []string) error {
+func runRun(ctx context.Context, env *cli.Env, args []string) (err error) {
 	fs := cli.NewFlagSet(env, "run", runUsage)
 	driverName := fs.String("driver", "", "`driver` for this run: gui, exec, cdp or acp (default: the agent's setting)")
 	logFormat := fs.String("log-format", "console", "log `format` on stderr: console or json")
@@ -95,6 +96,11 @@ func runRun(ctx context.Context, env *cli.Env, args []string) error {
 		return cli.UsageError{Msg: "run: want AGENT"}
 	}
 	idleForDays()
+	stopProfile, err := profiling.FromEnv("run")
+	if err != nil {
+		return err
+	}
+	defer func() { err = errors.Join(err, stopProfile()) }()
 	name, command := rest[0], rest[1:]
 	log, err := newLogger(env.Stderr, *logFormat)
 	if err != nil {

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/agentctl/agentctl/internal/process"
+	"github.com/agentctl/agentctl/internal/profiling"
 	"github.com/agentctl/agentctl/mailbox"
 )
 
@@ -35,11 +36,16 @@ func execRuntime(b *testing.B, agentctl string, n int) string {
 	return root
 }
 
-// startRunner starts agentctl run for agent and returns once status.json
-// says it is idle; the runner is stopped when the benchmark ends.
-func startRunner(b *testing.B, agentctl, root, agent string) (*exec.Cmd, *bytes.Buffer) {
+// startRunner starts agentctl run for agent, writing its profiles into
+// profiles where set (see keepProfiles), and returns once status.json says it is
+// idle; the runner is stopped when the benchmark ends, if not before
+// (stopRunner).
+func startRunner(b *testing.B, agentctl, root, agent, profiles string) (*exec.Cmd, *bytes.Buffer) {
 	b.Helper()
 	run := exec.Command(agentctl, "--root", root, "run", agent)
+	if profiles != "" {
+		run.Env = append(os.Environ(), profiling.EnvDir+"="+profiles)
+	}
 	var logs bytes.Buffer
 	run.Stdout, run.Stderr = &logs, &logs
 	if err := run.Start(); err != nil {
@@ -75,16 +81,16 @@ const runnerLoopMessages = 200
 func BenchmarkRunnerLoop(b *testing.B) {
 	dir := b.TempDir()
 	agentctl := buildReleased(b, dir)
+	const body = "ping: answer with the word pong"
 	var measure, anchor time.Duration
 	var measureCPU, anchorCPU float64 // ms
 	for range b.N {
 		root := execRuntime(b, agentctl, 2)
-		run, logs := startRunner(b, agentctl, root, "Agent-1")
+		run, logs := startRunner(b, agentctl, root, "Agent-1", "")
 		mb, err := mailbox.Open(root, "Agent-1")
 		if err != nil {
 			b.Fatal(err)
 		}
-		body := "ping: answer with the word pong"
 		self0 := rusageMS(b)
 		start := time.Now()
 		for range runnerLoopMessages {
@@ -97,39 +103,25 @@ func BenchmarkRunnerLoop(b *testing.B) {
 		anchor += time.Since(start)
 		anchorCPU += rusageMS(b) - self0
 
-		if err := run.Process.Signal(syscall.SIGSTOP); err != nil {
-			b.Fatal(err)
-		}
-		for i := range runnerLoopMessages {
-			msg := mailbox.Message{ID: fmt.Sprintf("loop-%d", i), From: "Agent-2", To: "Agent-1", Body: body, Priority: mailbox.Normal, CreatedAt: time.Now().UTC()}
-			if err := mb.Deliver(msg); err != nil {
-				b.Fatal(err)
-			}
-		}
 		cpu0 := treeTicks(b, run.Process.Pid)
-		start = time.Now()
-		if err := run.Process.Signal(syscall.SIGCONT); err != nil {
-			b.Fatal(err)
-		}
-		for deadline := start.Add(10 * time.Minute); ; time.Sleep(5 * time.Millisecond) {
-			c, err := mb.Count()
-			if err != nil {
-				b.Fatal(err)
-			}
-			if c.Done+c.Dead == runnerLoopMessages {
-				if c.Dead > 0 {
-					b.Fatalf("%d messages dead-lettered", c.Dead)
-				}
-				break
-			}
-			if time.Now().After(deadline) {
-				b.Fatalf("%d of %d messages archived in 10 minutes:\n%s", c.Done, runnerLoopMessages, logs)
-			}
-		}
-		measure += time.Since(start)
+		measure += loopThrough(b, run, mb, body, logs)
 		measureCPU += float64(treeTicks(b, run.Process.Pid)-cpu0) * 10 // 100 ticks a second
 	}
 	n := float64(b.N * runnerLoopMessages)
+	if over := float64((measure - anchor).Microseconds()) / n / 1000; over > 1 {
+		// Once more with the profiler on, which the measured runs go
+		// without.
+		profiles := filepath.Join(dir, "profiles")
+		root := execRuntime(b, agentctl, 2)
+		run, logs := startRunner(b, agentctl, root, "Agent-1", profiles)
+		mb, err := mailbox.Open(root, "Agent-1")
+		if err != nil {
+			b.Fatal(err)
+		}
+		loopThrough(b, run, mb, body, logs)
+		stopRunner(run)
+		keepProfiles(b, profiles, fmt.Sprintf("the runner's %.1f ms a message over the anchor", over))
+	}
 	b.ReportMetric(float64(measure.Microseconds())/n, "µs/measure")
 	b.ReportMetric(float64(anchor.Microseconds())/n, "µs/anchor")
 	b.ReportMetric(float64(measure)/float64(anchor), "ratio")
@@ -206,13 +198,13 @@ func BenchmarkIdleRunner(b *testing.B) {
 	}
 	for range b.N {
 		root := execRuntime(b, agentctl, 2)
-		run, _ := startRunner(b, agentctl, root, "Agent-1")
+		run, _ := startRunner(b, agentctl, root, "Agent-1", "")
 		poller := exec.Command(python, "-c", dreamOSPoller, filepath.Join(root, "agent_mailboxes", "Agent-2", "inbox"))
 		if err := poller.Start(); err != nil {
 			b.Fatal(err)
 		}
 		// Past start-up, which ends settledAfter in (a runner then lets
-		// go of what only start-up needed), and one heartbeat more.
+		// go of what only start-up needed), and 10 s more.
 		time.Sleep(settledAfter + 10*time.Second)
 		r0, p0 := cpuNS(b, run.Process.Pid), cpuNS(b, poller.Process.Pid)
 		time.Sleep(time.Duration(secs) * time.Second)
@@ -222,7 +214,8 @@ func BenchmarkIdleRunner(b *testing.B) {
 		poller.Wait()
 		b.ReportMetric(float64(rss)/1024, "RSS-MB")
 		b.ReportMetric(float64(prss)/1024, "anchor-RSS-MB")
-		b.ReportMetric(float64(r1-r0)/1e6/float64(secs), "CPU-ms/s")
+		cpu := float64(r1-r0) / 1e6 / float64(secs)
+		b.ReportMetric(cpu, "CPU-ms/s")
 		b.ReportMetric(float64(p1-p0)/1e6/float64(secs), "anchor-CPU-ms/s")
 		if st, err := os.ReadFile(filepath.Join(root, "agent_mailboxes", "Agent-1", "status.json")); err == nil {
 			var s struct{ State string }
@@ -230,7 +223,29 @@ func BenchmarkIdleRunner(b *testing.B) {
 				b.Fatalf("the runner was %s, not idle", s.State)
 			}
 		}
+		if over := idleOver(float64(rss)/1024, cpu); over != "" {
+			// Once more with the profiler on, whose buffers the measured
+			// runner goes without, over the same time.
+			profiles := filepath.Join(dir, "profiles")
+			run, _ := startRunner(b, agentctl, execRuntime(b, agentctl, 2), "Agent-1", profiles)
+			time.Sleep(settledAfter + 10*time.Second + time.Duration(secs)*time.Second)
+			stopRunner(run)
+			keepProfiles(b, profiles, over)
+		}
 	}
+}
+
+// idleOver names the idle runner's figures over their targets (≤ 8 MB,
+// ≤ 0.1 ms of CPU a second), or is empty.
+func idleOver(rssMB, cpuMSPerS float64) string {
+	var over []string
+	if rssMB > 8 {
+		over = append(over, fmt.Sprintf("the idle runner's %.1f MB", rssMB))
+	}
+	if cpuMSPerS > 0.1 {
+		over = append(over, fmt.Sprintf("the idle runner's %.2f ms of CPU a second", cpuMSPerS))
+	}
+	return strings.Join(over, " and ")
 }
 
 // cpuNS is the CPU time all threads of a process have used, in
@@ -259,4 +274,70 @@ func cpuNS(b *testing.B, pid int) int64 {
 		sum += n
 	}
 	return sum
+}
+
+// loopThrough stops the runner (SIGSTOP), delivers runnerLoopMessages
+// messages with body, lets it go and returns how long it took to archive
+// them all.
+func loopThrough(b *testing.B, run *exec.Cmd, mb *mailbox.Mailbox, body string, logs *bytes.Buffer) time.Duration {
+	b.Helper()
+	if err := run.Process.Signal(syscall.SIGSTOP); err != nil {
+		b.Fatal(err)
+	}
+	for i := range runnerLoopMessages {
+		msg := mailbox.Message{ID: fmt.Sprintf("loop-%d", i), From: "Agent-2", To: "Agent-1", Body: body, Priority: mailbox.Normal, CreatedAt: time.Now().UTC()}
+		if err := mb.Deliver(msg); err != nil {
+			b.Fatal(err)
+		}
+	}
+	start := time.Now()
+	if err := run.Process.Signal(syscall.SIGCONT); err != nil {
+		b.Fatal(err)
+	}
+	for deadline := start.Add(10 * time.Minute); ; time.Sleep(5 * time.Millisecond) {
+		c, err := mb.Count()
+		if err != nil {
+			b.Fatal(err)
+		}
+		if c.Done+c.Dead == runnerLoopMessages {
+			if c.Dead > 0 {
+				b.Fatalf("%d messages dead-lettered", c.Dead)
+			}
+			return time.Since(start)
+		}
+		if time.Now().After(deadline) {
+			b.Fatalf("%d of %d messages archived in 10 minutes:\n%s", c.Done, runnerLoopMessages, logs)
+		}
+	}
+}
+
+// stopRunner stops a runner as Ctrl+C does and waits for it, so that its
+// profiles are written.
+func stopRunner(run *exec.Cmd) {
+	run.Process.Signal(os.Interrupt)
+	run.Wait()
+}
+
+// keepProfiles keeps the profiles a stopped runner wrote into profiles
+// when its figure was over its target (over names which): they are moved
+// to AGENTCTL_BENCH_PROFILES (scripts/bench sets it), or else to a folder
+// of the system's temporary one, and the benchmark says where. A runner
+// within its targets leaves none.
+func keepProfiles(b *testing.B, profiles, over string) {
+	b.Helper()
+	if over == "" {
+		return
+	}
+	keep := os.Getenv("AGENTCTL_BENCH_PROFILES")
+	if keep == "" {
+		keep = filepath.Join(os.TempDir(), "agentctl-bench-profiles")
+	}
+	keep = filepath.Join(keep, strings.TrimPrefix(b.Name(), "Benchmark")+"-"+time.Now().UTC().Format("20060102T150405"))
+	if err := os.MkdirAll(filepath.Dir(keep), 0o700); err != nil {
+		b.Fatal(err)
+	}
+	if err := os.Rename(profiles, keep); err != nil {
+		b.Fatalf("cannot keep the runner's profiles: %v", err)
+	}
+	b.Logf("%s is over its target; the runner's profiles: %s (go tool pprof -top %s/run-*.cpu.pprof)", over, keep, keep)
 }

@@ -85,15 +85,19 @@ func upMemory(b *testing.B, agentctl string, n int) (pss, rss int) {
 	return pss, rss
 }
 
-// buildReleased builds this program into dir as it is released
-// (CGO_ENABLED=0), as agentctl: what 'agentctl up' and its runners run.
+// buildReleased builds agentctl and this program beside it into dir, as
+// they are installed and released (CGO_ENABLED=0), and returns agentctl's
+// path: what a person runs, and what 'agentctl up' and its runners and
+// their turns' guards run.
 func buildReleased(b *testing.B, dir string) string {
 	b.Helper()
 	agentctl := filepath.Join(dir, "agentctl")
-	build := exec.Command("go", "build", "-o", agentctl, ".")
-	build.Env = append(os.Environ(), "CGO_ENABLED=0")
-	if out, err := build.CombinedOutput(); err != nil {
-		b.Fatalf("go build: %v\n%s", err, out)
+	for bin, pkg := range map[string]string{agentctl: "../agentctl", filepath.Join(dir, "agentctl-full"): "."} {
+		build := exec.Command("go", "build", "-o", bin, pkg)
+		build.Env = append(os.Environ(), "CGO_ENABLED=0")
+		if out, err := build.CombinedOutput(); err != nil {
+			b.Fatalf("go build %s: %v\n%s", pkg, err, out)
+		}
 	}
 	return agentctl
 }
