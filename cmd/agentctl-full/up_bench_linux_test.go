@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/agentctl/agentctl/internal/process"
+	"github.com/agentctl/agentctl/internal/profiling"
 	"github.com/agentctl/agentctl/mailbox"
 )
 
@@ -25,10 +26,24 @@ func BenchmarkUpMemory(b *testing.B) {
 	for _, n := range []int{8, 64} {
 		b.Run(fmt.Sprintf("seats=%d", n), func(b *testing.B) {
 			for range b.N {
-				pss, rss := upMemory(b, agentctl, n)
+				pss, rss := upMemory(b, agentctl, n, "")
 				b.ReportMetric(float64(pss)/1024, "PSS-MB")
 				b.ReportMetric(float64(pss)/1024/float64(n), "PSS-MB/seat")
 				b.ReportMetric(float64(rss)/1024, "RSS-sum-MB")
+				mb := float64(pss) / 1024
+				var over string
+				switch {
+				case n <= 8 && mb > 80:
+					over = fmt.Sprintf("up with %d seats' %.0f MB", n, mb)
+				case n > 8 && mb/float64(n) > 10:
+					over = fmt.Sprintf("up with %d seats' %.1f MB a seat", n, mb/float64(n))
+				}
+				if over != "" {
+					// Once more with the runners' profilers on.
+					profiles := filepath.Join(b.TempDir(), "profiles")
+					upMemory(b, agentctl, n, profiles)
+					keepProfiles(b, profiles, over)
+				}
 			}
 		})
 	}
@@ -36,8 +51,9 @@ func BenchmarkUpMemory(b *testing.B) {
 
 // upMemory starts up with n exec seats, waits until every runner serves
 // its mailbox and a second has passed, and sums the PSS and RSS of up and
-// its runners, in KiB.
-func upMemory(b *testing.B, agentctl string, n int) (pss, rss int) {
+// its runners, in KiB. Where profiles is set, the runners write their
+// profiles there when up stops them.
+func upMemory(b *testing.B, agentctl string, n int, profiles string) (pss, rss int) {
 	root := filepath.Join(b.TempDir(), "runtime")
 	agents := make([]string, n)
 	var conf strings.Builder
@@ -51,6 +67,9 @@ func upMemory(b *testing.B, agentctl string, n int) (pss, rss int) {
 		b.Fatal(err)
 	}
 	up := exec.Command(agentctl, "--root", root, "up")
+	if profiles != "" {
+		up.Env = append(os.Environ(), profiling.EnvDir+"="+profiles)
+	}
 	if err := up.Start(); err != nil {
 		b.Fatal(err)
 	}
