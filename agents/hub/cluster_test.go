@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net"
 	"net/url"
 	"path/filepath"
 	"testing"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/agentctl/agentctl/agents/hub/hubconf"
 	"github.com/agentctl/agentctl/agents/hub/hubserver"
+	"github.com/agentctl/agentctl/internal/testenv/freeport"
 )
 
 // freeAddr returns a loopback address nothing listens on now: a node
@@ -22,12 +22,7 @@ import (
 // others know.
 func freeAddr(t *testing.T) string {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().String()
+	return freeport.Addr(t)
 }
 
 // waitForJetStream polls until the JetStream cluster has a meta leader

@@ -5,7 +5,6 @@ package main
 import (
 	"bufio"
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -14,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentctl/agentctl/internal/testenv/freeport"
 	"github.com/agentctl/agentctl/mailbox"
 )
 
@@ -24,12 +24,7 @@ import (
 // and started again comes back on the same URL.
 func freeAddr(t *testing.T) string {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	return l.Addr().String()
+	return freeport.Addr(t)
 }
 
 // machine makes a runtime folder with the given agentctl.yaml.
