@@ -155,7 +155,7 @@ func (p Program) complete(env *Env, words []string) (candidates []string, other 
 	case "completion":
 		return matching(cur, shells()), ""
 	}
-	c, ok := p.command(name)
+	c, _, ok := p.command(name)
 	if !ok {
 		return nil, ""
 	}

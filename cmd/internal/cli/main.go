@@ -106,18 +106,23 @@ func (p Program) Main(args []string, stdin io.Reader, stdout, stderr io.Writer) 
 }
 
 // command finds name in the table, with this program's Usage and Run for
-// it; a command without Run is one to hand over.
-func (p Program) command(name string) (Command, bool) {
-	for _, c := range Commands {
-		if c.Name == name {
-			if c.Run == nil {
-				full := p.Full[name]
-				c.Usage, c.Run = full.Usage, full.Run
+// it; a command without Run is one to hand over. quick says it is one of
+// the quick commands, the table's own. They are left to Ctrl+C's default,
+// which ends them at once: they write by rename and their locks are the
+// kernel's, so nothing is left half done, and hearing the signal would
+// cost every run a thread.
+func (p Program) command(name string) (c Command, quick, ok bool) {
+	for _, t := range Commands {
+		if t.Name == name {
+			if t.Run != nil {
+				return t, true, true
 			}
-			return c, true
+			full := p.Full[name]
+			t.Usage, t.Run = full.Usage, full.Run
+			return t, false, true
 		}
 	}
-	return Command{}, false
+	return Command{}, false, false
 }
 
 // dispatch runs the command words name; line is the whole command line,
@@ -134,7 +139,7 @@ func (p Program) dispatch(env *Env, line, words []string) error {
 		printUsage(env.Stdout)
 		return nil
 	}
-	c, ok := p.command(name)
+	c, quick, ok := p.command(name)
 	if !ok {
 		msg := fmt.Sprintf("unknown command %q", name)
 		if s := Suggest(name, commandNames()); s != "" {
@@ -149,7 +154,7 @@ func (p Program) dispatch(env *Env, line, words []string) error {
 		shortLived()
 	}
 	ctx := context.Background()
-	if !isQuick(name) {
+	if !quick {
 		var stop func()
 		ctx, stop = signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 		defer stop()
@@ -168,19 +173,6 @@ func (p Program) handOver(name string, line []string) error {
 		return fmt.Errorf("%q is not in this program", name)
 	}
 	return p.HandOver(name, line)
-}
-
-// isQuick says whether name is one of the quick commands, the table's
-// own. They are left to Ctrl+C's default, which ends them at once: they
-// write by rename and their locks are the kernel's, so nothing is left
-// half done, and hearing the signal would cost every run a thread.
-func isQuick(name string) bool {
-	for _, c := range Commands {
-		if c.Name == name {
-			return c.Run != nil
-		}
-	}
-	return false
 }
 
 // longRunning names the commands that may run until they are stopped;
@@ -247,6 +239,7 @@ func report(stderr io.Writer, err error) int {
 	}
 	return 1
 }
+
 func printUsage(w io.Writer) {
 	fmt.Fprint(w, `agentctl coordinates AI coding agents through mailbox folders, a project
 board and devlogs.
