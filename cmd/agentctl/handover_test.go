@@ -10,8 +10,9 @@ import (
 	"testing"
 )
 
-// programs builds agentctl into dir, and agentctl-full beside it when full.
-func programs(t *testing.T, dir string, full bool) string {
+// programs builds agentctl into dir, and agentctl-full beside it when
+// full, as they are released (CGO_ENABLED=0).
+func programs(t testing.TB, dir string, full bool) string {
 	t.Helper()
 	exe := ""
 	if runtime.GOOS == "windows" {
@@ -22,7 +23,9 @@ func programs(t *testing.T, dir string, full bool) string {
 		builds[fullProgram] = "../agentctl-full"
 	}
 	for name, pkg := range builds {
-		if out, err := exec.Command("go", "build", "-o", filepath.Join(dir, name+exe), pkg).CombinedOutput(); err != nil {
+		build := exec.Command("go", "build", "-o", filepath.Join(dir, name+exe), pkg)
+		build.Env = append(os.Environ(), "CGO_ENABLED=0")
+		if out, err := build.CombinedOutput(); err != nil {
 			t.Fatalf("go build %s: %v\n%s", pkg, err, out)
 		}
 	}

@@ -21,14 +21,7 @@ import (
 // linked dynamically, and the loader alone made version take 40% longer.
 func buildBench(b *testing.B, dir string) (agentctl, hello string) {
 	b.Helper()
-	agentctl = filepath.Join(dir, "agentctl")
-	for bin, pkg := range map[string]string{agentctl: ".", filepath.Join(dir, fullProgram): "../agentctl-full"} {
-		build := exec.Command("go", "build", "-o", bin, pkg)
-		build.Env = append(os.Environ(), "CGO_ENABLED=0")
-		if out, err := build.CombinedOutput(); err != nil {
-			b.Fatalf("go build %s: %v\n%s", pkg, err, out)
-		}
-	}
+	agentctl = programs(b, dir, true)
 	hello = buildProgram(b, dir, "hello", "package main\n\nimport \"os\"\n\nfunc main() { os.Stdout.WriteString(\"hello\\n\") }\n")
 	return agentctl, hello
 }
