@@ -99,9 +99,16 @@ type progressLog struct {
 	f    *os.File
 }
 
+// open returns the log at path, opened afresh unless the open one is still
+// the file there: records appended to a log someone removed or moved
+// away mid-turn would be lost with it, the receipt too.
 func (l *progressLog) open(path string) (*os.File, error) {
 	if l.f != nil && l.path == path {
-		return l.f, nil
+		open, err := l.f.Stat()
+		there, terr := os.Stat(path)
+		if err == nil && terr == nil && os.SameFile(open, there) {
+			return l.f, nil
+		}
 	}
 	l.close()
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, atomicfile.FilePerm)

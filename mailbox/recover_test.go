@@ -65,3 +65,39 @@ func TestRecoveryStopsAtALogItCannotArchive(t *testing.T) {
 		t.Errorf("archive = %v, want m1 once", a)
 	}
 }
+
+// TestALogRemovedMidTurnIsWrittenAgain: a progress log someone removes, or
+// moves away, while its claim is in flight is written afresh at the next
+// record, so that the message is archived with its receipt.
+func TestALogRemovedMidTurnIsWrittenAgain(t *testing.T) {
+	for name, away := range map[string]func(path string) error{
+		"removed": os.Remove,
+		"moved":   func(path string) error { return os.Rename(path, path+".aside") },
+	} {
+		t.Run(name, func(t *testing.T) {
+			root := newRuntime(t, "Agent-1")
+			mb := openMailbox(t, root, "Agent-1")
+			if err := mb.Deliver(testMessage("m1", "Agent-1", Normal)); err != nil {
+				t.Fatal(err)
+			}
+			c := consume(t, mb, Options{Known: []string{"Agent-1"}}, t0)
+			cl, err := c.Claim(t0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := c.Record(cl, "submitted", t0); err != nil {
+				t.Fatal(err)
+			}
+			if err := away(c.processing(cl.stem, ProgressSuffix)); err != nil {
+				t.Fatal(err)
+			}
+			if err := c.Complete(cl, Receipt{Reply: "r"}, t0); err != nil {
+				t.Fatal(err)
+			}
+			done, err := mb.List(StateDone)
+			if err != nil || len(done) != 1 || done[0].Receipt == nil || done[0].Receipt.Reply != "r" {
+				t.Fatalf("archived: %+v %v; want m1 with its receipt", done, err)
+			}
+		})
+	}
+}
