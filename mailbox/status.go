@@ -41,7 +41,7 @@ type Streak struct {
 }
 
 // WriteStatus replaces status.json atomically. It does not wait for the
-// disk: a heartbeat is rewritten every few seconds, and one lost in a power
+// disk: a heartbeat is rewritten every run.heartbeat, and one lost in a power
 // cut costs nothing.
 func (m *Mailbox) WriteStatus(s Status) error {
 	s.Agent = m.Agent

@@ -24,7 +24,7 @@ type Runner struct {
 	Stalled bool   `json:"stalled,omitempty"`
 	Waiting string `json:"waiting,omitempty"`
 	// Heartbeat is when status.json was last written. Views are not sent
-	// it: an idle runner rewrites it every few seconds, and a snapshot that
+	// it: an idle runner rewrites it every run.heartbeat, and a snapshot that
 	// changes with every heartbeat would never let a viewer idle.
 	Heartbeat *time.Time `json:"-"`
 	// DoneWithErrors and DoneWithoutBlock count the messages the running

@@ -263,7 +263,7 @@ func readAgentStatus(mb *mailbox.Mailbox, host string, now time.Time, stallAfter
 	st, err := mb.ReadStatus()
 	r := verdict.Judge(st, err, host, now, stallAfter, process.Alive)
 	if r.StatusProblem != "" {
-		row.Problem, row.Hint = r.StatusProblem, "status.json is the runner's heartbeat, rewritten every few seconds; if no runner is up, remove it"
+		row.Problem, row.Hint = r.StatusProblem, "status.json is the runner's heartbeat, rewritten every run.heartbeat (30s by default); if no runner is up, remove it"
 		return row, nil
 	}
 	row.Runner, row.PID, row.State, row.Current, row.Waiting, row.Since, row.Stalled = r.Runner, r.PID, r.State, r.Current, r.Waiting, r.Since, r.Stalled
