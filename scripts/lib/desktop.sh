@@ -17,18 +17,23 @@
 desktop_start() {
   xdir=$(mktemp -d)
   export XAUTHORITY=$xdir/Xauthority
-  local display="" n
+  local n server=""
+  # A number another X server takes between the look and the start (the
+  # tests start theirs too) ends this Xvfb: the next number is tried. An
+  # Xvfb that runs is waited for however long it takes, on a busy machine.
   for n in $(seq 90 140); do
-    [ -e "/tmp/.X$n-lock" ] || [ -e "/tmp/.X11-unix/X$n" ] || { display=":$n"; break; }
+    [ -e "/tmp/.X$n-lock" ] || [ -e "/tmp/.X11-unix/X$n" ] && continue
+    : >"$XAUTHORITY"  # xauth warns about a missing file otherwise
+    xauth -q -f "$XAUTHORITY" add ":$n" . "$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')"
+    Xvfb ":$n" -screen 0 1280x800x24 -auth "$XAUTHORITY" -nolisten tcp >"$logs/Xvfb.log" 2>&1 &
+    server=$!
+    pids+=("$server")
+    export DISPLAY=:$n
+    while kill -0 "$server" 2>/dev/null && ! xdpyinfo >/dev/null 2>&1; do sleep 0.1; done
+    kill -0 "$server" 2>/dev/null && break
+    server=""
   done
-  [ -n "$display" ] || { echo "no free X display number" >&2; return 1; }
-  : >"$XAUTHORITY"  # xauth warns about a missing file otherwise
-  xauth -q -f "$XAUTHORITY" add "$display" . "$(od -An -N16 -tx1 /dev/urandom | tr -d ' \n')"
-  Xvfb "$display" -screen 0 1280x800x24 -auth "$XAUTHORITY" -nolisten tcp >"$logs/Xvfb.log" 2>&1 &
-  pids+=($!)
-  export DISPLAY=$display
-  for _ in $(seq 100); do xdpyinfo >/dev/null 2>&1 && break; sleep 0.1; done
-  xdpyinfo >/dev/null 2>&1 || { echo "Xvfb did not start (see $logs/Xvfb.log)" >&2; return 1; }
+  [ -n "$server" ] || { echo "Xvfb did not start on any free display (see $logs/Xvfb.log)" >&2; return 1; }
   if command -v openbox >/dev/null; then
     openbox --sm-disable >"$logs/wm.log" 2>&1 &
   else
