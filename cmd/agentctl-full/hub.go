@@ -155,9 +155,10 @@ func runHub(ctx context.Context, env *cli.Env, args []string) (err error) {
 				return
 			}
 			// Else it stops after the runners, which use it to the end.
-			if stopErr := srv.stop(); err == nil {
-				err = stopErr
-			}
+			// A server that did not end cleanly comes first: a part that
+			// failed on its lost connection before its end was seen
+			// failed because of it.
+			err = cmp.Or(srv.stop(), err)
 		}()
 	}
 	cs, err := hubClient(env, cfg, urls, "agentctl hub on "+me, log, hubRole{})
