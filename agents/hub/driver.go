@@ -89,6 +89,11 @@ func (d *Driver) Run(ctx context.Context, t cursor.Turn) (string, error) {
 		_, err := d.js.Publish(ctx, turnSubject(d.agent), data, jetstream.WithMsgID(ask.Ask))
 		return err
 	}); err != nil {
+		if ctx.Err() != nil {
+			// The server may have the ask, and the seat be taking it,
+			// with its acknowledgement still on the way.
+			return "", d.ended(ctx, ask)
+		}
 		return "", fmt.Errorf("cannot ask %s's seat for the turn: %w", d.agent, err)
 	}
 	d.log.Info().Str("event", "asked").Str("turn", t.ID).Bool("resume", t.Resume).Msg("turn handed to the seat")
@@ -105,16 +110,11 @@ func (d *Driver) Run(ctx context.Context, t cursor.Turn) (string, error) {
 	for {
 		select {
 		case <-ctx.Done():
-			// A turn abandoned is stopped on the seat; one cut off by a
-			// shutdown goes on there, and the next ask of it gets the reply.
-			if errors.Is(context.Cause(ctx), cursor.ErrAbandoned) {
-				d.cancel(t.ID)
-			}
-			return "", ctx.Err()
+			return "", d.ended(ctx, ask)
 		case s := <-w.stages:
 			if s == string(cursor.StageSubmitted) {
 				if err := markSubmitted(); err != nil {
-					d.cancel(t.ID)
+					d.cancel(ask)
 					return "", err
 				}
 			}
@@ -135,12 +135,22 @@ func (d *Driver) Run(ctx context.Context, t cursor.Turn) (string, error) {
 	}
 }
 
-// cancel tells the seat nobody waits for the turn; a lost cancel only
-// costs the seat the rest of a turn nobody reads.
-func (d *Driver) cancel(turn string) {
-	data, _ := json.Marshal(Cancel{Turn: turn})
+// ended is Run's error once ctx has ended. A turn abandoned is stopped on
+// the seat; one cut off by a shutdown goes on there, and the next ask of
+// it gets the reply.
+func (d *Driver) ended(ctx context.Context, ask Ask) error {
+	if errors.Is(context.Cause(ctx), cursor.ErrAbandoned) {
+		d.cancel(ask)
+	}
+	return ctx.Err()
+}
+
+// cancel tells the seat nobody waits for the turn of ask; a lost cancel
+// only costs the seat the rest of a turn nobody reads.
+func (d *Driver) cancel(ask Ask) {
+	data, _ := json.Marshal(Cancel{Turn: ask.Turn, Ask: ask.Ask})
 	if err := d.nc.Publish(cancelSubject(d.agent), data); err != nil {
-		d.log.Warn().Err(err).Str("turn", turn).Msg("cannot tell the seat the turn was abandoned")
+		d.log.Warn().Err(err).Str("turn", ask.Turn).Msg("cannot tell the seat the turn was abandoned")
 	}
 }
 

@@ -16,6 +16,7 @@ import (
 	"github.com/agentctl/agentctl/agents/hub/hubconf"
 	"github.com/agentctl/agentctl/agents/hub/hubserver"
 	"github.com/agentctl/agentctl/cursor"
+	"github.com/agentctl/agentctl/internal/testenv/syncbuf"
 )
 
 // testServer starts an embedded server with its store in a fresh folder.
@@ -134,7 +135,7 @@ func startSeat(t *testing.T, nc *nats.Conn, d cursor.Driver, journal string) (st
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
-		done <- RunSeat(ctx, SeatSettings{Agent: "Agent-5", Machine: "desk-2", Driver: d, Journal: j, Conn: nc, Beat: 50 * time.Millisecond})
+		done <- RunSeat(ctx, SeatSettings{Agent: "Agent-5", Machine: "desk-2", Driver: d, Journal: j, Conn: nc, Beat: 50 * time.Millisecond, Log: zerolog.New(syncbuf.OnFailure(t, "the seat's log")).With().Timestamp().Logger()})
 	}()
 	var once sync.Once
 	stop = func() {

@@ -89,6 +89,11 @@ type Stage struct {
 // person skipped it, the hub is stopping).
 type Cancel struct {
 	Turn string `json:"turn"`
+	// Ask is the ask of the turn the hub gave up on. A cancel can reach
+	// the seat before that ask does (they come by different ways), so the
+	// seat keeps it and drops the ask when it comes; a cancel without it
+	// (an older hub) stops only a turn already begun.
+	Ask string `json:"ask,omitempty"`
 }
 
 // Beat is a seat's heartbeat (package hubseats).

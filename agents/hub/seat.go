@@ -60,11 +60,13 @@ type seat struct {
 
 	noHandOver atomic.Bool // answers go through the replies stream only
 
-	mu      sync.Mutex
-	current string             // the turn being taken, "" when idle
-	cancel  context.CancelFunc // ends the current turn
-	dropped bool               // the hub cancelled the current turn
-	started time.Time
+	mu         sync.Mutex
+	current    string             // the turn being taken, "" when idle
+	currentAsk string             // the ask of it
+	cancel     context.CancelFunc // ends the current turn
+	dropped    bool               // the hub cancelled the current turn
+	abandoned  []string           // asks the hub cancelled before they came, oldest first
+	started    time.Time
 }
 
 // RunSeat serves the agent's turns until ctx ends. It waits for the hub to
@@ -284,7 +286,10 @@ func (st *seat) run(ctx context.Context, m jetstream.Msg, ask Ask, e *Entry, log
 	}
 	turnCtx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	st.begin(ask.Turn, cancel)
+	if !st.begin(ask, cancel) {
+		log.Warn().Str("event", "dropped").Msg("the hub abandoned the turn before its ask came")
+		return a, false
+	}
 	defer st.end()
 	if m != nil {
 		defer keepalive(turnCtx, st.s.Clock, m)()

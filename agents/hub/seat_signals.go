@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"slices"
 
 	"github.com/nats-io/nats.go"
 
@@ -21,16 +22,25 @@ func (st *seat) tell(turn, stage string) {
 	_ = st.s.Conn.Publish(stageSubject(st.s.Agent), data)
 }
 
-func (st *seat) begin(turn string, cancel context.CancelFunc) {
+// begin makes ask the seat's current turn, which cancel ends, unless the
+// hub gave it up before it came: then it reports false, and the turn
+// counts as dropped.
+func (st *seat) begin(ask Ask, cancel context.CancelFunc) bool {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	st.current, st.cancel, st.dropped = turn, cancel, false
+	if i := slices.Index(st.abandoned, ask.Ask); i >= 0 {
+		st.abandoned = slices.Delete(st.abandoned, i, i+1)
+		st.dropped = true
+		return false
+	}
+	st.current, st.currentAsk, st.cancel, st.dropped = ask.Turn, ask.Ask, cancel, false
+	return true
 }
 
 func (st *seat) end() {
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	st.current, st.cancel = "", nil
+	st.current, st.currentAsk, st.cancel = "", "", nil
 }
 
 func (st *seat) wasDropped() bool {
@@ -39,16 +49,26 @@ func (st *seat) wasDropped() bool {
 	return st.dropped
 }
 
+// keptCancels is how many cancels of asks not yet begun a seat keeps: the
+// hub runs one turn of an agent at a time, so one would do.
+const keptCancels = 16
+
 func (st *seat) onCancel(m *nats.Msg) {
 	var c Cancel
-	if json.Unmarshal(m.Data, &c) != nil {
+	if json.Unmarshal(m.Data, &c) != nil || c.Turn == "" {
 		return
 	}
 	st.mu.Lock()
 	defer st.mu.Unlock()
-	if c.Turn != "" && c.Turn == st.current && st.cancel != nil {
+	switch {
+	case c.Turn == st.current && (c.Ask == "" || c.Ask == st.currentAsk) && st.cancel != nil:
 		st.dropped = true
 		st.cancel()
+	case c.Ask != "":
+		if len(st.abandoned) == keptCancels {
+			st.abandoned = slices.Delete(st.abandoned, 0, 1)
+		}
+		st.abandoned = append(st.abandoned, c.Ask)
 	}
 }
 

@@ -2,11 +2,14 @@ package hub
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/nats-io/nats.go"
 
 	"github.com/agentctl/agentctl/cursor"
 )
@@ -230,5 +233,37 @@ func TestHubShutdownLeavesTheSeatsTurnRunning(t *testing.T) {
 	}
 	if sent, resumed := c.counts("m1/1"); sent != 1 || resumed != 0 {
 		t.Errorf("prompt sent %d times, resumed %d; want once, never resumed", sent, resumed)
+	}
+}
+
+// A cancel can come before the ask it cancels (they travel by different
+// ways): the seat keeps it and drops that ask when it comes, and only that
+// one; a cancel naming no ask stops only the turn being taken.
+func TestCancelBeforeItsAskDropsTheAsk(t *testing.T) {
+	st := &seat{}
+	cancelOf := func(c Cancel) *nats.Msg {
+		data, _ := json.Marshal(c)
+		return &nats.Msg{Data: data}
+	}
+	st.onCancel(cancelOf(Cancel{Turn: "m1/1", Ask: "a1"}))
+	st.onCancel(cancelOf(Cancel{Turn: "m9/1"}))
+	if st.begin(Ask{Turn: "m1/1", Ask: "a1"}, func() {}) || !st.wasDropped() {
+		t.Fatal("an ask cancelled before it came was begun")
+	}
+	stopped := false
+	if !st.begin(Ask{Turn: "m1/1", Ask: "a2"}, func() { stopped = true }) || st.wasDropped() {
+		t.Fatal("the turn's next ask was not begun")
+	}
+	st.onCancel(cancelOf(Cancel{Turn: "m1/1", Ask: "a1"}))
+	if stopped {
+		t.Fatal("a cancel of the turn's earlier ask stopped its next one")
+	}
+	st.onCancel(cancelOf(Cancel{Turn: "m1/1"}))
+	if !stopped || !st.wasDropped() {
+		t.Fatal("a cancel naming the turn alone did not stop it")
+	}
+	st.end()
+	if !st.begin(Ask{Turn: "m9/1", Ask: "a9"}, func() {}) {
+		t.Error("a cancel naming no ask, for a turn not begun, dropped it when it came")
 	}
 }
