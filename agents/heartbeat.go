@@ -102,8 +102,13 @@ func (h *heartbeat) noBlock() mailbox.Streak {
 	return h.st.NoBlock
 }
 
-// setNoBlock keeps the run of turns without a block, writing status.json
-// at once when it changed: it must outlive a runner stopped right after.
+// setNoBlock keeps the run of turns without a block, for the next runner
+// too. It rides on the next write of status.json, which follows soon
+// whatever the runner does next (the next message's "working", "idle"
+// once the inbox is empty, "stopped"); it is written at once only when
+// status.json is older than busyRewriteGap, as after a long turn. Only a
+// runner killed within that gap of its last write can lose part of the
+// run, which the next runner then counts again.
 func (h *heartbeat) setNoBlock(s mailbox.Streak) error {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -111,6 +116,9 @@ func (h *heartbeat) setNoBlock(s mailbox.Streak) error {
 		return nil
 	}
 	h.st.NoBlock = s
+	if h.clk.Now().Sub(h.st.UpdatedAt) < busyRewriteGap {
+		return nil
+	}
 	return h.writeLocked()
 }
 
