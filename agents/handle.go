@@ -159,6 +159,11 @@ func (r *Runner) takeTurn(ctx context.Context, log zerolog.Logger, cl *claim) (s
 			r.limit.add(now)
 			r.hb.count("turns")
 			cl.turn.PromptBytes = len(prompt)
+			if _, started := cl.Progress.Stages[stageStarted]; started {
+				// A started command had the prompt: recovery reads the
+				// record of its start as this one (promptDelivered).
+				return r.recordUnsynced(cl, stageSubmit, now)
+			}
 			return r.record(cl, stageSubmit, now)
 		}
 		return nil

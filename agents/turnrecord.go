@@ -208,6 +208,15 @@ func (r *Runner) record(cl *claim, stage string, now time.Time) error {
 	return r.c.Record(cl.Claim, stage, now)
 }
 
+// recordUnsynced is record for a stage an earlier record implies, which a
+// power cut may take (mailbox.Consumer.RecordUnsynced).
+func (r *Runner) recordUnsynced(cl *claim, stage string, now time.Time) error {
+	if err := cl.save(); err != nil {
+		return err
+	}
+	return r.c.RecordUnsynced(cl.Claim, stage, now)
+}
+
 // complete archives the claim with its receipt; the last record keeps the
 // turn record too, so the archived log tells the whole turn.
 func (r *Runner) complete(cl *claim, rc mailbox.Receipt, now time.Time) error {

@@ -51,9 +51,20 @@ type Progress struct {
 // put in cl.Progress.Data and Version) before the caller goes on, so a crash
 // after this point resumes from here.
 func (c *Consumer) Record(cl *Claim, stage string, now time.Time) error {
+	return c.record(cl, stage, now, true)
+}
+
+// RecordUnsynced is Record without the fsync, for a stage whose record a
+// power cut may take without changing what recovery does (one an earlier
+// record implies): a crash of the process alone loses nothing written.
+func (c *Consumer) RecordUnsynced(cl *Claim, stage string, now time.Time) error {
+	return c.record(cl, stage, now, false)
+}
+
+func (c *Consumer) record(cl *Claim, stage string, now time.Time, durable bool) error {
 	cl.Progress.Stage = stage
 	cl.Progress.Stages[stage] = now
-	if err := c.appendProgress(cl, true); err != nil {
+	if err := c.appendProgress(cl, durable); err != nil {
 		return fmt.Errorf("cannot record %s of %s: %w", stage, cl.Message.ID, err)
 	}
 	return nil
