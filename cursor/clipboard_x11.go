@@ -62,7 +62,8 @@ func x11Clip() *x11Clipboard {
 type x11Clipboard struct {
 	c        *xgb.Conn
 	win      xproto.Window
-	maxServe int // the largest text one property holds; larger goes through the tool
+	maxServe int    // the largest text one property holds; larger goes through the tool
+	idMask   uint32 // the bits of a window's id its client picks (the rest name the client)
 	dead     chan struct{}
 
 	a struct {
@@ -91,6 +92,7 @@ func openX11Clipboard() (*x11Clipboard, error) {
 	screen := setup.DefaultScreen(c)
 	// ChangeProperty's fixed part is 24 bytes.
 	k.maxServe = int(setup.MaximumRequestLength)*4 - 64
+	k.idMask = setup.ResourceIdMask
 	for _, a := range []struct {
 		name string
 		at   *xproto.Atom
@@ -200,8 +202,18 @@ func (k *x11Clipboard) serve(e xproto.SelectionRequestEvent) {
 	xproto.SendEventChecked(k.c, false, e.Requestor, xproto.EventMaskNoEvent, string(n.Bytes())).Check()
 }
 
+func (k *x11Clipboard) canOwn(text string) bool { return len(text) <= k.maxServe }
+
 func (k *x11Clipboard) write(ctx context.Context, text string) error {
-	if len(text) > k.maxServe {
+	_, err := k.own(ctx, text)
+	return err
+}
+
+// own is write, returning the write's lease: closed when the text is
+// taken over, by an app or by a later write of this process; nil for a
+// text the tool serves.
+func (k *x11Clipboard) own(ctx context.Context, text string) (clipLease, error) {
+	if !k.canOwn(text) {
 		// Too big for one property (the tool hands it over in parts).
 		k.mu.Lock()
 		if k.owned {
@@ -210,26 +222,27 @@ func (k *x11Clipboard) write(ctx context.Context, text string) error {
 		}
 		k.lost, k.served, k.asked = nil, nil, nil
 		k.mu.Unlock()
-		return toolWrite(ctx, text)
+		return nil, toolWrite(ctx, text)
 	}
 	k.mu.Lock()
 	if k.owned {
 		close(k.lost) // taken over by this write
 	}
+	lease := make(chan struct{})
 	k.text, k.owned = text, true
-	k.lost, k.served, k.asked = make(chan struct{}), make(chan struct{}), make(chan struct{}, 1)
+	k.lost, k.served, k.asked = lease, make(chan struct{}), make(chan struct{}, 1)
 	k.mu.Unlock()
 	if err := xproto.SetSelectionOwnerChecked(k.c, k.win, k.a.clipboard, xproto.TimeCurrentTime).Check(); err != nil {
-		return fmt.Errorf("cannot write the clipboard: %w", err)
+		return nil, fmt.Errorf("cannot write the clipboard: %w", err)
 	}
 	owner, err := xproto.GetSelectionOwner(k.c, k.a.clipboard).Reply()
 	if err != nil {
-		return fmt.Errorf("cannot write the clipboard: %w", err)
+		return nil, fmt.Errorf("cannot write the clipboard: %w", err)
 	}
 	if owner.Owner != k.win {
-		return errors.New("cannot write the clipboard: another app took it at once")
+		return nil, errors.New("cannot write the clipboard: another app took it at once")
 	}
-	return nil
+	return lease, nil
 }
 
 func (k *x11Clipboard) keep(ctx context.Context, text string) error { return toolWrite(ctx, text) }
@@ -352,4 +365,40 @@ func (k *x11Clipboard) taken(ctx context.Context, wait time.Duration) (string, b
 	}
 	text, err := k.read(ctx)
 	return text, err == nil, true
+}
+
+var _ holdingClipboard = (*x11Clipboard)(nil)
+
+// holder tells apart the app that made window app from the others by the
+// id of the window that holds the clipboard: the server gives each client
+// its own range of ids, and an app's windows, its clipboard's owner among
+// them, come from one client. A later write of this process (another
+// driver's turn) is another app's too.
+func (k *x11Clipboard) holder(ctx context.Context, lease clipLease, app windowID) (clipHolder, error) {
+	if lease != nil {
+		select {
+		case <-lease:
+		case <-ctx.Done():
+		case <-k.dead:
+			return heldByOther, errors.New("the X server went away")
+		}
+	}
+	r, err := xproto.GetSelectionOwner(k.c, k.a.clipboard).Reply()
+	if err != nil {
+		return heldByOther, err
+	}
+	// The server's word, not k.owned: a SelectionClear of an earlier hold,
+	// handled late, can mark this one lost.
+	k.mu.Lock()
+	ours := k.lost == lease
+	k.mu.Unlock()
+	switch owner := uint32(r.Owner); {
+	case r.Owner == k.win:
+		if ours {
+			return heldByUs, nil
+		}
+	case r.Owner != xproto.WindowNone && owner&^k.idMask == uint32(app)&^k.idMask:
+		return heldByApp, nil
+	}
+	return heldByOther, nil
 }

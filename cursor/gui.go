@@ -30,8 +30,12 @@ type GUI struct {
 	lock       *InputLock
 	log        io.Writer
 
-	mu sync.Mutex // one turn at a time per driver, and guards d
-	d  desktop
+	mu   sync.Mutex // one turn at a time per driver, and guards d and late
+	d    desktop
+	late *lateGuard // holding the user's clipboard after a copy that gave nothing
+	said chatSaid   // the last turns' prompts and replies, by which a late copy is known
+
+	logMu sync.Mutex // the late copy's guard logs beside the turn
 }
 
 // Timings of the steps that have no setting of their own.
@@ -104,10 +108,12 @@ func parseChords(keys []string) ([]chord, error) {
 	return cs, nil
 }
 
-// Close lets go of the display connection.
+// Close leaves the user's clipboard to outlive this process and lets go
+// of the display connection.
 func (g *GUI) Close() {
 	g.mu.Lock()
 	defer g.mu.Unlock()
+	_, _ = g.stopLateGuard(true)
 	if g.d != nil {
 		g.d.close()
 		g.d = nil
@@ -272,5 +278,7 @@ func (g *GUI) origin(w windowID) (image.Point, error) {
 }
 
 func (g *GUI) logf(format string, args ...any) {
+	g.logMu.Lock()
+	defer g.logMu.Unlock()
 	fmt.Fprintf(g.log, time.Now().Format("15:04:05.000")+" "+format+"\n", args...)
 }

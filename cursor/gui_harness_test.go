@@ -51,6 +51,7 @@ type chatOptions struct {
 	submitLag     time.Duration // the first Enter shows only after this long
 	unseenSubmit  time.Duration // the first Enter is taken at once, drawn after this long
 	copyLine      bool          // Ctrl+C with nothing selected copies the line, as Monaco does
+	copyGate      string        // a click on Copy while this file exists copies once it is gone
 	decoy         bool
 }
 
@@ -101,6 +102,9 @@ func startChat(t testing.TB, o chatOptions) *chatWindow {
 	}
 	if o.copyLine {
 		args = append(args, "--copy-line")
+	}
+	if o.copyGate != "" {
+		args = append(args, "--copy-gate", o.copyGate)
 	}
 	if o.decoy {
 		args = append(args, "--decoy")

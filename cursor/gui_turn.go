@@ -28,6 +28,7 @@ func (g *GUI) Run(ctx context.Context, t Turn) (string, error) {
 		}
 		g.d = d
 	}
+	g.said.add(t.Prompt)
 	var w windowID
 	var st turnState
 	var err error
@@ -524,11 +525,13 @@ func (s *session) copyBy(ctx context.Context, keys []chord, what string) (string
 	}
 	got, ok := awaitClipboardChange(ctx, sentinel, copyWait)
 	if !ok {
-		// A menu's item can run after the wait, and its copy land on
-		// the user's text.
-		s.lateCopy = s.g.win.Copy == nil || what != "copy"
+		// The app may yet take the click or the keys, or run a menu's
+		// item, and its copy land on the user's text.
+		s.lateCopy = true
+		s.lateKeys = s.lateKeys || s.g.win.Copy == nil || what != "copy"
 		return "", fmt.Errorf("%w: the clipboard did not change within %s of the %s keys", ErrNothingCopied, copyWait, what)
 	}
+	s.g.said.add(got)
 	return got, nil
 }
 

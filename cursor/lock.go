@@ -75,6 +75,27 @@ func (l *InputLock) Acquire(ctx context.Context) error {
 	}
 }
 
+// another is a handle of its own on the same lock, which this one's
+// holding keeps out as it does another process.
+func (l *InputLock) another() *InputLock {
+	return &InputLock{path: l.path, wait: l.wait, lock: lockfile.New(l.path), Agent: l.Agent, Clock: l.Clock}
+}
+
+// TryAcquire takes the lock if no one holds it, without waiting.
+func (l *InputLock) TryAcquire() (bool, error) {
+	if err := atomicfile.MkdirAll(filepath.Dir(l.path)); err != nil {
+		return false, fmt.Errorf("cannot create the lock folder: %w", err)
+	}
+	ok, err := l.lock.TryLock()
+	if err != nil {
+		return false, fmt.Errorf("cannot take the desktop input lock: %w", err)
+	}
+	if ok {
+		l.recordHolder()
+	}
+	return ok, nil
+}
+
 // Release gives the lock back.
 func (l *InputLock) Release() error {
 	// The record goes first: removed after unlocking, it could be the next

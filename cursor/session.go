@@ -18,8 +18,12 @@ type session struct {
 	// a key must wait for it (settle).
 	clicked bool
 	// lateCopy says a copy action gave nothing in time, and may still
-	// write the clipboard.
+	// write the clipboard (see lateguard.go).
 	lateCopy bool
+	// lateKeys says that action was keys, whose menu item can run after
+	// the wait: where the clipboard cannot tell who takes it over, the
+	// user's text is put back blindly for a while, holding the lock.
+	lateKeys bool
 }
 
 // begin takes the lock, saves the clipboard, and finds, activates and
@@ -28,7 +32,15 @@ func (g *GUI) begin(ctx context.Context) (*session, error) {
 	if err := g.lock.Acquire(ctx); err != nil {
 		return nil, err
 	}
-	s := &session{g: g, clip: saveClipboard()}
+	// A guard still holding the user's text from the last turn gives it
+	// to this one, which puts it back at its end and guards it again; a
+	// copy of the chat's found instead came as the guard ended (it yields
+	// to a turn holding the lock).
+	text, late := g.stopLateGuard(false)
+	s := &session{g: g, clip: saveClipboard(), lateCopy: late}
+	if late && s.clip.text != text && g.said.holds(s.clip.text) {
+		s.clip = savedClipboard{text: text, ok: true}
+	}
 	w, err := g.find()
 	if err == nil {
 		s.w = w
@@ -46,11 +58,17 @@ func (g *GUI) begin(ctx context.Context) (*session, error) {
 func (s *session) end(ctx context.Context, err *error) {
 	// Restore even when the turn's context has ended: the user's clipboard
 	// matters more than the deadline.
-	restore := s.clip.restore
-	if s.lateCopy {
-		restore = func(ctx context.Context) error { return s.clip.restoreGuarded(ctx, copyWait) }
+	ctx = context.WithoutCancel(ctx)
+	var rerr error
+	if !s.lateCopy {
+		rerr = s.clip.restore(ctx)
+	} else if guarded, err := s.g.guardLateCopy(s.clip.text, s.w); guarded {
+		rerr = err
+	} else if s.lateKeys {
+		rerr = s.clip.restoreGuarded(ctx, copyWait)
+	} else {
+		rerr = s.clip.restore(ctx)
 	}
-	rerr := restore(context.WithoutCancel(ctx))
 	lerr := s.g.lock.Release()
 	*err = errors.Join(*err, rerr, lerr)
 }

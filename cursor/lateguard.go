@@ -1,0 +1,216 @@
+package cursor
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// A copy action that gave nothing within copyWait may still be on its way:
+// an app starved of CPU runs the click or the keys late, and its copy then
+// lands on the text the turn put back for the person. Where the clipboard
+// can tell who takes it over (X11), the person's text is held after such a
+// copy until the next turn of the driver begins or lateCopyGuard has
+// passed, and put back over a copy only when all of these say it is the
+// late one (lateCopyVerdict): the agent's app made it, it holds what the
+// chat said in a recent turn (a prompt, as a transcript does, or a reply),
+// and no turn of any agent holds the desktop input lock, so none asked for
+// it. Anything else ends the guard and stays: the person's own copy, in
+// this app or another, or another agent's turn, whose windows may be the
+// same app's. Elsewhere, after copy keys (whose menu item can run late),
+// the text is put back whenever it changes within copyWait, while the turn
+// still holds the lock (restoreGuarded).
+
+// lateCopyGuard is how long the person's text is held after a copy that
+// gave nothing: a late copy measured under heavy load came after seconds.
+const lateCopyGuard = 30 * time.Second
+
+// clipHolder is who holds the clipboard after the text this process put
+// there was taken over, or the wait for that ended.
+type clipHolder int
+
+const (
+	heldByUs    clipHolder = iota // still the text this process wrote
+	heldByApp                     // the app that made the agent's window
+	heldByOther                   // any other app, or a later write of this process
+)
+
+// holdingClipboard is a clipboard that can tell which app took over the
+// text this process wrote.
+type holdingClipboard interface {
+	clipboardBackend
+	// canOwn reports whether this process can serve text itself: a
+	// text it cannot goes through the clipboard tool, and no lease tells
+	// when it is taken over.
+	canOwn(text string) bool
+	// own is write, returning the lease of that write.
+	own(ctx context.Context, text string) (clipLease, error)
+	// holder waits until the text of lease is taken over, or ctx ends,
+	// and says who holds the clipboard then, app being the agent's
+	// window.
+	holder(ctx context.Context, lease clipLease, app windowID) (clipHolder, error)
+}
+
+// clipLease is one write's hold on the clipboard: closed when the text is
+// taken over.
+type clipLease <-chan struct{}
+
+// lateCopyVerdict says whether a copy that took the clipboard from the
+// person's text is the chat's late one, to put the text back over.
+func lateCopyVerdict(h clipHolder, chats, lockFree bool) bool {
+	return h == heldByApp && chats && lockFree
+}
+
+// chatSaid keeps what the chat said in the driver's last few turns, the
+// prompts and the replies, by which a late copy is known.
+type chatSaid struct {
+	mu    sync.Mutex
+	texts []string // oldest first; prompts and replies alike
+}
+
+// chatSaidTurns is how many texts chatSaid keeps.
+const chatSaidTurns = 8
+
+func (c *chatSaid) add(text string) {
+	if text == "" {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.texts) == chatSaidTurns {
+		c.texts = c.texts[1:]
+	}
+	c.texts = append(c.texts, text)
+}
+
+// holds reports whether copied holds one of the texts: a reply copied
+// alone, or a transcript with a prompt in it.
+func (c *chatSaid) holds(copied string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, t := range c.texts {
+		if strings.Contains(copied, t) {
+			return true
+		}
+	}
+	return false
+}
+
+// lateGuard holds the person's text in the background.
+type lateGuard struct {
+	text   string // the person's
+	cancel context.CancelFunc
+	done   chan struct{}
+	// handOver gives the text, when the guard ends holding it, to the
+	// clipboard tool, so that it outlives this process; a turn that
+	// begins reads it from this process instead.
+	handOver atomic.Bool
+	// over says the guard ran its course (a copy that was not the late
+	// one, or its time ran out); set before done closes.
+	over bool
+}
+
+// guardLateCopy puts text back on the clipboard and holds it against a late
+// copy by app's window. guarded is false where the clipboard cannot tell
+// who takes it over (or not for so big a text); nothing was done then.
+func (g *GUI) guardLateCopy(text string, app windowID) (guarded bool, err error) {
+	clip, ok := systemClipboard().(holdingClipboard)
+	if !ok || !clip.canOwn(text) {
+		return false, nil
+	}
+	lease, err := clip.own(context.Background(), text)
+	if err != nil {
+		return true, fmt.Errorf("cannot restore the clipboard: %w", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), lateCopyGuard)
+	lg := &lateGuard{text: text, cancel: cancel, done: make(chan struct{})}
+	// A handle of its own: the guard must find the lock taken while a turn
+	// of this driver holds it too.
+	lock := g.lock.another()
+	lg.handOver.Store(true)
+	g.late = lg
+	g.logf("holding the user's clipboard for %s against a late copy", lateCopyGuard)
+	go func() {
+		defer close(lg.done)
+		defer cancel()
+		for {
+			h, err := clip.holder(ctx, lease, app)
+			if err != nil {
+				g.logf("cannot tell who took the clipboard; the guard ends: %v", err)
+				lg.over = true
+				return
+			}
+			if h == heldByUs && ctx.Err() == nil {
+				// Woken by a late word of an earlier hold: hold anew.
+				if lease, err = clip.own(context.Background(), text); err != nil {
+					g.logf("cannot hold the user's text: %v", err)
+					lg.over = true
+					return
+				}
+				continue
+			}
+			if h == heldByUs {
+				lg.over = errors.Is(ctx.Err(), context.DeadlineExceeded)
+				if lg.handOver.Load() {
+					if err := clip.keep(context.Background(), text); err != nil {
+						g.logf("cannot leave the user's text on the clipboard: %v", err)
+					}
+				}
+				return
+			}
+			if lease, err = g.putBackLateCopy(clip, lock, h, text); lease == nil {
+				if err != nil {
+					g.logf("cannot put the user's text back: %v", err)
+				}
+				lg.over = true
+				return
+			}
+		}
+	}()
+	return true, nil
+}
+
+// putBackLateCopy puts text back over the copy h took the clipboard with,
+// if it is the late one, and returns the new write's lease; nil if it
+// left the copy there.
+func (g *GUI) putBackLateCopy(clip holdingClipboard, lock *InputLock, h clipHolder, text string) (clipLease, error) {
+	var chats, lockFree bool
+	if h == heldByApp {
+		copied, err := clip.read(context.Background())
+		chats = err == nil && g.said.holds(copied)
+	}
+	if h == heldByApp && chats {
+		var err error
+		if lockFree, err = lock.TryAcquire(); err != nil {
+			return nil, err
+		}
+		if lockFree {
+			defer lock.Release()
+		}
+	}
+	if !lateCopyVerdict(h, chats, lockFree) {
+		g.logf("a copy that is not the chat's late one took the clipboard; the guard ends")
+		return nil, nil
+	}
+	g.logf("the chat's late copy took the clipboard; the user's text is put back")
+	return clip.own(context.Background(), text)
+}
+
+// stopLateGuard ends the guard, if one runs, and reports whether it was
+// still holding the person's text: a late copy may then still come.
+// handOver says whether the text must outlive this process.
+func (g *GUI) stopLateGuard(handOver bool) (text string, holding bool) {
+	lg := g.late
+	if lg == nil {
+		return "", false
+	}
+	g.late = nil
+	lg.handOver.Store(handOver)
+	lg.cancel()
+	<-lg.done
+	return lg.text, !lg.over
+}

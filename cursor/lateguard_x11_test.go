@@ -1,0 +1,118 @@
+//go:build linux && !nogui
+
+package cursor
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/agentctl/agentctl/internal/testenv/syncbuf"
+)
+
+// A copy that lands after the turn stopped waiting for it, and holds what
+// the chat said, is the chat's: the user's text is put back over it, and
+// the next turn takes the guard over. A copy the chat did not make, or
+// made while another turn holds the desktop, stays.
+func TestGUILateCopyIsPutBackAndThePersonsOwnStays(t *testing.T) {
+	gate := filepath.Join(t.TempDir(), "copy-gate")
+	chat := startChat(t, chatOptions{title: "Cursor - late copy", copyGate: gate})
+	log := syncbuf.OnFailure(t, "the driver's log")
+	lockDir := t.TempDir()
+	g, err := NewGUI(chat.window(), testGUI(), Options{LockDir: lockDir, Log: log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(g.Close)
+	ctx := context.Background()
+	setUserClipboard(t, "the user's own clipboard")
+	if _, err := g.Run(ctx, Turn{Prompt: "the chat says this"}); err != nil {
+		t.Fatal(err)
+	}
+
+	copies := func() int { return len(texts(chat.events(t), "copied")) }
+	until := func(what string, ok func() bool) {
+		t.Helper()
+		for !ok() {
+			time.Sleep(10 * time.Millisecond)
+		}
+		t.Logf("seen: %s", what)
+	}
+	const putBack, leftAlone = "the user's text is put back", "not the chat's late one took the clipboard"
+	// lateCopy is a copy that gives nothing within copyWait; land lets
+	// the chat make it, and landed reports it made.
+	lateCopy := func() (land func(), landed func() bool) {
+		t.Helper()
+		if err := os.WriteFile(gate, nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		before := copies()
+		s, err := g.begin(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := s.copyBy(ctx, nil, "copy"); !isNothingCopied(err) {
+			t.Fatalf("a copy that comes late gave %v, want nothing copied", err)
+		}
+		var endErr error
+		if s.end(ctx, &endErr); endErr != nil || g.late == nil {
+			t.Fatalf("the session's end: %v; guard running: %v", endErr, g.late != nil)
+		}
+		assertClipboard(t, "the user's own clipboard")
+		land = func() {
+			if err := os.Remove(gate); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return land, func() bool { return copies() == before+1 }
+	}
+
+	land, landed := lateCopy()
+	land()
+	until("the chat's late copy", landed)
+	until("the guard's put back", func() bool { return log.Count(putBack) == 1 })
+	assertClipboard(t, "the user's own clipboard")
+
+	// A turn that begins while the guard holds the text guards it again
+	// at its end.
+	s, err := g.begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !s.lateCopy {
+		t.Error("a session begun during the guard does not take it over")
+	}
+	var endErr error
+	if s.end(ctx, &endErr); endErr != nil || g.late == nil {
+		t.Fatalf("the session's end: %v; guard running: %v", endErr, g.late != nil)
+	}
+	// The person copies something of their own meanwhile.
+	xclipCopies("the person's new text")
+	until("the person's copy", func() bool { return xclip(t, "", "-o") == "the person's new text" })
+	until("the guard to end", func() bool { return log.Count(leftAlone) == 1 })
+	assertClipboard(t, "the person's new text")
+
+	// The chat's copy while another agent's turn holds the desktop is that
+	// turn's: the guard leaves it.
+	setUserClipboard(t, "the user's own clipboard")
+	land, landed = lateCopy()
+	other := NewInputLock(lockDir, time.Second)
+	if err := other.Acquire(ctx); err != nil {
+		t.Fatal(err)
+	}
+	land()
+	until("the chat's late copy", landed)
+	until("the guard to end", func() bool { return log.Count(leftAlone) == 2 })
+	if err := other.Release(); err != nil {
+		t.Fatal(err)
+	}
+	g.Close()
+	if got := xclip(t, "", "-o"); got != "You wrote:\nthe chat says this" {
+		t.Errorf("the clipboard holds %q, want the chat's copy made during another turn", got)
+	}
+	if log.Count(putBack) != 1 {
+		t.Errorf("the user's text was put back %d times, want once", log.Count(putBack))
+	}
+}
