@@ -28,7 +28,7 @@ func (g *GUI) Run(ctx context.Context, t Turn) (string, error) {
 		}
 		g.d = d
 	}
-	g.said.add(t.Prompt)
+	g.said.addPrompt(t.Prompt)
 	var w windowID
 	var st turnState
 	var err error
@@ -531,7 +531,7 @@ func (s *session) copyBy(ctx context.Context, keys []chord, what string) (string
 		s.lateKeys = s.lateKeys || s.g.win.Copy == nil || what != "copy"
 		return "", fmt.Errorf("%w: the clipboard did not change within %s of the %s keys", ErrNothingCopied, copyWait, what)
 	}
-	s.g.said.add(got)
+	s.g.said.addCopy(got)
 	return got, nil
 }
 

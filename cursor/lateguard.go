@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -16,10 +17,10 @@ import (
 // can tell who takes it over (X11), the person's text is held after such a
 // copy until the next turn of the driver begins or lateCopyGuard has
 // passed, and put back over a copy only when all of these say it is the
-// late one (lateCopyVerdict): the agent's app made it, it holds what the
-// chat said in a recent turn (a prompt, as a transcript does, or a reply),
-// and no turn of any agent holds the desktop input lock, so none asked for
-// it. Anything else ends the guard and stays: the person's own copy, in
+// late one (lateCopyVerdict): the agent's app made it, it is the chat's
+// (it holds a recent prompt, as a transcript does, or equals what one of
+// the chat's copies gave, as a reply's does; see chatSaid), and no turn of
+// any agent holds the desktop input lock, so none asked for it. Anything else ends the guard and stays: the person's own copy, in
 // this app or another, or another agent's turn, whose windows may be the
 // same app's. Elsewhere, after copy keys (whose menu item can run late),
 // the text is put back whenever it changes within copyWait, while the turn
@@ -65,39 +66,46 @@ func lateCopyVerdict(h clipHolder, chats, lockFree bool) bool {
 	return h == heldByApp && chats && lockFree
 }
 
-// chatSaid keeps what the chat said in the driver's last few turns, the
-// prompts and the replies, by which a late copy is known.
+// chatSaid keeps what the chat said in the driver's last few turns, by
+// which a late copy is known: the prompts, which a transcript holds, and
+// what its copies gave, a reply among them, which a late copy of it
+// equals. Only a prompt is looked for inside a copy: a reply can be as
+// short as a word the person copies from elsewhere in the app.
 type chatSaid struct {
-	mu    sync.Mutex
-	texts []string // oldest first; prompts and replies alike
+	mu      sync.Mutex
+	prompts []string // oldest first
+	copies  []string
 }
 
-// chatSaidTurns is how many texts chatSaid keeps.
+// chatSaidTurns is how many prompts and copies chatSaid keeps.
 const chatSaidTurns = 8
 
-func (c *chatSaid) add(text string) {
+func (c *chatSaid) addPrompt(text string) { c.add(&c.prompts, text) }
+func (c *chatSaid) addCopy(text string)   { c.add(&c.copies, text) }
+
+func (c *chatSaid) add(to *[]string, text string) {
 	if text == "" {
 		return
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if len(c.texts) == chatSaidTurns {
-		c.texts = c.texts[1:]
+	if len(*to) == chatSaidTurns {
+		*to = (*to)[1:]
 	}
-	c.texts = append(c.texts, text)
+	*to = append(*to, text)
 }
 
-// holds reports whether copied holds one of the texts: a reply copied
-// alone, or a transcript with a prompt in it.
+// holds reports whether copied is one of the chat's copies, or holds one
+// of its prompts.
 func (c *chatSaid) holds(copied string) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	for _, t := range c.texts {
-		if strings.Contains(copied, t) {
+	for _, p := range c.prompts {
+		if strings.Contains(copied, p) {
 			return true
 		}
 	}
-	return false
+	return slices.Contains(c.copies, copied)
 }
 
 // lateGuard holds the person's text in the background.
