@@ -17,7 +17,7 @@ import (
 // can tell who takes it over (X11), the person's text is held after such a
 // copy until the next turn of the driver begins or lateCopyGuard has
 // passed, and put back over a copy only when all of these say it is the
-// late one (lateCopyVerdict): the agent's app made it, it is the chat's
+// late one (isLateCopy): the agent's app made it, it is the chat's
 // (it holds a recent prompt, as a transcript does, or equals what one of
 // the chat's copies gave, as a reply's does; see chatSaid), and no turn of
 // any agent holds the desktop input lock, so none asked for it. Anything else ends the guard and stays: the person's own copy, in
@@ -59,12 +59,6 @@ type holdingClipboard interface {
 // clipLease is one write's hold on the clipboard: closed when the text is
 // taken over.
 type clipLease <-chan struct{}
-
-// lateCopyVerdict says whether a copy that took the clipboard from the
-// person's text is the chat's late one, to put the text back over.
-func lateCopyVerdict(h clipHolder, chats, lockFree bool) bool {
-	return h == heldByApp && chats && lockFree
-}
 
 // chatSaid keeps what the chat said in the driver's last few turns, by
 // which a late copy is known: the prompts, which a transcript holds, and
@@ -152,16 +146,11 @@ func (g *GUI) guardLateCopy(text string, app windowID) (guarded bool, err error)
 				lg.over = true
 				return
 			}
-			if h == heldByUs && ctx.Err() == nil {
+			switch {
+			case h == heldByUs && ctx.Err() == nil:
 				// Woken by a late word of an earlier hold: hold anew.
-				if lease, err = clip.own(context.Background(), text); err != nil {
-					g.logf("cannot hold the user's text: %v", err)
-					lg.over = true
-					return
-				}
-				continue
-			}
-			if h == heldByUs {
+				lease, err = clip.own(context.Background(), text)
+			case h == heldByUs:
 				lg.over = errors.Is(ctx.Err(), context.DeadlineExceeded)
 				if lg.handOver.Load() {
 					if err := clip.keep(context.Background(), text); err != nil {
@@ -169,11 +158,22 @@ func (g *GUI) guardLateCopy(text string, app windowID) (guarded bool, err error)
 					}
 				}
 				return
-			}
-			if lease, err = g.putBackLateCopy(clip, lock, h, text); lease == nil {
-				if err != nil {
-					g.logf("cannot put the user's text back: %v", err)
+			default:
+				late, release, lerr := g.isLateCopy(clip, lock, h)
+				if !late {
+					if lerr != nil {
+						g.logf("cannot tell whether the copy is the chat's late one: %v", lerr)
+					}
+					g.logf("a copy that is not the chat's late one took the clipboard; the guard ends")
+					lg.over = true
+					return
 				}
+				g.logf("the chat's late copy took the clipboard; the user's text is put back")
+				lease, err = clip.own(context.Background(), text)
+				release()
+			}
+			if err != nil {
+				g.logf("cannot hold the user's text: %v", err)
 				lg.over = true
 				return
 			}
@@ -182,30 +182,21 @@ func (g *GUI) guardLateCopy(text string, app windowID) (guarded bool, err error)
 	return true, nil
 }
 
-// putBackLateCopy puts text back over the copy h took the clipboard with,
-// if it is the late one, and returns the new write's lease; nil if it
-// left the copy there.
-func (g *GUI) putBackLateCopy(clip holdingClipboard, lock *InputLock, h clipHolder, text string) (clipLease, error) {
-	var chats, lockFree bool
-	if h == heldByApp {
-		copied, err := clip.read(context.Background())
-		chats = err == nil && g.said.holds(copied)
+// isLateCopy says whether the copy h took the clipboard with is the
+// chat's late one. If so, the desktop input lock is held until release is
+// called, so that no turn begins while the text is put back.
+func (g *GUI) isLateCopy(clip holdingClipboard, lock *InputLock, h clipHolder) (late bool, release func(), err error) {
+	if h != heldByApp {
+		return false, nil, nil
 	}
-	if h == heldByApp && chats {
-		var err error
-		if lockFree, err = lock.TryAcquire(); err != nil {
-			return nil, err
-		}
-		if lockFree {
-			defer lock.Release()
-		}
+	if copied, err := clip.read(context.Background()); err != nil || !g.said.holds(copied) {
+		return false, nil, err
 	}
-	if !lateCopyVerdict(h, chats, lockFree) {
-		g.logf("a copy that is not the chat's late one took the clipboard; the guard ends")
-		return nil, nil
+	free, err := lock.TryAcquire()
+	if !free || err != nil {
+		return false, nil, err
 	}
-	g.logf("the chat's late copy took the clipboard; the user's text is put back")
-	return clip.own(context.Background(), text)
+	return true, func() { _ = lock.Release() }, nil
 }
 
 // stopLateGuard ends the guard, if one runs, and reports whether it was

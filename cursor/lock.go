@@ -50,8 +50,8 @@ func (l *InputLock) Path() string { return l.path }
 
 // Acquire takes the lock, waiting at most the configured time.
 func (l *InputLock) Acquire(ctx context.Context) error {
-	if err := atomicfile.MkdirAll(filepath.Dir(l.path)); err != nil {
-		return fmt.Errorf("cannot create the lock folder: %w", err)
+	if err := l.makeFolder(); err != nil {
+		return err
 	}
 	if err := ctx.Err(); err != nil {
 		return err
@@ -83,8 +83,8 @@ func (l *InputLock) another() *InputLock {
 
 // TryAcquire takes the lock if no one holds it, without waiting.
 func (l *InputLock) TryAcquire() (bool, error) {
-	if err := atomicfile.MkdirAll(filepath.Dir(l.path)); err != nil {
-		return false, fmt.Errorf("cannot create the lock folder: %w", err)
+	if err := l.makeFolder(); err != nil {
+		return false, err
 	}
 	ok, err := l.lock.TryLock()
 	if err != nil {
@@ -94,6 +94,13 @@ func (l *InputLock) TryAcquire() (bool, error) {
 		l.recordHolder()
 	}
 	return ok, nil
+}
+
+func (l *InputLock) makeFolder() error {
+	if err := atomicfile.MkdirAll(filepath.Dir(l.path)); err != nil {
+		return fmt.Errorf("cannot create the lock folder: %w", err)
+	}
+	return nil
 }
 
 // Release gives the lock back.
