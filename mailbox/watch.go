@@ -139,8 +139,9 @@ func Watch(m *Mailbox, opts WatchOptions) (*Watcher, error) {
 	return w, nil
 }
 
-// layoutRecheck is how long after a mailbox folder was removed or made the
-// watcher asks for a second rescan.
+// layoutRecheck is how long the watcher waits, after the last event of a
+// mailbox folder removed or made, before it asks for the rescan that
+// repairs or reports it.
 const layoutRecheck = 250 * time.Millisecond
 
 // loop batches what happened while the consumer was busy, so a burst of
@@ -172,10 +173,11 @@ func (w *Watcher) loop(ctx context.Context, m *Mailbox, patterns []string, out c
 				// A folder of the mailbox (or the mailbox) was removed or
 				// made again: the scan repairs or reports it, and a new
 				// inbox/ needs a new watch, its old one died with it.
-				// A removal may still be under way when the scan looks
-				// (rm -r empties a folder before removing it): look again
-				// once it must be over.
-				batch.Rescan = true
+				// The scan waits until the folders have been still for
+				// layoutRecheck: rm -r removes a mailbox's folders one by
+				// one before the mailbox, and a folder repaired meanwhile
+				// would make it fail ("directory not empty"), so that the
+				// runner fought the person removing its agent.
 				recheck = clock.After(clk, layoutRecheck)
 				if ev.Name == inbox && ev.Has(fsnotify.Create) && w.fsw != nil {
 					w.fsw.Add(inbox) // fails only if it is gone again; the next event says so

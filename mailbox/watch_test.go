@@ -2,6 +2,7 @@ package mailbox
 
 import (
 	"context"
+	"os"
 	"slices"
 	"testing"
 	"time"
@@ -174,4 +175,32 @@ func TestServeInPollMode(t *testing.T) {
 		}
 	}
 	waitHandled(t, handled, "p1", "p2")
+}
+
+// A mailbox folder removed is repaired only once the folders have been
+// still for layoutRecheck, never while rm -r may still be removing the
+// mailbox around it: a folder made again meanwhile would make rm fail.
+func TestWatcherWaitsForARemovalToEndBeforeTheRepair(t *testing.T) {
+	mb := openMailbox(t, newRuntime(t, "Agent-1"), "Agent-1")
+	clk := clocktest.New(time.Now())
+	w, err := Watch(mb, WatchOptions{RescanInterval: time.Hour, Clock: clk})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	<-clk.Sleeping() // the periodic rescan's wait
+
+	if err := os.Remove(mb.path(ProcessingDir)); err != nil {
+		t.Fatal(err)
+	}
+	<-clk.Sleeping() // the removal seen: its rescan waits
+	select {
+	case ch := <-w.C:
+		t.Fatalf("asked for %+v while the removal may go on", ch)
+	default:
+	}
+	clk.Advance(layoutRecheck)
+	if ch := nextChange(t, w); !ch.Rescan {
+		t.Fatalf("got %+v after the folders were still, want a rescan", ch)
+	}
 }
