@@ -116,13 +116,12 @@ type result struct {
 // applyEffects plans the effects of a reply and applies those not yet
 // recorded, recording each before going on.
 func (r *Runner) applyEffects(ctx context.Context, log zerolog.Logger, cl *claim, reply string, p Parsed) (outcome, error) {
-	msg := cl.Message
 	store := &projectboard.Store{Root: r.s.Root, Clock: r.s.Clock}
 	owners, err := r.taskOwners(cl, store, p)
 	if err != nil {
 		return outcome{}, err
 	}
-	pl := r.plan(msg, p, owners)
+	pl := r.plan(cl.Message, p, owners)
 	if p.BlockError != "" {
 		log.Warn().Str("event", "block-refused").Str("reason", p.BlockError).Msg("agentctl block refused; nothing of it applied")
 	}
@@ -130,31 +129,44 @@ func (r *Runner) applyEffects(ctx context.Context, log zerolog.Logger, cl *claim
 		log.Warn().Str("event", "item-refused").Str("reason", why).Msg("an item of the agentctl block was refused; the rest applies")
 	}
 	results := recordedResults(cl)
-	out := func() outcome {
-		o := outcome{Block: p.BlockError, Report: p.Report, Errors: slices.Clone(pl.refused), ByRunner: cl.turn.ByRunner,
-			Answered: p.Answered(), NoBlock: cl.turn.asksBlock() && !p.Answered()}
-		for _, e := range results {
-			switch e.Kind {
-			case "sent":
-				o.Sent = append(o.Sent, e.ID)
-			case "board":
-				o.Board = append(o.Board, e.ID)
-			case "deferred":
-				o.Deferred = append(o.Deferred, e.ID)
-				o.Errors = append(o.Errors, fmt.Sprintf("board %s: not changed yet, kept until the boards can take it: %s", e.ID, e.Detail))
-			case "failed":
-				o.Errors = append(o.Errors, e.Detail)
-			case "parked":
-				o.Parked = append(o.Parked, e.ID)
-			case "carried":
-				o.Carried = append(o.Carried, e.ID)
-			}
+	out := func() outcome { return outcomeOf(cl, p, pl, results) }
+	err = r.applyInOrder(log, cl, r.effectsOf(ctx, log, cl, store, reply, p, pl, out), results)
+	return out(), err
+}
+
+// outcomeOf is what the effects applied so far did, in the order they
+// were applied.
+func outcomeOf(cl *claim, p Parsed, pl plan, results map[string]result) outcome {
+	o := outcome{Block: p.BlockError, Report: p.Report, Errors: slices.Clone(pl.refused), ByRunner: cl.turn.ByRunner,
+		Answered: p.Answered(), NoBlock: cl.turn.asksBlock() && !p.Answered()}
+	for _, key := range cl.turn.Effects {
+		switch e := results[key]; e.Kind {
+		case "sent":
+			o.Sent = append(o.Sent, e.ID)
+		case "board":
+			o.Board = append(o.Board, e.ID)
+		case "deferred":
+			o.Deferred = append(o.Deferred, e.ID)
+			o.Errors = append(o.Errors, fmt.Sprintf("board %s: not changed yet, kept until the boards can take it: %s", e.ID, e.Detail))
+		case "failed":
+			o.Errors = append(o.Errors, e.Detail)
+		case "parked":
+			o.Parked = append(o.Parked, e.ID)
+		case "carried":
+			o.Carried = append(o.Carried, e.ID)
 		}
-		return o
 	}
-	// Refusals are audited first; board changes and the devlog entry come before the messages: a
-	// message sent starts work elsewhere that may change the same task,
-	// and a resumed runner must never replay an older change over it.
+	return o
+}
+
+// effectsOf lists the effects of the plan pl for a reply, in the order
+// they must happen. Refusals are audited first; board changes and the
+// devlog entry come before the messages: a message sent starts work
+// elsewhere that may change the same task, and a resumed runner must
+// never replay an older change over it. out is the outcome so far, for
+// the effects that tell it.
+func (r *Runner) effectsOf(ctx context.Context, log zerolog.Logger, cl *claim, store *projectboard.Store, reply string, p Parsed, pl plan, out func() outcome) []effect {
+	msg := cl.Message
 	var effects []effect
 	if len(pl.refused) > 0 {
 		// One effect for all refusals: a reply refused a thousand sends
@@ -221,9 +233,14 @@ func (r *Runner) applyEffects(ctx context.Context, log zerolog.Logger, cl *claim
 			return result{Kind: "ack"}, nil
 		}})
 	}
+	return effects
+}
 
-	// Each effect is audited once its record is synced: a crash in
-	// between loses the line, never writes it twice.
+// applyInOrder applies the effects not yet in results, in order, adding
+// what each did to results and to the turn's record. Each effect is
+// audited once its record is synced: a crash in between loses the line,
+// never writes it twice.
+func (r *Runner) applyInOrder(log zerolog.Logger, cl *claim, effects []effect, results map[string]result) error {
 	var unaudited []string
 	recordApplied := func() error {
 		if len(unaudited) == 0 {
@@ -233,7 +250,7 @@ func (r *Runner) applyEffects(ctx context.Context, log zerolog.Logger, cl *claim
 			return err
 		}
 		for _, key := range unaudited {
-			r.audit(log, msg, key, results[key])
+			r.audit(log, cl.Message, key, results[key])
 		}
 		unaudited = unaudited[:0]
 		return nil
@@ -247,7 +264,7 @@ func (r *Runner) applyEffects(ctx context.Context, log zerolog.Logger, cl *claim
 			if rerr := recordApplied(); rerr != nil {
 				err = errors.Join(err, rerr)
 			}
-			return out(), fmt.Errorf("cannot apply %s of %s: %w", e.key, msg.ID, err)
+			return fmt.Errorf("cannot apply %s of %s: %w", e.key, cl.Message.ID, err)
 		}
 		results[e.key] = res
 		cl.turn.Effects = append(cl.turn.Effects, e.key)
@@ -255,14 +272,11 @@ func (r *Runner) applyEffects(ctx context.Context, log zerolog.Logger, cl *claim
 		unaudited = append(unaudited, e.key)
 		if e.recordAlone {
 			if err := recordApplied(); err != nil {
-				return out(), err
+				return err
 			}
 		}
 	}
-	if err := recordApplied(); err != nil {
-		return out(), err
-	}
-	return out(), nil
+	return recordApplied()
 }
 
 // blockNote says what became of the block as a whole: refused, or missing

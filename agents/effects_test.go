@@ -314,3 +314,21 @@ func TestEffectsShareOneSyncedRecord(t *testing.T) {
 		t.Error("nothing was audited")
 	}
 }
+
+// The outcome lists what the effects did in the order they were applied,
+// so that a receipt names a reply's sends as the reply ordered them.
+func TestOutcomeListsEffectsInTheOrderApplied(t *testing.T) {
+	cl := &claim{}
+	results := map[string]result{}
+	var want []string
+	for i := range 20 {
+		id := fmt.Sprintf("m-%02d", 19-i)
+		key := "send/" + id
+		cl.turn.Effects = append(cl.turn.Effects, key)
+		results[key] = result{Kind: "sent", ID: id}
+		want = append(want, id)
+	}
+	if got := outcomeOf(cl, Parsed{}, plan{}, results).Sent; !slices.Equal(got, want) {
+		t.Fatalf("sent %v, want %v", got, want)
+	}
+}
