@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -49,6 +48,12 @@ const (
 	// answerWait is how long a seat waits for the hub to take an answer
 	// sent straight to it before it sends it through the replies stream.
 	answerWait = 5 * time.Second
+	// handOverPause is how long, after the hub did not take an answer in
+	// answerWait, the seat sends its answers through the replies stream
+	// only: a hub stalled once (a loaded machine) soon gets them straight
+	// again, and one whose server does not let the seat send there costs
+	// a wait of answerWait this seldom.
+	handOverPause = 10 * time.Minute
 )
 
 // seat is the far end of Driver: it takes the asks of its agent's turns,
@@ -58,9 +63,11 @@ type seat struct {
 	js  jetstream.JetStream
 	log zerolog.Logger
 
-	noHandOver atomic.Bool // answers go through the replies stream only
+	// answerWait is the const of that name but in tests.
+	answerWait time.Duration
 
 	mu         sync.Mutex
+	handOverAt time.Time          // by the seat's clock: answers go through the replies stream only until then
 	current    string             // the turn being taken, "" when idle
 	currentAsk string             // the ask of it
 	cancel     context.CancelFunc // ends the current turn
@@ -85,7 +92,7 @@ func RunSeat(ctx context.Context, s SeatSettings) error {
 	if err != nil {
 		return err
 	}
-	st := &seat{s: s, js: js, log: s.Log.With().Str("agent", s.Agent).Logger(), started: s.Clock.Now().UTC()}
+	st := &seat{s: s, js: js, log: s.Log.With().Str("agent", s.Agent).Logger(), started: s.Clock.Now().UTC(), answerWait: answerWait}
 	if n, err := s.Journal.Prune(s.Clock.Now().Add(-s.Keep)); err != nil {
 		return err
 	} else if n > 0 {
@@ -372,19 +379,25 @@ func (st *seat) publish(ctx context.Context, ask Ask, a Answer) error {
 // handOver offers the answer straight to the hub's runner waiting for the
 // turn, and reports whether it took it. No one waiting (the hub stopped,
 // the runner moved on) is said at once; a hub that does not answer in
-// answerWait, as a server that does not let the seat send there would
-// leave it, is not offered answers again by this seat.
+// answerWait, as a stalled one or a server that does not let the seat
+// send there would leave it, is not offered answers again by this seat for
+// handOverPause.
 func (st *seat) handOver(ctx context.Context, ask Ask, data []byte) bool {
-	if st.noHandOver.Load() {
+	st.mu.Lock()
+	paused := st.s.Clock.Now().Before(st.handOverAt)
+	st.mu.Unlock()
+	if paused {
 		return false
 	}
 	// Real time: the wait is on the hub across the network.
-	ctx, cancel := context.WithTimeout(ctx, answerWait)
+	ctx, cancel := context.WithTimeout(ctx, st.answerWait)
 	defer cancel()
 	r, err := st.s.Conn.RequestWithContext(ctx, answerSubject(st.s.Agent), data)
 	if errors.Is(err, context.DeadlineExceeded) || errors.Is(err, nats.ErrTimeout) {
-		st.noHandOver.Store(true)
-		st.log.Info().Str("event", "answers-by-stream").Str("turn", ask.Turn).Msg("the hub did not take an answer sent straight to it; answers go through the replies stream from now on")
+		st.mu.Lock()
+		st.handOverAt = st.s.Clock.Now().Add(handOverPause)
+		st.mu.Unlock()
+		st.log.Info().Str("event", "answers-by-stream").Str("turn", ask.Turn).Dur("for", handOverPause).Msg("the hub did not take an answer sent straight to it; answers go through the replies stream for a while")
 	}
 	return err == nil && string(r.Data) == answerTaken
 }
