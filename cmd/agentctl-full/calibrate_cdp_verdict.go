@@ -55,10 +55,7 @@ func (j cdpJudge) visible(v roleVerdict, role string) int {
 
 func (j cdpJudge) composer() roleVerdict {
 	const why = "the one visible editable element that is the chat's input"
-	proposal := ""
-	if len(j.look.Composers) > 0 {
-		proposal = j.look.Composers[0]
-	}
+	proposal := first(j.look.Composers)
 	v := j.pick("composer", proposal, why, proposal != "")
 	switch {
 	case v.shown == "":
@@ -105,10 +102,7 @@ func (j cdpJudge) newChat() roleVerdict {
 
 func (j cdpJudge) busy(p cursor.ProbeResult) roleVerdict {
 	const why = "showed during the reply only"
-	proposal := ""
-	if len(p.Busy) > 0 {
-		proposal = p.Busy[0]
-	}
+	proposal := first(p.Busy)
 	v := j.pick("busy", proposal, why, proposal != "")
 	switch {
 	case v.shown == config.CDPNoBusy:
@@ -169,10 +163,7 @@ func (j cdpJudge) copyAction(p cursor.ProbeResult) roleVerdict {
 
 func (j cdpJudge) reply(p cursor.ProbeResult) roleVerdict {
 	const why = "its last match is the element showing the copied reply, and it names no echo of the prompt"
-	proposal := ""
-	if len(p.Replies) > 0 {
-		proposal = p.Replies[0]
-	}
+	proposal := first(p.Replies)
 	v := j.pick("reply", proposal, why, proposal != "")
 	if v.source != "proposed" && v.shown != "" {
 		v.works, v.why = p.ReplyProved, "its last match is an element the probe's reply brought"
@@ -233,4 +224,12 @@ func overProfile(v roleVerdict, proposal, why string) roleVerdict {
 	}
 	return roleVerdict{value: proposal, shown: proposal, source: "proposed", works: true, why: why,
 		note: fmt.Sprintf("the profile's %q does not work here (%s)", v.shown, v.why)}
+}
+
+// first is the best of proposals, best first; "" when there is none.
+func first(proposals []string) string {
+	if len(proposals) == 0 {
+		return ""
+	}
+	return proposals[0]
 }
