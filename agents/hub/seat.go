@@ -63,7 +63,8 @@ type seat struct {
 	js  jetstream.JetStream
 	log zerolog.Logger
 
-	// answerWait is the const of that name but in tests.
+	// answerWait is how long handOver waits for the hub: the const
+	// answerWait, shorter in tests.
 	answerWait time.Duration
 
 	mu         sync.Mutex
