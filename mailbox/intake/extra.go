@@ -190,17 +190,10 @@ func (in *Intake) ingestExtra(path string, pl place, now time.Time) error {
 	if strings.EqualFold(filepath.Ext(path), ".txt") {
 		return in.ingestAppended(path, fi, shared, now)
 	}
-	switch {
-	case filepath.Base(path) == mailbox.InboxJSON && pl.take && (!shared || in.placeAgent(path) == in.mb.Agent):
-		return in.ingestWatchedInboxJSON(path, now)
-	case filepath.Base(path) == mailbox.InboxJSON && pl.take:
-		// Another agent's inbox.json (or no agent's): emptied only by
-		// the runner of the agent whose folder holds it, as its old
-		// reader did.
-		return nil
-	case filepath.Base(path) == mailbox.InboxJSON:
-		return in.ingestReadOnlyInboxJSON(path, fi, shared, now)
-	case !pl.take:
+	if filepath.Base(path) == mailbox.InboxJSON {
+		return in.ingestExtraInboxJSON(path, fi, pl, now)
+	}
+	if !pl.take {
 		return in.ingestReadOnly(path, fi, shared, now)
 	}
 	if fi.Size() > in.store.MaxMessageBytes {
@@ -245,6 +238,26 @@ func (in *Intake) ingestExtra(path string, pl place, now time.Time) error {
 		return fmt.Errorf("cannot remove ingested %s: %w", path, err)
 	}
 	return nil
+}
+
+// ingestExtraInboxJSON takes in an inbox.json of the extra places. One to
+// be taken is emptied only by the runner of the agent whose folder holds
+// it, as its old reader did (in a place of the agent's own, by its
+// runner). One not to be taken, or in a shared folder that names no
+// agent, so no one's to take, is read by each runner for its agent's
+// entries, and left as it is.
+func (in *Intake) ingestExtraInboxJSON(path string, fi fs.FileInfo, pl place, now time.Time) error {
+	owner := ""
+	if pl.shared {
+		owner = in.placeAgent(path)
+	}
+	switch {
+	case pl.take && (!pl.shared || owner == in.mb.Agent):
+		return in.ingestWatchedInboxJSON(path, now)
+	case pl.take && owner != "":
+		return nil // another agent's: its runner takes it
+	}
+	return in.ingestReadOnlyInboxJSON(path, fi, pl.shared, now)
 }
 
 // deliverExtra delivers a message found outside the mailbox: to this

@@ -184,3 +184,29 @@ func TestSharedInboxJSONTakenByItsAgent(t *testing.T) {
 		t.Errorf("Agent-2's inbox.json holds %s after its runner took it", data)
 	}
 }
+
+// Taken, an inbox.json in a shared folder that names no agent is no one's
+// to empty: each runner reads its agent's entries out of it, as if it
+// were not taken, rather than every runner leaving it unread.
+func TestSharedInboxJSONOfNoAgentIsReadByEach(t *testing.T) {
+	root := newRuntime(t, "Agent-1", "Agent-2")
+	box := filepath.Join(t.TempDir(), "comms", "inbox.json")
+	if err := os.MkdirAll(filepath.Dir(box), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	content := `[{"sender": "Agent-1", "recipient": "Agent-2", "content": "for two"}, {"sender": "Agent-2", "recipient": "Agent-1", "content": "for one"}]`
+	writeFile(t, box, []byte(content))
+	opts := settings{Known: []string{"Agent-1", "Agent-2"}, Shared: []string{box}, Take: []string{box}}
+	now := time.Now().Add(time.Minute)
+	for agent, want := range map[string]string{"Agent-1": "for one", "Agent-2": "for two"} {
+		o := opts
+		o.SharedDeadletters = agent == "Agent-1"
+		c := consume(t, openMailbox(t, root, agent), o, now)
+		if got := claimBodies(t, c, now); !slices.Equal(got, []string{want}) {
+			t.Errorf("%s got %q, want %q", agent, got, want)
+		}
+	}
+	if data, _ := os.ReadFile(box); string(data) != content {
+		t.Errorf("a runner changed the inbox.json no agent owns: %s", data)
+	}
+}
