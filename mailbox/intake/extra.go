@@ -519,8 +519,8 @@ func RememberAppended(mailboxDir, path string, off int64) error {
 // starts, so a message taken again after a crash (before its offset was
 // recorded) is a duplicate and stored once.
 func (in *Intake) ingestAppended(path string, fi fs.FileInfo, shared bool, now time.Time) error {
-	if fi.Size() > in.opts.MaxInboxJSONBytes {
-		return nil // too large to read whole; left alone, never half-read
+	if in.tooLarge(path, fi) {
+		return nil // never half-read
 	}
 	off := in.readOffset(path)
 	if off == fi.Size() {

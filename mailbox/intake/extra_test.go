@@ -216,3 +216,53 @@ func TestExtraOversizedFileIsDeadletteredWhole(t *testing.T) {
 		t.Errorf("reason = %q", reason)
 	}
 }
+
+// A watched inbox too large to read whole (an appended .txt, an
+// inbox.json read or taken) is left unread and said so, once for each
+// size it is seen at, not at every look.
+func TestOversizedWatchedInboxIsSaidOnce(t *testing.T) {
+	root := newRuntime(t, "Agent-1")
+	dir := t.TempDir()
+	txt := filepath.Join(dir, "Agent-1.txt")
+	read := filepath.Join(dir, "read", "inbox.json")
+	taken := filepath.Join(dir, "taken", "inbox.json")
+	for _, p := range []string{read, taken} {
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	big := `[{"sender": "Agent-2", "recipient": "Agent-1", "content": "` + strings.Repeat("x", 200) + `"}]`
+	writeFile(t, txt, []byte("**From**: Agent-2\n\n"+strings.Repeat("x", 200)+"\n\n"))
+	writeFile(t, read, []byte(big))
+	writeFile(t, taken, []byte(big))
+	said := map[string]int{}
+	now := time.Now().Add(time.Minute)
+	c := consume(t, openMailbox(t, root, "Agent-1"), settings{Known: []string{"Agent-1", "Agent-2"}, MaxInboxJSONBytes: 100,
+		Watch: []string{txt, read, taken}, Take: []string{taken},
+		OnEvent: func(e mailbox.Event) {
+			if e.Kind == "unreadable" && strings.Contains(e.Reason, "max_inbox_json_bytes") {
+				said[e.File]++
+			}
+		}}, now)
+	if err := c.Scan(now.Add(time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{txt, read, taken} {
+		if said[p] != 1 {
+			t.Errorf("%s was said to be too large %d times over two looks, want once", p, said[p])
+		}
+	}
+	if got := claimBodies(t, c, now); len(got) != 0 {
+		t.Errorf("delivered %q from inboxes too large to read", got)
+	}
+	if data, _ := os.ReadFile(taken); string(data) != big {
+		t.Errorf("the taken inbox.json too large to read was changed: %s", data)
+	}
+	writeFile(t, read, []byte(big+" "))
+	if err := c.Scan(now.Add(2 * time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	if said[read] != 2 {
+		t.Errorf("grown, %s was said to be too large %d times in all, want twice", read, said[read])
+	}
+}

@@ -43,7 +43,7 @@ func (in *Intake) ingestWatchedInboxJSON(path string, now time.Time) error {
 
 func (in *Intake) copyWatchedInboxJSON(path string, now time.Time) (string, error) {
 	fi, err := os.Lstat(path)
-	if errors.Is(err, fs.ErrNotExist) || err == nil && (!fi.Mode().IsRegular() || fi.Size() > in.opts.MaxInboxJSONBytes) {
+	if errors.Is(err, fs.ErrNotExist) || err == nil && (!fi.Mode().IsRegular() || in.tooLarge(path, fi)) {
 		return "", nil // gone, a link, or too large to take whole: left alone
 	}
 	if err != nil {

@@ -2,6 +2,8 @@ package intake
 
 import (
 	"errors"
+	"fmt"
+	"io/fs"
 	"path/filepath"
 	"time"
 
@@ -79,6 +81,26 @@ type Intake struct {
 	store    mailbox.Options // the consumer's, defaults filled in
 	settling *mailbox.Settler
 	lockBusy lockBusy // inbox.json.lock found held by another process
+	// oversized is, for each watched inbox too large to read whole, the
+	// size it was said to be left unread at: said once, not at each look.
+	oversized map[string]int64
+}
+
+// tooLarge reports whether the watched inbox at path (an inbox.json, or a
+// .txt one appended to) is over mailbox.max_inbox_json_bytes, and then
+// says once, for its size, that it is left unread.
+func (in *Intake) tooLarge(path string, fi fs.FileInfo) bool {
+	if fi.Size() <= in.opts.MaxInboxJSONBytes {
+		return false
+	}
+	if in.oversized[path] != fi.Size() {
+		if in.oversized == nil {
+			in.oversized = map[string]int64{}
+		}
+		in.oversized[path] = fi.Size()
+		in.emit("unreadable", "", path, fmt.Sprintf("it is %d bytes, over the %d-byte limit (mailbox.max_inbox_json_bytes) for an inbox read whole; left where it is, unread", fi.Size(), in.opts.MaxInboxJSONBytes))
+	}
+	return true
 }
 
 // New makes the intake of c's mailbox. It looks at nothing until Scan.

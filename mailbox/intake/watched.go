@@ -168,7 +168,7 @@ func (in *Intake) ingestReadOnly(path string, fi fs.FileInfo, shared bool, now t
 // takes only whole JSON, or a file long unchanged.
 func (in *Intake) ingestReadOnlyInboxJSON(path string, fi fs.FileInfo, shared bool, now time.Time) error {
 	st, known := readWatched(in.mb.Dir, path)
-	if known && st.unchanged(fi) || fi.Size() > in.opts.MaxInboxJSONBytes {
+	if known && st.unchanged(fi) || in.tooLarge(path, fi) {
 		return nil
 	}
 	var data []byte
