@@ -38,13 +38,20 @@ func (m *Mailbox) Locate(ref string) ([]Entry, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cannot search the archive of %s: %w", m.Agent, err)
 	}
+	// A dead letter that never decoded is archived under its own name.
+	names := []string{stem + ".json"}
+	if fileName(ref) && ref != names[0] {
+		names = append(names, ref)
+	}
 	for _, d := range days {
-		if _, err := os.Lstat(m.path(ArchiveDir, d.Name(), stem+".json")); err == nil {
-			e := m.readEntry(StateDone, ArchiveDir+"/"+d.Name(), stem+".json")
-			if r, err := readReceipt(m.path(ArchiveDir, d.Name(), stem+ReceiptSuffix)); err == nil {
-				e.Receipt = &r
+		for _, name := range names {
+			if _, err := os.Lstat(m.path(ArchiveDir, d.Name(), name)); err == nil {
+				e := m.readEntry(StateDone, ArchiveDir+"/"+d.Name(), name)
+				if r, err := readReceipt(m.path(ArchiveDir, d.Name(), strings.TrimSuffix(name, ".json")+ReceiptSuffix)); err == nil {
+					e.Receipt = &r
+				}
+				found = append(found, e)
 			}
-			found = append(found, e)
 		}
 	}
 	dead, err := m.listDir(StateDead, DeadletterDir)
@@ -57,6 +64,12 @@ func (m *Mailbox) Locate(ref string) ([]Entry, error) {
 		}
 	}
 	return found, nil
+}
+
+// fileName reports whether ref can be a file's own name in a folder: no
+// separator, not a dot-file, not "." or "..".
+func fileName(ref string) bool {
+	return ref != "" && !strings.ContainsAny(ref, `/\`) && !strings.HasPrefix(ref, ".")
 }
 
 // ErrMoved is returned when a message moved on (claimed by a runner,

@@ -157,6 +157,29 @@ func TestRequeueLeavesAnUnreadableDeadLetter(t *testing.T) {
 	}
 }
 
+// An unreadable dead letter settled by hand keeps its own name in the
+// archive, and is found there by that name: a second drop says it is done,
+// not that no such message exists.
+func TestSettledUnreadableDeadLetterIsFoundByItsName(t *testing.T) {
+	root := newRuntime(t, "Agent-1")
+	mb := openMailbox(t, root, "Agent-1")
+	writeFile(t, inboxPath(mb, "broken.json"), []byte(`{"from": "x", "to": "Agent-1"`))
+	c := consume(t, mb, Options{Settle: time.Millisecond}, time.Now().Add(time.Hour))
+	c.Close()
+	var name string
+	for _, n := range names(t, mb.path(DeadletterDir)) {
+		if !strings.HasSuffix(n, ReasonSuffix) {
+			name = n
+		}
+	}
+	if err := mb.Settle(locateOne(t, mb, name), Receipt{Outcome: "dropped"}, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	if e := locateOne(t, mb, name); e.State != StateDone || e.Receipt == nil || e.Receipt.Outcome != "dropped" {
+		t.Fatalf("Locate(%s) after the drop = %+v (receipt %+v); want it archived, dropped", name, e, e.Receipt)
+	}
+}
+
 func TestAbandonDeadLettersTheClaimUnderTheConsumerLock(t *testing.T) {
 	root := newRuntime(t, "Agent-1")
 	mb := openMailbox(t, root, "Agent-1")

@@ -128,13 +128,13 @@ func TestSendOnceWithChosenIDs(t *testing.T) {
 // refused with what people do instead.
 func TestAnswerIsAnAgentsOwn(t *testing.T) {
 	rt := newRuntime(t)
-	if _, err := rt.Answer("human", "m-1", "x"); err == nil || !strings.Contains(err.Error(), "human is a person, not an agent") {
+	if _, err := rt.Answer(context.Background(), "human", "m-1", "x"); err == nil || !strings.Contains(err.Error(), "human is a person, not an agent") {
 		t.Errorf("Answer as human: %v", err)
 	}
-	if _, err := rt.Answer("Agent-1", "m-1", " "); err == nil || err.Error() != "reply: no answer text" {
+	if _, err := rt.Answer(context.Background(), "Agent-1", "m-1", " "); err == nil || err.Error() != "reply: no answer text" {
 		t.Errorf("an empty answer: %v", err)
 	}
-	if _, err := rt.Answer("Agent-1", "m-1", "x"); err == nil || err.Error() != "no message m-1 in Agent-1's mailbox" {
+	if _, err := rt.Answer(context.Background(), "Agent-1", "m-1", "x"); err == nil || err.Error() != "no message m-1 in Agent-1's mailbox" {
 		t.Errorf("an unknown message: %v", err)
 	}
 }

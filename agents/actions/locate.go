@@ -1,6 +1,7 @@
 package actions
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -49,6 +50,37 @@ func (rt Runtime) Locate(ref, only string, ingest bool) ([]Located, error) {
 		}
 	}
 	return found, nil
+}
+
+// LockOne finds ref as Locate does and lets pick choose the entry to act
+// on, then takes the by-hand lock of its mailbox (mailbox.LockByHand) and
+// looks again there under the lock: another person's command that settled
+// or moved it meanwhile is seen, and pick says so. The entry it returns
+// stays as it is, as far as those commands go, until release is called.
+func (rt Runtime) LockOne(ctx context.Context, ref, only string, ingest bool, pick func(all []Located) (Located, error)) (found Located, release func(), err error) {
+	all, err := rt.Locate(ref, only, ingest)
+	if err != nil {
+		return Located{}, nil, err
+	}
+	if found, err = pick(all); err != nil {
+		return Located{}, nil, err
+	}
+	if release, err = found.Mailbox.LockByHand(ctx); err != nil {
+		return Located{}, nil, err
+	}
+	entries, err := found.Mailbox.Locate(ref)
+	if err == nil {
+		all = all[:0]
+		for _, e := range entries {
+			all = append(all, Located{found.Mailbox, e})
+		}
+		found, err = pick(all)
+	}
+	if err != nil {
+		release()
+		return Located{}, nil, err
+	}
+	return found, release, nil
 }
 
 // InState keeps the entries in one of the given states.

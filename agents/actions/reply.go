@@ -1,6 +1,7 @@
 package actions
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -26,7 +27,7 @@ type Replied struct {
 
 // Reply answers message id waiting in the mailbox of person as (the person
 // in the loop when empty) with text, and archives the question.
-func (rt Runtime) Reply(as, id, text string) (Replied, error) {
+func (rt Runtime) Reply(ctx context.Context, as, id, text string) (Replied, error) {
 	if strings.TrimSpace(text) == "" {
 		return Replied{}, inputError("reply: no answer text", "")
 	}
@@ -37,7 +38,7 @@ func (rt Runtime) Reply(as, id, text string) (Replied, error) {
 	if err != nil {
 		return Replied{}, err
 	}
-	return rt.answer(person, id, text, false)
+	return rt.answer(ctx, person, id, text, false)
 }
 
 // Answer answers message id in agent's own mailbox with text, as Reply
@@ -45,7 +46,7 @@ func (rt Runtime) Reply(as, id, text string) (Replied, error) {
 // agent, once per question. A question still pending is archived as
 // answered; the one in flight is the turn of the agent's runner, which
 // settles it when the turn ends, so it stays where it is.
-func (rt Runtime) Answer(agent, id, text string) (Replied, error) {
+func (rt Runtime) Answer(ctx context.Context, agent, id, text string) (Replied, error) {
 	if strings.TrimSpace(text) == "" {
 		return Replied{}, inputError("reply: no answer text", "")
 	}
@@ -53,16 +54,23 @@ func (rt Runtime) Answer(agent, id, text string) (Replied, error) {
 	if err != nil {
 		return Replied{}, err
 	}
-	return rt.answer(who, id, text, true)
+	return rt.answer(ctx, who, id, text, true)
 }
 
 // answer is Reply and Answer once the mailbox's owner is known; inFlight
-// lets the question be the one its runner is working on.
-func (rt Runtime) answer(owner, id, text string, inFlight bool) (Replied, error) {
+// lets the question be the one its runner is working on. It holds the
+// mailbox's by-hand lock throughout, so that of two answers at once the
+// second finds the question answered.
+func (rt Runtime) answer(ctx context.Context, owner, id, text string, inFlight bool) (Replied, error) {
 	mb, err := rt.OpenMailbox(owner)
 	if err != nil {
 		return Replied{}, err
 	}
+	release, err := mb.LockByHand(ctx)
+	if err != nil {
+		return Replied{}, err
+	}
+	defer release()
 	now := rt.now().UTC()
 	if err := intake.Idle(mb, AdminOptions(rt.Config), IntakeOptions(rt.Config), now); err != nil {
 		return Replied{}, err
@@ -111,8 +119,12 @@ func (rt Runtime) answer(owner, id, text string, inFlight bool) (Replied, error)
 	if before {
 		rc.Reply = ""
 	}
-	if err := mb.Settle(question, rc, now); err != nil {
-		return Replied{answer, before, false}, fmt.Errorf("the answer %s was sent, but the question stays in %s's inbox: %w", answer.ID, owner, err)
+	err = mb.Settle(question, rc, now)
+	if errors.Is(err, mailbox.ErrMoved) && inFlight {
+		return Replied{answer, before, false}, nil // its runner claimed it meanwhile, and settles it
+	}
+	if err != nil {
+		return Replied{answer, before, false}, fmt.Errorf("the answer %s was sent, but the question could not be archived: %w", answer.ID, err)
 	}
 	return Replied{answer, before, true}, nil
 }

@@ -1,6 +1,7 @@
 package actions
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
@@ -20,16 +21,16 @@ type Retried struct {
 
 // Retry puts the dead letter ref (an id or a file name) back into an
 // inbox: the mailbox of to when set, else its own. only limits the search
-// to one mailbox.
-func (rt Runtime) Retry(ref, to, only string) (Retried, error) {
-	all, err := rt.Locate(ref, only, false)
+// to one mailbox. The dead letter's mailbox is locked by hand meanwhile,
+// so that of two retries at once the second finds it retried.
+func (rt Runtime) Retry(ctx context.Context, ref, to, only string) (Retried, error) {
+	found, release, err := rt.LockOne(ctx, ref, only, false, func(all []Located) (Located, error) {
+		return OneOf(ref, "a dead letter", InState(all, mailbox.StateDead), all)
+	})
 	if err != nil {
 		return Retried{}, err
 	}
-	found, err := OneOf(ref, "a dead letter", InState(all, mailbox.StateDead), all)
-	if err != nil {
-		return Retried{}, err
-	}
+	defer release()
 	dl := found.Mailbox.ReadDeadLetter(found.Entry)
 	if dl.Problem != "" {
 		return Retried{Was: dl}, WithHint(fmt.Errorf("cannot retry %s: it still cannot be read: %s", found, dl.Problem),

@@ -25,7 +25,7 @@ func (t *tools) addAnswer(s *sdk.Server) {
 }
 
 func (t *tools) answer(ctx context.Context, _ *sdk.CallToolRequest, in AnswerIn) (*sdk.CallToolResult, AnswerOut, error) {
-	r, err := t.rt.Answer(t.as, in.ID, in.Body)
+	r, err := t.rt.Answer(ctx, t.as, in.ID, in.Body)
 	out := AnswerOut{ID: r.Answer.ID, To: r.Answer.To, Archived: r.Settled}
 	return nil, out, toolError(err)
 }

@@ -34,7 +34,7 @@ func (a *RuntimeActions) Send(ctx context.Context, r SendRequest) (string, error
 }
 
 func (a *RuntimeActions) Retry(ctx context.Context, r RetryRequest) (string, error) {
-	done, err := a.Runtime.Retry(r.Ref, "", r.Mailbox)
+	done, err := a.Runtime.Retry(ctx, r.Ref, "", r.Mailbox)
 	if err != nil {
 		return "", err
 	}
@@ -42,7 +42,7 @@ func (a *RuntimeActions) Retry(ctx context.Context, r RetryRequest) (string, err
 }
 
 func (a *RuntimeActions) Reply(ctx context.Context, r ReplyRequest) (string, error) {
-	done, err := a.Runtime.Reply(r.Person, r.ID, r.Text)
+	done, err := a.Runtime.Reply(ctx, r.Person, r.ID, r.Text)
 	if err != nil {
 		return "", err
 	}
@@ -61,7 +61,7 @@ func (a *RuntimeActions) Approve(ctx context.Context, r ApprovalRequest) (string
 }
 
 func (a *RuntimeActions) Deny(ctx context.Context, r ApprovalRequest) (string, error) {
-	notice, err := a.Runtime.Deny(r.Person, r.ID, r.Reason)
+	notice, err := a.Runtime.Deny(ctx, r.Person, r.ID, r.Reason)
 	if err != nil {
 		return "", err
 	}

@@ -37,7 +37,7 @@ func runDeny(ctx context.Context, env *cli.Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	notice, err := turns.Runtime{Runtime: cli.RuntimeOf(env, cfg)}.Deny(*as, rest[0], *reason)
+	notice, err := turns.Runtime{Runtime: cli.RuntimeOf(env, cfg)}.Deny(ctx, *as, rest[0], *reason)
 	if err != nil {
 		return err
 	}

@@ -2,14 +2,9 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"time"
 
-	"github.com/agentctl/agentctl/agents/actions"
-	"github.com/agentctl/agentctl/agents/receipt"
 	"github.com/agentctl/agentctl/cmd/internal/cli"
-	"github.com/agentctl/agentctl/mailbox"
 )
 
 const dropUsage = `
@@ -40,40 +35,14 @@ func runDrop(ctx context.Context, env *cli.Env, args []string) error {
 	if err := cli.WantArgs(fs, rest, 1, 1, "one message ID"); err != nil {
 		return err
 	}
-	ref := rest[0]
 	cfg, err := cli.LoadConfig(env)
 	if err != nil {
 		return err
 	}
-	all, err := cli.RuntimeOf(env, cfg).Locate(ref, *only, true)
+	d, err := cli.RuntimeOf(env, cfg).Drop(ctx, rest[0], *only, *reason)
 	if err != nil {
 		return err
 	}
-	if busy := actions.InState(all, mailbox.StateProcessing); len(busy) > 0 {
-		agent := busy[0].Mailbox.Agent
-		return cli.WithHint(fmt.Errorf("%s is in flight in %s's mailbox: only its turn can settle it", ref, agent),
-			fmt.Sprintf("abandon the turn with 'agentctl skip %s', then drop it", agent))
-	}
-	found, err := actions.OneOf(ref, "pending or dead", actions.InState(all, mailbox.StatePending, mailbox.StateDead), all)
-	if err != nil {
-		return err
-	}
-	why := *reason
-	if why == "" {
-		why = "no reason given"
-	}
-	data, err := receipt.Encode(receipt.Data{Reason: why, Was: found.Entry.State})
-	if err != nil {
-		return err
-	}
-	err = found.Mailbox.Settle(found.Entry, mailbox.Receipt{Outcome: "dropped", Data: data}, time.Now().UTC())
-	if errors.Is(err, mailbox.ErrMoved) {
-		return cli.WithHint(fmt.Errorf("%s moved while it was being dropped (a runner claimed it?)", ref),
-			fmt.Sprintf("see where it is with 'agentctl inbox %s --state all'", found.Mailbox.Agent))
-	}
-	if err != nil {
-		return err
-	}
-	fmt.Fprintf(env.Stdout, "dropped %s from %s's %s messages: archived with the reason %q\n", ref, found.Mailbox.Agent, found.Entry.State, why)
+	fmt.Fprintf(env.Stdout, "dropped %s from %s's %s messages: archived with the reason %q\n", rest[0], d.Mailbox.Agent, d.Entry.State, d.Reason)
 	return nil
 }

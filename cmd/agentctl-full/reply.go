@@ -45,7 +45,7 @@ func runReply(ctx context.Context, env *cli.Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	r, err := cli.RuntimeOf(env, cfg).Reply(*as, id, text)
+	r, err := cli.RuntimeOf(env, cfg).Reply(ctx, *as, id, text)
 	if err != nil {
 		return err
 	}

@@ -45,7 +45,7 @@ func runRetry(ctx context.Context, env *cli.Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	r, err := cli.RuntimeOf(env, cfg).Retry(rest[0], *toName, *only)
+	r, err := cli.RuntimeOf(env, cfg).Retry(ctx, rest[0], *toName, *only)
 	if err != nil {
 		return err
 	}

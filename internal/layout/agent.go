@@ -62,6 +62,13 @@ func (a Agent) ConsumerLock() string {
 	return filepath.Join(Locks(a.root), a.name+".consumer"+LockSuffix)
 }
 
+// ByHandLock is the lock a person's command takes while it acts on a
+// message of the agent's mailbox by hand (reply, approve, deny, drop,
+// retry).
+func (a Agent) ByHandLock() string {
+	return filepath.Join(Locks(a.root), a.name+".by-hand"+LockSuffix)
+}
+
 // Journal is the folder where the agent's seat keeps its journal.
 func (a Agent) Journal() string { return filepath.Join(a.root, SeatsDir, a.name) }
 

@@ -30,6 +30,7 @@
 //	lore/template.md.tmpl            a person's lore template, if any
 //	locks/                           cross-process locks (Locks)
 //	  <agent>.consumer.lock          who consumes an agent's mailbox (Agent.ConsumerLock)
+//	  <agent>.by-hand.lock           a person's command acting on its messages (Agent.ByHandLock)
 //	  project_board.lock             writers of the boards (BoardsLock)
 //	  desktop-<display>.lock         the desktop input lock of one display (DesktopLock)
 //	  desktop-<display>.lock.holder  who holds it, for `agentctl status` (HolderSuffix)

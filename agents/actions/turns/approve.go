@@ -22,10 +22,11 @@ import (
 // approved again after a crash (which applies nothing twice) is audited
 // once.
 func (rt Runtime) Approve(ctx context.Context, as, id string) ([]string, error) {
-	mb, person, e, p, err := rt.pendingApproval(as, id)
+	mb, person, e, p, release, err := rt.pendingApproval(ctx, as, id)
 	if err != nil {
 		return nil, err
 	}
+	defer release()
 	now := clock.Or(rt.Clock).Now().UTC()
 	recs, err := agents.ApplyApproved(ctx, rt.Root, person, p, now)
 	if err != nil {
@@ -49,11 +50,12 @@ func (rt Runtime) Approve(ctx context.Context, as, id string) ([]string, error) 
 // Deny archives approval request id "denied" and tells the asking agent,
 // whose notice it returns; the audit record is written after the archive,
 // as for approvals.
-func (rt Runtime) Deny(as, id, reason string) (mailbox.Message, error) {
-	mb, person, e, p, err := rt.pendingApproval(as, id)
+func (rt Runtime) Deny(ctx context.Context, as, id, reason string) (mailbox.Message, error) {
+	mb, person, e, p, release, err := rt.pendingApproval(ctx, as, id)
 	if err != nil {
 		return mailbox.Message{}, err
 	}
+	defer release()
 	now := clock.Or(rt.Clock).Now().UTC()
 	notice, rec, err := agents.Deny(rt.Root, e.Message, p, person, reason, now)
 	if err != nil {
@@ -79,40 +81,46 @@ func (rt Runtime) appendAudit(recs ...audit.Record) error {
 }
 
 // pendingApproval finds approval request id waiting in a person's mailbox
-// and the effect it holds, or says why it cannot be settled.
-func (rt Runtime) pendingApproval(as, id string) (*mailbox.Mailbox, string, mailbox.Entry, agents.Parked, error) {
-	var none agents.Parked
+// and the effect it holds, or says why it cannot be settled. It holds the
+// mailbox's by-hand lock from before it looks until release is called, so
+// that what it found still holds when the caller settles the request.
+func (rt Runtime) pendingApproval(ctx context.Context, as, id string) (mb *mailbox.Mailbox, person string, e mailbox.Entry, p agents.Parked, release func(), err error) {
 	if as == "" {
 		as = rt.Config.Human()
 	}
-	person, err := rt.ResolvePerson(as)
-	if err != nil {
-		return nil, "", mailbox.Entry{}, none, err
+	if person, err = rt.ResolvePerson(as); err != nil {
+		return nil, "", e, p, nil, err
 	}
-	mb, err := rt.OpenMailbox(person)
-	if err != nil {
-		return nil, "", mailbox.Entry{}, none, err
+	if mb, err = rt.OpenMailbox(person); err != nil {
+		return nil, "", e, p, nil, err
 	}
+	unlock, err := mb.LockByHand(ctx)
+	if err != nil {
+		return nil, "", e, p, nil, err
+	}
+	defer func() {
+		if err != nil {
+			unlock()
+		}
+	}()
 	if err := intake.Idle(mb, actions.AdminOptions(rt.Config), actions.IntakeOptions(rt.Config), clock.Or(rt.Clock).Now().UTC()); err != nil {
-		return nil, "", mailbox.Entry{}, none, err
+		return nil, "", e, p, nil, err
 	}
 	found, err := mb.Locate(id)
 	if err != nil {
-		return nil, "", mailbox.Entry{}, none, err
+		return nil, "", e, p, nil, err
 	}
-	for _, e := range found {
-		if e.State == mailbox.StateDone && e.Receipt != nil && (e.Receipt.Outcome == "approved" || e.Receipt.Outcome == "denied") {
-			return nil, "", mailbox.Entry{}, none, actions.WithHint(fmt.Errorf("%s was %s already (%s); a request is settled once", id, e.Receipt.Outcome, e.Receipt.CompletedAt.Format(time.RFC3339)),
+	for _, f := range found {
+		if f.State == mailbox.StateDone && f.Receipt != nil && (f.Receipt.Outcome == "approved" || f.Receipt.Outcome == "denied") {
+			return nil, "", e, p, nil, actions.WithHint(fmt.Errorf("%s was %s already (%s); a request is settled once", id, f.Receipt.Outcome, f.Receipt.CompletedAt.Format(time.RFC3339)),
 				fmt.Sprintf("the audit log says what became of it: grep %s %s", id, filepath.Join(audit.Dir(rt.Root), "*.jsonl")))
 		}
 	}
-	e, err := actions.PendingFor(mb, id)
-	if err != nil {
-		return nil, "", mailbox.Entry{}, none, err
+	if e, err = actions.PendingFor(mb, id); err != nil {
+		return nil, "", e, p, nil, err
 	}
-	p, err := agents.ParkedOf(e.Message)
-	if err != nil {
-		return nil, "", mailbox.Entry{}, none, actions.WithHint(err, fmt.Sprintf("to answer it: agentctl reply %s TEXT; to set it aside: agentctl drop %s --reason ...", id, id))
+	if p, err = agents.ParkedOf(e.Message); err != nil {
+		return nil, "", e, p, nil, actions.WithHint(err, fmt.Sprintf("to answer it: agentctl reply %s TEXT; to set it aside: agentctl drop %s --reason ...", id, id))
 	}
-	return mb, person, e, p, nil
+	return mb, person, e, p, unlock, nil
 }

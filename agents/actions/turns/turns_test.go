@@ -61,7 +61,7 @@ func TestSkipWithNoRunnerThenRetry(t *testing.T) {
 	if err != nil || s.By != SkippedHere || s.ID != cl.Message.ID || s.Agent != "Agent-1" || s.RunnerPID != 0 || asked {
 		t.Fatalf("skipped %+v (asked: %v), %v; want %s settled here", s, asked, err, cl.Message.ID)
 	}
-	r, err := rt.Retry(s.ID, "", "")
+	r, err := rt.Retry(context.Background(), s.ID, "", "")
 	if err != nil || r.Message.ID != s.ID || r.Mailbox.Agent != "Agent-1" || r.Was.Reason != agents.SkipReason("stuck") {
 		t.Fatalf("retried %+v, %v", r, err)
 	}
