@@ -82,7 +82,9 @@ func (in *Intake) extraFiles() (map[string]place, error) {
 				return nil
 			}
 			for _, e := range entries {
-				paths = append(paths, filepath.Join(pattern, e.Name()))
+				if p := filepath.Join(pattern, e.Name()); !in.isLink(p, e) {
+					paths = append(paths, p)
+				}
 			}
 		} else {
 			paths = []string{pattern} // a file, perhaps not written yet
@@ -90,9 +92,15 @@ func (in *Intake) extraFiles() (map[string]place, error) {
 		if strings.ContainsAny(pattern, "*?[") {
 			// A glob may name folders ("agent_workspaces/*/inbox"): their
 			// files, in every folder it matches now, agents' folders made
-			// after it was written included.
+			// after it was written included. What it matches through a
+			// link is left alone: anyone who can write in the place could
+			// otherwise point it at files elsewhere, to be read into a
+			// prompt and, taken, removed.
 			var files []string
 			for _, p := range paths {
+				if in.throughLink(globBase(pattern), p) {
+					continue
+				}
 				if fi, err := os.Stat(p); err == nil && fi.IsDir() {
 					entries, err := os.ReadDir(p)
 					if err != nil {
@@ -100,7 +108,9 @@ func (in *Intake) extraFiles() (map[string]place, error) {
 						continue
 					}
 					for _, e := range entries {
-						files = append(files, filepath.Join(p, e.Name()))
+						if f := filepath.Join(p, e.Name()); !in.isLink(f, e) {
+							files = append(files, f)
+						}
 					}
 					continue
 				}
@@ -133,6 +143,53 @@ func (in *Intake) extraFiles() (map[string]place, error) {
 		}
 	}
 	return out, nil
+}
+
+// globBase is the folder of pattern above its first component with a
+// wildcard: what the person wrote, not what the glob found.
+func globBase(pattern string) string {
+	base := pattern
+	for strings.ContainsAny(base, "*?[") {
+		base = filepath.Dir(base)
+	}
+	return base
+}
+
+// throughLink reports whether path, matched by a glob below base, is or
+// passes through a symbolic link below base, and says so once.
+func (in *Intake) throughLink(base, path string) bool {
+	for p := path; len(p) > len(base) && strings.HasPrefix(p, base); p = filepath.Dir(p) {
+		fi, err := os.Lstat(p)
+		if err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+			continue
+		}
+		in.sayLinked(path, p)
+		return true
+	}
+	return false
+}
+
+// isLink reports whether the entry at path of a watched folder is a
+// symbolic link, and says so once.
+func (in *Intake) isLink(path string, e fs.DirEntry) bool {
+	if e.Type()&fs.ModeSymlink == 0 {
+		return false
+	}
+	in.sayLinked(path, path)
+	return true
+}
+
+// sayLinked says, once per path, that path is left alone for the link at
+// link.
+func (in *Intake) sayLinked(path, link string) {
+	if in.linked[path] {
+		return
+	}
+	if in.linked == nil {
+		in.linked = map[string]bool{}
+	}
+	in.linked[path] = true
+	in.emit("unreadable", "", path, fmt.Sprintf("%s is a symbolic link, which is never followed out of a watched place; left alone", link))
 }
 
 // scanExtra looks at every file of the extra places.

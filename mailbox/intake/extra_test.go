@@ -266,3 +266,51 @@ func TestOversizedWatchedInboxIsSaidOnce(t *testing.T) {
 		t.Errorf("grown, %s was said to be too large %d times in all, want twice", read, said[read])
 	}
 }
+
+// A glob of a shared place never follows a link: a folder or a file it
+// matches through one, planted by anyone who can write there, is left
+// alone and said once, so files elsewhere are neither read into a prompt
+// nor, with take, removed. Files the glob reaches without a link are
+// taken as before.
+func TestSharedGlobNeverFollowsALink(t *testing.T) {
+	root := newRuntime(t, "Agent-1", "Agent-2")
+	place := t.TempDir()
+	victim := t.TempDir()
+	writeFile(t, filepath.Join(victim, "todo.json"), []byte(`{"to": "Agent-1", "body": "private"}`))
+	writeFile(t, filepath.Join(victim, "diary.md"), []byte("Dear diary"))
+	for _, dir := range []string{"Agent-1", filepath.Join("Agent-2", "inbox")} {
+		if err := os.MkdirAll(filepath.Join(place, "agent_workspaces", dir), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	writeFile(t, filepath.Join(place, "agent_workspaces", "Agent-2", "inbox", "real.json"), []byte(`{"to": "Agent-1", "body": "real"}`))
+	if err := os.Symlink(victim, filepath.Join(place, "agent_workspaces", "Agent-1", "inbox")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(victim, "todo.json"), filepath.Join(place, "agent_workspaces", "Agent-2", "inbox", "linked.json")); err != nil {
+		t.Fatal(err)
+	}
+	glob := filepath.Join(place, "agent_workspaces", "*", "inbox")
+	var said []string
+	now := time.Now().Add(time.Minute)
+	c := consume(t, openMailbox(t, root, "Agent-1"), settings{Known: []string{"Agent-1", "Agent-2"}, Shared: []string{glob}, Take: []string{glob},
+		SharedDeadletters: true, OnEvent: func(e mailbox.Event) {
+			if e.Kind == "unreadable" {
+				said = append(said, e.File)
+			}
+		}}, now)
+	if err := c.Scan(now); err != nil {
+		t.Fatal(err)
+	}
+	if got := claimBodies(t, c, now); !slices.Equal(got, []string{"real"}) {
+		t.Errorf("Agent-1 claimed %q; want only the message reached without a link", got)
+	}
+	if left := names(t, victim); !slices.Equal(left, []string{"diary.md", "todo.json"}) {
+		t.Errorf("the folder the link points to holds %v; want it untouched", left)
+	}
+	slices.Sort(said)
+	want := []string{filepath.Join(place, "agent_workspaces", "Agent-1", "inbox"), filepath.Join(place, "agent_workspaces", "Agent-2", "inbox", "linked.json")}
+	if !slices.Equal(said, want) {
+		t.Errorf("said unreadable: %q; want each link once: %q", said, want)
+	}
+}

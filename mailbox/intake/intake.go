@@ -84,6 +84,9 @@ type Intake struct {
 	// oversized is, for each watched inbox too large to read whole, the
 	// size it was said to be left unread at: said once, not at each look.
 	oversized map[string]int64
+	// linked is each path a glob matched through a symbolic link, said
+	// once (throughLink).
+	linked map[string]bool
 }
 
 // tooLarge reports whether the watched inbox at path (an inbox.json, or a
