@@ -32,7 +32,9 @@ import (
 // applies, so a umask of 022 gives 0644 and 0755, 002 gives 0664 and 0775,
 // 077 gives 0600 and 0700. Others never get write permission, whatever the
 // umask: a world-writable runtime would let any local user queue prompts.
-// Nothing is chmod'ed afterwards, so the umask is the last word.
+// Nothing is chmod'ed afterwards, so the umask is the last word, and a file
+// replaced keeps the permissions it had, so a person's chmod lasts; only a
+// secret (WriteSecret) is 0600 whatever it was before.
 const (
 	FilePerm fs.FileMode = 0o664
 	DirPerm  fs.FileMode = 0o775
@@ -44,7 +46,7 @@ const TempPrefix = "."
 
 // WriteFile atomically replaces path with data.
 func WriteFile(path string, data []byte) error {
-	if err := replace(path, data, FilePerm); err != nil {
+	if err := replace(path, data, FilePerm, false); err != nil {
 		return fmt.Errorf("cannot write %s: %w", path, err)
 	}
 	return SyncDir(filepath.Dir(path))
@@ -53,7 +55,7 @@ func WriteFile(path string, data []byte) error {
 // WriteSecret atomically replaces path with data that only its owner may
 // read or write (0600 whatever the umask), for a secret such as a token.
 func WriteSecret(path string, data []byte) error {
-	if err := replace(path, data, 0o600); err != nil {
+	if err := replace(path, data, 0o600, true); err != nil {
 		return fmt.Errorf("cannot write %s: %w", path, err)
 	}
 	return SyncDir(filepath.Dir(path))

@@ -80,8 +80,16 @@ func TestIsTemp(t *testing.T) {
 	}
 }
 
+// A secret is its owner's alone, even where the file it replaces was
+// readable by others: a replace keeps no looser mode.
 func TestWriteSecretIsForItsOwnerOnly(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "token")
+	if err := os.WriteFile(path, []byte("old"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(path, 0o644); err != nil {
+		t.Fatal(err)
+	}
 	for _, data := range []string{"one", "two"} {
 		if err := WriteSecret(path, []byte(data)); err != nil {
 			t.Fatal(err)

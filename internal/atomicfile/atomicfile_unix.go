@@ -10,9 +10,23 @@ import (
 	"github.com/google/renameio/v2"
 )
 
-func replace(path string, data []byte, perm fs.FileMode) error {
-	return renameio.WriteFile(path, data, perm,
-		renameio.WithTempDir(filepath.Dir(path)), renameio.WithPermissions(perm))
+// replace writes data over path by way of a temporary file. A file
+// replaced keeps the permissions it had, so a person's chmod of it lasts;
+// a secret (exact) gets perm whatever it had, so no looser mode survives.
+func replace(path string, data []byte, perm fs.FileMode, exact bool) error {
+	opts := []renameio.Option{renameio.WithTempDir(filepath.Dir(path)), renameio.WithPermissions(perm)}
+	if !exact {
+		opts = append(opts, renameio.WithExistingPermissions())
+	}
+	t, err := renameio.NewPendingFile(path, opts...)
+	if err != nil {
+		return err
+	}
+	defer t.Cleanup()
+	if _, err := t.Write(data); err != nil {
+		return err
+	}
+	return t.CloseAtomicallyReplace()
 }
 
 // rename moves tmp over path; POSIX renames replace even a file others

@@ -15,7 +15,7 @@ import (
 
 // renameio has no Windows implementation, so Windows gets the same recipe by
 // hand: os.Rename is MoveFileEx with MOVEFILE_REPLACE_EXISTING there.
-func replace(path string, data []byte, perm fs.FileMode) error {
+func replace(path string, data []byte, perm fs.FileMode, exact bool) error {
 	tmp, err := writeTemp(filepath.Dir(path), filepath.Base(path), data)
 	if err != nil {
 		return err
