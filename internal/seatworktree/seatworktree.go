@@ -27,6 +27,12 @@ func Ensure(cwd, path, branch string) (string, error) {
 	if cwd == "" {
 		return "", errors.New("worktree: the seat has no cwd; set cwd to a folder inside the git repository the seat works on")
 	}
+	// git runs in the repository's top folder, where a relative path would
+	// name a folder inside the user's checkout.
+	path, err := filepath.Abs(path)
+	if err != nil {
+		return "", fmt.Errorf("worktree: %w", err)
+	}
 	top, err := git(cwd, "rev-parse", "--show-toplevel")
 	if err != nil {
 		return "", fmt.Errorf("worktree: cwd %s is not inside a git repository: %w", cwd, err)

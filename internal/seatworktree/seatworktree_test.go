@@ -119,3 +119,23 @@ func TestEnsureRefuses(t *testing.T) {
 		t.Errorf("the folder was touched: %v", err)
 	}
 }
+
+// A worktree path given relative to the process's folder lands there, not
+// inside the user's checkout: git runs in the repository's top folder,
+// which resolved a relative path from there before.
+func TestEnsureTakesARelativePathFromTheProcesssFolder(t *testing.T) {
+	repo := newRepo(t)
+	before := run(t, repo, "git", "status", "--porcelain=v1", "--branch")
+	here := t.TempDir()
+	t.Chdir(here)
+	dir, err := Ensure(filepath.Join(repo, "src"), filepath.Join("runtime", "worktrees", "Agent-1"), "agentctl/Agent-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := filepath.Join(here, "runtime", "worktrees", "Agent-1", "src"); dir != want {
+		t.Errorf("dir = %s, want %s", dir, want)
+	}
+	if after := run(t, repo, "git", "status", "--porcelain=v1", "--branch"); after != before {
+		t.Errorf("the user's checkout changed:\n%s\nwas\n%s", after, before)
+	}
+}

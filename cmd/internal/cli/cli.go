@@ -1,11 +1,13 @@
 package cli
 
 import (
+	"cmp"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/agentctl/agentctl/agents/actions"
@@ -56,17 +58,40 @@ func WithHint(err error, hint string) error {
 }
 
 func defaultRoot() string {
-	if r := os.Getenv("AGENTCTL_ROOT"); r != "" {
-		return r
+	r := cmp.Or(os.Getenv("AGENTCTL_ROOT"), "runtime")
+	if abs, err := filepath.Abs(r); err == nil {
+		return abs
 	}
-	return "runtime"
+	return r
+}
+
+// rootFlag is --root, made absolute as it is given: the root is handed on
+// to programs that run elsewhere (an agent's command in its own folder,
+// git working in a repository's top), where a relative one would name
+// another folder.
+type rootFlag struct{ root *string }
+
+func (f rootFlag) String() string {
+	if f.root == nil {
+		return ""
+	}
+	return *f.root
+}
+
+func (f rootFlag) Set(v string) error {
+	abs, err := filepath.Abs(v)
+	if err != nil {
+		return fmt.Errorf("cannot make %s an absolute path: %w", v, err)
+	}
+	*f.root = abs
+	return nil
 }
 
 // parseGlobal consumes the flags that come before the command name.
 func parseGlobal(env *Env, args []string) ([]string, error) {
 	fs := flag.NewFlagSet("agentctl", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	fs.StringVar(&env.Root, "root", env.Root, "")
+	fs.Var(rootFlag{&env.Root}, "root", "")
 	help := fs.Bool("help", false, "")
 	fs.BoolVar(help, "h", false, "")
 	version := fs.Bool("version", false, "")
@@ -89,7 +114,7 @@ func parseGlobal(env *Env, args []string) ([]string, error) {
 func NewFlagSet(env *Env, name, usage string) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	fs.StringVar(&env.Root, "root", env.Root, "runtime `folder`")
+	fs.Var(rootFlag{&env.Root}, "root", "runtime `folder`")
 	fs.Usage = func() {
 		if env.flagsOf != nil {
 			env.flagsOf(fs)
