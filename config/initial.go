@@ -58,10 +58,11 @@ agents:
 # the agent's session is kept in sessions/<agent>.json, so every turn, and the
 # next runner, continue the same conversation ('agentctl run --new-session'
 # starts afresh). Presets: claude (claude -p --output-format stream-json
-# --verbose, the prompt on stdin), codex (codex exec --json "{prompt}"),
-# cursor-agent (cursor-agent -p --output-format json "{prompt}", found as
-# cursor-agent or agent), gemini (gemini --output-format stream-json
-# --prompt="{prompt}"), generic (your command, printing one JSON object). A
+# --verbose), codex (codex exec --json), gemini (gemini --output-format
+# stream-json), each with the prompt on stdin, where other accounts cannot
+# read it as they can a command line; cursor-agent (cursor-agent -p
+# --output-format json "{prompt}", found as cursor-agent or agent), generic
+# (your command, printing one JSON object). A
 # command given here replaces the preset's. Claude Code and Codex fork the
 # session each turn continues, so a retried prompt is never in it twice.
 #

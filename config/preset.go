@@ -40,8 +40,11 @@ var presets = map[string]Exec{
 	PresetCodex: {
 		// exec refuses a folder outside a git work tree without
 		// --skip-git-repo-check; the seat's cwd is the user's choice.
-		Command: []string{"codex", "exec", "--json", "--skip-git-repo-check", PromptPlaceholder},
-		Resume:  []string{"fork", SessionPlaceholder},
+		// The prompt goes to stdin: a command line is every local
+		// user's to read. exec reads stdin when it has no prompt; fork
+		// only when told so with "-".
+		Command: []string{"codex", "exec", "--json", "--skip-git-repo-check"},
+		Resume:  []string{"fork", SessionPlaceholder, "-"},
 	},
 	PresetCursorAgent: {
 		Command: []string{"cursor-agent", "-p", "--output-format", "json", PromptPlaceholder},
@@ -50,8 +53,9 @@ var presets = map[string]Exec{
 	PresetGemini: {
 		// Headless, Gemini CLI refuses a folder not trusted before;
 		// --skip-trust trusts the seat's cwd, which the user chose, for
-		// the run only. --prompt=… keeps the prompt one argument, last.
-		Command: []string{"gemini", "--output-format", "stream-json", "--skip-trust", "--prompt=" + PromptPlaceholder},
+		// the run only. The prompt goes to stdin, which it reads when it
+		// is not a terminal, rather than onto the command line.
+		Command: []string{"gemini", "--output-format", "stream-json", "--skip-trust"},
 		Resume:  []string{"--resume", SessionPlaceholder},
 	},
 	PresetGeneric: {

@@ -104,3 +104,16 @@ func TestACPSeatsTakeAPresetOrACommandAndAProgram(t *testing.T) {
 		t.Errorf("an acp seat keeps its session (%v), can start a new one (%v), and never resends by default (%v)", a1.KeepsConversation(), a1.NewChatError(), cfg.Run.Resends(a1))
 	}
 }
+
+// A command line is every local account's to read (ps, /proc), so the
+// presets whose programs read a prompt from stdin never put it there, nor
+// in the arguments that resume a session. Cursor's CLI takes it only as
+// an argument.
+func TestPresetsKeepThePromptOffTheCommandLine(t *testing.T) {
+	for _, name := range []string{PresetClaude, PresetCodex, PresetGemini} {
+		e := Exec{Preset: name}.Resolved()
+		if args := strings.Join(append(e.Command, e.Resume...), " "); strings.Contains(args, PromptPlaceholder) {
+			t.Errorf("the %s preset puts the prompt on its command line: %s", name, args)
+		}
+	}
+}
