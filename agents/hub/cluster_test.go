@@ -64,7 +64,7 @@ func TestThreeNodeCluster(t *testing.T) {
 			Name:     fmt.Sprintf("node-%d", i),
 			Listen:   clientAddrs[i],
 			StoreDir: filepath.Join(t.TempDir(), "store"),
-			Cluster:  hubconf.Cluster{Name: "hubs", Listen: route.Host, Routes: routes},
+			Cluster:  hubconf.Cluster{Name: "hubs", Listen: route.Host, Routes: routes, User: "route", Password: "route-secret"},
 		}
 		srv, err := startServer(settings[i])
 		if err != nil {

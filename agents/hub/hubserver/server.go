@@ -164,8 +164,12 @@ func serverOptions(s hubconf.Settings) (*server.Options, error) {
 	return opts, nil
 }
 
-// checkExposure is the verdict on who could reach the server: never
-// anonymous off loopback, for clients and for routes alike.
+// checkExposure is the verdict on who could reach the server: clients
+// never anonymous off loopback, and routes never anonymous at all. A
+// route is let past every identity's permissions, so one from another
+// account on this machine, at a loopback address, could read every
+// stream; the commands that start a server always give its clients
+// credentials of their own.
 func checkExposure(s hubconf.Settings) error {
 	listen := s.Listen
 	if listen == "" {
@@ -175,8 +179,8 @@ func checkExposure(s hubconf.Settings) error {
 		return fmt.Errorf("the hub would listen on %s with no users or nkeys, open to anyone who can reach it", listen)
 	}
 	c := s.Cluster
-	if c.Listen != "" && !loopback.IsAddress(c.Listen) && c.User == "" && !s.TLS.Mutual() {
-		return fmt.Errorf("the hub's cluster would listen on %s with no route credentials or TLS with a CA, open to anyone who can reach it", c.Listen)
+	if c.Listen != "" && c.User == "" && !s.TLS.Mutual() {
+		return fmt.Errorf("the hub's cluster would listen on %s with no route credentials or TLS with a CA, open to anyone who can reach it (other accounts of this machine included)", c.Listen)
 	}
 	return nil
 }

@@ -36,7 +36,10 @@ func TestAnonymousOffLoopbackRefused(t *testing.T) {
 	}
 }
 
-func TestAnonymousRoutesOffLoopbackRefused(t *testing.T) {
+// A route is let past every identity's permissions, so routes need
+// credentials or mutual TLS wherever they listen: on loopback too, where
+// another account of the machine could join as a node.
+func TestAnonymousRoutesRefused(t *testing.T) {
 	users := []hubconf.User{{Name: "agent", Password: "secret"}}
 	_, err := StartServer(hubconf.Settings{
 		Listen: "127.0.0.1:0", StoreDir: t.TempDir(), Users: users,
@@ -45,8 +48,11 @@ func TestAnonymousRoutesOffLoopbackRefused(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "open to anyone") {
 		t.Errorf("cluster on 0.0.0.0 without route credentials: err = %v, want a refusal", err)
 	}
+	if err := checkExposure(hubconf.Settings{Users: users, Cluster: hubconf.Cluster{Name: "c", Listen: "127.0.0.1:0"}}); err == nil || !strings.Contains(err.Error(), "open to anyone") {
+		t.Errorf("cluster on loopback without route credentials: err = %v, want a refusal", err)
+	}
 	for _, c := range []hubconf.Cluster{
-		{Name: "c", Listen: "127.0.0.1:0"},
+		{Name: "c", Listen: "127.0.0.1:0", User: "route", Password: "pw"},
 		{Name: "c", Listen: "0.0.0.0:0", User: "route", Password: "pw"},
 	} {
 		if err := checkExposure(hubconf.Settings{Users: users, Cluster: c}); err != nil {
