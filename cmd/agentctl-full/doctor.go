@@ -59,7 +59,7 @@ func runDoctor(ctx context.Context, env *cli.Env, args []string) error {
 	}
 	cfg, cfgErr := config.Load(env.Root)
 	checks := []check{{name: "config " + config.Path(env.Root), err: cfgErr, hint: "run 'agentctl init', or fix the file"}}
-	checks = append(checks, lockCheck(env.Root))
+	checks = append(checks, rootCheck(env.Root), lockCheck(env.Root))
 	me := thisMachine(*machine, cfg.Hub.Machine)
 	var here []config.Agent // the agents whose window or command is on this machine
 	for _, a := range cfg.Agents {
@@ -115,6 +115,23 @@ func runDoctor(ctx context.Context, env *cli.Env, args []string) error {
 		return fmt.Errorf("%d of %d checks failed", failed, len(checks))
 	}
 	return nil
+}
+
+// rootCheck warns when other accounts may enter the runtime folder: the
+// files inside follow the umask, so they can read every prompt, message
+// and agentctl.yaml there.
+func rootCheck(root string) check {
+	c := check{name: "runtime folder " + root}
+	fi, err := os.Stat(root)
+	switch {
+	case err != nil:
+		c.err, c.hint = err, "run 'agentctl init'"
+	case runtime.GOOS != "windows" && fi.Mode().Perm()&0o007 != 0:
+		// Windows keeps access in ACLs, which file modes do not show.
+		c.warn = fmt.Sprintf("open to other accounts (%v): they can read every prompt, message and agentctl.yaml in it", fi.Mode().Perm())
+		c.hint = "chmod o-rwx " + root
+	}
+	return c
 }
 
 func lockCheck(root string) check {

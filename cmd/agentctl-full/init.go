@@ -18,7 +18,8 @@ Usage: agentctl init [--agents N] [--root DIR]
 
 Creates a runtime folder: a mailbox for each agent and for each person
 (people: in agentctl.yaml, by default human), the devlog, board, lore and
-lock folders, and a commented agentctl.yaml listing Agent-1..Agent-N.
+lock folders, and a commented agentctl.yaml listing Agent-1..Agent-N. A
+runtime folder it creates is closed to other accounts of the machine.
 
 Running it again never destroys anything: an existing agentctl.yaml is kept
 as it is, and only missing folders are created, for the agents and people
@@ -45,6 +46,9 @@ func runInit(ctx context.Context, env *cli.Env, args []string) error {
 	}
 	if *n < 1 || *n > 999 {
 		return cli.UsageError{Msg: fmt.Sprintf("--agents %d: want a number from 1 to 999", *n)}
+	}
+	if err := atomicfile.MkdirRoot(env.Root); err != nil {
+		return fmt.Errorf("cannot initialise %s: %w", env.Root, err)
 	}
 	for _, d := range runtimeDirs {
 		if err := atomicfile.MkdirAll(d(env.Root)); err != nil {

@@ -154,6 +154,25 @@ func IsTemp(name string) bool {
 	return strings.HasPrefix(filepath.Base(name), TempPrefix)
 }
 
+// RootPerm is what a runtime folder asks for when agentctl creates it:
+// nothing for other accounts, to whom a prompt, a message or agentctl.yaml
+// read is a leak; what is inside then needs no care of its own. The umask
+// applies (022 gives 0750).
+const RootPerm fs.FileMode = 0o770
+
+// MkdirRoot creates the runtime folder dir, closed to other accounts
+// (RootPerm), and the folders above it as MkdirAll does. A folder that
+// exists is left as it is: it may be the person's own.
+func MkdirRoot(dir string) error {
+	if err := MkdirAll(filepath.Dir(dir)); err != nil {
+		return err
+	}
+	if err := os.Mkdir(dir, RootPerm); err != nil && !errors.Is(err, fs.ErrExist) {
+		return fmt.Errorf("cannot create folder: %w", err)
+	}
+	return nil
+}
+
 // MkdirAll creates dir and its parents with DirPerm.
 func MkdirAll(dir string) error {
 	if err := os.MkdirAll(dir, DirPerm); err != nil {

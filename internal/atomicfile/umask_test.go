@@ -48,3 +48,23 @@ func checkPerm(t *testing.T, path string, want fs.FileMode) {
 		t.Errorf("%s is %04o, want %04o", filepath.Base(path), got, want)
 	}
 }
+
+// A runtime folder is closed to other accounts, whatever the umask gives
+// the rest; one that exists already is left as it is.
+func TestRuntimeFolderIsClosedToOthers(t *testing.T) {
+	umasktest.Under(t, []int{0o000, 0o022, 0o077}, func(t *testing.T, umask int) {
+		root := filepath.Join(t.TempDir(), "projects", "runtime")
+		if err := MkdirRoot(root); err != nil {
+			t.Fatal(err)
+		}
+		checkPerm(t, root, fs.FileMode(0o770&^umask))
+		checkPerm(t, filepath.Dir(root), fs.FileMode(0o777&^umask&^0o002))
+		if err := os.Chmod(root, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := MkdirRoot(root); err != nil {
+			t.Fatal(err)
+		}
+		checkPerm(t, root, 0o755)
+	})
+}
