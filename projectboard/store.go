@@ -239,7 +239,9 @@ func (s *Store) update(id string, change func(*Task) error) (Task, error) {
 }
 
 // Add appends a new task to the named board (a file name in the boards
-// folder, created if missing). The id must not be on any board yet.
+// folder, created if missing). The id must not be on any board yet; an
+// empty one gets the next free T-N, chosen under the boards' lock, so
+// that tasks added at once never pick the same.
 func (s *Store) Add(ctx context.Context, board string, t Task) (Task, error) {
 	if board != filepath.Base(board) || !strings.HasSuffix(board, ".yaml") || atomicfile.IsTemp(board) {
 		return Task{}, fmt.Errorf("board %q must be a file name ending in .yaml", board)
@@ -256,7 +258,16 @@ func (s *Store) Add(ctx context.Context, board string, t Task) (Task, error) {
 		t.UpdatedAt = s.now().UTC().Format(time.RFC3339)
 	}
 	path := filepath.Join(Dir(s.Root), board)
+	auto := t.ID == ""
 	for attempt := 0; attempt < maxAttempts; attempt++ {
+		if auto {
+			// Again at each attempt: a person may have saved a new task
+			// meanwhile.
+			var err error
+			if t.ID, err = s.NextID("T"); err != nil {
+				return Task{}, err
+			}
+		}
 		if done, err := s.quickAdd(path, t); done {
 			if err != nil {
 				return Task{}, err

@@ -2,6 +2,7 @@ package actions
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"strings"
@@ -42,12 +43,11 @@ func (b Board) AddTask(ctx context.Context, n NewTask) (projectboard.Task, error
 	if err != nil {
 		return projectboard.Task{}, err
 	}
-	if n.ID == "" {
-		if n.ID, err = b.Store.NextID("T"); err != nil {
-			return projectboard.Task{}, InvalidBoards(err)
-		}
-	}
 	t, err := b.Store.Add(ctx, name, projectboard.Task{ID: n.ID, Title: n.Title, Status: st, Owner: who, Priority: n.Priority})
+	var invalid *projectboard.ParseError
+	if n.ID == "" && errors.As(err, &invalid) {
+		return t, InvalidBoards(err) // the next free id could be on it
+	}
 	if err != nil {
 		return t, TaskError(fmt.Errorf("cannot add the task: %w", err))
 	}
