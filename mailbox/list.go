@@ -161,7 +161,13 @@ func (m *Mailbox) readInboxJSON() ([]Entry, error) {
 	for i, raw := range raws {
 		name := fmt.Sprintf("%s[%d]", InboxJSON, i)
 		ent := Entry{State: StatePending, File: name}
-		ent.Message, err = Decode(raw, Source{Name: name, ModTime: modTime(fi), Owner: m.Agent})
+		// Named as in the spool it will be taken into, so that an entry
+		// without an id is listed under the id it gets delivered with.
+		src := Source{Name: name, ModTime: modTime(fi), Owner: m.Agent}
+		if fi != nil {
+			src.Name = SpoolEntryName(SpoolName(fi), i)
+		}
+		ent.Message, err = Decode(raw, src)
 		if err != nil {
 			ent.Problem = err.Error()
 		}

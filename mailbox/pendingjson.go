@@ -3,6 +3,8 @@ package mailbox
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -59,6 +61,20 @@ func IsEmptyInboxJSON(path string) bool {
 	}
 	data, err := os.ReadFile(path)
 	return err == nil && len(bytes.TrimSpace(data)) > 0 && dreamos.HoldsNothing(data)
+}
+
+// SpoolName names the spool file a taking of inbox.json makes of the file
+// fi describes: its last write's time, for order and for people, and a
+// digest of that time to the nanosecond and the file's size. A listing of
+// inbox.json in place names its entries by the spool they will be taken
+// into, so that an entry without an id is listed under the id it is
+// delivered with. Two takings of the same bytes written at the same
+// instant would share it, and their entries their ids: the second would
+// be the duplicate it most likely is.
+func SpoolName(fi fs.FileInfo) string {
+	t := fi.ModTime().UTC()
+	sum := sha256.Sum256(fmt.Appendf(nil, "%d %d", t.UnixNano(), fi.Size()))
+	return t.Format("20060102T150405Z") + "-" + hex.EncodeToString(sum[:6]) + ".json"
 }
 
 // SpoolEntryName names entry i of a spool file in .ingest/ wherever it is

@@ -83,9 +83,17 @@ func (in *Intake) takeInboxJSON(now time.Time) (string, error) {
 	if err := atomicfile.MkdirAll(dir); err != nil {
 		return "", fmt.Errorf("cannot take %s: %w", path, err)
 	}
-	spool, err := spoolName(now)
+	fi, err := os.Lstat(path)
 	if err != nil {
-		return "", err
+		return "", fmt.Errorf("cannot take %s: %w", path, err)
+	}
+	spool := mailbox.SpoolName(fi)
+	if _, err := os.Lstat(in.path(mailbox.IngestDir, spool)); err == nil {
+		// An earlier taking of the same instant's bytes is not finished:
+		// this one must not replace it.
+		if spool, err = uniqueSpoolName(now); err != nil {
+			return "", err
+		}
 	}
 	if err := os.Rename(path, in.path(mailbox.IngestDir, spool)); err != nil {
 		return "", fmt.Errorf("cannot take %s: %w", path, err)
@@ -121,10 +129,11 @@ func (in *Intake) emptyShapeOf(spool string) []byte {
 	return dreamos.EmptyShape(data)
 }
 
-// spoolName names one taking of inbox.json: its time, for order and for
-// people, and randomness, so that no two takings ever share a name. Ids
-// derived for entries without one include it (see finishSpool).
-func spoolName(now time.Time) (string, error) {
+// uniqueSpoolName names a taking of inbox.json whose mailbox.SpoolName is
+// taken: its time, for order and for people, and randomness, so that no
+// two takings ever share a name. Ids derived for entries without one
+// include it (see finishSpool).
+func uniqueSpoolName(now time.Time) (string, error) {
 	var b [6]byte
 	if _, err := rand.Read(b[:]); err != nil {
 		return "", fmt.Errorf("cannot name a spool file: %w", err)

@@ -240,6 +240,27 @@ func TestSpooledEntriesAreListedAsPending(t *testing.T) {
 	}
 }
 
+// An inbox.json entry without an id is listed, while it still waits there,
+// under the id it is delivered with once taken in: the id a person reads
+// in 'agentctl inbox' is the one 'agentctl reply' then finds.
+func TestInboxJSONEntryIsListedUnderItsDeliveredID(t *testing.T) {
+	root := newRuntime(t, "Agent-1", "Agent-2")
+	mb := openMailbox(t, root, "Agent-1")
+	writeFile(t, filepath.Join(mb.Dir, mailbox.InboxJSON), []byte(`[{"from": "Agent-2", "to": "Agent-1", "content": "which branch?"}]`))
+	listed, err := mb.List(mailbox.StatePending)
+	if err != nil || len(listed) != 1 || listed[0].Message.ID == "" {
+		t.Fatalf("listed %+v, %v; want the entry with an id", listed, err)
+	}
+	id := listed[0].Message.ID
+	if err := Idle(mb, mailbox.Options{Known: []string{"Agent-1", "Agent-2"}}, Options{}, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	found, err := mb.Locate(id)
+	if err != nil || len(found) != 1 || found[0].State != mailbox.StatePending || found[0].Message.Body != "which branch?" {
+		t.Fatalf("Locate(%s) after the taking = %+v, %v; want the delivered message", id, found, err)
+	}
+}
+
 // An entry larger than a dropped message may be is dead-lettered like one.
 func TestInboxJSONEntryOverMessageLimit(t *testing.T) {
 	root := newRuntime(t, "Agent-1")
