@@ -156,3 +156,38 @@ func TestNoteGoesToTheAgentsDevlog(t *testing.T) {
 		t.Errorf("an empty note: %v, want an input error", err)
 	}
 }
+
+// A send to all checks every mailbox before it delivers to any: with one
+// missing, nobody gets the message (sending again would otherwise give
+// the first ones a second copy). And a send to all with nobody to send to
+// says so rather than sending nothing in silence.
+func TestSendToAllIsWholeOrNothing(t *testing.T) {
+	cfg, err := config.Parse("agentctl.yaml", config.Initial([]string{"Agent-1", "Agent-2", "Agent-3"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt := Runtime{Root: t.TempDir(), Config: cfg}
+	for _, name := range []string{"Agent-1", "Agent-3", "human"} {
+		if err := mailbox.Create(rt.Root, name); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sent, err := rt.Send(Draft{To: "all", Body: "standup", Priority: "normal"})
+	if err == nil || !strings.Contains(err.Error(), "nothing was sent") || len(sent) != 0 {
+		t.Fatalf("sent %+v, %v; want nothing sent, and why", sent, err)
+	}
+	for _, a := range []string{"Agent-1", "Agent-3"} {
+		if es := pending(t, rt, a); len(es) != 0 {
+			t.Errorf("%s got %v", a, es)
+		}
+	}
+
+	one, err := config.Parse("agentctl.yaml", config.Initial([]string{"Agent-1"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rt.Config = one
+	if sent, err := rt.Send(Draft{To: "all", From: "Agent-1", Body: "standup", Priority: "normal"}); err == nil || len(sent) != 0 {
+		t.Errorf("a send to all from the only agent gave %+v, %v; want an error", sent, err)
+	}
+}

@@ -1,6 +1,7 @@
 package actions
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"strings"
@@ -67,13 +68,34 @@ func (rt Runtime) SendOnce(d Draft) (Sent, error) {
 			}
 		}
 	}
+	if len(recipients) == 0 {
+		return Sent{}, WithHint(fmt.Errorf("send --to all: there is no agent but %s to send to", d.From), "add agents to agentctl.yaml, or name the recipient")
+	}
+	// Every mailbox first: a recipient missing half-way would leave the
+	// message with some and not others, and sending again would give the
+	// first ones a second copy.
+	boxes := make([]*mailbox.Mailbox, len(recipients))
+	var missing []string
+	var first error
+	for i, r := range recipients {
+		if boxes[i], err = rt.OpenMailbox(r); err != nil {
+			missing = append(missing, r)
+			first = cmp.Or(first, err)
+		}
+	}
+	switch {
+	case len(missing) == 0:
+	case len(recipients) == 1:
+		return Sent{}, first
+	case len(missing) == 1:
+		return Sent{}, fmt.Errorf("nothing was sent: %w", first)
+	default:
+		return Sent{}, WithHint(fmt.Errorf("nothing was sent: %s have no mailbox", strings.Join(missing, ", ")),
+			"run 'agentctl init' to create the mailboxes of the configured agents")
+	}
 	now := rt.now().UTC()
 	sent := Sent{Before: d.IDFor != nil}
-	for _, r := range recipients {
-		mb, err := rt.OpenMailbox(r)
-		if err != nil {
-			return sent, err
-		}
+	for _, mb := range boxes {
 		id := mailbox.NewID(now)
 		if d.IDFor != nil {
 			id = d.IDFor(mb.Agent)
