@@ -1,6 +1,7 @@
 package agents
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -52,12 +53,25 @@ type Recovery struct {
 // visit makes this process the consumer of a mailbox whose runner is not
 // up, and takes in its inbox.json, as the runner's start would, so that
 // what waits there is not left waiting for the runner.
-func (rc *Recovery) visit(mb *mailbox.Mailbox, now time.Time) (*mailbox.Consumer, error) {
-	c, err := mb.Consume(rc.Consumer, now)
+func (rc *Recovery) visit(mb *mailbox.Mailbox, now time.Time, found *[]Finding) (*mailbox.Consumer, error) {
+	// What the start does (messages taken in, dead-lettered, a folder
+	// made again) is found too: a reconcile that did it says so.
+	opts, visiting := rc.Consumer, true
+	opts.OnEvent = func(e mailbox.Event) {
+		if rc.Consumer.OnEvent != nil {
+			rc.Consumer.OnEvent(e)
+		}
+		if visiting && e.Kind != "lock-free" {
+			*found = append(*found, Finding{Agent: mb.Agent, Kind: e.Kind, ID: cmp.Or(e.ID, e.File), Detail: cmp.Or(e.Reason, e.File)})
+		}
+	}
+	c, err := mb.Consume(opts, now)
 	if err != nil {
 		return nil, err
 	}
-	if err := intake.New(c, rc.Intake).Scan(now); err != nil {
+	err = intake.New(c, rc.Intake).Scan(now)
+	visiting = false
+	if err != nil {
 		c.Close()
 		return nil, err
 	}
@@ -66,8 +80,12 @@ func (rc *Recovery) visit(mb *mailbox.Mailbox, now time.Time) (*mailbox.Consumer
 
 // Finding is one thing a check found or did.
 type Finding struct {
-	Agent  string `json:"agent"`
-	Kind   string `json:"kind"` // stale-heartbeat, stalled-turn, requeued, expired, waiting-for-resume, busy
+	Agent string `json:"agent"`
+	// Kind is stale-heartbeat, stalled-turn, requeued, expired,
+	// waiting-for-resume, running, or what opening a mailbox with no
+	// runner did (ingested, deadlettered, repaired, recovered, …: the
+	// mailbox's event kinds).
+	Kind   string `json:"kind"`
 	ID     string `json:"id,omitempty"`
 	Detail string `json:"detail"`
 }
@@ -222,15 +240,15 @@ func (rc *Recovery) requeueAgent(agent string, now time.Time) ([]Finding, error)
 	if !due {
 		return nil, nil
 	}
-	c, err := rc.visit(mb, now)
+	var found []Finding
+	c, err := rc.visit(mb, now, &found)
 	if errors.Is(err, mailbox.ErrConsumerRunning) {
 		return nil, nil // its runner is alive and owns the claim
 	}
 	if err != nil {
-		return nil, err
+		return found, err
 	}
 	defer c.Close()
-	var found []Finding
 	for _, e := range inFlight {
 		p, ok := readProgress(mb, e.Message.ID)
 		if ok && now.Sub(p.ClaimedAt) <= rc.S.Lease {
@@ -276,7 +294,7 @@ func (rc *Recovery) Expire(now time.Time) ([]Finding, error) {
 		if err != nil {
 			continue
 		}
-		c, err := rc.visit(mb, now)
+		c, err := rc.visit(mb, now, &found)
 		if errors.Is(err, mailbox.ErrConsumerRunning) {
 			continue
 		}
