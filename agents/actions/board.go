@@ -41,7 +41,11 @@ func (b Board) SetTask(ctx context.Context, id string, kvs []string) (projectboa
 			if v, err = b.ResolveOwner(v); err != nil {
 				return projectboard.Task{}, err
 			}
-		case "title", "priority", "notes", "depends_on":
+		case "depends_on":
+			if err := b.checkDependencies(id, v); err != nil {
+				return projectboard.Task{}, err
+			}
+		case "title", "priority", "notes":
 		default:
 			return projectboard.Task{}, inputError(fmt.Sprintf("board set: %q cannot be set", k), "settable keys: "+strings.Join(Settable, ", "))
 		}
@@ -78,6 +82,25 @@ func (b Board) SetTask(ctx context.Context, id string, kvs []string) (projectboa
 		return t, TaskError(fmt.Errorf("cannot update task: %w", err))
 	}
 	return t, nil
+}
+
+// checkDependencies refuses a task that would depend on itself, or on a
+// task no board holds (a typo, most likely, which would keep the task
+// waiting for good).
+func (b Board) checkDependencies(id, list string) error {
+	for _, d := range strings.Split(list, ",") {
+		d = strings.TrimSpace(d)
+		switch {
+		case d == "":
+		case strings.EqualFold(d, id):
+			return inputError(fmt.Sprintf("board set: %s cannot depend on itself", id), "")
+		default:
+			if _, err := b.Store.Find(d); errors.Is(err, projectboard.ErrNoTask) {
+				return inputError(fmt.Sprintf("board set: depends_on: no task %s on any board", d), "run 'agentctl board list' to see the task ids")
+			}
+		}
+	}
+	return nil
 }
 
 // ResolveOwner checks an owner against the agents; empty means

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/agentctl/agentctl/projectboard"
@@ -20,6 +21,10 @@ type NewTask struct {
 	Board string
 	// ID is the next free T-N when empty.
 	ID string
+	// New lets Board name a board that does not exist yet, which the
+	// task then starts; otherwise a board not there is refused while
+	// others are, as the likely typo it is.
+	New bool
 }
 
 // AddTask adds n to a board, checking the status and the owner before it
@@ -39,7 +44,7 @@ func (b Board) AddTask(ctx context.Context, n NewTask) (projectboard.Task, error
 	if err != nil {
 		return projectboard.Task{}, err
 	}
-	name, err := b.pickBoard(n.Board)
+	name, err := b.pickBoard(n.Board, n.New)
 	if err != nil {
 		return projectboard.Task{}, err
 	}
@@ -64,16 +69,40 @@ func (b Board) Tasks(status, owner string) ([]projectboard.Task, error) {
 		}
 	}
 	tasks, berr := b.Store.Tasks()
+	berr = errors.Join(berr, onSeveralBoards(tasks))
 	shown := []projectboard.Task{}
 	for _, t := range tasks {
 		if (status == "" || string(t.Status) == status) && (owner == "" || strings.EqualFold(t.Owner, owner)) {
 			shown = append(shown, t)
 		}
 	}
-	if berr != nil {
+	var pe *projectboard.ParseError
+	if errors.As(berr, &pe) {
 		return shown, InvalidBoards(berr)
 	}
-	return shown, nil
+	return shown, berr
+}
+
+// onSeveralBoards says which task ids are on more than one board: each is
+// listed, and every change to it refused, until it is on one.
+func onSeveralBoards(tasks []projectboard.Task) error {
+	boards := map[string][]string{}
+	var ids []string
+	for _, t := range tasks {
+		if len(boards[t.ID]) == 1 {
+			ids = append(ids, t.ID)
+		}
+		boards[t.ID] = append(boards[t.ID], t.Board)
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	var lines []string
+	for _, id := range ids {
+		lines = append(lines, fmt.Sprintf("task %s is on %s", id, strings.Join(boards[id], " and ")))
+	}
+	return WithHint(fmt.Errorf("%s: changes to it are refused until it is on one board", strings.Join(lines, "; ")),
+		"rename or remove one of them in its board file")
 }
 
 // InvalidBoards explains boards that could not be read.
@@ -82,29 +111,32 @@ func InvalidBoards(err error) error {
 		"fix the file at the line shown; agentctl leaves invalid boards untouched")
 }
 
-// pickBoard chooses the board a new task goes to.
-func (b Board) pickBoard(name string) (string, error) {
+// pickBoard chooses the board a new task goes to; a board named that does
+// not exist is refused, while others do, unless it is to be made (isNew).
+func (b Board) pickBoard(name string, isNew bool) (string, error) {
+	files, _ := filepath.Glob(filepath.Join(projectboard.Dir(b.Store.Root), "*.yaml"))
+	names := make([]string, len(files))
+	for i, f := range files {
+		names[i] = filepath.Base(f)
+	}
 	if name != "" {
 		if !strings.HasSuffix(name, ".yaml") {
 			name += ".yaml"
 		}
+		// A name that is no file name is the store's to refuse.
+		if !isNew && len(names) > 0 && !slices.Contains(names, name) && name == filepath.Base(name) {
+			return "", inputError(fmt.Sprintf("board add: there is no board %s", name), "boards: "+strings.Join(names, ", ")+"; to start a new board, add --new")
+		}
 		return name, nil
 	}
-	files, _ := filepath.Glob(filepath.Join(projectboard.Dir(b.Store.Root), "*.yaml"))
 	switch {
 	case len(files) == 1:
 		return filepath.Base(files[0]), nil
 	case len(files) == 0:
 		return "board.yaml", nil
 	}
-	for _, f := range files {
-		if filepath.Base(f) == "board.yaml" {
-			return "board.yaml", nil
-		}
-	}
-	names := make([]string, len(files))
-	for i, f := range files {
-		names[i] = filepath.Base(f)
+	if slices.Contains(names, "board.yaml") {
+		return "board.yaml", nil
 	}
 	return "", inputError("board add: there are several boards; say which with --board", "boards: "+strings.Join(names, ", "))
 }

@@ -17,6 +17,7 @@ type BoardAddIn struct {
 	Status   string `json:"status,omitempty" jsonschema:"todo, in_progress, review, blocked or done; todo when omitted"`
 	Board    string `json:"board,omitempty" jsonschema:"board file in project_board/; the only board, or board.yaml, when omitted"`
 	ID       string `json:"id,omitempty" jsonschema:"task id; the next free T-N when omitted"`
+	New      bool   `json:"new,omitempty" jsonschema:"start the named board if it does not exist; otherwise a board not there is refused"`
 }
 
 // BoardAddOut is the task added.
@@ -29,6 +30,6 @@ func (t *tools) addBoardAdd(s *sdk.Server) {
 }
 
 func (t *tools) boardAdd(ctx context.Context, _ *sdk.CallToolRequest, in BoardAddIn) (*sdk.CallToolResult, BoardAddOut, error) {
-	task, err := t.board.AddTask(ctx, actions.NewTask{Title: in.Title, Owner: in.Owner, Priority: in.Priority, Status: in.Status, Board: in.Board, ID: in.ID})
+	task, err := t.board.AddTask(ctx, actions.NewTask{Title: in.Title, Owner: in.Owner, Priority: in.Priority, Status: in.Status, Board: in.Board, ID: in.ID, New: in.New})
 	return nil, BoardAddOut{Task: task}, toolError(err)
 }

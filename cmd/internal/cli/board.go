@@ -21,7 +21,7 @@ const boardUsage = `
 Usage:
   agentctl board list [--status S] [--owner A] [--json]
   agentctl board show ID [--json]
-  agentctl board add --title T [--owner A] [--priority P] [--status S] [--board FILE] [--id ID]
+  agentctl board add --title T [--owner A] [--priority P] [--status S] [--board FILE [--new]] [--id ID]
   agentctl board set ID key=value...
   agentctl board import FILE [--name NAME]
 
@@ -31,9 +31,13 @@ that you may also edit by hand. A change rewrites only the lines it changes
 refused if a board does not parse: fix the file first, agentctl never
 overwrites it.
 
+add puts the task on the only board, or board.yaml; --board names another
+that exists, or with --new one to start.
+
 set takes status (todo, in_progress, review, blocked, done), owner (an agent
 from agentctl.yaml, or empty to unassign), title, priority, notes and
-depends_on (comma-separated ids).
+depends_on (comma-separated ids of tasks on the boards, never the task's
+own).
 
 import converts a Dream.OS JSON board (working_tasks.json,
 task_ready_queue.json, backlog/*.json, a cycle plan or contracts.json), or
@@ -168,6 +172,7 @@ func boardAdd(ctx context.Context, env *Env, store *projectboard.Store, args []s
 	status := fs.String("status", "todo", "initial status `S`")
 	board := fs.String("board", "", "board `FILE` in project_board/ (default: the only board, or board.yaml)")
 	id := fs.String("id", "", "task `ID` (default: the next free T-N)")
+	isNew := fs.Bool("new", false, "start the board --board names if it does not exist (else refused while other boards do)")
 	rest, err := ParseArgs(fs, args)
 	if err != nil {
 		return err
@@ -178,7 +183,7 @@ func boardAdd(ctx context.Context, env *Env, store *projectboard.Store, args []s
 	if strings.TrimSpace(*title) == "" {
 		return UsageError{Msg: "board add: --title is required", Fix: `agentctl board add --title "What to do"`}
 	}
-	t, err := BoardOf(env, store).AddTask(ctx, actions.NewTask{Title: *title, Owner: *owner, Priority: *priority, Status: *status, Board: *board, ID: *id})
+	t, err := BoardOf(env, store).AddTask(ctx, actions.NewTask{Title: *title, Owner: *owner, Priority: *priority, Status: *status, Board: *board, ID: *id, New: *isNew})
 	if err != nil {
 		return err
 	}
@@ -227,6 +232,9 @@ func boardImport(ctx context.Context, env *Env, store *projectboard.Store, args 
 	}
 	if err != nil {
 		return fmt.Errorf("cannot import: %w", err)
+	}
+	if len(imp.IDs) == 0 {
+		return WithHint(fmt.Errorf("cannot import %s: it holds no tasks", rest[0]), "nothing to import; a new board starts with 'agentctl board add --board NAME --new'")
 	}
 	base := *name
 	if base == "" {
