@@ -75,7 +75,7 @@ func runInit(ctx context.Context, env *cli.Env, args []string) error {
 	default:
 		fmt.Fprintf(env.Stdout, "kept %s\n", config.Path(env.Root))
 		if cli.IsFlagSet(fs, "agents") {
-			fmt.Fprintf(env.Stdout, "note: --agents is ignored because agentctl.yaml exists; add agents there\n")
+			cli.Notef(env, "--agents is ignored because agentctl.yaml exists; add agents there")
 		}
 	}
 	for _, name := range cfg.MailboxNames() {

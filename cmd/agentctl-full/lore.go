@@ -84,7 +84,7 @@ func runLore(ctx context.Context, env *cli.Env, args []string) error {
 		if !errors.As(err, &pe) {
 			return err
 		}
-		fmt.Fprintf(env.Stderr, "warning: board changes left out: %v\n", err)
+		cli.Warnf(env, "board changes left out: %v", err)
 	}
 	out, err := lore.Render(in, dict, tmpl)
 	if err != nil {

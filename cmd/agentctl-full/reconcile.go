@@ -65,7 +65,7 @@ func runReconcile(ctx context.Context, env *cli.Env, args []string) error {
 	if l := loreSettings(cfg); (l.OnTaskDone || l.EveryMessages > 0) && agents.LoreStale(env.Root, now) {
 		narrated, lerr := agents.RefreshLore(ctx, env.Root, cfg.AgentNames(), now, l)
 		if lerr != nil {
-			fmt.Fprintf(env.Stderr, "warning: %v\n", lerr)
+			cli.Warnf(env, "%v", lerr)
 		} else {
 			found = append(found, agents.Finding{Agent: "swarm", Kind: "lore", Detail: fmt.Sprintf("refreshed the day's lore (narrated: %v)", narrated)})
 		}

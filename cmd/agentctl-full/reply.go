@@ -50,7 +50,7 @@ func runReply(ctx context.Context, env *cli.Env, args []string) error {
 		return err
 	}
 	if r.SentBefore {
-		fmt.Fprintf(env.Stderr, "note: %s was answered before (%s); this text was not sent, and the question is now archived\n", id, r.Answer.ID)
+		cli.Notef(env, "%s was answered before (%s); this text was not sent, and the question is now archived", id, r.Answer.ID)
 		return nil
 	}
 	fmt.Fprintln(env.Stdout, r.Answer.ID)

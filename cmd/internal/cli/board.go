@@ -251,7 +251,7 @@ func boardImport(ctx context.Context, env *Env, store *projectboard.Store, args 
 		return taskError(fmt.Errorf("cannot import: %w", err))
 	}
 	for _, w := range imp.Warnings {
-		fmt.Fprintf(env.Stderr, "warning: %s\n", w)
+		Warnf(env, "%s", w)
 	}
 	fmt.Fprintf(env.Stdout, "imported %d tasks into %s\n", len(imp.IDs), filepath.Join(projectboard.Dir(env.Root), base+".yaml"))
 	return nil

@@ -215,6 +215,18 @@ func (e ExitError) Unwrap() error { return e.Err }
 // stop only a person can mend (refused credentials: up then waits for
 // their edit instead of restarting into the same refusal), 1 for
 // everything else.
+// Warnf tells the person, on stderr, of something that went less than
+// fully, in the form every agentctl message takes: "agentctl: warning: …".
+func Warnf(env *Env, format string, args ...any) {
+	fmt.Fprintf(env.Stderr, "agentctl: warning: "+format+"\n", args...)
+}
+
+// Notef tells the person, on stderr, something they may want to know
+// about what was done: "agentctl: note: …".
+func Notef(env *Env, format string, args ...any) {
+	fmt.Fprintf(env.Stderr, "agentctl: note: "+format+"\n", args...)
+}
+
 func report(stderr io.Writer, err error) int {
 	if err == nil || errors.Is(err, ErrHelpShown) {
 		return 0
