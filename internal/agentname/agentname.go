@@ -30,12 +30,28 @@ func isLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
 
 // Valid checks that name can safely become a folder name: a letter, then
 // letters, digits, '-' or '_', at most 64 in all. That rules out path
-// separators, "..", spaces and dot-files.
+// separators, "..", spaces and dot-files. Windows's device names (CON,
+// NUL, COM1, …), which name no folder there, are refused everywhere, so a
+// runtime moves between systems.
 func Valid(name string) error {
 	if !wellFormed(name) {
 		return fmt.Errorf("%q is not a valid agent name: use letters, digits, '-' and '_', starting with a letter", name)
 	}
+	if isDevice(name) {
+		return fmt.Errorf("%q is not a valid agent name: Windows keeps it for a device", name)
+	}
 	return nil
+}
+
+// isDevice reports Windows's reserved device names, in any case.
+func isDevice(name string) bool {
+	switch n := strings.ToUpper(name); {
+	case n == "CON" || n == "PRN" || n == "AUX" || n == "NUL":
+		return true
+	case len(n) == 4 && (strings.HasPrefix(n, "COM") || strings.HasPrefix(n, "LPT")):
+		return n[3] >= '0' && n[3] <= '9'
+	}
+	return false
 }
 
 // Resolve returns the configured spelling of name among known, ignoring case

@@ -7,12 +7,13 @@ import (
 )
 
 func TestValid(t *testing.T) {
-	for _, ok := range []string{"Agent-1", "Agent-12", "Reviewer", "captain_4", "A"} {
+	for _, ok := range []string{"Agent-1", "Agent-12", "Reviewer", "captain_4", "A", "Console", "COM10", "LPT", "Nullius"} {
 		if err := Valid(ok); err != nil {
 			t.Errorf("Valid(%q) = %v", ok, err)
 		}
 	}
-	for _, bad := range []string{"", "Agent 1", "../Agent-1", "Agent/1", `Agent\1`, "..", ".hidden", "-x", "1st", "Agent-1\n", "ä", string(make([]byte, 65))} {
+	for _, bad := range []string{"", "Agent 1", "../Agent-1", "Agent/1", `Agent\1`, "..", ".hidden", "-x", "1st", "Agent-1\n", "ä", string(make([]byte, 65)),
+		"CON", "nul", "Aux", "PRN", "COM1", "lpt9"} {
 		if Valid(bad) == nil {
 			t.Errorf("Valid(%q) accepted it", bad)
 		}
