@@ -138,17 +138,29 @@ func TestRequeueToAnotherAgentAndAfterACrashHalfWay(t *testing.T) {
 	}
 }
 
-func TestRequeueLeavesAnUnreadableDeadLetter(t *testing.T) {
-	root := newRuntime(t, "Agent-1")
-	mb := openMailbox(t, root, "Agent-1")
+// unreadableDeadLetter makes Agent-1's mailbox hold one dead letter that
+// never decoded, and returns the mailbox and the dead letter's name.
+func unreadableDeadLetter(t *testing.T) (*Mailbox, string) {
+	t.Helper()
+	mb := openMailbox(t, newRuntime(t, "Agent-1"), "Agent-1")
 	writeFile(t, inboxPath(mb, "broken.json"), []byte(`{"from": "x", "to": "Agent-1"`))
-	c := consume(t, mb, Options{Settle: time.Millisecond}, time.Now().Add(time.Hour))
-	c.Close()
+	consume(t, mb, Options{Settle: time.Millisecond}, time.Now().Add(time.Hour)).Close()
 	dead := names(t, mb.path(DeadletterDir))
 	if len(dead) != 2 {
-		t.Fatalf("deadletter/ = %v", dead)
+		t.Fatalf("deadletter/ = %v; want the file and its reason", dead)
 	}
-	e := locateOne(t, mb, dead[0])
+	for _, n := range dead {
+		if !strings.HasSuffix(n, ReasonSuffix) {
+			return mb, n
+		}
+	}
+	t.Fatalf("deadletter/ = %v holds no dead letter", dead)
+	return nil, ""
+}
+
+func TestRequeueLeavesAnUnreadableDeadLetter(t *testing.T) {
+	mb, name := unreadableDeadLetter(t)
+	e := locateOne(t, mb, name)
 	if _, err := mb.Requeue(mb.ReadDeadLetter(e), mb, time.Now()); err == nil || !strings.Contains(err.Error(), "still cannot be read") {
 		t.Fatalf("Requeue of an unreadable file = %v", err)
 	}
@@ -161,17 +173,7 @@ func TestRequeueLeavesAnUnreadableDeadLetter(t *testing.T) {
 // archive, and is found there by that name: a second drop says it is done,
 // not that no such message exists.
 func TestSettledUnreadableDeadLetterIsFoundByItsName(t *testing.T) {
-	root := newRuntime(t, "Agent-1")
-	mb := openMailbox(t, root, "Agent-1")
-	writeFile(t, inboxPath(mb, "broken.json"), []byte(`{"from": "x", "to": "Agent-1"`))
-	c := consume(t, mb, Options{Settle: time.Millisecond}, time.Now().Add(time.Hour))
-	c.Close()
-	var name string
-	for _, n := range names(t, mb.path(DeadletterDir)) {
-		if !strings.HasSuffix(n, ReasonSuffix) {
-			name = n
-		}
-	}
+	mb, name := unreadableDeadLetter(t)
 	if err := mb.Settle(locateOne(t, mb, name), Receipt{Outcome: "dropped"}, time.Now()); err != nil {
 		t.Fatal(err)
 	}
