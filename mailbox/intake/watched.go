@@ -192,10 +192,15 @@ func (in *Intake) ingestReadOnlyInboxJSON(path string, fi fs.FileInfo, shared bo
 	}
 	in.settling.Forget(path)
 	next := watchedState{Path: path, Size: fi.Size(), ModTime: fi.ModTime().UnixNano(), Digest: Digest(data)}
-	entries, _, err := dreamos.InboxJSONEntries(data)
+	entries, tail, err := dreamos.InboxJSONEntries(data)
 	if err != nil {
 		in.emit("unreadable", "", path, err.Error()+"; left where it is")
 		return writeWatched(in.mb.Dir, next)
+	}
+	if tail > 0 {
+		if err := in.keepTail(path, data, tail, len(entries), shared, st, &next, now); err != nil {
+			return err
+		}
 	}
 	for i, raw := range entries {
 		raw = CanonicalEntry(raw)
@@ -225,6 +230,22 @@ func (in *Intake) ingestReadOnlyInboxJSON(path string, fi fs.FileInfo, shared bo
 		}
 	}
 	return writeWatched(in.mb.Dir, next)
+}
+
+// keepTail dead-letters, once, what follows the array of a watched
+// inbox.json: the stale end of an interrupted rewrite, which may still
+// hold whole messages its writer meant to keep. Nothing is read out of it;
+// the person decides, as for the runtime's own inbox.json. In a shared
+// place only the intake charged with what no agent takes keeps it.
+func (in *Intake) keepTail(path string, data []byte, at, entries int, shared bool, st watchedState, next *watchedState, now time.Time) error {
+	tail := data[at:]
+	d := Digest(tail)
+	next.Entries = append(next.Entries, d)
+	if slices.Contains(st.Entries, d) || shared && !in.opts.SharedDeadletters {
+		return nil
+	}
+	reason := fmt.Sprintf("data after the end of the JSON array at byte %d of %s, left by an interrupted rewrite, which may hold messages its writer meant to keep; the %d entries before it are read one by one, and the file is left as it is", at, path, entries)
+	return in.deadletter(mailbox.Letter{Name: d[:12] + "-" + mailbox.InboxJSON + "-tail", Data: tail, Origin: path, Reason: reason}, now)
 }
 
 // CanonicalEntry is an entry of an inbox.json in one spelling (keys

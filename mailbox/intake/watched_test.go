@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -102,5 +103,45 @@ func TestWatchedPlaceIsOnlyRead(t *testing.T) {
 	}
 	if n := len(names(t, filepath.Join(mb.Dir, WatchedDir))); n != 3 {
 		t.Errorf("%s holds %d files after a watched file went, want 3", WatchedDir, n)
+	}
+}
+
+// What follows the array of a watched inbox.json (the stale end of a
+// rewrite, which may hold whole messages) goes to deadletter/ once, with
+// its reason, and the file stays as it is: it was dropped without a word.
+func TestWatchedInboxJSONTailIsKept(t *testing.T) {
+	root := newRuntime(t, "Agent-1", "Agent-2")
+	mb := openMailbox(t, root, "Agent-1")
+	place := t.TempDir()
+	tail := `, {"sender": "Agent-2", "recipient": "Agent-1", "content": "kept in the tail"}]`
+	inbox := filepath.Join(place, "inbox.json")
+	writeFile(t, inbox, []byte(`[{"sender": "Agent-2", "recipient": "Agent-1", "content": "first"}]`+tail))
+	s := settings{Known: []string{"Agent-1", "Agent-2"}, Watch: []string{place}}
+	now := time.Now().Add(time.Minute)
+	before := snapshot(t, place)
+	c := consume(t, mb, s, now)
+	if got := claimBodies(t, c, now); !slices.Equal(got, []string{"first"}) {
+		t.Fatalf("claimed %q", got)
+	}
+	if after := snapshot(t, place); !maps.Equal(before, after) {
+		t.Errorf("the watched place changed:\nbefore %v\nafter  %v", before, after)
+	}
+	dead, err := mb.List(mailbox.StateDead)
+	if err != nil || len(dead) != 1 || !strings.Contains(dead[0].Reason, "after the end of the JSON array") {
+		t.Fatalf("deadletter/ holds %+v, %v; want the tail, with why", dead, err)
+	}
+	if data, err := os.ReadFile(filepath.Join(mb.Dir, dead[0].File)); err != nil || !bytes.Contains(data, []byte("kept in the tail")) {
+		t.Fatalf("the dead letter %s holds %q, %v; want the tail", dead[0].File, data, err)
+	}
+	// The writer adds an entry; the tail, unchanged, is not kept again.
+	writeFile(t, inbox, []byte(`[{"sender": "Agent-2", "recipient": "Agent-1", "content": "first"}, {"sender": "Agent-2", "recipient": "Agent-1", "content": "second"}]`+tail))
+	if err := c.Scan(now.Add(time.Minute)); err != nil {
+		t.Fatal(err)
+	}
+	if got := claimBodies(t, c, now.Add(time.Minute)); !slices.Equal(got, []string{"second"}) {
+		t.Fatalf("then claimed %q", got)
+	}
+	if dead, _ := mb.List(mailbox.StateDead); len(dead) != 1 {
+		t.Errorf("deadletter/ holds %d letters; want the tail once", len(dead))
 	}
 }

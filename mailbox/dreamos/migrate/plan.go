@@ -281,11 +281,15 @@ func planMessages(f *File, data []byte, cfg config.Config, root string, now time
 			f.Kind, f.Reason = KindSkipped, err.Error()
 			return
 		}
-		if tail > 0 {
-			f.Reason = strings.TrimPrefix(f.Reason+"; ", "; ") + fmt.Sprintf("data after byte %d is the stale end of an older write, not messages", tail)
-		}
 		for i, raw := range entries {
 			one(fmt.Sprintf("[%d]", i), intake.CanonicalEntry(raw), f.abs) // as the runner reads it
+		}
+		if tail > 0 {
+			// The stale end of an interrupted rewrite: whole messages its
+			// writer meant to keep may be in it, but nothing says which
+			// bytes are whole, so a person reads it where it is.
+			f.Messages = append(f.Messages, Message{At: fmt.Sprintf("@%d", tail), As: "skipped",
+				Reason: fmt.Sprintf("%d bytes after the end of the array, the stale end of an interrupted rewrite, which may hold messages its writer meant to keep; not imported: read them in the file from byte %d", len(data)-tail, tail)})
 		}
 	}
 }

@@ -2,9 +2,11 @@ package migrate
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -114,5 +116,37 @@ func TestPlanTellsNotesFromMessages(t *testing.T) {
 	}
 	if entries, _ := os.ReadDir(root); len(entries) != 0 {
 		t.Errorf("planning wrote into the runtime: %v", entries)
+	}
+}
+
+// What follows the array of an inbox.json, the stale end of an
+// interrupted rewrite, is listed as skipped with where to read it: it may
+// hold whole messages, which it used to be said it did not.
+func TestPlanNamesTheStaleEndOfAnInboxJSON(t *testing.T) {
+	dir := t.TempDir()
+	head := `[{"from": "Agent-2", "to": "Agent-1", "id": "m-1", "content": "first"}]`
+	p := filepath.Join(dir, "agent_mailboxes", "Agent-1", "inbox.json")
+	if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	tail := `, {"from": "Agent-2", "to": "Agent-1", "id": "m-2", "content": "in the tail"}]`
+	if err := os.WriteFile(p, []byte(head+tail), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := config.Parse("x", []byte("agents:\n  - name: Agent-1\n  - name: Agent-2\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pl, err := New(context.Background(), dir, []string{"agent_mailboxes/Agent-1/inbox.json"}, cfg, t.TempDir(), time.Now().Add(time.Hour), 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, m := range pl.Files[0].Messages {
+		got = append(got, m.At+" "+m.As+" "+m.Reason)
+	}
+	if len(got) != 2 || !strings.HasPrefix(got[0], "[0] pending") ||
+		got[1] != fmt.Sprintf("@%d skipped %d bytes after the end of the array, the stale end of an interrupted rewrite, which may hold messages its writer meant to keep; not imported: read them in the file from byte %d", len(head), len(tail), len(head)) {
+		t.Errorf("messages:\n%s", strings.Join(got, "\n"))
 	}
 }
