@@ -435,6 +435,23 @@ func planCoords(f *File, data []byte, cfg config.Config) {
 		f.Kind, f.Reason = KindSkipped, fmt.Sprintf("none of its agents (%s) is in agentctl.yaml", strings.Join(others, ", "))
 		return
 	}
+	// A window set already (calibrated, written by hand, imported by an
+	// earlier run) is the person's: a run again never undoes it.
+	var kept []string
+	for name := range windows {
+		if a, err := cfg.Agent(name); err == nil && a.Window.Input != nil {
+			kept = append(kept, name)
+			delete(windows, name)
+		}
+	}
+	slices.Sort(kept)
+	if len(kept) > 0 {
+		f.Reason = fmt.Sprintf("the windows of %s are set already and kept (to take the file's positions: agentctl calibrate --from-coords %s)", strings.Join(kept, ", "), f.abs)
+	}
+	if len(windows) == 0 {
+		f.Kind = KindSkipped
+		return
+	}
 	f.coord = windows
 	f.To = "agentctl.yaml: windows of " + strings.Join(slices.Sorted(maps.Keys(windows)), ", ")
 }
