@@ -238,3 +238,26 @@ func TestSkipRequestIsForOneMessage(t *testing.T) {
 		t.Errorf("skip.json still there: %v", err)
 	}
 }
+
+// A dropped file without an id keeps, dead-lettered, the id it was listed
+// under while pending: that id is derived from the file's name, which the
+// move to deadletter/ changes, so the reason file keeps it.
+func TestDeadLetterKeepsTheIDItWasListedUnder(t *testing.T) {
+	root := newRuntime(t, "Agent-1")
+	mb := openMailbox(t, root, "Agent-1")
+	writeFile(t, inboxPath(mb, "note.md"), []byte("**From:** Agent-2\n**To:** Agent-9\n\nFor someone not here.\n"))
+	pending, err := mb.List(StatePending)
+	if err != nil || len(pending) != 1 || pending[0].Message.ID == "" {
+		t.Fatalf("pending %+v, %v", pending, err)
+	}
+	id := pending[0].Message.ID
+	consume(t, mb, Options{Known: []string{"Agent-1", "Agent-2"}, Settle: time.Millisecond}, time.Now().Add(time.Hour)).Close()
+	e := locateOne(t, mb, id)
+	if e.State != StateDead || e.Message.ID != id {
+		t.Fatalf("Locate(%s) = %+v; want the dead letter under the same id", id, e)
+	}
+	msg, err := mb.Requeue(mb.ReadDeadLetter(e), mb, time.Now())
+	if err != nil || msg.ID != id {
+		t.Fatalf("requeued %s, %v; want it back under %s", msg.ID, err, id)
+	}
+}

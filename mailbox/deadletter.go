@@ -107,14 +107,15 @@ func (m *Mailbox) freeDeadletterName(name string) string {
 }
 
 // deadletterFile moves a file that cannot be used out of inbox/ into
-// deadletter/.
-func (c *Consumer) deadletterFile(name, reason string, now time.Time) error {
+// deadletter/; id is the message's when it decoded, which the reason file
+// keeps: an id derived from the file's name would change with the name.
+func (c *Consumer) deadletterFile(name, id, reason string, now time.Time) error {
 	c.settling.Forget(name)
 	_, err := c.mb.WriteDeadLetter(Letter{Name: now.UTC().Format("20060102T150405Z") + "-" + name, Fresh: true,
-		From: c.mb.path(InboxDir, name), Origin: InboxDir + "/" + name, Reason: reason}, now)
+		From: c.mb.path(InboxDir, name), Origin: InboxDir + "/" + name, ID: id, Reason: reason}, now)
 	if err != nil {
 		return err
 	}
-	c.emit("deadlettered", "", name, reason)
+	c.emit("deadlettered", id, name, reason)
 	return nil
 }

@@ -29,7 +29,7 @@ func (c *Consumer) Expire(now time.Time) ([]Message, error) {
 		}
 		reason := fmt.Sprintf("it expired at %s before it could be processed", msg.ExpiresAt.UTC().Format(time.RFC3339))
 		c.q.remove(stem)
-		if err := c.deadletterFile(name, reason, now); err != nil {
+		if err := c.deadletterFile(name, msg.ID, reason, now); err != nil {
 			return expired, err
 		}
 		expired = append(expired, msg)

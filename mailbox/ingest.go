@@ -50,16 +50,16 @@ func (c *Consumer) ingestFile(name string, now time.Time) error {
 	}
 	switch {
 	case fi.Mode()&fs.ModeSymlink != 0:
-		return c.deadletterFile(name, "it is a symbolic link; agentctl reads only regular files, so a link cannot make it read another file", now)
+		return c.deadletterFile(name, "", "it is a symbolic link; agentctl reads only regular files, so a link cannot make it read another file", now)
 	case !fi.Mode().IsRegular():
-		return c.deadletterFile(name, "it is not a regular file", now)
+		return c.deadletterFile(name, "", "it is not a regular file", now)
 	case fi.Size() > c.opts.MaxMessageBytes:
-		return c.deadletterFile(name, fmt.Sprintf("it is %d bytes, over the %d-byte limit for one message", fi.Size(), c.opts.MaxMessageBytes), now)
+		return c.deadletterFile(name, "", fmt.Sprintf("it is %d bytes, over the %d-byte limit for one message", fi.Size(), c.opts.MaxMessageBytes), now)
 	}
 	ext := strings.ToLower(filepath.Ext(name))
 	if !MessageExt(ext) {
 		if c.settling.Settled(name, fi, now) {
-			return c.deadletterFile(name, "only *.json, *.msg, *.md and *.txt files are messages", now)
+			return c.deadletterFile(name, "", "only *.json, *.msg, *.md and *.txt files are messages", now)
 		}
 		return nil
 	}
@@ -84,7 +84,7 @@ func (c *Consumer) ingestFile(name string, now time.Time) error {
 		err = c.CheckRecipient(&msg)
 	}
 	if err != nil {
-		return c.deadletterFile(name, err.Error(), now)
+		return c.deadletterFile(name, msg.ID, err.Error(), now)
 	}
 	if Stem(msg.ID)+".json" == name {
 		// Already where and what a delivered message is. Its .seen marker

@@ -73,12 +73,27 @@ func (m *Mailbox) listDir(state, dir string) ([]Entry, error) {
 		if state == StateDead {
 			if reason, err := os.ReadFile(m.path(dir, e.Name()+ReasonSuffix)); err == nil {
 				ent.Reason = reasonLine(string(reason))
+				// An id derived from where the bytes were found changed
+				// with the file's name: the one it was known by is kept.
+				if id := recordedID(string(reason)); id != "" && ent.Problem == "" && dreamos.IsDerivedID(ent.Message.ID) {
+					ent.Message.ID = id
+				}
 			}
 		}
 		out = append(out, ent)
 	}
 	sortEntries(out, state == StatePending)
 	return out, nil
+}
+
+// recordedID is the id a reason file says its dead letter had.
+func recordedID(text string) string {
+	for _, line := range strings.Split(text, "\n") {
+		if id, ok := strings.CutPrefix(line, "id: "); ok {
+			return strings.TrimSpace(id)
+		}
+	}
+	return ""
 }
 
 func reasonLine(text string) string {

@@ -3,6 +3,7 @@ package dreamos
 import (
 	"crypto/sha256"
 	"encoding/hex"
+	"strings"
 	"time"
 )
 
@@ -52,6 +53,13 @@ func (m *Message) fallback(field string, original any, used, reason string) {
 	})
 }
 
+// derivedPrefix starts every id DerivedID makes.
+const derivedPrefix = "drop_"
+
+// IsDerivedID reports whether id is one DerivedID made, which changes with
+// the name of the file the message was read from.
+func IsDerivedID(id string) bool { return strings.HasPrefix(id, derivedPrefix) }
+
 // DerivedID names a message that came without a usable id. It depends only
 // on the bytes and where they were found, so reading the same bytes from
 // the same place twice gives the same id, and the mailbox stores the
@@ -61,5 +69,5 @@ func DerivedID(raw []byte, name string) string {
 	h.Write([]byte(name))
 	h.Write([]byte{0})
 	h.Write(raw)
-	return "drop_" + hex.EncodeToString(h.Sum(nil))[:20]
+	return derivedPrefix + hex.EncodeToString(h.Sum(nil))[:20]
 }

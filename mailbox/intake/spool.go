@@ -131,7 +131,7 @@ func (in *Intake) ingestEntry(raw json.RawMessage, i int, spool string, src mail
 		dst := fmt.Sprintf("%s-%s-%d.json", strings.TrimSuffix(spool, ".json"), mailbox.InboxJSON, i)
 		// Named after the spool and the entry: found there already, it was
 		// dead-lettered before a crash.
-		return in.refuse(mailbox.Letter{Name: dst, Data: raw, Origin: name}, err, now)
+		return in.refuse(mailbox.Letter{Name: dst, Data: raw, Origin: name, ID: msg.ID}, err, now)
 	}
 	return in.c.DeliverFound(msg, name)
 }
