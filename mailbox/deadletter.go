@@ -34,6 +34,10 @@ type Letter struct {
 	Origin string
 	ID     string // the message's id, when it decoded
 	Reason string
+	// Seen marks ID as delivered here once the letter is written: a
+	// message the mailbox has received, if only to keep it dead (one the
+	// old system had handled), is never delivered or imported again.
+	Seen bool
 }
 
 // WriteDeadLetter is the one writer of deadletter/: it writes the reason
@@ -42,6 +46,16 @@ type Letter struct {
 // gone, or the letter was written before. The folder is recreated if
 // someone removed it: a dead letter must always land.
 func (m *Mailbox) WriteDeadLetter(l Letter, now time.Time) (written bool, err error) {
+	written, err = m.writeDeadLetter(l, now)
+	if err == nil && l.Seen && l.ID != "" {
+		if _, err := m.markSeen(Stem(l.ID)); err != nil {
+			return written, fmt.Errorf("cannot dead-letter %s: %w", l.Origin, err)
+		}
+	}
+	return written, err
+}
+
+func (m *Mailbox) writeDeadLetter(l Letter, now time.Time) (bool, error) {
 	if l.From == "" {
 		if _, err := os.Lstat(m.path(DeadletterDir, l.Name)); err == nil && !l.Fresh {
 			return false, nil

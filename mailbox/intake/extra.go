@@ -366,9 +366,16 @@ func HandledStatus(msg mailbox.Message) string {
 // had handled already: 'agentctl retry' brings it back if it was not.
 func handledError(msg mailbox.Message) error {
 	if s := HandledStatus(msg); s != "" {
-		return fmt.Errorf("the old system had handled it already (status %s)", s)
+		return &handled{status: s, id: msg.ID}
 	}
 	return nil
+}
+
+// handled is a message the old system had handled already.
+type handled struct{ status, id string }
+
+func (h *handled) Error() string {
+	return fmt.Sprintf("the old system had handled it already (status %s)", h.status)
 }
 
 // HandledName reports a message file its old reader renamed once it had

@@ -314,3 +314,37 @@ func TestSharedGlobNeverFollowsALink(t *testing.T) {
 		t.Errorf("said unreadable: %q; want each link once: %q", said, want)
 	}
 }
+
+// A message the old system had handled is kept in one place: taken from a
+// place after migrate archived it as history, it is a duplicate, not also
+// a dead letter; dead-lettered first, its id is known, so migrate run
+// later finds it here.
+func TestHandledMessageIsKeptInOnePlace(t *testing.T) {
+	root := newRuntime(t, "Agent-1", "Agent-2")
+	mb := openMailbox(t, root, "Agent-1")
+	place := t.TempDir()
+	handled := []byte(`{"id": "old-1", "from": "Agent-2", "to": "Agent-1", "content": "done long ago", "status": "completed"}`)
+	if err := mb.Record(mailbox.Message{ID: "old-1", From: "Agent-2", To: "Agent-1", Body: "done long ago"}, mailbox.Receipt{Outcome: "imported history"}, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, filepath.Join(place, "old.json"), handled)
+	writeFile(t, filepath.Join(place, "older.json"), []byte(`{"id": "old-2", "from": "Agent-2", "to": "Agent-1", "content": "done too", "status": "completed"}`))
+	now := time.Now().Add(time.Minute)
+	consume(t, mb, settings{Known: []string{"Agent-1", "Agent-2"}, Watch: []string{place}, Take: []string{place}}, now).Close()
+	if left := names(t, place); len(left) != 0 {
+		t.Errorf("the place still holds %v", left)
+	}
+	for id, want := range map[string][]string{"old-1": {mailbox.StateDone}, "old-2": {mailbox.StateDead}} {
+		found, err := mb.Locate(id)
+		var states []string
+		for _, e := range found {
+			states = append(states, e.State)
+		}
+		if err != nil || !slices.Equal(states, want) {
+			t.Errorf("%s is %v, %v; want %v", id, states, err, want)
+		}
+	}
+	if !mb.Seen("old-2") {
+		t.Error("the dead-lettered message's id is not known to the mailbox")
+	}
+}

@@ -98,6 +98,16 @@ func (in *Intake) unclear(msg mailbox.Message, err error) error {
 // review it; anything else, and that with no person, is dead-lettered as
 // l says.
 func (in *Intake) refuse(l mailbox.Letter, err error, now time.Time) error {
+	if h := (*handled)(nil); errors.As(err, &h) && h.id != "" {
+		// Handled, and here already (migrate kept it as history, or it
+		// was dead-lettered before): one place is enough. Otherwise its
+		// id is marked seen, so that migrate, run later, finds it here.
+		if in.mb.Seen(h.id) {
+			in.emit("duplicate", h.id, l.Origin, err.Error()+", and this mailbox has it already")
+			return nil
+		}
+		l.ID, l.Seen = h.id, true
+	}
 	var u *unclearError
 	if !errors.As(err, &u) || in.opts.Human == "" {
 		l.Reason = err.Error()
