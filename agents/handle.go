@@ -50,6 +50,11 @@ func (r *Runner) handle(ctx context.Context, mcl *mailbox.Claim) error {
 
 	var reply string
 	haveReply := cl.turn.Reply != nil
+	if cl.Exhausted != "" && !haveReply {
+		// Its runners kept dying while working it; with a reply in hand,
+		// what is left (the effects) is finished instead.
+		return r.deadletter(log, cl, cl.Exhausted)
+	}
 	if haveReply {
 		reply = *cl.turn.Reply
 	} else {
@@ -262,6 +267,12 @@ func (r *Runner) failed(ctx context.Context, log zerolog.Logger, cl *claim, caus
 	case errors.As(cause, &skip):
 		return r.skipped(log, cl, skip.req)
 	case ctx.Err() != nil:
+		// A stop asked for from outside costs the message no attempt:
+		// stopping a runner three times in a long turn must not
+		// dead-letter it.
+		if err := r.c.LetGo(cl.Claim, now); err != nil {
+			log.Warn().Err(err).Msg("cannot record the stop; the next runner counts it as an attempt")
+		}
 		log.Warn().Str("event", "interrupted").Err(cause).Bool("submitted", submitted).Msg("turn cut off by shutdown; left in processing/ for the next runner")
 		return ctx.Err()
 	case errors.As(cause, &dead):

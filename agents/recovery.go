@@ -273,6 +273,7 @@ func (rc *Recovery) requeueAgent(agent string, now time.Time) ([]Finding, error)
 		kind := "requeued"
 		if dead {
 			kind = "deadlettered"
+			notifySettled(rc.Root, agent, rc.S.Human, rc.Log, cl.Message, "dead-lettered: it had all its attempts, the last one's claim outliving its lease with no runner", now)
 		}
 		found = append(found, Finding{Agent: agent, Kind: kind, ID: cl.Message.ID,
 			Detail: fmt.Sprintf("claimed %s ago by pid %d, which is gone", now.Sub(p.ClaimedAt).Round(time.Second), p.PID)})

@@ -50,7 +50,11 @@ type Claim struct {
 	Progress Progress
 	// Resumed is set when a previous consumer died with this message in
 	// flight; Progress says how far it got.
-	Resumed   bool
+	Resumed bool
+	// Exhausted, on a resumed claim, says why it has had all its attempts
+	// (its consumers kept stopping while working it): it is to be
+	// dead-lettered with this reason, unless what it did can be finished.
+	Exhausted string
 	stem      string
 	logSynced bool // the progress log's name is durable
 }

@@ -323,13 +323,50 @@ func TestMessageThatKeepsCrashingIsDeadlettered(t *testing.T) {
 		}
 		c.Close() // "crash" with the message in flight
 	}
+	// The fourth consumer is handed it exhausted, to dead-letter telling
+	// whom it tells, rather than work it again.
 	c := consume(t, mb, Options{Known: []string{"Agent-1"}, MaxAttempts: 3}, t0)
-	if _, err := c.Claim(t0); !errors.Is(err, ErrEmpty) {
-		t.Fatalf("claim: %v", err)
+	cl, err := c.Claim(t0)
+	if err != nil || cl == nil || cl.Exhausted != "its consumer stopped 3 times while processing it" {
+		t.Fatalf("claim: %+v, %v; want it exhausted", cl, err)
+	}
+	if err := c.Deadletter(cl, cl.Exhausted, t0); err != nil {
+		t.Fatal(err)
 	}
 	reason, err := os.ReadFile(mb.path(DeadletterDir, "poison.json.reason.txt"))
 	if err != nil || !strings.Contains(string(reason), "stopped 3 times") {
 		t.Fatalf("reason = %q, %v", reason, err)
+	}
+}
+
+// A consumer that lets go of its claim on purpose (a runner shutting
+// down) costs the message no attempt, however often; one that dies
+// without saying so costs one.
+func TestLettingGoCostsNoAttempt(t *testing.T) {
+	mb := openMailbox(t, newRuntime(t, "Agent-1"), "Agent-1")
+	if err := mb.Deliver(testMessage("long", "Agent-1", Normal)); err != nil {
+		t.Fatal(err)
+	}
+	var attempts []int
+	for i, letGo := range []bool{true, true, true, true, false, true} {
+		c, err := mb.Consume(Options{Known: []string{"Agent-1"}, MaxAttempts: 3}, t0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cl, err := c.Claim(t0)
+		if err != nil || cl.Exhausted != "" {
+			t.Fatalf("consumer %d: %+v, %v", i, cl, err)
+		}
+		attempts = append(attempts, cl.Progress.Attempt)
+		if letGo {
+			if err := c.LetGo(cl, t0); err != nil {
+				t.Fatal(err)
+			}
+		}
+		c.Close()
+	}
+	if want := []int{1, 1, 1, 1, 1, 2}; !slices.Equal(attempts, want) {
+		t.Errorf("attempts %v, want %v", attempts, want)
 	}
 }
 

@@ -45,6 +45,9 @@ type Progress struct {
 	Reason string `json:"reason,omitempty"`
 	// Receipt is set by the last record of a completed message.
 	Receipt *Receipt `json:"receipt,omitempty"`
+	// LetGo is set by the last record of a consumer that stopped with the
+	// message in flight on purpose (LetGo): its resume costs no attempt.
+	LetGo bool `json:"let_go,omitempty"`
 }
 
 // Record marks that the claim reached stage (and saves what the caller
@@ -52,6 +55,25 @@ type Progress struct {
 // after this point resumes from here.
 func (c *Consumer) Record(cl *Claim, stage string, now time.Time) error {
 	return c.record(cl, stage, now, true)
+}
+
+// LetGo records that the consumer stops with cl in flight on purpose (its
+// runner is shutting down) and holds it no more: the next consumer resumes
+// it without counting an attempt, since a stop asked for from outside says
+// nothing of the message. A consumer that dies without this record costs
+// the message an attempt, so one that keeps killing its runner ends in
+// deadletter/.
+func (c *Consumer) LetGo(cl *Claim, now time.Time) error {
+	cl.Progress.LetGo = true
+	cl.Progress.Stages["let go"] = now
+	if err := c.appendProgress(cl, true); err != nil {
+		return fmt.Errorf("cannot let go of %s: %w", cl.Message.ID, err)
+	}
+	if c.inflight == cl {
+		c.inflight = nil
+	}
+	c.log.close()
+	return nil
 }
 
 // RecordUnsynced is Record without the fsync, for a stage whose record a

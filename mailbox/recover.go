@@ -86,8 +86,9 @@ func (c *Consumer) adoptOrphan(stem string) error {
 }
 
 // resume hands out a message a crashed consumer left in flight, counting
-// the crash as an attempt; a message that keeps crashing its consumer ends
-// in deadletter/ instead of looping forever.
+// the crash as an attempt (not a stop on purpose, LetGo); a message that
+// keeps crashing its consumer comes back Exhausted, for its caller to
+// dead-letter, telling whom it tells, instead of looping forever.
 func (c *Consumer) resume(stem string, now time.Time) (*Claim, error) {
 	msg, err := c.readProcessing(stem)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -108,14 +109,14 @@ func (c *Consumer) resume(stem string, now time.Time) (*Claim, error) {
 		p.Stages = map[string]time.Time{}
 	}
 	p.Agent, p.PID, p.Host = c.mb.Agent, os.Getpid(), hostname()
-	if c.opts.Interrupted == nil || !c.opts.Interrupted(msg.ID) {
+	if !p.LetGo && (c.opts.Interrupted == nil || !c.opts.Interrupted(msg.ID)) {
 		p.Attempt++
 	}
+	p.LetGo = false // this consumer's own stop is judged afresh
 	p.Stages["resumed"] = now
 	cl := &Claim{Message: msg, Progress: p, Resumed: true, stem: stem}
 	if p.Attempt > c.opts.MaxAttempts {
-		reason := fmt.Sprintf("the consumer stopped %d times while processing it", p.Attempt-1)
-		return nil, c.settleDead(cl, reason, now)
+		cl.Exhausted = fmt.Sprintf("its consumer stopped %d times while processing it", p.Attempt-1)
 	}
 	if err := c.appendProgress(cl, true); err != nil {
 		return nil, err

@@ -1,0 +1,79 @@
+package agents
+
+import (
+	"context"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/agentctl/agentctl/cursor"
+	"github.com/agentctl/agentctl/mailbox"
+)
+
+// longTurn is a driver whose turn lasts until its context ends; it tells
+// started when one begins.
+type longTurn struct{ started chan<- string }
+
+func (d longTurn) Run(ctx context.Context, t cursor.Turn) (string, error) {
+	d.started <- t.Prompt
+	<-ctx.Done()
+	return "", ctx.Err()
+}
+
+// A runner stopped from outside (Ctrl+C, 'agentctl down', a service
+// restart) while a long turn runs leaves its message to the next runner at
+// no cost: four stops in a row dead-letter nothing. Each used to count as
+// an attempt, so the third dead-lettered the message.
+func TestStoppingARunnerCostsNoAttempt(t *testing.T) {
+	root := newRuntime(t, demoAgents)
+	deliverTo(t, root, mailbox.Message{ID: "long", From: "Agent-2", To: "Agent-1", Body: "take your time"})
+	started := make(chan string, 1)
+	mb, _ := mailbox.Open(root, "Agent-1")
+	for i := range 4 {
+		s := testSettings(root, "Agent-1", demoAgents, longTurn{started})
+		s.ShutdownGrace = 10 * time.Millisecond
+		stop := startRunner(t, s)
+		<-started
+		stop()
+		p, ok := readProgress(mb, "long")
+		if c := counts(t, root, "Agent-1"); c.Processing != 1 || c.Dead != 0 || !ok || p.Attempt != 1 {
+			t.Fatalf("after stop %d Agent-1 holds %+v, the claim at attempt %d; want it in flight, first attempt", i+1, c, p.Attempt)
+		}
+	}
+}
+
+// A message whose runners kept dying while working it is dead-lettered as
+// every dead letter is: its sender is told and the devlog says so. The
+// mailbox used to dead-letter it on its own, and nobody heard.
+func TestMessageThatKeepsKillingItsRunnerIsToldOf(t *testing.T) {
+	root := newRuntime(t, demoAgents)
+	deliverTo(t, root, mailbox.Message{ID: "poison", From: "Agent-2", To: "Agent-1", Body: "crash"})
+	mb, _ := mailbox.Open(root, "Agent-1")
+	for range 3 {
+		c, err := mb.Consume(mailbox.Options{Known: demoAgents, MaxAttempts: 3}, time.Now())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.Claim(time.Now()); err != nil {
+			t.Fatal(err)
+		}
+		c.Close() // dies with it in flight, saying nothing
+	}
+	stop := startRunner(t, testSettings(root, "Agent-1", demoAgents, replyDriver(func(string) (string, error) { return "worked", nil })))
+	waitFor(t, 20*time.Second, "the dead letter", func() bool { return counts(t, root, "Agent-1").Dead == 1 })
+	stop()
+	var told bool
+	for _, m := range pendingOf(t, root, "Agent-2") {
+		told = told || strings.Contains(m.Body, "its consumer stopped 3 times while processing it")
+	}
+	if !told {
+		t.Error("the sender was not told of the dead letter")
+	}
+	var logged bool
+	for _, e := range devlogOf(t, root, "Agent-1") {
+		logged = logged || e.MessageID == "poison" && e.Outcome == "deadletter"
+	}
+	if !logged {
+		t.Errorf("the devlog does not say so: %+v", devlogOf(t, root, "Agent-1"))
+	}
+}
