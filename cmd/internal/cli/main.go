@@ -150,8 +150,12 @@ func (p Program) dispatch(env *Env, line, words []string) error {
 	if c.Run == nil {
 		return p.handOver(name, line)
 	}
-	if !longRunning[name] {
+	switch {
+	case !longRunning[name]:
 		shortLived()
+	case name != "tail" && name != "top":
+		// What follows a log into a pipe still ends when the pipe does.
+		survivePipeClose()
 	}
 	ctx := context.Background()
 	if !quick {
