@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/agentctl/agentctl/internal/clock"
+	"github.com/agentctl/agentctl/internal/process"
 	"github.com/agentctl/agentctl/mailbox"
 )
 
@@ -26,7 +27,7 @@ type heartbeat struct {
 func newHeartbeat(mb *mailbox.Mailbox, clk clock.Clock) *heartbeat {
 	host, _ := os.Hostname()
 	h := &heartbeat{mb: mb, clk: clk, st: mailbox.Status{
-		PID: os.Getpid(), Host: host, StartedAt: clk.Now().UTC(), Counters: map[string]int{},
+		PID: os.Getpid(), PIDStart: selfStart(), Host: host, StartedAt: clk.Now().UTC(), Counters: map[string]int{},
 	}}
 	if prev, err := mb.ReadStatus(); err == nil {
 		h.st.NoBlock = prev.NoBlock
@@ -140,4 +141,11 @@ func (h *heartbeat) beatDuring(interval time.Duration) (stop func()) {
 		h.beat() // a failed beat is retried at the next tick
 		return false
 	})
+}
+
+// selfStart is this process's start token for status.json; 0 where it is
+// unknown.
+func selfStart() uint64 {
+	start, _ := process.StartTime(os.Getpid())
+	return start
 }

@@ -12,12 +12,16 @@ import (
 // Status is the heartbeat a runner writes to status.json. Readers judge
 // liveness by UpdatedAt and by checking the pid, never by State alone.
 type Status struct {
-	Agent   string `json:"agent"`
-	PID     int    `json:"pid"`
-	Host    string `json:"host"`
-	State   string `json:"state"`
-	Current string `json:"current,omitempty"`
-	Subject string `json:"subject,omitempty"`
+	Agent string `json:"agent"`
+	PID   int    `json:"pid"`
+	// PIDStart is when the process PID started (process.StartTime's
+	// token), so that a pid reused by another process is not taken for
+	// the runner; 0 in records that kept none.
+	PIDStart uint64 `json:"pid_start,omitempty"`
+	Host     string `json:"host"`
+	State    string `json:"state"`
+	Current  string `json:"current,omitempty"`
+	Subject  string `json:"subject,omitempty"`
 	// Since is when State began: with State "working", the turn's start,
 	// from which status tells a stalled turn.
 	Since time.Time `json:"since,omitzero"`

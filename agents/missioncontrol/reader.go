@@ -180,7 +180,7 @@ func (r *Reader) readRunner(p *mailboxPart, name string, now time.Time) {
 	}
 	st, err := mb.ReadStatus()
 	current := p.runner.Current
-	p.runner = verdict.Judge(st, err, r.host, now, r.Settings.StallAfter, process.Alive)
+	p.runner = verdict.Judge(st, err, r.host, now, r.Settings.StallAfter, r.Settings.StaleAfter, process.Is)
 	if r.Settings.isPerson(name) {
 		p.runner.Runner = "person"
 	}

@@ -17,6 +17,9 @@ type Settings struct {
 	// StallAfter: a turn running longer than this while messages wait
 	// shows the agent stalled.
 	StallAfter time.Duration
+	// StaleAfter: a runner that seems up but has not written its
+	// heartbeat for longer than this shows silent.
+	StaleAfter time.Duration
 	// Poll, when set, says the mailboxes are polled this often rather than
 	// watched (network and synced folders send no events): the feed reads
 	// as often.

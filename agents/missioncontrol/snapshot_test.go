@@ -22,10 +22,13 @@ import (
 
 func TestJudgeTellsRunningStalledGoneAndElsewhere(t *testing.T) {
 	now := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
-	alive := func(pid int) bool { return pid == 100 }
+	alive := func(pid int, start uint64) bool { return pid == 100 && (start == 0 || start == 7) }
 	st := func(pid int, host, state string, since time.Duration) mailbox.Status {
 		return mailbox.Status{PID: pid, Host: host, State: state, Since: now.Add(-since), UpdatedAt: now, Current: "m1", Subject: "s"}
 	}
+	reused := st(100, "h", "working", time.Minute)
+	reused.PIDStart = 8
+	beatLong := func(s mailbox.Status) mailbox.Status { s.UpdatedAt = now.Add(-3 * time.Minute); return s }
 	for _, c := range []struct {
 		name       string
 		st         mailbox.Status
@@ -43,13 +46,24 @@ func TestJudgeTellsRunningStalledGoneAndElsewhere(t *testing.T) {
 		{"a dead pid", st(200, "h", "working", time.Hour), nil, "gone", "working (pid gone)", false, false},
 		{"stopped cleanly", st(200, "h", "stopped", 0), nil, "stopped", "stopped", false, false},
 		{"another host", st(200, "other", "working", time.Hour), nil, "elsewhere", "working", false, false},
+		{"a pid another process took", reused, nil, "gone", "working (pid gone)", false, false},
 	} {
-		r := verdict.Judge(c.st, c.err, "h", now, 20*time.Minute, alive)
-		if r.Runner != c.runner || r.State != c.state || r.Stalled != c.stalled || (r.Current != "") != c.hasCurrent {
+		r := verdict.Judge(c.st, c.err, "h", now, 20*time.Minute, 2*time.Minute, alive)
+		if r.Runner != c.runner || r.State != c.state || r.Stalled != c.stalled || (r.Current != "") != c.hasCurrent || r.Silent != "" {
 			t.Errorf("%s: got %+v", c.name, r)
 		}
 	}
-	if r := verdict.Judge(mailbox.Status{}, errors.New("cannot read status.json: bad"), "h", now, time.Minute, alive); r.StatusProblem == "" {
+	// A runner that seems up, here or elsewhere, but has not beaten for
+	// longer than stale_after is silent; one stopped cleanly is not.
+	for _, s := range []mailbox.Status{beatLong(st(100, "h", "idle", time.Minute)), beatLong(st(200, "other", "working", time.Hour))} {
+		if r := verdict.Judge(s, nil, "h", now, 20*time.Minute, 2*time.Minute, alive); r.Silent != "no heartbeat for 3m0s" {
+			t.Errorf("a heartbeat 3m old on %s: silent %q", s.Host, r.Silent)
+		}
+	}
+	if r := verdict.Judge(beatLong(st(200, "h", "stopped", 0)), nil, "h", now, 20*time.Minute, 2*time.Minute, alive); r.Silent != "" {
+		t.Errorf("a stopped runner is silent: %+v", r)
+	}
+	if r := verdict.Judge(mailbox.Status{}, errors.New("cannot read status.json: bad"), "h", now, time.Minute, time.Minute, alive); r.StatusProblem == "" {
 		t.Errorf("an unreadable heartbeat: %+v", r)
 	}
 }
@@ -61,12 +75,12 @@ func TestJudgeCountsWhatDidNotEndPlainlyDone(t *testing.T) {
 	now := time.Date(2026, 11, 22, 12, 0, 0, 0, time.UTC)
 	st := mailbox.Status{PID: 100, Host: "h", State: "idle", UpdatedAt: now,
 		Counters: map[string]int{"done": 7, "done with errors": 2, "done without block": 4}, NoBlock: mailbox.Streak{Turns: 3, First: "m1"}}
-	r := verdict.Judge(st, nil, "h", now, time.Minute, func(int) bool { return true })
+	r := verdict.Judge(st, nil, "h", now, time.Minute, time.Minute, func(int, uint64) bool { return true })
 	if r.DoneWithErrors != 2 || r.DoneWithoutBlock != 4 || r.NoBlockRun != 3 {
 		t.Errorf("a running runner: %+v, want 2 with errors, 4 without block, a run of 3", r)
 	}
 	st.State = "stopped"
-	r = verdict.Judge(st, nil, "h", now, time.Minute, func(int) bool { return false })
+	r = verdict.Judge(st, nil, "h", now, time.Minute, time.Minute, func(int, uint64) bool { return false })
 	if r.DoneWithErrors != 0 || r.DoneWithoutBlock != 0 || r.NoBlockRun != 3 {
 		t.Errorf("a stopped runner: %+v, want no counters, the run of 3", r)
 	}

@@ -193,6 +193,9 @@ func (m *Terminal) View() string {
 		case a.State == "idle":
 			style = good
 		}
+		if a.Silent != "" {
+			state, style = state+" (silent)", alarm
+		}
 		if a.HoldsLock != "" {
 			state += " 🔒"
 		}

@@ -12,7 +12,7 @@ import (
 func mcSettings(cfg config.Config) missioncontrol.Settings {
 	s := missioncontrol.Settings{
 		Agents: cfg.AgentNames(), People: cfg.PeopleNames(), StallAfter: cfg.Recovery.StallAfter.D(),
-		ConfigFile: config.FileName, Remote: map[string]string{},
+		StaleAfter: cfg.Recovery.StaleAfter.D(), ConfigFile: config.FileName, Remote: map[string]string{},
 	}
 	if cfg.Mailbox.Watch == "poll" {
 		s.Poll = cfg.Mailbox.PollInterval.D()

@@ -85,3 +85,27 @@ func waitUntil(t *testing.T, what string, cond func() bool) {
 		}
 	}
 }
+
+// Is tells a process that runs from one that ended and waits to be reaped
+// (its pid still answers signal 0) and from a pid another process took
+// (its start differs): a runner's status.json names either after a crash.
+func TestIsTellsAZombieAndAReusedPID(t *testing.T) {
+	self := os.Getpid()
+	start, err := StartTime(self)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !Is(self, start) || !Is(self, 0) || Is(self, start+1) {
+		t.Errorf("Is(self) with its start, none and another = %v, %v, %v; want true, true, false", Is(self, start), Is(self, 0), Is(self, start+1))
+	}
+	cmd := exec.Command("sleep", "60")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Wait()
+	cmd.Process.Kill()
+	waitUntil(t, "the child to become a zombie", func() bool { return ended(cmd.Process.Pid) })
+	if !Alive(cmd.Process.Pid) || Is(cmd.Process.Pid, 0) {
+		t.Errorf("a zombie: Alive %v, Is %v; want true, false", Alive(cmd.Process.Pid), Is(cmd.Process.Pid, 0))
+	}
+}

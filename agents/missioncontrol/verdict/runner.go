@@ -10,8 +10,9 @@ import (
 
 // Runner is the verdict on an agent's runner from its heartbeat.
 type Runner struct {
-	// Runner is running, stopped, gone (a heartbeat whose pid is dead),
-	// elsewhere (another host's, judged by its age alone) or person.
+	// Runner is running, stopped, gone (a heartbeat whose process ended,
+	// or whose pid another process took since), elsewhere (another
+	// host's, judged by its age alone) or person.
 	Runner string `json:"runner"`
 	PID    int    `json:"pid,omitempty"`
 	// State is what the runner says it does: idle, working, rate-limited,
@@ -21,7 +22,11 @@ type Runner struct {
 	Subject string     `json:"subject,omitempty"`
 	Since   *time.Time `json:"since,omitempty"`
 	// Stalled is a turn older than recovery.stall_after.
-	Stalled bool   `json:"stalled,omitempty"`
+	Stalled bool `json:"stalled,omitempty"`
+	// Silent says a runner that seems up has not written its heartbeat
+	// for longer than recovery.stale_after (stopped, hung, or on another
+	// host that is gone): "no heartbeat for 2m54s".
+	Silent  string `json:"silent,omitempty"`
 	Waiting string `json:"waiting,omitempty"`
 	// Heartbeat is when status.json was last written. Views are not sent
 	// it: an idle runner rewrites it every run.heartbeat, and a snapshot that
@@ -46,9 +51,11 @@ const (
 )
 
 // Judge decides what a runner is doing from its status.json (st, or the
-// error reading it) and whether its pid is alive on this host. It is pure:
-// status and mission control both act on its verdict.
-func Judge(st mailbox.Status, err error, host string, now time.Time, stallAfter time.Duration, alive func(pid int) bool) Runner {
+// error reading it) and whether its process still runs on this host
+// (alive, given its pid and start token). A runner that seems up but has
+// not beaten for staleAfter is Silent. It is pure: status and mission
+// control both act on its verdict.
+func Judge(st mailbox.Status, err error, host string, now time.Time, stallAfter, staleAfter time.Duration, alive func(pid int, start uint64) bool) Runner {
 	r := Runner{Runner: "stopped", State: "-"}
 	if isNoStatus(err) {
 		return r
@@ -60,10 +67,15 @@ func Judge(st mailbox.Status, err error, host string, now time.Time, stallAfter 
 	updated := st.UpdatedAt
 	r.Heartbeat = &updated
 	r.NoBlockRun = st.NoBlock.Turns
+	silent := ""
+	if age := now.Sub(updated); staleAfter > 0 && age > staleAfter && st.State != "stopped" {
+		silent = "no heartbeat for " + age.Round(time.Second).String()
+	}
 	switch {
 	case st.Host != "" && st.Host != host:
-		r.Runner, r.PID, r.State = "elsewhere", st.PID, st.State
-	case alive(st.PID) && st.State != "stopped":
+		r.Runner, r.PID, r.State, r.Silent = "elsewhere", st.PID, st.State, silent
+	case alive(st.PID, st.PIDStart) && st.State != "stopped":
+		r.Silent = silent
 		r.Runner, r.PID, r.State, r.Current, r.Subject, r.Waiting = "running", st.PID, st.State, st.Current, st.Subject, st.Waiting
 		if !st.Since.IsZero() {
 			since := st.Since

@@ -147,6 +147,7 @@ function tile(a) {
     el("h3", {}, a.name, el("span", { class: "state" }, st + turn)),
     a.subject || a.current ? el("div", { class: "current" }, "▶ " + (a.subject || a.current)) : null,
     a.waiting ? el("div", { class: "dim small" }, "waiting: " + a.waiting) : null,
+    a.silent ? el("div", { class: "warn small silent" }, "⚠ " + a.silent + ": stopped, hung, or its machine is gone?") : null,
     el("div", { class: "queue" },
       el("span", { class: "pending" }, "queue " + a.pending),
       ["urgent", "high", "normal", "low"].filter((p) => q[p]).map((p) => el("span", { class: "q-" + p }, p + " " + q[p])),

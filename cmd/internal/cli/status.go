@@ -60,13 +60,14 @@ Examples:
 // agentStatus is one row of the status table.
 type agentStatus struct {
 	Agent      string     `json:"agent"`
-	Runner     string     `json:"runner"` // running, stopped, gone (heartbeat of a dead pid), elsewhere, person, or -
+	Runner     string     `json:"runner"` // running, stopped, gone (heartbeat of a process that ended), elsewhere, person, or -
 	PID        int        `json:"pid,omitempty"`
 	State      string     `json:"state"`
 	Current    string     `json:"current,omitempty"`
 	Since      *time.Time `json:"since,omitempty"`
 	TurnAge    string     `json:"turn_age,omitempty"`
 	Stalled    bool       `json:"stalled,omitempty"`
+	Silent     string     `json:"silent,omitempty"` // a runner up whose heartbeat is older than recovery.stale_after
 	Waiting    string     `json:"waiting,omitempty"`
 	InputLock  string     `json:"input_lock,omitempty"` // the desktop lock this agent's process holds
 	Pending    int        `json:"pending"`
@@ -198,6 +199,9 @@ func printStatus(env *Env, rows []agentStatus, holders []lockholder.Holder, now 
 		if r.Waiting != "" {
 			state += ", waiting: " + r.Waiting
 		}
+		if r.Silent != "" {
+			state += " (" + r.Silent + ")"
+		}
 		if r.Problem != "" {
 			state = "broken (see below)"
 		}
@@ -233,7 +237,7 @@ func mailboxStatus(env *Env, cfg config.Config, name, host string, now time.Time
 	if err != nil {
 		return agentStatus{Agent: name, Runner: "-", State: "-", Problem: err.Error(), Hint: HintOf(err)}
 	}
-	row, err := readAgentStatus(mb, host, now, cfg.Recovery.StallAfter.D())
+	row, err := readAgentStatus(mb, host, now, cfg.Recovery.StallAfter.D(), cfg.Recovery.StaleAfter.D())
 	if err != nil {
 		row.Problem = err.Error()
 		row.Hint = "run 'agentctl init' to create the missing folders; it never destroys anything"
@@ -253,7 +257,7 @@ func HintOf(err error) string {
 	return ""
 }
 
-func readAgentStatus(mb *mailbox.Mailbox, host string, now time.Time, stallAfter time.Duration) (agentStatus, error) {
+func readAgentStatus(mb *mailbox.Mailbox, host string, now time.Time, stallAfter, staleAfter time.Duration) (agentStatus, error) {
 	row := agentStatus{Agent: mb.Agent, Runner: "stopped", State: "-"}
 	counts, err := mb.Count()
 	if err != nil {
@@ -261,12 +265,12 @@ func readAgentStatus(mb *mailbox.Mailbox, host string, now time.Time, stallAfter
 	}
 	row.Pending, row.Processing, row.Done, row.Dead = counts.Pending, counts.Processing, counts.Done, counts.Dead
 	st, err := mb.ReadStatus()
-	r := verdict.Judge(st, err, host, now, stallAfter, process.Alive)
+	r := verdict.Judge(st, err, host, now, stallAfter, staleAfter, process.Is)
 	if r.StatusProblem != "" {
 		row.Problem, row.Hint = r.StatusProblem, "status.json is the runner's heartbeat, rewritten every run.heartbeat (30s by default); if no runner is up, remove it"
 		return row, nil
 	}
-	row.Runner, row.PID, row.State, row.Current, row.Waiting, row.Since, row.Stalled = r.Runner, r.PID, r.State, r.Current, r.Waiting, r.Since, r.Stalled
+	row.Runner, row.PID, row.State, row.Current, row.Waiting, row.Since, row.Stalled, row.Silent = r.Runner, r.PID, r.State, r.Current, r.Waiting, r.Since, r.Stalled, r.Silent
 	if r.Heartbeat != nil {
 		row.Heartbeat = r.Heartbeat
 		row.HeartbeatAge = now.Sub(*r.Heartbeat).Round(time.Second).String()
