@@ -19,6 +19,9 @@ type heartbeat struct {
 	mb  *mailbox.Mailbox
 	clk clock.Clock
 	st  mailbox.Status
+	// held says set changed st within busyRewriteGap of the last write
+	// and left the write to the turn's next beat.
+	held bool
 }
 
 // newHeartbeat starts the status of a new runner. Counters start at zero;
@@ -65,6 +68,7 @@ func (h *heartbeat) set(state, current, subject string) error {
 	}
 	h.st.State, h.st.Current, h.st.Subject = state, current, subject
 	if sameState && h.clk.Now().Sub(h.st.UpdatedAt) < busyRewriteGap {
+		h.held = true // written by the turn's beat within busyRewriteGap
 		return nil
 	}
 	return h.writeLocked()
@@ -132,13 +136,21 @@ func (h *heartbeat) beat() error {
 
 func (h *heartbeat) writeLocked() error {
 	h.st.UpdatedAt = h.clk.Now().UTC()
+	h.held = false
 	return h.mb.WriteStatus(h.st)
 }
 
-// beatDuring beats every interval until the returned stop is called.
+// beatDuring beats every interval until the returned stop is called, and
+// writes within busyRewriteGap what set held back: a turn that follows a
+// quick one is shown as the current one in a second, not at the next
+// beat, up to run.heartbeat later.
 func (h *heartbeat) beatDuring(interval time.Duration) (stop func()) {
-	return during(h.clk, interval, func() bool {
-		h.beat() // a failed beat is retried at the next tick
+	return during(h.clk, min(interval, busyRewriteGap), func() bool {
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		if h.held || !h.clk.Now().Before(h.st.UpdatedAt.Add(interval)) {
+			h.writeLocked() // a failed beat is retried at the next tick
+		}
 		return false
 	})
 }

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/agentctl/agentctl/cursor"
+	"github.com/agentctl/agentctl/internal/clock/clocktest"
 	"github.com/agentctl/agentctl/mailbox"
 )
 
@@ -76,4 +77,30 @@ func TestMessageThatKeepsKillingItsRunnerIsToldOf(t *testing.T) {
 	if !logged {
 		t.Errorf("the devlog does not say so: %+v", devlogOf(t, root, "Agent-1"))
 	}
+}
+
+// A turn that follows a quick one within a second is shown as the current
+// one a second later, not at the next beat (run.heartbeat, 30s): its
+// write, held back so that a stream of quick messages does not rewrite
+// status.json for each, is the turn's first beat.
+func TestHeartbeatShowsTheNextTurnWithinASecond(t *testing.T) {
+	root := newRuntime(t, demoAgents)
+	mb, _ := mailbox.Open(root, "Agent-1")
+	clk := clocktest.New(time.Date(2026, 11, 27, 9, 0, 0, 0, time.UTC))
+	h := newHeartbeat(mb, clk)
+	if err := h.set("working", "ping", "are you there"); err != nil {
+		t.Fatal(err)
+	}
+	clk.Advance(200 * time.Millisecond)
+	if err := h.set("working", "slow", "a slow job"); err != nil {
+		t.Fatal(err)
+	}
+	stop := h.beatDuring(30 * time.Second)
+	defer stop()
+	clk.BlockUntil(1)
+	clk.Advance(busyRewriteGap)
+	waitFor(t, 10*time.Second, "status.json to name the slow job", func() bool {
+		st, err := mb.ReadStatus()
+		return err == nil && st.Current == "slow"
+	})
 }
