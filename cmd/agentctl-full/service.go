@@ -357,11 +357,22 @@ func serviceStatus(ctx context.Context, env *cli.Env, name string) error {
 	}
 	out, err := tool(ctx, query[0], query[1:]...)
 	fmt.Fprint(env.Stdout, out)
-	var exit *exec.ExitError
-	if err != nil && !errors.As(err, &exit) { // systemctl status exits 3 for a stopped unit: that is an answer
+	if err != nil && !statusAnswer(err) {
 		return fmt.Errorf("cannot ask %s: %w", query[0], err)
 	}
 	return nil
+}
+
+// statusAnswer reports an exit of the service manager's status query that
+// still answers it: systemctl status exits 3 for a unit that is not
+// running and 4 for one it does not know; any other failure (no session
+// bus to ask) is no answer. Elsewhere any exit of the tool is one.
+func statusAnswer(err error) bool {
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) {
+		return false
+	}
+	return runtime.GOOS != "linux" || exit.ExitCode() == 3 || exit.ExitCode() == 4
 }
 
 func serviceName(name string) string {

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf16"
+
+	"github.com/agentctl/agentctl/agents/supervise"
 )
 
 // serviceSpec is everything a service file says, gathered once by the
@@ -55,7 +57,9 @@ func systemdUnit(s serviceSpec) string {
 	}
 	// SIGTERM to agentctl alone: it stops its runners in order, each
 	// finishing its step; whatever is left when the timeout ends is killed.
-	fmt.Fprintf(&b, "KillMode=mixed\nTimeoutStopSec=%d\nRestart=on-failure\nRestartSec=5\n", int(s.StopTimeout.Seconds()))
+	// A runner that stopped for what only a person can mend (refused
+	// credentials) is not restarted into the same refusal every 5s.
+	fmt.Fprintf(&b, "KillMode=mixed\nTimeoutStopSec=%d\nRestart=on-failure\nRestartSec=5\nRestartPreventExitStatus=%d\n", int(s.StopTimeout.Seconds()), supervise.ExitNeedsPerson)
 	fmt.Fprintf(&b, "\n[Install]\nWantedBy=%s\n", target)
 	return b.String()
 }

@@ -3,9 +3,12 @@ package main
 import (
 	"encoding/xml"
 	"flag"
+	"fmt"
 	"io"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -103,5 +106,20 @@ func TestTaskFileIsUTF16WithABOM(t *testing.T) {
 	}
 	if got := string(utf16.Decode(units)); got != "<é>" {
 		t.Fatalf("decoded %q", got)
+	}
+}
+
+// A status query answered (a unit stopped, or unknown) is no failure; one
+// the service manager could not answer (no session bus) is, where it used
+// to exit 0 after printing the tool's complaint.
+func TestServiceStatusTellsAnAnswerFromAFailure(t *testing.T) {
+	exitWith := func(code int) error { return exec.Command("sh", "-c", fmt.Sprintf("exit %d", code)).Run() }
+	for code, want := range map[int]bool{1: runtime.GOOS != "linux", 3: true, 4: true} {
+		if got := statusAnswer(exitWith(code)); got != want {
+			t.Errorf("exit %d: an answer %v, want %v", code, got, want)
+		}
+	}
+	if statusAnswer(exec.ErrNotFound) {
+		t.Error("a tool that did not run answered")
 	}
 }
