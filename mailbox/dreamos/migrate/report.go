@@ -3,6 +3,7 @@ package migrate
 import (
 	"fmt"
 	"io"
+	"maps"
 	"strings"
 
 	"github.com/agentctl/agentctl/config"
@@ -108,12 +109,22 @@ func (p *Plan) Print(w io.Writer, cfg config.Config) {
 	for _, f := range p.Failed {
 		fmt.Fprintf(w, "agentctl: failed: %s\n", f)
 	}
+	// What is still needed once the plan is carried out: the windows it
+	// sets count as set, in a dry run too.
+	planned := map[string]config.Window{}
+	for _, f := range p.Files {
+		maps.Copy(planned, f.coord)
+	}
 	var needed []string
 	for _, a := range cfg.Agents {
 		if a.Driver == "exec" {
 			continue
 		}
-		if err := driverconf.Calibrated(a.Window); err != nil {
+		w, ok := planned[a.Name]
+		if !ok {
+			w = a.Window
+		}
+		if err := driverconf.Calibrated(w); err != nil {
 			needed = append(needed, fmt.Sprintf("  agentctl calibrate %s --title '%s.*Cursor'  # %v", a.Name, a.Name, err))
 		}
 	}
