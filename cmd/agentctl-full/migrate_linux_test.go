@@ -46,6 +46,11 @@ func TestMigrateNamesWhatItCannotRead(t *testing.T) {
 	t.Cleanup(func() { _ = os.Chmod(locked, 0o755) })
 	root := filepath.Join(dir, "runtime")
 	mustAgentctl(t, root, "init", "--agents", "2")
+	// As root the migrate below runs as nobody, to whom the folder made
+	// unreadable is so: init closed the runtime to other accounts.
+	if err := os.Chmod(root, 0o755); err != nil {
+		t.Fatal(err)
+	}
 
 	cmd := exec.Command("agentctl", "--root", root, "migrate", "--json", "--dry-run", "--max-file-mb", "1", tree)
 	if os.Geteuid() == 0 {
