@@ -88,6 +88,8 @@ func (b Board) SetTask(ctx context.Context, id string, kvs []string) (projectboa
 // task no board holds (a typo, most likely, which would keep the task
 // waiting for good).
 func (b Board) checkDependencies(id, list string) error {
+	var known map[string]bool // the boards' ids, read once, when first needed
+	unsure := false           // a board that cannot be read may hold any id
 	for _, d := range strings.Split(list, ",") {
 		d = strings.TrimSpace(d)
 		switch {
@@ -95,7 +97,15 @@ func (b Board) checkDependencies(id, list string) error {
 		case strings.EqualFold(d, id):
 			return inputError(fmt.Sprintf("board set: %s cannot depend on itself", id), "")
 		default:
-			if _, err := b.Store.Find(d); errors.Is(err, projectboard.ErrNoTask) {
+			if known == nil {
+				tasks, err := b.Store.Tasks()
+				unsure = err != nil
+				known = make(map[string]bool, len(tasks))
+				for _, t := range tasks {
+					known[t.ID] = true
+				}
+			}
+			if !known[d] && !unsure {
 				return inputError(fmt.Sprintf("board set: depends_on: no task %s on any board", d), "run 'agentctl board list' to see the task ids")
 			}
 		}
