@@ -116,18 +116,15 @@ func Read(path string) (r Record, ok bool) {
 }
 
 // Live reports whether the record still names a live process: its pid
-// exists and started when the record says. Where start times are unknown
-// (outside Linux) the pid alone is trusted; on Linux a record without a
-// start time is not, because pids are reused.
+// exists and started when the record says (process.Is). Where start times
+// are unknown the pid alone is trusted; where they are known a record
+// without one is not, because pids are reused.
 func (r Record) Live() bool {
-	if !process.Alive(r.PID) {
-		return false
+	if r.Start == 0 {
+		_, err := process.StartTime(r.PID)
+		return errors.Is(err, errors.ErrUnsupported) && process.Is(r.PID, 0)
 	}
-	start, err := process.StartTime(r.PID)
-	if errors.Is(err, errors.ErrUnsupported) {
-		return true
-	}
-	return err == nil && r.Start != 0 && start == r.Start
+	return process.Is(r.PID, r.Start)
 }
 
 // Describe names the holders of the lock at path for a human, e.g.
