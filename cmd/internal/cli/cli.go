@@ -59,9 +59,7 @@ func WithHint(err error, hint string) error {
 
 func defaultRoot() string {
 	r := cmp.Or(os.Getenv("AGENTCTL_ROOT"), "runtime")
-	if abs, err := filepath.Abs(r); err == nil {
-		return abs
-	}
+	_ = rootFlag{&r}.Set(r) // as given, should it not be made absolute
 	return r
 }
 
