@@ -267,7 +267,7 @@ guardrails:
 # the people's inboxes and tells of each new message every way set here.
 #
 # notify:
-#   desktop: true                  # notify-send, osascript or a Windows toast
+#   desktop: true                  # D-Bus, osascript or a Windows toast
 #   webhook: https://ntfy.sh/my-topic   # POST, ntfy's shape; credentials in the URL or in webhook_headers
 #   webhook_headers: {Authorization: Bearer tk_...}
 #   command: [page-me]             # AGENTCTL_NOTIFY_SUBJECT, _BODY... and the message as JSON on stdin

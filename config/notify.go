@@ -10,8 +10,9 @@ import (
 // itself, which they may not be watching. `agentctl up` does the telling
 // (package notify); any of the three may be set.
 type Notify struct {
-	// Desktop shows a desktop notification: notify-send on Linux,
-	// osascript on macOS, a PowerShell toast on Windows.
+	// Desktop shows a desktop notification: the session's notification
+	// service over D-Bus on Linux, osascript on macOS, a PowerShell toast
+	// on Windows.
 	Desktop bool `yaml:"desktop,omitempty"`
 	// Webhook is a URL POSTed an ntfy-style request: the body as plain
 	// text, the subject in a Title header and the priority in Priority.

@@ -3,44 +3,146 @@
 package notify
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/godbus/dbus/v5"
 
 	"github.com/agentctl/agentctl/internal/clock/clocktest"
 	"github.com/agentctl/agentctl/internal/layout"
 	"github.com/agentctl/agentctl/mailbox"
 )
 
-// The desktop way runs notify-send with the title and the body; a fake
-// one on PATH records its arguments.
-func TestDesktopRunsNotifySend(t *testing.T) {
-	bin := t.TempDir()
-	args := filepath.Join(t.TempDir(), "args")
-	script := "#!/bin/sh\nfor a in \"$@\"; do printf '%s\\n' \"$a\"; done > " + args + "\n"
-	if err := os.WriteFile(filepath.Join(bin, "notify-send"), []byte(script), 0o755); err != nil {
-		t.Fatal(err)
+// The desktop way asks the session's notification service over D-Bus: a
+// real dbus-daemon on a private socket, with a stand-in service on it that
+// records each Notify call. Nothing of the message goes in a program's
+// arguments.
+func TestDesktopNotifiesOverTheSessionBus(t *testing.T) {
+	for _, markup := range []bool{false, true} {
+		t.Run(fmt.Sprint("markup=", markup), func(t *testing.T) {
+			svc := startNotificationService(t, markup)
+			m := question
+			m.Body = "Merge <main> & tag it?"
+			if err := (Settings{Desktop: true}).tell(context.Background(), "desktop", m); err != nil {
+				t.Fatal(err)
+			}
+			got := svc.calls()
+			if len(got) != 1 {
+				t.Fatalf("the service got %d notifications, want 1", len(got))
+			}
+			want := notification{App: "agentctl", Summary: title(m), Body: m.Body, Urgency: 2}
+			if markup {
+				want.Body = "Merge &lt;main&gt; &amp; tag it?"
+			}
+			if got[0] != want {
+				t.Errorf("the service got %+v, want %+v", got[0], want)
+			}
+		})
 	}
-	t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
-	if err := (Settings{Desktop: true}).tell(context.Background(), "desktop", question); err != nil {
-		t.Fatal(err)
+}
+
+// With no session bus the telling fails, saying so; none is started.
+func TestDesktopWithoutASessionBusFails(t *testing.T) {
+	t.Setenv("DBUS_SESSION_BUS_ADDRESS", "")
+	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
+	err := (Settings{Desktop: true}).tell(context.Background(), "desktop", question)
+	if err == nil || !strings.Contains(err.Error(), "no session bus") {
+		t.Errorf("a desktop with no bus gave %v", err)
 	}
-	got, err := os.ReadFile(args)
+}
+
+type notification struct {
+	App, Summary, Body string
+	Urgency            byte
+}
+
+// notificationService stands in for a desktop's notification daemon
+// (org.freedesktop.Notifications) on a real bus.
+type notificationService struct {
+	markup bool
+	mu     sync.Mutex
+	got    []notification
+}
+
+func (s *notificationService) GetCapabilities() ([]string, *dbus.Error) {
+	if s.markup {
+		return []string{"body", "body-markup"}, nil
+	}
+	return []string{"body"}, nil
+}
+
+func (s *notificationService) Notify(app string, _ uint32, _, summary, body string, _ []string, hints map[string]dbus.Variant, _ int32) (uint32, *dbus.Error) {
+	u, _ := hints["urgency"].Value().(byte)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.got = append(s.got, notification{App: app, Summary: summary, Body: body, Urgency: u})
+	return uint32(len(s.got)), nil
+}
+
+func (s *notificationService) calls() []notification {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Clone(s.got)
+}
+
+// startNotificationService starts a session bus of the test's own and the
+// stand-in service on it, and points DBUS_SESSION_BUS_ADDRESS at the bus.
+func startNotificationService(t *testing.T, markup bool) *notificationService {
+	t.Helper()
+	daemon, err := exec.LookPath("dbus-daemon")
+	if err != nil {
+		t.Fatal("the desktop tests need dbus-daemon (scripts/setup installs it): ", err)
+	}
+	// Not under t.TempDir(): a subtest's name would put "=" in the
+	// address, and a socket's path must stay short.
+	dir, err := os.MkdirTemp("", "bus")
 	if err != nil {
 		t.Fatal(err)
 	}
-	lines := strings.Split(strings.TrimSpace(string(got)), "\n")
-	want := []string{"--app-name=agentctl", "--urgency=critical", "--", title(question), question.Body}
-	if strings.Join(lines, "|") != strings.Join(want, "|") {
-		t.Errorf("notify-send got %q, want %q", lines, want)
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	addr := "unix:path=" + filepath.Join(dir, "bus")
+	cmd := exec.Command(daemon, "--session", "--nofork", "--nopidfile", "--address="+addr, "--print-address=1")
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
 	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+	})
+	// The daemon prints its address once it listens.
+	if _, err := bufio.NewReader(out).ReadString('\n'); err != nil {
+		t.Fatal("dbus-daemon did not start: ", err)
+	}
+	conn, err := dbus.Connect(addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { conn.Close() })
+	svc := &notificationService{markup: markup}
+	if err := conn.Export(svc, "/org/freedesktop/Notifications", "org.freedesktop.Notifications"); err != nil {
+		t.Fatal(err)
+	}
+	if reply, err := conn.RequestName("org.freedesktop.Notifications", dbus.NameFlagDoNotQueue); err != nil || reply != dbus.RequestNameReplyPrimaryOwner {
+		t.Fatalf("cannot own the notification service's name: %v %v", reply, err)
+	}
+	t.Setenv("DBUS_SESSION_BUS_ADDRESS", addr)
+	return svc
 }
 
 // The command way gets the message in AGENTCTL_NOTIFY_* and as JSON on
