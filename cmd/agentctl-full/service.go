@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -16,15 +17,16 @@ import (
 
 	"github.com/agentctl/agentctl/cmd/internal/cli"
 	"github.com/agentctl/agentctl/config"
+	"github.com/agentctl/agentctl/internal/agentname"
 	"github.com/agentctl/agentctl/internal/atomicfile"
 	"github.com/agentctl/agentctl/internal/layout"
 )
 
 const serviceUsage = `
 Usage:
-  agentctl service install AGENT|--all [--print] [--platform linux|darwin|windows]
-  agentctl service uninstall AGENT|--all
-  agentctl service status AGENT|--all
+  agentctl service install AGENT|--all [--name NAME] [--force] [--print] [--platform linux|darwin|windows]
+  agentctl service uninstall AGENT|--all [--name NAME]
+  agentctl service status AGENT|--all [--name NAME]
 
 Makes the runners start by themselves when you log in. --all installs one
 service that runs 'agentctl up' (every agent, restarted when they die);
@@ -42,6 +44,12 @@ agentctl program and this runtime (--root) by absolute path.
   Windows  a Task Scheduler task \agentctl\NAME that starts at your logon in
            your desktop session and restarts on failure (schtasks).
 
+The service is named after the agent, or "up" for --all. A service of
+that name that runs another runtime is left alone: install, uninstall and
+status refuse it and say which runtime it runs. Give this runtime's
+service a name of its own with --name (the same --name again for status
+and uninstall), or replace the other with install --force.
+
 --print shows the file instead of installing it; --platform shows another
 system's. status says whether the service is installed and what the system
 says about it. uninstall stops the service and removes it.
@@ -52,6 +60,7 @@ Examples:
   agentctl service install --all --print --platform windows
   agentctl service status --all
   agentctl service uninstall --all
+  agentctl --root ~/work2/runtime service install --all --name work2
 `
 
 func runService(ctx context.Context, env *cli.Env, args []string) error {
@@ -73,10 +82,12 @@ func runService(ctx context.Context, env *cli.Env, args []string) error {
 	}
 	fs := cli.NewFlagSet(env, "service "+action, serviceUsage)
 	all := fs.Bool("all", false, "every agent: a service running 'agentctl up'")
-	var print *bool
+	ownName := fs.String("name", "", "the service's `name`, instead of the agent's or \"up\"")
+	var print, force *bool
 	var platform *string
 	if action == "install" {
 		print = fs.Bool("print", false, "print the service file instead of installing it")
+		force = fs.Bool("force", false, "replace a service of the same name that runs another runtime")
 		platform = fs.String("platform", runtime.GOOS, "with --print, the `system` to write it for: linux, darwin or windows")
 	}
 	rest, err := cli.ParseArgs(fs, args[1:])
@@ -103,17 +114,25 @@ func runService(ctx context.Context, env *cli.Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	name, agents := "up", cfg.Agents
+	agent, agents := "", cfg.Agents
 	if !*all {
-		if name, err = resolveAgent(env, cfg, rest[0]); err != nil {
+		if agent, err = resolveAgent(env, cfg, rest[0]); err != nil {
 			return err
 		}
-		a, _ := cfg.Agent(name)
+		a, _ := cfg.Agent(agent)
 		agents = []config.Agent{a}
+	}
+	name := cmp.Or(*ownName, agent, "up")
+	if err := agentname.Valid(name); err != nil {
+		return cli.UsageError{Msg: fmt.Sprintf("service %s: --name %q cannot name a service: %v", action, name, err)}
+	}
+	root, err := filepath.Abs(env.Root)
+	if err != nil {
+		return err
 	}
 	switch action {
 	case "install":
-		spec, err := newServiceSpec(env, cfg, name, agents, goos)
+		spec, err := newServiceSpec(env, cfg, name, agent, root, agents, goos)
 		if err != nil {
 			return err
 		}
@@ -126,26 +145,75 @@ func runService(ctx context.Context, env *cli.Env, args []string) error {
 				return err
 			}
 		}
+		if !*force {
+			if err := ownedHere(ctx, name, root); err != nil {
+				return err
+			}
+		}
 		return installService(ctx, env, spec)
-	case "uninstall":
+	}
+	if err := ownedHere(ctx, name, root); err != nil {
+		return err
+	}
+	if action == "uninstall" {
 		return uninstallService(ctx, env, name)
 	}
 	return serviceStatus(ctx, env, name)
 }
 
+// ownedHere refuses a service named name that is installed and runs
+// another runtime than root: installing over it or uninstalling it would
+// take another runtime's runners away from it.
+func ownedHere(ctx context.Context, name, root string) error {
+	text, err := installedService(ctx, name)
+	if err != nil || text == "" || namesRoot(runtime.GOOS, text, root) {
+		return err
+	}
+	return cli.WithHint(fmt.Errorf("%s is installed for another runtime than %s", serviceName(name), root),
+		fmt.Sprintf("to keep both, give this one its own name with --name; to move the service to this runtime, 'agentctl service install --force'; it is %s", installedWhere(name)))
+}
+
+// installedService is the installed service's file as the system keeps
+// it; "" when none is installed.
+func installedService(ctx context.Context, name string) (string, error) {
+	if runtime.GOOS == "windows" {
+		out, err := tool(ctx, "schtasks", "/Query", "/TN", taskName(name), "/XML")
+		if err != nil {
+			return "", nil // no such task
+		}
+		return out, nil
+	}
+	path, err := servicePath(name)
+	if err != nil {
+		return "", err
+	}
+	data, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("cannot read the installed %s: %w", serviceName(name), err)
+	}
+	return string(data), nil
+}
+
+// installedWhere says where to read the installed service.
+func installedWhere(name string) string {
+	if path, err := servicePath(name); err == nil && path != "" {
+		return path
+	}
+	return "schtasks /Query /TN " + taskName(name) + " /XML"
+}
+
 // newServiceSpec gathers what the service file says: this program and
 // runtime by absolute path, and the environment the runners need.
-func newServiceSpec(env *cli.Env, cfg config.Config, name string, agents []config.Agent, goos string) (serviceSpec, error) {
+func newServiceSpec(env *cli.Env, cfg config.Config, name, agent, root string, agents []config.Agent, goos string) (serviceSpec, error) {
 	exe, err := os.Executable()
 	if err == nil {
 		exe, err = filepath.EvalSymlinks(exe)
 	}
 	if err != nil {
 		return serviceSpec{}, fmt.Errorf("cannot find the agentctl program for the service: %w", err)
-	}
-	root, err := filepath.Abs(env.Root)
-	if err != nil {
-		return serviceSpec{}, err
 	}
 	wd, err := os.Getwd()
 	if err != nil {
@@ -159,12 +227,12 @@ func newServiceSpec(env *cli.Env, cfg config.Config, name string, agents []confi
 		Name: name, WorkDir: wd, StopTimeout: cfg.Run.ShutdownGrace.D() + 30*time.Second,
 		Log: logFile,
 	}
-	if name == "up" {
+	if agent == "" {
 		s.Args = []string{exe, "--root", root, "up"}
 		s.Description = "agentctl: keep the runners of " + root + " alive"
 	} else {
-		s.Args = []string{exe, "--root", root, "run", name}
-		s.Description = "agentctl: the runner of " + name + " in " + root
+		s.Args = []string{exe, "--root", root, "run", agent}
+		s.Description = "agentctl: the runner of " + agent + " in " + root
 	}
 	for _, a := range agents {
 		s.GUI = s.GUI || a.EffectiveDriver() == config.DriverGUI

@@ -33,6 +33,23 @@ func systemdUnitName(name string) string { return "agentctl-" + name + ".service
 func launchdLabel(name string) string    { return "com.github.agentctl." + name }
 func taskName(name string) string        { return `\agentctl\` + name }
 
+// namesRoot says whether text, a service file as rendered for goos (or as
+// Task Scheduler gives it back), runs the runtime at root: each renderer
+// writes "--root" and the root as two arguments of its own.
+func namesRoot(goos, text, root string) bool {
+	var arg string
+	switch goos {
+	case "darwin":
+		arg = "<string>--root</string>\n\t\t<string>" + xmlText(root) + "</string>\n"
+	case "windows":
+		arg = " --root " + xmlText(windowsQuote(root)) + " "
+		text = strings.ReplaceAll(text, "<Arguments>", "<Arguments> ")
+	default:
+		arg = systemdQuote("--root") + " " + systemdQuote(root) + " "
+	}
+	return strings.Contains(text, arg)
+}
+
 // systemdUnit renders a systemd user unit. A unit that drives windows is
 // part of the graphical session: started with it, stopped with it, and
 // given the display and X authority it needs.

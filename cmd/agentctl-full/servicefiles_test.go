@@ -123,3 +123,22 @@ func TestServiceStatusTellsAnAnswerFromAFailure(t *testing.T) {
 		t.Error("a tool that did not run answered")
 	}
 }
+
+// Each system's service file, as rendered, names its own runtime and no
+// other, not even one whose path starts with it.
+func TestServiceFileNamesItsRuntime(t *testing.T) {
+	for _, goos := range []string{"linux", "darwin", "windows"} {
+		for _, root := range []string{"/home/u/rt", `C:\my runtime`, "/odd/100% $x \"q\""} {
+			s := serviceSpec{Name: "up", Args: []string{"/bin/agentctl", "--root", root, "up"}, WorkDir: "/", Log: "/l"}
+			text := renderService(goos, s)
+			if !namesRoot(goos, text, root) {
+				t.Errorf("%s: the file for %q does not name it:\n%s", goos, root, text)
+			}
+			for _, other := range []string{root + "2", root[:len(root)-1], "/else"} {
+				if namesRoot(goos, text, other) {
+					t.Errorf("%s: the file for %q names %q too", goos, root, other)
+				}
+			}
+		}
+	}
+}
