@@ -19,7 +19,8 @@ import (
 // Options are the consumer's settings; callers take them from agentctl.yaml.
 type Options struct {
 	// Known lists the agents of the runtime. A message addressed to anyone
-	// else is dead-lettered rather than guessed at.
+	// else is dead-lettered rather than guessed at. Left empty, it is the
+	// mailbox's own agent alone.
 	Known []string
 	// MaxAttempts is how many tries a message gets before it is dead-lettered.
 	MaxAttempts int
@@ -136,6 +137,9 @@ func ConsumerLockPath(root, agent string) string {
 // moved on by the time waited.
 func (m *Mailbox) Consume(opts Options, now time.Time) (*Consumer, error) {
 	opts.defaults()
+	if len(opts.Known) == 0 {
+		opts.Known = []string{m.Agent}
+	}
 	if err := atomicfile.MkdirAll(LocksDir(m.Root)); err != nil {
 		return nil, err
 	}

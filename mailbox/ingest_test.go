@@ -256,3 +256,22 @@ func TestDroppedFileClaimableAfterStartScan(t *testing.T) {
 		t.Fatalf("claimed %v, want [dropped]", got)
 	}
 }
+
+// A consumer given no list of agents still takes its own agent's mail;
+// it used to dead-letter every message as addressed to no known agent.
+func TestConsumerWithoutKnownTakesItsOwnMail(t *testing.T) {
+	root := newRuntime(t, "Agent-1", "Agent-2")
+	mb := openMailbox(t, root, "Agent-1")
+	if err := mb.Deliver(testMessage("mine", "agent-1", Normal)); err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now()
+	c, err := mb.Consume(Options{}, now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if got := claimAll(t, c, now); !slices.Equal(got, []string{"mine"}) {
+		t.Errorf("claimed %v, want [mine]; dead %v", got, names(t, mb.path(DeadletterDir)))
+	}
+}
