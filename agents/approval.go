@@ -175,14 +175,14 @@ func ApplyApproved(ctx context.Context, root, person string, p Parked, now time.
 	}
 	if c := p.Board; c != nil {
 		store := &projectboard.Store{Root: root, Clock: clock.Fixed(now)}
-		deferred, err := store.Apply(ctx, *c)
+		waited, err := store.Apply(ctx, *c)
 		if err != nil {
 			return done, fmt.Errorf("cannot change task %s: %w", c.Task, err)
 		}
 		r := rec
 		r.Kind, r.What = "board", boardWhat(*c)
-		if deferred {
-			r.Reason = "approved, and kept until the boards can take it (see agentctl board list)"
+		if waited != "" {
+			r.Reason = "approved, and kept until the boards can take it: " + waited
 		}
 		done = append(done, r)
 	}

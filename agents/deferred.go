@@ -23,7 +23,7 @@ func (rc *Recovery) ApplyDeferred(now time.Time) ([]Finding, error) {
 	if !store.HasDeferred() {
 		return nil, nil
 	}
-	applied, dropped, err := store.ApplyDeferred(context.Background())
+	applied, dropped, waiting, err := store.ApplyDeferred(context.Background())
 	var found []Finding
 	for _, c := range applied {
 		f := Finding{Agent: c.By, Kind: "board-applied", ID: c.Task,
@@ -36,6 +36,11 @@ func (rc *Recovery) ApplyDeferred(now time.Time) ([]Finding, error) {
 			Detail: fmt.Sprintf("dropped the kept change of task %s (%s): %s", c.Task, c.Key, c.Waited)}
 		found = append(found, f)
 		rc.tellDeferred(f, c, now, "failed")
+	}
+	// Still waiting: told once when kept, shown again by every reconcile.
+	for _, c := range waiting {
+		found = append(found, Finding{Agent: c.By, Kind: "board-waiting", ID: c.Task,
+			Detail: fmt.Sprintf("the change of task %s asked for at %s (%s) waits: %s", c.Task, c.At.UTC().Format(time.RFC3339), c.Key, c.Waited)})
 	}
 	return found, err
 }

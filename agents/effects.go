@@ -178,7 +178,7 @@ func (r *Runner) effectsOf(ctx context.Context, log zerolog.Logger, cl *claim, s
 	boardEffect := func(key string, c BoardChange) effect {
 		return effect{key: key, recordAlone: true, apply: func() (result, error) {
 			ch := r.boardChange(msg, key, c)
-			deferred, err := store.Apply(ctx, ch)
+			waited, err := store.Apply(ctx, ch)
 			switch {
 			case err != nil && ctx.Err() != nil:
 				return result{}, err
@@ -187,9 +187,9 @@ func (r *Runner) effectsOf(ctx context.Context, log zerolog.Logger, cl *claim, s
 				// is reported, and the message completes.
 				log.Warn().Str("event", "board").Str("task", c.ID).Err(err).Msg("board change refused")
 				return result{Kind: "failed", ID: c.ID, Detail: fmt.Sprintf("board %s: %v", c.ID, err), What: boardWhat(ch)}, nil
-			case deferred:
-				log.Warn().Str("event", "board-deferred").Str("task", c.ID).Msg("the boards cannot take the change now; kept until they can")
-				return result{Kind: "deferred", ID: c.ID, Detail: "a board is invalid or busy; see agentctl board list", What: boardWhat(ch)}, nil
+			case waited != "":
+				log.Warn().Str("event", "board-deferred").Str("task", c.ID).Str("reason", waited).Msg("the boards cannot take the change now; kept until they can")
+				return result{Kind: "deferred", ID: c.ID, Detail: waited, What: boardWhat(ch)}, nil
 			}
 			log.Info().Str("event", "board").Str("task", c.ID).Msg("board updated")
 			return result{Kind: "board", ID: c.ID, What: boardWhat(ch)}, nil

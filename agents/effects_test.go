@@ -93,7 +93,7 @@ func TestBoardChangeOnAnInvalidBoardIsKept(t *testing.T) {
 	}
 	e := entriesFor(devlogOf(t, root, "Agent-1"), "m1")
 	if len(e) != 1 || e[0].Outcome != "done with errors" || strings.Contains(strings.Join(e[0].Actions, "\n"), "updated task") ||
-		!strings.Contains(e[0].Error, "board DEMO-1: not changed yet") {
+		!strings.Contains(e[0].Error, "board DEMO-1: not changed yet, kept until the boards can take it: ") || !strings.Contains(e[0].Error, "demo.yaml") {
 		t.Errorf("devlog entry %+v: want done with errors, no 'updated task', the reason", e)
 	}
 	if c := counts(t, root, "Agent-2"); c.Pending != 1 {

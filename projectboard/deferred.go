@@ -62,121 +62,216 @@ func (c Change) apply(t *Task) error {
 }
 
 // Refused reports whether err means the change itself can never be made
-// (its task is on none of the boards, all of which are valid), rather than
-// that the boards cannot take it now (a board a person left invalid, a lock
-// held too long, a task on two boards): only the second kind is worth
-// deferring.
-func Refused(err error) bool {
-	var pe *ParseError
-	return errors.Is(err, ErrNoTask) && !errors.As(err, &pe)
+// as asked: its task is on none of the boards (all of them valid), or the
+// board cannot hold it (a value a board refuses, a task written in a shape
+// agentctl does not edit). Only the other errors, the boards' state now (a
+// board a person left invalid, the lock held too long, a task on two
+// boards, a file that cannot be written), are worth waiting out: a change
+// kept for what no wait mends would wait for ever.
+func Refused(err error) bool { return err != nil && !waits(err) }
+
+// waits reports whether err is the boards' state now rather than the
+// change's own fault.
+func waits(err error) bool {
+	var (
+		pe      *ParseError
+		le      *LockError
+		we      *waitError
+		pathErr *fs.PathError
+		linkErr *os.LinkError
+		sysErr  *os.SyscallError
+	)
+	return errors.As(err, &pe) || errors.As(err, &le) || errors.As(err, &we) ||
+		errors.As(err, &pathErr) || errors.As(err, &linkErr) || errors.As(err, &sysErr)
 }
 
-// Apply makes the change now, after any change deferred before it; if the
-// boards cannot take it, or older deferred changes still wait, it is
-// deferred instead and applied later by ApplyDeferred. deferred says which
-// happened. An error means neither: the change was refused (see Refused),
-// or it could not even be kept.
-func (s *Store) Apply(ctx context.Context, c Change) (deferred bool, err error) {
+// waitError is a state of the boards that a person or time mends: a task
+// on two boards, a board saved again and again while it was changed.
+type waitError struct{ msg string }
+
+func (e *waitError) Error() string { return e.msg }
+
+// Apply makes the change now, after the changes of the same task kept
+// before it; if the boards cannot take it, or an older change of its task
+// still waits, it is kept instead and made later by ApplyDeferred. waited
+// says why it was kept, and is "" when the change was made. An error means
+// neither: the change was refused (see Refused), or it could not even be
+// kept.
+func (s *Store) Apply(ctx context.Context, c Change) (waited string, err error) {
 	unlock, lerr := s.lock(ctx)
 	if lerr == nil {
 		defer unlock()
-		var waiting int
-		if _, waiting, err = s.applyDeferred(); err == nil && waiting == 0 {
-			_, err = s.update(c.Task, c.apply)
-			if err == nil || Refused(err) {
-				return false, err
+		var waiting []Change
+		if waiting, err = s.applyDeferred(); err == nil {
+			if w := waitingFor(waiting, c.Task); w != nil {
+				err = fmt.Errorf("an earlier change of task %s waits: %s", c.Task, w.Waited)
+			} else if _, err = s.update(c.Task, c.apply); err == nil || Refused(err) {
+				return "", err
 			}
-		} else if err == nil {
-			err = fmt.Errorf("%d earlier changes wait for the boards", waiting)
 		}
 	} else {
 		err = lerr
 	}
 	if ctx.Err() != nil {
-		return false, ctx.Err()
+		return "", ctx.Err()
 	}
 	c.Waited = err.Error()
 	if err := s.saveDeferred(c); err != nil {
-		return false, err
+		return "", err
 	}
-	return true, nil
+	return c.Waited, nil
 }
 
-// ApplyDeferred applies, in order, the changes that waited for the boards,
-// each exactly once, and returns them. It stops at the first one the
-// boards still cannot take; a change whose task has been on none of the
-// boards for missingGrace is returned in dropped and no longer kept.
-func (s *Store) ApplyDeferred(ctx context.Context) (applied, dropped []Change, err error) {
+func waitingFor(waiting []Change, task string) *Change {
+	for i := range waiting {
+		if waiting[i].Task == task {
+			return &waiting[i]
+		}
+	}
+	return nil
+}
+
+// ApplyDeferred makes the kept changes the boards can take now, and returns
+// every change made or dropped since it was last asked, whoever made it (a
+// person's change makes the kept ones of its task first), each once, and
+// the changes still waiting, with why. A change that can never be made, or
+// whose task has been on none of the boards for missingGrace, is dropped.
+func (s *Store) ApplyDeferred(ctx context.Context) (applied, dropped, waiting []Change, err error) {
 	if !s.HasDeferred() {
-		return nil, nil, nil
+		return nil, nil, nil, nil
 	}
 	unlock, err := s.lock(ctx)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	defer unlock()
-	results, _, err := s.applyDeferred()
-	for _, r := range results {
-		if r.err != nil {
-			r.change.Waited = r.err.Error()
-			dropped = append(dropped, r.change)
-		} else {
-			applied = append(applied, r.change)
-		}
-	}
-	return applied, dropped, err
+	waiting, err = s.applyDeferred()
+	applied, dropped, serr := s.takeSettled()
+	return applied, dropped, waiting, errors.Join(err, serr)
 }
 
-// HasDeferred reports, without the lock, whether any change waits.
+// HasDeferred reports, without the lock, whether any change waits, or was
+// made or dropped and not yet reported.
 func (s *Store) HasDeferred() bool {
 	entries, _ := os.ReadDir(s.deferredDir())
 	for _, e := range entries {
-		if strings.HasSuffix(e.Name(), ".json") && !atomicfile.IsTemp(e.Name()) {
+		if name := e.Name(); !atomicfile.IsTemp(name) && (strings.HasSuffix(name, ".json") || strings.HasSuffix(name, appliedSuffix) || strings.HasSuffix(name, droppedSuffix)) {
 			return true
 		}
 	}
 	return false
 }
 
-type deferredResult struct {
-	change Change
-	err    error // non-nil: refused and dropped
-}
+// A kept change made, or dropped, is renamed to end in one of these until
+// ApplyDeferred reports it: the process that makes it may be a person's
+// command, which tells no agent.
+const (
+	appliedSuffix = ".json.applied"
+	droppedSuffix = ".json.dropped"
+)
 
-// applyDeferred is ApplyDeferred with the lock held. waiting counts the
-// changes still kept. Under the lock each change is applied and its file
-// removed before the next, so no two processes apply one change.
-func (s *Store) applyDeferred() (results []deferredResult, waiting int, err error) {
+// applyDeferred makes, with the lock held, every kept change the boards
+// can take now, oldest first, each exactly once: a change is settled
+// before the next is tried. A change whose task has an older change still
+// waiting waits behind it, so a task's changes are made in the order asked;
+// the other tasks' go on. It returns the changes still waiting, with why.
+func (s *Store) applyDeferred() (waiting []Change, err error) {
 	changes, err := s.loadDeferred()
 	if err != nil {
-		return nil, 0, err
+		return nil, err
 	}
-	for i, lc := range changes {
-		_, uerr := s.update(lc.change.Task, lc.change.apply)
-		if uerr != nil && !Refused(uerr) {
-			return results, len(changes) - i, nil
+	for _, lc := range changes {
+		c := lc.change
+		if w := waitingFor(waiting, c.Task); w != nil {
+			c.Waited = fmt.Sprintf("an earlier change of task %s waits: %s", c.Task, w.Waited)
+			waiting = append(waiting, c)
+			continue
 		}
-		if uerr != nil {
-			// No task to hold back the changes after it; kept a while in
-			// case its board is only being saved.
-			c := lc.change
+		_, uerr := s.update(c.Task, c.apply)
+		switch {
+		case uerr == nil:
+			err = s.settle(lc.path, c, appliedSuffix)
+		case errors.Is(uerr, ErrNoTask) && Refused(uerr):
+			// Kept a while in case its board is only being saved.
 			if c.MissingSince.IsZero() {
 				c.MissingSince = s.now().UTC()
-				if err := s.rewriteDeferred(lc.path, c); err != nil {
-					return results, len(changes) - i, err
+				if err = s.rewriteDeferred(lc.path, c); err != nil {
+					break
 				}
 			}
+			c.Waited = uerr.Error()
 			if s.now().Sub(c.MissingSince) < missingGrace {
-				waiting++
+				waiting = append(waiting, c)
 				continue
 			}
+			err = s.settle(lc.path, c, droppedSuffix)
+		case Refused(uerr):
+			c.Waited = uerr.Error()
+			err = s.settle(lc.path, c, droppedSuffix)
+		default:
+			c.Waited = uerr.Error()
+			waiting = append(waiting, c)
 		}
-		if err := os.Remove(lc.path); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return results, len(changes) - i + waiting, fmt.Errorf("cannot remove the applied change %s: %w", lc.path, err)
+		if err != nil {
+			return waiting, err
 		}
-		results = append(results, deferredResult{change: lc.change, err: uerr})
 	}
-	return results, waiting, nil
+	return waiting, nil
+}
+
+// settle records a kept change as made or dropped (suffix), with why, for
+// ApplyDeferred to report.
+func (s *Store) settle(path string, c Change, suffix string) error {
+	if err := atomicfile.WriteFile(strings.TrimSuffix(path, ".json")+suffix, encodeChange(c)); err != nil {
+		return fmt.Errorf("cannot record the kept change of %s as settled: %w", c.Task, err)
+	}
+	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("cannot remove the settled change %s: %w", path, err)
+	}
+	return nil
+}
+
+// takeSettled returns, oldest first, and forgets the changes made or
+// dropped since it was last called.
+func (s *Store) takeSettled() (applied, dropped []Change, err error) {
+	entries, err := os.ReadDir(s.deferredDir())
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil, nil
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("cannot list deferred board changes: %w", err)
+	}
+	var errs []error
+	for _, e := range entries {
+		name := e.Name()
+		to := &applied
+		switch {
+		case atomicfile.IsTemp(name):
+			continue
+		case strings.HasSuffix(name, droppedSuffix):
+			to = &dropped
+		case !strings.HasSuffix(name, appliedSuffix):
+			continue
+		}
+		path := filepath.Join(s.deferredDir(), name)
+		data, err := os.ReadFile(path)
+		var c Change
+		if err == nil {
+			err = json.Unmarshal(data, &c)
+		}
+		if err == nil {
+			err = os.Remove(path)
+		}
+		if err != nil {
+			errs = append(errs, fmt.Errorf("settled board change %s: %w", path, err))
+			continue
+		}
+		*to = append(*to, c)
+	}
+	for _, l := range []*[]Change{&applied, &dropped} {
+		sort.SliceStable(*l, func(i, j int) bool { return (*l)[i].At.Before((*l)[j].At) })
+	}
+	return applied, dropped, errors.Join(errs...)
 }
 
 func (s *Store) deferredDir() string { return layout.BoardsDeferred(s.Root) }

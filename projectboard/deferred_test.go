@@ -30,18 +30,18 @@ func TestDeferredChangeWaitsForAValidBoard(t *testing.T) {
 	first := Change{Task: "T-1", Status: &review, Key: "m1/board/0", By: "Agent-1", At: time.Unix(100, 0)}
 	second := Change{Task: "T-1", Status: &done, Owner: &owner, Key: "m2/board/0", By: "Agent-2", At: time.Unix(200, 0)}
 	for _, c := range []Change{first, first, second} { // first twice: a crash before it was recorded
-		deferred, err := s.Apply(context.Background(), c)
-		if err != nil || !deferred {
-			t.Fatalf("Apply(%s) on an invalid board = %v, %v; want deferred", c.Key, deferred, err)
+		waited, err := s.Apply(context.Background(), c)
+		if err != nil || waited == "" {
+			t.Fatalf("Apply(%s) on an invalid board = %q, %v; want it kept", c.Key, waited, err)
 		}
 	}
-	if applied, _, err := s.ApplyDeferred(context.Background()); err != nil || len(applied) != 0 {
-		t.Fatalf("ApplyDeferred on an invalid board = %v, %v", applied, err)
+	if applied, _, waiting, err := s.ApplyDeferred(context.Background()); err != nil || len(applied) != 0 || len(waiting) != 2 {
+		t.Fatalf("ApplyDeferred on an invalid board = %v, waiting %v, %v", applied, waiting, err)
 	}
 	if err := os.WriteFile(path, []byte(good), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	applied, dropped, err := s.ApplyDeferred(context.Background())
+	applied, dropped, _, err := s.ApplyDeferred(context.Background())
 	if err != nil || len(applied) != 2 || len(dropped) != 0 || applied[0].Key != "m1/board/0" || applied[1].Key != "m2/board/0" {
 		t.Fatalf("ApplyDeferred = %+v, %+v, %v; want m1 then m2", applied, dropped, err)
 	}
@@ -55,7 +55,7 @@ func TestDeferredChangeWaitsForAValidBoard(t *testing.T) {
 	if s.HasDeferred() {
 		t.Error("applied changes are still kept")
 	}
-	if applied, _, _ := s.ApplyDeferred(context.Background()); len(applied) != 0 {
+	if applied, _, _, _ := s.ApplyDeferred(context.Background()); len(applied) != 0 {
 		t.Errorf("applied again: %+v", applied)
 	}
 }
@@ -69,16 +69,16 @@ func TestApplyRefusesAMissingTask(t *testing.T) {
 		t.Fatal(err)
 	}
 	done := Done
-	deferred, err := s.Apply(context.Background(), Change{Task: "T-9", Status: &done, Key: "k"})
-	if deferred || err == nil || !Refused(err) {
-		t.Fatalf("Apply(T-9) = %v, %v; want refused", deferred, err)
+	waited, err := s.Apply(context.Background(), Change{Task: "T-9", Status: &done, Key: "k"})
+	if waited != "" || err == nil || !Refused(err) {
+		t.Fatalf("Apply(T-9) = %q, %v; want refused", waited, err)
 	}
 	if s.HasDeferred() {
 		t.Error("a refused change was kept")
 	}
-	deferred, err = s.Apply(context.Background(), Change{Task: "T-1", Status: &done, Key: "k2"})
-	if deferred || err != nil {
-		t.Fatalf("Apply(T-1) = %v, %v; want applied", deferred, err)
+	waited, err = s.Apply(context.Background(), Change{Task: "T-1", Status: &done, Key: "k2"})
+	if waited != "" || err != nil {
+		t.Fatalf("Apply(T-1) = %q, %v; want applied", waited, err)
 	}
 }
 
@@ -98,19 +98,19 @@ func TestKeptChangeOutlivesABoardSavedInPlace(t *testing.T) {
 		t.Fatal(err)
 	}
 	done := Done
-	if deferred, err := s.Apply(context.Background(), Change{Task: "T-1", Status: &done, Key: "k", By: "Agent-1", At: now}); !deferred || err != nil {
-		t.Fatalf("Apply = %v, %v", deferred, err)
+	if waited, err := s.Apply(context.Background(), Change{Task: "T-1", Status: &done, Key: "k", By: "Agent-1", At: now}); waited == "" || err != nil {
+		t.Fatalf("Apply = %q, %v", waited, err)
 	}
 	if err := os.WriteFile(path, nil, 0o600); err != nil { // mid-save: empty
 		t.Fatal(err)
 	}
-	if applied, dropped, err := s.ApplyDeferred(context.Background()); len(applied)+len(dropped) != 0 || err != nil || !s.HasDeferred() {
+	if applied, dropped, _, err := s.ApplyDeferred(context.Background()); len(applied)+len(dropped) != 0 || err != nil || !s.HasDeferred() {
 		t.Fatalf("on an empty board: applied %v, dropped %v, %v; want it kept", applied, dropped, err)
 	}
 	if err := os.WriteFile(path, []byte("tasks:\n  - id: T-1\n    title: x\n    status: todo\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if applied, _, err := s.ApplyDeferred(context.Background()); len(applied) != 1 || err != nil {
+	if applied, _, _, err := s.ApplyDeferred(context.Background()); len(applied) != 1 || err != nil {
 		t.Fatalf("once saved: applied %v, %v", applied, err)
 	}
 	// A task that stays gone is dropped after the grace.
@@ -121,11 +121,88 @@ func TestKeptChangeOutlivesABoardSavedInPlace(t *testing.T) {
 	if err := os.WriteFile(path, []byte("tasks: []\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if _, dropped, _ := s.ApplyDeferred(context.Background()); len(dropped) != 0 {
+	if _, dropped, _, _ := s.ApplyDeferred(context.Background()); len(dropped) != 0 {
 		t.Fatalf("dropped at once: %v", dropped)
 	}
 	clk.Advance(missingGrace)
-	if _, dropped, _ := s.ApplyDeferred(context.Background()); len(dropped) != 1 || s.HasDeferred() {
+	if _, dropped, _, _ := s.ApplyDeferred(context.Background()); len(dropped) != 1 || s.HasDeferred() {
 		t.Fatalf("after the grace: dropped %v, still kept %v", dropped, s.HasDeferred())
+	}
+}
+
+// TestUnmakeableChangeIsRefusedAndHoldsNothingBack: a change the board can
+// never take (its task is written as a flow mapping, which agentctl does
+// not edit) is refused, not kept; and a change kept for one task (its
+// board invalid) holds back later changes of that task only.
+func TestUnmakeableChangeIsRefusedAndHoldsNothingBack(t *testing.T) {
+	root := t.TempDir()
+	s := &Store{Root: root, LockWait: time.Second}
+	ctx := context.Background()
+	board := "tasks:\n  - id: T-1\n    title: one\n    status: todo\n  - {id: T-2, title: compact, status: todo}\n"
+	if err := s.CreateBoard(ctx, "b.yaml", []byte(board)); err != nil {
+		t.Fatal(err)
+	}
+	other := filepath.Join(Dir(root), "o.yaml")
+	if err := os.WriteFile(other, []byte("tasks:\n  - id: O-1\n    title: x\n    status: todo\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	done, review := Done, Review
+	waited, err := s.Apply(ctx, Change{Task: "T-2", Status: &done, Key: "m1/board/0", At: time.Unix(100, 0)})
+	if waited != "" || !Refused(err) || !strings.Contains(err.Error(), "flow") {
+		t.Fatalf("Apply(T-2) = %q, %v; want refused for its flow mapping", waited, err)
+	}
+	// o.yaml left invalid: O-1's change waits, T-1's is made at once.
+	if err := os.WriteFile(other, []byte("tasks:\n  - id: O-1\n    title: [x\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if waited, err := s.Apply(ctx, Change{Task: "O-1", Status: &done, Key: "m2/board/0", At: time.Unix(200, 0)}); waited == "" || err != nil {
+		t.Fatalf("Apply(O-1) on an invalid board = %q, %v; want it kept", waited, err)
+	}
+	if waited, err := s.Apply(ctx, Change{Task: "T-1", Status: &review, Key: "m3/board/0", At: time.Unix(300, 0)}); waited != "" || err != nil {
+		t.Fatalf("Apply(T-1) = %q, %v; want it made, not held back by O-1's", waited, err)
+	}
+	if tk, err := s.Find("T-1"); err != nil || tk.Status != Review {
+		t.Fatalf("T-1 = %+v, %v", tk, err)
+	}
+	_, _, waiting, err := s.ApplyDeferred(ctx)
+	if err != nil || len(waiting) != 1 || waiting[0].Task != "O-1" || !strings.Contains(waiting[0].Waited, "o.yaml") {
+		t.Fatalf("waiting %+v, %v; want O-1's change, saying why", waiting, err)
+	}
+}
+
+// TestPersonsChangeComesAfterTheKeptOnes: a change an agent asked for
+// while the board was invalid is made before a person's later change of
+// the same task, never over it; and ApplyDeferred still reports it once.
+func TestPersonsChangeComesAfterTheKeptOnes(t *testing.T) {
+	root := t.TempDir()
+	s := &Store{Root: root, LockWait: time.Second}
+	ctx := context.Background()
+	good := "tasks:\n  - id: T-1\n    title: one\n    status: todo\n"
+	if err := s.CreateBoard(ctx, "b.yaml", []byte(good)); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(Dir(root), "b.yaml")
+	if err := os.WriteFile(path, []byte(good+"  - broken: [\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	done := Done
+	if waited, err := s.Apply(ctx, Change{Task: "T-1", Status: &done, Key: "m1/board/0", By: "Agent-1", At: time.Unix(100, 0)}); waited == "" || err != nil {
+		t.Fatalf("Apply = %q, %v; want it kept", waited, err)
+	}
+	if err := os.WriteFile(path, []byte(good), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Update(ctx, "T-1", func(t *Task) error { t.Status = Blocked; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	applied, dropped, waiting, err := s.ApplyDeferred(ctx)
+	if err != nil || len(applied) != 1 || applied[0].By != "Agent-1" || len(dropped)+len(waiting) != 0 {
+		t.Fatalf("ApplyDeferred = %+v, %+v, %+v, %v; want the agent's change reported made", applied, dropped, waiting, err)
+	}
+	if tk, err := s.Find("T-1"); err != nil || tk.Status != Blocked {
+		t.Fatalf("T-1 = %+v, %v; want the person's blocked", tk, err)
+	}
+	if s.HasDeferred() {
+		t.Error("a reported change is still kept")
 	}
 }

@@ -41,10 +41,12 @@
 // that ("file changed on disk"), and agentctl itself never does it.
 //
 // A change an agent asks for while the boards cannot take it (a board a
-// person left invalid, the lock held too long) is not lost: it waits in
-// <root>/project_board/.deferred/ and is applied, in the order asked and
-// exactly once, as soon as the boards can take it (Store.Apply,
-// Store.ApplyDeferred).
+// person left invalid, the lock held too long, a task on two boards) is
+// not lost: it waits in <root>/project_board/.deferred/ and is applied,
+// exactly once and after the earlier changes of its task, as soon as the
+// boards can take it (Store.Apply, Store.ApplyDeferred). It holds back
+// nothing but its own task's later changes, and a person's Update makes it
+// first. A change that no wait mends is refused (Refused).
 //
 // The package never reads agentctl.yaml and never decides who may own a
 // task: callers check agent names before they reach a board.

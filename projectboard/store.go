@@ -118,7 +118,7 @@ func locate(boards []*Board, berr error, id string) (*Board, int, error) {
 	for _, b := range boards {
 		if i := b.index(id); i >= 0 {
 			if found != nil {
-				return nil, -1, fmt.Errorf("task %q is on two boards, %s and %s; give one of them another id", id, found.Name(), b.Name())
+				return nil, -1, &waitError{fmt.Sprintf("task %q is on two boards, %s and %s; give one of them another id", id, found.Name(), b.Name())}
 			}
 			found, idx = b, i
 		}
@@ -187,12 +187,23 @@ const maxAttempts = 20
 // Update changes the task with id across the boards: change gets the task
 // as it is now and edits it; the keys that differ are written, updated_at is
 // set, and nothing else in the file moves. It returns the task as written.
+// The changes agents asked for before and that were kept (see Apply) are
+// made first, so that none of them is made later over this one.
 func (s *Store) Update(ctx context.Context, id string, change func(*Task) error) (Task, error) {
 	unlock, err := s.lock(ctx)
 	if err != nil {
 		return Task{}, err
 	}
 	defer unlock()
+	if s.HasDeferred() {
+		waiting, err := s.applyDeferred()
+		if err != nil {
+			return Task{}, fmt.Errorf("cannot make the changes kept before this one: %w", err)
+		}
+		if w := waitingFor(waiting, id); w != nil {
+			return Task{}, fmt.Errorf("task %q has a change asked for by %s at %s still waiting for the boards (%s); it would be made after this one", id, w.By, w.At.UTC().Format(time.RFC3339), w.Waited)
+		}
+	}
 	return s.update(id, change)
 }
 
@@ -235,7 +246,7 @@ func (s *Store) update(id string, change func(*Task) error) (Task, error) {
 			return t, nil
 		}
 	}
-	return Task{}, fmt.Errorf("task %q: the board kept changing while agentctl was updating it; try again", id)
+	return Task{}, &waitError{fmt.Sprintf("task %q: the board kept changing while agentctl was updating it; try again", id)}
 }
 
 // Add appends a new task to the named board (a file name in the boards
