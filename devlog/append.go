@@ -40,13 +40,15 @@ func Append(root string, e Entry) error {
 	if err := atomicfile.MkdirAll(Dir(root)); err != nil {
 		return fmt.Errorf("cannot write devlog of %s: %w", e.Agent, err)
 	}
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, atomicfile.FilePerm)
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_APPEND|os.O_CREATE, atomicfile.FilePerm)
 	if err != nil {
 		return fmt.Errorf("cannot write devlog of %s: %w", e.Agent, err)
 	}
 	// One write call: the kernel appends it whole, never interleaved with
-	// another process's append.
-	_, err = f.Write(Format(e))
+	// another process's append. A devlog a person saved without a final
+	// line break would take the entry's heading into its last line, and
+	// with it the entry: the write starts with one.
+	_, err = f.Write(append(lineBreakBefore(f), Format(e)...))
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
@@ -54,6 +56,19 @@ func Append(root string, e Entry) error {
 		return fmt.Errorf("cannot write devlog of %s: %w", e.Agent, err)
 	}
 	return nil
+}
+
+// lineBreakBefore is "\n" when f does not end in one, nothing otherwise.
+func lineBreakBefore(f *os.File) []byte {
+	fi, err := f.Stat()
+	if err != nil || fi.Size() == 0 {
+		return nil
+	}
+	last := make([]byte, 1)
+	if _, err := f.ReadAt(last, fi.Size()-1); err != nil || last[0] == '\n' {
+		return nil
+	}
+	return []byte("\n")
 }
 
 func clip(s string) string {

@@ -77,6 +77,29 @@ func TestAppendRefusesBadNames(t *testing.T) {
 	}
 }
 
+// An entry appended to a devlog a person saved without a final line
+// break starts on a line of its own, and reads back.
+func TestAppendAfterALineWithoutBreak(t *testing.T) {
+	root := t.TempDir()
+	if err := Append(root, sampleEntry(1)); err != nil {
+		t.Fatal(err)
+	}
+	path, _ := Path(root, "Agent-3")
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString("a person's line, saved without a break")
+	f.Close()
+	if err := Append(root, sampleEntry(2)); err != nil {
+		t.Fatal(err)
+	}
+	got, err := ReadAgent(root, "Agent-3")
+	if err != nil || len(got) != 2 || got[1].MessageID != "m-2" {
+		t.Fatalf("read %+v, %v; want m-1 and m-2", got, err)
+	}
+}
+
 // appendWorker appends n large entries for one writer id.
 func appendWorker(args []string) int {
 	root, id := args[0], args[1]
