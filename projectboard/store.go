@@ -290,6 +290,10 @@ func (s *Store) Add(ctx context.Context, board string, t Task) (Task, error) {
 		if _, _, err := locate(boards, nil, t.ID); err == nil {
 			return Task{}, fmt.Errorf("task %q already exists", t.ID)
 		}
+		if berr != nil {
+			// An id on the board that cannot be read would be on two.
+			return Task{}, fmt.Errorf("cannot add task %q while a board cannot be read: %w", t.ID, berr)
+		}
 		var b *Board
 		for _, x := range boards {
 			if x.Path == path {
@@ -298,7 +302,7 @@ func (s *Store) Add(ctx context.Context, board string, t Task) (Task, error) {
 		}
 		if b == nil {
 			if _, err := os.Stat(path); err == nil {
-				return Task{}, berr // the board exists but is invalid
+				continue // saved by a person since the boards were read
 			}
 			b = &Board{Path: path, data: []byte(newBoardHeader)}
 		}

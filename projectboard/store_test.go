@@ -179,6 +179,27 @@ func TestAddAndFind(t *testing.T) {
 	}
 }
 
+// An id given by hand is not added while a board that may hold it cannot
+// be read: it would end up on two boards.
+func TestAddRefusesAnIdWhileABoardIsUnreadable(t *testing.T) {
+	s, root := newRoot(t)
+	ctx := context.Background()
+	if _, err := s.Add(ctx, "other.yaml", Task{ID: "REL-1", Title: "release", Status: Todo}); err != nil {
+		t.Fatal(err)
+	}
+	other := filepath.Join(Dir(root), "other.yaml")
+	f, _ := os.OpenFile(other, os.O_WRONLY|os.O_APPEND, 0)
+	f.WriteString("  - id: BROKEN\n    title: [unclosed\n")
+	f.Close()
+	_, err := s.Add(ctx, "board.yaml", Task{ID: "REL-1", Title: "dup", Status: Todo})
+	if err == nil || !strings.Contains(err.Error(), "other.yaml") {
+		t.Fatalf("Add of REL-1 beside an invalid other.yaml = %v; want refused, naming it", err)
+	}
+	if _, err := os.Stat(filepath.Join(Dir(root), "board.yaml")); err == nil {
+		t.Error("board.yaml was written")
+	}
+}
+
 // manyKeys is n extra keys of a task, k1 to kn, one a line.
 func manyKeys(n int) string {
 	var sb strings.Builder
