@@ -61,6 +61,9 @@ func runBoard(ctx context.Context, env *Env, args []string) error {
 		NewFlagSet(env, "board", boardUsage).Usage()
 		return ErrHelpShown
 	}
+	if err := NeedRuntime(env); err != nil {
+		return err
+	}
 	store := &projectboard.Store{Root: env.Root}
 	switch args[0] {
 	case "list", "ls":

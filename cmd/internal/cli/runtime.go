@@ -3,6 +3,8 @@ package cli
 import (
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 
 	"github.com/agentctl/agentctl/agents/actions"
 	"github.com/agentctl/agentctl/config"
@@ -17,6 +19,17 @@ func LoadConfig(env *Env) (config.Config, error) {
 		return cfg, WithHint(err, fmt.Sprintf("run 'agentctl init' to create a runtime in %s, or pass --root", env.Root))
 	}
 	return cfg, err
+}
+
+// NeedRuntime refuses, for a command that does not otherwise read
+// agentctl.yaml, a root that holds no runtime: a mistyped --root, or a
+// folder where init never ran, would get a runtime's folders made there by
+// the command (a board in ./runtime), one that no runner ever reads.
+func NeedRuntime(env *Env) error {
+	if _, err := os.Stat(config.Path(env.Root)); errors.Is(err, fs.ErrNotExist) {
+		return WithHint(fmt.Errorf("%w in %s", config.ErrNotFound, env.Root), fmt.Sprintf("run 'agentctl init' to create a runtime in %s, or pass --root", env.Root))
+	}
+	return nil
 }
 
 // RuntimeOf is the runtime the actions of package actions change.
