@@ -385,9 +385,16 @@ func (s *Store) replace(b *Board, out []byte) (bool, error) {
 	if s.beforeWrite != nil {
 		s.beforeWrite(b.Path)
 	}
-	old, err := atomicfile.Swap(b.Path, out)
+	// A board linked in from elsewhere (a repository's) is written where it
+	// lives, as an editor does: replacing the link would leave the two
+	// apart, each edited on its own from then on.
+	path := b.Path
+	if target, err := filepath.EvalSymlinks(path); err == nil {
+		path = target
+	}
+	old, err := atomicfile.Swap(path, out)
 	if errors.Is(err, atomicfile.ErrSwapUnsupported) {
-		if err := atomicfile.WriteFile(b.Path, out); err != nil {
+		if err := atomicfile.WriteFile(path, out); err != nil {
 			return false, fmt.Errorf("cannot update board: %w", err)
 		}
 		return true, nil
@@ -398,7 +405,7 @@ func (s *Store) replace(b *Board, out []byte) (bool, error) {
 	if bytes.Equal(old, b.data) {
 		return true, nil
 	}
-	if err := putBack(b.Path, old, out); err != nil {
+	if err := putBack(path, old, out); err != nil {
 		return false, err
 	}
 	return false, nil

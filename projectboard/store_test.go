@@ -230,3 +230,26 @@ func TestKnownIndex(t *testing.T) {
 		t.Error("an unknown key is known")
 	}
 }
+
+// A board linked into the boards folder from elsewhere is changed where it
+// lives, and stays a link.
+func TestLinkedBoardIsWrittenThrough(t *testing.T) {
+	s, root := newRoot(t)
+	repo := filepath.Join(t.TempDir(), "board.yaml")
+	if err := os.WriteFile(repo, []byte("tasks:\n  - id: T-1\n    title: x\n    status: todo\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(Dir(root), "board.yaml")
+	if err := os.Symlink(repo, link); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Update(context.Background(), "T-1", func(t *Task) error { t.Status = Review; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if fi, err := os.Lstat(link); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+		t.Fatalf("the link was replaced: %v, %v", fi.Mode(), err)
+	}
+	if data, _ := os.ReadFile(repo); !strings.Contains(string(data), "status: review") {
+		t.Errorf("the linked board reads:\n%s", data)
+	}
+}
