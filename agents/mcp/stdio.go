@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"strconv"
 	"sync"
 
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
@@ -63,17 +64,36 @@ func (p *pending) note(line []byte, request bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for _, m := range msgs {
-		if len(m.ID) == 0 || string(m.ID) == "null" {
+		id, ok := idKey(m.ID)
+		if !ok {
 			continue
 		}
 		switch {
 		case request && m.Method != "":
-			p.ids[string(m.ID)] = true
+			p.ids[id] = true
 		case !request && m.Method == "":
-			delete(p.ids, string(m.ID))
+			delete(p.ids, id)
 		}
 	}
 	p.cond.Broadcast()
+}
+
+// idKey is the id as the SDK takes it (jsonrpc2.MakeID): a number as the
+// integer it truncates to, a string as its decoded value, so that a
+// request's "1.0" or "\u0061" matches the "1" or "a" of its answer. An id
+// the SDK refuses (null, an object) is none: no answer would clear it.
+func idKey(raw json.RawMessage) (string, bool) {
+	var v any
+	if len(raw) == 0 || json.Unmarshal(raw, &v) != nil {
+		return "", false
+	}
+	switch v := v.(type) {
+	case float64:
+		return "n:" + strconv.FormatInt(int64(v), 10), true
+	case string:
+		return "s:" + v, true
+	}
+	return "", false
 }
 
 // drained waits until every request read has its answer, or ctx ends.
