@@ -300,7 +300,11 @@ func TestCDPVSCodeEditorIgnoringPageKeys(t *testing.T) {
 	// selection moves meanwhile.
 	throttle(t, page, 30)
 	var log strings.Builder
-	d, err := cursor.NewCDP(driverconf.CDP(v.seat()), vscodeGUI(), cursor.Options{Log: &log})
+	// Slowed thirtyfold on a loaded machine, VS Code takes minutes to draw
+	// the reply: the turn's timeout bounds a hang here, it measures nothing.
+	gui := vscodeGUI()
+	gui.TurnTimeout = 10 * time.Minute
+	d, err := cursor.NewCDP(driverconf.CDP(v.seat()), gui, cursor.Options{Log: &log})
 	if err != nil {
 		t.Fatal(err)
 	}
