@@ -29,25 +29,36 @@ func changedKeys(old, new Task) ([]string, map[string]any) {
 	return keys, values
 }
 
-// checkTask refuses values a board must never hold.
+// checkTask refuses values a board must never be given: everything of a
+// new task, and what a change sets (checkChange).
 func checkTask(t Task) error {
-	if _, err := ParseStatus(string(t.Status)); err != nil {
-		return err
-	}
 	if strings.TrimSpace(t.ID) == "" || strings.ContainsAny(t.ID, " \t\r\n") {
 		return fmt.Errorf("task id %q must be a non-empty single word", t.ID)
 	}
-	if strings.TrimSpace(t.Title) == "" {
+	return checkChange(Task{}, t)
+}
+
+// checkChange refuses the values a change of old to t sets that a board
+// must never be given. What it leaves as it was is not held against it: a
+// board written by hand or by an older tool may hold an id with spaces or
+// an empty title, and its task must still take a change of status.
+func checkChange(old, t Task) error {
+	if _, err := ParseStatus(string(t.Status)); err != nil {
+		return err
+	}
+	if t.Title != old.Title && strings.TrimSpace(t.Title) == "" {
 		return fmt.Errorf("task %q needs a title", t.ID)
 	}
-	for _, v := range []string{t.Owner, t.Priority, t.UpdatedAt} {
-		if strings.ContainsAny(v, "\r\n") {
+	for _, v := range [][2]string{{old.Owner, t.Owner}, {old.Priority, t.Priority}, {old.UpdatedAt, t.UpdatedAt}} {
+		if v[0] != v[1] && strings.ContainsAny(v[1], "\r\n") {
 			return fmt.Errorf("owner, priority and updated_at must be single lines")
 		}
 	}
-	for _, d := range t.DependsOn {
-		if strings.TrimSpace(d) == "" || strings.ContainsAny(d, "\r\n") {
-			return fmt.Errorf("depends_on must list task ids")
+	if !slices.Equal(old.DependsOn, t.DependsOn) {
+		for _, d := range t.DependsOn {
+			if strings.TrimSpace(d) == "" || strings.ContainsAny(d, "\r\n") {
+				return fmt.Errorf("depends_on must list task ids")
+			}
 		}
 	}
 	return nil
@@ -58,7 +69,7 @@ func checkTask(t Task) error {
 // the board of that text when the check showed it without a full parse; it
 // is nil otherwise.
 func (b *Board) withTask(i int, t Task) (out []byte, next func() *Board, err error) {
-	if err := checkTask(t); err != nil {
+	if err := checkChange(b.Tasks[i], t); err != nil {
 		return nil, nil, err
 	}
 	if t.ID != b.Tasks[i].ID {

@@ -253,3 +253,25 @@ func TestLinkedBoardIsWrittenThrough(t *testing.T) {
 		t.Errorf("the linked board reads:\n%s", data)
 	}
 }
+
+// A task a board holds with an id of several words, or an empty title (a
+// board written by hand, or imported), still takes a change of status; a
+// change that sets such values is still refused.
+func TestChangeOfATaskWithOddValuesItDoesNotTouch(t *testing.T) {
+	s, root := newRoot(t)
+	board := "tasks:\n  - id: Fix login bug\n    title: \"\"\n    status: todo\n"
+	if err := os.WriteFile(filepath.Join(Dir(root), "b.yaml"), []byte(board), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	got, err := s.Update(ctx, "Fix login bug", func(t *Task) error { t.Status = Done; return nil })
+	if err != nil || got.Status != Done {
+		t.Fatalf("Update = %+v, %v; want done", got, err)
+	}
+	if _, err := s.Update(ctx, "Fix login bug", func(t *Task) error { t.Owner = "a\nb"; return nil }); err == nil {
+		t.Error("a two-line owner was written")
+	}
+	if _, err := s.Add(ctx, "b.yaml", Task{ID: "two words", Title: "x", Status: Todo}); err == nil {
+		t.Error("a new task's id of two words was added")
+	}
+}
