@@ -230,10 +230,10 @@ func (e *Exec) stopped(ctx context.Context, name string, stderr *tailBuffer) err
 // succeeded.
 func (e *Exec) plainReply(ctx context.Context, t Turn, name string, err error, out []byte, stderr *tailBuffer) (string, error) {
 	if cerr := e.stopped(ctx, name, stderr); cerr != nil {
-		return "", withOutput(timedOut(cerr, out, stderr.buf), e.keepDir, out)
+		return "", withOutput(plainFailure(timedOut(cerr, out, stderr.buf), out, stderr.buf), e.keepDir, out)
 	}
 	if err != nil {
-		return "", withOutput(classified(fmt.Errorf("%w: %s: %v%s", ErrExecFailed, name, err, stderr.quote()), out, stderr.buf), e.keepDir, out)
+		return "", withOutput(plainFailure(classified(fmt.Errorf("%w: %s: %v%s", ErrExecFailed, name, err, stderr.quote()), out, stderr.buf), out, stderr.buf), e.keepDir, out)
 	}
 	if err := t.stage(StageReplied); err != nil {
 		return "", err

@@ -126,6 +126,40 @@ func classified(err error, stdout, stderr []byte) error {
 	return &FailureError{Failure: f, err: err}
 }
 
+// plainFailure keeps of a plain command's classified failure (no preset:
+// a tool agentctl does not know, or a person's own script) only what its
+// output shows came from a model API. A script's own "connection refused"
+// or "unauthorized" (its database, its registry) would otherwise park the
+// seat as an API outage for ever, or stop the runner for credentials the
+// person never gave it. A rate limit is kept whatever said it: waiting it
+// out costs nothing.
+func plainFailure(err error, stdout, stderr []byte) error {
+	var fe *FailureError
+	if !errors.As(err, &fe) || fe.Failure.Kind == FailureRateLimited || fe.Failure.Kind == FailureBadOutput || fromModelAPI(stdout, stderr) {
+		return err
+	}
+	return fe.err
+}
+
+// modelAPIWords are what the agent tools print about the model API they
+// talk to, beside the failure itself: its name, its address, its key, its
+// error objects.
+var modelAPIWords = []string{"api error", "api_error", "apierror", "api key", "api_key", "x-api-key", "unable to connect to api",
+	"/v1/", "generatecontent", "gemini api", "waiting for network", "anthropic", "openai",
+	"authentication_error", "permission_error", "overloaded_error", "model is overloaded"}
+
+// fromModelAPI reports whether a failed turn's output speaks of a model
+// API.
+func fromModelAPI(stdout, stderr []byte) bool {
+	text := strings.ToLower(string(stdout) + "\n" + string(stderr))
+	for _, w := range modelAPIWords {
+		if strings.Contains(text, w) {
+			return true
+		}
+	}
+	return false
+}
+
 var (
 	// Statuses as the agent tools print them: Claude Code's "API Error:
 	// 529 …" and "Request rejected (429)", Codex's "unexpected status 503

@@ -108,3 +108,30 @@ func TestExecClassifiesUnreadableOutput(t *testing.T) {
 		t.Errorf("err = %v, FailureOf = %+v", err, FailureOf(err))
 	}
 }
+
+// A plain command whose own work failed (its registry refused it, its
+// database was down) is an ordinary failure: it neither stops the runner
+// for credentials nor parks the seat as an API outage. The same words from
+// a tool that speaks of its model API still do.
+func TestExecPlainCommandsOwnFailureIsNoAPIFailure(t *testing.T) {
+	for _, c := range []struct {
+		stderr string
+		want   FailureKind
+	}{
+		{"Error response from daemon: unauthorized: authentication required", FailureOther},
+		{"psycopg2.OperationalError: connection refused", FailureOther},
+		{"curl: (22) The requested URL returned error: 502 Bad Gateway", FailureOther},
+		{"openai.AuthenticationError: Error code: 401 - invalid api key", FailureAuth},
+		{"litellm: connection refused calling http://127.0.0.1:4000/v1/chat/completions", FailureOutage},
+		{"HTTP 429 Too Many Requests", FailureRateLimited},
+	} {
+		d, _ := NewExec(ExecSettings{Command: []string{"sh", "-c", `cat >/dev/null; echo "$1" >&2; exit 1`, "sh", c.stderr}})
+		_, err := d.Run(context.Background(), Turn{Prompt: "x"})
+		if !errors.Is(err, ErrExecFailed) {
+			t.Fatalf("%q: err = %v, want a failed command", c.stderr, err)
+		}
+		if got := FailureOf(err).Kind; got != c.want {
+			t.Errorf("%q: classified %s, want %s", c.stderr, got, c.want)
+		}
+	}
+}
