@@ -12,7 +12,9 @@ import (
 // insideDir resolves path, which must be absolute (as the protocol wants),
 // and refuses it unless it lies inside dir once both are cleaned and their
 // symbolic links resolved. A file that does not exist yet is judged by
-// its nearest existing parent, so a link in its folder cannot lead out.
+// its nearest existing parent, so a link in its folder cannot lead out;
+// a link whose target does not exist yet is judged by that target, where
+// a write through it would land.
 func insideDir(dir, path string) (string, error) {
 	if !filepath.IsAbs(path) {
 		return "", fmt.Errorf("%q is not an absolute path", path)
@@ -23,7 +25,7 @@ func insideDir(dir, path string) (string, error) {
 	}
 	p := filepath.Clean(path)
 	resolved, rest := p, ""
-	for {
+	for links := 0; ; {
 		r, err := filepath.EvalSymlinks(resolved)
 		if err == nil {
 			resolved = filepath.Join(r, rest)
@@ -31,6 +33,16 @@ func insideDir(dir, path string) (string, error) {
 		}
 		if !errors.Is(err, fs.ErrNotExist) {
 			return "", err
+		}
+		if target, err := os.Readlink(resolved); err == nil {
+			if links++; links > 40 {
+				return "", fmt.Errorf("cannot resolve %s: too many links", p)
+			}
+			if !filepath.IsAbs(target) {
+				target = filepath.Join(filepath.Dir(resolved), target)
+			}
+			resolved = filepath.Clean(target)
+			continue
 		}
 		parent := filepath.Dir(resolved)
 		if parent == resolved {

@@ -283,6 +283,14 @@ func TestACPServesFilesOnlyInsideTheSeatsFolder(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(s.Dir, "notes.txt"), []byte("a\nb\nc\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	// A link to a file that does not exist yet, outside, and one whose
+	// missing target is another such link.
+	if err := os.Symlink(filepath.Join(outside, "dangling.txt"), filepath.Join(s.Dir, "dangling.txt")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("dangling.txt", filepath.Join(s.Dir, "twice.txt")); err != nil {
+		t.Fatal(err)
+	}
 	d := newACP(t, s)
 	ctx := turnCtx(t)
 	ask := func(prompt string) string {
@@ -308,13 +316,17 @@ func TestACPServesFilesOnlyInsideTheSeatsFolder(t *testing.T) {
 		"read:notes.txt",
 		"write:" + filepath.Join(s.Dir, "link", "planted.txt") + "=x",
 		"write:" + filepath.Join(outside, "planted.txt") + "=x",
+		"write:" + filepath.Join(s.Dir, "dangling.txt") + "=x",
+		"write:" + filepath.Join(s.Dir, "twice.txt") + "=x",
 	} {
 		if got := ask(p); !strings.HasPrefix(got, "error:") {
 			t.Errorf("%s: %q, want a refusal", p, got)
 		}
 	}
-	if _, err := os.Stat(filepath.Join(outside, "planted.txt")); err == nil {
-		t.Errorf("a file was written outside the seat's folder")
+	for _, name := range []string{"planted.txt", "dangling.txt"} {
+		if _, err := os.Stat(filepath.Join(outside, name)); err == nil {
+			t.Errorf("%s was written outside the seat's folder", name)
+		}
 	}
 }
 
