@@ -375,6 +375,11 @@ func (r *Runner) plan(msg mailbox.Message, p Parsed, o owners) plan {
 	planned := 0 // messages sent or parked so far
 	for _, s := range a.Send {
 		i := s.Index
+		if r.isBoardUpdate(msg) {
+			// Its sends would go out as this agent's, written by another.
+			pl.refused = append(pl.refused, fmt.Sprintf("send[%d]: a board-update carries board changes only", i))
+			continue
+		}
 		prio := mailbox.Normal
 		if s.Priority != "" {
 			p, err := mailbox.ParsePriority(s.Priority)

@@ -172,7 +172,7 @@ func (r *Runner) guard(pl *plan, msg mailbox.Message, v verdict, item string, p 
 
 // guardBoard judges a board change and acts on the verdict.
 func (r *Runner) guardBoard(pl *plan, msg mailbox.Message, item, key string, c BoardChange, o owners) bool {
-	pr, guarded := boardProposal(r.s.Agent, c, o)
+	pr, guarded := boardProposal(r.author(msg), c, o)
 	if !guarded {
 		return true
 	}

@@ -208,3 +208,39 @@ func TestAResumedRunnerJudgesAsTheFirstDid(t *testing.T) {
 		t.Errorf("%d approval requests, DEMO-2 notes %q; want the change held as first judged", n, notes)
 	}
 }
+
+// A change the guardrails refuse to one agent is not made for it by
+// another agent's runner: a board-update's block is judged as its sender's
+// reply, and its sends, which would go out as the receiving agent's, are
+// refused.
+func TestABoardUpdateIsJudgedAsItsSender(t *testing.T) {
+	root := newRuntime(t, demoAgents)
+	s := withHuman(t, root, testSettings(root, "Agent-1", demoAgents, replyDriver(func(string) (string, error) {
+		t.Error("a board-update took a turn")
+		return "", nil
+	})))
+	s.Policy = map[string]string{"board-update": PolicyRunner}
+	s.Guardrails = Guardrails{OthersTask: GuardDeny}
+	s.Log = logOnFailure(t)
+	startRunner(t, s)
+	deliverTo(t, root, mailbox.Message{ID: "relay", From: "Agent-2", To: "Agent-1", Type: "board-update",
+		Body: block(`{"board": [{"id": "DEMO-1", "status": "done"}], "send": [{"to": "Agent-3", "body": "from Agent-1, really"}]}`)})
+	waitFor(t, 10*time.Second, "relay to be archived", func() bool { return counts(t, root, "Agent-1").Done == 1 })
+	if st := task(t, root, "DEMO-1").Status; st == "done" {
+		t.Error("Agent-2's change of Agent-1's task was made through Agent-1's runner")
+	}
+	if n := counts(t, root, "Agent-3").Pending; n != 0 {
+		t.Errorf("Agent-3 got %d messages sent as Agent-1", n)
+	}
+	errs := fmt.Sprint(receiptOf(t, root, "Agent-1", "relay").Data.Errors)
+	if !strings.Contains(errs, "guardrails.others_task") || !strings.Contains(errs, "send[0]: a board-update carries board changes only") {
+		t.Errorf("receipt errors %s", errs)
+	}
+	// From a person, as before: judged as the runner's agent, the owner.
+	deliverTo(t, root, mailbox.Message{ID: "by-hand", From: "human", To: "Agent-1", Type: "board-update",
+		Body: block(`{"board": [{"id": "DEMO-1", "status": "review"}]}`)})
+	waitFor(t, 10*time.Second, "by-hand to be archived", func() bool { return counts(t, root, "Agent-1").Done == 2 })
+	if st := task(t, root, "DEMO-1").Status; st != "review" {
+		t.Errorf("a person's board-update left DEMO-1 %s, want review", st)
+	}
+}

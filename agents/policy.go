@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/agentctl/agentctl/agents/receipt"
+	"github.com/agentctl/agentctl/internal/agentname"
 	"github.com/agentctl/agentctl/mailbox"
 	"github.com/agentctl/agentctl/projectboard"
 )
@@ -74,6 +75,27 @@ func (r *Runner) runnerReply(msg mailbox.Message) (string, error) {
 		return "", err
 	}
 	return fmt.Sprintf("Answered by the runner, without a turn.\n\n%s\n\n```agentctl\n%s\n```\n", body, block), nil
+}
+
+// isBoardUpdate reports a message whose own block the runner applies as
+// a reply (a board-update of the runner policy).
+func (r *Runner) isBoardUpdate(msg mailbox.Message) bool {
+	typ := strings.ToLower(msg.Type)
+	return (typ == "board-update" || typ == "board_update") && r.policyOf(msg) == PolicyRunner
+}
+
+// author is the agent whose reply's changes the guardrails judge: the
+// runner's own agent, but for a board-update the agent that sent it, so
+// that a change refused to one agent is not passed to another's runner to
+// make for it. A board-update from a person or an old script is judged as
+// this agent, as before.
+func (r *Runner) author(msg mailbox.Message) string {
+	if r.isBoardUpdate(msg) {
+		if from, err := agentname.Resolve(r.s.Agents, msg.From); err == nil {
+			return from
+		}
+	}
+	return r.s.Agent
 }
 
 // statusText answers a status request from what status.json holds and
