@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/nats-io/nats.go"
@@ -171,6 +172,12 @@ type wait struct {
 // does not take (it has returned, or the answer is another turn's) is
 // refused, and the seat sends it through the stream, as before.
 func (w *wait) onCoreAnswer(m *nats.Msg) {
+	if !strings.HasPrefix(m.Reply, "_INBOX.") {
+		// The hub answers with every permission: a reply subject of the
+		// machine's choosing ($JS.API.STREAM.PURGE...) would have it act
+		// on the swarm's streams. A seat's request always names an inbox.
+		return
+	}
 	var a Answer
 	if err := json.Unmarshal(m.Data, &a); err != nil || a.Turn != w.turn {
 		_ = m.Respond(nil)

@@ -275,3 +275,51 @@ func TestSpoofedSenderIsRefusedAtTheHub(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// A machine cannot have the hub act for it by naming a reply subject: an
+// answer whose reply subject is not an inbox gets no response, so a
+// "reply" to $JS.API.STREAM.PURGE does not purge the swarm's turns.
+func TestHubAnswersOnlyToInboxes(t *testing.T) {
+	root, url := identityServer(t)
+	hubConn := connectAs(t, url, layout.HubOwnSeed(root))
+	js, err := jetstream.New(hubConn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	if err := EnsureStreams(ctx, js, 1); err != nil {
+		t.Fatal(err)
+	}
+	d, err := NewDriver(ctx, hubConn, "Agent-5", zerolog.Nop())
+	if err != nil {
+		t.Fatal(err)
+	}
+	askTurn(ctx, d, cursor.Turn{ID: "m1#1", Prompt: "waits for its seat"})
+	turns := func() uint64 {
+		s, err := js.Stream(ctx, TurnsStream)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s.CachedInfo().State.Msgs
+	}
+	await(t, "the ask in the turns stream", func() bool { return turns() == 1 })
+
+	desk2, _ := rogue(t, url, layout.HubMachineSeed(root, "desk-2"))
+	for _, reply := range []string{"$JS.API.STREAM.PURGE." + TurnsStream, "$JS.API.STREAM.DELETE." + DeliverStream} {
+		if err := desk2.PublishMsg(&nats.Msg{Subject: answerSubject("Agent-5"), Reply: reply, Data: []byte(`{"turn":"other"}`)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Answered in order: once this request has its response, the two
+	// before it were handled.
+	if _, err := desk2.Request(answerSubject("Agent-5"), []byte(`{"turn":"other"}`), 30*time.Second); err != nil {
+		t.Fatal(err)
+	}
+	if n := turns(); n != 1 {
+		t.Errorf("the turns stream holds %d asks, want 1: the hub purged it for a machine", n)
+	}
+	if _, err := js.Stream(ctx, DeliverStream); err != nil {
+		t.Errorf("the deliver stream: %v", err)
+	}
+}
