@@ -126,7 +126,24 @@ func TestFollowSeatsStampsAndRewritesOnItsClock(t *testing.T) {
 		_, ok := read().Beats["Agent-5"]
 		return ok
 	})
+	// A beat on Agent-5's subject that says it is another agent's is
+	// Agent-5's; one on an agent the hub has no runner for is not kept.
+	// Published in this order and handled in it: once Agent-5 shows
+	// working, Agent-9's beat was handled.
+	for _, beat := range []struct {
+		subject string
+		body    Beat
+	}{{beatSubject("Agent-9"), Beat{Agent: "Agent-9", State: "idle"}}, {beatSubject("Agent-5"), Beat{Agent: "Agent-7", Machine: "desk-2", State: "working"}}} {
+		data, _ := json.Marshal(beat.body)
+		if err := seat.Publish(beat.subject, data); err != nil {
+			t.Fatal(err)
+		}
+	}
+	waitFor(t, func() bool { return read().Beats["Agent-5"].State == "working" })
 	s := read()
+	if _, ok := s.Beats["Agent-7"]; ok || len(s.Beats) != 1 {
+		t.Fatalf("beats %+v; want Agent-5's alone", s.Beats)
+	}
 	if b := s.Beats["Agent-5"]; !b.At.Equal(start) {
 		t.Fatalf("beat stamped %v, want the hub's clock %v", b.At, start)
 	}

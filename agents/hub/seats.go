@@ -7,6 +7,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -38,6 +39,9 @@ type SeatsSettings struct {
 	Log   zerolog.Logger
 }
 
+// maxBeatBytes bounds a beat: a machine, its pid, a state and a turn's id.
+const maxBeatBytes = 4 << 10
+
 // FollowSeats listens to the seats' beats and keeps SeatsFile until ctx
 // ends: at once when a seat appears or changes state, else every beat.
 func FollowSeats(ctx context.Context, ss SeatsSettings) error {
@@ -46,10 +50,15 @@ func FollowSeats(ctx context.Context, ss SeatsSettings) error {
 	beats := map[string]Beat{}
 	changed := make(chan struct{}, 1)
 	sub, err := ss.Conn.Subscribe(beatSubject("*"), func(m *nats.Msg) {
+		// The agent is the subject's, which the server lets only its
+		// machine publish on, never the body's: a machine must not speak
+		// for another's seat. What the body says is kept small.
+		agent := strings.TrimPrefix(m.Subject, beatSubject(""))
 		var b Beat
-		if json.Unmarshal(m.Data, &b) != nil || b.Agent == "" {
+		if len(m.Data) > maxBeatBytes || !slices.Contains(ss.Remote, agent) || json.Unmarshal(m.Data, &b) != nil {
 			return
 		}
+		b.Agent = agent
 		b.At = clk.Now().UTC() // the hub's clock, not the seat's
 		mu.Lock()
 		old, known := beats[b.Agent]
