@@ -143,7 +143,7 @@ func hubCredentialsCheck(root string, cfg config.Config, me string) (check, bool
 	if _, err := readSecret(path, setting); err != nil {
 		c.err, c.hint = err, cli.HintOf(err)
 		if c.hint == "" {
-			c.hint = fmt.Sprintf("on the hub's machine run 'agentctl hub credentials %s > %s.nk', and copy the file here to %s (chmod 600)", me, me, path)
+			c.hint = fmt.Sprintf("on the hub's machine run 'agentctl hub credentials %s --out %s.nk', and copy the file here to %s (chmod 600)", me, me, path)
 		}
 	}
 	return c, true

@@ -61,7 +61,7 @@ Examples:
   agentctl hub --listen 0.0.0.0:4222
   agentctl hub --nats nats://nats-1:4222,nats://nats-2:4222
   agentctl hub --server-only --listen 0.0.0.0:4222
-  agentctl hub credentials desk-2 > desk-2.nk
+  agentctl hub credentials desk-2 --out desk-2.nk
 `
 
 func runHub(ctx context.Context, env *cli.Env, args []string) (err error) {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -22,11 +23,14 @@ yet. Copy it to that machine, readable there by its user only: as
 hub/credentials/MACHINE.nk under its runtime, where 'agentctl run AGENT
 --hub URL' looks first, or anywhere hub.credentials or --creds names. The
 seed lets MACHINE take its own agents' turns and send as them, nothing
-else. --out writes it to FILE (mode 0600) instead of printing it.
+else. --out writes it to FILE (mode 0600) instead of printing it; printed
+into a file (a shell's redirection), that file is made 0600 too, as your
+umask would leave it readable by other accounts.
 
 Examples:
-  agentctl hub credentials desk-2 > desk-2.nk
+  agentctl hub credentials desk-2 --out desk-2.nk
   agentctl hub credentials desk-2 --out /mnt/usb/desk-2.nk
+  agentctl hub credentials desk-2 | ssh desk-2 'umask 077; cat > runtime/hub/credentials/desk-2.nk'
 `
 
 func runHubCredentials(env *cli.Env, args []string) error {
@@ -62,6 +66,9 @@ func runHubCredentials(env *cli.Env, args []string) error {
 		return fmt.Errorf("cannot read %s's credentials: %w", machine, err)
 	}
 	if *out == "" {
+		if err := closeToOthers(env.Stdout); err != nil {
+			return fmt.Errorf("cannot print %s's credentials: %w", machine, err)
+		}
 		_, err = env.Stdout.Write(seed)
 		return err
 	}
@@ -73,4 +80,19 @@ func runHubCredentials(env *cli.Env, args []string) error {
 	}
 	fmt.Fprintf(env.Stderr, "%s's credentials written to %s; copy it to %s as hub/credentials/%s.nk under its runtime\n", machine, *out, machine, machine)
 	return nil
+}
+
+// closeToOthers makes w, when it is a file of its own (stdout redirected
+// by a shell, which creates it as the umask says, often readable by every
+// account), readable by its owner alone before a secret goes in it.
+func closeToOthers(w io.Writer) error {
+	f, ok := w.(*os.File)
+	if !ok {
+		return nil
+	}
+	fi, err := f.Stat()
+	if err != nil || !fi.Mode().IsRegular() || fi.Mode().Perm()&0o077 == 0 {
+		return nil
+	}
+	return f.Chmod(fi.Mode().Perm() &^ 0o077)
 }

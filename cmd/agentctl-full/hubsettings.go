@@ -82,7 +82,7 @@ func hubClient(env *cli.Env, cfg config.Config, urls []string, name string, log 
 			"configure the server with users, and set hub.user and hub.password_file (or hub.nkey_seed_file, or hub.creds_file)")
 	}
 	return c, cli.WithHint(fmt.Errorf("no credentials for the hub at %s: the hub refuses connections without them", where),
-		fmt.Sprintf("on the hub's machine run 'agentctl hub credentials %s > %s.nk', copy the file here to %s (chmod 600), or pass --creds FILE",
+		fmt.Sprintf("on the hub's machine run 'agentctl hub credentials %s --out %s.nk', copy the file here to %s (chmod 600), or pass --creds FILE",
 			role.machine, role.machine, def))
 }
 
