@@ -1,9 +1,11 @@
 package missioncontrol
 
 import (
+	"context"
 	"fmt"
 	"net"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -17,21 +19,27 @@ const DefaultMaxConns = 64
 // so that closing the socket does not reset it before the client reads it.
 const busyGrace = time.Second
 
-// LimitListener serves at most max connections of ln at once and answers
-// every one past that at once with 503 Service Unavailable, so that idle
-// connections (which the server's timeouts end) cannot queue a person's
-// page behind them unanswered.
+// LimitListener serves at most max connections of ln at once. Past that,
+// a new connection takes the place of the oldest one that has not shown
+// the token yet: another account on the machine, which can reach a
+// loopback port but has no token, must not hold every slot and lock the
+// person out. Only when every slot is the person's is a new connection
+// answered 503 Service Unavailable at once, rather than queued behind
+// them. A connection shows the token through the server's handler
+// (ConnContext, proven).
 func LimitListener(ln net.Listener, max int) net.Listener {
 	if max < 1 {
 		max = DefaultMaxConns
 	}
-	return &limitListener{Listener: ln, slots: make(chan struct{}, max), max: max}
+	return &limitListener{Listener: ln, max: max, conns: map[*limitConn]struct{}{}}
 }
 
 type limitListener struct {
 	net.Listener
-	slots chan struct{}
 	max   int
+	mu    sync.Mutex
+	seq   uint64
+	conns map[*limitConn]struct{}
 }
 
 func (l *limitListener) Accept() (net.Conn, error) {
@@ -40,13 +48,43 @@ func (l *limitListener) Accept() (net.Conn, error) {
 		if err != nil {
 			return nil, err
 		}
-		select {
-		case l.slots <- struct{}{}:
-			return &limitConn{Conn: c, release: func() { <-l.slots }}, nil
-		default:
-			go l.refuse(c)
+		l.mu.Lock()
+		var victim *limitConn
+		if len(l.conns) >= l.max {
+			victim = l.oldestUnproven()
+			if victim == nil {
+				l.mu.Unlock()
+				go l.refuse(c)
+				continue
+			}
+			delete(l.conns, victim)
+		}
+		l.seq++
+		lc := &limitConn{Conn: c, seq: l.seq}
+		lc.release = func() {
+			l.mu.Lock()
+			delete(l.conns, lc)
+			l.mu.Unlock()
+		}
+		l.conns[lc] = struct{}{}
+		l.mu.Unlock()
+		if victim != nil {
+			victim.Close()
+		}
+		return lc, nil
+	}
+}
+
+// oldestUnproven is the connection held longest without the token; nil
+// when every one has shown it. l.mu is held.
+func (l *limitListener) oldestUnproven() *limitConn {
+	var oldest *limitConn
+	for c := range l.conns {
+		if !c.proven.Load() && (oldest == nil || c.seq < oldest.seq) {
+			oldest = c
 		}
 	}
+	return oldest
 }
 
 // refuse answers a connection past the cap and closes it.
@@ -62,6 +100,8 @@ func (l *limitListener) refuse(c net.Conn) {
 // limitConn gives its slot back once, when closed.
 type limitConn struct {
 	net.Conn
+	seq     uint64
+	proven  atomic.Bool // a request on it has shown the token
 	once    sync.Once
 	release func()
 }
@@ -70,4 +110,23 @@ func (c *limitConn) Close() error {
 	err := c.Conn.Close()
 	c.once.Do(c.release)
 	return err
+}
+
+type connKey struct{}
+
+// ConnContext is the http.Server's ConnContext for connections of a
+// LimitListener: it lets the handler mark the connection as the person's
+// once a request on it shows the token.
+func ConnContext(ctx context.Context, c net.Conn) context.Context {
+	if lc, ok := c.(*limitConn); ok {
+		return context.WithValue(ctx, connKey{}, lc)
+	}
+	return ctx
+}
+
+// proven marks the connection of ctx as having shown the token.
+func proven(ctx context.Context) {
+	if lc, ok := ctx.Value(connKey{}).(*limitConn); ok {
+		lc.proven.Store(true)
+	}
 }

@@ -118,8 +118,14 @@ func (s *Server) guard(next http.Handler) http.Handler {
 		w.Header().Set("Content-Security-Policy", "default-src 'self'; connect-src 'self'; img-src 'self' data:; frame-ancestors 'none'")
 		w.Header().Set("Referrer-Policy", "no-referrer")
 		if r.URL.Path != "/login" && !s.authorized(r) {
+			// Closed after the answer: a connection without the token
+			// keeps no slot (LimitListener).
+			w.Header().Set("Connection", "close")
 			refuse(w, http.StatusUnauthorized, "mission control needs its token", "open the login link agentctl serve printed, or send the token in <root>/mission-control.token as Authorization: Bearer TOKEN")
 			return
+		}
+		if r.URL.Path != "/login" {
+			proven(r.Context())
 		}
 		next.ServeHTTP(w, r)
 	})

@@ -116,7 +116,7 @@ func runServe(ctx context.Context, env *cli.Env, args []string) error {
 // within 10 seconds, the next request on a kept-alive connection within a
 // minute. Event streams stay as long as their page.
 func newServeServer(h http.Handler) *http.Server {
-	return &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: time.Minute}
+	return &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second, IdleTimeout: time.Minute, ConnContext: missioncontrol.ConnContext}
 }
 
 // newToken makes a fresh write token and keeps it where only the user can

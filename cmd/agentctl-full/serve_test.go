@@ -440,8 +440,11 @@ func TestServeReadsNeedTheToken(t *testing.T) {
 	}
 }
 
-// Connections past the cap are answered 503 at once instead of waiting
-// behind idle ones, and a slot freed serves again.
+// Connections without the token cannot hold the slots: another account
+// on the machine that opens every one of them, and keeps asking without
+// the token, does not lock the person out. Only when every slot is the
+// person's is a new connection answered 503 at once, instead of waiting
+// behind them; a slot freed serves again.
 func TestServeAnswers503PastItsConnectionCap(t *testing.T) {
 	mc := startMissionControl(t)
 	const limit = 4
@@ -453,13 +456,14 @@ func TestServeAnswers503PastItsConnectionCap(t *testing.T) {
 	go srv.Serve(missioncontrol.LimitListener(ln, limit))
 	t.Cleanup(func() { srv.Close() })
 	url := "http://" + ln.Addr().String() + "/api/snapshot"
-	client := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}, Timeout: 30 * time.Second}
-	get := func() int {
+	get := func(client *http.Client, token string) int {
 		req, _ := http.NewRequest("GET", url, nil)
-		req.Header.Set("Authorization", "Bearer "+mc.token)
+		if token != "" {
+			req.Header.Set("Authorization", "Bearer "+token)
+		}
 		resp, err := client.Do(req)
 		if err != nil {
-			t.Fatalf("GET past the cap: %v", err)
+			t.Fatalf("GET: %v", err)
 		}
 		body, _ := io.ReadAll(resp.Body)
 		resp.Body.Close()
@@ -468,9 +472,11 @@ func TestServeAnswers503PastItsConnectionCap(t *testing.T) {
 		}
 		return resp.StatusCode
 	}
-	if code := get(); code != http.StatusOK {
+	once := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}, Timeout: 30 * time.Second}
+	if code := get(once, mc.token); code != http.StatusOK {
 		t.Fatalf("before the flood: status %d", code)
 	}
+	// Idle connections, and connections asking without the token.
 	var idle []net.Conn
 	for range 200 {
 		c, err := net.Dial("tcp", ln.Addr().String())
@@ -479,16 +485,36 @@ func TestServeAnswers503PastItsConnectionCap(t *testing.T) {
 		}
 		idle = append(idle, c)
 	}
-	if code := get(); code != http.StatusServiceUnavailable {
-		t.Fatalf("with %d idle connections: status %d, want 503", len(idle), code)
+	if code := get(once, ""); code != http.StatusUnauthorized {
+		t.Fatalf("without the token: status %d, want 401", code)
+	}
+	if code := get(once, mc.token); code != http.StatusOK {
+		t.Fatalf("with %d connections without the token: status %d, want 200", len(idle), code)
 	}
 	for _, c := range idle {
 		c.Close()
 	}
+	// The person's own kept-alive connections fill every slot, once the
+	// server has closed the connections before them.
+	var mine []*http.Client
 	deadline := time.Now().Add(30 * time.Second)
-	for get() != http.StatusOK {
+	for len(mine) < limit {
+		c := &http.Client{Transport: &http.Transport{MaxConnsPerHost: 1}, Timeout: 30 * time.Second}
+		switch code := get(c, mc.token); {
+		case code == http.StatusOK:
+			mine = append(mine, c)
+		case code != http.StatusServiceUnavailable || time.Now().After(deadline):
+			t.Fatalf("the person's connection %d: status %d", len(mine)+1, code)
+		}
+	}
+	if code := get(once, mc.token); code != http.StatusServiceUnavailable {
+		t.Fatalf("with every slot the person's: status %d, want 503", code)
+	}
+	mine[0].CloseIdleConnections()
+	deadline = time.Now().Add(30 * time.Second)
+	for get(once, mc.token) != http.StatusOK {
 		if time.Now().After(deadline) {
-			t.Fatal("no slot came back after the idle connections closed")
+			t.Fatal("no slot came back after a connection closed")
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
