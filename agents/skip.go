@@ -92,6 +92,15 @@ func Skip(root, agent, human, id, reason string, log zerolog.Logger, now time.Ti
 	if err != nil {
 		return msg, err
 	}
+	// The runner that died in the turn left its heartbeat saying it works
+	// on the message, which is settled now; with the consumer lock free, no
+	// runner will write another.
+	if st, err := mb.ReadStatus(); err == nil && st.Current == msg.ID {
+		st.State, st.Current, st.Subject, st.Since, st.Waiting = "stopped", "", "", now.UTC(), ""
+		if err := mb.WriteStatus(st); err != nil {
+			return msg, err
+		}
+	}
 	if err := devlog.Append(root, devlogEntry(agent, msg, now, "skipped", "", why)); err != nil {
 		return msg, err
 	}

@@ -56,10 +56,18 @@ func TestSkipWithNoRunnerThenRetry(t *testing.T) {
 	rt := newRuntime(t)
 	c, cl := claimed(t, rt, "Agent-1")
 	c.Close() // the runner is gone; its message stays in flight
+	// Its last heartbeat says it works on the message.
+	mb := mailboxOf(t, rt, "Agent-1")
+	if err := mb.WriteStatus(mailbox.Status{Agent: "Agent-1", PID: 1 << 22, State: "working", Current: cl.Message.ID, UpdatedAt: time.Now()}); err != nil {
+		t.Fatal(err)
+	}
 	asked := false
 	s, err := rt.Skip(context.Background(), SkipRequest{Agent: "agent-1", Reason: "stuck", OnAsk: func(Skipped) { asked = true }})
 	if err != nil || s.By != SkippedHere || s.ID != cl.Message.ID || s.Agent != "Agent-1" || s.RunnerPID != 0 || asked {
 		t.Fatalf("skipped %+v (asked: %v), %v; want %s settled here", s, asked, err, cl.Message.ID)
+	}
+	if st, err := mb.ReadStatus(); err != nil || st.State != "stopped" || st.Current != "" {
+		t.Errorf("status after the skip: %+v, %v; want stopped, working on nothing", st, err)
 	}
 	r, err := rt.Retry(context.Background(), s.ID, "", "")
 	if err != nil || r.Message.ID != s.ID || r.Mailbox.Agent != "Agent-1" || r.Was.Reason != agents.SkipReason("stuck") {
