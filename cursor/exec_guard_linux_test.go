@@ -176,6 +176,14 @@ func TestGuardPassesTheCommandThrough(t *testing.T) {
 					t.Errorf("%s: err = %v, want %q", script, err, want)
 				}
 			}
+			// A command that aborts (Node out of memory) keeps its own last
+			// words: the guard adds no stacks of its own over them.
+			d, _ = NewExec(ExecSettings{Command: []string{"sh", "-c", "echo 'FATAL ERROR: heap out of memory' >&2; kill -ABRT $$; sleep 5"}})
+			_, err = d.Run(context.Background(), Turn{Prompt: "x"})
+			if !errors.Is(err, ErrExecFailed) || !strings.Contains(err.Error(), "FATAL ERROR: heap out of memory") || strings.Contains(err.Error(), "goroutine") ||
+				!strings.Contains(err.Error(), "abort") {
+				t.Errorf("an aborted command: err = %v", err)
+			}
 			d, _ = NewExec(ExecSettings{Command: []string{"no-such-agent-command"}})
 			_, err = d.Run(context.Background(), Turn{Prompt: "x"})
 			if err == nil || !strings.Contains(err.Error(), `exec: "no-such-agent-command": executable file not found`) {

@@ -79,6 +79,13 @@ func exitLike(st *os.ProcessState, err error) int {
 		return 1
 	}
 	if ws, ok := st.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
+		if goDumps(ws.Signal()) {
+			// Raised here, Go would print its own stacks over the tail of
+			// the command's stderr, which says why it died; the shells' exit
+			// status says it as well.
+			fmt.Fprintf(os.Stderr, "agentctl: the command was killed by signal %d (%v)\n", int(ws.Signal()), ws.Signal())
+			return 128 + int(ws.Signal())
+		}
 		signal.Reset(ws.Signal())
 		syscall.Kill(os.Getpid(), ws.Signal())
 		// The signal arrives on another thread; one whose default is not
@@ -87,6 +94,16 @@ func exitLike(st *os.ProcessState, err error) int {
 		return 128 + int(ws.Signal())
 	}
 	return st.ExitCode()
+}
+
+// goDumps reports the signals that a Go program dies of with a dump of its
+// goroutines rather than quietly.
+func goDumps(s syscall.Signal) bool {
+	switch s {
+	case syscall.SIGABRT, syscall.SIGQUIT, syscall.SIGSEGV, syscall.SIGBUS, syscall.SIGFPE, syscall.SIGILL, syscall.SIGTRAP, syscall.SIGSYS:
+		return true
+	}
+	return false
 }
 
 // killDescendants kills every process below this one, and reaps those
