@@ -5,11 +5,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"runtime"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/agentctl/agentctl/internal/process"
@@ -61,6 +64,38 @@ func NewExec(s ExecSettings) (*Exec, error) {
 // stderrKept bounds how much of the command's stderr an error quotes.
 const stderrKept = 2048
 
+// maxOutput bounds what a command may print on stdout in one turn, all of
+// which is kept in memory and in the receipt: far past any reply or any
+// preset's stream of a turn, short of a runner brought down by a command
+// that prints without end.
+var maxOutput int64 = 32 << 20
+
+// cappedOutput passes on at most max bytes of a command's stdout; past
+// that it drops the rest and calls over once, which stops the command.
+type cappedOutput struct {
+	w    io.Writer
+	left int64
+	over func()
+	once sync.Once
+	cut  atomic.Bool
+}
+
+func (c *cappedOutput) Write(p []byte) (int, error) {
+	n := len(p)
+	if int64(n) > c.left {
+		p = p[:c.left]
+		c.cut.Store(true)
+		c.once.Do(c.over)
+	}
+	c.left -= int64(len(p))
+	if len(p) > 0 {
+		if _, err := c.w.Write(p); err != nil {
+			return 0, err
+		}
+	}
+	return n, nil
+}
+
 // waitAfterKill bounds how long Run waits for pipes held open by grandchildren
 // once the process group has been killed.
 const waitAfterKill = 2 * time.Second
@@ -99,12 +134,12 @@ func (e *Exec) Run(ctx context.Context, t Turn) (string, error) {
 	}
 	var lines *lineReader
 	var stdout bytes.Buffer
+	capped := &cappedOutput{w: &stdout, left: maxOutput, over: func() { killProcessGroup(cmd) }}
 	if e.preset != "" {
 		lines = newLineReader(newOutputReader(e.preset, e.replyField, e.sessionField))
-		cmd.Stdout = lines
-	} else {
-		cmd.Stdout = &stdout
+		capped.w = lines
 	}
+	cmd.Stdout = capped
 	stderr := &tailBuffer{max: stderrKept}
 	cmd.Stderr = stderr
 
@@ -148,6 +183,15 @@ func (e *Exec) Run(ctx context.Context, t Turn) (string, error) {
 	err = e.wait(cmd, lines)
 	// Grandchildren may outlive the command; a turn leaves nothing behind.
 	killProcessGroup(cmd)
+	if capped.cut.Load() {
+		out := stdout.Bytes()
+		if lines != nil {
+			_, out, _ = lines.finish()
+		}
+		// Read as output that cannot be used: dead-lettered, not run again.
+		cut := fmt.Errorf("%w: %s printed more than %d bytes on stdout, and was stopped there", ErrBadOutput, args[0], maxOutput)
+		return "", withOutput(classified(cut, nil, nil), e.keepDir, out)
+	}
 	if lines == nil {
 		return e.plainReply(ctx, t, args[0], err, stdout.Bytes(), stderr)
 	}

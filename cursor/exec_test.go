@@ -178,3 +178,25 @@ func assertGone(t *testing.T, pidFile string) {
 	}
 	t.Errorf("grandchild %d still running after the turn ended", pid)
 }
+
+// A command that prints without end is stopped once its stdout passes the
+// cap, and its turn fails as output that cannot be used, with a preset or
+// without; the runner's memory is not its to fill.
+func TestExecStopsACommandThatPrintsWithoutEnd(t *testing.T) {
+	was := maxOutput
+	maxOutput = 1 << 16
+	t.Cleanup(func() { maxOutput = was })
+	for _, preset := range []ExecSettings{
+		{Command: []string{"sh", "-c", "cat >/dev/null; yes"}},
+		{Command: []string{"sh", "-c", "cat >/dev/null; yes '{\"type\":\"system\"}'"}, Preset: "claude", ReplyField: "result", SessionField: "session_id"},
+	} {
+		d, err := NewExec(preset)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = d.Run(context.Background(), Turn{Prompt: "x"})
+		if !errors.Is(err, ErrBadOutput) || !strings.Contains(err.Error(), "printed more than 65536 bytes") || FailureOf(err).Kind != FailureBadOutput {
+			t.Errorf("preset %q: err = %v (%v)", preset.Preset, err, FailureOf(err).Kind)
+		}
+	}
+}
