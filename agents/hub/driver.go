@@ -142,8 +142,24 @@ func (d *Driver) Run(ctx context.Context, t cursor.Turn) (string, error) {
 func (d *Driver) ended(ctx context.Context, ask Ask) error {
 	if errors.Is(context.Cause(ctx), cursor.ErrAbandoned) {
 		d.cancel(ask)
+		d.withdraw(ask)
 	}
 	return ctx.Err()
+}
+
+// withdraw takes an abandoned turn's ask out of the stream: a seat away
+// now, which the cancel never reaches, would take it when it comes back,
+// and work a turn a person skipped.
+func (d *Driver) withdraw(ask Ask) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	s, err := d.js.Stream(ctx, TurnsStream)
+	if err == nil {
+		err = s.Purge(ctx, jetstream.WithPurgeSubject(turnSubject(d.agent)))
+	}
+	if err != nil {
+		d.log.Warn().Err(err).Str("turn", ask.Turn).Msg("cannot withdraw the abandoned turn's ask; a seat that comes back may take it")
+	}
 }
 
 // cancel tells the seat nobody waits for the turn of ask; a lost cancel

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/agentctl/agentctl/cursor"
 )
@@ -265,5 +266,57 @@ func TestCancelBeforeItsAskDropsTheAsk(t *testing.T) {
 	st.end()
 	if !st.begin(Ask{Turn: "m9/1", Ask: "a9"}, func() {}) {
 		t.Error("a cancel naming no ask, for a turn not begun, dropped it when it came")
+	}
+}
+
+// A seat away while its turns were settled without it takes none of them
+// when it comes back: not a turn a person skipped, nor one the hub's
+// runner left for another (an older ask of the agent is replaced by the
+// newer one).
+func TestASeatThatComesBackTakesOnlyTheTurnAskedNow(t *testing.T) {
+	r := newRig(t)
+	r.stopSeat()
+	js, err := jetstream.New(testConn(t, r.url))
+	if err != nil {
+		t.Fatal(err)
+	}
+	asks := func() uint64 {
+		s, err := js.Stream(context.Background(), TurnsStream)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s.CachedInfo().State.Msgs
+	}
+	ctx, cancel := context.WithCancelCause(context.Background())
+	skipped := askTurn(ctx, r.driver, cursor.Turn{ID: "m1/1", Prompt: "skipped"})
+	await(t, "the ask in the stream", func() bool { return asks() == 1 })
+	cancel(cursor.ErrAbandoned)
+	if a := result(t, skipped); !errors.Is(a.err, context.Canceled) {
+		t.Fatalf("Run = %v, want context.Canceled", a.err)
+	}
+	if n := asks(); n != 0 {
+		t.Fatalf("%d asks left after the skip, want none", n)
+	}
+	// A turn left by a runner that stopped, then another turn asked.
+	stop, stopped := context.WithCancel(context.Background())
+	left := askTurn(stop, r.driver, cursor.Turn{ID: "m2/1", Prompt: "left"})
+	await(t, "the ask in the stream", func() bool { return asks() == 1 })
+	stopped()
+	result(t, left)
+	now := askTurn(context.Background(), r.driver, cursor.Turn{ID: "m3/1", Prompt: "now"})
+	await(t, "the newer ask in place of the older", func() bool { return asks() == 1 })
+
+	r.stopSeat = r.startSeat(t)
+	if id := r.chat.waitRunning(t); id != "m3/1" {
+		t.Fatalf("the seat took %s, want m3/1 alone", id)
+	}
+	r.chat.gate <- struct{}{}
+	if a := result(t, now); a.err != nil || a.reply != "reply to now" {
+		t.Fatalf("Run = %q, %v", a.reply, a.err)
+	}
+	for _, turn := range []string{"m1/1", "m2/1"} {
+		if sent, _ := r.chat.counts(turn); sent != 0 {
+			t.Errorf("the seat took %s, settled while it was away", turn)
+		}
 	}
 }

@@ -26,8 +26,14 @@ func streamConfigs(replicas int) []jetstream.StreamConfig {
 			Replicas: replicas, Duplicates: 10 * time.Minute,
 		}
 	}
+	turns := mk(TurnsStream, "agentctl.turn.*", "agentctl: turns the hub asks seats on other machines to take")
+	// An agent's runner asks one turn at a time, so an agent's newest ask
+	// is the only one worth taking: an older one is of a turn the runner
+	// has settled since (asked again after a restart, dead-lettered,
+	// skipped), and a seat that comes back must not take it.
+	turns.MaxMsgsPerSubject = 1
 	return []jetstream.StreamConfig{
-		mk(TurnsStream, "agentctl.turn.*", "agentctl: turns the hub asks seats on other machines to take"),
+		turns,
 		mk(RepliesStream, "agentctl.reply.*", "agentctl: seats' answers to the hub's asks"),
 		mk(DeliverStream, "agentctl.deliver.*.*", "agentctl: messages dropped on other machines, on their way to the hub"),
 	}
