@@ -323,3 +323,31 @@ func TestHubAnswersOnlyToInboxes(t *testing.T) {
 		t.Errorf("the deliver stream: %v", err)
 	}
 }
+
+// A seat started with a machine's credentials that do not seat its agent
+// stops, saying so, as something only a person mends (NeedsPerson), where
+// it used to try again every few seconds for ever.
+func TestSeatWithAnotherMachinesCredentialsStops(t *testing.T) {
+	root, url := identityServer(t)
+	hubConn := connectAs(t, url, layout.HubOwnSeed(root))
+	js, err := jetstream.New(hubConn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	if err := EnsureStreams(ctx, js, 1); err != nil {
+		t.Fatal(err)
+	}
+	j, err := OpenJournal(filepath.Join(root, "seat"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// desk-2 seats Agent-5, not Agent-7.
+	err = RunSeat(ctx, SeatSettings{Agent: "Agent-7", Machine: "desk-3", Driver: newChat(), Journal: j,
+		Conn: connectAs(t, url, layout.HubMachineSeed(root, "desk-2")), Beat: time.Second, Log: zerolog.Nop()})
+	var p interface{ NeedsPerson() bool }
+	if !errors.As(err, &p) || !p.NeedsPerson() || !strings.Contains(err.Error(), "not those of the machine") {
+		t.Fatalf("RunSeat = %v; want a refusal a person must mend", err)
+	}
+}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 
@@ -139,6 +140,14 @@ func (st *seat) asks(ctx context.Context) (jetstream.Consumer, error) {
 			AckPolicy: jetstream.AckExplicitPolicy, AckWait: askAckWait, MaxAckPending: 1,
 			Description: "agentctl seat of " + agent,
 		})
+		if err != nil {
+			// The server refuses the request in the background, and the
+			// request itself only times out: without this, a machine's
+			// key that does not seat this agent is tried for ever.
+			if e := st.s.Conn.LastError(); errors.Is(e, nats.ErrPermissionViolation) && strings.Contains(e.Error(), ".seat-"+agent) {
+				return refusal{fmt.Errorf("the hub does not let these credentials take %s's turns: they are not those of the machine agents[].machine names for %s in the hub's agentctl.yaml (%w)", agent, agent, e)}
+			}
+		}
 		return err
 	})
 	if err != nil {
@@ -158,6 +167,10 @@ func (st *seat) serveAsks(ctx context.Context, asks jetstream.Consumer) error {
 	for ctx.Err() == nil {
 		m, err := it.Next()
 		if errors.Is(err, jetstream.ErrMsgIteratorClosed) && ctx.Err() == nil {
+			if e := st.s.Conn.LastError(); e != nil && isAuthError(e) {
+				// Its credentials were withdrawn: only a person mends that.
+				return refusal{fmt.Errorf("the hub no longer accepts this machine's credentials for %s: %w", st.s.Agent, e)}
+			}
 			return fmt.Errorf("the hub's server stopped offering %s's turns: %w", st.s.Agent, err)
 		}
 		if err != nil {

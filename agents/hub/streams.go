@@ -106,6 +106,10 @@ func retry(ctx context.Context, f func() error) error {
 
 // transient tells the errors that go away by themselves.
 func transient(err error) bool {
+	var refused refusal
+	if errors.As(err, &refused) {
+		return false
+	}
 	var apiErr *jetstream.APIError
 	if errors.As(err, &apiErr) {
 		// 503s, "cluster not available" (10008) and "insufficient
