@@ -67,3 +67,42 @@ func TestACPSeatWaitsForThePersonsApproval(t *testing.T) {
 		t.Errorf("the second turn's session recalls %q, want the first turn's prompt", rc.Reply)
 	}
 }
+
+// A runner stopped on purpose during an ACP turn leaves the message to the
+// next runner, which sends the prompt again (the agent had stopped it when
+// asked) and archives the reply: the stop used to dead-letter it as a lost
+// reply.
+func TestACPTurnCutByAStopIsSentAgainByTheNextRunner(t *testing.T) {
+	root := newRuntime(t, demoAgents)
+	deliverTo(t, root, mailbox.Message{ID: "long", From: "Agent-2", To: "Agent-1", Body: "acpagent> hangonce:done at last"})
+	d := standInACP(t, root, "Agent-1")
+	s := testSettings(root, "Agent-1", demoAgents, d)
+	s.ShutdownGrace = 10 * time.Millisecond
+	s.Log = logOnFailure(t)
+	stop := startRunner(t, s)
+	mb, _ := mailbox.Open(root, "Agent-1")
+	waitFor(t, 20*time.Second, "the prompt to be submitted", func() bool {
+		p, ok := readProgress(mb, "long")
+		_, submitted := p.Stages[stageSubmit]
+		return ok && submitted
+	})
+	stop()
+	if c := counts(t, root, "Agent-1"); c.Processing != 1 || c.Dead != 0 {
+		t.Fatalf("after the stop Agent-1 holds %+v; want the message in flight", c)
+	}
+	next := testSettings(root, "Agent-1", demoAgents, d)
+	next.Resend = false // an acp seat's resend: auto, which never sends a prompt again on its own
+	next.Log = logOnFailure(t)
+	startRunner(t, next)
+	waitFor(t, 20*time.Second, "the message to be settled", func() bool {
+		c := counts(t, root, "Agent-1")
+		return c.Done+c.Dead == 1
+	})
+	if c := counts(t, root, "Agent-1"); c.Done != 1 {
+		t.Fatalf("Agent-1 holds %+v; want the message done", c)
+	}
+	rc := receiptOf(t, root, "Agent-1", "long")
+	if rc.Reply != "done at last" || !strings.Contains(strings.Join(rc.Data.DriverNotes, "\n"), "sent again") {
+		t.Errorf("receipt: reply %q, notes %q; want the reply, saying the prompt was sent again", rc.Reply, rc.Data.DriverNotes)
+	}
+}

@@ -128,7 +128,12 @@ func (d *ACP) kill() {
 // agent streamed for it, exactly, once the agent ends the turn.
 func (d *ACP) Run(ctx context.Context, t Turn) (string, error) {
 	if t.Resume {
-		return "", fmt.Errorf("%w: the ACP agent ended with the runner that sent the prompt, and the protocol cannot read back a reply; sending the prompt again would put it into the session twice", ErrReplyLost)
+		if t.ResumeState != acpCancelled {
+			return "", fmt.Errorf("%w: the ACP agent ended with the runner that sent the prompt, and the protocol cannot read back a reply; sending the prompt again would put it into the session twice", ErrReplyLost)
+		}
+		// The runner stopped on purpose and the agent stopped the prompt
+		// when asked: nothing of it was answered, so it is sent again.
+		t.note("the prompt was sent again: the runner that sent it stopped, and the agent stopped the prompt (session/cancel) before it replied")
 	}
 	ctx, cancel := context.WithTimeoutCause(ctx, d.timeout, fmt.Errorf("%w after %s", ErrExecTimeout, d.timeout))
 	defer cancel()
@@ -157,6 +162,11 @@ func (d *ACP) Run(ctx context.Context, t Turn) (string, error) {
 		}
 	}
 	resp, err := d.prompt(ctx, conn, session, t.Prompt)
+	if errors.Is(err, errStoppedByAgent) && t.OnResumeState != nil {
+		if serr := t.OnResumeState(acpCancelled); serr != nil {
+			return "", errors.Join(err, serr)
+		}
+	}
 	if err != nil {
 		return "", err
 	}
@@ -184,6 +194,14 @@ func (d *ACP) Run(ctx context.Context, t Turn) (string, error) {
 	}
 	return reply, nil
 }
+
+// errStoppedByAgent: the agent answered session/cancel by stopping the
+// prompt, so none of it was answered.
+var errStoppedByAgent = errors.New("the agent stopped the prompt")
+
+// acpCancelled is the resume state of a turn whose prompt the agent
+// stopped when its runner stopped: the next runner may send it again.
+const acpCancelled = "acp: prompt stopped by session/cancel"
 
 // stopError says why a turn the agent stopped gave no reply to pass on.
 func stopError(r acp.StopReason) error {
@@ -239,7 +257,7 @@ func (d *ACP) prompt(ctx context.Context, conn *acp.ClientSideConnection, sessio
 			d.mu.Lock()
 			d.stale = d.caps.LoadSession
 			d.mu.Unlock()
-			return acp.PromptResponse{}, fmt.Errorf("turn stopped (%w); the agent stopped the prompt (%s)", why, a.resp.StopReason)
+			return acp.PromptResponse{}, fmt.Errorf("turn stopped (%w); %w (%s)", why, errStoppedByAgent, a.resp.StopReason)
 		}
 	}
 	if a.err != nil {

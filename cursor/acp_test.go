@@ -382,3 +382,34 @@ func TestChooseOptionPrefersAOneTimeAnswer(t *testing.T) {
 		}
 	}
 }
+
+// A runner stopped on purpose mid-turn: the agent stops the prompt when
+// asked, the turn says so in its resume state, and the next runner's
+// resume sends the prompt again (saying so) instead of losing the message.
+// A resume without that state still never sends again.
+func TestACPResumeOfAPromptTheAgentStoppedSendsItAgain(t *testing.T) {
+	s := acpStandIn(t)
+	d := newACP(t, s)
+	ctx := turnCtx(t)
+	tctx, stop := context.WithCancel(ctx)
+	working := make(chan struct{})
+	var once sync.Once
+	go func() { <-working; stop() }()
+	var state, session string
+	_, err := d.Run(tctx, Turn{Prompt: "hang", OnSession: func(id string) { session = id },
+		OnResumeState: func(st string) error { state = st; return nil },
+		OnProgress: func(p Progress) {
+			if p.Kind == "message" {
+				once.Do(func() { close(working) })
+			}
+		}})
+	if !errors.Is(err, context.Canceled) || state != acpCancelled {
+		t.Fatalf("stopped turn: %v, resume state %q", err, state)
+	}
+	next := newACP(t, s) // the next runner's
+	var notes []string
+	got, err := next.Run(ctx, Turn{Prompt: "echo:again", Session: session, Resume: true, ResumeState: state, OnNote: func(n string) { notes = append(notes, n) }})
+	if err != nil || !strings.HasSuffix(got, "again") || len(notes) != 1 || !strings.Contains(notes[0], "sent again") {
+		t.Errorf("resume after the stop: %q, %v, notes %q", got, err, notes)
+	}
+}
