@@ -106,3 +106,30 @@ func TestACPTurnCutByAStopIsSentAgainByTheNextRunner(t *testing.T) {
 		t.Errorf("receipt: reply %q, notes %q; want the reply, saying the prompt was sent again", rc.Reply, rc.Data.DriverNotes)
 	}
 }
+
+// A turn that stops waiting for a person's approval (its runner stopped)
+// withdraws the request: approved later, it would say a tool runs that
+// nothing waits to run.
+func TestAnApprovalNothingWaitsForIsWithdrawn(t *testing.T) {
+	root := newRuntime(t, demoAgents)
+	s := withHuman(t, root, testSettings(root, "Agent-1", demoAgents, standInACP(t, root, "Agent-1")))
+	s.Guardrails = Guardrails{ToolPermission: GuardConfirm}
+	s.ShutdownGrace = 10 * time.Millisecond
+	s.Log = logOnFailure(t)
+	stop := startRunner(t, s)
+	deliverTo(t, root, mailbox.Message{ID: "m1", From: "human", To: "Agent-1", Body: "acpagent> permission:rm -rf build"})
+	var req mailbox.Message
+	waitFor(t, time.Minute, "the approval request", func() bool {
+		reqs := approvals(t, root)
+		if len(reqs) == 1 {
+			req = reqs[0]
+		}
+		return len(reqs) == 1
+	})
+	stop()
+	mb, _ := mailbox.Open(root, "human")
+	found, err := mb.Locate(req.ID)
+	if err != nil || len(found) != 1 || found[0].State != mailbox.StateDone || found[0].Receipt == nil || found[0].Receipt.Outcome != "withdrawn" {
+		t.Fatalf("the request after the stop: %+v, %v; want it archived withdrawn", found, err)
+	}
+}

@@ -104,9 +104,39 @@ func (r *Runner) askPerson(ctx context.Context, log zerolog.Logger, msg mailbox.
 		}
 		select {
 		case <-ctx.Done():
+			r.withdraw(log, mb, req.ID, context.Cause(ctx))
 			return cursor.PermissionVerdict{}, fmt.Errorf("stopped waiting for approval request %s: %w", req.ID, context.Cause(ctx))
 		case <-r.s.Clock.At(r.now().Add(permissionPoll)):
 		}
+	}
+}
+
+// withdraw archives approval request id "withdrawn" when the turn that
+// waits for it stops waiting (a skip, a stop, a timeout): approved later,
+// it would say a tool runs that nothing waits to run. It holds the
+// mailbox's by-hand lock, so that a person's approve or deny of the same
+// request comes before it, or finds it settled.
+func (r *Runner) withdraw(log zerolog.Logger, mb *mailbox.Mailbox, id string, cause error) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	release, err := mb.LockByHand(ctx)
+	if err == nil {
+		defer release()
+		var found []mailbox.Entry
+		if found, err = mb.Locate(id); err == nil {
+			for _, e := range found {
+				if e.State != mailbox.StatePending {
+					continue
+				}
+				var data []byte
+				if data, err = receipt.Encode(receipt.Data{By: r.s.Agent, Reason: "the turn that asked stopped waiting: " + cause.Error()}); err == nil {
+					err = mb.Settle(e, mailbox.Receipt{Outcome: "withdrawn", Data: data}, r.now().UTC())
+				}
+			}
+		}
+	}
+	if err != nil {
+		log.Warn().Err(err).Str("request", id).Msg("cannot withdraw the approval request nothing waits for; approving it would run nothing")
 	}
 }
 

@@ -25,8 +25,9 @@ const byHandWait = 30 * time.Second
 // the effect be applied while the request was archived as denied; two
 // retries of one dead letter could each put a copy back.
 //
-// A runner never takes it, so a message may still be claimed while a
-// command holds it: Settle then reports ErrMoved. Within one process the
+// A runner takes it only to withdraw an approval request its turn no
+// longer waits for, never to claim, so a message may still be claimed
+// while a command holds it: Settle then reports ErrMoved. Within one process the
 // lock is not reentrant: take it once per command.
 func (m *Mailbox) LockByHand(ctx context.Context) (release func(), err error) {
 	path := layout.MustFor(m.Root, m.Agent).ByHandLock()
