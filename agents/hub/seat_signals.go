@@ -9,6 +9,7 @@ import (
 	"github.com/nats-io/nats.go"
 
 	"github.com/agentctl/agentctl/internal/clock"
+	"github.com/agentctl/agentctl/internal/process"
 	"github.com/agentctl/agentctl/mailbox"
 )
 
@@ -86,6 +87,10 @@ func (st *seat) beats(ctx context.Context) {
 		st.showLocally(localBeat(b, st.s.Conn.IsConnected()))
 		select {
 		case <-ctx.Done():
+			// The seat stops: said here as a runner's last heartbeat says
+			// it, not left "idle" under a pid that is gone.
+			b.State, b.Turn, b.At = "stopped", "", st.s.Clock.Now().UTC()
+			st.showLocally(b)
 			return
 		case <-clock.After(st.s.Clock, st.s.Beat):
 		}
@@ -116,7 +121,11 @@ func (st *seat) showLocally(b Beat) {
 	if err != nil {
 		return // Forward creates the mailbox; the next beat finds it
 	}
-	err = mb.WriteStatus(mailbox.Status{PID: b.PID, Host: b.Machine, State: b.State, Current: b.Turn, StartedAt: b.Started, UpdatedAt: b.At})
+	// The host and the pid's start as a runner's heartbeat has them, so
+	// that status here tells a seat that stopped from one that runs.
+	host, _ := os.Hostname()
+	start, _ := process.StartTime(b.PID)
+	err = mb.WriteStatus(mailbox.Status{PID: b.PID, PIDStart: start, Host: host, State: b.State, Current: b.Turn, StartedAt: b.Started, UpdatedAt: b.At})
 	if err != nil {
 		st.log.Warn().Err(err).Msg("cannot show the seat in status.json")
 	}

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -62,7 +63,12 @@ func seatHints(cfg config.Config, rows []agentStatus, seats *hubseats.Seats, rea
 		return nil
 	}
 	var hints []string
-	if seats == nil && read {
+	// Where no hub has run, a remote agent's heartbeat was written by its
+	// seat: this is a seat's machine, and its hub is elsewhere.
+	seatsHere := slices.ContainsFunc(rows, func(r agentStatus) bool {
+		return r.State != "-" && slices.Contains(cfg.RemoteAgents(), r.Agent)
+	})
+	if seats == nil && read && !seatsHere {
 		hints = append(hints, "no hub has run here: start 'agentctl hub' (or 'agentctl up'), which keeps the runners of "+strings.Join(cfg.RemoteAgents(), ", "))
 	}
 	url := "URL"
