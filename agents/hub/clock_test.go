@@ -326,3 +326,54 @@ func TestForwardOthersTriesAgainOnItsClock(t *testing.T) {
 		}
 	}
 }
+
+// A hub started again keeps what the last one heard: a seat heard before
+// is not shown as never heard, and one that fell silent while no hub ran
+// is told to the person once the new hub has listened three beats.
+func TestFollowSeatsRemembersTheLastHubsSeats(t *testing.T) {
+	dir := t.TempDir()
+	srv := testServer(t, "127.0.0.1:0", filepath.Join(dir, "store"))
+	start := time.Date(2026, 11, 22, 9, 0, 0, 0, time.UTC)
+	before := start.Add(-time.Hour)
+	prev := Seats{PID: 1, Machine: "hub-1", UpdatedAt: before, Remote: []string{"Agent-5"},
+		Beats: map[string]Beat{"Agent-5": {Agent: "Agent-5", Machine: "desk-2", State: "idle", At: before}}}
+	data, _ := json.Marshal(prev)
+	if err := os.MkdirAll(filepath.Dir(hubseats.File(dir)), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(hubseats.File(dir), data, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	clk := clocktest.New(start)
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- FollowSeats(ctx, SeatsSettings{Root: dir, Machine: "hub-1", Remote: []string{"Agent-5"}, Conn: testConn(t, srv.ClientURL()), Clock: clk, Human: "human"})
+	}()
+	defer func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Errorf("FollowSeats: %v", err)
+		}
+	}()
+	waitFor(t, func() bool { s, _, _ := hubseats.Read(dir); return s.UpdatedAt.Equal(start) })
+	if s, _, _ := hubseats.Read(dir); !s.Beats["Agent-5"].At.Equal(before) {
+		t.Fatalf("the new hub's record %+v forgot Agent-5's last beat", s.Beats)
+	}
+	told := func() int {
+		mb, err := mailbox.Open(dir, "human")
+		if err != nil {
+			return 0
+		}
+		pending, _ := mb.List(mailbox.StatePending)
+		return len(pending)
+	}
+	if n := told(); n != 0 {
+		t.Fatalf("told %d notices before the new hub listened three beats", n)
+	}
+	for range 3 {
+		clk.BlockUntil(1)
+		clk.Advance(DefaultBeat)
+	}
+	waitFor(t, func() bool { return told() == 1 })
+}

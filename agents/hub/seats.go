@@ -48,6 +48,17 @@ func FollowSeats(ctx context.Context, ss SeatsSettings) error {
 	root, clk := ss.Root, clock.Or(ss.Clock)
 	var mu sync.Mutex
 	beats := map[string]Beat{}
+	// The last hub's record goes on: a seat heard before this hub started
+	// is not "never heard", and one that fell silent meanwhile is told.
+	present := map[string]bool{}
+	if prev, ok, err := hubseats.Read(root); err == nil && ok {
+		for _, agent := range ss.Remote {
+			if b, heard := prev.Beats[agent]; heard {
+				beats[agent] = b
+				_, present[agent] = prev.Seen(agent, prev.UpdatedAt)
+			}
+		}
+	}
 	changed := make(chan struct{}, 1)
 	sub, err := ss.Conn.Subscribe(beatSubject("*"), func(m *nats.Msg) {
 		// The agent is the subject's, which the server lets only its
@@ -86,15 +97,23 @@ func FollowSeats(ctx context.Context, ss SeatsSettings) error {
 	}
 	// Every beat of the clock, as a ticker would, whatever changes come
 	// between.
+	listening := clk.Now().UTC()
 	next := clk.Now().Add(DefaultBeat)
 	tick := clk.At(next)
-	present := map[string]bool{}
 	for {
 		mu.Lock()
 		s := Seats{PID: os.Getpid(), Machine: ss.Machine, UpdatedAt: clk.Now().UTC(), Remote: ss.Remote, Beats: maps.Clone(beats)}
 		mu.Unlock()
 		now := clk.Now().UTC()
 		gone, back := seatChanges(s, present, now)
+		if now.Before(listening.Add(3 * DefaultBeat)) {
+			// A seat heard by the last hub is given three beats to be
+			// heard by this one before it counts as gone.
+			for _, agent := range gone {
+				present[agent] = true
+			}
+			gone = nil
+		}
 		for _, agent := range gone {
 			ss.tellSeat(agent, s.Beats[agent], "gone", now)
 		}

@@ -293,6 +293,8 @@ func troubleLine(a Agent) string {
 func seatLine(agent string, s Seat, now time.Time) string {
 	head := fmt.Sprintf("seat of %s on %s: ", agent, s.Machine)
 	switch {
+	case s.HubDown:
+		return head + warn.Render("unknown, the hub is not running") + dim.Render(" (start 'agentctl hub')")
 	case !s.Heard:
 		return head + alarm.Render("never heard") + dim.Render(fmt.Sprintf(" (run 'agentctl run %s --hub URL' on %s)", agent, s.Machine))
 	case !s.Present:

@@ -52,6 +52,12 @@ func (s Seats) Seen(agent string, now time.Time) (b Beat, present bool) {
 	return b, ok && now.Sub(b.At) < 3*DefaultBeat
 }
 
+// Listening says whether the hub that writes the file still does: it
+// rewrites it every beat, so one three beats old is a hub's that stopped.
+func (s Seats) Listening(now time.Time) bool {
+	return now.Sub(s.UpdatedAt) < 3*DefaultBeat
+}
+
 // Read reads File; ok is false when no hub ever wrote one.
 func Read(root string) (s Seats, ok bool, err error) {
 	data, err := os.ReadFile(File(root))

@@ -18,6 +18,9 @@ type Seat struct {
 	Present bool `json:"present"`
 	// State is what a present seat does: idle or working.
 	State string `json:"state,omitempty"`
+	// HubDown says the hub that keeps the record stopped writing it, so
+	// whether the seat is there cannot be told.
+	HubDown bool `json:"hub_down,omitempty"`
 	// Beat is the hub's time of the last beat. Views are not sent it, for
 	// the reason they are not sent a runner's heartbeat.
 	Beat *time.Time `json:"-"`
@@ -28,7 +31,7 @@ type Seat struct {
 // is where agentctl.yaml puts the agent. It is pure: status and mission
 // control both act on its verdict.
 func JudgeSeat(seats hubseats.Seats, agent, machine string, now time.Time) Seat {
-	s := Seat{Machine: machine}
+	s := Seat{Machine: machine, HubDown: !seats.UpdatedAt.IsZero() && !seats.Listening(now)}
 	b, present := seats.Seen(agent, now)
 	if _, heard := seats.Beats[agent]; !heard {
 		return s

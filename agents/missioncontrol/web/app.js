@@ -112,11 +112,13 @@ function stateOf(a) {
 // A remote agent's turns are taken on its seat's machine; the hub says
 // whether it hears the seat.
 function seatClass(seat) {
+  if (seat.hub_down) return "absent";
   return seat.present ? "present" : seat.heard ? "absent" : "unheard";
 }
 
 function seatText(a) {
   const s = a.seat;
+  if (s.hub_down) return "seat on " + s.machine + ": unknown, the hub is not running (start 'agentctl hub')";
   if (!s.heard) return "seat on " + s.machine + ": never heard (run 'agentctl run " + a.name + " --hub URL' there)";
   return "seat on " + s.machine + ": " + (s.present ? "present, " + s.state : "absent");
 }

@@ -103,6 +103,9 @@ type seatStatus struct {
 	State    string     `json:"state,omitempty"`
 	LastBeat *time.Time `json:"last_beat,omitempty"`
 	BeatAge  string     `json:"beat_age,omitempty"`
+	// HubDown says the hub that keeps the record has stopped writing it:
+	// whether the seat is there cannot be told.
+	HubDown bool `json:"hub_down,omitempty"`
 }
 
 func runStatus(ctx context.Context, env *Env, args []string) error {
@@ -165,7 +168,7 @@ func runStatus(ctx context.Context, env *Env, args []string) error {
 		if line := swarmSpending(spent.Swarm, cfg.Costs.Budget); line != "" {
 			fmt.Fprintln(env.Stdout, line)
 		}
-		for _, h := range seatHints(cfg, rows, seats, seatsErr == nil) {
+		for _, h := range seatHints(cfg, rows, seats, seatsErr == nil, now) {
 			fmt.Fprintln(env.Stdout, "hint: "+h)
 		}
 	}

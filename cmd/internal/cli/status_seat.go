@@ -35,7 +35,8 @@ func seatOf(cfg config.Config, seats *hubseats.Seats, name string, now time.Time
 		record = *seats
 	}
 	v := verdict.JudgeSeat(record, name, agent.Machine, now)
-	s := &seatStatus{Machine: v.Machine, Heard: v.Heard, Present: v.Present, State: v.State, LastBeat: v.Beat}
+	s := &seatStatus{Machine: v.Machine, Heard: v.Heard, Present: v.Present, State: v.State, LastBeat: v.Beat,
+		HubDown: v.HubDown}
 	if v.Beat != nil {
 		s.BeatAge = now.Sub(*v.Beat).Round(time.Second).String()
 	}
@@ -47,6 +48,8 @@ func seatCell(s *seatStatus) string {
 	switch {
 	case s == nil:
 		return "-"
+	case s.HubDown:
+		return s.Machine + ": unknown, the hub is not running"
 	case !s.Heard:
 		return s.Machine + ": never heard"
 	case !s.Present:
@@ -58,7 +61,7 @@ func seatCell(s *seatStatus) string {
 // seatHints says what brings the missing parts of a swarm: the hub, whose
 // runners serve the remote agents, when its record was read and there is
 // none, and the seats not heard from.
-func seatHints(cfg config.Config, rows []agentStatus, seats *hubseats.Seats, read bool) []string {
+func seatHints(cfg config.Config, rows []agentStatus, seats *hubseats.Seats, read bool, now time.Time) []string {
 	if len(cfg.RemoteAgents()) == 0 {
 		return nil
 	}
@@ -70,6 +73,11 @@ func seatHints(cfg config.Config, rows []agentStatus, seats *hubseats.Seats, rea
 	})
 	if seats == nil && read && !seatsHere {
 		hints = append(hints, "no hub has run here: start 'agentctl hub' (or 'agentctl up'), which keeps the runners of "+strings.Join(cfg.RemoteAgents(), ", "))
+	}
+	if seats != nil && !seats.Listening(now) {
+		// The seats may well be there: it is the hub that is not.
+		return append(hints, fmt.Sprintf("the hub has not written its record of the seats for %s: start 'agentctl hub' (or 'agentctl up'), which keeps the runners of %s",
+			now.Sub(seats.UpdatedAt).Round(time.Second), strings.Join(cfg.RemoteAgents(), ", ")))
 	}
 	url := "URL"
 	if u := config.URLs(cfg.Hub.URL); len(u) > 0 {
