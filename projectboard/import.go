@@ -37,7 +37,13 @@ func ImportDreamOS(name string, data []byte) (*Import, error) {
 	if err := yaml.Unmarshal(clean, &doc); err != nil || len(doc.Content) == 0 {
 		return nil, fmt.Errorf("%s: cannot read board: %v", name, err)
 	}
-	items, top, err := dreamosTasks(doc.Content[0])
+	return importDoc(name, doc.Content[0])
+}
+
+// importDoc converts a Dream.OS board read as YAML nodes, which keep its
+// fields' order and its values' text as written.
+func importDoc(name string, doc *yaml.Node) (*Import, error) {
+	items, top, err := dreamosTasks(doc)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
@@ -386,7 +392,9 @@ func importTask(n *yaml.Node, imp *Import) (*yaml.Node, error) {
 		warn("owner is not a name; left empty")
 	}
 	for _, k := range owners {
-		if k != "claimed_by" || field(n, "assigned_agent", "agent_assigned", "assigned_to") == nil {
+		// The board's own key, when another gave the owner, is kept
+		// aside below, as every board key not taken.
+		if k != "claimed_by" && k != keyOwner || k == "claimed_by" && field(n, "assigned_agent", "agent_assigned", "assigned_to") == nil {
 			used[k] = true
 		}
 	}
@@ -397,8 +405,16 @@ func importTask(n *yaml.Node, imp *Import) (*yaml.Node, error) {
 		add(keyDependsOn, deps)
 	}
 	used["dependencies"], used["depends_on"] = true, true
-	if notes := text("notes"); notes != "" {
-		add(keyNotes, scalar(notes))
+	// Notes as written, but for blank lines around them: their first
+	// line's indentation may be a code block's.
+	if v := field(n, "notes"); v != nil && v.Kind == yaml.ScalarNode {
+		used["notes"] = true
+		switch {
+		case placeholder().MatchString(v.Value):
+			warn("dropped notes %q, an unrendered placeholder", v.Value)
+		case strings.TrimSpace(v.Value) != "":
+			add(keyNotes, scalar(withoutBlankLines(v.Value)))
+		}
 	}
 	for _, k := range []string{"timestamp_updated", "last_updated", "updated_at", "timestamp_updated_utc"} {
 		if v := field(n, k); v != nil && !used[keyUpdatedAt] {
@@ -413,16 +429,35 @@ func importTask(n *yaml.Node, imp *Import) (*yaml.Node, error) {
 	}
 	for i := 0; i < len(n.Content); i += 2 {
 		k, v := n.Content[i].Value, n.Content[i+1]
-		if used[k] || isKnown(k) {
+		if used[k] {
 			continue
 		}
 		if v.Kind == yaml.ScalarNode && placeholder().MatchString(v.Value) {
 			warn("dropped %s %q, an unrendered placeholder", k, v.Value)
 			continue
 		}
+		if isKnown(k) {
+			// A board key the task's value came from another field for
+			// (its id from task_id, its title from name): kept aside.
+			warn("kept %s as dreamos_%s: the board's %s comes from another field", k, k, k)
+			k = "dreamos_" + k
+		}
 		add(k, v)
 	}
 	return out, nil
+}
+
+// withoutBlankLines is s without its leading blank lines and trailing
+// white space.
+func withoutBlankLines(s string) string {
+	for {
+		line, rest, found := strings.Cut(s, "\n")
+		if !found || strings.TrimSpace(line) != "" {
+			break
+		}
+		s = rest
+	}
+	return strings.TrimRight(s, " \t\r\n")
 }
 
 func parseDreamosTime(s string) (time.Time, bool) {
@@ -435,15 +470,55 @@ func parseDreamosTime(s string) (time.Time, bool) {
 }
 
 // ImportDreamOSYAML converts a Dream.OS task board kept as YAML the way
-// its JSON boards are converted.
+// its JSON boards are converted, from its nodes: a value keeps its text
+// (a date stays a date, not a time at midnight) and a task its fields'
+// order. Aliases and merge keys are resolved first, as a reader of the
+// file sees them.
 func ImportDreamOSYAML(name string, data []byte) (*Import, error) {
-	var v any
-	if err := yaml.Unmarshal(data, &v); err != nil {
+	var doc yaml.Node
+	if err := yaml.Unmarshal(data, &doc); err != nil {
 		return nil, err
 	}
-	j, err := json.Marshal(v)
-	if err != nil {
-		return nil, err
+	if len(doc.Content) == 0 {
+		return nil, fmt.Errorf("%s: cannot read board: it is empty", name)
 	}
-	return ImportDreamOS(name, j)
+	return importDoc(name, resolved(doc.Content[0], 0))
+}
+
+// resolved is n with its aliases replaced by what they name and its merge
+// keys (<<) expanded, the mapping's own keys first.
+func resolved(n *yaml.Node, depth int) *yaml.Node {
+	if depth > 100 {
+		return n // aliases of aliases this deep are a trap, not a board
+	}
+	if n.Kind == yaml.AliasNode && n.Alias != nil {
+		return resolved(n.Alias, depth+1)
+	}
+	if len(n.Content) == 0 {
+		return n
+	}
+	c := *n
+	c.Content = nil
+	var merged []*yaml.Node
+	for i := 0; i < len(n.Content); i++ {
+		if n.Kind == yaml.MappingNode && i%2 == 0 && n.Content[i].Value == "<<" && n.Content[i].Tag == "!!merge" && i+1 < len(n.Content) {
+			from := resolved(n.Content[i+1], depth+1)
+			if from.Kind == yaml.SequenceNode {
+				for _, m := range from.Content {
+					merged = append(merged, resolved(m, depth+1).Content...)
+				}
+			} else {
+				merged = append(merged, from.Content...)
+			}
+			i++
+			continue
+		}
+		c.Content = append(c.Content, resolved(n.Content[i], depth+1))
+	}
+	for i := 0; i+1 < len(merged); i += 2 {
+		if field(&c, merged[i].Value) == nil {
+			c.Content = append(c.Content, merged[i], merged[i+1])
+		}
+	}
+	return &c
 }

@@ -53,3 +53,59 @@ func TestImportDreamOS(t *testing.T) {
 		t.Error("task without id accepted")
 	}
 }
+
+// A board kept as YAML keeps its values as written (a date stays a date)
+// and each task its fields' order; aliases and merge keys read as a YAML
+// reader sees them.
+func TestImportDreamOSYAMLKeepsValuesAndOrder(t *testing.T) {
+	board := `cycle_id: 2025-12-09
+defaults: &d
+  priority: HIGH
+  zone: west
+tasks:
+  - task_id: C-1
+    name: Plan the cycle
+    status: PENDING
+    due: 2025-12-12
+    owner_notes: kept
+    <<: *d
+    zone: east
+`
+	imp, err := ImportDreamOSYAML("cycle.yaml", []byte(board))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := string(imp.Data)
+	for _, want := range []string{"cycle_id: 2025-12-09\n", "    priority: high\n", "    due: 2025-12-12\n    owner_notes: kept\n    zone: east\n"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the import has no %q:\n%s", want, got)
+		}
+	}
+	_, tasks, _ := strings.Cut(got, "tasks:")
+	if strings.Contains(got, "T00:00:00Z") || strings.Contains(tasks, "west") {
+		t.Errorf("the import changed a value:\n%s", got)
+	}
+}
+
+// Fields whose names are the board's own, the task's values taken from
+// other fields, are kept aside rather than dropped, with a warning; notes
+// keep their first line's indentation.
+func TestImportKeepsFieldsItDidNotUse(t *testing.T) {
+	imp, err := ImportDreamOS("nt.json", []byte(`[{"task_id":"A-1","id":"legacy-77","name":"Short","title":"The full title","status":"PENDING","assigned_to":"Agent-2","owner":"Agent-1","updated_at":"yesterday","notes":"\n  indented\n  code"}]`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := string(imp.Data)
+	for _, want := range []string{"id: A-1\n", "title: Short\n", "owner: Agent-2\n", "dreamos_id: legacy-77\n", "dreamos_title: The full title\n", "dreamos_owner: Agent-1\n", "dreamos_updated_at: yesterday\n"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the import has no %q:\n%s", want, got)
+		}
+	}
+	if w := strings.Join(imp.Warnings, "\n"); !strings.Contains(w, "kept id as dreamos_id") {
+		t.Errorf("warnings %q", w)
+	}
+	b, err := Parse("nt.yaml", imp.Data)
+	if err != nil || len(b.Tasks) != 1 || b.Tasks[0].Notes != "  indented\n  code" {
+		t.Errorf("the imported board reads %+v, %v; want the notes' indentation kept", b, err)
+	}
+}

@@ -42,7 +42,9 @@ own).
 import converts a Dream.OS JSON board (working_tasks.json,
 task_ready_queue.json, backlog/*.json, a cycle plan or contracts.json), or
 one kept as YAML in the same shape, into a new board, dropping unrendered
-{{...}} placeholders and keeping every other field.
+{{...}} placeholders and keeping every other field as written: a field
+named as a board's own key whose value came from another field (an id
+beside task_id) is kept as dreamos_KEY, with a warning.
 
 Examples:
   agentctl board list --status in_progress
