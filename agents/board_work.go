@@ -39,7 +39,7 @@ func (r *Runner) offerBoardTask(now time.Time) error {
 	for _, b := range boards {
 		for _, t := range b.Tasks {
 			tasks = append(tasks, t)
-			text[t.ID] = b.TaskText(t.ID)
+			text[t.ID], _ = b.TaskText(t.ID)
 		}
 	}
 	for _, t := range takeable(tasks, r.s.Agent, r.s.WorkLabels) {

@@ -461,11 +461,17 @@ func (s *Store) CreateBoard(ctx context.Context, board string, data []byte) erro
 	return atomicfile.Create(path, data)
 }
 
-// TaskText is the task's text exactly as it stands in the board file.
-func (b *Board) TaskText(id string) string {
+// TaskText is the task's text exactly as it stands in the board file;
+// exact is false when the file's line breaks (a lone carriage return, a
+// Unicode line separator) keep it from being cut out, and the text is then
+// the task as read, written out afresh. "" for a task not on the board.
+func (b *Board) TaskText(id string) (text string, exact bool) {
 	i := b.index(id)
-	if i < 0 || oddBreaks(b.data) {
-		return ""
+	if i < 0 {
+		return "", false
+	}
+	if oddBreaks(b.data) {
+		return newTaskText(b.Tasks[i], "\n"), false
 	}
 	n := b.taskNodes[i]
 	src := newSource(b.data)
@@ -475,5 +481,5 @@ func (b *Board) TaskText(id string) string {
 		bounds := b.keyBounds(src, i)
 		last = src.valueEndLine(n.Content[len(n.Content)-2], n.Content[len(n.Content)-1], bounds[len(bounds)-1])
 	}
-	return string(src.data[src.start[first-1]:src.lineEnd(last)])
+	return string(src.data[src.start[first-1]:src.lineEnd(last)]), true
 }

@@ -275,3 +275,21 @@ func TestChangeOfATaskWithOddValuesItDoesNotTouch(t *testing.T) {
 		t.Error("a new task's id of two words was added")
 	}
 }
+
+// A task on a board whose line breaks agentctl does not edit is still
+// shown, as read and said to be, and two such tasks never show alike: a
+// runner names the messages of the tasks it takes after their text.
+func TestTaskTextOfABoardWithOddLineBreaks(t *testing.T) {
+	b, err := Parse("b.yaml", []byte("tasks:\n  - id: T-1\n    title: \"one\u2028line\"\n    status: todo\n  - id: T-2\n    title: two\n    status: todo\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	one, exact := b.TaskText("T-1")
+	two, _ := b.TaskText("T-2")
+	if exact || !strings.Contains(one, "id: T-1") || !strings.Contains(two, "id: T-2") || one == two {
+		t.Errorf("TaskText = %q, %q (exact %v); want each task as read", one, two, exact)
+	}
+	if text, exact := b.TaskText("T-9"); text != "" || exact {
+		t.Errorf("a task not on the board: %q, %v", text, exact)
+	}
+}

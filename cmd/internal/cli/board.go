@@ -153,7 +153,11 @@ func boardShow(env *Env, store *projectboard.Store, args []string) error {
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(env.Stdout, "# %s:%d\n%s", t.Board, t.Line, b.TaskText(t.ID))
+	text, exact := b.TaskText(t.ID)
+	if !exact {
+		Notef(env, "%s has line breaks agentctl does not edit (a carriage return without a line feed, or a Unicode line separator): the task is shown as read, not as written", t.Board)
+	}
+	fmt.Fprintf(env.Stdout, "# %s:%d\n%s", t.Board, t.Line, text)
 	return nil
 }
 
