@@ -23,6 +23,7 @@ func sampleDay() Input {
 			{Time: day(9, 5), Agent: "Agent-3", MessageID: "m1", Subject: "Fix the login bug", From: "Agent-1", Outcome: "done", Actions: []string{"board T-12 status=done"}},
 			{Time: day(9, 40), Agent: "Agent-1", MessageID: "m2", Subject: "Review T-12", From: "victor", Outcome: "failed", Error: "window not\nfound"},
 			{Time: day(10, 0), Agent: "Agent-3", Note: "Paused for\nthe release.", Author: "victor"},
+			{Time: day(10, 30), Agent: "Agent-3", Note: "Waiting on the schema.", Author: "Agent-3"},
 			{Time: day(9, 5), Agent: "Agent-1", MessageID: "m0", Subject: "Same minute", Outcome: "retry"},
 			{Time: day(23, 59).Add(time.Minute), Agent: "Agent-1", MessageID: "next-day", Subject: "tomorrow", Outcome: "done"},
 		},
