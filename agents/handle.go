@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -195,6 +196,12 @@ func (r *Runner) takeTurn(ctx context.Context, log zerolog.Logger, cl *claim) (s
 	now := r.now()
 	r.apiWorks(log, cl.Message)
 	cl.turn.Reply = &reply
+	if strings.TrimSpace(reply) == "" {
+		// A command may well end its turn having said nothing; the record
+		// says so, rather than show a plain "done" on nothing.
+		cl.turn.DriverNotes = append(cl.turn.DriverNotes, "the agent's reply was empty")
+		log.Warn().Str("event", "note").Msg("the agent's reply was empty")
+	}
 	if err := r.record(cl, stageReply, now); err != nil {
 		return "", err
 	}

@@ -262,3 +262,16 @@ func TestBuiltinTemplatesAskForTheBlock(t *testing.T) {
 		}
 	}
 }
+
+// A turn whose reply is empty is said to be, in the receipt's notes,
+// rather than shown as a plain "done" on nothing.
+func TestAnEmptyReplyIsNoted(t *testing.T) {
+	root := newRuntime(t, demoAgents)
+	s := testSettings(root, "Agent-1", demoAgents, replyDriver(func(string) (string, error) { return "", nil }))
+	startRunner(t, s)
+	deliverTo(t, root, mailbox.Message{ID: "m1", From: "Agent-2", To: "Agent-1", Body: "say nothing"})
+	waitFor(t, 10*time.Second, "m1 to be archived", func() bool { return counts(t, root, "Agent-1").Done == 1 })
+	if rc := receiptOf(t, root, "Agent-1", "m1"); !strings.Contains(strings.Join(rc.Data.DriverNotes, "\n"), "reply was empty") {
+		t.Errorf("receipt notes %q; want the empty reply said", rc.Data.DriverNotes)
+	}
+}
