@@ -17,6 +17,7 @@ import (
 
 // Stages of a turn the runner records, besides those of package mailbox.
 const (
+	stageHanded  = string(cursor.StageHanded)
 	stageSubmit  = string(cursor.StageSubmitted)
 	stageWaiting = "waiting" // the prompt is shown, the reply not begun
 	stageReply   = string(cursor.StageReplied)
@@ -161,6 +162,10 @@ func (r *Runner) takeTurn(ctx context.Context, log zerolog.Logger, cl *claim) (s
 			log.Info().Str("event", string(s)).Msg(string(s))
 		}
 		switch s {
+		case cursor.StageHanded:
+			// Unsynced: lost in a power cut, the crash it would excuse
+			// costs an attempt, as it did before.
+			return r.recordUnsynced(cl, stageHanded, now)
 		case cursor.StageSubmitted:
 			r.limit.add(now)
 			r.hb.count("turns")
@@ -207,6 +212,16 @@ func (r *Runner) takeTurn(ctx context.Context, log zerolog.Logger, cl *claim) (s
 	}
 	log.Info().Str("event", "replied").Int("bytes", len(reply)).Msg("replied")
 	return reply, nil
+}
+
+// awayWhenStopped says of a claim whose runner stopped without a word
+// that its turn was with another machine's seat then, its reply not in
+// yet: the runner only waited, so its crash (the hub's machine rebooted)
+// says nothing of the message and costs it no attempt.
+func awayWhenStopped(p mailbox.Progress) bool {
+	_, handed := p.Stages[stageHanded]
+	_, replied := p.Stages[stageReply]
+	return handed && !replied
 }
 
 // turnID names the turn of cl across processes. A runner that takes over

@@ -104,3 +104,39 @@ func TestHeartbeatShowsTheNextTurnWithinASecond(t *testing.T) {
 		return err == nil && st.Current == "slow"
 	})
 }
+
+// A runner that dies while its message's turn is with another machine's
+// seat (the hub's machine crashing, again and again) costs the message no
+// attempt: it only waited. Once the reply is in, a crash counts again.
+func TestCrashesWhileTheTurnIsAwayCostNoAttempt(t *testing.T) {
+	root := newRuntime(t, demoAgents)
+	deliverTo(t, root, mailbox.Message{ID: "remote", From: "Agent-2", To: "Agent-1", Body: "on another machine"})
+	mb, _ := mailbox.Open(root, "Agent-1")
+	opts := mailbox.Options{Known: demoAgents, MaxAttempts: 3, Interrupted: awayWhenStopped}
+	for range 4 {
+		c, err := mb.Consume(opts, time.Now())
+		if err != nil {
+			t.Fatal(err)
+		}
+		cl, err := c.Claim(time.Now())
+		if err != nil || cl == nil || cl.Exhausted != "" {
+			t.Fatalf("claim: %+v, %v", cl, err)
+		}
+		if err := c.Record(cl, stageHanded, time.Now()); err != nil {
+			t.Fatal(err)
+		}
+		c.Close() // the hub dies while the seat has the turn
+	}
+	stop := startRunner(t, testSettings(root, "Agent-1", demoAgents, replyDriver(func(string) (string, error) { return "worked", nil })))
+	waitFor(t, 20*time.Second, "the message to be settled", func() bool {
+		c := counts(t, root, "Agent-1")
+		return c.Done+c.Dead == 1
+	})
+	stop()
+	if c := counts(t, root, "Agent-1"); c.Done != 1 {
+		t.Fatalf("Agent-1 holds %+v; want the message done", c)
+	}
+	if away := awayWhenStopped(mailbox.Progress{Stages: map[string]time.Time{stageHanded: time.Now(), stageReply: time.Now()}}); away {
+		t.Error("a crash after the reply came in is excused too")
+	}
+}

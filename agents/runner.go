@@ -224,7 +224,7 @@ func (r *Runner) rootGone() bool {
 func (r *Runner) serve(ctx context.Context) error {
 	opts := r.s.Consumer
 	opts.OnEvent = r.onMailboxEvent
-	opts.Interrupted = func(id string) bool { return r.interrupted[id] }
+	opts.Interrupted = func(p mailbox.Progress) bool { return r.interrupted[p.ID] || awayWhenStopped(p) }
 	// A runner restarted right after a crash may find the lock held for a
 	// moment by a child the dead runner was starting.
 	opts.ConsumerWait = 2 * time.Second

@@ -102,6 +102,9 @@ type Child struct {
 type Stage string
 
 const (
+	// StageHanded: the turn is with another process that takes it (a seat
+	// on another machine); this one only waits for its reply.
+	StageHanded Stage = "handed"
 	// StageInjected: the prompt is in the agent's input, not yet sent.
 	StageInjected Stage = "injected"
 	// StageSubmitted: the agent has certainly received the prompt; from

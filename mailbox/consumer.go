@@ -50,11 +50,12 @@ type Options struct {
 	OnWait func(holder string)
 	// Clock times the waits for the consumer lock; clock.System when nil.
 	Clock clock.Clock
-	// Interrupted, if set, says of a message left in processing/ that its
-	// consumer stopped for the runtime (a full disk, a read-only file
-	// system), not for anything the message did: resuming it costs no
-	// attempt, so a long fault dead-letters nothing.
-	Interrupted func(id string) bool
+	// Interrupted, if set, says of a message left in processing/, given
+	// its progress record, that its consumer stopped for the runtime (a
+	// full disk, a read-only file system, a crash while another machine
+	// had the message's turn), not for anything the message did: resuming
+	// it costs no attempt, so such stops dead-letter nothing.
+	Interrupted func(p Progress) bool
 	// OnEvent, if set, hears about everything the consumer does on its own:
 	// ingests, duplicates, dead letters and recoveries. Callers log them;
 	// package intake tells of its own doings here too.

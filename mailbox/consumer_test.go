@@ -492,7 +492,7 @@ func TestInterruptedResumeCostsNoAttempt(t *testing.T) {
 	if err := mb.Deliver(testMessage("m1", "Agent-1", Normal)); err != nil {
 		t.Fatal(err)
 	}
-	interrupted := func(id string) bool { return id == "m1" }
+	interrupted := func(p Progress) bool { return p.ID == "m1" }
 	attempts := []int{}
 	for i, opts := range []Options{{MaxAttempts: 2}, {MaxAttempts: 2, Interrupted: interrupted}, {MaxAttempts: 2, Interrupted: interrupted}, {MaxAttempts: 2}} {
 		c := consume(t, mb, opts, t0)

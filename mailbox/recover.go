@@ -109,7 +109,7 @@ func (c *Consumer) resume(stem string, now time.Time) (*Claim, error) {
 		p.Stages = map[string]time.Time{}
 	}
 	p.Agent, p.PID, p.Host = c.mb.Agent, os.Getpid(), hostname()
-	if !p.LetGo && (c.opts.Interrupted == nil || !c.opts.Interrupted(msg.ID)) {
+	if !p.LetGo && (c.opts.Interrupted == nil || !c.opts.Interrupted(p)) {
 		p.Attempt++
 	}
 	p.LetGo = false // this consumer's own stop is judged afresh

@@ -98,6 +98,11 @@ func (d *Driver) Run(ctx context.Context, t cursor.Turn) (string, error) {
 		return "", fmt.Errorf("cannot ask %s's seat for the turn: %w", d.agent, err)
 	}
 	d.log.Info().Str("event", "asked").Str("turn", t.ID).Bool("resume", t.Resume).Msg("turn handed to the seat")
+	if t.OnStage != nil {
+		if err := t.OnStage(cursor.StageHanded); err != nil {
+			return "", err
+		}
+	}
 
 	submitted := t.Resume
 	markSubmitted := func() error {

@@ -381,3 +381,37 @@ func TestHubClusterLosesANode(t *testing.T) {
 	s.settled()
 	s.check(func(string, string) bool { return false }, nil)
 }
+
+// TestHubCrashesWhileASeatIsAwayDeadLetterNothing kills the hub with
+// SIGKILL, more times than a message has attempts, while the message's
+// turn waits for a seat that is not there: the hub only waited, so no
+// crash counts, and the seat, once started, works the message.
+func TestHubCrashesWhileASeatIsAwayDeadLetterNothing(t *testing.T) {
+	t.Parallel()
+	addr := freeAddr(t)
+	s := newFaultSwarm(t, "hub: {machine: hubm, listen: "+addr+"}\n", "auto")
+	giveCredentials(t, s.hub, s.m2, "m2")
+	id := strings.TrimSpace(mustAgentctl(t, s.hub, "send", "--to", "Agent-2", "--subject", "job F-2", "TOKEN away TASK F-2"))
+	var hub *proc
+	for crash := 1; crash <= 4; crash++ {
+		hub = startHub(t, s.dir, "hub", s.hub)
+		waitFor(t, 60*time.Second, "the hub to hand the turn to the seat", func() bool {
+			return strings.Count(readFile(t, hub.log), `"event":"handed"`) >= crash
+		})
+		if crash < 4 {
+			hub.kill()
+		}
+	}
+	startAgentctl(t, s.dir, "seat-Agent-2", s.m2, "run", "Agent-2", "--hub", hub.url(), "--log-format", "json")
+	mb, err := mailbox.Open(s.hub, "Agent-2")
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, 60*time.Second, id+" to be settled", func() bool {
+		c, err := mb.Count()
+		return err == nil && c.Done+c.Dead == 1
+	})
+	if c, _ := mb.Count(); c.Done != 1 {
+		t.Fatalf("Agent-2 holds %+v; want the message done, not dead-lettered by the hub's crashes", c)
+	}
+}
