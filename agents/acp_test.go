@@ -16,6 +16,12 @@ import (
 // (fixtures/acpagent), its conversation kept under root as agentctl run
 // keeps it.
 func standInACP(t *testing.T, root, agent string) cursor.Driver {
+	d, _ := standInACPWithState(t, root, agent)
+	return d
+}
+
+// standInACPWithState is standInACP and the stand-in's state folder.
+func standInACPWithState(t *testing.T, root, agent string) (cursor.Driver, string) {
 	t.Helper()
 	bin := filepath.Join(t.TempDir(), "acpagent")
 	if runtime.GOOS == "windows" {
@@ -24,14 +30,15 @@ func standInACP(t *testing.T, root, agent string) cursor.Driver {
 	if out, err := exec.Command("go", "build", "-o", bin, filepath.Join(repoRoot(), "fixtures", "acpagent")).CombinedOutput(); err != nil {
 		t.Fatalf("cannot build the stand-in ACP agent: %v\n%s", err, out)
 	}
+	state := t.TempDir()
 	d, err := cursor.New(cursor.Settings{Name: agent, Driver: cursor.DriverACP, KeepsConversation: true,
-		ACP: cursor.ACPSettings{Command: []string{bin}, Dir: t.TempDir(), Env: []string{"ACPAGENT_STATE=" + t.TempDir()}}},
+		ACP: cursor.ACPSettings{Command: []string{bin}, Dir: t.TempDir(), Env: []string{"ACPAGENT_STATE=" + state}}},
 		cursor.Options{Sessions: cursor.SessionsDir(root), Agent: agent})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(d.(interface{ Close() }).Close)
-	return d
+	return d, state
 }
 
 // TestACPSeatWaitsForThePersonsApproval: through a runner and the ACP
@@ -75,23 +82,25 @@ func TestACPSeatWaitsForThePersonsApproval(t *testing.T) {
 func TestACPTurnCutByAStopIsSentAgainByTheNextRunner(t *testing.T) {
 	root := newRuntime(t, demoAgents)
 	deliverTo(t, root, mailbox.Message{ID: "long", From: "Agent-2", To: "Agent-1", Body: "acpagent> hangonce:done at last"})
-	d := standInACP(t, root, "Agent-1")
+	d, state := standInACPWithState(t, root, "Agent-1")
 	s := testSettings(root, "Agent-1", demoAgents, d)
 	s.ShutdownGrace = 10 * time.Millisecond
 	s.Log = logOnFailure(t)
 	stop := startRunner(t, s)
-	mb, _ := mailbox.Open(root, "Agent-1")
-	waitFor(t, 20*time.Second, "the prompt to be submitted", func() bool {
-		p, ok := readProgress(mb, "long")
-		_, submitted := p.Stages[stageSubmit]
-		return ok && submitted
+	// Stopped once the agent works on the prompt: the stand-in marks a
+	// hangonce it has begun.
+	waitFor(t, 20*time.Second, "the agent to work on the prompt", func() bool {
+		marks, _ := filepath.Glob(filepath.Join(state, "hung-*"))
+		return len(marks) == 1
 	})
 	stop()
 	if c := counts(t, root, "Agent-1"); c.Processing != 1 || c.Dead != 0 {
 		t.Fatalf("after the stop Agent-1 holds %+v; want the message in flight", c)
 	}
 	next := testSettings(root, "Agent-1", demoAgents, d)
-	next.Resend = false // an acp seat's resend: auto, which never sends a prompt again on its own
+	// An acp seat's resend: auto, which never sends again a prompt that
+	// may have been answered, but does one stopped unanswered.
+	next.Resend, next.ResendStopped = false, true
 	next.Log = logOnFailure(t)
 	startRunner(t, next)
 	waitFor(t, 20*time.Second, "the message to be settled", func() bool {
@@ -131,5 +140,36 @@ func TestAnApprovalNothingWaitsForIsWithdrawn(t *testing.T) {
 	found, err := mb.Locate(req.ID)
 	if err != nil || len(found) != 1 || found[0].State != mailbox.StateDone || found[0].Receipt == nil || found[0].Receipt.Outcome != "withdrawn" {
 		t.Fatalf("the request after the stop: %+v, %v; want it archived withdrawn", found, err)
+	}
+}
+
+// The tool asked for again after its request was withdrawn (the runner
+// stopped during the wait, and the next one sent the prompt again) is a
+// new request, which the person answers: not refused by the withdrawn one.
+func TestAToolAskedAgainAfterAWithdrawalIsAskedAnew(t *testing.T) {
+	root := newRuntime(t, demoAgents)
+	d := standInACP(t, root, "Agent-1")
+	s := withHuman(t, root, testSettings(root, "Agent-1", demoAgents, d))
+	s.Guardrails = Guardrails{ToolPermission: GuardConfirm}
+	s.ShutdownGrace = 10 * time.Millisecond
+	s.Resend, s.ResendStopped = false, true
+	s.Log = logOnFailure(t)
+	stop := startRunner(t, s)
+	deliverTo(t, root, mailbox.Message{ID: "m1", From: "human", To: "Agent-1", Body: "acpagent> permission:deploy"})
+	waitFor(t, time.Minute, "the first approval request", func() bool { return len(approvals(t, root)) == 1 })
+	stop()
+	startRunner(t, s)
+	var req mailbox.Message
+	waitFor(t, time.Minute, "a new approval request", func() bool {
+		reqs := approvals(t, root)
+		if len(reqs) == 1 {
+			req = reqs[0]
+		}
+		return len(reqs) == 1
+	})
+	settle(t, root, req.ID, true, "")
+	waitFor(t, time.Minute, "m1 to be archived", func() bool { return counts(t, root, "Agent-1").Done == 1 })
+	if rc := receiptOf(t, root, "Agent-1", "m1"); rc.Reply != "allowed" {
+		t.Errorf("reply %q, want the agent's word that it was allowed", rc.Reply)
 	}
 }

@@ -185,6 +185,13 @@ func (r *Runner) takeTurn(ctx context.Context, log zerolog.Logger, cl *claim) (s
 	defer stopSkipWatch()
 	defer r.hb.beatDuring(r.s.Heartbeat)()
 	reply, err := r.s.Driver.Run(turnCtx, turn)
+	if err != nil && errors.Is(err, cursor.ErrPromptStopped) && r.s.ResendStopped {
+		note := "the prompt was sent again: the runner that sent it stopped, and the agent stopped the prompt unanswered"
+		cl.turn.DriverNotes = append(cl.turn.DriverNotes, note)
+		log.Warn().Str("event", "retry").Msg(note)
+		turn.Resume, turn.ID = false, turn.ID+"/resent"
+		reply, err = r.s.Driver.Run(turnCtx, turn)
+	}
 	// The reply may be lost without this runner resuming: a seat on
 	// another machine that restarted mid-turn resumed it there.
 	if err != nil && errors.Is(err, cursor.ErrReplyLost) && r.s.Resend {

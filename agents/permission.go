@@ -86,6 +86,16 @@ func (r *Runner) onPermission(log zerolog.Logger, cl *claim) func(context.Contex
 // askPerson parks p in the person's mailbox and waits until it is
 // settled: approved runs the tool, anything else refuses it.
 func (r *Runner) askPerson(ctx context.Context, log zerolog.Logger, msg mailbox.Message, p Parked) (cursor.PermissionVerdict, error) {
+	mb, err := mailbox.Open(r.s.Root, r.s.Human)
+	if err != nil {
+		return cursor.PermissionVerdict{}, err
+	}
+	// The same tool asked for again after its request was withdrawn (the
+	// turn that asked stopped, and the prompt was sent again): a new
+	// request, the person not having answered the first.
+	for n, item := 2, p.Item; withdrawn(mb, ApprovalID(msg.ID, p.Item)); n++ {
+		p.Item = fmt.Sprintf("%s#%d", item, n)
+	}
 	req := approvalRequest(p, msg, r.s.Human, r.now())
 	fresh, err := r.deliver(req)
 	if err != nil {
@@ -93,10 +103,6 @@ func (r *Runner) askPerson(ctx context.Context, log zerolog.Logger, msg mailbox.
 	}
 	log.Info().Str("event", "parked").Str("item", p.Item).Str("guard", p.Guard).Str("request", req.ID).Bool("fresh", fresh).Msg("tool call held for approval; the turn waits")
 	r.audit(log, msg, "park/tool/"+p.Item, result{Kind: "parked", ID: req.ID, Detail: p.Reason + "; approval request " + req.ID + " waits in " + r.s.Human + "'s inbox", What: p.What()})
-	mb, err := mailbox.Open(r.s.Root, r.s.Human)
-	if err != nil {
-		return cursor.PermissionVerdict{}, err
-	}
 	for {
 		if v, settled := settledVerdict(mb, req.ID); settled {
 			log.Info().Str("event", "permission").Str("request", req.ID).Bool("allow", v.Allow).Msg(v.Reason)
@@ -138,6 +144,17 @@ func (r *Runner) withdraw(log zerolog.Logger, mb *mailbox.Mailbox, id string, ca
 	if err != nil {
 		log.Warn().Err(err).Str("request", id).Msg("cannot withdraw the approval request nothing waits for; approving it would run nothing")
 	}
+}
+
+// withdrawn reports an approval request archived withdrawn.
+func withdrawn(mb *mailbox.Mailbox, id string) bool {
+	found, _ := mb.Locate(id)
+	for _, e := range found {
+		if e.State == mailbox.StateDone && e.Receipt != nil && e.Receipt.Outcome == "withdrawn" {
+			return true
+		}
+	}
+	return false
 }
 
 // settledVerdict reads what became of approval request id, if it was

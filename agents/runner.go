@@ -45,6 +45,9 @@ type Settings struct {
 	// Resend allows sending a prompt again after its submission was
 	// recorded (for headless agents whose command can simply run again).
 	Resend bool
+	// ResendStopped allows sending again a prompt the agent stopped
+	// unanswered when the runner stopped on purpose (cursor.ErrPromptStopped).
+	ResendStopped bool
 	// TemplatesDir overrides the built-in prompt templates (see Templates).
 	TemplatesDir string
 	// MaxHops is how many replies deep a thread may go before its next

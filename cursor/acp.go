@@ -128,12 +128,10 @@ func (d *ACP) kill() {
 // agent streamed for it, exactly, once the agent ends the turn.
 func (d *ACP) Run(ctx context.Context, t Turn) (string, error) {
 	if t.Resume {
-		if t.ResumeState != acpCancelled {
-			return "", fmt.Errorf("%w: the ACP agent ended with the runner that sent the prompt, and the protocol cannot read back a reply; sending the prompt again would put it into the session twice", ErrReplyLost)
+		if t.ResumeState == acpCancelled {
+			return "", fmt.Errorf("%w when its runner stopped (session/cancel): its session holds the prompt, with no reply", ErrPromptStopped)
 		}
-		// The runner stopped on purpose and the agent stopped the prompt
-		// when asked: nothing of it was answered, so it is sent again.
-		t.note("the prompt was sent again: the runner that sent it stopped, and the agent stopped the prompt (session/cancel) before it replied")
+		return "", fmt.Errorf("%w: the ACP agent ended with the runner that sent the prompt, and the protocol cannot read back a reply; sending the prompt again would put it into the session twice", ErrReplyLost)
 	}
 	ctx, cancel := context.WithTimeoutCause(ctx, d.timeout, fmt.Errorf("%w after %s", ErrExecTimeout, d.timeout))
 	defer cancel()
@@ -162,7 +160,7 @@ func (d *ACP) Run(ctx context.Context, t Turn) (string, error) {
 		}
 	}
 	resp, err := d.prompt(ctx, conn, session, t.Prompt)
-	if errors.Is(err, errStoppedByAgent) && t.OnResumeState != nil {
+	if errors.Is(err, errStoppedByAgent) && !errors.Is(context.Cause(ctx), ErrAbandoned) && t.OnResumeState != nil {
 		if serr := t.OnResumeState(acpCancelled); serr != nil {
 			return "", errors.Join(err, serr)
 		}
@@ -257,6 +255,11 @@ func (d *ACP) prompt(ctx context.Context, conn *acp.ClientSideConnection, sessio
 			d.mu.Lock()
 			d.stale = d.caps.LoadSession
 			d.mu.Unlock()
+			if a.resp.StopReason != acp.StopReasonCancelled {
+				// It ended the turn as the cancel went out: its reply may be
+				// whole, but this turn no longer waits for it.
+				return acp.PromptResponse{}, fmt.Errorf("turn stopped (%w); the agent ended the prompt (%s) as it was stopped", why, a.resp.StopReason)
+			}
 			return acp.PromptResponse{}, fmt.Errorf("turn stopped (%w); %w (%s)", why, errStoppedByAgent, a.resp.StopReason)
 		}
 	}

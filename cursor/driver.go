@@ -125,6 +125,9 @@ var (
 	ErrExecFailed         = errors.New("agent command failed")
 	ErrExecTimeout        = errors.New("agent command timed out")
 	ErrReplyLost          = errors.New("the reply of an interrupted turn cannot be recovered")
+	// ErrPromptStopped: the resumed turn's prompt was stopped unanswered
+	// by the agent when its runner stopped; the caller may send it again.
+	ErrPromptStopped = errors.New("the agent stopped the prompt unanswered")
 	// ErrAbandoned is the cause a caller cancels a turn's context with
 	// when nobody will wait for its reply again (a person skipped it). Any
 	// other end of the context, a shutdown, may be followed by a resume.

@@ -250,6 +250,7 @@ func runnerSettings(env *cli.Env, cfg config.Config, agent config.Agent, driver 
 		MaxPromptBytes:   cfg.Run.MaxPromptBytes,
 		ShutdownGrace:    cfg.Run.ShutdownGrace.D(),
 		Resend:           cfg.Run.Resends(agent),
+		ResendStopped:    cfg.Run.ResendsStopped(),
 		TemplatesDir:     filepath.Join(env.Root, cfg.Run.Templates),
 		MaxHops:          cfg.Run.MaxHops,
 		MaxSendsPerReply: cfg.Run.MaxSendsPerReply,
