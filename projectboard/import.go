@@ -482,17 +482,28 @@ func ImportDreamOSYAML(name string, data []byte) (*Import, error) {
 	if len(doc.Content) == 0 {
 		return nil, fmt.Errorf("%s: cannot read board: it is empty", name)
 	}
-	return importDoc(name, resolved(doc.Content[0], 0))
+	budget := maxResolvedNodes
+	root := resolved(doc.Content[0], 0, &budget)
+	if budget < 0 {
+		return nil, fmt.Errorf("%s: cannot read board: its aliases expand past %d values", name, maxResolvedNodes)
+	}
+	return importDoc(name, root)
 }
 
+// maxResolvedNodes bounds what a board's aliases may expand to: a few
+// hundred bytes of aliases of aliases can name billions of values.
+const maxResolvedNodes = 1 << 20
+
 // resolved is n with its aliases replaced by what they name and its merge
-// keys (<<) expanded, the mapping's own keys first.
-func resolved(n *yaml.Node, depth int) *yaml.Node {
-	if depth > 100 {
-		return n // aliases of aliases this deep are a trap, not a board
+// keys (<<) expanded, the mapping's own keys first. Each node it makes
+// costs one of *budget; past it, it stops and leaves *budget negative.
+func resolved(n *yaml.Node, depth int, budget *int) *yaml.Node {
+	if *budget--; *budget < 0 || depth > 100 {
+		*budget = -1
+		return n
 	}
 	if n.Kind == yaml.AliasNode && n.Alias != nil {
-		return resolved(n.Alias, depth+1)
+		return resolved(n.Alias, depth+1, budget)
 	}
 	if len(n.Content) == 0 {
 		return n
@@ -502,10 +513,10 @@ func resolved(n *yaml.Node, depth int) *yaml.Node {
 	var merged []*yaml.Node
 	for i := 0; i < len(n.Content); i++ {
 		if n.Kind == yaml.MappingNode && i%2 == 0 && n.Content[i].Value == "<<" && n.Content[i].Tag == "!!merge" && i+1 < len(n.Content) {
-			from := resolved(n.Content[i+1], depth+1)
+			from := resolved(n.Content[i+1], depth+1, budget)
 			if from.Kind == yaml.SequenceNode {
 				for _, m := range from.Content {
-					merged = append(merged, resolved(m, depth+1).Content...)
+					merged = append(merged, resolved(m, depth+1, budget).Content...)
 				}
 			} else {
 				merged = append(merged, from.Content...)
@@ -513,7 +524,7 @@ func resolved(n *yaml.Node, depth int) *yaml.Node {
 			i++
 			continue
 		}
-		c.Content = append(c.Content, resolved(n.Content[i], depth+1))
+		c.Content = append(c.Content, resolved(n.Content[i], depth+1, budget))
 	}
 	for i := 0; i+1 < len(merged); i += 2 {
 		if field(&c, merged[i].Value) == nil {

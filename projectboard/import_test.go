@@ -1,6 +1,7 @@
 package projectboard
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -107,5 +108,26 @@ func TestImportKeepsFieldsItDidNotUse(t *testing.T) {
 	b, err := Parse("nt.yaml", imp.Data)
 	if err != nil || len(b.Tasks) != 1 || b.Tasks[0].Notes != "  indented\n  code" {
 		t.Errorf("the imported board reads %+v, %v; want the notes' indentation kept", b, err)
+	}
+}
+
+// A YAML board whose aliases expand without bound is refused, not read
+// until memory runs out.
+func TestImportDreamOSYAMLRefusesAnAliasBomb(t *testing.T) {
+	var b strings.Builder
+	b.WriteString("a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n")
+	for i := 1; i < 10; i++ {
+		fmt.Fprintf(&b, "a%d: &a%d [", i, i)
+		for j := 0; j < 10; j++ {
+			if j > 0 {
+				b.WriteString(", ")
+			}
+			fmt.Fprintf(&b, "*a%d", i-1)
+		}
+		b.WriteString("]\n")
+	}
+	b.WriteString("tasks: [*a9]\n")
+	if _, err := ImportDreamOSYAML("bomb.yaml", []byte(b.String())); err == nil || !strings.Contains(err.Error(), "aliases expand") {
+		t.Fatalf("an alias bomb: %v", err)
 	}
 }
