@@ -43,10 +43,24 @@ type pending struct {
 }
 
 // rpc is what the transport looks at in a message: a request has a method
-// and an id, a response an id only.
+// and an id, a response an id only. It reads the keys exactly as the SDK
+// does ("id", not "ID"): encoding/json would match them in any case, and
+// wait for an answer the SDK never gives.
 type rpc struct {
-	ID     json.RawMessage `json:"id"`
-	Method string          `json:"method"`
+	ID     json.RawMessage
+	Method string
+}
+
+func (m *rpc) UnmarshalJSON(data []byte) error {
+	var fields map[string]json.RawMessage
+	if err := json.Unmarshal(data, &fields); err != nil {
+		return err
+	}
+	m.ID = fields["id"]
+	if method, ok := fields["method"]; ok {
+		return json.Unmarshal(method, &m.Method)
+	}
+	return nil
 }
 
 // note records the requests in one line (a message or a batch).

@@ -24,8 +24,16 @@ func TestAnswersMatchRequestsWrittenAnotherWay(t *testing.T) {
 			t.Errorf("request id %s is still waiting after the answer with id %s", request, answer)
 		}
 	}
-	// Ids the SDK refuses are never waited for: no answer would come.
+	// Keys the SDK does not read ("ID", "Method") make no request of it.
 	p := &pending{ids: map[string]bool{}, ctx: context.Background()}
+	p.cond = sync.NewCond(&p.mu)
+	p.note([]byte(`{"jsonrpc":"2.0","ID":5,"method":"tools/list"}`), true)
+	p.note([]byte(`{"jsonrpc":"2.0","id":7,"Method":"tools/list"}`), true)
+	if len(p.ids) != 0 {
+		t.Errorf("waiting on requests the SDK does not see: %v", p.ids)
+	}
+	// Ids the SDK refuses are never waited for: no answer would come.
+	p = &pending{ids: map[string]bool{}, ctx: context.Background()}
 	p.cond = sync.NewCond(&p.mu)
 	for _, id := range []string{`null`, `{"a":1}`, `true`, `[1]`} {
 		p.note([]byte(`{"jsonrpc":"2.0","id":`+id+`,"method":"tools/list"}`), true)
