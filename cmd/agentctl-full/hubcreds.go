@@ -23,9 +23,9 @@ yet. Copy it to that machine, readable there by its user only: as
 hub/credentials/MACHINE.nk under its runtime, where 'agentctl run AGENT
 --hub URL' looks first, or anywhere hub.credentials or --creds names. The
 seed lets MACHINE take its own agents' turns and send as them, nothing
-else. --out writes it to FILE (mode 0600) instead of printing it; printed
-into a file (a shell's redirection), that file is made 0600 too, as your
-umask would leave it readable by other accounts.
+else. --out writes it to FILE (mode 0600) instead of printing it. It is
+not printed into a file other accounts can read (a shell's redirection
+under the usual umask): they could read it as it is written.
 
 Examples:
   agentctl hub credentials desk-2 --out desk-2.nk
@@ -66,8 +66,9 @@ func runHubCredentials(env *cli.Env, args []string) error {
 		return fmt.Errorf("cannot read %s's credentials: %w", machine, err)
 	}
 	if *out == "" {
-		if err := closeToOthers(env.Stdout); err != nil {
-			return fmt.Errorf("cannot print %s's credentials: %w", machine, err)
+		if open := openToOthers(env.Stdout); open != "" {
+			return cli.WithHint(fmt.Errorf("hub credentials: will not print %s's seed into %s, which other accounts can read", machine, open),
+				fmt.Sprintf("write it with 'agentctl hub credentials %s --out FILE' (mode 0600)", machine))
 		}
 		_, err = env.Stdout.Write(seed)
 		return err
@@ -82,17 +83,17 @@ func runHubCredentials(env *cli.Env, args []string) error {
 	return nil
 }
 
-// closeToOthers makes w, when it is a file of its own (stdout redirected
-// by a shell, which creates it as the umask says, often readable by every
-// account), readable by its owner alone before a secret goes in it.
-func closeToOthers(w io.Writer) error {
+// openToOthers names w when it is a file of its own that other accounts
+// may read (stdout redirected by a shell, made as the umask says); "" for
+// anything else (a terminal, a pipe, a private file).
+func openToOthers(w io.Writer) string {
 	f, ok := w.(*os.File)
 	if !ok {
-		return nil
+		return ""
 	}
 	fi, err := f.Stat()
 	if err != nil || !fi.Mode().IsRegular() || fi.Mode().Perm()&0o077 == 0 {
-		return nil
+		return ""
 	}
-	return f.Chmod(fi.Mode().Perm() &^ 0o077)
+	return fmt.Sprintf("%s (mode %v)", f.Name(), fi.Mode().Perm())
 }
