@@ -55,7 +55,17 @@ func NewDriver(ctx context.Context, nc *nats.Conn, agent string, log zerolog.Log
 	if err != nil {
 		return nil, fmt.Errorf("cannot read the answers of %s's seat: %w", agent, err)
 	}
-	return &Driver{agent: agent, nc: nc, js: js, replies: cons, log: log.With().Str("agent", agent).Logger()}, nil
+	d := &Driver{agent: agent, nc: nc, js: js, replies: cons, log: log.With().Str("agent", agent).Logger()}
+	// A runner starting asks again for the turn it resumes, if any: an ask
+	// left from before is of a turn settled since without the seat (skipped
+	// while no hub ran, dead-lettered), which a seat coming back must not
+	// take.
+	if s, err := js.Stream(ctx, TurnsStream); err == nil {
+		if err := s.Purge(ctx, jetstream.WithPurgeSubject(turnSubject(agent))); err != nil {
+			d.log.Warn().Err(err).Msg("cannot withdraw the asks left from before; a seat may take a turn settled without it")
+		}
+	}
+	return d, nil
 }
 
 // Run asks the seat for t's reply and waits for it. A turn asked again

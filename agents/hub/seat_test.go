@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"sync/atomic"
+	"strings"
 	"testing"
 	"time"
 
@@ -304,7 +305,14 @@ func TestASeatThatComesBackTakesOnlyTheTurnAskedNow(t *testing.T) {
 	stopped()
 	result(t, left)
 	now := askTurn(context.Background(), r.driver, cursor.Turn{ID: "m3/1", Prompt: "now"})
-	await(t, "the newer ask in place of the older", func() bool { return asks() == 1 })
+	await(t, "the newer ask in place of the older", func() bool {
+		s, err := js.Stream(context.Background(), TurnsStream)
+		if err != nil {
+			t.Fatal(err)
+		}
+		last, err := s.GetLastMsgForSubject(context.Background(), turnSubject("Agent-5"))
+		return err == nil && asks() == 1 && strings.Contains(string(last.Data), `"m3/1"`)
+	})
 
 	r.stopSeat = r.startSeat(t)
 	if id := r.chat.waitRunning(t); id != "m3/1" {
@@ -318,5 +326,42 @@ func TestASeatThatComesBackTakesOnlyTheTurnAskedNow(t *testing.T) {
 		if sent, _ := r.chat.counts(turn); sent != 0 {
 			t.Errorf("the seat took %s, settled while it was away", turn)
 		}
+	}
+}
+
+// A hub's runner that starts again withdraws the asks left from before:
+// a turn settled while no hub ran (a skip) is not taken by a seat that
+// comes back, and the turn the runner resumes is asked again.
+func TestARestartedHubWithdrawsTheAsksLeftBefore(t *testing.T) {
+	r := newRig(t)
+	r.stopSeat()
+	js, err := jetstream.New(testConn(t, r.url))
+	if err != nil {
+		t.Fatal(err)
+	}
+	asks := func() uint64 {
+		s, err := js.Stream(context.Background(), TurnsStream)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s.CachedInfo().State.Msgs
+	}
+	stop, stopped := context.WithCancel(context.Background())
+	left := askTurn(stop, r.driver, cursor.Turn{ID: "m1/1", Prompt: "skipped while no hub ran"})
+	await(t, "the ask in the stream", func() bool { return asks() == 1 })
+	stopped() // the hub stops; a person skips m1 with no runner up
+	result(t, left)
+	d := r.newDriver(t, testConn(t, r.url)) // the hub starts again
+	if n := asks(); n != 0 {
+		t.Fatalf("%d asks left after the hub started again, want none", n)
+	}
+	next := askTurn(context.Background(), d, cursor.Turn{ID: "m2/1", Prompt: "next"})
+	r.stopSeat = r.startSeat(t)
+	if id := r.chat.waitRunning(t); id != "m2/1" {
+		t.Fatalf("the seat took %s, want m2/1", id)
+	}
+	r.chat.gate <- struct{}{}
+	if a := result(t, next); a.err != nil {
+		t.Fatal(a.err)
 	}
 }
