@@ -64,10 +64,10 @@ func NewExec(s ExecSettings) (*Exec, error) {
 // stderrKept bounds how much of the command's stderr an error quotes.
 const stderrKept = 2048
 
-// maxOutput bounds what a command may print on stdout in one turn, all of
-// which is kept in memory and in the receipt: far past any reply or any
-// preset's stream of a turn, short of a runner brought down by a command
-// that prints without end.
+// maxOutput bounds a plain command's stdout, its reply, all of which is
+// kept in memory and in the receipt: far past any reply, short of a runner
+// brought down by a command that prints without end. A preset's stream is
+// read whole, line by line, with only this much of it kept.
 var maxOutput int64 = 32 << 20
 
 // cappedOutput passes on at most max bytes of a command's stdout; past
@@ -135,11 +135,11 @@ func (e *Exec) Run(ctx context.Context, t Turn) (string, error) {
 	var lines *lineReader
 	var stdout bytes.Buffer
 	capped := &cappedOutput{w: &stdout, left: maxOutput, over: func() { killProcessGroup(cmd) }}
+	cmd.Stdout = capped
 	if e.preset != "" {
 		lines = newLineReader(newOutputReader(e.preset, e.replyField, e.sessionField))
-		capped.w = lines
+		cmd.Stdout = lines
 	}
-	cmd.Stdout = capped
 	stderr := &tailBuffer{max: stderrKept}
 	cmd.Stderr = stderr
 
@@ -184,13 +184,9 @@ func (e *Exec) Run(ctx context.Context, t Turn) (string, error) {
 	// Grandchildren may outlive the command; a turn leaves nothing behind.
 	killProcessGroup(cmd)
 	if capped.cut.Load() {
-		out := stdout.Bytes()
-		if lines != nil {
-			_, out, _ = lines.finish()
-		}
 		// Read as output that cannot be used: dead-lettered, not run again.
 		cut := fmt.Errorf("%w: %s printed more than %d bytes on stdout, and was stopped there", ErrBadOutput, args[0], maxOutput)
-		return "", withOutput(classified(cut, nil, nil), e.keepDir, out)
+		return "", withOutput(classified(cut, nil, nil), e.keepDir, stdout.Bytes())
 	}
 	if lines == nil {
 		return e.plainReply(ctx, t, args[0], err, stdout.Bytes(), stderr)

@@ -66,7 +66,8 @@ func newOutputReader(preset, replyField, sessionField string) outputReader {
 type lineReader struct {
 	mu      sync.Mutex
 	rd      outputReader
-	raw     bytes.Buffer
+	raw     bytes.Buffer // the first maxOutput bytes of it
+	rawCut  bool         // more came than raw keeps
 	partial []byte
 	read    streamRead
 	objects int   // JSON objects read
@@ -81,7 +82,19 @@ func newLineReader(rd outputReader) *lineReader {
 func (l *lineReader) Write(p []byte) (int, error) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	l.raw.Write(p)
+	// A long agentic turn prints every tool's output: all of it is read,
+	// line by line, but only the head is kept, for a failure's record.
+	if keep := maxOutput - int64(l.raw.Len()); int64(len(p)) <= keep {
+		l.raw.Write(p)
+	} else {
+		l.raw.Write(p[:max(keep, 0)])
+		l.rawCut = true
+	}
+	if int64(len(l.partial)+len(p)) > maxOutput {
+		// One line this long is no event of a preset's stream.
+		l.partial, l.rawCut = l.partial[:0], true
+		return len(p), nil
+	}
 	l.partial = append(l.partial, p...)
 	for {
 		i := bytes.IndexByte(l.partial, '\n')
@@ -128,6 +141,9 @@ func (l *lineReader) finish() (streamRead, []byte, error) {
 	out := slices.Clone(l.raw.Bytes())
 	if !l.read.done && l.err == nil {
 		l.line(l.partial)
+	}
+	if !l.read.done && l.err == nil && l.rawCut {
+		return l.read, out, fmt.Errorf("it printed more than %d bytes without a line that ends the turn", maxOutput)
 	}
 	if !l.read.done && l.err == nil {
 		trimmed := bytes.TrimSpace(out)

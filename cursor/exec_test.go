@@ -179,24 +179,39 @@ func assertGone(t *testing.T, pidFile string) {
 	t.Errorf("grandchild %d still running after the turn ended", pid)
 }
 
-// A command that prints without end is stopped once its stdout passes the
-// cap, and its turn fails as output that cannot be used, with a preset or
-// without; the runner's memory is not its to fill.
-func TestExecStopsACommandThatPrintsWithoutEnd(t *testing.T) {
+// A plain command that prints without end is stopped once its stdout, its
+// reply, passes the cap, and its turn fails as output that cannot be used.
+// A preset's stream is read whole however long it runs, only its head
+// kept: past the cap, the turn's result line is still read, and a stream
+// that never gives one fails as unreadable.
+func TestExecOutputPastTheCap(t *testing.T) {
 	was := maxOutput
 	maxOutput = 1 << 16
 	t.Cleanup(func() { maxOutput = was })
-	for _, preset := range []ExecSettings{
-		{Command: []string{"sh", "-c", "cat >/dev/null; yes"}},
-		{Command: []string{"sh", "-c", "cat >/dev/null; yes '{\"type\":\"system\"}'"}, Preset: "claude", ReplyField: "result", SessionField: "session_id"},
+	claude := func(script string) ExecSettings {
+		return ExecSettings{Command: []string{"sh", "-c", "cat >/dev/null; " + script}, Preset: "claude", ReplyField: "result", SessionField: "session_id"}
+	}
+	events := `yes '{"type":"assistant","message":{"content":[]}}' | head -n 25000; `
+	for _, c := range []struct {
+		name  string
+		s     ExecSettings
+		reply string
+		err   string
+	}{
+		{"plain", ExecSettings{Command: []string{"sh", "-c", "cat >/dev/null; yes"}}, "", "printed more than 65536 bytes on stdout, and was stopped there"},
+		{"preset with its result", claude(events + `echo '{"type":"result","subtype":"success","is_error":false,"result":"done","session_id":"s"}'`), "done", ""},
+		{"preset without one", claude(events), "", "printed more than 65536 bytes without a line that ends the turn"},
 	} {
-		d, err := NewExec(preset)
+		d, err := NewExec(c.s)
 		if err != nil {
 			t.Fatal(err)
 		}
-		_, err = d.Run(context.Background(), Turn{Prompt: "x"})
-		if !errors.Is(err, ErrBadOutput) || !strings.Contains(err.Error(), "printed more than 65536 bytes") || FailureOf(err).Kind != FailureBadOutput {
-			t.Errorf("preset %q: err = %v (%v)", preset.Preset, err, FailureOf(err).Kind)
+		reply, err := d.Run(context.Background(), Turn{Prompt: "x"})
+		switch {
+		case c.err == "" && (err != nil || reply != c.reply):
+			t.Errorf("%s: %q, %v; want %q", c.name, reply, err, c.reply)
+		case c.err != "" && (!errors.Is(err, ErrBadOutput) || !strings.Contains(err.Error(), c.err) || FailureOf(err).Kind != FailureBadOutput):
+			t.Errorf("%s: err = %v (%v); want unreadable output, %q", c.name, err, FailureOf(err).Kind, c.err)
 		}
 	}
 }
