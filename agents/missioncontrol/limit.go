@@ -14,6 +14,11 @@ import (
 // person, few enough that the machine keeps its file descriptors.
 const DefaultMaxConns = 64
 
+// evictGrace is how long a new connection has to show the token before
+// another may take its slot: a browser's request follows its connection
+// within milliseconds.
+const evictGrace = 2 * time.Second
+
 // busyGrace is how long a connection past the cap may take to send its
 // request before it is answered 503: the answer is read after the request,
 // so that closing the socket does not reset it before the client reads it.
@@ -21,12 +26,13 @@ const busyGrace = time.Second
 
 // LimitListener serves at most max connections of ln at once. Past that,
 // a new connection takes the place of the oldest one that has not shown
-// the token yet: another account on the machine, which can reach a
-// loopback port but has no token, must not hold every slot and lock the
-// person out. Only when every slot is the person's is a new connection
-// answered 503 Service Unavailable at once, rather than queued behind
-// them. A connection shows the token through the server's handler
-// (ConnContext, proven).
+// the token within evictGrace: another account on the machine, which can
+// reach a loopback port but has no token, must not hold every slot and
+// lock the person out, and a connection just made (the person's, whose
+// request is on its way) is not taken over by the next one. When no slot
+// can be taken, a new connection is answered 503 Service Unavailable at
+// once, rather than queued. A connection shows the token through the
+// server's handler (ConnContext, proven).
 func LimitListener(ln net.Listener, max int) net.Listener {
 	if max < 1 {
 		max = DefaultMaxConns
@@ -60,7 +66,7 @@ func (l *limitListener) Accept() (net.Conn, error) {
 			delete(l.conns, victim)
 		}
 		l.seq++
-		lc := &limitConn{Conn: c, seq: l.seq}
+		lc := &limitConn{Conn: c, seq: l.seq, accepted: time.Now()}
 		lc.release = func() {
 			l.mu.Lock()
 			delete(l.conns, lc)
@@ -75,12 +81,12 @@ func (l *limitListener) Accept() (net.Conn, error) {
 	}
 }
 
-// oldestUnproven is the connection held longest without the token; nil
-// when every one has shown it. l.mu is held.
+// oldestUnproven is the connection held longest without the token, past
+// evictGrace; nil when there is none. l.mu is held.
 func (l *limitListener) oldestUnproven() *limitConn {
 	var oldest *limitConn
 	for c := range l.conns {
-		if !c.proven.Load() && (oldest == nil || c.seq < oldest.seq) {
+		if !c.proven.Load() && time.Since(c.accepted) >= evictGrace && (oldest == nil || c.seq < oldest.seq) {
 			oldest = c
 		}
 	}
@@ -100,10 +106,11 @@ func (l *limitListener) refuse(c net.Conn) {
 // limitConn gives its slot back once, when closed.
 type limitConn struct {
 	net.Conn
-	seq     uint64
-	proven  atomic.Bool // a request on it has shown the token
-	once    sync.Once
-	release func()
+	seq      uint64
+	accepted time.Time
+	proven   atomic.Bool // a request on it has shown the token
+	once     sync.Once
+	release  func()
 }
 
 func (c *limitConn) Close() error {
