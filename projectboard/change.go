@@ -35,6 +35,9 @@ func checkTask(t Task) error {
 	if strings.TrimSpace(t.ID) == "" || strings.ContainsAny(t.ID, " \t\r\n") {
 		return fmt.Errorf("task id %q must be a non-empty single word", t.ID)
 	}
+	if strings.TrimSpace(t.Title) == "" {
+		return fmt.Errorf("task %q needs a title", t.ID)
+	}
 	return checkChange(Task{}, t)
 }
 

@@ -64,32 +64,21 @@ func (c Change) apply(t *Task) error {
 // Refused reports whether err means the change itself can never be made
 // as asked: its task is on none of the boards (all of them valid), or the
 // board cannot hold it (a value a board refuses, a task written in a shape
-// agentctl does not edit). Only the other errors, the boards' state now (a
-// board a person left invalid, the lock held too long, a task on two
-// boards, a file that cannot be written), are worth waiting out: a change
-// kept for what no wait mends would wait for ever.
-func Refused(err error) bool { return err != nil && !waits(err) }
-
-// waits reports whether err is the boards' state now rather than the
-// change's own fault.
-func waits(err error) bool {
-	var (
-		pe      *ParseError
-		le      *LockError
-		we      *waitError
-		pathErr *fs.PathError
-		linkErr *os.LinkError
-		sysErr  *os.SyscallError
-	)
-	return errors.As(err, &pe) || errors.As(err, &le) || errors.As(err, &we) ||
-		errors.As(err, &pathErr) || errors.As(err, &linkErr) || errors.As(err, &sysErr)
+// agentctl does not edit: changeError). Every other error is the boards'
+// state now (a board a person left invalid, the lock held too long, a task
+// on two boards, a file that cannot be written) and worth waiting out: a
+// change kept for what no wait mends would wait for ever, and one refused
+// for a passing fault would be lost.
+func Refused(err error) bool {
+	var pe *ParseError
+	var ce *changeError
+	return errors.Is(err, ErrNoTask) && !errors.As(err, &pe) || errors.As(err, &ce)
 }
 
-// waitError is a state of the boards that a person or time mends: a task
-// on two boards, a board saved again and again while it was changed.
-type waitError struct{ msg string }
+// changeError is a change the task, as it stands, can never take.
+type changeError struct{ error }
 
-func (e *waitError) Error() string { return e.msg }
+func (e *changeError) Unwrap() error { return e.error }
 
 // Apply makes the change now, after the changes of the same task kept
 // before it; if the boards cannot take it, or an older change of its task

@@ -2,9 +2,12 @@ package projectboard
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -204,5 +207,22 @@ func TestPersonsChangeComesAfterTheKeptOnes(t *testing.T) {
 	}
 	if s.HasDeferred() {
 		t.Error("a reported change is still kept")
+	}
+}
+
+// Only the change's own faults refuse it: any other error, an I/O error
+// in whatever shape the system gives it, is waited out.
+func TestRefusedIsTheChangesOwnFault(t *testing.T) {
+	for err, want := range map[error]bool{
+		fmt.Errorf("cannot update board: %w", syscall.EROFS):                                           false,
+		fmt.Errorf("cannot update board: %w", &os.PathError{Op: "rename", Err: syscall.EBUSY}):         false,
+		&LockError{Path: "l", Waited: time.Second}:                                                     false,
+		fmt.Errorf("%w %q", ErrNoTask, "T-9"):                                                          true,
+		fmt.Errorf("%w %q, and a board is invalid: %w", ErrNoTask, "T-9", &ParseError{File: "b.yaml"}): false,
+		&changeError{errors.New("task written as a flow mapping")}:                                     true,
+	} {
+		if got := Refused(err); got != want {
+			t.Errorf("Refused(%v) = %v, want %v", err, got, want)
+		}
 	}
 }

@@ -213,10 +213,10 @@ func (s *Store) quickUpdate(id string, change func(*Task) error) (t Task, done b
 	t = mb.copy().Tasks[0]
 	t.Line, t.Board = was.Line, was.Board
 	if err := change(&t); err != nil {
-		return Task{}, true, err
+		return Task{}, true, &changeError{err}
 	}
 	if t.ID != id {
-		return Task{}, true, fmt.Errorf("task %q: a task's id cannot be changed", id)
+		return Task{}, true, &changeError{fmt.Errorf("task %q: a task's id cannot be changed", id)}
 	}
 	if keys, _ := changedKeys(was, t); len(keys) == 0 {
 		return was, true, nil

@@ -118,7 +118,7 @@ func locate(boards []*Board, berr error, id string) (*Board, int, error) {
 	for _, b := range boards {
 		if i := b.index(id); i >= 0 {
 			if found != nil {
-				return nil, -1, &waitError{fmt.Sprintf("task %q is on two boards, %s and %s; give one of them another id", id, found.Name(), b.Name())}
+				return nil, -1, fmt.Errorf("task %q is on two boards, %s and %s; give one of them another id", id, found.Name(), b.Name())
 			}
 			found, idx = b, i
 		}
@@ -221,10 +221,10 @@ func (s *Store) update(id string, change func(*Task) error) (Task, error) {
 		t := b.Tasks[i]
 		t.DependsOn = append([]string(nil), t.DependsOn...)
 		if err := change(&t); err != nil {
-			return Task{}, err
+			return Task{}, &changeError{err}
 		}
 		if t.ID != id {
-			return Task{}, fmt.Errorf("task %q: a task's id cannot be changed", id)
+			return Task{}, &changeError{fmt.Errorf("task %q: a task's id cannot be changed", id)}
 		}
 		if keys, _ := changedKeys(b.Tasks[i], t); len(keys) == 0 {
 			return b.Tasks[i], nil
@@ -232,7 +232,7 @@ func (s *Store) update(id string, change func(*Task) error) (Task, error) {
 		t.UpdatedAt = s.now().UTC().Format(time.RFC3339)
 		out, next, err := b.withTask(i, t)
 		if err != nil {
-			return Task{}, err
+			return Task{}, &changeError{err}
 		}
 		written, err := s.replace(b, out)
 		if err != nil {
@@ -246,7 +246,7 @@ func (s *Store) update(id string, change func(*Task) error) (Task, error) {
 			return t, nil
 		}
 	}
-	return Task{}, &waitError{fmt.Sprintf("task %q: the board kept changing while agentctl was updating it; try again", id)}
+	return Task{}, fmt.Errorf("task %q: the board kept changing while agentctl was updating it; try again", id)
 }
 
 // Add appends a new task to the named board (a file name in the boards

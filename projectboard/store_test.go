@@ -274,6 +274,9 @@ func TestChangeOfATaskWithOddValuesItDoesNotTouch(t *testing.T) {
 	if _, err := s.Add(ctx, "b.yaml", Task{ID: "two words", Title: "x", Status: Todo}); err == nil {
 		t.Error("a new task's id of two words was added")
 	}
+	if _, err := s.Add(ctx, "b.yaml", Task{ID: "X-1", Title: " ", Status: Todo}); err == nil {
+		t.Error("a new task without a title was added")
+	}
 }
 
 // A task on a board whose line breaks agentctl does not edit is still
