@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/xml"
 	"fmt"
+	"io"
 	"strings"
 	"time"
 	"unicode/utf16"
@@ -37,17 +38,52 @@ func taskName(name string) string        { return `\agentctl\` + name }
 // Task Scheduler gives it back), runs the runtime at root: each renderer
 // writes "--root" and the root as two arguments of its own.
 func namesRoot(goos, text, root string) bool {
-	var arg string
 	switch goos {
 	case "darwin":
-		arg = "<string>--root</string>\n\t\t<string>" + xmlText(root) + "</string>\n"
+		return strings.Contains(text, "<string>--root</string>\n\t\t<string>"+xmlText(root)+"</string>\n")
 	case "windows":
-		arg = " --root " + xmlText(windowsQuote(root)) + " "
-		text = strings.ReplaceAll(text, "<Arguments>", "<Arguments> ")
-	default:
-		arg = systemdQuote("--root") + " " + systemdQuote(root) + " "
+		// Task Scheduler gives the task back in its own XML, escaped its
+		// own way: the arguments are compared as text, and paths as
+		// Windows compares them, whatever their case.
+		args, ok := taskArguments(text)
+		return ok && strings.Contains(strings.ToLower(" "+args+" "), strings.ToLower(" --root "+windowsQuote(root)+" "))
 	}
-	return strings.Contains(text, arg)
+	return strings.Contains(text, systemdQuote("--root")+" "+systemdQuote(root)+" ")
+}
+
+// taskArguments is the text of a task's <Arguments>, from its XML as
+// agentctl writes it or as schtasks /Query /XML prints it (UTF-16 or not).
+func taskArguments(text string) (string, bool) {
+	if b := []byte(text); len(b) >= 2 && b[0] == 0xFF && b[1] == 0xFE {
+		units := make([]uint16, (len(b)-2)/2)
+		for i := range units {
+			units[i] = uint16(b[2+2*i]) | uint16(b[3+2*i])<<8
+		}
+		text = string(utf16.Decode(units))
+	}
+	d := xml.NewDecoder(strings.NewReader(text))
+	d.CharsetReader = func(_ string, r io.Reader) (io.Reader, error) { return r, nil } // decoded above
+	in := false
+	var args strings.Builder
+	for {
+		tok, err := d.Token()
+		if err != nil {
+			return args.String(), args.Len() > 0
+		}
+		switch t := tok.(type) {
+		case xml.StartElement:
+			in = t.Name.Local == "Arguments"
+		case xml.EndElement:
+			if t.Name.Local == "Arguments" {
+				return args.String(), true
+			}
+			in = false
+		case xml.CharData:
+			if in {
+				args.Write(t)
+			}
+		}
+	}
 }
 
 // systemdUnit renders a systemd user unit. A unit that drives windows is

@@ -134,6 +134,14 @@ func TestServiceFileNamesItsRuntime(t *testing.T) {
 			if !namesRoot(goos, text, root) {
 				t.Errorf("%s: the file for %q does not name it:\n%s", goos, root, text)
 			}
+			if goos == "windows" {
+				// As Task Scheduler prints it back: quotes left bare, in
+				// UTF-16.
+				back := string(utf16File(strings.ReplaceAll(text, "&#34;", `"`)))
+				if !namesRoot(goos, back, root) || !namesRoot(goos, back, strings.ToUpper(root)) {
+					t.Errorf("the task as schtasks gives it back does not name %q", root)
+				}
+			}
 			for _, other := range []string{root + "2", root[:len(root)-1], "/else"} {
 				if namesRoot(goos, text, other) {
 					t.Errorf("%s: the file for %q names %q too", goos, root, other)
