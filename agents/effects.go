@@ -205,7 +205,9 @@ func (r *Runner) effectsOf(ctx context.Context, log zerolog.Logger, cl *claim, s
 	effects = append(effects, effect{key: "devlog/done", apply: func() (result, error) {
 		o := out()
 		e := devlogEntry(r.s.Agent, msg, r.now(), o.receiptOutcome(), reply, strings.Join(append(slices.Clone(o.Errors), blockNote(o)...), "\n"))
-		e.Note = noteOf(p)
+		if !r.isBoardUpdate(msg) { // another's words, not this agent's note
+			e.Note = noteOf(p)
+		}
 		e.Actions = append(e.Actions, actionsOf(o, pl, p.Report)...)
 		if ids := cl.turn.Notes; len(ids) > 0 {
 			e.Actions = append(e.Actions, "carried the notes "+strings.Join(ids, ", ")+" in its prompt")
@@ -369,6 +371,9 @@ func (r *Runner) plan(msg mailbox.Message, p Parsed, o owners) plan {
 		a = *p.Actions
 	}
 	pl := plan{refused: slices.Clone(a.Refused)}
+	if a.Devlog != "" && r.isBoardUpdate(msg) {
+		pl.refused = append(pl.refused, "devlog: a board-update carries board changes only")
+	}
 	now := r.now().UTC()
 	thread := msg.Thread()
 	hops := Hops(msg) + 1

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"sync"
 	"text/tabwriter"
@@ -63,8 +64,10 @@ func runBoard(ctx context.Context, env *Env, args []string) error {
 		NewFlagSet(env, "board", boardUsage).Usage()
 		return ErrHelpShown
 	}
-	if err := NeedRuntime(env); err != nil {
-		return err
+	if !slices.ContainsFunc(args, isHelpFlag) {
+		if err := NeedRuntime(env); err != nil {
+			return err
+		}
 	}
 	store := &projectboard.Store{Root: env.Root}
 	switch args[0] {
@@ -265,3 +268,7 @@ func boardImport(ctx context.Context, env *Env, store *projectboard.Store, args 
 	fmt.Fprintf(env.Stdout, "imported %d tasks into %s\n", len(imp.IDs), filepath.Join(projectboard.Dir(env.Root), base+".yaml"))
 	return nil
 }
+
+// isHelpFlag reports an argument that asks for the usage, which needs no
+// runtime.
+func isHelpFlag(a string) bool { return a == "-h" || a == "-help" || a == "--help" }
