@@ -52,14 +52,7 @@ func TestACPSeatWaitsForThePersonsApproval(t *testing.T) {
 	s.Resend = false
 	startRunner(t, s)
 	deliverTo(t, root, mailbox.Message{ID: "m1", From: "human", To: "Agent-1", Body: "acpagent> permission:deploy"})
-	var req mailbox.Message
-	waitFor(t, time.Minute, "the approval request", func() bool {
-		reqs := approvals(t, root)
-		if len(reqs) == 1 {
-			req = reqs[0]
-		}
-		return len(reqs) == 1
-	})
+	req := awaitApproval(t, root, "the approval request")
 	if !strings.Contains(req.Body, `run "deploy", input {"command":"deploy"}`) {
 		t.Errorf("the request says:\n%s", req.Body)
 	}
@@ -127,14 +120,7 @@ func TestAnApprovalNothingWaitsForIsWithdrawn(t *testing.T) {
 	s.Log = logOnFailure(t)
 	stop := startRunner(t, s)
 	deliverTo(t, root, mailbox.Message{ID: "m1", From: "human", To: "Agent-1", Body: "acpagent> permission:rm -rf build"})
-	var req mailbox.Message
-	waitFor(t, time.Minute, "the approval request", func() bool {
-		reqs := approvals(t, root)
-		if len(reqs) == 1 {
-			req = reqs[0]
-		}
-		return len(reqs) == 1
-	})
+	req := awaitApproval(t, root, "the approval request")
 	stop()
 	mb, _ := mailbox.Open(root, "human")
 	found, err := mb.Locate(req.ID)
@@ -159,17 +145,25 @@ func TestAToolAskedAgainAfterAWithdrawalIsAskedAnew(t *testing.T) {
 	waitFor(t, time.Minute, "the first approval request", func() bool { return len(approvals(t, root)) == 1 })
 	stop()
 	startRunner(t, s)
+	req := awaitApproval(t, root, "a new approval request")
+	settle(t, root, req.ID, true, "")
+	waitFor(t, time.Minute, "m1 to be archived", func() bool { return counts(t, root, "Agent-1").Done == 1 })
+	if rc := receiptOf(t, root, "Agent-1", "m1"); rc.Reply != "allowed" {
+		t.Errorf("reply %q, want the agent's word that it was allowed", rc.Reply)
+	}
+}
+
+// awaitApproval waits for the one approval request pending in the
+// person's inbox, and returns it.
+func awaitApproval(t *testing.T, root, what string) mailbox.Message {
+	t.Helper()
 	var req mailbox.Message
-	waitFor(t, time.Minute, "a new approval request", func() bool {
+	waitFor(t, time.Minute, what, func() bool {
 		reqs := approvals(t, root)
 		if len(reqs) == 1 {
 			req = reqs[0]
 		}
 		return len(reqs) == 1
 	})
-	settle(t, root, req.ID, true, "")
-	waitFor(t, time.Minute, "m1 to be archived", func() bool { return counts(t, root, "Agent-1").Done == 1 })
-	if rc := receiptOf(t, root, "Agent-1", "m1"); rc.Reply != "allowed" {
-		t.Errorf("reply %q, want the agent's word that it was allowed", rc.Reply)
-	}
+	return req
 }

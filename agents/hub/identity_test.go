@@ -162,16 +162,9 @@ func TestHubRefusesAnonymousConnections(t *testing.T) {
 // everything (>), not others' reply inboxes, not as their sender.
 func TestMachineIdentityKeepsToItsSeats(t *testing.T) {
 	root, url := identityServer(t)
-	hubConn := connectAs(t, url, layout.HubOwnSeed(root))
-	js, err := jetstream.New(hubConn)
-	if err != nil {
-		t.Fatal(err)
-	}
+	hubConn, js := hubStreams(t, url, root)
 	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
 	defer cancel()
-	if err := EnsureStreams(ctx, js, 1); err != nil {
-		t.Fatal(err)
-	}
 
 	// desk-3 listens to everything it may try to.
 	bad, refused := rogue(t, url, layout.HubMachineSeed(root, "desk-3"))
@@ -281,16 +274,9 @@ func TestSpoofedSenderIsRefusedAtTheHub(t *testing.T) {
 // "reply" to $JS.API.STREAM.PURGE does not purge the swarm's turns.
 func TestHubAnswersOnlyToInboxes(t *testing.T) {
 	root, url := identityServer(t)
-	hubConn := connectAs(t, url, layout.HubOwnSeed(root))
-	js, err := jetstream.New(hubConn)
-	if err != nil {
-		t.Fatal(err)
-	}
+	hubConn, js := hubStreams(t, url, root)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	if err := EnsureStreams(ctx, js, 1); err != nil {
-		t.Fatal(err)
-	}
 	d, err := NewDriver(ctx, hubConn, "Agent-5", zerolog.Nop())
 	if err != nil {
 		t.Fatal(err)
@@ -329,16 +315,9 @@ func TestHubAnswersOnlyToInboxes(t *testing.T) {
 // it used to try again every few seconds for ever.
 func TestSeatWithAnotherMachinesCredentialsStops(t *testing.T) {
 	root, url := identityServer(t)
-	hubConn := connectAs(t, url, layout.HubOwnSeed(root))
-	js, err := jetstream.New(hubConn)
-	if err != nil {
-		t.Fatal(err)
-	}
+	hubStreams(t, url, root)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	if err := EnsureStreams(ctx, js, 1); err != nil {
-		t.Fatal(err)
-	}
 	j, err := OpenJournal(filepath.Join(root, "seat"))
 	if err != nil {
 		t.Fatal(err)
@@ -350,4 +329,21 @@ func TestSeatWithAnotherMachinesCredentialsStops(t *testing.T) {
 	if !errors.As(err, &p) || !p.NeedsPerson() || !strings.Contains(err.Error(), "not those of the machine") {
 		t.Fatalf("RunSeat = %v; want a refusal a person must mend", err)
 	}
+}
+
+// hubStreams connects as the hub of the identity server at url and makes
+// the swarm's streams there.
+func hubStreams(t *testing.T, url, root string) (*nats.Conn, jetstream.JetStream) {
+	t.Helper()
+	hubConn := connectAs(t, url, layout.HubOwnSeed(root))
+	js, err := jetstream.New(hubConn)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
+	defer cancel()
+	if err := EnsureStreams(ctx, js, 1); err != nil {
+		t.Fatal(err)
+	}
+	return hubConn, js
 }

@@ -5,8 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"sync/atomic"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -277,17 +277,7 @@ func TestCancelBeforeItsAskDropsTheAsk(t *testing.T) {
 func TestASeatThatComesBackTakesOnlyTheTurnAskedNow(t *testing.T) {
 	r := newRig(t)
 	r.stopSeat()
-	js, err := jetstream.New(testConn(t, r.url))
-	if err != nil {
-		t.Fatal(err)
-	}
-	asks := func() uint64 {
-		s, err := js.Stream(context.Background(), TurnsStream)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return s.CachedInfo().State.Msgs
-	}
+	js, asks := turnsOf(t, r.url)
 	ctx, cancel := context.WithCancelCause(context.Background())
 	skipped := askTurn(ctx, r.driver, cursor.Turn{ID: "m1/1", Prompt: "skipped"})
 	await(t, "the ask in the stream", func() bool { return asks() == 1 })
@@ -335,17 +325,7 @@ func TestASeatThatComesBackTakesOnlyTheTurnAskedNow(t *testing.T) {
 func TestARestartedHubWithdrawsTheAsksLeftBefore(t *testing.T) {
 	r := newRig(t)
 	r.stopSeat()
-	js, err := jetstream.New(testConn(t, r.url))
-	if err != nil {
-		t.Fatal(err)
-	}
-	asks := func() uint64 {
-		s, err := js.Stream(context.Background(), TurnsStream)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return s.CachedInfo().State.Msgs
-	}
+	_, asks := turnsOf(t, r.url)
 	stop, stopped := context.WithCancel(context.Background())
 	left := askTurn(stop, r.driver, cursor.Turn{ID: "m1/1", Prompt: "skipped while no hub ran"})
 	await(t, "the ask in the stream", func() bool { return asks() == 1 })
@@ -363,5 +343,22 @@ func TestARestartedHubWithdrawsTheAsksLeftBefore(t *testing.T) {
 	r.chat.gate <- struct{}{}
 	if a := result(t, next); a.err != nil {
 		t.Fatal(a.err)
+	}
+}
+
+// turnsOf is a JetStream view of the server at url, and how many asks its
+// turns stream holds.
+func turnsOf(t *testing.T, url string) (jetstream.JetStream, func() uint64) {
+	t.Helper()
+	js, err := jetstream.New(testConn(t, url))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return js, func() uint64 {
+		s, err := js.Stream(context.Background(), TurnsStream)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s.CachedInfo().State.Msgs
 	}
 }
