@@ -70,9 +70,8 @@ func (c Change) apply(t *Task) error {
 // change kept for what no wait mends would wait for ever, and one refused
 // for a passing fault would be lost.
 func Refused(err error) bool {
-	var pe *ParseError
 	var ce *changeError
-	return errors.Is(err, ErrNoTask) && !errors.As(err, &pe) || errors.As(err, &ce)
+	return errors.Is(err, ErrNoTask) && !errors.Is(err, errBoardUnread) || errors.As(err, &ce)
 }
 
 // changeError is a change the task, as it stands, can never take.

@@ -214,12 +214,13 @@ func TestPersonsChangeComesAfterTheKeptOnes(t *testing.T) {
 // in whatever shape the system gives it, is waited out.
 func TestRefusedIsTheChangesOwnFault(t *testing.T) {
 	for err, want := range map[error]bool{
-		fmt.Errorf("cannot update board: %w", syscall.EROFS):                                           false,
-		fmt.Errorf("cannot update board: %w", &os.PathError{Op: "rename", Err: syscall.EBUSY}):         false,
-		&LockError{Path: "l", Waited: time.Second}:                                                     false,
-		fmt.Errorf("%w %q", ErrNoTask, "T-9"):                                                          true,
-		fmt.Errorf("%w %q, and a board is invalid: %w", ErrNoTask, "T-9", &ParseError{File: "b.yaml"}): false,
-		&changeError{errors.New("task written as a flow mapping")}:                                     true,
+		fmt.Errorf("cannot update board: %w", syscall.EROFS):                                                           false,
+		fmt.Errorf("cannot update board: %w", &os.PathError{Op: "rename", Err: syscall.EBUSY}):                         false,
+		&LockError{Path: "l", Waited: time.Second}:                                                                     false,
+		fmt.Errorf("%w %q", ErrNoTask, "T-9"):                                                                          true,
+		fmt.Errorf("%w %q, and %w: %w", ErrNoTask, "T-9", errBoardUnread, &ParseError{File: "b.yaml"}):                 false,
+		fmt.Errorf("%w %q, and %w: %w", ErrNoTask, "T-9", errBoardUnread, &os.PathError{Op: "open", Err: syscall.EIO}): false,
+		&changeError{errors.New("task written as a flow mapping")}:                                                     true,
 	} {
 		if got := Refused(err); got != want {
 			t.Errorf("Refused(%v) = %v, want %v", err, got, want)

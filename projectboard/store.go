@@ -27,6 +27,11 @@ const BoardsDir = layout.BoardsDir
 // ErrNoTask is returned for a task id that is on no board.
 var ErrNoTask = errors.New("no such task")
 
+// errBoardUnread joins ErrNoTask when a board that may hold the task
+// could not be read (invalid, or its file unreadable): the task may be
+// there.
+var errBoardUnread = errors.New("a board is invalid or cannot be read")
+
 // Dir is the boards folder of a runtime root.
 func Dir(root string) string { return layout.Boards(root) }
 
@@ -125,7 +130,7 @@ func locate(boards []*Board, berr error, id string) (*Board, int, error) {
 	}
 	if found == nil {
 		if berr != nil {
-			return nil, -1, fmt.Errorf("%w %q on the readable boards, and a board is invalid: %w", ErrNoTask, id, berr)
+			return nil, -1, fmt.Errorf("%w %q on the readable boards, and %w: %w", ErrNoTask, id, errBoardUnread, berr)
 		}
 		return nil, -1, fmt.Errorf("%w %q", ErrNoTask, id)
 	}
