@@ -1,6 +1,7 @@
 package agents
 
 import (
+	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
@@ -166,4 +167,40 @@ func awaitApproval(t *testing.T, root, what string) mailbox.Message {
 		return len(reqs) == 1
 	})
 	return req
+}
+
+// The prompt sent again is a new turn: once it is submitted, the claim no
+// longer says its prompt was stopped, so a crash in the new turn never
+// has it sent a third time.
+func TestAPromptSentAgainLeavesNoStaleStoppedState(t *testing.T) {
+	root := newRuntime(t, demoAgents)
+	deliverTo(t, root, mailbox.Message{ID: "long", From: "Agent-2", To: "Agent-1", Body: "acpagent> hang"})
+	d, state := standInACPWithState(t, root, "Agent-1")
+	s := testSettings(root, "Agent-1", demoAgents, d)
+	s.ShutdownGrace = 10 * time.Millisecond
+	s.Resend, s.ResendStopped = false, true
+	s.Log = logOnFailure(t)
+	mb, _ := mailbox.Open(root, "Agent-1")
+	turnOf := func() turnRecord {
+		p, ok := readProgress(mb, "long")
+		if !ok {
+			return turnRecord{}
+		}
+		tr, _ := readTurn(p)
+		return tr
+	}
+	stop := startRunner(t, s)
+	waitFor(t, 20*time.Second, "the agent to work on the first prompt", func() bool {
+		_, err := os.Stat(filepath.Join(state, "hanging"))
+		return err == nil
+	})
+	stop()
+	if st := turnOf().ResumeState; st == "" {
+		t.Fatal("the stopped turn left no resume state")
+	}
+	startRunner(t, s)
+	waitFor(t, 20*time.Second, "the prompt sent again to be submitted", func() bool {
+		tr := turnOf()
+		return strings.Contains(strings.Join(tr.DriverNotes, "\n"), "sent again") && tr.ResumeState == ""
+	})
 }

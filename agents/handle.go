@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/rs/zerolog"
@@ -147,7 +148,17 @@ func (r *Runner) takeTurn(ctx context.Context, log zerolog.Logger, cl *claim) (s
 	turn.OnStart = r.recordChild(cl)
 	turn.OnUsage = func(u cursor.Usage) { r.recordUsage(log, cl.Message.ID, u) }
 	turn.OnProgress = onProgress(log)
-	turn.OnPermission = r.onPermission(log, cl)
+	// A permission the turn asks for is part of the turn: the turn is over
+	// only once every callback has returned (and withdrawn its request,
+	// if the turn stopped waiting for it).
+	var asking sync.WaitGroup
+	defer waitAsking(&asking)
+	onPermission := r.onPermission(log, cl)
+	turn.OnPermission = func(ctx context.Context, req cursor.PermissionRequest) (cursor.PermissionVerdict, error) {
+		asking.Add(1)
+		defer asking.Done()
+		return onPermission(ctx, req)
+	}
 	turn.OnNote = func(note string) {
 		cl.turn.DriverNotes = append(cl.turn.DriverNotes, note)
 		log.Warn().Str("event", "note").Msg(note)
@@ -163,6 +174,7 @@ func (r *Runner) takeTurn(ctx context.Context, log zerolog.Logger, cl *claim) (s
 		}
 		switch s {
 		case cursor.StageHanded:
+			cl.turn.Handed++
 			// Unsynced: lost in a power cut, the crash it would excuse
 			// costs an attempt, as it did before.
 			return r.recordUnsynced(cl, stageHanded, now)
@@ -189,7 +201,10 @@ func (r *Runner) takeTurn(ctx context.Context, log zerolog.Logger, cl *claim) (s
 		note := "the prompt was sent again: the runner that sent it stopped, and the agent stopped the prompt unanswered"
 		cl.turn.DriverNotes = append(cl.turn.DriverNotes, note)
 		log.Warn().Str("event", "retry").Msg(note)
-		turn.Resume, turn.ID = false, turn.ID+"/resent"
+		// The new prompt's turn is not the stopped one: should it be cut
+		// off in its turn, that says nothing of this one.
+		cl.turn.ResumeState = ""
+		turn.Resume, turn.ResumeState, turn.ID = false, "", turn.ID+"/resent"
 		reply, err = r.s.Driver.Run(turnCtx, turn)
 	}
 	// The reply may be lost without this runner resuming: a seat on
@@ -221,15 +236,37 @@ func (r *Runner) takeTurn(ctx context.Context, log zerolog.Logger, cl *claim) (s
 	return reply, nil
 }
 
+// waitAsking waits for the permission callbacks of a turn that ended, a
+// while at most: a driver that left one waiting on a context never ended
+// must not hold the runner.
+func waitAsking(asking *sync.WaitGroup) {
+	done := make(chan struct{})
+	go func() { asking.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(15 * time.Second):
+	}
+}
+
 // awayWhenStopped says of a claim whose runner stopped without a word
 // that its turn was with another machine's seat then, its reply not in
 // yet: the runner only waited, so its crash (the hub's machine rebooted)
-// says nothing of the message and costs it no attempt.
+// says nothing of the message and costs it no attempt. Past
+// maxHandedCrashes it does: a message whose seat's answer itself brings
+// the hub down must not do so for ever.
 func awayWhenStopped(p mailbox.Progress) bool {
 	_, handed := p.Stages[stageHanded]
 	_, replied := p.Stages[stageReply]
-	return handed && !replied
+	if !handed || replied {
+		return false
+	}
+	t, err := readTurn(p)
+	return err == nil && t.Handed <= maxHandedCrashes
 }
+
+// maxHandedCrashes is how many crashes while a seat has the turn cost the
+// message nothing.
+const maxHandedCrashes = 10
 
 // turnID names the turn of cl across processes. A runner that takes over
 // a claim after a crash counts the crash as an attempt (Progress.Attempt),

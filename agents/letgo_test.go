@@ -2,6 +2,8 @@ package agents
 
 import (
 	"context"
+	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -138,5 +140,10 @@ func TestCrashesWhileTheTurnIsAwayCostNoAttempt(t *testing.T) {
 	}
 	if away := awayWhenStopped(mailbox.Progress{Stages: map[string]time.Time{stageHanded: time.Now(), stageReply: time.Now()}}); away {
 		t.Error("a crash after the reply came in is excused too")
+	}
+	handedOften := mailbox.Progress{Stages: map[string]time.Time{stageHanded: time.Now()}, Version: turnVersion,
+		Data: json.RawMessage(fmt.Sprintf(`{"handed": %d}`, maxHandedCrashes+1))}
+	if awayWhenStopped(handedOften) {
+		t.Error("crashes past maxHandedCrashes are excused too: a message that brings the hub down would do so for ever")
 	}
 }

@@ -37,6 +37,9 @@ type turnRecord struct {
 	// ResumeState is what the driver needs to resume the turn after a
 	// crash: for a chat window, how the chat looked before the reply began.
 	ResumeState string `json:"resume_state,omitempty"`
+	// Handed counts the times the turn was handed to a seat on another
+	// machine: each hub that died while the seat had it asked once.
+	Handed int `json:"handed,omitempty"`
 	// PromptBytes is the size of the prompt submitted, for a reader of the
 	// log.
 	PromptBytes int `json:"prompt_bytes,omitempty"`

@@ -183,8 +183,6 @@ func (c Config) validateRunner() error {
 	return nil
 }
 
-// Resends reports whether a turn of agent a that was cut off after its
-// prompt was submitted may send the prompt again.
 // ResendsStopped says whether a prompt the agent stopped unanswered when
 // its runner stopped on purpose may be sent again by the next runner:
 // unless resend is never. Nothing of it was answered, so sending it again
@@ -192,6 +190,8 @@ func (c Config) validateRunner() error {
 // may have been answered.
 func (r Run) ResendsStopped() bool { return r.Resend != ResendNever }
 
+// Resends reports whether a turn of agent a that was cut off after its
+// prompt was submitted may send the prompt again.
 func (r Run) Resends(a Agent) bool {
 	switch r.Resend {
 	case ResendAlways:

@@ -110,6 +110,7 @@ var errorKinds = map[string]error{
 	"exec_failed":          cursor.ErrExecFailed,
 	"exec_timeout":         cursor.ErrExecTimeout,
 	"reply_lost":           cursor.ErrReplyLost,
+	"prompt_stopped":       cursor.ErrPromptStopped,
 	"gui_unavailable":      cursor.ErrGUIUnavailable,
 	"not_calibrated":       cursor.ErrNotCalibrated,
 	"bad_output":           cursor.ErrBadOutput,
