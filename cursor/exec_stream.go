@@ -308,7 +308,10 @@ func (codexReader) object(o map[string]any, r *streamRead) error {
 // geminiReader reads gemini -p with --output-format stream-json (init,
 // message deltas, result) or json (one object with session_id, response,
 // stats and, on failure, error).
-type geminiReader struct{ streamed bool }
+type geminiReader struct {
+	streamed bool
+	text     strings.Builder // the assistant's message, its deltas joined
+}
 
 func (g *geminiReader) missing() string {
 	return "it has neither a result event nor an object with a response"
@@ -328,15 +331,21 @@ func (g *geminiReader) object(o map[string]any, r *streamRead) error {
 	case "message":
 		if o["role"] == "assistant" {
 			text, _ := o["content"].(string)
-			if o["delta"] == true {
-				r.reply += text
-			} else {
-				r.reply = text
+			if o["delta"] != true {
+				g.text.Reset()
 			}
+			if int64(g.text.Len()+len(text)) > maxOutput {
+				return fmt.Errorf("its reply passed %d bytes", maxOutput)
+			}
+			g.text.WriteString(text)
+			r.reply = "" // set whole at the result, not rebuilt at every delta
 		}
 		return nil
 	case "result":
 		r.done = true
+		if g.text.Len() > 0 {
+			r.reply = g.text.String()
+		}
 		if st, ok := o["stats"].(map[string]any); ok {
 			r.hasUsage = true
 			r.usage.InputTokens = num(st["input_tokens"])

@@ -201,6 +201,8 @@ func TestExecOutputPastTheCap(t *testing.T) {
 		{"plain", ExecSettings{Command: []string{"sh", "-c", "cat >/dev/null; yes"}}, "", "printed more than 65536 bytes on stdout, and was stopped there"},
 		{"preset with its result", claude(events + `echo '{"type":"result","subtype":"success","is_error":false,"result":"done","session_id":"s"}'`), "done", ""},
 		{"preset without one", claude(events), "", "printed more than 65536 bytes without a line that ends the turn"},
+		{"a reply streamed past the cap", ExecSettings{Command: []string{"sh", "-c", `cat >/dev/null; yes '{"type":"message","role":"assistant","content":"0123456789","delta":true}' | head -n 20000; echo '{"type":"result","status":"success"}'`}, Preset: "gemini"},
+			"", "its reply passed 65536 bytes"},
 	} {
 		d, err := NewExec(c.s)
 		if err != nil {
