@@ -14,11 +14,6 @@ import (
 // person, few enough that the machine keeps its file descriptors.
 const DefaultMaxConns = 64
 
-// evictGrace is how long a new connection has to show the token before
-// another may take its slot: a browser's request follows its connection
-// within milliseconds.
-const evictGrace = 2 * time.Second
-
 // busyGrace is how long a connection past the cap may take to send its
 // request before it is answered 503: the answer is read after the request,
 // so that closing the socket does not reset it before the client reads it.
@@ -26,26 +21,32 @@ const busyGrace = time.Second
 
 // LimitListener serves at most max connections of ln at once. Past that,
 // a new connection takes the place of the oldest one that has not shown
-// the token within evictGrace: another account on the machine, which can
-// reach a loopback port but has no token, must not hold every slot and
-// lock the person out, and a connection just made (the person's, whose
-// request is on its way) is not taken over by the next one. When no slot
-// can be taken, a new connection is answered 503 Service Unavailable at
-// once, rather than queued. A connection shows the token through the
-// server's handler (ConnContext, proven).
+// the token: another account on the machine, which can reach a loopback
+// port but has no token, must not hold every slot and lock the person
+// out. (A flood fast enough to take a new connection's slot before its
+// request is read can still make the person's page try again; nothing
+// keeps it out.) Only when every slot is the person's is a new connection
+// answered 503 Service Unavailable at once, rather than queued. A
+// connection shows the token through the server's handler (ConnContext,
+// proven).
 func LimitListener(ln net.Listener, max int) net.Listener {
 	if max < 1 {
 		max = DefaultMaxConns
 	}
-	return &limitListener{Listener: ln, max: max, conns: map[*limitConn]struct{}{}}
+	return &limitListener{Listener: ln, max: max, conns: map[*limitConn]struct{}{}, refusing: make(chan struct{}, maxRefusing)}
 }
+
+// maxRefusing bounds the 503 answers under way, each a connection and a
+// buffer held for up to busyGrace.
+const maxRefusing = 16
 
 type limitListener struct {
 	net.Listener
-	max   int
-	mu    sync.Mutex
-	seq   uint64
-	conns map[*limitConn]struct{}
+	refusing chan struct{}
+	max      int
+	mu       sync.Mutex
+	seq      uint64
+	conns    map[*limitConn]struct{}
 }
 
 func (l *limitListener) Accept() (net.Conn, error) {
@@ -60,13 +61,18 @@ func (l *limitListener) Accept() (net.Conn, error) {
 			victim = l.oldestUnproven()
 			if victim == nil {
 				l.mu.Unlock()
-				go l.refuse(c)
+				select {
+				case l.refusing <- struct{}{}:
+					go func() { l.refuse(c); <-l.refusing }()
+				default:
+					c.Close() // refusals enough under way: no answer
+				}
 				continue
 			}
 			delete(l.conns, victim)
 		}
 		l.seq++
-		lc := &limitConn{Conn: c, seq: l.seq, accepted: time.Now()}
+		lc := &limitConn{Conn: c, seq: l.seq}
 		lc.release = func() {
 			l.mu.Lock()
 			delete(l.conns, lc)
@@ -81,12 +87,12 @@ func (l *limitListener) Accept() (net.Conn, error) {
 	}
 }
 
-// oldestUnproven is the connection held longest without the token, past
-// evictGrace; nil when there is none. l.mu is held.
+// oldestUnproven is the connection held longest without the token; nil
+// when every one has shown it. l.mu is held.
 func (l *limitListener) oldestUnproven() *limitConn {
 	var oldest *limitConn
 	for c := range l.conns {
-		if !c.proven.Load() && time.Since(c.accepted) >= evictGrace && (oldest == nil || c.seq < oldest.seq) {
+		if !c.proven.Load() && (oldest == nil || c.seq < oldest.seq) {
 			oldest = c
 		}
 	}
@@ -106,11 +112,10 @@ func (l *limitListener) refuse(c net.Conn) {
 // limitConn gives its slot back once, when closed.
 type limitConn struct {
 	net.Conn
-	seq      uint64
-	accepted time.Time
-	proven   atomic.Bool // a request on it has shown the token
-	once     sync.Once
-	release  func()
+	seq     uint64
+	proven  atomic.Bool // a request on it has shown the token
+	once    sync.Once
+	release func()
 }
 
 func (c *limitConn) Close() error {

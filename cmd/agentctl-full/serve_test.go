@@ -485,8 +485,8 @@ func TestServeAnswers503PastItsConnectionCap(t *testing.T) {
 		}
 		idle = append(idle, c)
 	}
-	// Past the grace a new connection has to show the token, the person's
-	// takes the slot of the oldest of them.
+	// The person's connection takes the slot of the oldest of them (tried
+	// again while the server is still accepting the flood).
 	deadline := time.Now().Add(30 * time.Second)
 	for code := get(once, mc.token); code != http.StatusOK; code = get(once, mc.token) {
 		if code != http.StatusServiceUnavailable || time.Now().After(deadline) {
