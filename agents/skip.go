@@ -8,7 +8,6 @@ import (
 
 	"github.com/agentctl/agentctl/agents/receipt"
 	"github.com/agentctl/agentctl/devlog"
-	"github.com/agentctl/agentctl/internal/process"
 	"github.com/agentctl/agentctl/mailbox"
 )
 
@@ -92,15 +91,6 @@ func Skip(root, agent, human, id, reason string, log zerolog.Logger, now time.Ti
 	msg, err := mb.Abandon(id, why, now)
 	if err != nil {
 		return msg, err
-	}
-	// The runner that died in the turn left its heartbeat saying it works
-	// on the message, which is settled now. A runner started since the
-	// consumer lock was let go writes its own: a live pid is left alone.
-	if st, err := mb.ReadStatus(); err == nil && st.Current == msg.ID && !process.Is(st.PID, st.PIDStart) {
-		st.State, st.Current, st.Subject, st.Since, st.Waiting = "stopped", "", "", now.UTC(), ""
-		if err := mb.WriteStatus(st); err != nil {
-			return msg, err
-		}
 	}
 	if err := devlog.Append(root, devlogEntry(agent, msg, now, "skipped", "", why)); err != nil {
 		return msg, err

@@ -92,5 +92,17 @@ func (m *Mailbox) Abandon(id, reason string, now time.Time) (Message, error) {
 		p.Stages = map[string]time.Time{}
 	}
 	cl := &Claim{Message: msg, Progress: p, Resumed: true, stem: stem}
-	return msg, c.settleDead(cl, reason, now)
+	if err := c.settleDead(cl, reason, now); err != nil {
+		return msg, err
+	}
+	// The runner that died in the turn left its heartbeat saying it works
+	// on the message, settled now. Under the consumer lock no runner is
+	// up to write its own.
+	if st, err := m.ReadStatus(); err == nil && st.Current == msg.ID {
+		st.State, st.Current, st.Subject, st.Since, st.Waiting = "stopped", "", "", now.UTC(), ""
+		if err := m.WriteStatus(st); err != nil {
+			return msg, err
+		}
+	}
+	return msg, nil
 }
