@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 
@@ -88,7 +89,7 @@ func runHubCredentials(env *cli.Env, args []string) error {
 // anything else (a terminal, a pipe, a private file).
 func openToOthers(w io.Writer) string {
 	f, ok := w.(*os.File)
-	if !ok {
+	if !ok || runtime.GOOS == "windows" { // no mode bits for others there
 		return ""
 	}
 	fi, err := f.Stat()

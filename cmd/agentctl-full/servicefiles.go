@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/xml"
 	"fmt"
+	"html"
 	"io"
 	"strings"
 	"time"
@@ -68,7 +69,11 @@ func taskArguments(text string) (string, bool) {
 	for {
 		tok, err := d.Token()
 		if err != nil {
-			return args.String(), args.Len() > 0
+			// Text before the arguments the decoder cannot take (a name in
+			// the console's code page): cut them out of the raw text.
+			_, rest, ok := strings.Cut(text, "<Arguments>")
+			raw, _, closed := strings.Cut(rest, "</Arguments>")
+			return html.UnescapeString(raw), ok && closed
 		}
 		switch t := tok.(type) {
 		case xml.StartElement:

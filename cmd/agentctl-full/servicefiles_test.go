@@ -141,6 +141,12 @@ func TestServiceFileNamesItsRuntime(t *testing.T) {
 				if !namesRoot(goos, back, root) || !namesRoot(goos, back, strings.ToUpper(root)) {
 					t.Errorf("the task as schtasks gives it back does not name %q", root)
 				}
+				// With a user's name in the console's code page (not UTF-8)
+				// before the arguments.
+				cp := strings.Replace(strings.ReplaceAll(text, "&#34;", `"`), "<Description>", "<Description>Jos\xe9 ", 1)
+				if !namesRoot(goos, cp, root) {
+					t.Errorf("the task with a name in another code page does not name %q", root)
+				}
 			}
 			for _, other := range []string{root + "2", root[:len(root)-1], "/else"} {
 				if namesRoot(goos, text, other) {

@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
-	"slices"
 	"strings"
 	"sync"
 	"text/tabwriter"
@@ -64,7 +63,7 @@ func runBoard(ctx context.Context, env *Env, args []string) error {
 		NewFlagSet(env, "board", boardUsage).Usage()
 		return ErrHelpShown
 	}
-	if !slices.ContainsFunc(args, isHelpFlag) {
+	if len(args) < 2 || !isHelpFlag(args[1]) {
 		if err := NeedRuntime(env); err != nil {
 			return err
 		}
