@@ -59,9 +59,10 @@ type Task struct {
 	UpdatedAt string         `json:"updated_at,omitempty"`
 	Extra     map[string]any `json:"extra,omitempty"`
 	// Board is the file name of the board holding the task, Line the line
-	// its mapping starts on.
+	// its mapping starts on (0, and left out, for a task just added, whose
+	// line is not read back).
 	Board string `json:"board"`
-	Line  int    `json:"line"`
+	Line  int    `json:"line,omitempty"`
 }
 
 // The keys agentctl reads and writes; any other key of a task is kept.
