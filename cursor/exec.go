@@ -70,6 +70,9 @@ const stderrKept = 2048
 // read whole, line by line, with only this much of it kept.
 var maxOutput int64 = 32 << 20
 
+// errPastCap: a preset's output went past maxOutput.
+var errPastCap = errors.New("past the output cap")
+
 // cappedOutput passes on at most max bytes of a command's stdout; past
 // that it drops the rest and calls over once, which stops the command.
 type cappedOutput struct {
@@ -214,6 +217,10 @@ func (e *Exec) Run(ctx context.Context, t Turn) (string, error) {
 	}
 	var failed error
 	switch {
+	case errors.Is(rerr, errPastCap):
+		// Whatever became of the command (ended once it had said too
+		// much): its output is what cannot be used.
+		failed = fmt.Errorf("%w: %s (preset %s): %v%s", ErrBadOutput, args[0], e.preset, rerr, stderr.quote())
 	case rerr == nil && r.apiFailed:
 		failed = fmt.Errorf("%w: %w: %s: %s%s", ErrExecFailed, ErrModelAPI, args[0], r.failed, stderr.quote())
 	case rerr == nil:

@@ -143,7 +143,7 @@ func (l *lineReader) finish() (streamRead, []byte, error) {
 		l.line(l.partial)
 	}
 	if !l.read.done && l.err == nil && l.rawCut {
-		return l.read, out, fmt.Errorf("it printed more than %d bytes without a line that ends the turn", maxOutput)
+		return l.read, out, fmt.Errorf("%w: it printed more than %d bytes without a line that ends the turn", errPastCap, maxOutput)
 	}
 	if !l.read.done && l.err == nil {
 		trimmed := bytes.TrimSpace(out)
@@ -335,7 +335,7 @@ func (g *geminiReader) object(o map[string]any, r *streamRead) error {
 				g.text.Reset()
 			}
 			if int64(g.text.Len()+len(text)) > maxOutput {
-				return fmt.Errorf("its reply passed %d bytes", maxOutput)
+				return fmt.Errorf("%w: its reply passed %d bytes", errPastCap, maxOutput)
 			}
 			g.text.WriteString(text)
 			r.reply = "" // set whole at the result, not rebuilt at every delta

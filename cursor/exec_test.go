@@ -203,6 +203,8 @@ func TestExecOutputPastTheCap(t *testing.T) {
 		{"preset without one", claude(events), "", "printed more than 65536 bytes without a line that ends the turn"},
 		{"a reply streamed past the cap", ExecSettings{Command: []string{"sh", "-c", `cat >/dev/null; yes '{"type":"message","role":"assistant","content":"0123456789","delta":true}' | head -n 20000; echo '{"type":"result","status":"success"}'`}, Preset: "gemini"},
 			"", "its reply passed 65536 bytes"},
+		{"a reply streamed without end", ExecSettings{Command: []string{"sh", "-c", `cat >/dev/null; yes '{"type":"message","role":"assistant","content":"0123456789","delta":true}'`}, Preset: "gemini"},
+			"", "its reply passed 65536 bytes"},
 	} {
 		d, err := NewExec(c.s)
 		if err != nil {
