@@ -151,12 +151,14 @@ func (r *Runner) takeTurn(ctx context.Context, log zerolog.Logger, cl *claim) (s
 	// A permission the turn asks for is part of the turn: the turn is over
 	// only once every callback has returned (and withdrawn its request,
 	// if the turn stopped waiting for it).
-	var asking sync.WaitGroup
-	defer waitAsking(&asking)
+	asking := newPermissionCalls()
+	defer asking.finish()
 	onPermission := r.onPermission(log, cl)
 	turn.OnPermission = func(ctx context.Context, req cursor.PermissionRequest) (cursor.PermissionVerdict, error) {
-		asking.Add(1)
-		defer asking.Done()
+		if !asking.begin() {
+			return cursor.PermissionVerdict{Reason: "refused: the turn that asked is over"}, nil
+		}
+		defer asking.end()
 		return onPermission(ctx, req)
 	}
 	turn.OnNote = func(note string) {
@@ -236,14 +238,46 @@ func (r *Runner) takeTurn(ctx context.Context, log zerolog.Logger, cl *claim) (s
 	return reply, nil
 }
 
-// waitAsking waits for the permission callbacks of a turn that ended, a
-// while at most: a driver that left one waiting on a context never ended
-// must not hold the runner.
-func waitAsking(asking *sync.WaitGroup) {
-	done := make(chan struct{})
-	go func() { asking.Wait(); close(done) }()
+// permissionCalls are a turn's permission callbacks under way. Once the
+// turn is over (finish) no new one begins, and finish waits for those
+// under way, a while at most: a driver that left one waiting on a context
+// never ended must not hold the runner.
+type permissionCalls struct {
+	mu   sync.Mutex
+	n    int
+	over bool
+	idle chan struct{} // closed once over with none under way
+}
+
+func newPermissionCalls() *permissionCalls { return &permissionCalls{idle: make(chan struct{})} }
+
+func (p *permissionCalls) begin() bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.over {
+		return false
+	}
+	p.n++
+	return true
+}
+
+func (p *permissionCalls) end() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.n--; p.n == 0 && p.over {
+		close(p.idle)
+	}
+}
+
+func (p *permissionCalls) finish() {
+	p.mu.Lock()
+	p.over = true
+	if p.n == 0 {
+		close(p.idle)
+	}
+	p.mu.Unlock()
 	select {
-	case <-done:
+	case <-p.idle:
 	case <-time.After(15 * time.Second):
 	}
 }

@@ -86,6 +86,10 @@ func (r *Runner) onPermission(log zerolog.Logger, cl *claim) func(context.Contex
 // askPerson parks p in the person's mailbox and waits until it is
 // settled: approved runs the tool, anything else refuses it.
 func (r *Runner) askPerson(ctx context.Context, log zerolog.Logger, msg mailbox.Message, p Parked) (cursor.PermissionVerdict, error) {
+	if err := ctx.Err(); err != nil {
+		// The turn stopped before asking: no request to withdraw after.
+		return cursor.PermissionVerdict{}, fmt.Errorf("the turn stopped before it could ask for approval: %w", context.Cause(ctx))
+	}
 	mb, err := mailbox.Open(r.s.Root, r.s.Human)
 	if err != nil {
 		return cursor.PermissionVerdict{}, err
