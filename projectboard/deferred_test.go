@@ -227,3 +227,22 @@ func TestRefusedIsTheChangesOwnFault(t *testing.T) {
 		}
 	}
 }
+
+// A board whose file cannot be read (a link to nowhere) may hold the task:
+// a change of a task on no readable board waits for it, and is not
+// refused.
+func TestChangeWaitsForABoardThatCannotBeRead(t *testing.T) {
+	root := t.TempDir()
+	s := &Store{Root: root, LockWait: time.Second}
+	if err := s.CreateBoard(context.Background(), "b.yaml", []byte("tasks:\n  - id: T-1\n    title: x\n    status: todo\n")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(root, "nowhere.yaml"), filepath.Join(Dir(root), "lost.yaml")); err != nil {
+		t.Fatal(err)
+	}
+	done := Done
+	waited, err := s.Apply(context.Background(), Change{Task: "L-1", Status: &done, Key: "k", At: time.Unix(1, 0)})
+	if err != nil || waited == "" || !s.HasDeferred() {
+		t.Fatalf("Apply(L-1) beside an unreadable board = %q, %v; want it kept", waited, err)
+	}
+}

@@ -24,9 +24,10 @@ yet. Copy it to that machine, readable there by its user only: as
 hub/credentials/MACHINE.nk under its runtime, where 'agentctl run AGENT
 --hub URL' looks first, or anywhere hub.credentials or --creds names. The
 seed lets MACHINE take its own agents' turns and send as them, nothing
-else. --out writes it to FILE (mode 0600) instead of printing it. It is
-not printed into a file other accounts can read (a shell's redirection
-under the usual umask): they could read it as it is written.
+else. --out writes it to FILE (mode 0600) instead of printing it. On
+Linux and macOS it is not printed into a file other accounts can read (a
+shell's redirection under the usual umask): they could read it as it is
+written. Windows has no such mode to check: use --out there.
 
 Examples:
   agentctl hub credentials desk-2 --out desk-2.nk
