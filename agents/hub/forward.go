@@ -98,7 +98,10 @@ func Forward(ctx context.Context, s ForwardSettings) error {
 	if err := in.Scan(clk.Now()); err != nil {
 		return err
 	}
-	return mailbox.Serve(ctx, c, in, w.C, clk, mailbox.Worker{
+	// A stop while a message is on its way leaves it in flight, to be
+	// sent again (its id keeps the hub from taking it twice): a stop, not
+	// a failure.
+	return stopped(ctx, mailbox.Serve(ctx, c, in, w.C, clk, mailbox.Worker{
 		Handle: func(ctx context.Context, cl *mailbox.Claim) error {
 			msg := cl.Message
 			from, err := agentname.Resolve(s.Senders, msg.From)
@@ -121,7 +124,7 @@ func Forward(ctx context.Context, s ForwardSettings) error {
 			}
 			return c.Complete(cl, mailbox.Receipt{Outcome: "forwarded", Data: data}, clk.Now())
 		},
-	})
+	}))
 }
 
 // ForwardOthers forwards, from this machine, the mailboxes of everyone
