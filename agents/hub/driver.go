@@ -60,10 +60,8 @@ func NewDriver(ctx context.Context, nc *nats.Conn, agent string, log zerolog.Log
 	// left from before is of a turn settled since without the seat (skipped
 	// while no hub ran, dead-lettered), which a seat coming back must not
 	// take.
-	if s, err := js.Stream(ctx, TurnsStream); err == nil {
-		if err := s.Purge(ctx, jetstream.WithPurgeSubject(turnSubject(agent))); err != nil {
-			d.log.Warn().Err(err).Msg("cannot withdraw the asks left from before; a seat may take a turn settled without it")
-		}
+	if err := d.purgeAsks(ctx); err != nil {
+		d.log.Warn().Err(err).Msg("cannot withdraw the asks left from before; a seat may take a turn settled without it")
 	}
 	return d, nil
 }
@@ -168,13 +166,18 @@ func (d *Driver) ended(ctx context.Context, ask Ask) error {
 func (d *Driver) withdraw(ask Ask) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	s, err := d.js.Stream(ctx, TurnsStream)
-	if err == nil {
-		err = s.Purge(ctx, jetstream.WithPurgeSubject(turnSubject(d.agent)))
-	}
-	if err != nil {
+	if err := d.purgeAsks(ctx); err != nil {
 		d.log.Warn().Err(err).Str("turn", ask.Turn).Msg("cannot withdraw the abandoned turn's ask; a seat that comes back may take it")
 	}
+}
+
+// purgeAsks takes every ask of the agent out of the turns stream.
+func (d *Driver) purgeAsks(ctx context.Context) error {
+	s, err := d.js.Stream(ctx, TurnsStream)
+	if err != nil {
+		return err
+	}
+	return s.Purge(ctx, jetstream.WithPurgeSubject(turnSubject(d.agent)))
 }
 
 // cancel tells the seat nobody waits for the turn of ask; a lost cancel
