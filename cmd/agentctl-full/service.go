@@ -19,6 +19,7 @@ import (
 	"github.com/agentctl/agentctl/config"
 	"github.com/agentctl/agentctl/internal/agentname"
 	"github.com/agentctl/agentctl/internal/atomicfile"
+	"github.com/agentctl/agentctl/internal/codepage"
 	"github.com/agentctl/agentctl/internal/layout"
 )
 
@@ -181,7 +182,9 @@ func installedService(ctx context.Context, name string) (string, error) {
 		if err != nil {
 			return "", nil // no such task
 		}
-		return out, nil
+		// Printed in the console's code page, where the root's path may
+		// have letters UTF-8 writes otherwise.
+		return codepage.Console([]byte(out)), nil
 	}
 	path, err := servicePath(name)
 	if err != nil {

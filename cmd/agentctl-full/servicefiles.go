@@ -70,7 +70,7 @@ func taskArguments(text string) (string, bool) {
 		tok, err := d.Token()
 		if err != nil {
 			// Text before the arguments the decoder cannot take (a name in
-			// the console's code page): cut them out of the raw text.
+			// a code page no decoding knew): cut them out of the raw text.
 			_, rest, ok := strings.Cut(text, "<Arguments>")
 			raw, _, closed := strings.Cut(rest, "</Arguments>")
 			return html.UnescapeString(raw), ok && closed
