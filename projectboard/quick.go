@@ -234,12 +234,10 @@ func (s *Store) quickUpdate(id string, change func(*Task) error) (t Task, done b
 }
 
 // quickAdd is Add's one attempt without building the boards' nodes, for a
-// board that exists and ends with its tasks list.
-func (s *Store) quickAdd(path string, t Task) (done bool, err error) {
-	boards, ok := s.scanBoards(t.ID)
-	if !ok {
-		return false, nil
-	}
+// board that exists and ends with its tasks list. boards are every board
+// as scanBoards gave them for t's id, or, for an id chosen from them, for
+// none.
+func (s *Store) quickAdd(path string, t Task, boards []*scanned) (done bool, err error) {
 	var sc *scanned
 	for _, b := range boards {
 		if b.want.at >= 0 {

@@ -276,20 +276,28 @@ func (s *Store) Add(ctx context.Context, board string, t Task) (Task, error) {
 	path := filepath.Join(Dir(s.Root), board)
 	auto := t.ID == ""
 	for attempt := 0; attempt < maxAttempts; attempt++ {
+		// Read again at each attempt: a person may have saved a new task
+		// meanwhile. Without an id, the next free one is chosen from the
+		// same reading the task is added on.
+		scanID := t.ID
 		if auto {
-			// Again at each attempt: a person may have saved a new task
-			// meanwhile.
+			scanID = ""
+		}
+		scanned, quick := s.scanBoards(scanID)
+		if auto {
 			var err error
-			if t.ID, err = s.NextID("T"); err != nil {
+			if t.ID, err = s.nextID("T", scanned, quick); err != nil {
 				return Task{}, err
 			}
 		}
-		if done, err := s.quickAdd(path, t); done {
-			if err != nil {
-				return Task{}, err
+		if quick {
+			if done, err := s.quickAdd(path, t, scanned); done {
+				if err != nil {
+					return Task{}, err
+				}
+				t.Board = board
+				return t, nil
 			}
-			t.Board = board
-			return t, nil
 		}
 		boards, berr := s.Boards()
 		if _, _, err := locate(boards, nil, t.ID); err == nil {
@@ -335,9 +343,16 @@ const newBoardHeader = "# Task board: agents and humans both edit this file.\n" 
 
 // NextID returns the next free id of the form PREFIX-N across all boards.
 func (s *Store) NextID(prefix string) (string, error) {
+	boards, ok := s.scanBoards("")
+	return s.nextID(prefix, boards, ok)
+}
+
+// nextID is NextID over boards as scanBoards gave them, or where it could
+// not (ok false), over the boards read the full way.
+func (s *Store) nextID(prefix string, boards []*scanned, ok bool) (string, error) {
 	var ids []string
 	var err error
-	if boards, ok := s.scanBoards(""); ok {
+	if ok {
 		for _, b := range boards {
 			for id := range b.ids {
 				ids = append(ids, id)
