@@ -33,7 +33,10 @@ type GUI struct {
 	mu   sync.Mutex // one turn at a time per driver, and guards d and late
 	d    desktop
 	late *lateGuard // holding the user's clipboard after a copy that gave nothing
-	said chatSaid   // the last turns' prompts and replies, by which a late copy is known
+	// unsure is a copy of the agent's app that ended the guard and may
+	// yet prove the chat's late one.
+	unsure *unsureCopy
+	said   chatSaid // the last turns' prompts and replies, by which a late copy is known
 
 	logMu sync.Mutex // the late copy's guard logs beside the turn
 }

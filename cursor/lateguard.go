@@ -22,7 +22,11 @@ import (
 // the chat's copies gave, as a reply's does; see chatSaid), and no turn of
 // any agent holds the desktop input lock, so none asked for it. Anything else ends the guard and stays: the person's own copy, in
 // this app or another, or another agent's turn, whose windows may be the
-// same app's. Elsewhere, after copy keys (whose menu item can run late),
+// same app's. A copy of the agent's app that is not known as the chat's
+// when it lands (the late copy of a reply no copy had given yet) ends the
+// guard too, but is remembered: once a copy of the chat's gives the same
+// text, it was the late one, and the person's text goes back at the end
+// of that copy's session. Elsewhere, after copy keys (whose menu item can run late),
 // the text is put back whenever it changes within copyWait, while the turn
 // still holds the lock (restoreGuarded).
 
@@ -114,7 +118,17 @@ type lateGuard struct {
 	// over says the guard ran its course (a copy that was not the late
 	// one, or its time ran out); set before done closes.
 	over bool
+	// unsure is the copy of the agent's app that ended it, not known
+	// then as the chat's: the late copy of a reply no copy of the turn
+	// had given yet looks so. Set before done closes.
+	unsure string
 }
+
+// unsureCopy is the person's text and the copy of the agent's app that
+// took its place, while it is not known whether that copy was the chat's
+// late one: it is, once a copy of the chat's gives the same text, and the
+// person's text then goes back (see session.end).
+type unsureCopy struct{ person, copy string }
 
 // guardLateCopy puts text back on the clipboard and holds it against a late
 // copy by app's window. guarded is false where the clipboard cannot tell
@@ -159,13 +173,16 @@ func (g *GUI) guardLateCopy(text string, app windowID) (guarded bool, err error)
 				}
 				return
 			default:
-				late, release, lerr := g.isLateCopy(clip, lock, h)
+				late, copied, release, lerr := g.isLateCopy(clip, lock, h)
 				if !late {
 					if lerr != nil {
 						g.logf("cannot tell whether the copy is the chat's late one: %v", lerr)
 					}
 					g.logf("a copy that is not the chat's late one took the clipboard; the guard ends")
 					lg.over = true
+					if h == heldByApp && lerr == nil {
+						lg.unsure = copied
+					}
 					return
 				}
 				g.logf("the chat's late copy took the clipboard; the user's text is put back")
@@ -183,25 +200,28 @@ func (g *GUI) guardLateCopy(text string, app windowID) (guarded bool, err error)
 }
 
 // isLateCopy says whether the copy h took the clipboard with is the
-// chat's late one. If so, the desktop input lock is held until release is
-// called, so that no turn begins while the text is put back.
-func (g *GUI) isLateCopy(clip holdingClipboard, lock *InputLock, h clipHolder) (late bool, release func(), err error) {
+// chat's late one, and gives the agent's app's copy. If so, the desktop
+// input lock is held until release is called, so that no turn begins
+// while the text is put back.
+func (g *GUI) isLateCopy(clip holdingClipboard, lock *InputLock, h clipHolder) (late bool, copied string, release func(), err error) {
 	if h != heldByApp {
-		return false, nil, nil
+		return false, "", nil, nil
 	}
-	if copied, err := clip.read(context.Background()); err != nil || !g.said.holds(copied) {
-		return false, nil, err
+	copied, err = clip.read(context.Background())
+	if err != nil || !g.said.holds(copied) {
+		return false, copied, nil, err
 	}
 	free, err := lock.TryAcquire()
 	if !free || err != nil {
-		return false, nil, err
+		return false, copied, nil, err
 	}
-	return true, func() { _ = lock.Release() }, nil
+	return true, copied, func() { _ = lock.Release() }, nil
 }
 
 // stopLateGuard ends the guard, if one runs, and reports whether it was
 // still holding the person's text: a late copy may then still come.
-// handOver says whether the text must outlive this process.
+// handOver says whether the text must outlive this process. A guard ended
+// by a copy of the agent's app not known as the chat's leaves it unsure.
 func (g *GUI) stopLateGuard(handOver bool) (text string, holding bool) {
 	lg := g.late
 	if lg == nil {
@@ -211,5 +231,8 @@ func (g *GUI) stopLateGuard(handOver bool) (text string, holding bool) {
 	lg.handOver.Store(handOver)
 	lg.cancel()
 	<-lg.done
+	if lg.unsure != "" {
+		g.unsure = &unsureCopy{person: lg.text, copy: lg.unsure}
+	}
 	return lg.text, !lg.over
 }

@@ -116,3 +116,62 @@ func TestGUILateCopyIsPutBackAndThePersonsOwnStays(t *testing.T) {
 		t.Errorf("the user's text was put back %d times, want once", log.Count(putBack))
 	}
 }
+
+// The late copy of a reply that no copy of the turn had given yet is not
+// known as the chat's when it lands, so the guard ends and leaves it. Once
+// a copy of the chat's gives the same text, it is known, and the person's
+// text goes back at the end of that copy's session.
+func TestGUILateCopyOfAReplyNotYetCopiedIsPutBack(t *testing.T) {
+	gate := filepath.Join(t.TempDir(), "copy-gate")
+	chat := startChat(t, chatOptions{title: "Cursor - late reply", copyGate: gate})
+	log := syncbuf.OnFailure(t, "the driver's log")
+	g, err := NewGUI(chat.window(), testGUI(), Options{LockDir: t.TempDir(), Log: log})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(g.Close)
+	ctx := context.Background()
+	if _, err := g.Run(ctx, Turn{Prompt: "the chat says this"}); err != nil {
+		t.Fatal(err)
+	}
+	setUserClipboard(t, "the user's own clipboard")
+	g.said = chatSaid{} // as if the reply had not been copied yet
+
+	if err := os.WriteFile(gate, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	before := len(texts(chat.events(t), "copied"))
+	s, err := g.begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.copyBy(ctx, nil, "copy"); !isNothingCopied(err) {
+		t.Fatalf("a copy that comes late gave %v, want nothing copied", err)
+	}
+	var endErr error
+	if s.end(ctx, &endErr); endErr != nil || g.late == nil {
+		t.Fatalf("the session's end: %v; guard running: %v", endErr, g.late != nil)
+	}
+	if err := os.Remove(gate); err != nil {
+		t.Fatal(err)
+	}
+	for len(texts(chat.events(t), "copied")) == before {
+		time.Sleep(10 * time.Millisecond)
+	}
+	for log.Count("not the chat's late one took the clipboard") == 0 {
+		time.Sleep(10 * time.Millisecond)
+	}
+	assertClipboard(t, "You wrote:\nthe chat says this")
+
+	// The next session's copy gives the same text: the person's goes back.
+	if s, err = g.begin(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := s.copyBy(ctx, nil, "copy"); err != nil || got != "You wrote:\nthe chat says this" {
+		t.Fatalf("the copy gave %q, %v", got, err)
+	}
+	if s.end(ctx, &endErr); endErr != nil {
+		t.Fatal(endErr)
+	}
+	assertClipboard(t, "the user's own clipboard")
+}

@@ -41,6 +41,9 @@ func (g *GUI) begin(ctx context.Context) (*session, error) {
 	if late && s.clip.text != text && g.said.holds(s.clip.text) {
 		s.clip = savedClipboard{text: text, ok: true}
 	}
+	if u := g.unsure; u != nil && (!s.clip.ok || s.clip.text != u.copy) {
+		g.unsure = nil // the clipboard moved on: the person's doing
+	}
 	w, err := g.find()
 	if err == nil {
 		s.w = w
@@ -59,6 +62,12 @@ func (s *session) end(ctx context.Context, err *error) {
 	// Restore even when the turn's context has ended: the user's clipboard
 	// matters more than the deadline.
 	ctx = context.WithoutCancel(ctx)
+	if u := s.g.unsure; u != nil && s.clip.ok && s.clip.text == u.copy && s.g.said.holds(u.copy) {
+		// A copy of this turn gave the text that ended the last guard:
+		// that was the chat's late copy, not the person's.
+		s.g.logf("the copy that ended the guard was the chat's late one; the user's text is put back")
+		s.clip, s.g.unsure = savedClipboard{text: u.person, ok: true}, nil
+	}
 	var rerr error
 	if !s.lateCopy {
 		rerr = s.clip.restore(ctx)
