@@ -113,6 +113,9 @@ type pageLook struct {
 	Nodes    int     `json:"nodes"`
 	// EnterTaken: the page's key handling took the driver's last Enter.
 	EnterTaken bool `json:"enter_taken"`
+	// EnterCalmMS is how long the page has run its timers on time since
+	// that Enter: a page still at work on it runs them late.
+	EnterCalmMS float64 `json:"enter_calm_ms"`
 }
 
 func (c *CDP) logf(format string, args ...any) { fmt.Fprintf(c.log, format+"\n", args...) }
@@ -392,10 +395,11 @@ func (s *cdpTurn) newChat(ctx context.Context) error {
 // sign within gui.submit it tries once more, but only while the composer
 // still holds the prompt, so nothing is ever sent twice; and where the
 // page took the first Enter (its key handling prevented the key's
-// default), only after submitTakenWaits more such periods: a loaded page
-// (VS Code's, slowed) took the key and showed the prompt sent, and the
-// composer emptied, only seconds later, and a second Enter then sent the
-// prompt again.
+// default), only once the page has run its timers on time for
+// submitTakenWaits such periods since: a page that took the key and is
+// still at work on it (VS Code's, slowed thirtyfold on a loaded machine,
+// showed the prompt sent after more than ten seconds) would send the
+// prompt again. Such a page is waited for as long as the turn lasts.
 func (s *cdpTurn) submit(ctx context.Context, before pageLook) error {
 	s.wait(ErrNotSubmitted, "a sign that the page took the prompt (the model busy, or the composer emptied and the transcript grown)")
 	for try := 1; try <= 2; try++ {
@@ -419,11 +423,13 @@ func (s *cdpTurn) submit(ctx context.Context, before pageLook) error {
 				s.c.logf("submitted (the composer emptied and the transcript grew)")
 				return nil
 			}
-			if time.Now().After(deadline) && l.EnterTaken && !waitedTaken {
-				s.c.logf("no sign of submission yet, but the page took the Enter; waiting longer rather than pressing it again")
-				deadline, waitedTaken = time.Now().Add(submitTakenWaits*s.c.submitWait), true
-			}
-			if time.Now().After(deadline) {
+			calm := time.Duration(l.EnterCalmMS * float64(time.Millisecond))
+			if time.Now().After(deadline) && l.EnterTaken && calm < submitTakenWaits*s.c.submitWait {
+				if !waitedTaken {
+					s.c.logf("no sign of submission yet, but the page took the Enter; waiting until it has been idle for %s rather than pressing it again", submitTakenWaits*s.c.submitWait)
+					waitedTaken = true
+				}
+			} else if time.Now().After(deadline) {
 				if try == 1 && l.Composer != nil && s.holdsPrompt(*l.Composer) {
 					s.c.logf("no sign of submission; sending once more")
 					s.sent = false
@@ -439,8 +445,9 @@ func (s *cdpTurn) submit(ctx context.Context, before pageLook) error {
 	return fmt.Errorf("%w: the page showed no sign of it", ErrNotSubmitted)
 }
 
-// submitTakenWaits is how many more gui.submit periods a page that took
-// the Enter key is given to show the prompt sent.
+// submitTakenWaits is how many gui.submit periods a page that took the
+// Enter key must have been idle, with no sign of the prompt sent, before
+// the key is pressed again.
 const submitTakenWaits = 5
 
 func (s *cdpTurn) press(ctx context.Context) error {

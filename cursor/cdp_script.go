@@ -162,21 +162,37 @@ const settled = !!p && still >= need && p.timer && p.message && ((p.frame && p.i
 return {title: document.title, token: w.token || "", busy, busy_seen: !!w.busySeen,
   changes: w.changes || 0, still_ms: still, settled,
   replies: all(a.reply).length, composer: c ? fieldText(c) : null,
-  nodes: document.getElementsByTagName("*").length, enter_taken: !!(w.enter && w.enter.taken)};` + "})"
+  nodes: document.getElementsByTagName("*").length, enter_taken: !!(w.enter && w.enter.taken),
+  enter_calm_ms: w.enter && w.enter.busyAt ? now - w.enter.busyAt : 0};` + "})"
 
 // jsFocus focuses the composer, for Enter, and listens for that Enter:
 // once its dispatch is over, whether the page took it (prevented its
 // default, as an app's key handling does) is kept for jsLook. A busy page
-// may show the prompt sent long after it took the key.
+// may show the prompt sent long after it took the key, so from the Enter
+// on a timer every 50 ms notes when the page last ran one late (by over
+// 50 ms): a page still at work on the key, slowed or starved of CPU,
+// keeps its timers late, and jsLook says how long it has kept them on
+// time since (enter_calm_ms). The timer stops with the next mark or
+// Enter.
 const jsFocus = "(a => {" + jsLib + `
 const c = document.querySelector(a.composer);
 if (!c) return false;
 c.focus();
-const w = state(), t = w.enter = {taken: false};
+const w = state(), t = w.enter = {taken: false, busyAt: 0};
 const on = e => {
   if (e.key !== "Enter") return;
   window.removeEventListener("keydown", on, true);
+  t.busyAt = performance.now();
   setTimeout(() => { t.taken = e.defaultPrevented; }, 0);
+  let due = t.busyAt + 50;
+  const tick = () => {
+    if (w.enter !== t) return;
+    const now = performance.now();
+    if (now - due > 50) t.busyAt = now;
+    due = now + 50;
+    setTimeout(tick, 50);
+  };
+  setTimeout(tick, 50);
 };
 window.addEventListener("keydown", on, true);
 return true;` + "})"

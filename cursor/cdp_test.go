@@ -310,6 +310,25 @@ func TestCDPSlowPageThatTookTheEnterGetsNoSecond(t *testing.T) {
 	}
 }
 
+// Nor does one that is still at work on the Enter (its timers run late)
+// however long it takes to show the prompt sent: here past the six
+// gui.submit periods after which an idle page gets a second Enter.
+func TestCDPPageAtWorkOnTheEnterGetsNoSecond(t *testing.T) {
+	b := startCDPBrowser(t)
+	c := b.openChatPageWith(t, "Cursor - at work", shape{name: "quick", think: 0.1, chunks: 1}, 0,
+		url.Values{"accept_ms": {"3000"}, "accept_busy": {"1"}})
+	gui := cdpTestGUI()
+	gui.Submit = 300 * time.Millisecond
+	reply, err := newTestCDPWith(t, c.seat(), gui).Run(context.Background(), Turn{Prompt: "once only"})
+	if err != nil || reply != "You wrote:\nonce only" {
+		t.Fatalf("%q, %v", reply, err)
+	}
+	// A second Enter would send the prompt again 3 s after it.
+	if got := texts(recordedEvents(t, c.log), "enter"); len(got) != 1 {
+		t.Fatalf("the page took %d Enters, want one", len(got))
+	}
+}
+
 func TestCDPLostSubmitIsSentOnceMore(t *testing.T) {
 	b := startCDPBrowser(t)
 	c := b.openChatPage(t, "Cursor - lost submit", shape{name: "quick", think: 0.1, chunks: 1}, 1)
