@@ -19,6 +19,7 @@ import (
 	"github.com/agentctl/agentctl/cursor"
 	"github.com/agentctl/agentctl/internal/testenv/chromium"
 	"github.com/agentctl/agentctl/internal/testenv/codeserver"
+	"github.com/agentctl/agentctl/internal/testenv/syncbuf"
 	"github.com/agentctl/agentctl/mailbox"
 	"github.com/chromedp/chromedp"
 )
@@ -75,7 +76,7 @@ func vscodeGUI() cursor.Timings {
 	return cursor.Timings{
 		MaxPause:    3 * time.Second,
 		Submit:      2 * time.Second,
-		TurnTimeout: 45 * time.Second,
+		TurnTimeout: 5 * time.Minute, // bounds a hang; a loaded machine is slow
 	}
 }
 
@@ -112,7 +113,11 @@ func (v *vscodeChat) turn(t *testing.T, d cursor.Driver, prompt string) (string,
 	}
 	ex := v.exchanges(t)
 	if len(ex) != before+1 {
-		t.Fatalf("the participant recorded %d exchanges for the turn, want 1", len(ex)-before)
+		var got []string
+		for _, e := range ex[before:] {
+			got = append(got, fmt.Sprintf("%q", clipText(e.Prompt)))
+		}
+		t.Fatalf("the participant recorded %d exchanges for the turn, want 1: %s", len(ex)-before, strings.Join(got, ", "))
 	}
 	got := ex[len(ex)-1]
 	want := strings.ReplaceAll(prompt, "\r\n", "\n")
@@ -299,18 +304,18 @@ func TestCDPVSCodeEditorIgnoringPageKeys(t *testing.T) {
 	// machine: VS Code applies a paste later, and cancels it if the
 	// selection moves meanwhile.
 	throttle(t, page, 30)
-	var log strings.Builder
+	log := syncbuf.OnFailure(t, "the driver's log")
 	// Slowed thirtyfold on a loaded machine, VS Code takes minutes to draw
 	// the reply: the turn's timeout bounds a hang here, it measures nothing.
 	gui := vscodeGUI()
 	gui.TurnTimeout = 10 * time.Minute
-	d, err := cursor.NewCDP(driverconf.CDP(v.seat()), gui, cursor.Options{Log: &log})
+	d, err := cursor.NewCDP(driverconf.CDP(v.seat()), gui, cursor.Options{Log: log})
 	if err != nil {
 		t.Fatal(err)
 	}
 	v.turn(t, d, "Message-ID: m-keys\nvscodechat:noblock\nsecond line")
 	if !strings.Contains(log.String(), "pressing them as input") {
-		t.Fatalf("the driver's log does not say it pressed the keys as input:\n%s", log.String())
+		t.Fatal("the driver's log does not say it pressed the keys as input")
 	}
 	throttle(t, page, 1)
 	v.turn(t, d, "Message-ID: m-keys-2\nvscodechat:default\nagain")
