@@ -399,7 +399,9 @@ func (s *cdpTurn) newChat(ctx context.Context) error {
 // submitTakenWaits such periods since: a page that took the key and is
 // still at work on it (VS Code's, slowed thirtyfold on a loaded machine,
 // showed the prompt sent after more than ten seconds) would send the
-// prompt again. Such a page is waited for as long as the turn lasts.
+// prompt again. A page never calm that long (its timers late for want of
+// CPU, the key lost all the same) gets the second Enter submitTakenCap
+// periods after the first, and is then waited for while it is at work.
 func (s *cdpTurn) submit(ctx context.Context, before pageLook) error {
 	s.wait(ErrNotSubmitted, "a sign that the page took the prompt (the model busy, or the composer emptied and the transcript grown)")
 	for try := 1; try <= 2; try++ {
@@ -407,7 +409,8 @@ func (s *cdpTurn) submit(ctx context.Context, before pageLook) error {
 			return err
 		}
 		s.sent = true
-		deadline, waitedTaken := time.Now().Add(s.c.submitWait), false
+		pressed := time.Now()
+		deadline, waitedTaken := pressed.Add(s.c.submitWait), false
 		for {
 			l, err := s.look(ctx)
 			if err != nil {
@@ -424,9 +427,13 @@ func (s *cdpTurn) submit(ctx context.Context, before pageLook) error {
 				return nil
 			}
 			calm := time.Duration(l.EnterCalmMS * float64(time.Millisecond))
-			if time.Now().After(deadline) && l.EnterTaken && calm < submitTakenWaits*s.c.submitWait {
+			// After the second Enter no third follows: a page at work on
+			// it is waited for as long as the turn lasts.
+			atWork := l.EnterTaken && calm < submitTakenWaits*s.c.submitWait && (try == 2 || time.Since(pressed) < submitTakenCap*s.c.submitWait)
+			if time.Now().After(deadline) && atWork {
 				if !waitedTaken {
-					s.c.logf("no sign of submission yet, but the page took the Enter; waiting until it has been idle for %s rather than pressing it again", submitTakenWaits*s.c.submitWait)
+					s.c.logf("no sign of submission yet, but the page took the Enter; waiting until it has been idle for %s (at most %s) rather than pressing it again",
+						submitTakenWaits*s.c.submitWait, submitTakenCap*s.c.submitWait)
 					waitedTaken = true
 				}
 			} else if time.Now().After(deadline) {
@@ -447,8 +454,12 @@ func (s *cdpTurn) submit(ctx context.Context, before pageLook) error {
 
 // submitTakenWaits is how many gui.submit periods a page that took the
 // Enter key must have been idle, with no sign of the prompt sent, before
-// the key is pressed again.
-const submitTakenWaits = 5
+// the key is pressed again; submitTakenCap, how many after the Enter it
+// is pressed again all the same.
+const (
+	submitTakenWaits = 5
+	submitTakenCap   = 30
+)
 
 func (s *cdpTurn) press(ctx context.Context) error {
 	if s.c.cfg.Submit != "" {
@@ -462,7 +473,9 @@ func (s *cdpTurn) press(ctx context.Context) error {
 		return nil
 	}
 	var ok bool
-	if err := s.p.eval(ctx, jsFocus, s.args(), &ok); err != nil {
+	a := s.args()
+	a["watch_ms"] = s.c.turn.Milliseconds()
+	if err := s.p.eval(ctx, jsFocus, a, &ok); err != nil {
 		return err
 	}
 	if !ok {

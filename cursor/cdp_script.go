@@ -77,6 +77,17 @@ const errorOf = (r, a) => {
   return within(r, a.error).filter(visible).map(e => textOf(e).trim()).filter(Boolean).join("\n");
 };
 const sleep = ms => new Promise(res => setTimeout(res, ms));
+// enterCalm is how long the page has run jsFocus's timer on time since
+// the Enter it watches (0: none). A tick overdue now counts as late: a
+// page blocked for seconds runs a look before the timer it owes. A page
+// that is not shown runs its timers late by design (once a second), so
+// there it is the time since the Enter.
+const enterCalm = (t, now) => {
+  if (!t || !t.at) return 0;
+  if (document.visibilityState !== "visible") return now - t.at;
+  if (t.due && now - t.due > 50) return 0;
+  return now - t.busyAt;
+};
 // key presses k (a pageKey) on e as page events: an editor's key handling
 // takes them as it takes the keyboard's.
 const key = (e, k) => { for (const type of ["keydown", "keyup"]) e.dispatchEvent(new KeyboardEvent(type, {...k, which: k.keyCode, bubbles: true, cancelable: true})); };
@@ -163,7 +174,7 @@ return {title: document.title, token: w.token || "", busy, busy_seen: !!w.busySe
   changes: w.changes || 0, still_ms: still, settled,
   replies: all(a.reply).length, composer: c ? fieldText(c) : null,
   nodes: document.getElementsByTagName("*").length, enter_taken: !!(w.enter && w.enter.taken),
-  enter_calm_ms: w.enter && w.enter.busyAt ? now - w.enter.busyAt : 0};` + "})"
+  enter_calm_ms: enterCalm(w.enter, now)};` + "})"
 
 // jsFocus focuses the composer, for Enter, and listens for that Enter:
 // once its dispatch is over, whether the page took it (prevented its
@@ -172,24 +183,26 @@ return {title: document.title, token: w.token || "", busy, busy_seen: !!w.busySe
 // on a timer every 50 ms notes when the page last ran one late (by over
 // 50 ms): a page still at work on the key, slowed or starved of CPU,
 // keeps its timers late, and jsLook says how long it has kept them on
-// time since (enter_calm_ms). The timer stops with the next mark or
-// Enter.
+// time since (enter_calm_ms, see enterCalm). The timer stops once the
+// page shows the model busy or empties the composer (the signs of a
+// prompt sent), at the next mark or Enter, or a.watch_ms (the turn's
+// time) after the Enter.
 const jsFocus = "(a => {" + jsLib + `
 const c = document.querySelector(a.composer);
 if (!c) return false;
 c.focus();
-const w = state(), t = w.enter = {taken: false, busyAt: 0};
+const w = state(), t = w.enter = {taken: false, at: 0, busyAt: 0, due: 0};
 const on = e => {
   if (e.key !== "Enter") return;
   window.removeEventListener("keydown", on, true);
-  t.busyAt = performance.now();
+  t.at = t.busyAt = performance.now();
   setTimeout(() => { t.taken = e.defaultPrevented; }, 0);
-  let due = t.busyAt + 50;
+  t.due = t.at + 50;
   const tick = () => {
-    if (w.enter !== t) return;
     const now = performance.now();
-    if (now - due > 50) t.busyAt = now;
-    due = now + 50;
+    if (w.enter !== t || w.busySeen || !c.isConnected || fieldText(c).trim() === "" || now - t.at > a.watch_ms) { t.due = 0; return; }
+    if (now - t.due > 50) t.busyAt = now;
+    t.due = now + 50;
     setTimeout(tick, 50);
   };
   setTimeout(tick, 50);

@@ -311,7 +311,7 @@ func TestCDPSlowPageThatTookTheEnterGetsNoSecond(t *testing.T) {
 }
 
 // Nor does one that is still at work on the Enter (its timers run late)
-// however long it takes to show the prompt sent: here past the six
+// however long it takes to show the prompt sent: here past the five
 // gui.submit periods after which an idle page gets a second Enter.
 func TestCDPPageAtWorkOnTheEnterGetsNoSecond(t *testing.T) {
 	b := startCDPBrowser(t)
@@ -326,6 +326,26 @@ func TestCDPPageAtWorkOnTheEnterGetsNoSecond(t *testing.T) {
 	// A second Enter would send the prompt again 3 s after it.
 	if got := texts(recordedEvents(t, c.log), "enter"); len(got) != 1 {
 		t.Fatalf("the page took %d Enters, want one", len(got))
+	}
+}
+
+// A page at work for longer than thirty gui.submit periods after an Enter
+// it took gets the second one all the same: here it had dropped the first.
+func TestCDPPageAtWorkTooLongGetsASecondEnter(t *testing.T) {
+	b := startCDPBrowser(t)
+	c := b.openChatPageWith(t, "Cursor - at work, key lost", shape{name: "quick", think: 0.1, chunks: 1}, 1,
+		url.Values{"accept_ms": {"4000"}, "accept_busy": {"1"}})
+	gui := cdpTestGUI()
+	gui.Submit = 100 * time.Millisecond
+	reply, err := newTestCDPWith(t, c.seat(), gui).Run(context.Background(), Turn{Prompt: "sent at last"})
+	if err != nil || reply != "You wrote:\nsent at last" {
+		t.Fatalf("%q, %v", reply, err)
+	}
+	if got := texts(recordedEvents(t, c.log), "enter"); len(got) != 2 {
+		t.Fatalf("the page took %d Enters, want two", len(got))
+	}
+	if got := c.prompts(t); len(got) != 1 {
+		t.Fatalf("the page received %q, want the prompt once", got)
 	}
 }
 

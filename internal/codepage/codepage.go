@@ -13,7 +13,8 @@ import "unicode/utf8"
 // byte-order mark, which its reader decodes), else decoded from the
 // console's output code page (the OEM code page for a process with no
 // console). Outside Windows it is out as it is. Bytes the code page has
-// no character for come back as U+FFFD.
+// no character for come back as the system decodes them (its default
+// character), never as an error.
 func Console(out []byte) string {
 	if utf8.Valid(out) || (len(out) >= 2 && out[0] == 0xFF && out[1] == 0xFE) {
 		return string(out)
