@@ -429,20 +429,29 @@ func (s *cdpTurn) submit(ctx context.Context, before pageLook) error {
 			calm := time.Duration(l.EnterCalmMS * float64(time.Millisecond))
 			// After the second Enter no third follows: a page at work on
 			// it is waited for as long as the turn lasts.
-			atWork := l.EnterTaken && calm < submitTakenWaits*s.c.submitWait && (try == 2 || time.Since(pressed) < submitTakenCap*s.c.submitWait)
-			if time.Now().After(deadline) && atWork {
+			atWork := l.EnterTaken && calm < submitTakenWaits*s.c.submitWait
+			capped := try == 1 && time.Since(pressed) >= submitTakenCap*s.c.submitWait
+			if time.Now().After(deadline) && atWork && !capped {
 				if !waitedTaken {
-					s.c.logf("no sign of submission yet, but the page took the Enter; waiting until it has been idle for %s (at most %s) rather than pressing it again",
-						submitTakenWaits*s.c.submitWait, submitTakenCap*s.c.submitWait)
+					until := fmt.Sprintf("it has been idle for %s", submitTakenWaits*s.c.submitWait)
+					if try == 1 {
+						until += fmt.Sprintf(" (at most %s)", submitTakenCap*s.c.submitWait)
+					}
+					s.c.logf("no sign of submission yet, but the page took the Enter and is at work; waiting until %s rather than pressing it again", until)
 					waitedTaken = true
 				}
 			} else if time.Now().After(deadline) {
+				waited := time.Since(pressed).Round(time.Millisecond)
 				if try == 1 && l.Composer != nil && s.holdsPrompt(*l.Composer) {
-					s.c.logf("no sign of submission; sending once more")
+					if atWork {
+						s.c.logf("no sign of submission %s after the Enter, and the page is still at work on it; sending once more", waited)
+					} else {
+						s.c.logf("no sign of submission %s after the Enter; sending once more", waited)
+					}
 					s.sent = false
 					break
 				}
-				return fmt.Errorf("%w: the page showed no sign of it within %s", ErrNotSubmitted, s.c.submitWait)
+				return fmt.Errorf("%w: the page showed no sign of it within %s of the Enter", ErrNotSubmitted, waited)
 			}
 			if err := realSleep(ctx, cdpPoll); err != nil {
 				return err

@@ -78,16 +78,18 @@ const errorOf = (r, a) => {
 };
 const sleep = ms => new Promise(res => setTimeout(res, ms));
 // enterCalm is how long the page has run jsFocus's timer on time since
-// the Enter it watches (0: none). A tick overdue now counts as late: a
-// page blocked for seconds runs a look before the timer it owes. A page
-// that is not shown runs its timers late by design (once a second), so
-// there it is the time since the Enter.
+// the Enter it watches: 0 for none, or once the timer has stopped, when
+// nothing is measured. A tick overdue now counts as late: a page blocked
+// for seconds runs a look before the timer it owes.
 const enterCalm = (t, now) => {
-  if (!t || !t.at) return 0;
-  if (document.visibilityState !== "visible") return now - t.at;
-  if (t.due && now - t.due > 50) return 0;
+  if (!t || !t.at || !t.due) return 0;
+  if (now - t.due > lateBy()) return 0;
   return now - t.busyAt;
 };
+// lateBy is how late jsFocus's timer may run and count as on time: 50 ms,
+// or in a page that is not shown, whose timers run once a second by
+// design, 1.1 s.
+const lateBy = () => document.visibilityState === "visible" ? 50 : 1100;
 // key presses k (a pageKey) on e as page events: an editor's key handling
 // takes them as it takes the keyboard's.
 const key = (e, k) => { for (const type of ["keydown", "keyup"]) e.dispatchEvent(new KeyboardEvent(type, {...k, which: k.keyCode, bubbles: true, cancelable: true})); };
@@ -184,9 +186,8 @@ return {title: document.title, token: w.token || "", busy, busy_seen: !!w.busySe
 // 50 ms): a page still at work on the key, slowed or starved of CPU,
 // keeps its timers late, and jsLook says how long it has kept them on
 // time since (enter_calm_ms, see enterCalm). The timer stops once the
-// page shows the model busy or empties the composer (the signs of a
-// prompt sent), at the next mark or Enter, or a.watch_ms (the turn's
-// time) after the Enter.
+// page shows the model busy, at the next mark or Enter, or a.watch_ms
+// (the turn's time) after the Enter.
 const jsFocus = "(a => {" + jsLib + `
 const c = document.querySelector(a.composer);
 if (!c) return false;
@@ -200,8 +201,8 @@ const on = e => {
   t.due = t.at + 50;
   const tick = () => {
     const now = performance.now();
-    if (w.enter !== t || w.busySeen || !c.isConnected || fieldText(c).trim() === "" || now - t.at > a.watch_ms) { t.due = 0; return; }
-    if (now - t.due > 50) t.busyAt = now;
+    if (w.enter !== t || w.busySeen || now - t.at > a.watch_ms) { t.due = 0; return; }
+    if (now - t.due > lateBy()) t.busyAt = now;
     t.due = now + 50;
     setTimeout(tick, 50);
   };

@@ -330,19 +330,27 @@ func TestCDPPageAtWorkOnTheEnterGetsNoSecond(t *testing.T) {
 }
 
 // A page at work for longer than thirty gui.submit periods after an Enter
-// it took gets the second one all the same: here it had dropped the first.
+// it took gets the second one all the same, while still at work: here it
+// had dropped the first.
 func TestCDPPageAtWorkTooLongGetsASecondEnter(t *testing.T) {
 	b := startCDPBrowser(t)
 	c := b.openChatPageWith(t, "Cursor - at work, key lost", shape{name: "quick", think: 0.1, chunks: 1}, 1,
-		url.Values{"accept_ms": {"4000"}, "accept_busy": {"1"}})
+		url.Values{"accept_ms": {"8000"}, "accept_busy": {"1"}})
 	gui := cdpTestGUI()
 	gui.Submit = 100 * time.Millisecond
 	reply, err := newTestCDPWith(t, c.seat(), gui).Run(context.Background(), Turn{Prompt: "sent at last"})
 	if err != nil || reply != "You wrote:\nsent at last" {
 		t.Fatalf("%q, %v", reply, err)
 	}
-	if got := texts(recordedEvents(t, c.log), "enter"); len(got) != 2 {
-		t.Fatalf("the page took %d Enters, want two", len(got))
+	var at []float64
+	for _, e := range recordedEvents(t, c.log) {
+		if e["event"] == "enter" {
+			at = append(at, e["at"].(float64))
+		}
+	}
+	// The cap is 3 s; the page is at work for 8 s after each Enter.
+	if len(at) != 2 || at[1]-at[0] > 6 {
+		t.Fatalf("the page took Enters at %v s, want two, the second while it was at work on the first", at)
 	}
 	if got := c.prompts(t); len(got) != 1 {
 		t.Fatalf("the page received %q, want the prompt once", got)
