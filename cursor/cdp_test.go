@@ -293,18 +293,27 @@ func TestCDPResumedTurnNeverSendsAgain(t *testing.T) {
 	}
 }
 
+// slowPageTurn takes one turn with prompt on a stand-in page opened with
+// extra (its Enter handling: accept_ms, accept_busy), ignoring its first
+// ignoreSubmits submissions, at gui.submit submit, and requires the
+// page's echo of the prompt as the reply.
+func slowPageTurn(t *testing.T, title string, ignoreSubmits int, extra url.Values, submit time.Duration, prompt string) *chatPageTab {
+	t.Helper()
+	c := startCDPBrowser(t).openChatPageWith(t, title, shape{name: "quick", think: 0.1, chunks: 1}, ignoreSubmits, extra)
+	gui := cdpTestGUI()
+	gui.Submit = submit
+	reply, err := newTestCDPWith(t, c.seat(), gui).Run(context.Background(), Turn{Prompt: prompt})
+	if err != nil || reply != "You wrote:\n"+prompt {
+		t.Fatalf("%q, %v", reply, err)
+	}
+	return c
+}
+
 // A page that takes the Enter at once but shows the prompt sent only after
 // gui.submit (a loaded VS Code) gets no second Enter: it would send the
 // prompt again.
 func TestCDPSlowPageThatTookTheEnterGetsNoSecond(t *testing.T) {
-	b := startCDPBrowser(t)
-	c := b.openChatPageWith(t, "Cursor - slow to show", shape{name: "quick", think: 0.1, chunks: 1}, 0, url.Values{"accept_ms": {"1200"}})
-	gui := cdpTestGUI()
-	gui.Submit = 300 * time.Millisecond
-	reply, err := newTestCDPWith(t, c.seat(), gui).Run(context.Background(), Turn{Prompt: "once only"})
-	if err != nil || reply != "You wrote:\nonce only" {
-		t.Fatalf("%q, %v", reply, err)
-	}
+	c := slowPageTurn(t, "Cursor - slow to show", 0, url.Values{"accept_ms": {"1200"}}, 300*time.Millisecond, "once only")
 	if got := c.prompts(t); len(got) != 1 {
 		t.Fatalf("the page received %q, want the prompt once", got)
 	}
@@ -314,15 +323,7 @@ func TestCDPSlowPageThatTookTheEnterGetsNoSecond(t *testing.T) {
 // however long it takes to show the prompt sent: here past the five
 // gui.submit periods after which an idle page gets a second Enter.
 func TestCDPPageAtWorkOnTheEnterGetsNoSecond(t *testing.T) {
-	b := startCDPBrowser(t)
-	c := b.openChatPageWith(t, "Cursor - at work", shape{name: "quick", think: 0.1, chunks: 1}, 0,
-		url.Values{"accept_ms": {"3000"}, "accept_busy": {"1"}})
-	gui := cdpTestGUI()
-	gui.Submit = 300 * time.Millisecond
-	reply, err := newTestCDPWith(t, c.seat(), gui).Run(context.Background(), Turn{Prompt: "once only"})
-	if err != nil || reply != "You wrote:\nonce only" {
-		t.Fatalf("%q, %v", reply, err)
-	}
+	c := slowPageTurn(t, "Cursor - at work", 0, url.Values{"accept_ms": {"3000"}, "accept_busy": {"1"}}, 300*time.Millisecond, "once only")
 	// A second Enter would send the prompt again 3 s after it.
 	if got := texts(recordedEvents(t, c.log), "enter"); len(got) != 1 {
 		t.Fatalf("the page took %d Enters, want one", len(got))
@@ -333,15 +334,7 @@ func TestCDPPageAtWorkOnTheEnterGetsNoSecond(t *testing.T) {
 // it took gets the second one all the same, while still at work: here it
 // had dropped the first.
 func TestCDPPageAtWorkTooLongGetsASecondEnter(t *testing.T) {
-	b := startCDPBrowser(t)
-	c := b.openChatPageWith(t, "Cursor - at work, key lost", shape{name: "quick", think: 0.1, chunks: 1}, 1,
-		url.Values{"accept_ms": {"8000"}, "accept_busy": {"1"}})
-	gui := cdpTestGUI()
-	gui.Submit = 100 * time.Millisecond
-	reply, err := newTestCDPWith(t, c.seat(), gui).Run(context.Background(), Turn{Prompt: "sent at last"})
-	if err != nil || reply != "You wrote:\nsent at last" {
-		t.Fatalf("%q, %v", reply, err)
-	}
+	c := slowPageTurn(t, "Cursor - at work, key lost", 1, url.Values{"accept_ms": {"8000"}, "accept_busy": {"1"}}, 100*time.Millisecond, "sent at last")
 	var at []float64
 	for _, e := range recordedEvents(t, c.log) {
 		if e["event"] == "enter" {
