@@ -32,7 +32,6 @@ func TestGUILateCopyIsPutBackAndThePersonsOwnStays(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	copies := func() int { return len(texts(chat.events(t), "copied")) }
 	until := func(what string, ok func() bool) {
 		t.Helper()
 		for !ok() {
@@ -41,32 +40,11 @@ func TestGUILateCopyIsPutBackAndThePersonsOwnStays(t *testing.T) {
 		t.Logf("seen: %s", what)
 	}
 	const putBack, leftAlone = "the user's text is put back", "not the chat's late one took the clipboard"
-	// lateCopy is a copy that gives nothing within copyWait; land lets
-	// the chat make it, and landed reports it made.
 	lateCopy := func() (land func(), landed func() bool) {
 		t.Helper()
-		if err := os.WriteFile(gate, nil, 0o600); err != nil {
-			t.Fatal(err)
-		}
-		before := copies()
-		s, err := g.begin(ctx)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := s.copyBy(ctx, nil, "copy"); !isNothingCopied(err) {
-			t.Fatalf("a copy that comes late gave %v, want nothing copied", err)
-		}
-		var endErr error
-		if s.end(ctx, &endErr); endErr != nil || g.late == nil {
-			t.Fatalf("the session's end: %v; guard running: %v", endErr, g.late != nil)
-		}
+		land, landed = beginLateCopy(t, g, chat, gate)
 		assertClipboard(t, "the user's own clipboard")
-		land = func() {
-			if err := os.Remove(gate); err != nil {
-				t.Fatal(err)
-			}
-		}
-		return land, func() bool { return copies() == before+1 }
+		return land, landed
 	}
 
 	land, landed := lateCopy()
@@ -137,10 +115,43 @@ func TestGUILateCopyOfAReplyNotYetCopiedIsPutBack(t *testing.T) {
 	setUserClipboard(t, "the user's own clipboard")
 	g.said = chatSaid{} // as if the reply had not been copied yet
 
+	land, landed := beginLateCopy(t, g, chat, gate)
+	land()
+	for !landed() {
+		time.Sleep(10 * time.Millisecond)
+	}
+	for log.Count("not the chat's late one took the clipboard") == 0 {
+		time.Sleep(10 * time.Millisecond)
+	}
+	assertClipboard(t, "You wrote:\nthe chat says this")
+
+	// The next session's copy gives the same text: the person's goes back.
+	s, err := g.begin(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got, err := s.copyBy(ctx, nil, "copy"); err != nil || got != "You wrote:\nthe chat says this" {
+		t.Fatalf("the copy gave %q, %v", got, err)
+	}
+	var endErr error
+	if s.end(ctx, &endErr); endErr != nil {
+		t.Fatal(endErr)
+	}
+	assertClipboard(t, "the user's own clipboard")
+}
+
+// beginLateCopy makes a copy that gives nothing within copyWait: with the
+// chat's copy held behind gate, a session copies and ends, which starts
+// the late-copy guard. land lets the chat make the copy, and landed
+// reports it made.
+func beginLateCopy(t *testing.T, g *GUI, chat *chatWindow, gate string) (land func(), landed func() bool) {
+	t.Helper()
+	ctx := context.Background()
+	copies := func() int { return len(texts(chat.events(t), "copied")) }
 	if err := os.WriteFile(gate, nil, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	before := len(texts(chat.events(t), "copied"))
+	before := copies()
 	s, err := g.begin(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -152,26 +163,10 @@ func TestGUILateCopyOfAReplyNotYetCopiedIsPutBack(t *testing.T) {
 	if s.end(ctx, &endErr); endErr != nil || g.late == nil {
 		t.Fatalf("the session's end: %v; guard running: %v", endErr, g.late != nil)
 	}
-	if err := os.Remove(gate); err != nil {
-		t.Fatal(err)
+	land = func() {
+		if err := os.Remove(gate); err != nil {
+			t.Fatal(err)
+		}
 	}
-	for len(texts(chat.events(t), "copied")) == before {
-		time.Sleep(10 * time.Millisecond)
-	}
-	for log.Count("not the chat's late one took the clipboard") == 0 {
-		time.Sleep(10 * time.Millisecond)
-	}
-	assertClipboard(t, "You wrote:\nthe chat says this")
-
-	// The next session's copy gives the same text: the person's goes back.
-	if s, err = g.begin(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if got, err := s.copyBy(ctx, nil, "copy"); err != nil || got != "You wrote:\nthe chat says this" {
-		t.Fatalf("the copy gave %q, %v", got, err)
-	}
-	if s.end(ctx, &endErr); endErr != nil {
-		t.Fatal(endErr)
-	}
-	assertClipboard(t, "the user's own clipboard")
+	return land, func() bool { return copies() == before+1 }
 }
