@@ -182,7 +182,7 @@ func newGUIHub(t *testing.T, x int) *guiHub {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := hub.EnsureStreams(ctx, js, 1); err != nil {
+	if err := hub.EnsureStreams(ctx, js, 1, nil); err != nil {
 		t.Fatal(err)
 	}
 	d, err := hub.NewDriver(ctx, nc, "Agent-3", zerolog.Nop())

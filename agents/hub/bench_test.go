@@ -198,7 +198,7 @@ func newBenchSwarm(b *testing.B, n int, remote bool) *benchSwarm {
 		if err != nil {
 			b.Fatal(err)
 		}
-		if err := hub.EnsureStreams(ctx, js, 1); err != nil {
+		if err := hub.EnsureStreams(ctx, js, 1, nil); err != nil {
 			b.Fatal(err)
 		}
 		for _, a := range sw.agents {

@@ -44,7 +44,7 @@ func testConn(t *testing.T, url string) *nats.Conn {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := EnsureStreams(ctx, js, 1); err != nil {
+	if err := EnsureStreams(ctx, js, 1, nil); err != nil {
 		t.Fatal(err)
 	}
 	return nc

@@ -235,7 +235,7 @@ func TestSpoofedSenderIsRefusedAtTheHub(t *testing.T) {
 	js, _ := jetstream.New(hubConn)
 	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
 	defer cancel()
-	if err := EnsureStreams(ctx, js, 1); err != nil {
+	if err := EnsureStreams(ctx, js, 1, nil); err != nil {
 		t.Fatal(err)
 	}
 	done := make(chan error, 1)
@@ -342,7 +342,7 @@ func hubStreams(t *testing.T, url, root string) (*nats.Conn, jetstream.JetStream
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
 	defer cancel()
-	if err := EnsureStreams(ctx, js, 1); err != nil {
+	if err := EnsureStreams(ctx, js, 1, nil); err != nil {
 		t.Fatal(err)
 	}
 	return hubConn, js

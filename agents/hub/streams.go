@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
@@ -41,19 +42,26 @@ func streamConfigs(replicas int) []jetstream.StreamConfig {
 
 // EnsureStreams creates the swarm's streams, or updates them to replicas.
 // The hub calls it; seats only wait for the streams (WaitStreams), so that
-// a seat with different settings never reshapes them.
+// a seat with different settings never reshapes them. While the servers
+// cannot place a stream yet (a cluster electing its leader, or a node it
+// needs not back yet), it waits, calling waiting once with the reason.
 //
 // A stream that already has its shape is left alone: the server takes a
 // create of the same configuration as a no-op, and only a stream of
 // another shape is updated. Updating it at every start would rewrite its
 // store while seats make their consumers on it, which the NATS server
 // (2.15) does without holding the lock those read.
-func EnsureStreams(ctx context.Context, js jetstream.JetStream, replicas int) error {
+func EnsureStreams(ctx context.Context, js jetstream.JetStream, replicas int, waiting func(error)) error {
+	told := false
 	for _, cfg := range streamConfigs(replicas) {
 		if err := retry(ctx, func() error {
 			_, err := js.CreateStream(ctx, cfg)
 			if errors.Is(err, jetstream.ErrStreamNameAlreadyInUse) {
 				_, err = js.UpdateStream(ctx, cfg)
+			}
+			if err != nil && !told && waiting != nil && transient(err) {
+				waiting(fmt.Errorf("cannot create stream %s yet: %w", cfg.Name, err))
+				told = true
 			}
 			return err
 		}); err != nil {
@@ -113,8 +121,13 @@ func transient(err error) bool {
 	var apiErr *jetstream.APIError
 	if errors.As(err, &apiErr) {
 		// 503s, "cluster not available" (10008) and "insufficient
-		// resources" (10023) while a cluster forms or loses a node.
-		return apiErr.Code == 503 || apiErr.ErrorCode == 10008 || apiErr.ErrorCode == 10023
+		// resources" (10023) while a cluster forms or loses a node, and
+		// "no suitable peers for placement" (10005) while a node the
+		// stream needs is offline: the leader may know every node before
+		// each has said it runs JetStream, most of all on a busy machine.
+		// Its other reasons (tags, storage) are the settings'.
+		return apiErr.Code == 503 || apiErr.ErrorCode == 10008 || apiErr.ErrorCode == 10023 ||
+			apiErr.ErrorCode == 10005 && strings.Contains(apiErr.Description, "peer offline")
 	}
 	return true // timeouts, no responders, a connection being restored
 }

@@ -2,6 +2,8 @@ package hub
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -32,7 +34,7 @@ func TestEnsureStreamsUpdatesOnlyAStreamOfAnotherShape(t *testing.T) {
 	if _, err := js.CreateStream(ctx, old); err != nil {
 		t.Fatal(err)
 	}
-	if err := EnsureStreams(ctx, js, 1); err != nil {
+	if err := EnsureStreams(ctx, js, 1, nil); err != nil {
 		t.Fatal(err)
 	}
 	s, err := js.Stream(ctx, DeliverStream)
@@ -62,7 +64,7 @@ func TestEnsureStreamsUpdatesOnlyAStreamOfAnotherShape(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	if err := EnsureStreams(ctx, js, 1); err != nil {
+	if err := EnsureStreams(ctx, js, 1, nil); err != nil {
 		t.Fatal(err)
 	}
 	marker.Description = "changed"
@@ -102,7 +104,7 @@ func TestDeliverStreamOfAnOlderHubTakesTheSenderSubjects(t *testing.T) {
 	if _, err := js.Publish(ctx, "agentctl.deliver.Agent-1", []byte(`{"id":"m_old","from":"Agent-5","to":"Agent-1","body":"b"}`)); err != nil {
 		t.Fatal(err)
 	}
-	if err := EnsureStreams(ctx, js, 1); err != nil {
+	if err := EnsureStreams(ctx, js, 1, nil); err != nil {
 		t.Fatal(err)
 	}
 	s, err := js.Stream(ctx, DeliverStream)
@@ -121,5 +123,34 @@ func TestDeliverStreamOfAnOlderHubTakesTheSenderSubjects(t *testing.T) {
 	cancel()
 	if err := <-done; err != nil {
 		t.Error(err)
+	}
+}
+
+// TestTransientErrors: what the servers say while a cluster forms or
+// loses a node is waited out; what only the settings can change is not.
+// The texts are the NATS server's own (2.15).
+func TestTransientErrors(t *testing.T) {
+	apiErr := func(code, errCode int, desc string) error {
+		return fmt.Errorf("cannot create stream: %w", &jetstream.APIError{Code: code, ErrorCode: jetstream.ErrorCode(errCode), Description: desc})
+	}
+	for _, c := range []struct {
+		err  error
+		want bool
+	}{
+		// A leader that knows every node before each has said it runs
+		// JetStream: seen starting a hub on three nodes on a busy machine.
+		{apiErr(400, 10005, "no suitable peers for placement, peer offline"), true},
+		{apiErr(400, 10005, "no suitable peers for placement, peer offline, insufficient storage"), true},
+		{apiErr(400, 10005, "no suitable peers for placement, tags not matched ['ssd']"), false},
+		{apiErr(400, 10005, "no suitable peers for placement, insufficient storage"), false},
+		{apiErr(503, 10008, "JetStream cluster not available"), true},
+		{apiErr(500, 10023, "insufficient resources"), true},
+		{apiErr(400, 10058, "stream name already in use with a different configuration"), false},
+		{context.DeadlineExceeded, true},
+		{errors.New("nats: no responders available for request"), true},
+	} {
+		if got := transient(c.err); got != c.want {
+			t.Errorf("transient(%v) = %v, want %v", c.err, got, c.want)
+		}
 	}
 }

@@ -174,7 +174,10 @@ func runHub(ctx context.Context, env *cli.Env, args []string) (err error) {
 	if err != nil {
 		return err
 	}
-	if err := hub.EnsureStreams(ctx, js, cfg.Hub.Replicas); err != nil {
+	waiting := func(err error) {
+		log.Warn().Err(err).Str("event", "waiting").Msg("the hub's servers cannot hold the swarm's streams yet; waiting for them")
+	}
+	if err := hub.EnsureStreams(ctx, js, cfg.Hub.Replicas, waiting); err != nil {
 		return err
 	}
 	remote := cfg.RemoteAgents()
