@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentctl/agentctl/internal/execguard"
 	"github.com/agentctl/agentctl/internal/process"
 	"github.com/agentctl/agentctl/internal/profiling"
 	"github.com/agentctl/agentctl/mailbox"
@@ -77,12 +78,18 @@ const runnerLoopMessages = 200
 // The runner is stopped (SIGSTOP) while 200 messages are delivered, then
 // let go and timed until all are archived; the anchor is a loop that only
 // spawns cat with each message and reads its reply. The target is ≤ 1 ms
-// a message over the anchor (ms/msg-over).
+// a message over the anchor (ms/msg-over). Of that, guard-ms/msg is what
+// the turn's guard (exec_guard_linux.go in package cursor) costs: the same
+// loop spawning cat through it.
 func BenchmarkRunnerLoop(b *testing.B) {
 	dir := b.TempDir()
 	agentctl := buildReleased(b, dir)
 	const body = "ping: answer with the word pong"
-	var measure, anchor time.Duration
+	catPath, err := exec.LookPath("cat")
+	if err != nil {
+		b.Fatal(err)
+	}
+	var measure, anchor, guarded time.Duration
 	var measureCPU, anchorCPU float64 // ms
 	for range b.N {
 		root := execRuntime(b, agentctl, 2)
@@ -92,16 +99,9 @@ func BenchmarkRunnerLoop(b *testing.B) {
 			b.Fatal(err)
 		}
 		self0 := rusageMS(b)
-		start := time.Now()
-		for range runnerLoopMessages {
-			cat := exec.Command("cat")
-			cat.Stdin = strings.NewReader(body)
-			if out, err := cat.Output(); err != nil || len(out) != len(body) {
-				b.Fatalf("cat: %v", err)
-			}
-		}
-		anchor += time.Since(start)
+		anchor += spawnLoop(b, body, catPath)
 		anchorCPU += rusageMS(b) - self0
+		guarded += spawnLoop(b, body, agentctl, execguard.Arg, strconv.Itoa(os.Getpid()), catPath, "--", "cat")
 
 		cpu0 := treeTicks(b, run.Process.Pid)
 		measure += loopThrough(b, run, mb, body, logs)
@@ -126,11 +126,28 @@ func BenchmarkRunnerLoop(b *testing.B) {
 	b.ReportMetric(float64(anchor.Microseconds())/n, "µs/anchor")
 	b.ReportMetric(float64(measure)/float64(anchor), "ratio")
 	b.ReportMetric(float64((measure-anchor).Microseconds())/n/1000, "ms/msg-over")
+	b.ReportMetric(float64((guarded-anchor).Microseconds())/n/1000, "guard-ms/msg")
 	// CPU time is steadier than wall time on a loaded machine: the
 	// runner's own and its turns' (guard and cat), against the CPU the
 	// spawn-only loop used.
 	b.ReportMetric(measureCPU/n, "CPU-ms/msg")
 	b.ReportMetric(anchorCPU/n, "anchor-CPU-ms/msg")
+}
+
+// spawnLoop runs the command args once for each message, with body on
+// its stdin, checks that each gives body back, and returns how long it all
+// took.
+func spawnLoop(b *testing.B, body string, args ...string) time.Duration {
+	b.Helper()
+	start := time.Now()
+	for range runnerLoopMessages {
+		cmd := exec.Command(args[0], args[1:]...)
+		cmd.Stdin = strings.NewReader(body)
+		if out, err := cmd.Output(); err != nil || string(out) != body {
+			b.Fatalf("%s: %v", strings.Join(args, " "), err)
+		}
+	}
+	return time.Since(start)
 }
 
 // treeTicks is the CPU time of a process and of the children it has
