@@ -214,6 +214,68 @@ func TestAbandonDeadLettersTheClaimUnderTheConsumerLock(t *testing.T) {
 	}
 }
 
+// TestAbandonFinishesWhatItsRunnerHadSettled: a runner that recorded the
+// turn's receipt, or its dead-lettering, and died before moving the
+// message on left it in processing/. A skip then finishes the move the
+// runner had decided on and says the skip came too late: dead-lettering a
+// turn whose receipt is recorded would have a retry run it again, effects
+// and all.
+func TestAbandonFinishesWhatItsRunnerHadSettled(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		settle func(c *Consumer, cl *Claim) error
+		want   string
+	}{
+		{"receipt", func(c *Consumer, cl *Claim) error {
+			cl.Progress.Receipt = &Receipt{ID: cl.Message.ID, Reply: "r", Outcome: "done", CompletedAt: t0}
+			return c.Record(cl, StageDone, t0)
+		}, StateDone},
+		{"dead-lettering", func(c *Consumer, cl *Claim) error {
+			cl.Progress.Reason = "it failed 5 times"
+			return c.Record(cl, stageDeadlettering, t0)
+		}, StateDead},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			root := newRuntime(t, "Agent-1")
+			mb := openMailbox(t, root, "Agent-1")
+			if err := mb.Deliver(testMessage("m1", "Agent-1", Normal)); err != nil {
+				t.Fatal(err)
+			}
+			con := consume(t, mb, Options{}, t0)
+			cl, err := con.Claim(t0)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := c.settle(con, cl); err != nil {
+				t.Fatal(err)
+			}
+			con.Close() // the runner dies before it moves the message on
+
+			_, err = mb.Abandon("m1", "skipped by a person: stuck", t0.Add(time.Minute))
+			if !errors.Is(err, ErrSettled) {
+				t.Fatalf("Abandon = %v, want ErrSettled", err)
+			}
+			if got := names(t, mb.path(ProcessingDir)); len(got) != 0 {
+				t.Errorf("processing/ = %v", got)
+			}
+			e := locateOne(t, mb, "m1")
+			if e.State != c.want {
+				t.Fatalf("after Abandon: %+v, want it %s", e, c.want)
+			}
+			switch c.want {
+			case StateDone:
+				if e.Receipt == nil || e.Receipt.Reply != "r" {
+					t.Errorf("archived with receipt %+v, want the runner's", e.Receipt)
+				}
+			case StateDead:
+				if e.Reason != "it failed 5 times" {
+					t.Errorf("dead-lettered for %q, want the runner's reason", e.Reason)
+				}
+			}
+		})
+	}
+}
+
 func TestSkipRequestIsForOneMessage(t *testing.T) {
 	mb := openMailbox(t, newRuntime(t, "Agent-1"), "Agent-1")
 	if _, ok := mb.SkipRequested("m1"); ok {

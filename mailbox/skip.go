@@ -62,10 +62,20 @@ func (m *Mailbox) ClearSkipRequest(id string) error {
 	return nil
 }
 
+// ErrSettled is returned by Abandon for a message whose runner had settled
+// it (its receipt or its dead-lettering recorded) before it stopped: the
+// skip came too late, and the message is put where its runner meant it to
+// go.
+var ErrSettled = errors.New("its runner had already settled it")
+
 // Abandon dead-letters the message id in flight with reason, for when no
 // runner is there to do it: it takes the consumer lock as Consume does and
 // fails with a *LockedError while a runner holds it. The dead-lettering is
 // recorded first, so a crash half-way is finished by the next consumer.
+// A message its runner had settled before it stopped is finished as the
+// next consumer would finish it, and Abandon says so with ErrSettled:
+// dead-lettering a turn whose receipt is recorded would have it run again
+// on a retry, effects and all.
 func (m *Mailbox) Abandon(id, reason string, now time.Time) (Message, error) {
 	if err := atomicfile.MkdirAll(LocksDir(m.Root)); err != nil {
 		return Message{}, err
@@ -91,8 +101,18 @@ func (m *Mailbox) Abandon(id, reason string, now time.Time) (Message, error) {
 	if p.Stages == nil {
 		p.Stages = map[string]time.Time{}
 	}
-	cl := &Claim{Message: msg, Progress: p, Resumed: true, stem: stem}
-	if err := c.settleDead(cl, reason, now); err != nil {
+	var settled error
+	switch {
+	case p.Receipt != nil:
+		err = c.finishComplete(stem, p.Receipt.CompletedAt)
+		settled = fmt.Errorf("%w: its turn had ended (%s) and is archived now", ErrSettled, p.Receipt.Outcome)
+	case p.Stage == stageDeadlettering:
+		err = c.deadletterProcessing(stem, p.ID, p.Reason, now)
+		settled = fmt.Errorf("%w: it was being dead-lettered (%s) and is in deadletter/ now", ErrSettled, p.Reason)
+	default:
+		err = c.settleDead(&Claim{Message: msg, Progress: p, Resumed: true, stem: stem}, reason, now)
+	}
+	if err != nil {
 		return msg, err
 	}
 	// The runner that died in the turn left its heartbeat saying it works
@@ -104,5 +124,5 @@ func (m *Mailbox) Abandon(id, reason string, now time.Time) (Message, error) {
 			return msg, err
 		}
 	}
-	return msg, nil
+	return msg, settled
 }
