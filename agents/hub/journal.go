@@ -201,8 +201,14 @@ func (j *Journal) names() ([]string, error) {
 	return names, nil
 }
 
-// Prune removes the records of turns last touched before cutoff: the hub
-// settles a turn long before, and asks nothing of it again.
+// Prune removes the records of turns last touched before cutoff that are
+// settled: answered, or never given to the agent. The hub settles such a
+// turn long before, and asks nothing of it again. A turn given to the agent
+// and not answered stays whatever its age: its ask waits on the server for
+// as long as the seat is away (a week switched off is a case the hub
+// keeps turns for), and without its record the seat would give the prompt
+// to the agent a second time. So does a record that cannot be read, which
+// may have said the prompt went out.
 func (j *Journal) Prune(cutoff time.Time) (removed int, err error) {
 	names, err := j.names()
 	if err != nil {
@@ -212,6 +218,13 @@ func (j *Journal) Prune(cutoff time.Time) (removed int, err error) {
 		path := filepath.Join(j.dir, name)
 		fi, err := os.Stat(path)
 		if err != nil || !fi.ModTime().Before(cutoff) {
+			continue
+		}
+		data, err := os.ReadFile(path)
+		if err != nil {
+			continue
+		}
+		if e, whole := lastEntry(data); !whole || e.Answer == nil && e.Delivered() {
 			continue
 		}
 		if os.Remove(path) == nil {

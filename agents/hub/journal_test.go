@@ -65,26 +65,44 @@ func TestUnreadableRecordCountsAsDelivered(t *testing.T) {
 	}
 }
 
-func TestPruneRemovesOnlyOldRecords(t *testing.T) {
+// TestPruneRemovesOnlyOldSettledRecords: a seat switched off for longer
+// than the journal keeps turns finds its unanswered ask still waiting on
+// the server; the record that says the prompt went out must still be
+// there, or the agent gets the prompt twice.
+func TestPruneRemovesOnlyOldSettledRecords(t *testing.T) {
 	j, err := OpenJournal(t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, id := range []string{"old/1", "new/1"} {
-		if err := j.Save(Entry{Turn: id, Stage: stageAnswered}); err != nil {
+	ask := func(turn string) *Ask { return &Ask{Turn: turn, Ask: turn + "@a", Prompt: "P"} }
+	records := map[string]Entry{
+		"old-answered/1":  {Turn: "old-answered/1", Stage: stageAnswered, Ask: ask("old-answered/1"), Answer: &Answer{Turn: "old-answered/1", Reply: "r"}},
+		"old-received/1":  {Turn: "old-received/1", Stage: stageReceived, Ask: ask("old-received/1")},
+		"old-submitted/1": {Turn: "old-submitted/1", Stage: stageSubmitted, Ask: ask("old-submitted/1")},
+		"new-answered/1":  {Turn: "new-answered/1", Stage: stageAnswered, Ask: ask("new-answered/1"), Answer: &Answer{Turn: "new-answered/1", Reply: "r"}},
+	}
+	for _, e := range records {
+		if err := j.Save(e); err != nil {
 			t.Fatal(err)
 		}
 	}
-	week := time.Now().Add(-8 * 24 * time.Hour)
-	if err := os.Chtimes(j.file("old/1"), week, week); err != nil {
+	if err := os.WriteFile(j.file("old-unreadable/1"), []byte("{not json"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	n, err := j.Prune(time.Now().Add(-DefaultKeep))
-	if err != nil || n != 1 {
-		t.Fatalf("Prune = %d, %v; want 1", n, err)
+	week := time.Now().Add(-8 * 24 * time.Hour)
+	for _, turn := range []string{"old-answered/1", "old-received/1", "old-submitted/1", "old-unreadable/1"} {
+		if err := os.Chtimes(j.file(turn), week, week); err != nil {
+			t.Fatal(err)
+		}
 	}
-	if _, ok, _ := j.Load("new/1"); !ok {
-		t.Error("the recent record went too")
+	n, err := j.Prune(time.Now().Add(-DefaultKeep))
+	if err != nil || n != 2 {
+		t.Fatalf("Prune = %d, %v; want 2 (the old answered turn and the one never given to the agent)", n, err)
+	}
+	for turn, kept := range map[string]bool{"old-answered/1": false, "old-received/1": false, "old-submitted/1": true, "old-unreadable/1": true, "new-answered/1": true} {
+		if _, ok, _ := j.Load(turn); ok != kept {
+			t.Errorf("%s kept = %v, want %v", turn, ok, kept)
+		}
 	}
 }
 
