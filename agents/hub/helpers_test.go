@@ -57,6 +57,14 @@ func testConn(t *testing.T, url string) *nats.Conn {
 type chat struct {
 	gate chan struct{}
 	fail error
+	// failEarly fails a turn before the prompt goes out, as a missing
+	// window or a model API that refuses does.
+	failEarly error
+	// finishOnStop keeps a turn waiting for its gate after its context
+	// ends, telling stopSeen, as a driver that has the reply as the seat
+	// stops.
+	finishOnStop bool
+	stopSeen     chan struct{}
 
 	mu      sync.Mutex
 	sent    map[string]int
@@ -65,11 +73,16 @@ type chat struct {
 }
 
 func newChat() *chat {
-	return &chat{gate: make(chan struct{}, 16), sent: map[string]int{}, resumes: map[string]int{}, running: make(chan string, 16)}
+	return &chat{gate: make(chan struct{}, 16), sent: map[string]int{}, resumes: map[string]int{}, running: make(chan string, 16), stopSeen: make(chan struct{}, 1)}
 }
 
 func (c *chat) Run(ctx context.Context, t cursor.Turn) (string, error) {
 	c.mu.Lock()
+	if early := c.failEarly; early != nil && !t.Resume {
+		c.mu.Unlock()
+		return "", early
+	}
+	finishOnStop := c.finishOnStop
 	if t.Resume {
 		c.resumes[t.ID]++
 	} else {
@@ -84,7 +97,11 @@ func (c *chat) Run(ctx context.Context, t cursor.Turn) (string, error) {
 	c.running <- t.ID
 	select {
 	case <-ctx.Done():
-		return "", ctx.Err()
+		if !finishOnStop {
+			return "", ctx.Err()
+		}
+		c.stopSeen <- struct{}{}
+		<-c.gate
 	case <-c.gate:
 	}
 	c.mu.Lock()

@@ -247,8 +247,12 @@ func (st *seat) serve(ctx context.Context, ask Ask, m jetstream.Msg, log zerolog
 		return a, false, err
 	}
 	if found && e.Answer != nil {
-		log.Info().Str("event", "answered-again").Msg("turn answered from the journal; not taken again")
-		return *e.Answer, true, nil
+		if replayable(*e.Answer, ask) {
+			log.Info().Str("event", "answered-again").Msg("turn answered from the journal; not taken again")
+			return *e.Answer, true, nil
+		}
+		log.Info().Str("event", "taking-again").Msg("the turn failed here before the agent had its prompt, and the hub asks again: taken afresh")
+		e = Entry{Turn: ask.Turn, Stage: stageReceived, Received: e.Received}
 	}
 	now := st.s.Clock.Now().UTC()
 	if !found {
@@ -288,6 +292,17 @@ func (st *seat) serve(ctx context.Context, ask Ask, m jetstream.Msg, log zerolog
 	}
 	e.Stage, e.Answer, e.Child, e.Updated = stageAnswered, &a, nil, st.s.Clock.Now().UTC()
 	return a, true, st.s.Journal.Save(e)
+}
+
+// replayable reports whether saved, a turn's answer in the journal, is
+// the one to give ask: a reply; a failure once the agent had the prompt,
+// which taking the turn again could send twice; or the answer to this very
+// ask, which the hub has not had yet. A failure before the agent had the
+// prompt (its window missing, a model API refusing) that the hub saw and
+// asks again after waiting is not: replaying it would fail the turn for
+// ever without trying.
+func replayable(saved Answer, ask Ask) bool {
+	return saved.Error == "" || saved.Submitted || saved.Ask == ask.Ask
 }
 
 // run takes the turn with the local driver. taken is false when the turn
@@ -350,7 +365,9 @@ func (st *seat) run(ctx context.Context, m jetstream.Msg, ask Ask, e *Entry, log
 	}
 	log.Info().Str("event", "taking").Bool("resume", t.Resume).Msg("taking the turn")
 	reply, err := st.s.Driver.Run(turnCtx, t)
-	if turnCtx.Err() != nil {
+	// A reply in hand is kept, even as the seat stops: resumed instead, the
+	// turn could not read it back from every driver.
+	if turnCtx.Err() != nil && (err != nil || st.wasDropped()) {
 		if st.wasDropped() {
 			log.Warn().Str("event", "dropped").Msg("the hub abandoned the turn")
 		} else {

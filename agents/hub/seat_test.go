@@ -136,6 +136,64 @@ func TestServerStoppedMidTurnLosesNothing(t *testing.T) {
 	}
 }
 
+// A turn that failed on the seat before the agent had its prompt (its
+// window missing, a model API refusing) is asked again by the hub once it
+// has waited: the seat takes it again rather than replay its old failure,
+// which would fail the turn for ever without trying.
+func TestTurnThatFailedBeforeThePromptIsTakenAgain(t *testing.T) {
+	r := newRig(t)
+	c, d := r.chat, r.driver
+	c.mu.Lock()
+	c.failEarly = cursor.ErrWindowNotFound
+	c.mu.Unlock()
+	if a := result(t, askTurn(context.Background(), d, cursor.Turn{ID: "m1/1", Prompt: "P"})); !errors.Is(a.err, cursor.ErrWindowNotFound) {
+		t.Fatalf("first Run = %q, %v; want the window's absence", a.reply, a.err)
+	}
+	c.mu.Lock()
+	c.failEarly = nil // the window is back
+	c.mu.Unlock()
+	again := askTurn(context.Background(), d, cursor.Turn{ID: "m1/1", Prompt: "P"})
+	c.waitRunning(t)
+	c.gate <- struct{}{}
+	if a := result(t, again); a.err != nil || a.reply != "reply to P" {
+		t.Fatalf("Run asked again = %q, %v; want the turn taken again", a.reply, a.err)
+	}
+	if sent, resumed := c.counts("m1/1"); sent != 1 || resumed != 0 {
+		t.Errorf("prompt sent %d times, resumed %d; want sent once", sent, resumed)
+	}
+}
+
+// A seat that stops just as its driver has the reply keeps the reply: it is
+// answered from the journal when the seat is back, not resumed, which not
+// every driver can do.
+func TestSeatStoppingWithTheReplyInHandKeepsIt(t *testing.T) {
+	r := newRig(t)
+	c := r.chat
+	c.mu.Lock()
+	c.finishOnStop = true
+	c.mu.Unlock()
+	got := askTurn(context.Background(), r.driver, cursor.Turn{ID: "m1/1", Prompt: "P"})
+	c.waitRunning(t)
+	stopped := make(chan struct{})
+	go func() {
+		r.stopSeat()
+		close(stopped)
+	}()
+	<-c.stopSeen
+	c.gate <- struct{}{} // the reply comes as the seat stops
+	<-stopped
+	c.mu.Lock()
+	c.finishOnStop = false
+	c.mu.Unlock()
+	r.startSeat(t)
+	if a := result(t, got); a.err != nil || a.reply != "reply to P" {
+		t.Fatalf("Run = %q, %v", a.reply, a.err)
+	}
+	if sent, resumed := c.counts("m1/1"); sent != 1 || resumed != 0 {
+		t.Errorf("prompt sent %d times, resumed %d; want sent once and answered from the journal", sent, resumed)
+	}
+}
+
 // A turn that fails on the seat fails on the hub with the same driver
 // error, so the runner judges it as its own driver's.
 func TestSeatFailureKeepsItsKind(t *testing.T) {
