@@ -142,3 +142,45 @@ func readText(t *testing.T, path string) string {
 	}
 	return string(data)
 }
+
+// A message larger than the hub's server takes in one message (1 MiB by
+// default) is dead-lettered on the seat's machine with the reason, not
+// sent again and again for ever; the next message goes on.
+func TestForwarderDeadLettersAMessageTooBigForTheHub(t *testing.T) {
+	dir := t.TempDir()
+	srv := testServer(t, "127.0.0.1:0", filepath.Join(dir, "store"))
+	hubRoot, seatRoot := filepath.Join(dir, "hub"), filepath.Join(dir, "desk-2")
+	known := []string{"Agent-5", "Agent-6"}
+	for _, name := range known {
+		if err := mailbox.Create(hubRoot, name); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go Intake(ctx, IntakeSettings{Root: hubRoot, Known: known, Senders: known, Conn: testConn(t, srv.ClientURL())})
+	go Forward(ctx, ForwardSettings{Root: seatRoot, Agent: "Agent-5", Senders: known, Consumer: mailbox.Options{Known: known},
+		Conn: testConn(t, srv.ClientURL())})
+	mb, err := mailbox.Open(seatRoot, "Agent-5")
+	for err != nil {
+		time.Sleep(10 * time.Millisecond)
+		mb, err = mailbox.Open(seatRoot, "Agent-5")
+	}
+	big := mailbox.Message{ID: "msg_big", From: "Agent-6", To: "Agent-5", Body: strings.Repeat("log line\n", 200_000), CreatedAt: time.Now().UTC()}
+	small := mailbox.Message{ID: "msg_small", From: "Agent-6", To: "Agent-5", Body: "b", CreatedAt: time.Now().UTC()}
+	for _, m := range []mailbox.Message{big, small} {
+		if err := mb.Deliver(m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	hubInbox := filepath.Join(mailbox.Dir(hubRoot, "Agent-5"), mailbox.InboxDir)
+	await(t, "the small message in the hub's inbox", func() bool { return len(files(hubInbox)) == 1 })
+	await(t, "the big message dead-lettered on desk-2", func() bool {
+		dead, err := mb.List(mailbox.StateDead)
+		return err == nil && len(dead) == 1
+	})
+	dead, _ := mb.List(mailbox.StateDead)
+	if dead[0].Message.ID != "msg_big" || !strings.Contains(dead[0].Reason, "more than the hub's server takes") {
+		t.Errorf("dead letter %s, %q; want msg_big, too big for the hub", dead[0].Message.ID, dead[0].Reason)
+	}
+}

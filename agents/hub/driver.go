@@ -94,6 +94,9 @@ func (d *Driver) Run(ctx context.Context, t cursor.Turn) (string, error) {
 	defer consuming.Stop()
 
 	data, _ := json.Marshal(ask)
+	if err := overPayload(d.nc, data, "the prompt"); err != nil {
+		return "", fmt.Errorf("cannot ask %s's seat for the turn: %w", d.agent, err)
+	}
 	if err := retry(ctx, func() error {
 		_, err := d.js.Publish(ctx, turnSubject(d.agent), data, jetstream.WithMsgID(ask.Ask))
 		return err

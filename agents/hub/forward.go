@@ -110,8 +110,14 @@ func Forward(ctx context.Context, s ForwardSettings) error {
 				log.Error().Str("event", "refused").Str("id", msg.ID).Str("from", msg.From).Msg(reason)
 				return c.Deadletter(cl, reason, clk.Now())
 			}
+			encoded := msg.Encode()
+			if err := overPayload(s.Conn, encoded, "the message"); err != nil {
+				reason := err.Error() + "; it cannot be forwarded to the hub"
+				log.Error().Str("event", "refused").Str("id", msg.ID).Msg(reason)
+				return c.Deadletter(cl, reason, clk.Now())
+			}
 			err = retry(ctx, func() error {
-				_, err := js.Publish(ctx, deliverSubject(s.Agent, from), msg.Encode(), jetstream.WithMsgID(s.Agent+"/"+msg.ID))
+				_, err := js.Publish(ctx, deliverSubject(s.Agent, from), encoded, jetstream.WithMsgID(s.Agent+"/"+msg.ID))
 				return err
 			})
 			if err != nil {

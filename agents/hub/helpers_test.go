@@ -5,6 +5,7 @@ import (
 	"errors"
 	neturl "net/url"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -65,6 +66,8 @@ type chat struct {
 	// stops.
 	finishOnStop bool
 	stopSeen     chan struct{}
+	// bigReply, when set, is the size of every reply, in bytes.
+	bigReply int
 
 	mu      sync.Mutex
 	sent    map[string]int
@@ -112,6 +115,12 @@ func (c *chat) Run(ctx context.Context, t cursor.Turn) (string, error) {
 	}
 	if fail != nil {
 		return "", fail
+	}
+	c.mu.Lock()
+	big := c.bigReply
+	c.mu.Unlock()
+	if big > 0 {
+		return strings.Repeat("x", big), nil
 	}
 	return "reply to " + t.Prompt, nil
 }

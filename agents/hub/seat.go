@@ -394,6 +394,15 @@ func (st *seat) run(ctx context.Context, m jetstream.Msg, ask Ask, e *Entry, log
 func (st *seat) publish(ctx context.Context, ask Ask, a Answer) error {
 	a.Ask = ask.Ask
 	data, _ := json.Marshal(a)
+	if err := overPayload(st.s.Conn, data, "the reply"); err != nil {
+		// Answered as output that cannot be used: the hub dead-letters
+		// the message with the reason, rather than wait for an answer
+		// that never arrives.
+		st.log.Error().Str("event", "refused").Str("turn", ask.Turn).Err(err).Msg("the reply is too big to send to the hub")
+		a = Answer{Turn: a.Turn, Ask: a.Ask, Machine: a.Machine, At: a.At, Submitted: a.Submitted, Usage: a.Usage,
+			Error: err.Error(), Kind: "bad_output", Failure: &cursor.Failure{Kind: cursor.FailureBadOutput}}
+		data, _ = json.Marshal(a)
+	}
 	if st.handOver(ctx, ask, data) {
 		return nil
 	}

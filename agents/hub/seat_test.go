@@ -194,6 +194,32 @@ func TestSeatStoppingWithTheReplyInHandKeepsIt(t *testing.T) {
 	}
 }
 
+// A reply larger than the hub's server takes in one message comes to the
+// hub as output that cannot be used, with the reason, so the message is
+// dead-lettered rather than the seat trying to send it for ever. A prompt
+// too big is refused on the hub's side at once.
+func TestTooBigForTheHubIsSaidAtOnce(t *testing.T) {
+	r := newRig(t)
+	c, d := r.chat, r.driver
+	c.mu.Lock()
+	c.bigReply = 2 << 20
+	c.mu.Unlock()
+	got := askTurn(context.Background(), d, cursor.Turn{ID: "m1/1", Prompt: "P"})
+	c.waitRunning(t)
+	c.gate <- struct{}{}
+	a := result(t, got)
+	if !errors.Is(a.err, cursor.ErrBadOutput) || cursor.FailureOf(a.err).Kind != cursor.FailureBadOutput || !strings.Contains(a.err.Error(), "more than the hub's server takes") {
+		t.Fatalf("Run = %v; want output that cannot be used, too big for the hub", a.err)
+	}
+	a = result(t, askTurn(context.Background(), d, cursor.Turn{ID: "m2/1", Prompt: strings.Repeat("p", 2<<20)}))
+	if a.err == nil || !strings.Contains(a.err.Error(), "the prompt is") {
+		t.Fatalf("Run of a 2 MiB prompt = %v; want it refused as too big", a.err)
+	}
+	if sent, _ := c.counts("m2/1"); sent != 0 {
+		t.Errorf("the 2 MiB prompt reached the chat %d times", sent)
+	}
+}
+
 // A turn that fails on the seat fails on the hub with the same driver
 // error, so the runner judges it as its own driver's.
 func TestSeatFailureKeepsItsKind(t *testing.T) {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/agentctl/agentctl/internal/clock"
@@ -129,7 +130,27 @@ func transient(err error) bool {
 		return apiErr.Code == 503 || apiErr.ErrorCode == 10008 || apiErr.ErrorCode == 10023 ||
 			apiErr.ErrorCode == 10005 && strings.Contains(apiErr.Description, "peer offline")
 	}
+	// A message over the server's maximum, a bad subject, or a connection
+	// this process closed (or that gave up) fail the same way each time.
+	if errors.Is(err, nats.ErrMaxPayload) || errors.Is(err, nats.ErrBadSubject) || errors.Is(err, nats.ErrConnectionClosed) {
+		return false
+	}
 	return true // timeouts, no responders, a connection being restored
+}
+
+// headerRoom is what the headers of a published message (its id, for the
+// stream's duplicate window) may take of the server's maximum payload.
+const headerRoom = 512
+
+// overPayload says why data cannot go to the hub as one message, or nil:
+// the server refuses a message over its maximum payload (1 MiB unless its
+// settings say more), and sending it again would only be refused again.
+// what names data in the reason.
+func overPayload(nc *nats.Conn, data []byte, what string) error {
+	if max := nc.MaxPayload(); max > 0 && int64(len(data))+headerRoom > max {
+		return fmt.Errorf("%s is %d bytes, more than the hub's server takes in one message (%d bytes)", what, len(data), max-headerRoom)
+	}
+	return nil
 }
 
 // pause waits d on c, or less if ctx ends first.

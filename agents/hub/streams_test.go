@@ -147,6 +147,8 @@ func TestTransientErrors(t *testing.T) {
 		{apiErr(500, 10023, "insufficient resources"), true},
 		{apiErr(400, 10058, "stream name already in use with a different configuration"), false},
 		{context.DeadlineExceeded, true},
+		{fmt.Errorf("publish: %w", nats.ErrMaxPayload), false},
+		{nats.ErrConnectionClosed, false},
 		{errors.New("nats: no responders available for request"), true},
 	} {
 		if got := transient(c.err); got != c.want {
