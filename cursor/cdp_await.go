@@ -151,7 +151,10 @@ func judgeReply(st turnState, prompt, stored string, cfg CDPSettings, r cdpReadi
 		return fmt.Sprintf("the reply's context menu has no item %q (it has %q)", cfg.CopyMenu, r.Labels), true
 	case copying && !r.CopyFound:
 		return fmt.Sprintf("%s matches nothing on the page", copyAction(cfg)), true
-	case !copying && !r.Element.Found:
+	case !r.Element.Found:
+		// A copy is taken only as far as the reply's rendering proves it,
+		// and with no reply there is nothing to prove it by: a copy button
+		// found elsewhere may be a code block's or the reply before's.
 		return fmt.Sprintf("cdp.reply %q matches nothing on the page", cfg.Reply), true
 	case r.Text == "" && copying:
 		return fmt.Sprintf("the copy action %s gave nothing (a copy through the app's own clipboard cannot be caught: use cdp.read: rendered)", copyAction(cfg)), false
@@ -165,6 +168,9 @@ func judgeReply(st turnState, prompt, stored string, cfg CDPSettings, r cdpReadi
 		return "the page offered only the reply from before this prompt was sent", false
 	}
 	if copying {
+		if len(words(r.Rendered)) == 0 {
+			return "the reply shows no words to check the copy against (is cdp.body inside it?)", false
+		}
 		if err := checkCopy(r.Text, r.Rendered); err != nil {
 			return "the copy is not what the page shows: " + err.Error(), false
 		}

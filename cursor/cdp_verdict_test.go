@@ -30,6 +30,13 @@ func TestJudgeReply(t *testing.T) {
 		{"no reply element", st, noCopy, cdpReading{}, `cdp.reply ".reply" matches nothing`, true},
 		{"no copy button", st, withCopy, cdpReading{Element: fresh}, `cdp.copy ".copy" matches nothing`, true},
 		{"copy gave nothing", st, withCopy, cdpReading{CopyFound: true, Element: fresh}, "gave nothing", false},
+		// A copy is taken only as far as the reply's rendering proves it:
+		// without the reply, the page's last copy button may be a code
+		// block's or the reply before's.
+		{"copy, no reply element", st, withCopy, cdpReading{CopyFound: true, Text: "`go test`"}, `cdp.reply ".reply" matches nothing`, true},
+		{"copy, the reply shows no words", st, withCopy, cdpReading{CopyFound: true, Text: "`go test`", Element: fresh}, "no words to check the copy against", false},
+		{"copy of the whole reply", st, withCopy, cdpReading{CopyFound: true, Text: "Run **go test** first", Rendered: "Run go test first", Element: fresh}, "", false},
+		{"copy of a code block", st, withCopy, cdpReading{CopyFound: true, Text: "go test", Rendered: "Run go test first", Element: fresh}, "not what the page shows", false},
 	} {
 		why, calibrate := judgeReply(tc.st, prompt, "the prompt\n", tc.cfg, tc.r)
 		if (tc.says == "") != (why == "") || !strings.Contains(why, tc.says) || calibrate != tc.calibrate {

@@ -41,7 +41,7 @@ func cdpChecks(ctx context.Context, a config.Agent) []check {
 		{"cdp.reply", seat.Reply, false, "fine in a fresh chat; otherwise replies cannot be read"},
 		{"cdp.busy", seat.Busy, false, "expected while the model rests; run doctor while it works to check it (a turn whose page never shows it ends only after gui.max_pause of stillness, and its receipt says so)"},
 		{"cdp.copy", seat.Copy, false, "fine in a fresh chat; otherwise replies cannot be read"},
-		{"cdp.body", seat.Body, false, "fine in a fresh chat; otherwise a copy is checked against the whole reply element"},
+		{"cdp.body", seat.Body, false, "fine in a fresh chat; otherwise a copy cannot be checked against the reply, and is refused"},
 		{"cdp.error", seat.Error, false, "expected: it shows only on a reply the app ended with an error"},
 		{"cdp.new_chat", seat.NewChat, a.NewChat.Set(), "only needed to start fresh chats"},
 	} {
