@@ -231,8 +231,18 @@ func (r *Runner) effectsOf(ctx context.Context, log zerolog.Logger, cl *claim, s
 	effects = append(effects, r.noteEffects(cl)...)
 	if msg.RequiresAck {
 		effects = append(effects, effect{key: "ack", apply: func() (result, error) {
-			r.notifySettled(msg, out().receiptOutcome(), r.now())
-			return result{Kind: "ack"}, nil
+			// A receipt that could not be delivered is tried again with the
+			// effects, as a send is; one that has nowhere to go is said so.
+			n, err := r.notifySettled(msg, out().receiptOutcome(), r.now())
+			switch {
+			case err != nil:
+				return result{}, err
+			case n.none != "":
+				return result{Kind: "failed", Detail: n.none, What: "receipt to " + msg.From}, nil
+			case n.sent.ID == "":
+				return result{Kind: "ack"}, nil // nothing due (a receipt about a receipt)
+			}
+			return result{Kind: "ack", ID: n.sent.ID, What: "receipt to " + n.sent.To}, nil
 		}})
 	}
 	return effects
@@ -573,24 +583,36 @@ func deliver(root string, m mailbox.Message) (fresh bool, err error) {
 // Dream.OS script, a typo) goes to the person in the loop, human, instead;
 // with no person, and for receipts, it is only logged. Notices about
 // notices are never sent.
-func (r *Runner) notifySettled(msg mailbox.Message, how string, now time.Time) {
-	notifySettled(r.s.Root, r.s.Agent, r.s.Human, r.log, msg, how, now)
+//
+// It returns what it did: the notice sent, or why none went where one was
+// due. Callers that can only log that (a dead letter's notice) leave it:
+// it is logged here.
+func (r *Runner) notifySettled(msg mailbox.Message, how string, now time.Time) (notified, error) {
+	return notifySettled(r.s.Root, r.s.Agent, r.s.Human, r.log, msg, how, now)
 }
 
-func notifySettled(root, agent, human string, log zerolog.Logger, msg mailbox.Message, how string, now time.Time) {
+// notified is what notifySettled did: sent, the notice it delivered, or
+// none, why it sent none where one was due.
+type notified struct {
+	sent mailbox.Message
+	none string
+}
+
+func notifySettled(root, agent, human string, log zerolog.Logger, msg mailbox.Message, how string, now time.Time) (notified, error) {
 	typ := strings.ToLower(msg.Type)
 	if typ == "receipt" || typ == "notice" || msg.From == "" || strings.EqualFold(msg.From, agent) {
-		return
+		return notified{}, nil
 	}
 	dead := strings.HasPrefix(how, "dead-lettered")
 	if !msg.RequiresAck && !dead {
-		return
+		return notified{}, nil
 	}
 	to := msg.From
 	if !hasMailbox(root, to) {
 		if !dead || human == "" {
-			log.Warn().Str("id", msg.ID).Str("to", msg.From).Msg("the sender has no mailbox; no " + map[bool]string{true: "notice", false: "receipt"}[dead] + " sent")
-			return
+			what := map[bool]string{true: "notice", false: "receipt"}[dead]
+			log.Warn().Str("id", msg.ID).Str("to", msg.From).Msg("the sender has no mailbox; no " + what + " sent")
+			return notified{none: fmt.Sprintf("no %s sent: the sender %q has no mailbox", what, msg.From)}, nil
 		}
 		to = human
 	}
@@ -614,9 +636,10 @@ func notifySettled(root, agent, human string, log zerolog.Logger, msg mailbox.Me
 	fresh, err := deliver(root, n)
 	if err != nil {
 		log.Warn().Str("id", msg.ID).Str("to", to).Err(err).Msg(kind + " not delivered")
-		return
+		return notified{}, fmt.Errorf("cannot deliver the %s to %s: %w", kind, to, err)
 	}
 	log.Info().Str("event", kind).Str("id", msg.ID).Str("to", to).Str("sent_id", n.ID).Bool("fresh", fresh).Msg(kind + " sent")
+	return notified{sent: n}, nil
 }
 
 // hasMailbox reports whether name is a valid name with a mailbox here.
