@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -11,7 +12,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentctl/agentctl/config"
 	"github.com/agentctl/agentctl/mailbox"
+	"github.com/agentctl/agentctl/mailbox/dreamos/migrate"
 )
 
 // Per-agent inbox.json files and appended text inboxes are watched by
@@ -158,5 +161,50 @@ func TestMigrateFollowsAgentsAddedLater(t *testing.T) {
 		if code != "??" || !slices.ContainsFunc(mine, func(m string) bool { return path == m || strings.HasSuffix(m, "/") && strings.HasPrefix(path, m) }) {
 			t.Errorf("git status: %s: not the old writers' doing", line)
 		}
+	}
+}
+
+// TestMigrateLeavesWhatCameAfterItsPlanToTheRunners: an old writer still
+// at work adds a message to a watched inbox.json between migrate's reading
+// of the checkout and its import. The runners are told the file holds what
+// migrate read, not what it holds by then, so the message added since is
+// delivered once, not taken as known and lost.
+func TestMigrateLeavesWhatCameAfterItsPlanToTheRunners(t *testing.T) {
+	python, err := exec.LookPath("python3")
+	if err != nil {
+		t.Fatal("python3 is needed to run the old-style writers: ", err)
+	}
+	tree := buildTree(t)
+	folder := filepath.Join(tree, "dadudekc-swarm", "runtime", "agent_comms", "agent_mailboxes", "Agent-2")
+	root := filepath.Join(t.TempDir(), "runtime")
+	mustAgentctl(t, root, "init", "--agents", "5")
+	cfg, err := config.Load(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	files, _, err := migrate.List(ctx, tree, root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now()
+	plan, err := migrate.New(ctx, tree, files, cfg, root, now, migrate.DefaultMaxMB<<20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if out, err := exec.Command(python, "../../fixtures/dreamos/inbox_writer.py", folder, "late", "1").CombinedOutput(); err != nil {
+		t.Fatalf("old-style inbox.json writer: %v\n%s", err, out)
+	}
+	if err := migrate.Execute(ctx, root, cfg, plan, now); err != nil || len(plan.Failed) > 0 {
+		t.Fatalf("Execute = %v, failed %q", err, plan.Failed)
+	}
+	later := now.Add(time.Hour)
+	r := startRunners(t, root, later)
+	defer func() { r.stop() }()
+	got := map[string]map[string]int{}
+	r.scan(later)
+	r.work(later, got)
+	if n := got["Agent-2"]["late-0"]; n != 1 {
+		t.Errorf("the message written after migrate's plan arrived %d times in Agent-2's mailbox, want once (got %v)", n, got)
 	}
 }

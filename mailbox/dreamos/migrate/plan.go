@@ -95,8 +95,12 @@ type File struct {
 	// watching it go on from there.
 	readTo int64
 	data   []byte // a converted board
-	coord  map[string]config.Window
-	fi     fs.FileInfo
+	// read is what a file of messages held when it was planned: what
+	// was imported, and so what its watching runners must take as known,
+	// whatever an old writer added since.
+	read  []byte
+	coord map[string]config.Window
+	fi    fs.FileInfo
 }
 
 // Message is one message of a file.
@@ -153,6 +157,7 @@ func New(ctx context.Context, dir string, files []string, cfg config.Config, roo
 		f.fi = fi
 		switch f.Kind {
 		case KindMessages, KindHistory:
+			f.read = data
 			planMessages(&f, data, cfg, root, now)
 			if f.Kind == KindMessages && d.Watch != "" {
 				p.watch(&f, d, cfg)
