@@ -116,10 +116,25 @@ func Forward(ctx context.Context, s ForwardSettings) error {
 				log.Error().Str("event", "refused").Str("id", msg.ID).Msg(reason)
 				return c.Deadletter(cl, reason, clk.Now())
 			}
+			subject := deliverSubject(s.Agent, from)
 			err = retry(ctx, func() error {
-				_, err := js.Publish(ctx, deliverSubject(s.Agent, from), encoded, jetstream.WithMsgID(s.Agent+"/"+msg.ID))
+				_, err := js.Publish(ctx, subject, encoded, jetstream.WithMsgID(s.Agent+"/"+msg.ID))
+				if err != nil {
+					// The server refuses the subject in the background, and
+					// the publish only times out: without this, a sender the
+					// hub does not seat on this machine is tried for ever.
+					if e := s.Conn.LastError(); errors.Is(e, nats.ErrPermissionViolation) && strings.Contains(e.Error(), `"`+subject+`"`) {
+						return refusal{e}
+					}
+				}
 				return err
 			})
+			var refused refusal
+			if errors.As(err, &refused) {
+				reason := fmt.Sprintf("the hub does not let this machine send as %s (%v); set %s's machine (agents[].machine) alike in both machines' agentctl.yaml, or send it from the hub's machine", from, refused.error, from)
+				log.Error().Str("event", "refused").Str("id", msg.ID).Str("from", msg.From).Msg(reason)
+				return c.Deadletter(cl, reason, clk.Now())
+			}
 			if err != nil {
 				return fmt.Errorf("cannot forward %s to the hub: %w", msg.ID, err)
 			}

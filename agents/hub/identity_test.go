@@ -347,3 +347,34 @@ func hubStreams(t *testing.T, url, root string) (*nats.Conn, jetstream.JetStream
 	}
 	return hubConn, js
 }
+
+// A forwarder whose machine's settings seat a sender the hub's do not
+// (Agent-6 on desk-2 here, not there) is refused each publish in the
+// background, and the publish only times out: the message is
+// dead-lettered on the seat's machine with the reason, not tried for ever.
+func TestForwardAsASenderTheHubDoesNotSeatHereIsDeadLettered(t *testing.T) {
+	root, url := identityServer(t)
+	hubStreams(t, url, root)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	seatRoot := filepath.Join(t.TempDir(), "desk-2")
+	known := []string{"Agent-5", "Agent-6"}
+	go Forward(ctx, ForwardSettings{Root: seatRoot, Agent: "Agent-5", Senders: known, Consumer: mailbox.Options{Known: known},
+		Conn: connectAs(t, url, layout.HubMachineSeed(root, "desk-2"))})
+	mb, err := mailbox.Open(seatRoot, "Agent-5")
+	for err != nil {
+		time.Sleep(10 * time.Millisecond)
+		mb, err = mailbox.Open(seatRoot, "Agent-5")
+	}
+	if err := mb.Deliver(mailbox.Message{ID: "msg_as_6", From: "Agent-6", To: "Agent-5", Body: "b", CreatedAt: time.Now().UTC()}); err != nil {
+		t.Fatal(err)
+	}
+	await(t, "the message dead-lettered on desk-2", func() bool {
+		dead, err := mb.List(mailbox.StateDead)
+		return err == nil && len(dead) == 1
+	})
+	dead, _ := mb.List(mailbox.StateDead)
+	if !strings.Contains(dead[0].Reason, "does not let this machine send as Agent-6") {
+		t.Errorf("dead-lettered for %q", dead[0].Reason)
+	}
+}
