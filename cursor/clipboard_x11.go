@@ -354,14 +354,20 @@ func (k *x11Clipboard) taken(ctx context.Context, wait time.Duration) (string, b
 	if !owned && lost == nil {
 		return "", false, false
 	}
-	t := time.NewTimer(wait)
-	defer t.Stop()
+	// Taken already wins over a wait that is up as well: asked with no
+	// wait, the answer is what happened so far.
 	select {
 	case <-lost:
-	case <-t.C:
-		return "", false, true
-	case <-ctx.Done():
-		return "", false, true
+	default:
+		t := time.NewTimer(wait)
+		defer t.Stop()
+		select {
+		case <-lost:
+		case <-t.C:
+			return "", false, true
+		case <-ctx.Done():
+			return "", false, true
+		}
 	}
 	text, err := k.read(ctx)
 	return text, err == nil, true

@@ -266,6 +266,17 @@ func (g *GUI) send(ctx context.Context, t Turn) (w windowID, st turnState, err e
 	if err != nil {
 		return w, st, err
 	}
+	if g.win.Composer != ComposerMonaco {
+		// A copy of the app's that landed late (the reply's, asked for
+		// before the prompt, on a starved desktop) takes the clipboard
+		// from the prompt, and the paste may have been of it. Where the
+		// clipboard tells, such a paste is never submitted; the next
+		// attempt pastes over it. (A Monaco composer's own copy proved
+		// what it holds.)
+		if _, taken, known := systemClipboard().taken(ctx, 0); known && taken {
+			return w, st, fmt.Errorf("%w: another copy took the clipboard from the prompt around the paste (the chat's own copy, landing late?), so what was pasted is not known to be the prompt", ErrNotSubmitted)
+		}
+	}
 	before, err := watch.frame()
 	if err != nil {
 		return w, st, g.watchError(ctx, err)

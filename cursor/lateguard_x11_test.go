@@ -4,8 +4,10 @@ package cursor
 
 import (
 	"context"
+	"errors"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -169,4 +171,35 @@ func beginLateCopy(t *testing.T, g *GUI, chat *chatWindow, gate string) (land fu
 		}
 	}
 	return land, func() bool { return copies() == before+1 }
+}
+
+// takenClipboard is the desktop's clipboard, saying, when asked at once
+// (no wait), that the last write was taken from it: the chat's copy of the
+// reply before, landing late between the prompt's write and its paste.
+type takenClipboard struct{ clipboardBackend }
+
+func (c takenClipboard) taken(ctx context.Context, wait time.Duration) (string, bool, bool) {
+	if wait == 0 {
+		return "the reply before", true, true
+	}
+	return c.clipboardBackend.taken(ctx, wait)
+}
+
+// TestGUIPasteOfATakenClipboardIsNotSubmitted: a copy of the chat's that
+// lands late takes the clipboard from the prompt, and the paste may then
+// have put that copy in the input box. Such a paste is never submitted:
+// the turn fails as not submitted, and the chat receives nothing.
+func TestGUIPasteOfATakenClipboardIsNotSubmitted(t *testing.T) {
+	chat := startChat(t, chatOptions{title: "Cursor - taken clipboard"})
+	g := newTestGUI(t, chat.window(), t.TempDir())
+	real := systemClipboard
+	systemClipboard = func() clipboardBackend { return takenClipboard{real()} }
+	defer func() { systemClipboard = real }()
+	_, err := g.Run(context.Background(), Turn{Prompt: "a prompt that must not go"})
+	if !errors.Is(err, ErrNotSubmitted) || !strings.Contains(err.Error(), "took the clipboard from the prompt") {
+		t.Fatalf("Run = %v; want not submitted, the clipboard taken", err)
+	}
+	if got := chat.prompts(t); len(got) != 0 {
+		t.Fatalf("the chat received %q", got)
+	}
 }
