@@ -103,9 +103,11 @@ func rememberWatched(root string, cfg config.Config, p *Plan, f *File, fail func
 			return ok || inFolder
 		})
 	}
-	// What was planned is what the runners must know, not what the file
-	// holds now: a message an old writer added since was not imported,
-	// and is theirs to deliver.
+	// For a file of messages, what was planned is what the runners must
+	// know, not what the file holds now: a message an old writer added
+	// since was not imported, and is theirs to deliver. Any other file
+	// (notes, history a glob also matches) holds no work, and is known as
+	// it is now.
 	data := f.read
 	for _, a := range cfg.AgentNames() {
 		if !watched(p.Watch[a]) && !watched(p.Shared) {
@@ -113,7 +115,7 @@ func rememberWatched(root string, cfg config.Config, p *Plan, f *File, fail func
 		}
 		var err error
 		if data == nil {
-			if data, err = readUnchanged(f); err != nil {
+			if data, err = os.ReadFile(f.abs); err != nil {
 				fail(f.Path, err)
 				return
 			}
@@ -136,18 +138,4 @@ func rememberWatched(root string, cfg config.Config, p *Plan, f *File, fail func
 			fail(f.Path, err)
 		}
 	}
-}
-
-// readUnchanged reads a file that was planned without keeping its bytes
-// (notes, history a watch's glob also matches), refusing it when it
-// changed since: what it holds now was not planned.
-func readUnchanged(f *File) ([]byte, error) {
-	data, err := os.ReadFile(f.abs)
-	if err != nil {
-		return nil, err
-	}
-	if fi, err := os.Stat(f.abs); err != nil || fi.Size() != f.fi.Size() || !fi.ModTime().Equal(f.fi.ModTime()) || int64(len(data)) != f.fi.Size() {
-		return nil, errors.New("it changed while migrate ran; run migrate again to take in what was added")
-	}
-	return data, nil
 }
