@@ -168,8 +168,11 @@ func judgeReply(st turnState, prompt, stored string, cfg CDPSettings, r cdpReadi
 		return "the page offered only the reply from before this prompt was sent", false
 	}
 	if copying {
+		// A reply of no words (an emoji, a dash) is checked whole.
 		if len(words(r.Rendered)) == 0 {
-			return "the reply shows no words to check the copy against (is cdp.body inside it?)", false
+			if shown := strings.TrimSpace(r.Rendered); shown == "" || strings.TrimSpace(r.Text) != shown {
+				return "the reply shows nothing to check the copy against (is cdp.body inside it?)", false
+			}
 		}
 		if err := checkCopy(r.Text, r.Rendered); err != nil {
 			return "the copy is not what the page shows: " + err.Error(), false

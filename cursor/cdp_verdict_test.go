@@ -34,7 +34,9 @@ func TestJudgeReply(t *testing.T) {
 		// without the reply, the page's last copy button may be a code
 		// block's or the reply before's.
 		{"copy, no reply element", st, withCopy, cdpReading{CopyFound: true, Text: "`go test`"}, `cdp.reply ".reply" matches nothing`, true},
-		{"copy, the reply shows no words", st, withCopy, cdpReading{CopyFound: true, Text: "`go test`", Element: fresh}, "no words to check the copy against", false},
+		{"copy, the reply shows nothing", st, withCopy, cdpReading{CopyFound: true, Text: "`go test`", Element: fresh}, "shows nothing to check the copy against", false},
+		{"copy of a reply of no words", st, withCopy, cdpReading{CopyFound: true, Text: "👍\n", Rendered: "👍", Element: fresh}, "", false},
+		{"copy other than a reply of no words", st, withCopy, cdpReading{CopyFound: true, Text: "👍 and more", Rendered: "👍", Element: fresh}, "shows nothing to check the copy against", false},
 		{"copy of the whole reply", st, withCopy, cdpReading{CopyFound: true, Text: "Run **go test** first", Rendered: "Run go test first", Element: fresh}, "", false},
 		{"copy of a code block", st, withCopy, cdpReading{CopyFound: true, Text: "go test", Rendered: "Run go test first", Element: fresh}, "not what the page shows", false},
 	} {
