@@ -31,6 +31,10 @@ type clipboardBackend interface {
 	// put there, however alike, and returns what the clipboard holds then;
 	// known is false where the clipboard cannot tell.
 	taken(ctx context.Context, wait time.Duration) (text string, ok, known bool)
+	// replaced says whether an app has replaced what the last write put there,
+	// however alike, by now; known is false where the clipboard cannot
+	// tell.
+	replaced() (replaced, known bool)
 	// keep puts text on the clipboard for good: it stays when this
 	// process ends.
 	keep(ctx context.Context, text string) error
@@ -119,6 +123,8 @@ func (toolClipboard) pasted(context.Context, time.Duration, time.Duration) (bool
 func (toolClipboard) taken(context.Context, time.Duration) (string, bool, bool) {
 	return "", false, false
 }
+
+func (toolClipboard) replaced() (bool, bool) { return false, false }
 
 // clipboardRewrite is how long a written text may take to show before it
 // is written again: an application whose copy was slow can take the

@@ -373,6 +373,21 @@ func (k *x11Clipboard) taken(ctx context.Context, wait time.Duration) (string, b
 	return text, err == nil, true
 }
 
+func (k *x11Clipboard) replaced() (bool, bool) {
+	k.mu.Lock()
+	lost, owned := k.lost, k.owned
+	k.mu.Unlock()
+	if !owned && lost == nil {
+		return false, false
+	}
+	select {
+	case <-lost:
+		return true, true
+	default:
+		return false, true
+	}
+}
+
 var _ holdingClipboard = (*x11Clipboard)(nil)
 
 // holder tells apart the app that made window app from the others by the

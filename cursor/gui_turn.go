@@ -273,8 +273,13 @@ func (g *GUI) send(ctx context.Context, t Turn) (w windowID, st turnState, err e
 		// clipboard tells, such a paste is never submitted; the next
 		// attempt pastes over it. (A Monaco composer's own copy proved
 		// what it holds.)
-		if _, taken, known := systemClipboard().taken(ctx, 0); known && taken {
-			return w, st, fmt.Errorf("%w: another copy took the clipboard from the prompt around the paste (the chat's own copy, landing late?), so what was pasted is not known to be the prompt", ErrNotSubmitted)
+		// A clipboard manager that takes the clipboard over with the same
+		// text (to keep it after the writer ends) did no harm.
+		clip := systemClipboard()
+		if replaced, known := clip.replaced(); known && replaced {
+			if now, err := clip.read(ctx); err != nil || now != text {
+				return w, st, fmt.Errorf("%w: another copy took the clipboard from the prompt around the paste (the chat's own copy, landing late?), so what was pasted is not known to be the prompt", ErrNotSubmitted)
+			}
 		}
 	}
 	before, err := watch.frame()

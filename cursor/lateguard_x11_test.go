@@ -173,17 +173,18 @@ func beginLateCopy(t *testing.T, g *GUI, chat *chatWindow, gate string) (land fu
 	return land, func() bool { return copies() == before+1 }
 }
 
-// takenClipboard is the desktop's clipboard, saying, when asked at once
-// (no wait), that the last write was taken from it: the chat's copy of the
-// reply before, landing late between the prompt's write and its paste.
-type takenClipboard struct{ clipboardBackend }
-
-func (c takenClipboard) taken(ctx context.Context, wait time.Duration) (string, bool, bool) {
-	if wait == 0 {
-		return "the reply before", true, true
-	}
-	return c.clipboardBackend.taken(ctx, wait)
+// takenClipboard is the desktop's clipboard, saying that the last write
+// was taken from it by a copy of text: the chat's copy of the reply
+// before, landing late between the prompt's write and its paste, or (with
+// the prompt itself) a clipboard manager keeping it.
+type takenClipboard struct {
+	clipboardBackend
+	text string
 }
+
+func (c takenClipboard) replaced() (bool, bool) { return true, true }
+
+func (c takenClipboard) read(context.Context) (string, error) { return c.text, nil }
 
 // TestGUIPasteOfATakenClipboardIsNotSubmitted: a copy of the chat's that
 // lands late takes the clipboard from the prompt, and the paste may then
@@ -193,13 +194,23 @@ func TestGUIPasteOfATakenClipboardIsNotSubmitted(t *testing.T) {
 	chat := startChat(t, chatOptions{title: "Cursor - taken clipboard"})
 	g := newTestGUI(t, chat.window(), t.TempDir())
 	real := systemClipboard
-	systemClipboard = func() clipboardBackend { return takenClipboard{real()} }
 	defer func() { systemClipboard = real }()
+	systemClipboard = func() clipboardBackend { return takenClipboard{real(), "the reply before"} }
 	_, err := g.Run(context.Background(), Turn{Prompt: "a prompt that must not go"})
 	if !errors.Is(err, ErrNotSubmitted) || !strings.Contains(err.Error(), "took the clipboard from the prompt") {
 		t.Fatalf("Run = %v; want not submitted, the clipboard taken", err)
 	}
 	if got := chat.prompts(t); len(got) != 0 {
+		t.Fatalf("the chat received %q", got)
+	}
+
+	// A clipboard manager that keeps the prompt itself did no harm.
+	const prompt = "a prompt a clipboard manager keeps"
+	systemClipboard = func() clipboardBackend { return takenClipboard{real(), prompt} }
+	if _, err := g.Run(context.Background(), Turn{Prompt: prompt}); err != nil {
+		t.Fatalf("Run with the prompt kept by a clipboard manager = %v", err)
+	}
+	if got := chat.prompts(t); len(got) != 1 || got[0] != prompt {
 		t.Fatalf("the chat received %q", got)
 	}
 }
