@@ -27,4 +27,7 @@ func TestReceiptWithNowhereToGoIsSaidSo(t *testing.T) {
 	if rc.Outcome != "done with errors" || !strings.Contains(strings.Join(rc.Data.Errors, "\n"), want) {
 		t.Errorf("receipt %q %v, want done with errors saying %q", rc.Outcome, rc.Data.Errors, want)
 	}
+	if e := devlogEntryOf(t, root, "Agent-1", "acked"); e.Outcome != "done with errors" || !strings.Contains(e.Error, want) {
+		t.Errorf("devlog entry %q %q, want it to say what the receipt says", e.Outcome, e.Error)
+	}
 }

@@ -202,6 +202,25 @@ func (r *Runner) effectsOf(ctx context.Context, log zerolog.Logger, cl *claim, s
 		effects = append(effects, boardEffect(reportEffectKey, *pl.report))
 	}
 	effects = append(effects, r.parkEffects(log, msg, pl.parked)...)
+	if msg.RequiresAck {
+		effects = append(effects, effect{key: "ack", apply: func() (result, error) {
+			// A receipt that could not be delivered is tried again with the
+			// effects, as a send is; one that has nowhere to go is said so,
+			// in the devlog entry too, which comes after. The outcome it
+			// tells is final by now: what follows (sends, notes carried)
+			// adds no error.
+			n, err := r.notifySettled(msg, out().receiptOutcome(), r.now())
+			switch {
+			case err != nil:
+				return result{}, err
+			case n.none != "":
+				return result{Kind: "failed", Detail: n.none, What: "receipt to " + msg.From}, nil
+			case n.sent.ID == "":
+				return result{Kind: "ack"}, nil // nothing due (a receipt about a receipt)
+			}
+			return result{Kind: "ack", ID: n.sent.ID, What: "receipt to " + n.sent.To}, nil
+		}})
+	}
 	effects = append(effects, effect{key: "devlog/done", apply: func() (result, error) {
 		o := out()
 		e := devlogEntry(r.s.Agent, msg, r.now(), o.receiptOutcome(), reply, strings.Join(append(slices.Clone(o.Errors), blockNote(o)...), "\n"))
@@ -229,22 +248,6 @@ func (r *Runner) effectsOf(ctx context.Context, log zerolog.Logger, cl *claim, s
 		}})
 	}
 	effects = append(effects, r.noteEffects(cl)...)
-	if msg.RequiresAck {
-		effects = append(effects, effect{key: "ack", apply: func() (result, error) {
-			// A receipt that could not be delivered is tried again with the
-			// effects, as a send is; one that has nowhere to go is said so.
-			n, err := r.notifySettled(msg, out().receiptOutcome(), r.now())
-			switch {
-			case err != nil:
-				return result{}, err
-			case n.none != "":
-				return result{Kind: "failed", Detail: n.none, What: "receipt to " + msg.From}, nil
-			case n.sent.ID == "":
-				return result{Kind: "ack"}, nil // nothing due (a receipt about a receipt)
-			}
-			return result{Kind: "ack", ID: n.sent.ID, What: "receipt to " + n.sent.To}, nil
-		}})
-	}
 	return effects
 }
 
