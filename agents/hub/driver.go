@@ -94,7 +94,7 @@ func (d *Driver) Run(ctx context.Context, t cursor.Turn) (string, error) {
 	defer consuming.Stop()
 
 	data, _ := json.Marshal(ask)
-	if err := overPayload(d.nc, data, "the prompt"); err != nil {
+	if err := overPayload(d.nc, data, "the ask carrying the prompt"); err != nil {
 		return "", fmt.Errorf("cannot ask %s's seat for the turn: %w", d.agent, err)
 	}
 	if err := retry(ctx, func() error {

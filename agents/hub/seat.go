@@ -394,7 +394,7 @@ func (st *seat) run(ctx context.Context, m jetstream.Msg, ask Ask, e *Entry, log
 func (st *seat) publish(ctx context.Context, ask Ask, a Answer) error {
 	a.Ask = ask.Ask
 	data, _ := json.Marshal(a)
-	if err := overPayload(st.s.Conn, data, "the reply"); err != nil {
+	if err := overPayload(st.s.Conn, data, "the answer carrying the reply"); err != nil {
 		// Answered as output that cannot be used: the hub dead-letters
 		// the message with the reason, rather than wait for an answer
 		// that never arrives.
