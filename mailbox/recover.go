@@ -51,20 +51,33 @@ func (c *Consumer) recover(now time.Time) error {
 			c.emit("deadlettered", "", ProcessingDir+"/"+name, reason)
 			continue
 		}
-		p, perr := c.loadProgress(stem)
-		switch {
-		case perr == nil && p.Stage == stageDeadlettering:
-			err = c.deadletterProcessing(stem, p.ID, p.Reason, now)
-		case perr == nil && p.Receipt != nil:
-			err = c.finishComplete(stem, p.Receipt.CompletedAt)
-		default:
-			err = c.adoptOrphan(stem)
+		how := ""
+		if p, perr := c.loadProgress(stem); perr == nil {
+			if how, err = c.finishSettled(stem, p, now); err != nil {
+				return err
+			}
 		}
-		if err != nil {
-			return err
+		if how == "" {
+			if err := c.adoptOrphan(stem); err != nil {
+				return err
+			}
 		}
 	}
 	return nil
+}
+
+// finishSettled finishes the move a consumer had decided on for the claim
+// stem, as its progress p records, before it stopped: the dead-lettering
+// it had begun, or the archive of a turn whose receipt it recorded. how
+// says which, in words; "" when it had decided nothing.
+func (c *Consumer) finishSettled(stem string, p Progress, now time.Time) (how string, err error) {
+	switch {
+	case p.Stage == stageDeadlettering:
+		return fmt.Sprintf("it was being dead-lettered (%s) and is in deadletter/ now", p.Reason), c.deadletterProcessing(stem, p.ID, p.Reason, now)
+	case p.Receipt != nil:
+		return fmt.Sprintf("its turn had ended (%s) and is archived now", p.Receipt.Outcome), c.finishComplete(stem, p.Receipt.CompletedAt)
+	}
+	return "", nil
 }
 
 // adoptOrphan queues a message left in flight to be handed out first. A

@@ -101,15 +101,11 @@ func (m *Mailbox) Abandon(id, reason string, now time.Time) (Message, error) {
 	if p.Stages == nil {
 		p.Stages = map[string]time.Time{}
 	}
+	how, err := c.finishSettled(stem, p, now)
 	var settled error
-	switch {
-	case p.Receipt != nil:
-		err = c.finishComplete(stem, p.Receipt.CompletedAt)
-		settled = fmt.Errorf("%w: its turn had ended (%s) and is archived now", ErrSettled, p.Receipt.Outcome)
-	case p.Stage == stageDeadlettering:
-		err = c.deadletterProcessing(stem, p.ID, p.Reason, now)
-		settled = fmt.Errorf("%w: it was being dead-lettered (%s) and is in deadletter/ now", ErrSettled, p.Reason)
-	default:
+	if how != "" {
+		settled = fmt.Errorf("%w: %s", ErrSettled, how)
+	} else if err == nil {
 		err = c.settleDead(&Claim{Message: msg, Progress: p, Resumed: true, stem: stem}, reason, now)
 	}
 	if err != nil {
