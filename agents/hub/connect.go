@@ -205,6 +205,16 @@ func describeRefusal(err error, c ClientSettings) error {
 	return err
 }
 
+// permissionRefused is the server's refusal of a subject (or a request)
+// whose name holds name, as the connection last heard of it, or nil. The
+// server says so in the background: the request itself only times out.
+func permissionRefused(nc *nats.Conn, name string) error {
+	if e := nc.LastError(); errors.Is(e, nats.ErrPermissionViolation) && strings.Contains(e.Error(), name) {
+		return e
+	}
+	return nil
+}
+
 // refusal is the hub refusing who the client is: trying again would be
 // refused the same way until a person mends the credentials or
 // certificates, which the process's exit status says (NeedsPerson).

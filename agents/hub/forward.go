@@ -104,17 +104,17 @@ func Forward(ctx context.Context, s ForwardSettings) error {
 	return stopped(ctx, mailbox.Serve(ctx, c, in, w.C, clk, mailbox.Worker{
 		Handle: func(ctx context.Context, cl *mailbox.Claim) error {
 			msg := cl.Message
-			from, err := agentname.Resolve(s.Senders, msg.From)
-			if err != nil {
-				reason := fmt.Sprintf("this machine may send only as the agents seated on it (%s), not as %q; send it from the hub's machine", strings.Join(s.Senders, ", "), msg.From)
+			refuse := func(reason string) error {
 				log.Error().Str("event", "refused").Str("id", msg.ID).Str("from", msg.From).Msg(reason)
 				return c.Deadletter(cl, reason, clk.Now())
 			}
+			from, err := agentname.Resolve(s.Senders, msg.From)
+			if err != nil {
+				return refuse(fmt.Sprintf("this machine may send only as the agents seated on it (%s), not as %q; send it from the hub's machine", strings.Join(s.Senders, ", "), msg.From))
+			}
 			encoded := msg.Encode()
 			if err := overPayload(s.Conn, encoded, "the message"); err != nil {
-				reason := err.Error() + "; it cannot be forwarded to the hub"
-				log.Error().Str("event", "refused").Str("id", msg.ID).Msg(reason)
-				return c.Deadletter(cl, reason, clk.Now())
+				return refuse(err.Error() + "; it cannot be forwarded to the hub")
 			}
 			subject := deliverSubject(s.Agent, from)
 			err = retry(ctx, func() error {
@@ -123,7 +123,7 @@ func Forward(ctx context.Context, s ForwardSettings) error {
 					// The server refuses the subject in the background, and
 					// the publish only times out: without this, a sender the
 					// hub does not seat on this machine is tried for ever.
-					if e := s.Conn.LastError(); errors.Is(e, nats.ErrPermissionViolation) && strings.Contains(e.Error(), `"`+subject+`"`) {
+					if e := permissionRefused(s.Conn, `"`+subject+`"`); e != nil {
 						return refusal{e}
 					}
 				}
@@ -131,9 +131,7 @@ func Forward(ctx context.Context, s ForwardSettings) error {
 			})
 			var refused refusal
 			if errors.As(err, &refused) {
-				reason := fmt.Sprintf("the hub does not let this machine send as %s (%v); set %s's machine (agents[].machine) alike in both machines' agentctl.yaml, or send it from the hub's machine", from, refused.error, from)
-				log.Error().Str("event", "refused").Str("id", msg.ID).Str("from", msg.From).Msg(reason)
-				return c.Deadletter(cl, reason, clk.Now())
+				return refuse(fmt.Sprintf("the hub does not let this machine send as %s (%v); set %s's machine (agents[].machine) alike in both machines' agentctl.yaml, or send it from the hub's machine", from, refused.error, from))
 			}
 			if err != nil {
 				return fmt.Errorf("cannot forward %s to the hub: %w", msg.ID, err)

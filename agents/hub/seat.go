@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 	"sync"
 	"time"
 
@@ -144,7 +143,7 @@ func (st *seat) asks(ctx context.Context) (jetstream.Consumer, error) {
 			// The server refuses the request in the background, and the
 			// request itself only times out: without this, a machine's
 			// key that does not seat this agent is tried for ever.
-			if e := st.s.Conn.LastError(); errors.Is(e, nats.ErrPermissionViolation) && strings.Contains(e.Error(), ".seat-"+agent) {
+			if e := permissionRefused(st.s.Conn, ".seat-"+agent); e != nil {
 				return refusal{fmt.Errorf("the hub does not let these credentials take %s's turns: they are not those of the machine agents[].machine names for %s in the hub's agentctl.yaml (%w)", agent, agent, e)}
 			}
 		}
