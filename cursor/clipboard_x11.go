@@ -347,11 +347,17 @@ func (k *x11Clipboard) pasted(ctx context.Context, wait, settle time.Duration) (
 	}
 }
 
-func (k *x11Clipboard) taken(ctx context.Context, wait time.Duration) (string, bool, bool) {
+// lostSignal is closed once an app replaces the last write; known is false
+// when this process wrote nothing to replace.
+func (k *x11Clipboard) lostSignal() (lost <-chan struct{}, known bool) {
 	k.mu.Lock()
-	lost, owned := k.lost, k.owned
-	k.mu.Unlock()
-	if !owned && lost == nil {
+	defer k.mu.Unlock()
+	return k.lost, k.owned || k.lost != nil
+}
+
+func (k *x11Clipboard) taken(ctx context.Context, wait time.Duration) (string, bool, bool) {
+	lost, known := k.lostSignal()
+	if !known {
 		return "", false, false
 	}
 	// Taken already wins over a wait that is up as well: asked with no
@@ -374,10 +380,8 @@ func (k *x11Clipboard) taken(ctx context.Context, wait time.Duration) (string, b
 }
 
 func (k *x11Clipboard) replaced() (bool, bool) {
-	k.mu.Lock()
-	lost, owned := k.lost, k.owned
-	k.mu.Unlock()
-	if !owned && lost == nil {
+	lost, known := k.lostSignal()
+	if !known {
 		return false, false
 	}
 	select {

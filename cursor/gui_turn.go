@@ -271,10 +271,9 @@ func (g *GUI) send(ctx context.Context, t Turn) (w windowID, st turnState, err e
 		// before the prompt, on a starved desktop) takes the clipboard
 		// from the prompt, and the paste may have been of it. Where the
 		// clipboard tells, such a paste is never submitted; the next
-		// attempt pastes over it. (A Monaco composer's own copy proved
-		// what it holds.)
-		// A clipboard manager that takes the clipboard over with the same
-		// text (to keep it after the writer ends) did no harm.
+		// attempt pastes over it. A clipboard manager that took the
+		// clipboard over with the prompt itself, to keep it, did no harm.
+		// (A Monaco composer's own copy proved what it holds.)
 		clip := systemClipboard()
 		if replaced, known := clip.replaced(); known && replaced {
 			if now, err := clip.read(ctx); err != nil || now != text {
