@@ -126,10 +126,13 @@ func (c *chat) Run(ctx context.Context, t cursor.Turn) (string, error) {
 }
 
 // failWith makes the chat's turns fail with err from now on.
-func (c *chat) failWith(err error) {
+func (c *chat) failWith(err error) { c.set(func(c *chat) { c.fail = err }) }
+
+// set changes how the chat behaves from its next turn on.
+func (c *chat) set(change func(c *chat)) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.fail = err
+	change(c)
 }
 
 func (c *chat) counts(turn string) (sent, resumed int) {

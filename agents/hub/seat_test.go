@@ -143,15 +143,11 @@ func TestServerStoppedMidTurnLosesNothing(t *testing.T) {
 func TestTurnThatFailedBeforeThePromptIsTakenAgain(t *testing.T) {
 	r := newRig(t)
 	c, d := r.chat, r.driver
-	c.mu.Lock()
-	c.failEarly = cursor.ErrWindowNotFound
-	c.mu.Unlock()
+	c.set(func(c *chat) { c.failEarly = cursor.ErrWindowNotFound })
 	if a := result(t, askTurn(context.Background(), d, cursor.Turn{ID: "m1/1", Prompt: "P"})); !errors.Is(a.err, cursor.ErrWindowNotFound) {
 		t.Fatalf("first Run = %q, %v; want the window's absence", a.reply, a.err)
 	}
-	c.mu.Lock()
-	c.failEarly = nil // the window is back
-	c.mu.Unlock()
+	c.set(func(c *chat) { c.failEarly = nil }) // the window is back
 	again := askTurn(context.Background(), d, cursor.Turn{ID: "m1/1", Prompt: "P"})
 	c.waitRunning(t)
 	c.gate <- struct{}{}
@@ -169,9 +165,7 @@ func TestTurnThatFailedBeforeThePromptIsTakenAgain(t *testing.T) {
 func TestSeatStoppingWithTheReplyInHandKeepsIt(t *testing.T) {
 	r := newRig(t)
 	c := r.chat
-	c.mu.Lock()
-	c.finishOnStop = true
-	c.mu.Unlock()
+	c.set(func(c *chat) { c.finishOnStop = true })
 	got := askTurn(context.Background(), r.driver, cursor.Turn{ID: "m1/1", Prompt: "P"})
 	c.waitRunning(t)
 	stopped := make(chan struct{})
@@ -182,9 +176,7 @@ func TestSeatStoppingWithTheReplyInHandKeepsIt(t *testing.T) {
 	<-c.stopSeen
 	c.gate <- struct{}{} // the reply comes as the seat stops
 	<-stopped
-	c.mu.Lock()
-	c.finishOnStop = false
-	c.mu.Unlock()
+	c.set(func(c *chat) { c.finishOnStop = false })
 	r.startSeat(t)
 	if a := result(t, got); a.err != nil || a.reply != "reply to P" {
 		t.Fatalf("Run = %q, %v", a.reply, a.err)
@@ -201,9 +193,7 @@ func TestSeatStoppingWithTheReplyInHandKeepsIt(t *testing.T) {
 func TestTooBigForTheHubIsSaidAtOnce(t *testing.T) {
 	r := newRig(t)
 	c, d := r.chat, r.driver
-	c.mu.Lock()
-	c.bigReply = 2 << 20
-	c.mu.Unlock()
+	c.set(func(c *chat) { c.bigReply = 2 << 20 })
 	got := askTurn(context.Background(), d, cursor.Turn{ID: "m1/1", Prompt: "P"})
 	c.waitRunning(t)
 	c.gate <- struct{}{}
