@@ -1,6 +1,7 @@
 package agents
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/rs/zerolog"
@@ -17,11 +18,35 @@ const stageStarted = "started"
 
 // promptDelivered reports whether the claim's prompt may already be with the
 // agent, so that a retry must resume (or, with run.resend, knowingly
-// resend) rather than send it as new.
+// resend) rather than send it as new: it was submitted, its command
+// started, or the key that sends it was pressed.
 func promptDelivered(p mailbox.Progress) bool {
 	_, sent := p.Stages[stageSubmit]
 	_, started := p.Stages[stageStarted]
-	return sent || started
+	_, pressed := p.Stages[stagePressed]
+	return sent || started || pressed
+}
+
+// promptMayBeDelivered is promptDelivered for a turn that failed with
+// cause: a driver that pressed the send key and then saw the prompt still
+// in the agent's input says so with cursor.ErrNotSubmitted.
+func promptMayBeDelivered(p mailbox.Progress, cause error) bool {
+	if errors.Is(cause, cursor.ErrNotSubmitted) {
+		_, sent := p.Stages[stageSubmit]
+		return sent
+	}
+	return promptDelivered(p)
+}
+
+// submittedWords says how far a claim's prompt got, for a reason.
+func submittedWords(p mailbox.Progress) string {
+	if _, sent := p.Stages[stageSubmit]; sent {
+		return "the prompt was submitted"
+	}
+	if _, started := p.Stages[stageStarted]; started {
+		return "the prompt's command started"
+	}
+	return "the prompt may have been submitted (its send key was pressed)"
 }
 
 // recordChild is the Turn.OnStart of a claim: the command is on record

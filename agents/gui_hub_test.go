@@ -45,7 +45,7 @@ func guiSeatProcess() int {
 		return fail(err)
 	}
 	root, agent := os.Getenv("AGENTS_ROOT"), os.Getenv("AGENTS_AGENT")
-	g, err := newTestGUI(w, root, 20*time.Second)
+	g, err := newTestGUI(w, root, roleSubmitWait())
 	if err != nil {
 		return fail(err)
 	}
@@ -103,32 +103,48 @@ func (h holdAt) Run(ctx context.Context, t cursor.Turn) (string, error) {
 }
 
 // TestGUIHubSeatKilledMidTurnResumes kills a real seat process, driving a
-// real chat window over a real X display, with SIGKILL while the model is
-// still thinking, once right after its journal recorded the prompt as
-// submitted and once after it also recorded how the chat looked before the
-// reply, and starts another seat. The hub's runner must archive the message
-// with the window's reply, and the window must receive exactly one prompt.
+// real chat window over a real X display, with SIGKILL mid-turn, and
+// starts another seat: once while the model is still thinking, right
+// after its journal recorded the prompt as submitted, and once between
+// the send key and its proof (the window took the key but draws nothing
+// of it for a while). The hub's runner must archive the message with the
+// window's reply, and the window must receive exactly one paste and one
+// prompt.
 func TestGUIHubSeatKilledMidTurnResumes(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a private X display")
 	}
 	usePrivateDisplay(t)
-	for i, killAt := range []string{string(cursor.StageSubmitted), stageWaiting} {
-		t.Run("after "+killAt, func(t *testing.T) {
-			h := newGUIHub(t, 20+i*420)
-			hold := ""
-			if killAt == string(cursor.StageSubmitted) {
-				hold = killAt
-			}
-			first := h.startSeat(t, hold)
-			h.deliver(t)
-			h.waitJournal(t, killAt)
-			first.Process.Signal(syscall.SIGKILL)
-			first.Wait()
-			h.startSeat(t, "")
-			h.check(t)
+	t.Run("after submitted", func(t *testing.T) {
+		h := newGUIHub(t, 20)
+		first := h.startSeat(t, string(cursor.StageSubmitted))
+		h.deliver(t)
+		h.waitJournal(t, string(cursor.StageSubmitted))
+		first.Process.Signal(syscall.SIGKILL)
+		first.Wait()
+		h.startSeat(t, "")
+		h.check(t)
+	})
+	t.Run("between the key and its proof", func(t *testing.T) {
+		h := newGUIHub(t, 440, "--unseen-submit", "10")
+		first := h.startSeat(t, "")
+		h.deliver(t)
+		waitFor(t, 30*time.Second, "the window to take the prompt", func() bool {
+			data, _ := os.ReadFile(h.windowLog)
+			return strings.Contains(string(data), `"event": "prompt"`)
 		})
-	}
+		first.Process.Signal(syscall.SIGKILL)
+		first.Wait()
+		dir, err := hub.JournalDir(h.seatRoot, "Agent-3")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := journalStage(dir); got != stagePressed {
+			t.Fatalf("the seat's journal says %s at the kill, want %s: the test missed the moment", got, stagePressed)
+		}
+		h.startSeat(t, "")
+		h.check(t)
+	})
 	// The hub's own side goes away instead: its server stops while the
 	// model thinks, the seat reads the reply with nobody to tell, and the
 	// server comes back on the same store and port.
@@ -136,7 +152,7 @@ func TestGUIHubSeatKilledMidTurnResumes(t *testing.T) {
 		h := newGUIHub(t, 860)
 		h.startSeat(t, "")
 		h.deliver(t)
-		h.waitJournal(t, stageWaiting)
+		h.waitJournal(t, string(cursor.StageSubmitted))
 		h.srv.Shutdown()
 		h.waitJournal(t, "answered")
 		h.srv = startHubServer(t, h.listen, h.store)
@@ -157,12 +173,14 @@ type guiHub struct {
 	reply          string
 }
 
-func newGUIHub(t *testing.T, x int) *guiHub {
+// newGUIHub starts the hub and a stand-in window at x with chatwindow.py's
+// options besides these.
+func newGUIHub(t *testing.T, x int, window ...string) *guiHub {
 	t.Helper()
 	h := &guiHub{root: newRuntime(t, demoAgents), seatRoot: t.TempDir(), store: filepath.Join(t.TempDir(), "jetstream"),
 		reply: filepath.Join(repoRoot(), "fixtures", "demo", "replies", "Agent-3.md")}
 	// The model thinks for 2 s: long enough to act mid-turn.
-	h.window, h.windowLog = startWindow(t, "Agent-3", x, "--reply-file", h.reply, "--think", "2", "--chunks", "3", "--pause", "0.2")
+	h.window, h.windowLog = startWindow(t, "Agent-3", x, append([]string{"--reply-file", h.reply, "--think", "2", "--chunks", "3", "--pause", "0.2"}, window...)...)
 	h.srv = startHubServer(t, "127.0.0.1:0", h.store)
 	h.url = h.srv.ClientURL()
 	u, err := url.Parse(h.url)
@@ -219,7 +237,7 @@ func (h *guiHub) startSeat(t *testing.T, hold string) *exec.Cmd {
 	}
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), "AGENTS_TEST_ROLE=gui-seat", "AGENTS_ROOT="+h.seatRoot, "AGENTS_AGENT=Agent-3",
-		"AGENTS_WINDOW="+string(calibration), "AGENTS_HUB="+h.url, "AGENTS_HOLD_AT="+hold)
+		"AGENTS_WINDOW="+string(calibration), "AGENTS_HUB="+h.url, "AGENTS_HOLD_AT="+hold, "AGENTS_SUBMIT_WAIT=60s")
 	cmd.Stderr = os.Stderr
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
@@ -237,7 +255,7 @@ func (h *guiHub) deliver(t *testing.T) {
 // and fails at once when the turn went past it unseen.
 func (h *guiHub) waitJournal(t *testing.T, stage string) {
 	t.Helper()
-	order := []string{"received", "started", string(cursor.StageSubmitted), stageWaiting, "answered"}
+	order := []string{"received", "started", stagePressed, string(cursor.StageSubmitted), "answered"}
 	rank := func(s string) int {
 		for i, o := range order {
 			if o == s {

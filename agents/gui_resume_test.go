@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/agentctl/agentctl/config"
-	"github.com/agentctl/agentctl/cursor"
 	"github.com/agentctl/agentctl/mailbox"
 )
 
@@ -30,7 +29,7 @@ func guiRunnerProcess() int {
 		return 1
 	}
 	root, agent := os.Getenv("AGENTS_ROOT"), os.Getenv("AGENTS_AGENT")
-	g, err := newTestGUI(w, root, 20*time.Second)
+	g, err := newTestGUI(w, root, roleSubmitWait())
 	if err != nil {
 		fmt.Fprintln(os.Stderr, "gui-runner:", err)
 		return 1
@@ -42,28 +41,45 @@ func guiRunnerProcess() int {
 }
 
 // TestGUIRunnerKilledMidTurnResumes kills a real runner process with
-// SIGKILL while the model is still thinking, once right after the runner
-// recorded that its prompt was submitted and once after it also recorded
-// how the chat looked before the reply, and starts another runner. The new
-// one must read the reply back without pasting the prompt again: the window
-// receives exactly one prompt and the message is archived with its reply.
+// SIGKILL mid-turn and starts another runner: once while the model is
+// still thinking, right after the runner recorded that its prompt was
+// submitted, and once between the send key and its proof (the window took
+// the key but draws nothing of it for a while). The new runner must read
+// the reply back without pasting the prompt again: the window receives
+// exactly one paste and one prompt, and the message is archived with its
+// reply.
 func TestGUIRunnerKilledMidTurnResumes(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts a private X display")
 	}
 	usePrivateDisplay(t)
-	for i, killAt := range []string{string(cursor.StageSubmitted), stageWaiting} {
-		t.Run("after "+killAt, func(t *testing.T) {
-			killMidTurn(t, killAt, 20+i*420)
+	t.Run("after submitted", func(t *testing.T) {
+		// The model thinks for 2 s: long enough to kill the runner
+		// mid-turn.
+		killMidTurn(t, 20, []string{"--think", "2"}, func(p mailbox.Progress, _ []byte) bool {
+			_, reached := p.Stages[stageSubmit]
+			return reached
 		})
-	}
+	})
+	t.Run("between the key and its proof", func(t *testing.T) {
+		killMidTurn(t, 440, []string{"--think", "0.5", "--unseen-submit", "10"}, func(p mailbox.Progress, windowLog []byte) bool {
+			if !strings.Contains(string(windowLog), `"event": "prompt"`) {
+				return false
+			}
+			if _, proven := p.Stages[stageSubmit]; proven {
+				t.Fatalf("the runner proved the submission before the test saw the window take it")
+			}
+			return true
+		})
+	})
 }
 
-func killMidTurn(t *testing.T, killAt string, x int) {
+// killMidTurn kills the runner once kill says so of the claim's progress
+// and the window's log, and checks what the next runner does.
+func killMidTurn(t *testing.T, x int, window []string, kill func(p mailbox.Progress, windowLog []byte) bool) {
 	root := newRuntime(t, demoAgents)
 	reply := repoRoot() + "/fixtures/demo/replies/Agent-3.md"
-	// The model thinks for 2 s: long enough to kill the runner mid-turn.
-	w, windowLog := startWindow(t, "Agent-3", x, "--reply-file", reply, "--think", "2", "--chunks", "3", "--pause", "0.2")
+	w, windowLog := startWindow(t, "Agent-3", x, append([]string{"--reply-file", reply, "--chunks", "3", "--pause", "0.2"}, window...)...)
 	calibration, err := json.Marshal(w)
 	if err != nil {
 		t.Fatal(err)
@@ -71,7 +87,7 @@ func killMidTurn(t *testing.T, killAt string, x int) {
 	start := func() *exec.Cmd {
 		cmd := exec.Command(os.Args[0], "-test.run=^$")
 		cmd.Env = append(os.Environ(), "AGENTS_TEST_ROLE=gui-runner", "AGENTS_ROOT="+root, "AGENTS_AGENT=Agent-3",
-			"AGENTS_WINDOW="+string(calibration))
+			"AGENTS_WINDOW="+string(calibration), "AGENTS_SUBMIT_WAIT=60s")
 		cmd.Stderr = os.Stderr
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
@@ -87,10 +103,10 @@ func killMidTurn(t *testing.T, killAt string, x int) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, 20*time.Second, "the runner to record "+killAt, func() bool {
+	waitFor(t, 20*time.Second, "the moment to kill the runner", func() bool {
 		p, err := mb.ReadProgress(msg.ID)
-		_, reached := p.Stages[killAt]
-		return err == nil && reached
+		data, _ := os.ReadFile(windowLog)
+		return err == nil && kill(p, data)
 	})
 	first.Process.Signal(syscall.SIGKILL)
 	first.Wait()
@@ -100,8 +116,10 @@ func killMidTurn(t *testing.T, killAt string, x int) {
 	waitFor(t, 40*time.Second, "the message to be archived", func() bool { return counts(t, root, "Agent-3").Done == 1 })
 
 	data, _ := os.ReadFile(windowLog)
-	if n := len(regexp.MustCompile(`"event": "prompt"`).FindAll(data, -1)); n != 1 {
-		t.Fatalf("the window received %d prompts, want 1:\n%s", n, data)
+	for _, event := range []string{"paste", "prompt"} {
+		if n := len(regexp.MustCompile(`"event": "`+event+`"`).FindAll(data, -1)); n != 1 {
+			t.Fatalf("the window's log holds %d %s events, want 1:\n%s", n, event, data)
+		}
 	}
 	if !strings.Contains(string(data), "Say hello.") {
 		t.Errorf("the window's prompt does not carry the message:\n%s", data)

@@ -35,7 +35,7 @@ func TestGUIFlow(t *testing.T) {
 	for i, a := range demoAgents {
 		w, log := startDemoWindow(t, a, 20+i*420)
 		logs[a] = log
-		g, err := newTestGUI(w, root, 10*time.Second)
+		g, err := newTestGUI(w, root, 3*time.Second)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -76,10 +76,20 @@ func usePrivateDisplayWith(t *testing.T, o xvfb.Options) {
 
 // newTestGUI is the GUI driver the tests use: the shortest quiet period
 // allowed, and room for a loaded machine everywhere else.
-func newTestGUI(w config.Window, root string, firstChange time.Duration) (*cursor.GUI, error) {
+func newTestGUI(w config.Window, root string, submit time.Duration) (*cursor.GUI, error) {
 	return cursor.NewGUI(driverconf.Window(w), cursor.Timings{
-		Quiet: config.MinQuiet, Submit: 3 * time.Second, TurnTimeout: 60 * time.Second, LockWait: 60 * time.Second,
+		Quiet: config.MinQuiet, Submit: submit, TurnTimeout: 60 * time.Second, LockWait: 60 * time.Second,
 	}, cursor.Options{LockDir: cursor.LockDir(root)})
+}
+
+// roleSubmitWait is gui.submit of a GUI driver in a test's process of its
+// own: AGENTS_SUBMIT_WAIT, else 3 s. A test that kills the process between
+// the send key and its proof gives the proof long to come.
+func roleSubmitWait() time.Duration {
+	if d, err := time.ParseDuration(os.Getenv("AGENTS_SUBMIT_WAIT")); err == nil {
+		return d
+	}
+	return 3 * time.Second
 }
 
 // startDemoWindow runs fixtures/chatwindow answering with the agent's

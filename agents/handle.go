@@ -18,10 +18,13 @@ import (
 
 // Stages of a turn the runner records, besides those of package mailbox.
 const (
-	stageHanded  = string(cursor.StageHanded)
-	stageSubmit  = string(cursor.StageSubmitted)
-	stageWaiting = "waiting" // the prompt is shown, the reply not begun
-	stageReply   = string(cursor.StageReplied)
+	stageHanded = string(cursor.StageHanded)
+	// stageResumable: what a resume of the turn needs (how the chat
+	// looked before the prompt) is on record.
+	stageResumable = "resumable"
+	stagePressed   = string(cursor.StagePressed)
+	stageSubmit    = string(cursor.StageSubmitted)
+	stageReply     = string(cursor.StageReplied)
 )
 
 // handle takes one claimed message through the whole loop and settles it.
@@ -167,7 +170,9 @@ func (r *Runner) takeTurn(ctx context.Context, log zerolog.Logger, cl *claim) (s
 	}
 	turn.OnResumeState = func(state string) error {
 		cl.turn.ResumeState = state
-		return r.record(cl, stageWaiting, r.now())
+		// Unsynced: the press that follows is recorded synced, and what a
+		// power cut takes before it no resume needs.
+		return r.recordUnsynced(cl, stageResumable, r.now())
 	}
 	turn.OnStage = func(s cursor.Stage) error {
 		now := r.now()
@@ -175,6 +180,8 @@ func (r *Runner) takeTurn(ctx context.Context, log zerolog.Logger, cl *claim) (s
 			log.Info().Str("event", string(s)).Msg(string(s))
 		}
 		switch s {
+		case cursor.StagePressed:
+			return r.record(cl, stagePressed, now)
 		case cursor.StageHanded:
 			cl.turn.Handed++
 			// Unsynced: lost in a power cut, the crash it would excuse
@@ -359,7 +366,7 @@ func (e *deadError) Error() string { return e.reason }
 // stopping, leave it in processing/ for the next runner.
 func (r *Runner) failed(ctx context.Context, log zerolog.Logger, cl *claim, cause error) error {
 	now := r.now()
-	_, submitted := cl.Progress.Stages[stageSubmit]
+	submitted := promptMayBeDelivered(cl.Progress, cause)
 	var dead *deadError
 	var skip *skipError
 	reason := ""
@@ -389,7 +396,7 @@ func (r *Runner) failed(ctx context.Context, log zerolog.Logger, cl *claim, caus
 	case errors.Is(cause, cursor.ErrReplyLost):
 		reason = fmt.Sprintf("the prompt was submitted but its reply was lost (%v); it was not sent again (run.resend)", cause)
 	case submitted && !r.s.Resend:
-		reason = fmt.Sprintf("the prompt was submitted but the turn failed: %v; it was not sent again, to avoid a second paste (run.resend)", cause)
+		reason = fmt.Sprintf("%s but the turn failed: %v; it was not sent again, to avoid a second paste (run.resend)", submittedWords(cl.Progress), cause)
 	case cl.Progress.Attempt >= r.maxAttempts():
 		reason = fmt.Sprintf("it failed %d times; last error: %v", cl.Progress.Attempt, cause)
 	default:

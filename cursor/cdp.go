@@ -403,7 +403,12 @@ func (s *cdpTurn) newChat(ctx context.Context) error {
 // CPU, the key lost all the same) gets the second Enter submitTakenCap
 // periods after the first, and is then waited for while it is at work.
 func (s *cdpTurn) submit(ctx context.Context, before pageLook) error {
-	s.wait(ErrNotSubmitted, "a sign that the page took the prompt (the model busy, or the composer emptied and the transcript grown)")
+	// Once the key may have gone, a turn whose time runs out does not know
+	// whether the page took the prompt.
+	s.wait(ErrSubmitUnknown, "a sign that the page took the prompt (the model busy, or the composer emptied and the transcript grown)")
+	if err := s.t.stage(StagePressed); err != nil {
+		return err
+	}
 	for try := 1; try <= 2; try++ {
 		if err := s.press(ctx); err != nil {
 			return err
@@ -442,23 +447,28 @@ func (s *cdpTurn) submit(ctx context.Context, before pageLook) error {
 				}
 			} else if time.Now().After(deadline) {
 				waited := time.Since(pressed).Round(time.Millisecond)
-				if try == 1 && l.Composer != nil && s.holdsPrompt(*l.Composer) {
+				holds := l.Composer != nil && s.holdsPrompt(*l.Composer)
+				switch {
+				case try == 1 && holds:
 					if atWork {
 						s.c.logf("no sign of submission %s after the Enter, and the page is still at work on it; sending once more", waited)
 					} else {
 						s.c.logf("no sign of submission %s after the Enter; sending once more", waited)
 					}
 					s.sent = false
-					break
+				case holds:
+					return fmt.Errorf("%w: the composer still holds the prompt %s after the second Enter, and the page showed no other sign of it", ErrNotSubmitted, waited)
+				default:
+					return fmt.Errorf("%w: the page showed no sign of it within %s of the Enter, and the composer no longer holds it", ErrSubmitUnknown, waited)
 				}
-				return fmt.Errorf("%w: the page showed no sign of it within %s of the Enter", ErrNotSubmitted, waited)
+				break
 			}
 			if err := realSleep(ctx, cdpPoll); err != nil {
 				return err
 			}
 		}
 	}
-	return fmt.Errorf("%w: the page showed no sign of it", ErrNotSubmitted)
+	return fmt.Errorf("%w: the page showed no sign of it", ErrSubmitUnknown)
 }
 
 // submitTakenWaits is how many gui.submit periods a page that took the

@@ -126,7 +126,7 @@ func TestCDPDeadlineSaysWhatTheTurnWaitedFor(t *testing.T) {
 	gui.TurnTimeout = 4 * time.Second
 	_, err := newTestCDPWith(t, c.seat(), gui).Run(context.Background(), Turn{Prompt: "hang"})
 	waited := (errors.Is(err, ErrNoReply) && strings.Contains(err.Error(), "while waiting for the model to finish")) ||
-		(errors.Is(err, ErrNotSubmitted) && strings.Contains(err.Error(), "while waiting for a sign that the page took the prompt"))
+		(errors.Is(err, ErrSubmitUnknown) && strings.Contains(err.Error(), "while waiting for a sign that the page took the prompt"))
 	if !waited || !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(err.Error(), "the prompt had been sent") {
 		t.Fatalf("err = %v, want it to name what the turn waited for", err)
 	}

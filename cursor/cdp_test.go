@@ -194,8 +194,8 @@ func TestCDPTargetVanishingMidTurnFailsAtOnce(t *testing.T) {
 		if !errors.Is(err, ErrWindowNotFound) || !strings.Contains(err.Error(), "after the prompt was sent") {
 			t.Fatalf("err = %v, want the page closed after the prompt was sent", err)
 		}
-		if len(stages) != 2 || stages[1] != StageSubmitted {
-			t.Fatalf("stages %v, want injected and submitted recorded before the page went", stages)
+		if stagesString(stages) != "injected pressed submitted" {
+			t.Fatalf("stages %v, want injected, pressed and submitted recorded before the page went", stages)
 		}
 	case <-time.After(20 * time.Second):
 		t.Fatal("the turn went on waiting for a page that is gone")
@@ -357,12 +357,43 @@ func TestCDPLostSubmitIsSentOnceMore(t *testing.T) {
 	if err != nil || reply != "You wrote:\nonce" {
 		t.Fatalf("%q, %v", reply, err)
 	}
+	// A page deaf to both Enters still holds the prompt: that is known
+	// not sent, though the key was pressed.
 	deaf := b.openChatPage(t, "Cursor - deaf", shape{name: "quick", think: 0.1, chunks: 1}, 2)
-	_, err = newTestCDP(t, deaf.seat()).Run(context.Background(), Turn{Prompt: "never"})
-	if !errors.Is(err, ErrNotSubmitted) {
-		t.Fatalf("err = %v, want not submitted", err)
+	var stages []Stage
+	_, err = newTestCDP(t, deaf.seat()).Run(context.Background(), Turn{Prompt: "never", OnStage: func(s Stage) error {
+		stages = append(stages, s)
+		return nil
+	}})
+	if !errors.Is(err, ErrNotSubmitted) || !strings.Contains(err.Error(), "still holds the prompt") {
+		t.Fatalf("err = %v, want not submitted, the composer still holding the prompt", err)
+	}
+	if s := stagesString(stages); s != "injected pressed" {
+		t.Errorf("stages = %q, want injected pressed", s)
 	}
 	if got := append(c.prompts(t), deaf.prompts(t)...); len(got) != 1 {
 		t.Fatalf("the pages received %q, want the one prompt once", got)
+	}
+}
+
+// A page that takes the prompt and shows nothing of it leaves the driver
+// unsure: the turn fails as maybe submitted, never as not submitted (which
+// would have the prompt sent again), and the Enter is not pressed twice.
+func TestCDPPromptTakenUnseenIsNotCalledUnsent(t *testing.T) {
+	b := startCDPBrowser(t)
+	c := b.openChatPageWith(t, "Cursor - swallows", shape{name: "quick", think: 0.1, chunks: 1}, 0, url.Values{"swallow": {"1"}})
+	var stages []Stage
+	_, err := newTestCDP(t, c.seat()).Run(context.Background(), Turn{Prompt: "taken unseen", OnStage: func(s Stage) error {
+		stages = append(stages, s)
+		return nil
+	}})
+	if !errors.Is(err, ErrSubmitUnknown) || errors.Is(err, ErrNotSubmitted) {
+		t.Fatalf("err = %v, want the submission unknown", err)
+	}
+	if s := stagesString(stages); s != "injected pressed" {
+		t.Errorf("stages = %q, want injected pressed", s)
+	}
+	if got := c.prompts(t); len(got) != 1 {
+		t.Fatalf("the page received %q, want the prompt once", got)
 	}
 }

@@ -107,6 +107,13 @@ const (
 	StageHanded Stage = "handed"
 	// StageInjected: the prompt is in the agent's input, not yet sent.
 	StageInjected Stage = "injected"
+	// StagePressed: the key or button that sends the prompt is about to
+	// be pressed, the chat window confirmed. From here on the agent may
+	// have the prompt though nothing proves it yet, and a retry must
+	// Resume, unless the turn ends with ErrNotSubmitted: past this stage a
+	// driver returns that only once it has seen the prompt still in the
+	// agent's input.
+	StagePressed Stage = "pressed"
 	// StageSubmitted: the agent has certainly received the prompt; from
 	// here on a retry must Resume, not send again.
 	StageSubmitted Stage = "submitted"
@@ -118,13 +125,20 @@ const (
 var (
 	ErrWindowNotFound     = errors.New("agent window not found")
 	ErrWindowNotConfirmed = errors.New("agent window could not be confirmed as the active window")
-	ErrNotSubmitted       = errors.New("prompt pasted but not submitted")
-	ErrNoReply            = errors.New("no reply")
-	ErrNothingCopied      = errors.New("nothing was copied")
-	ErrInputLockTimeout   = errors.New("timed out waiting for the desktop input lock")
-	ErrExecFailed         = errors.New("agent command failed")
-	ErrExecTimeout        = errors.New("agent command timed out")
-	ErrReplyLost          = errors.New("the reply of an interrupted turn cannot be recovered")
+	// ErrNotSubmitted: the prompt was not sent, which past StagePressed
+	// the driver saw (the agent's input still holds it).
+	ErrNotSubmitted = errors.New("prompt pasted but not submitted")
+	// ErrSubmitUnknown: the send key was pressed, but the chat showed
+	// neither that it took the prompt nor that its input still holds it.
+	// The agent may have the prompt: sending it again could do the work
+	// twice.
+	ErrSubmitUnknown    = errors.New("the send key was pressed, but whether the chat took the prompt is unknown")
+	ErrNoReply          = errors.New("no reply")
+	ErrNothingCopied    = errors.New("nothing was copied")
+	ErrInputLockTimeout = errors.New("timed out waiting for the desktop input lock")
+	ErrExecFailed       = errors.New("agent command failed")
+	ErrExecTimeout      = errors.New("agent command timed out")
+	ErrReplyLost        = errors.New("the reply of an interrupted turn cannot be recovered")
 	// ErrPromptStopped: the resumed turn's prompt was stopped unanswered
 	// by the agent when its runner stopped; the caller may send it again.
 	ErrPromptStopped = errors.New("the agent stopped the prompt unanswered")

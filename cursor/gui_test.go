@@ -47,7 +47,7 @@ func TestGUIRoundTripIsExact(t *testing.T) {
 	if want := chat.replies(t); len(want) != 1 || reply != want[0] || reply != "You wrote:\n"+prompt {
 		t.Fatalf("reply differs from what the window sent (%d bytes)", len(reply))
 	}
-	if s := stagesString(stages); s != "injected submitted replied" {
+	if s := stagesString(stages); s != "injected pressed submitted replied" {
 		t.Errorf("stages = %s", s)
 	}
 	assertClipboard(t, "the user's own clipboard ✂")
@@ -179,6 +179,33 @@ func TestGUISubmissionUndrawnIsSeenInTheComposer(t *testing.T) {
 	}
 }
 
+// Where the input box's copy gives nothing when empty, a chat that draws
+// nothing of the Enter it took leaves the driver unsure: the turn fails
+// as maybe submitted, never as not submitted, which would have the prompt
+// sent again.
+func TestGUISubmissionUnprovenIsNotCalledUnsent(t *testing.T) {
+	chat := startChat(t, chatOptions{title: "Cursor - Agent-2", x: 440, y: 10, unseenSubmit: 60 * time.Second})
+	g, err := NewGUI(chat.window(), testGUI(), Options{LockDir: t.TempDir(), Log: driverLog(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(g.Close)
+	var stages []Stage
+	_, err = g.Run(context.Background(), Turn{Prompt: "taken unseen", OnStage: func(s Stage) error {
+		stages = append(stages, s)
+		return nil
+	}})
+	if !errors.Is(err, ErrSubmitUnknown) || errors.Is(err, ErrNotSubmitted) {
+		t.Fatalf("err = %v, want the submission unknown", err)
+	}
+	if s := stagesString(stages); s != "injected pressed" {
+		t.Errorf("stages = %q, want injected pressed", s)
+	}
+	if p := chat.prompts(t); len(p) != 1 {
+		t.Fatalf("window received %d prompts, want exactly 1", len(p))
+	}
+}
+
 func TestGUIPastedButNotSubmitted(t *testing.T) {
 	chat := startChat(t, chatOptions{title: "Cursor - Agent-3", x: 870, y: 10, ignoreSubmits: 2})
 	g := newTestGUI(t, chat.window(), t.TempDir())
@@ -188,11 +215,13 @@ func TestGUIPastedButNotSubmitted(t *testing.T) {
 		stages = append(stages, s)
 		return nil
 	}})
-	if !errors.Is(err, ErrNotSubmitted) {
-		t.Fatalf("err = %v, want ErrNotSubmitted", err)
+	// The input box's own copy still holds the prompt: that is known not
+	// sent, though the key was pressed.
+	if !errors.Is(err, ErrNotSubmitted) || !strings.Contains(err.Error(), "still holds the prompt") {
+		t.Fatalf("err = %v, want ErrNotSubmitted, the input box still holding the prompt", err)
 	}
-	if s := stagesString(stages); s != "injected" {
-		t.Errorf("stages = %q, want only injected", s)
+	if s := stagesString(stages); s != "injected pressed" {
+		t.Errorf("stages = %q, want injected pressed", s)
 	}
 	if p := chat.prompts(t); len(p) != 0 {
 		t.Errorf("window received %q", p)

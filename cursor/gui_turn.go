@@ -40,15 +40,8 @@ func (g *GUI) Run(ctx context.Context, t Turn) (string, error) {
 		if !st.PrevKnown && g.checkKeys == nil {
 			g.logf("resuming without a record of the chat before the prompt: only an empty copy or the prompt itself is refused")
 		}
-	} else {
-		if w, st, err = g.send(ctx, t); err != nil {
-			return "", err
-		}
-		if t.OnResumeState != nil {
-			if err := t.OnResumeState(st.encode()); err != nil {
-				return "", fmt.Errorf("turn stopped while waiting for the reply: %w", err)
-			}
-		}
+	} else if w, st, err = g.send(ctx, t); err != nil {
+		return "", err
 	}
 	reply, err := g.await(ctx, w, t.Prompt, st)
 	if err != nil {
@@ -285,10 +278,20 @@ func (g *GUI) send(ctx context.Context, t Turn) (w windowID, st turnState, err e
 	if err != nil {
 		return w, st, g.watchError(ctx, err)
 	}
+	// What a resume needs is on record before the key that may send the
+	// prompt, and so is the press itself: a runner that dies between the
+	// press and its proof resumes the turn rather than paste again.
+	if t.OnResumeState != nil {
+		if err := t.OnResumeState(st.encode()); err != nil {
+			return w, st, fmt.Errorf("turn stopped before the prompt was sent: %w", err)
+		}
+	}
+	pressed := func() error { return t.stage(StagePressed) }
 	for attempt := 1; ; attempt++ {
-		if err := s.key(g.submit); err != nil {
+		if err := s.keyAfter(g.submit, pressed); err != nil {
 			return w, st, err
 		}
+		pressed = nil
 		// After the second press the chat gets longer to show it: an app
 		// starved of CPU may have taken the first and be slow to draw it,
 		// and a third press could send what the input box holds by then.
@@ -296,7 +299,7 @@ func (g *GUI) send(ctx context.Context, t Turn) (w windowID, st turnState, err e
 		if attempt == 2 {
 			wait = submitSlowWaits * g.submitWait
 		}
-		var signal string
+		var signal, left string
 		ok, err := watch.within(ctx, wait, func(l look) bool {
 			// A copy route from the input box focuses the last reply,
 			// which the click into the input box then unfocuses: the
@@ -311,17 +314,19 @@ func (g *GUI) send(ctx context.Context, t Turn) (w windowID, st turnState, err e
 			// A reply that comes and goes between two looks shows
 			// nothing to see, but the composer knows whether it still
 			// holds the prompt; pressing again blind could send it twice.
-			if signal, err = s.promptLeft(ctx, text); err != nil {
+			if left, err = s.promptLeft(ctx, text); err != nil {
 				return w, st, err
 			}
-			ok = signal != ""
+			if ok = left == composerEmptied; ok {
+				signal = "the input box's copy no longer holds the prompt"
+			}
 		}
 		if ok {
 			g.logf("submitted (%s after %s, attempt %d)", signal, g.submit, attempt)
 			break
 		}
 		if attempt == 2 {
-			return w, st, fmt.Errorf("%w: neither the input box, the busy indicator nor the transcript changed within %s of pressing %s, nor within %s of pressing it again", ErrNotSubmitted, g.submitWait, g.submit, wait)
+			return w, st, notSubmitted(left, g.submitWait, g.submit, wait)
 		}
 		g.logf("nothing changed within %s; pressing %s once more", g.submitWait, g.submit)
 	}
@@ -329,6 +334,16 @@ func (g *GUI) send(ctx context.Context, t Turn) (w windowID, st turnState, err e
 		return w, st, err
 	}
 	return w, st, nil
+}
+
+// notSubmitted is the error of a prompt whose submit key was pressed twice
+// with no sign of it taken: the prompt was not sent only if the input
+// box's own copy (left, a composerVerdict) still holds it.
+func notSubmitted(left string, wait time.Duration, key chord, again time.Duration) error {
+	if left == composerHolds {
+		return fmt.Errorf("%w: the input box still holds the prompt after pressing %s twice, and neither the busy indicator nor the transcript changed", ErrNotSubmitted, key)
+	}
+	return fmt.Errorf("%w: neither the input box, the busy indicator nor the transcript changed within %s of pressing %s, nor within %s of pressing it again", ErrSubmitUnknown, wait, key, again)
 }
 
 // submitSlowWaits is how many gui.submit periods the chat has to show the
@@ -441,13 +456,11 @@ func (s *session) proveComposer(ctx context.Context, watch *watcher, clip clipbo
 }
 
 // promptLeft copies the composer's text (select all, copy) where the
-// clipboard tells when an app replaces it, and names the sign that the
-// prompt was sent if the copy is other than the prompt: the app's own
-// word on what its input box holds, which no redraw missed under load
-// can hide. It returns "" where the composer still holds the prompt, or
-// where its copy gave nothing (keys lost, or a composer that copies
-// nothing when empty): pressing the submit key again is then the only way
-// on.
+// clipboard tells when an app replaces it, and returns its
+// composerVerdict: the app's own word on what its input box holds, which
+// no redraw missed under load can hide. Where the copy gave nothing (keys
+// lost, or a composer that copies nothing when empty) pressing the submit
+// key again is the only way on.
 func (s *session) promptLeft(ctx context.Context, text string) (string, error) {
 	clip := systemClipboard()
 	if err := setClipboard(ctx, newSentinel()); err != nil {
@@ -459,10 +472,7 @@ func (s *session) promptLeft(ctx context.Context, text string) (string, error) {
 	got, copied, known := clip.taken(ctx, copyWait)
 	verdict := composerVerdict(text, got, copied && known)
 	s.g.logf("the input box's copy: %s", verdict)
-	if verdict == composerEmptied {
-		return "the input box's copy no longer holds the prompt", nil
-	}
-	return "", nil
+	return verdict, nil
 }
 
 // composerVerdict says what a copy of the composer taken after the

@@ -111,7 +111,12 @@ func (s *session) confirm() error {
 	return nil
 }
 
-func (s *session) key(c chord) error {
+func (s *session) key(c chord) error { return s.keyAfter(c, nil) }
+
+// keyAfter presses c, calling before (if set) once the window is confirmed
+// and right before the key goes: a record that must precede a key that may
+// send the prompt is then written only when the key is sure to be pressed.
+func (s *session) keyAfter(c chord, before func() error) error {
 	if s.clicked {
 		if err := s.settle(); err != nil {
 			return err
@@ -119,6 +124,11 @@ func (s *session) key(c chord) error {
 	}
 	if err := s.confirm(); err != nil {
 		return err
+	}
+	if before != nil {
+		if err := before(); err != nil {
+			return err
+		}
 	}
 	if err := s.g.d.key(c); err != nil {
 		return fmt.Errorf("cannot press %s: %w", c, err)

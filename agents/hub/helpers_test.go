@@ -68,6 +68,9 @@ type chat struct {
 	stopSeen     chan struct{}
 	// bigReply, when set, is the size of every reply, in bytes.
 	bigReply int
+	// pressedOnly: a turn tells only that the send key was pressed, as a
+	// chat window's whose proof of the submission has not come.
+	pressedOnly bool
 
 	mu      sync.Mutex
 	sent    map[string]int
@@ -85,7 +88,10 @@ func (c *chat) Run(ctx context.Context, t cursor.Turn) (string, error) {
 		c.mu.Unlock()
 		return "", early
 	}
-	finishOnStop := c.finishOnStop
+	finishOnStop, stage := c.finishOnStop, cursor.StageSubmitted
+	if c.pressedOnly {
+		stage = cursor.StagePressed
+	}
 	if t.Resume {
 		c.resumes[t.ID]++
 	} else {
@@ -93,7 +99,7 @@ func (c *chat) Run(ctx context.Context, t cursor.Turn) (string, error) {
 	}
 	c.mu.Unlock()
 	if !t.Resume && t.OnStage != nil {
-		if err := t.OnStage(cursor.StageSubmitted); err != nil {
+		if err := t.OnStage(stage); err != nil {
 			return "", err
 		}
 	}

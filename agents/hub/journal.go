@@ -46,8 +46,9 @@ type Journal struct {
 type Entry struct {
 	Turn string `json:"turn"`
 	// Stage is the last point the turn passed: received, started (a
-	// command runs the prompt), submitted, waiting (the chat shows the
-	// prompt, the reply has not begun), or answered.
+	// command runs the prompt), pressed (the key that sends the prompt to
+	// a chat), submitted, or answered. Seats of earlier releases also
+	// wrote waiting (the chat shows the prompt, the reply not begun).
 	Stage string `json:"stage"`
 	// Ask is the ask being served: a seat started after a crash finishes
 	// the turn and answers it before the server offers the ask again.
@@ -64,15 +65,20 @@ type Entry struct {
 const (
 	stageReceived  = "received"
 	stageStarted   = "started"
+	stagePressed   = string(cursor.StagePressed)
 	stageSubmitted = string(cursor.StageSubmitted)
-	stageWaiting   = "waiting"
+	stageWaiting   = "waiting" // read only, as earlier seats wrote it
 	stageAnswered  = "answered"
 )
 
 // Delivered reports whether the agent may have the prompt already: then
 // the turn is resumed, never sent again.
 func (e Entry) Delivered() bool {
-	return e.Stage == stageStarted || e.Stage == stageSubmitted || e.Stage == stageWaiting || e.Stage == stageAnswered
+	switch e.Stage {
+	case stageStarted, stagePressed, stageSubmitted, stageWaiting, stageAnswered:
+		return true
+	}
+	return false
 }
 
 // OpenJournal opens (creating) the journal in dir.

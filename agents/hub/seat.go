@@ -346,9 +346,14 @@ func (st *seat) run(ctx context.Context, m jetstream.Msg, ask Ask, e *Entry, log
 			return nil
 		},
 		OnStage: func(s cursor.Stage) error {
-			// A started command has the prompt already, recorded so in
-			// OnStart: its "submitted" says nothing new.
-			if s != cursor.StageSubmitted || e.Stage == stageStarted {
+			switch {
+			case s == cursor.StagePressed:
+				// The agent may have the prompt from the key on: a seat
+				// started after a crash resumes the turn.
+				return record(stagePressed, func() {})
+			case s != cursor.StageSubmitted || e.Stage == stageStarted:
+				// A started command has the prompt already, recorded so
+				// in OnStart: its "submitted" says nothing new.
 				return nil
 			}
 			if err := record(stageSubmitted, func() {}); err != nil {
@@ -358,7 +363,9 @@ func (st *seat) run(ctx context.Context, m jetstream.Msg, ask Ask, e *Entry, log
 			return nil
 		},
 		OnResumeState: func(state string) error {
-			return record(stageWaiting, func() { e.ResumeState = state })
+			// Kept at the stage the turn is at: the driver asks before
+			// the key that sends the prompt, which records its own.
+			return record(e.Stage, func() { e.ResumeState = state })
 		},
 		OnUsage: func(u cursor.Usage) { a.Usage = &u },
 	}
@@ -374,7 +381,9 @@ func (st *seat) run(ctx context.Context, m jetstream.Msg, ask Ask, e *Entry, log
 		}
 		return a, false
 	}
-	a.Submitted, a.At = e.Delivered() || err == nil, st.s.Clock.Now().UTC()
+	// A driver that saw the prompt still in the agent's input after the
+	// key says so with ErrNotSubmitted: the turn may be taken again.
+	a.Submitted, a.At = err == nil || (e.Delivered() && !errors.Is(err, cursor.ErrNotSubmitted)), st.s.Clock.Now().UTC()
 	if err != nil {
 		a.Error, a.Kind = err.Error(), kindOf(err)
 		if f := cursor.FailureOf(err); f.Kind != cursor.FailureOther {

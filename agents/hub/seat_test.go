@@ -232,6 +232,41 @@ func TestSeatFailureKeepsItsKind(t *testing.T) {
 	}
 }
 
+// A turn whose send key the seat's driver pressed may be with the agent:
+// failing with nothing to show whether the chat took the prompt, it comes
+// to the hub as submitted, so the runner does not send it again; failing
+// with the prompt seen still in the chat's input, it comes as not
+// submitted, to be tried again.
+func TestSeatTellsWhetherAPressedPromptMayBeWithTheAgent(t *testing.T) {
+	for _, tc := range []struct {
+		err       error
+		submitted bool
+	}{
+		{cursor.ErrSubmitUnknown, true},
+		{cursor.ErrNotSubmitted, false},
+	} {
+		t.Run(kindOf(tc.err), func(t *testing.T) {
+			r := newRig(t)
+			c, d := r.chat, r.driver
+			c.set(func(c *chat) { c.pressedOnly = true })
+			c.failWith(fmt.Errorf("%w: as the driver saw it", tc.err))
+			var submitted atomic.Bool
+			got := askTurn(context.Background(), d, cursor.Turn{ID: "m1/1", Prompt: "P", OnStage: func(s cursor.Stage) error {
+				submitted.Store(submitted.Load() || s == cursor.StageSubmitted)
+				return nil
+			}})
+			c.waitRunning(t)
+			c.gate <- struct{}{}
+			if a := result(t, got); !errors.Is(a.err, tc.err) {
+				t.Fatalf("Run = %v, want %v", a.err, tc.err)
+			}
+			if submitted.Load() != tc.submitted {
+				t.Errorf("the hub heard the prompt submitted: %v, want %v", submitted.Load(), tc.submitted)
+			}
+		})
+	}
+}
+
 // What a seat read from its command's output (a model API's refusal)
 // crosses to the hub's runner, which waits as it would for its own.
 func TestSeatFailureKeepsItsClassification(t *testing.T) {

@@ -103,6 +103,7 @@ func promptError(a config.Agent, err error) error {
 		{cursor.ErrWindowNotFound, "open the agent's window, or check window.title with 'agentctl doctor'"},
 		{cursor.ErrWindowNotConfirmed, "make window.title (and window.pid) match exactly one window; nothing was typed"},
 		{cursor.ErrNotSubmitted, "the prompt is still in the input box; check window.submit_key and that the chat is not busy"},
+		{cursor.ErrSubmitUnknown, "look in the chat before sending again: it may be at work on the prompt; calibrate window.busy so that the driver can see it"},
 		{cursor.ErrNoReply, "the error names the sign that was missing; calibrate window.busy (the stop button), check the reply region and copy button, or raise gui.turn_timeout"},
 		{cursor.ErrNothingCopied, "recalibrate the copy button, or set window.copy_keys"},
 		{cursor.ErrInputLockTimeout, "another agentctl is using the desktop; raise gui.lock_wait or try again"},
@@ -127,6 +128,7 @@ func cdpPromptError(agent string, err error) error {
 		{cursor.ErrWindowNotFound, "start the app with its DevTools port (agentctl cursor launch " + agent + "), or check cdp.endpoint and cdp.target with 'agentctl doctor'"},
 		{cursor.ErrWindowNotConfirmed, "make cdp.target match exactly one page title; nothing was sent"},
 		{cursor.ErrNotSubmitted, "check cdp.submit (empty: Enter in the composer) and that the chat is not busy"},
+		{cursor.ErrSubmitUnknown, "look in the chat before sending again: it may be at work on the prompt; check cdp.busy with 'agentctl doctor' while the model works"},
 		{cursor.ErrNoReply, "the error names the sign that was missing; check cdp.busy and cdp.reply with 'agentctl doctor' while the model works, or raise gui.turn_timeout"},
 		{cursor.ErrReplyLost, "the page reloaded after the prompt was sent; read the reply in the app"},
 	} {
