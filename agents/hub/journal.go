@@ -56,7 +56,11 @@ type Entry struct {
 	ResumeState string        `json:"resume_state,omitempty"`
 	Child       *cursor.Child `json:"child,omitempty"`
 	// The answer, once there is one.
-	Answer   *Answer   `json:"answer,omitempty"`
+	Answer *Answer `json:"answer,omitempty"`
+	// Unsent: the answer has not reached the hub yet, and Prune keeps it
+	// however old, since the hub may still ask for the turn. (Answers
+	// written by seats of earlier releases, without it, count as sent.)
+	Unsent   bool      `json:"unsent,omitempty"`
 	Received time.Time `json:"received_at"`
 	Updated  time.Time `json:"updated_at"`
 }
@@ -133,18 +137,32 @@ func lastEntry(data []byte) (e Entry, ok bool) {
 
 // Save appends e to its turn's record durably: a crash right after Save
 // finds it.
-func (j *Journal) Save(e Entry) error {
+func (j *Journal) Save(e Entry) error { return j.save(e, true) }
+
+// Sent records that the hub has the answer of turn, so that Prune may
+// remove it once old. Unsynced: a record of it lost in a power cut only
+// keeps the turn longer.
+func (j *Journal) Sent(turn string) error {
+	e, ok, err := j.Load(turn)
+	if err != nil || !ok || !e.Unsent {
+		return err
+	}
+	e.Unsent = false
+	return j.save(e, false)
+}
+
+func (j *Journal) save(e Entry, sync bool) error {
 	data, err := json.Marshal(e)
 	if err != nil {
 		return err
 	}
-	if err := j.append(j.file(e.Turn), data); err != nil {
+	if err := j.append(j.file(e.Turn), data, sync); err != nil {
 		return fmt.Errorf("cannot record turn %s in the seat's journal: %w", e.Turn, err)
 	}
 	return nil
 }
 
-func (j *Journal) append(path string, data []byte) error {
+func (j *Journal) append(path string, data []byte, sync bool) error {
 	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0)
 	created := false
 	if errors.Is(err, fs.ErrNotExist) {
@@ -157,7 +175,7 @@ func (j *Journal) append(path string, data []byte) error {
 	line := make([]byte, 0, len(data)+2)
 	line = append(append(append(line, '\n'), data...), '\n')
 	_, err = f.Write(line)
-	if err == nil {
+	if err == nil && sync {
 		err = f.Sync()
 	}
 	if cerr := f.Close(); err == nil {
@@ -213,8 +231,10 @@ func (j *Journal) names() ([]string, error) {
 // and not answered stays whatever its age: its ask waits on the server for
 // as long as the seat is away (a week switched off is a case the hub
 // keeps turns for), and without its record the seat would give the prompt
-// to the agent a second time. So does a record that cannot be read, which
-// may have said the prompt went out.
+// to the agent a second time. So does an answer the hub has not had
+// (Entry.Unsent), which the hub's ask, offered again, is answered from,
+// and a record that cannot be read, which may have said the prompt went
+// out.
 func (j *Journal) Prune(cutoff time.Time) (removed int, err error) {
 	names, err := j.names()
 	if err != nil {
@@ -230,7 +250,7 @@ func (j *Journal) Prune(cutoff time.Time) (removed int, err error) {
 		if err != nil {
 			continue
 		}
-		if e, whole := lastEntry(data); !whole || e.Answer == nil && e.Delivered() {
+		if e, whole := lastEntry(data); !whole || e.Answer == nil && e.Delivered() || e.Unsent {
 			continue
 		}
 		if os.Remove(path) == nil {

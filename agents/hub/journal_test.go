@@ -68,7 +68,8 @@ func TestUnreadableRecordCountsAsDelivered(t *testing.T) {
 // TestPruneRemovesOnlyOldSettledRecords: a seat switched off for longer
 // than the journal keeps turns finds its unanswered ask still waiting on
 // the server; the record that says the prompt went out must still be
-// there, or the agent gets the prompt twice.
+// there, or the agent gets the prompt twice. So must an answer the hub
+// never had.
 func TestPruneRemovesOnlyOldSettledRecords(t *testing.T) {
 	j, err := OpenJournal(t.TempDir())
 	if err != nil {
@@ -80,6 +81,11 @@ func TestPruneRemovesOnlyOldSettledRecords(t *testing.T) {
 		"old-received/1":  {Turn: "old-received/1", Stage: stageReceived, Ask: ask("old-received/1")},
 		"old-submitted/1": {Turn: "old-submitted/1", Stage: stageSubmitted, Ask: ask("old-submitted/1")},
 		"new-answered/1":  {Turn: "new-answered/1", Stage: stageAnswered, Ask: ask("new-answered/1"), Answer: &Answer{Turn: "new-answered/1", Reply: "r"}},
+		// Answered a week ago, the answer never reached the hub: the
+		// hub's ask, offered again, is answered from here.
+		"old-unsent/1": {Turn: "old-unsent/1", Stage: stageAnswered, Ask: ask("old-unsent/1"), Answer: &Answer{Turn: "old-unsent/1", Reply: "r"}, Unsent: true},
+		// Its answer went once the seat was back.
+		"old-sent/1": {Turn: "old-sent/1", Stage: stageAnswered, Ask: ask("old-sent/1"), Answer: &Answer{Turn: "old-sent/1", Reply: "r"}, Unsent: true},
 	}
 	for _, e := range records {
 		if err := j.Save(e); err != nil {
@@ -89,17 +95,21 @@ func TestPruneRemovesOnlyOldSettledRecords(t *testing.T) {
 	if err := os.WriteFile(j.file("old-unreadable/1"), []byte("{not json"), 0o600); err != nil {
 		t.Fatal(err)
 	}
+	if err := j.Sent("old-sent/1"); err != nil {
+		t.Fatal(err)
+	}
 	week := time.Now().Add(-8 * 24 * time.Hour)
-	for _, turn := range []string{"old-answered/1", "old-received/1", "old-submitted/1", "old-unreadable/1"} {
+	for _, turn := range []string{"old-answered/1", "old-received/1", "old-submitted/1", "old-unreadable/1", "old-unsent/1", "old-sent/1"} {
 		if err := os.Chtimes(j.file(turn), week, week); err != nil {
 			t.Fatal(err)
 		}
 	}
 	n, err := j.Prune(time.Now().Add(-DefaultKeep))
-	if err != nil || n != 2 {
-		t.Fatalf("Prune = %d, %v; want 2 (the old answered turn and the one never given to the agent)", n, err)
+	if err != nil || n != 3 {
+		t.Fatalf("Prune = %d, %v; want 3 (the old answered turns the hub had and the one never given to the agent)", n, err)
 	}
-	for turn, kept := range map[string]bool{"old-answered/1": false, "old-received/1": false, "old-submitted/1": true, "old-unreadable/1": true, "new-answered/1": true} {
+	for turn, kept := range map[string]bool{"old-answered/1": false, "old-received/1": false, "old-submitted/1": true, "old-unreadable/1": true,
+		"new-answered/1": true, "old-unsent/1": true, "old-sent/1": false} {
 		if _, ok, _ := j.Load(turn); ok != kept {
 			t.Errorf("%s kept = %v, want %v", turn, ok, kept)
 		}

@@ -289,7 +289,7 @@ func (st *seat) serve(ctx context.Context, ask Ask, m jetstream.Msg, log zerolog
 		e.Updated = st.s.Clock.Now().UTC()
 		return a, false, st.s.Journal.Save(e)
 	}
-	e.Stage, e.Answer, e.Child, e.Updated = stageAnswered, &a, nil, st.s.Clock.Now().UTC()
+	e.Stage, e.Answer, e.Unsent, e.Child, e.Updated = stageAnswered, &a, true, nil, st.s.Clock.Now().UTC()
 	return a, true, st.s.Journal.Save(e)
 }
 
@@ -398,7 +398,8 @@ func (st *seat) run(ctx context.Context, m jetstream.Msg, ask Ask, e *Entry, log
 }
 
 // publish sends the answer to ask until the server has it: the journal
-// keeps it meanwhile, and an ask offered again is answered from there.
+// keeps it meanwhile (Entry.Unsent), and an ask offered again is answered
+// from there.
 func (st *seat) publish(ctx context.Context, ask Ask, a Answer) error {
 	a.Ask = ask.Ask
 	data, _ := json.Marshal(a)
@@ -411,15 +412,19 @@ func (st *seat) publish(ctx context.Context, ask Ask, a Answer) error {
 			Error: err.Error(), Kind: "bad_output", Failure: &cursor.Failure{Kind: cursor.FailureBadOutput}}
 		data, _ = json.Marshal(a)
 	}
-	if st.handOver(ctx, ask, data) {
-		return nil
+	if !st.handOver(ctx, ask, data) {
+		err := retry(ctx, func() error {
+			_, err := st.js.Publish(ctx, replySubject(st.s.Agent), data, jetstream.WithMsgID(ask.Ask))
+			return err
+		})
+		if err != nil {
+			return fmt.Errorf("cannot send the answer of turn %s to the hub: %w", ask.Turn, err)
+		}
 	}
-	err := retry(ctx, func() error {
-		_, err := st.js.Publish(ctx, replySubject(st.s.Agent), data, jetstream.WithMsgID(ask.Ask))
-		return err
-	})
-	if err != nil {
-		return fmt.Errorf("cannot send the answer of turn %s to the hub: %w", ask.Turn, err)
+	if err := st.s.Journal.Sent(ask.Turn); err != nil {
+		// The answer is with the hub; the record only keeps the turn
+		// in the journal longer.
+		st.log.Warn().Err(err).Str("turn", ask.Turn).Msg("cannot record that the hub has the answer")
 	}
 	return nil
 }

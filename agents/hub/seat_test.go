@@ -111,7 +111,9 @@ func TestAbandonedTurnStopsOnTheSeat(t *testing.T) {
 }
 
 // The server goes away mid-turn and comes back on its store: the seat
-// keeps the answer until it can send it, and the prompt is sent once.
+// keeps the answer until it can send it, and the prompt is sent once. The
+// journal says the answer is unsent until the hub has it, so that a seat
+// away for longer than the journal keeps turns still has it then.
 func TestServerStoppedMidTurnLosesNothing(t *testing.T) {
 	r := newRig(t)
 	c := r.chat
@@ -125,12 +127,16 @@ func TestServerStoppedMidTurnLosesNothing(t *testing.T) {
 	}
 	waitFor(t, func() bool { // the seat holds the answer it cannot send yet
 		e, ok, err := j.Load("m1/1")
-		return err == nil && ok && e.Stage == stageAnswered
+		return err == nil && ok && e.Stage == stageAnswered && e.Unsent
 	})
 	testServer(t, hostPort(t, r.url), r.store)
 	if a := result(t, got); a.err != nil || a.reply != "reply to P" {
 		t.Fatalf("Run = %q, %v", a.reply, a.err)
 	}
+	waitFor(t, func() bool {
+		e, ok, err := j.Load("m1/1")
+		return err == nil && ok && e.Stage == stageAnswered && !e.Unsent
+	})
 	if sent, resumed := c.counts("m1/1"); sent != 1 || resumed != 0 {
 		t.Errorf("prompt sent %d times, resumed %d", sent, resumed)
 	}
