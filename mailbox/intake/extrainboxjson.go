@@ -20,9 +20,7 @@ import (
 // under the writers' lock (flock on inbox.json.lock beside it) it copies
 // the file into .ingest/ and gives the writer back the empty shape it uses,
 // then delivers from the spool as from our own inbox.json. The place may be
-// on another file system, so it is copied, not renamed; the spool is named
-// after the content, so a taking repeated after a crash reuses it and
-// derives the same ids.
+// on another file system, so it is copied, not renamed.
 func (in *Intake) ingestWatchedInboxJSON(path string, now time.Time) error {
 	if mailbox.IsEmptyInboxJSON(path) {
 		return nil
@@ -59,8 +57,14 @@ func (in *Intake) copyWatchedInboxJSON(path string, now time.Time) (string, erro
 		return "", nil
 	}
 	in.settling.Forget(path)
-	sum := sha256.Sum256(data)
-	spool := "x" + hex.EncodeToString(sum[:])[:24] + ".json"
+	// Named after the bytes and their writer's last write: a taking
+	// repeated after a crash, the file unchanged, reuses the spool and
+	// derives the same ids, while the same bytes written again later are
+	// messages of their own.
+	h := sha256.New()
+	h.Write(data)
+	fmt.Fprintf(h, "\x00%d", fi.ModTime().UnixNano())
+	spool := "x" + hex.EncodeToString(h.Sum(nil))[:24] + ".json"
 	if err := atomicfile.MkdirAll(in.path(mailbox.IngestDir)); err != nil {
 		return "", fmt.Errorf("cannot take %s: %w", path, err)
 	}

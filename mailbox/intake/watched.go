@@ -202,11 +202,19 @@ func (in *Intake) ingestReadOnlyInboxJSON(path string, fi fs.FileInfo, shared bo
 			return err
 		}
 	}
+	// Entries are known by their bytes, as many times as they were seen:
+	// a second entry like the first (a script that drops the same
+	// id-less message again) is a message of its own.
+	delivered := map[string]int{}
+	for _, d := range st.Entries {
+		delivered[d]++
+	}
+	found := map[string]int{}
 	for i, raw := range entries {
 		raw = CanonicalEntry(raw)
 		d := Digest(raw)
 		next.Entries = append(next.Entries, d)
-		if slices.Contains(st.Entries, d) {
+		if found[d]++; found[d] <= delivered[d] {
 			continue
 		}
 		// Named by the file alone: an entry's derived id depends on its
@@ -215,6 +223,9 @@ func (in *Intake) ingestReadOnlyInboxJSON(path string, fi fs.FileInfo, shared bo
 		msg, err := in.decodeExtra(raw, path, fi.ModTime(), shared)
 		if errors.Is(err, errNotMine) {
 			continue
+		}
+		if err == nil && found[d] > 1 && dreamos.IsDerivedID(msg.ID) {
+			msg.ID = dreamos.DerivedID(raw, fmt.Sprintf("%s#%d", path, found[d]))
 		}
 		if err == nil {
 			err = handledError(msg)

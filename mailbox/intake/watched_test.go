@@ -2,6 +2,7 @@ package intake
 
 import (
 	"bytes"
+	"fmt"
 	"io/fs"
 	"maps"
 	"os"
@@ -143,5 +144,59 @@ func TestWatchedInboxJSONTailIsKept(t *testing.T) {
 	}
 	if dead, _ := mb.List(mailbox.StateDead); len(dead) != 1 {
 		t.Errorf("deadletter/ holds %d letters; want the tail once", len(dead))
+	}
+}
+
+// The same message without an id, dropped again into a watched
+// inbox.json (a script that asks "status?" every hour), is a message of
+// its own each time, whether the place is only read or taken: it was
+// known by its bytes alone and dropped as delivered already.
+func TestWatchedInboxJSONSameMessageAgainIsDeliveredAgain(t *testing.T) {
+	const entry = `{"sender": "Agent-2", "recipient": "Agent-1", "content": "status?"}`
+	for _, taken := range []bool{false, true} {
+		t.Run(fmt.Sprintf("taken %v", taken), func(t *testing.T) {
+			root := newRuntime(t, "Agent-1", "Agent-2")
+			mb := openMailbox(t, root, "Agent-1")
+			place := t.TempDir()
+			box := filepath.Join(place, "inbox.json")
+			s := settings{Known: []string{"Agent-1", "Agent-2"}, Watch: []string{place}}
+			if taken {
+				s.Take = []string{place}
+			}
+			write := func(data string, at time.Time) {
+				t.Helper()
+				writeFile(t, box, []byte(data))
+				if err := os.Chtimes(box, at, at); err != nil {
+					t.Fatal(err)
+				}
+			}
+			hour := time.Now().Add(-3 * time.Hour)
+			// Where the file is only read: twice in it, then once more
+			// appended an hour later. Where it is taken (emptied): once,
+			// then the same file again an hour later.
+			first, again, want := "["+entry+",\n"+entry+"]", "["+entry+",\n"+entry+",\n"+entry+"]", 2
+			if taken {
+				first, again, want = "["+entry+"]", "["+entry+"]", 1
+			}
+			write(first, hour)
+			now := time.Now().Add(time.Minute)
+			c := consume(t, mb, s, now)
+			if got := claimBodies(t, c, now); len(got) != want {
+				t.Fatalf("claimed %q, want the message %d times", got, want)
+			}
+			write(again, hour.Add(time.Hour))
+			if err := c.Scan(now); err != nil {
+				t.Fatal(err)
+			}
+			if got := claimBodies(t, c, now); len(got) != 1 {
+				t.Fatalf("after the writer's next drop claimed %q, want the message once more", got)
+			}
+			// A restart reads the same file again: nothing is new.
+			c.Close()
+			c = consume(t, mb, s, now.Add(time.Minute))
+			if got := claimBodies(t, c, now.Add(time.Minute)); len(got) != 0 {
+				t.Fatalf("after a restart claimed %q again", got)
+			}
+		})
 	}
 }
