@@ -18,9 +18,14 @@ func roundTrips(t *testing.T, g *GUI, prompts, replies func(testing.TB) []string
 	for turn := 1; turn <= 2; turn++ {
 		prompt := fmt.Sprintf("turn %d, %s", turn, shapePrompt(s))
 		start := time.Now()
-		reply, err := g.Run(context.Background(), Turn{Prompt: prompt})
+		var notes []string
+		reply, err := g.Run(context.Background(), Turn{Prompt: prompt, OnNote: func(n string) { notes = append(notes, n) }})
 		if err != nil {
 			t.Fatalf("turn %d: %v", turn, err)
+		}
+		// A reply whose end only stillness told is said to be so.
+		if g.win.Busy == nil && !strings.Contains(strings.Join(notes, "\n"), "keeping still") {
+			t.Errorf("turn %d: notes %q; want the receipt told that only stillness ended the reply", turn, notes)
 		}
 		got := prompts(t)
 		if len(got) != turn || got[turn-1] != prompt {

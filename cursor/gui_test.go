@@ -340,11 +340,18 @@ func resumeNeverReturnsThePreviousReply(t *testing.T, start func(testing.TB, cha
 	if _, err := g.Run(context.Background(), Turn{Prompt: "first"}); err != nil {
 		t.Fatal(err)
 	}
+	// The process dies once the prompt is sent, its resume state on
+	// record.
 	crash := errors.New("process died")
 	var state string
 	_, err := g.Run(context.Background(), Turn{Prompt: "second", OnResumeState: func(s string) error {
 		state = s
-		return crash
+		return nil
+	}, OnStage: func(s Stage) error {
+		if s == StageSubmitted {
+			return crash
+		}
+		return nil
 	}})
 	if !errors.Is(err, crash) {
 		t.Fatalf("err = %v, want the simulated crash", err)

@@ -43,7 +43,7 @@ func (g *GUI) Run(ctx context.Context, t Turn) (string, error) {
 	} else if w, st, err = g.send(ctx, t); err != nil {
 		return "", err
 	}
-	reply, err := g.await(ctx, w, t.Prompt, st)
+	reply, err := g.await(ctx, w, t, st)
 	if err != nil {
 		return "", err
 	}
@@ -58,7 +58,8 @@ func (g *GUI) Run(ctx context.Context, t Turn) (string, error) {
 
 // await waits until the model has finished and the copy action gives a new
 // reply, and returns that reply.
-func (g *GUI) await(ctx context.Context, w windowID, prompt string, st turnState) (string, error) {
+func (g *GUI) await(ctx context.Context, w windowID, t Turn, st turnState) (string, error) {
+	prompt := t.Prompt
 	pasted, _ := composedPrompt(g.win.Composer, prompt)
 	refused := 0
 	watch := g.watcher(w, false)
@@ -86,13 +87,26 @@ func (g *GUI) await(ctx context.Context, w windowID, prompt string, st turnState
 	default:
 		g.logf("waiting for the reply region to stay unchanged for %s (no busy indicator)", rule.settle)
 	}
+	// stillOnly says why the reply's end is known by stillness alone, for
+	// the receipt: a model that paused longer would have had it cut.
+	stillOnly := ""
+	switch {
+	case g.win.Busy == nil:
+		stillOnly = "no busy indicator is calibrated (window.busy)"
+	case st.Idle == "":
+		stillOnly = "the turn was resumed without a record of the busy indicator at rest"
+	}
 	started := false // the model was seen working, or the chat settled without it
 	for {
 		var rested time.Time
 		if early {
+			var seen bool
 			var err error
-			if rested, err = g.awaitRest(ctx, watch, busy, rule, started); err != nil {
+			if rested, seen, err = g.awaitRest(ctx, watch, busy, rule, started); err != nil {
 				return "", g.watchError(ctx, err)
+			}
+			if !started && !seen {
+				stillOnly = "the busy indicator never showed the model at work"
 			}
 			started = true
 		} else if _, err := watch.finished(ctx, rule); err != nil {
@@ -128,6 +142,9 @@ func (g *GUI) await(ctx context.Context, w windowID, prompt string, st turnState
 		}
 		if why == "" {
 			g.logf("reply copied (%d bytes)", len(got))
+			if stillOnly != "" {
+				t.note("the reply's end was known only by the chat keeping still for %s: %s, and a longer pause of the model would have cut the reply", g.maxPause, stillOnly)
+			}
 			return got, nil
 		}
 		if g.win.CopyFromInput {
@@ -157,7 +174,8 @@ func (g *GUI) await(ctx context.Context, w windowID, prompt string, st turnState
 }
 
 // awaitRest waits for the busy indicator to rest once the model worked,
-// and returns since when it rests: whole looks at the chat until the
+// and returns since when it rests, and whether it was seen busy: whole
+// looks at the chat until the
 // indicator is seen busy, then looks at the indicator alone until it
 // rests. A model too quick to be seen working ends the whole looks too,
 // once the indicator is at rest and the chat unchanged for gui.max_pause:
@@ -165,7 +183,7 @@ func (g *GUI) await(ctx context.Context, w windowID, prompt string, st turnState
 // (VS Code once took 0.4 s from emptying its input box to showing its
 // stop button), when the copy keys could land elsewhere. Once started
 // (a copy was taken after such a wait), only the indicator is watched.
-func (g *GUI) awaitRest(ctx context.Context, watch, busy *watcher, rule *finishRule, started bool) (time.Time, error) {
+func (g *GUI) awaitRest(ctx context.Context, watch, busy *watcher, rule *finishRule, started bool) (time.Time, bool, error) {
 	if !started {
 		seen := false
 		r := &finishRule{idle: rule.idle, settle: g.maxPause}
@@ -176,16 +194,16 @@ func (g *GUI) awaitRest(ctx context.Context, watch, busy *watcher, rule *finishR
 			}
 			return r.observe(now, l)
 		}); err != nil {
-			return time.Time{}, err
+			return time.Time{}, false, err
 		}
 		if !seen {
-			return r.since, nil
+			return r.since, false, nil
 		}
 	}
 	if _, err := busy.finished(ctx, &finishRule{idle: rule.idle}); err != nil {
-		return time.Time{}, err
+		return time.Time{}, false, err
 	}
-	return busy.now(), nil
+	return busy.now(), true, nil
 }
 
 // send is steps 1–5 of the turn: under the input lock, note what the copy

@@ -288,9 +288,12 @@ func TestAwaitRest(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			watch, busy := c.f.watcher(), c.f.watcher()
 			busy.every = 10 * ms
-			rested, err := g.awaitRest(context.Background(), watch, busy, rule, c.started)
+			rested, seen, err := g.awaitRest(context.Background(), watch, busy, rule, c.started)
 			if err != nil || rested.Sub(c.f.start) != c.rested {
 				t.Errorf("rested at %s (%v), want %s", rested.Sub(c.f.start), err, c.rested)
+			}
+			if want := c.name != "too quick"; seen != want {
+				t.Errorf("seen busy = %v, want %v", seen, want)
 			}
 			if c.name == "too quick" && c.f.elapsed() < c.rested+g.maxPause {
 				t.Errorf("a chat never seen busy was taken as rested after %s, before max_pause", c.f.elapsed())
