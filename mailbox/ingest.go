@@ -99,7 +99,7 @@ func (c *Consumer) ingestFile(name string, now time.Time) error {
 	if err := c.DeliverFound(msg, name); err != nil {
 		return err
 	}
-	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if _, err := RemoveRead(path, fi); err != nil {
 		return fmt.Errorf("cannot remove ingested %s: %w", path, err)
 	}
 	return nil
@@ -156,6 +156,28 @@ func MessageExt(ext string) bool {
 		return true
 	}
 	return false
+}
+
+// RemoveRead removes the file at path once what was read of it (the file
+// read described) is delivered or set aside, unless it is no longer that
+// file as it was read: a writer that put a new file under the same name
+// meanwhile, or wrote more into it, keeps what it wrote, for the next look
+// to take. kept reports that.
+func RemoveRead(path string, read fs.FileInfo) (kept bool, err error) {
+	now, err := os.Lstat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	if !os.SameFile(read, now) || now.Size() != read.Size() || !now.ModTime().Equal(read.ModTime()) {
+		return true, nil
+	}
+	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return false, err
+	}
+	return false, nil
 }
 
 // ErrChanged is ReadRegular's answer for a file replaced since it was

@@ -3,6 +3,7 @@ package mailbox
 import (
 	"bytes"
 	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -273,5 +274,66 @@ func TestConsumerWithoutKnownTakesItsOwnMail(t *testing.T) {
 	defer c.Close()
 	if got := claimAll(t, c, now); !slices.Equal(got, []string{"mine"}) {
 		t.Errorf("claimed %v, want [mine]; dead %v", got, names(t, mb.path(DeadletterDir)))
+	}
+}
+
+// A file taken from inbox/ (or a taken place) is removed once delivered
+// only if it is still the file that was read: a writer that dropped a new
+// message under the same name meanwhile, or wrote more into the file,
+// would otherwise lose what it wrote.
+func TestRemoveReadKeepsWhatAWriterPutThereSince(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "to_agent.json")
+	write := func(data string) fs.FileInfo {
+		t.Helper()
+		if err := os.WriteFile(path, []byte(data), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		fi, err := os.Lstat(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return fi
+	}
+	read := write(`{"body": "first"}`)
+	if kept, err := RemoveRead(path, read); kept || err != nil {
+		t.Fatalf("RemoveRead of the file read = kept %v, %v", kept, err)
+	}
+	if _, err := os.Lstat(path); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("the file read is still there: %v", err)
+	}
+
+	// A new file under the same name, put there by rename as careful
+	// writers do.
+	read = write(`{"body": "first"}`)
+	next := filepath.Join(dir, ".next")
+	if err := os.WriteFile(next, []byte(`{"body": "second"}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(next, path); err != nil {
+		t.Fatal(err)
+	}
+	if kept, err := RemoveRead(path, read); !kept || err != nil {
+		t.Fatalf("RemoveRead of a replaced file = kept %v, %v; want it kept", kept, err)
+	}
+	if data, _ := os.ReadFile(path); string(data) != `{"body": "second"}` {
+		t.Fatalf("the new message is %q", data)
+	}
+
+	// More written into the same file.
+	read = write(`{"body": "third"}`)
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString("\n")
+	f.Close()
+	if kept, err := RemoveRead(path, read); !kept || err != nil {
+		t.Fatalf("RemoveRead of a file written since = kept %v, %v; want it kept", kept, err)
+	}
+	// Gone meanwhile: nothing to do.
+	os.Remove(path)
+	if kept, err := RemoveRead(path, read); kept || err != nil {
+		t.Fatalf("RemoveRead of a file gone = kept %v, %v", kept, err)
 	}
 }

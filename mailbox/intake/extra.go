@@ -286,12 +286,12 @@ func (in *Intake) ingestExtra(path string, pl place, now time.Time) error {
 		err = handledError(msg)
 	}
 	if err != nil {
-		return in.deadletterExtra(path, data, err, now)
+		return in.deadletterExtra(path, fi, data, err, now)
 	}
 	if err := in.deliverExtra(msg, path); err != nil {
 		return err
 	}
-	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if _, err := mailbox.RemoveRead(path, fi); err != nil {
 		return fmt.Errorf("cannot remove ingested %s: %w", path, err)
 	}
 	return nil
@@ -517,13 +517,13 @@ func (in *Intake) decodeExtra(data []byte, name string, mod time.Time, shared bo
 // deadletterExtra puts a file of an extra place into deadletter/ with its
 // reason, by copy (the place may be on another file system), or before the
 // person for review when its recipient is unclear, and removes it there.
-func (in *Intake) deadletterExtra(path string, data []byte, why error, now time.Time) error {
+func (in *Intake) deadletterExtra(path string, read fs.FileInfo, data []byte, why error, now time.Time) error {
 	in.settling.Forget(path)
 	if err := in.refuse(mailbox.Letter{Name: now.UTC().Format("20060102T150405Z") + "-" + filepath.Base(path), Fresh: true,
 		Data: data, Origin: path}, why, now); err != nil {
 		return err
 	}
-	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if _, err := mailbox.RemoveRead(path, read); err != nil {
 		return fmt.Errorf("cannot remove dead-lettered %s: %w", path, err)
 	}
 	return nil
