@@ -544,6 +544,13 @@ func endsMessage(raw []byte) bool {
 type offsetState struct {
 	Path   string `json:"path"`
 	Offset int64  `json:"offset"`
+	// Read is the digest of the bytes before Offset, and ModTime the
+	// file's time then (unix nanoseconds): a file rewritten since, rather
+	// than appended to, is read again from its start, since its new
+	// messages may lie before the offset. States of earlier releases,
+	// without them, are trusted as they are.
+	Read    string `json:"read,omitempty"`
+	ModTime int64  `json:"mod_time,omitempty"`
 }
 
 func (in *Intake) offsetPath(path string) string { return offsetFile(in.mb.Dir, path) }
@@ -553,29 +560,45 @@ func offsetFile(mailboxDir, path string) string {
 	return filepath.Join(mailboxDir, OffsetsDir, hex.EncodeToString(sum[:])[:24]+".json")
 }
 
-func (in *Intake) readOffset(path string) int64 {
+// readOffset is how far path was read; zero (read again from the start:
+// what was delivered is a duplicate) when nothing usable is recorded.
+func (in *Intake) readOffset(path string) offsetState {
 	data, err := os.ReadFile(in.offsetPath(path))
 	var st offsetState
 	if err != nil || json.Unmarshal(data, &st) != nil || st.Path != path || st.Offset < 0 {
-		return 0 // read again from the start: what was delivered is a duplicate
+		return offsetState{Path: path}
+	}
+	return st
+}
+
+// readOn is where to go on reading data, the file as it is now, from st:
+// its start when the bytes read before are no longer what the file
+// begins with.
+func (st offsetState) readOn(data []byte) int64 {
+	switch {
+	case st.Offset > int64(len(data)):
+		return 0 // rewritten shorter: start again, duplicates are recognised
+	case st.Read != "" && Digest(data[:st.Offset]) != st.Read:
+		return 0 // rewritten: start again, duplicates are recognised
 	}
 	return st.Offset
 }
 
-func (in *Intake) writeOffset(path string, off int64) error {
-	return RememberAppended(in.mb.Dir, path, off)
+// RememberAppended records that the appended text file at path was read
+// as far as read, its first bytes, when its time was mod, for the intake
+// of the mailbox in mailboxDir, which goes on from there: what migrate
+// imported from an inbox an old writer keeps appending to is not read
+// again, and what it left is.
+func RememberAppended(mailboxDir, path string, read []byte, mod time.Time) error {
+	return rememberAppended(mailboxDir, offsetState{Path: path, Offset: int64(len(read)), Read: Digest(read), ModTime: mod.UnixNano()})
 }
 
-// RememberAppended records that the appended text file at path was read
-// up to off, for the intake of the mailbox in mailboxDir, which goes on
-// from there: what migrate imported from an inbox an old writer keeps
-// appending to is not read again, and what it left is.
-func RememberAppended(mailboxDir, path string, off int64) error {
+func rememberAppended(mailboxDir string, st offsetState) error {
 	if err := atomicfile.MkdirAll(filepath.Join(mailboxDir, OffsetsDir)); err != nil {
 		return err
 	}
-	data, _ := json.Marshal(offsetState{Path: path, Offset: off})
-	return atomicfile.WriteFile(offsetFile(mailboxDir, path), append(data, '\n'))
+	data, _ := json.Marshal(st)
+	return atomicfile.WriteFile(offsetFile(mailboxDir, st.Path), append(data, '\n'))
 }
 
 // ingestAppended takes the messages appended to path since the last look.
@@ -586,8 +609,8 @@ func (in *Intake) ingestAppended(path string, fi fs.FileInfo, shared bool, now t
 	if in.tooLarge(path, fi) {
 		return nil // never half-read
 	}
-	off := in.readOffset(path)
-	if off == fi.Size() {
+	st := in.readOffset(path)
+	if st.Offset == fi.Size() && (st.ModTime == 0 || st.ModTime == fi.ModTime().UnixNano()) {
 		in.settling.Forget(path)
 		return nil
 	}
@@ -599,8 +622,19 @@ func (in *Intake) ingestAppended(path string, fi fs.FileInfo, shared bool, now t
 		in.emit("unreadable", "", path, err.Error())
 		return nil
 	}
-	if off > int64(len(data)) {
-		off = 0 // rewritten shorter: start again, duplicates are recognised
+	off := st.readOn(data)
+	// What was read is digested as it goes, not read whole again for each
+	// message.
+	read, readTo := sha256.New(), off
+	read.Write(data[:off])
+	remember := func(to int64) error {
+		read.Write(data[readTo:to])
+		readTo = to
+		err := rememberAppended(in.mb.Dir, offsetState{Path: path, Offset: to, Read: hex.EncodeToString(read.Sum(nil)[:16]), ModTime: fi.ModTime().UnixNano()})
+		if err != nil {
+			return fmt.Errorf("cannot record how far %s was read: %w", path, err)
+		}
+		return nil
 	}
 	parts := dreamos.Split(data[off:])
 	settled := in.settling.Settled(path, fi, now)
@@ -635,12 +669,12 @@ func (in *Intake) ingestAppended(path string, fi fs.FileInfo, shared bool, now t
 				return err
 			}
 		}
-		if err := in.writeOffset(path, off+int64(p.End)); err != nil {
-			return fmt.Errorf("cannot record how far %s was read: %w", path, err)
+		if err := remember(off + int64(p.End)); err != nil {
+			return err
 		}
 	}
-	if len(parts) == 0 && len(data) > int(off) {
-		return in.writeOffset(path, int64(len(data))) // white space only
+	if len(parts) == 0 {
+		return remember(int64(len(data))) // white space only, or nothing new
 	}
 	in.settling.Forget(path)
 	return nil

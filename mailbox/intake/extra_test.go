@@ -153,6 +153,59 @@ func TestAppendedTextFile(t *testing.T) {
 	}
 }
 
+// A .txt inbox its writer rewrites rather than appends to (emptied and
+// begun again, or rotated) is read again from its start: new messages now
+// lie where read ones were, and reading on from the old offset lost them,
+// the more so when the new text was as long as the old.
+func TestAppendedTextFileRewrittenIsReadFromItsStart(t *testing.T) {
+	root := newRuntime(t, "Agent-1", "Agent-2")
+	mb := openMailbox(t, root, "Agent-1")
+	path := filepath.Join(t.TempDir(), "Agent-1.txt")
+	msg := func(n string) string {
+		return "# mailbox.Message\n**From**: Agent-2\n**To**: Agent-1\n---\nnumber " + n + "\n\n"
+	}
+	opts := settings{Known: []string{"Agent-1", "Agent-2"}, Watch: []string{path}, Settle: time.Second}
+	now := time.Now()
+	writeFile(t, path, []byte(msg("1")+msg("2")))
+	c := consume(t, mb, opts, now)
+	// take looks again an hour on, when the last message has settled.
+	take := func() []string {
+		t.Helper()
+		now = now.Add(time.Hour)
+		if err := c.Scan(now); err != nil {
+			t.Fatal(err)
+		}
+		if err := c.Tick(now); err != nil {
+			t.Fatal(err)
+		}
+		got := claimBodies(t, c, now)
+		slices.Sort(got)
+		return got
+	}
+	if got := append(claimBodies(t, c, now), take()...); len(got) != 2 {
+		t.Fatalf("claimed %q, want numbers 1 and 2", got)
+	}
+	// Rewritten: the same length, other messages; then longer.
+	for _, text := range []string{msg("3") + msg("4"), msg("5") + msg("6") + msg("7")} {
+		writeFile(t, path, []byte(text))
+		got := take()
+		want := strings.Count(text, "number")
+		if len(got) != want {
+			t.Fatalf("after the rewrite claimed %q, want its %d messages", got, want)
+		}
+	}
+	// Appended to again: only the new message.
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString(msg("8"))
+	f.Close()
+	if got := take(); !slices.Equal(got, []string{"number 8"}) {
+		t.Fatalf("after an append claimed %q, want number 8 only", got)
+	}
+}
+
 func claimBodies(t *testing.T, c consumer, now time.Time) []string {
 	t.Helper()
 	var bodies []string

@@ -125,12 +125,12 @@ func rememberWatched(root string, cfg config.Config, p *Plan, f *File, fail func
 		case err == nil && f.Kind == KindMessages && f.Format == FormatAppended:
 			// Read on from where the import stopped: a last message
 			// still being written is the runner's to take.
-			err = intake.RememberAppended(mb.Dir, f.abs, f.readTo)
+			err = intake.RememberAppended(mb.Dir, f.abs, data[:min(f.readTo, int64(len(data)))], f.fi.ModTime())
 		case err == nil && strings.EqualFold(filepath.Ext(f.abs), ".txt"):
 			// Notes or history a glob of appended inboxes matches
 			// ("inboxes/Agent*.txt"): the runner reads a .txt as
 			// appended messages, so from its end, never as work.
-			err = intake.RememberAppended(mb.Dir, f.abs, int64(len(data)))
+			err = intake.RememberAppended(mb.Dir, f.abs, data, f.fi.ModTime())
 		case err == nil:
 			err = intake.RememberWatched(mb.Dir, f.abs, f.fi, data)
 		}
