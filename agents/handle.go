@@ -323,16 +323,9 @@ func turnID(cl *mailbox.Claim) string {
 }
 
 // turnContext ends a turn ShutdownGrace after ctx ends, so that Ctrl+C
-// lets a nearly finished turn complete. Ended that way, the turn may be
-// resumed by the next runner; cancelled with cursor.ErrAbandoned, nobody
-// will wait for its reply again.
+// lets a nearly finished turn complete (cursor.GraceContext).
 func (r *Runner) turnContext(ctx context.Context) (context.Context, context.CancelCauseFunc) {
-	turnCtx, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
-	stop := context.AfterFunc(ctx, func() {
-		t := time.AfterFunc(r.s.ShutdownGrace, func() { cancel(nil) })
-		context.AfterFunc(turnCtx, func() { t.Stop() })
-	})
-	return turnCtx, func(cause error) { stop(); cancel(cause) }
+	return cursor.GraceContext(ctx, r.s.ShutdownGrace)
 }
 
 func (r *Runner) prompt(msg mailbox.Message) (renderedPrompt, error) {

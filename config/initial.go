@@ -180,7 +180,8 @@ run:
   # A self-prompt longer than this is dead-lettered with the reason, never cut.
   max_prompt_bytes: {{.R.MaxPromptBytes}}
   # On Ctrl+C or SIGTERM a running turn may finish for this long; after that it
-  # is left in processing/ for the next runner to resume.
+  # is left in processing/ for the next runner to resume (on a seat of a hub,
+  # in the seat's journal).
   shutdown_grace: {{.R.ShutdownGrace}}
   # May a turn cut off after its prompt was submitted send the prompt again?
   # auto: yes for exec agents (their command just runs again), never for chat

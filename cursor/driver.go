@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"time"
 
 	"github.com/agentctl/agentctl/internal/layout"
 )
@@ -76,6 +77,21 @@ type Turn struct {
 	// run a tool during the turn (the ACP driver); it may wait for a
 	// person, as long as ctx lasts. Without it every request is refused.
 	OnPermission func(ctx context.Context, req PermissionRequest) (PermissionVerdict, error)
+}
+
+// GraceContext is the context of a turn whose process may be asked to
+// stop (ctx ending): it ends grace after ctx does, so that a nearly
+// finished turn completes, or when cancel is called, with its cause. The
+// grace is real time: it is given to the agent's program, not to a loop.
+// Ended by ctx, the turn may be resumed by the next process; cancelled
+// with ErrAbandoned, nobody will wait for its reply again.
+func GraceContext(ctx context.Context, grace time.Duration) (context.Context, context.CancelCauseFunc) {
+	turnCtx, cancel := context.WithCancelCause(context.WithoutCancel(ctx))
+	stop := context.AfterFunc(ctx, func() {
+		t := time.AfterFunc(grace, func() { cancel(nil) })
+		context.AfterFunc(turnCtx, func() { t.Stop() })
+	})
+	return turnCtx, func(cause error) { stop(); cancel(cause) }
 }
 
 // Progress is one thing an agent did during a turn.

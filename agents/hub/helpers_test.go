@@ -163,6 +163,14 @@ func (c *chat) waitRunning(t *testing.T) string {
 // it to end.
 func startSeat(t *testing.T, nc *nats.Conn, d cursor.Driver, journal string) (stop func()) {
 	t.Helper()
+	ask, wait := startSeatWith(t, nc, d, journal, 0)
+	return func() { ask(); wait() }
+}
+
+// startSeatWith is startSeat with a shutdown grace, its stop in two: ask
+// asks the seat to stop, and wait waits until it has.
+func startSeatWith(t *testing.T, nc *nats.Conn, d cursor.Driver, journal string, grace time.Duration) (ask, wait func()) {
+	t.Helper()
 	j, err := OpenJournal(journal)
 	if err != nil {
 		t.Fatal(err)
@@ -170,19 +178,19 @@ func startSeat(t *testing.T, nc *nats.Conn, d cursor.Driver, journal string) (st
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
-		done <- RunSeat(ctx, SeatSettings{Agent: "Agent-5", Machine: "desk-2", Driver: d, Journal: j, Conn: nc, Beat: 50 * time.Millisecond, Log: zerolog.New(syncbuf.OnFailure(t, "the seat's log")).With().Timestamp().Logger()})
+		done <- RunSeat(ctx, SeatSettings{Agent: "Agent-5", Machine: "desk-2", Driver: d, Journal: j, Conn: nc, Beat: 50 * time.Millisecond, Grace: grace,
+			Log: zerolog.New(syncbuf.OnFailure(t, "the seat's log")).With().Timestamp().Logger()})
 	}()
 	var once sync.Once
-	stop = func() {
+	wait = func() {
 		once.Do(func() {
-			cancel()
 			if err := <-done; err != nil && !errors.Is(err, context.Canceled) {
 				t.Errorf("seat: %v", err)
 			}
 		})
 	}
-	t.Cleanup(stop)
-	return stop
+	t.Cleanup(func() { cancel(); wait() })
+	return cancel, wait
 }
 
 // ask runs a hub-side turn in the background.

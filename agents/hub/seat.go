@@ -28,6 +28,9 @@ type SeatSettings struct {
 	Beat time.Duration
 	// Keep is how long the journal keeps a turn's record.
 	Keep time.Duration
+	// Grace lets a turn under way finish after ctx ends (run.shutdown_grace),
+	// as a runner's does; one cut off is resumed when the seat is back.
+	Grace time.Duration
 	// Root, when set, is this machine's runtime folder: the seat shows
 	// itself in the agent's status.json there, for 'agentctl status'.
 	Root string
@@ -203,11 +206,25 @@ func (st *seat) recover(ctx context.Context) error {
 		if err != nil || !ok {
 			return err
 		}
-		if err := st.publish(ctx, ask, a); err != nil {
+		sendCtx, cancel := st.afterStop(ctx)
+		err = st.publish(sendCtx, ask, a)
+		cancel()
+		if err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// afterStop is the context that sends an answer: ctx, or once ctx has
+// ended (the turn finished in the seat's shutdown grace) answerWait more,
+// so that the hub gets the answer at once, the seat stopping or not; the
+// journal keeps it meanwhile.
+func (st *seat) afterStop(ctx context.Context) (context.Context, context.CancelFunc) {
+	if ctx.Err() == nil {
+		return ctx, func() {}
+	}
+	return context.WithTimeout(context.WithoutCancel(ctx), st.answerWait)
 }
 
 // take answers one ask: from the journal when the turn was taken already,
@@ -223,6 +240,8 @@ func (st *seat) take(ctx context.Context, m jetstream.Msg) error {
 	if err != nil || !ok {
 		return err
 	}
+	ctx, cancel := st.afterStop(ctx)
+	defer cancel()
 	if err := st.publish(ctx, ask, a); err != nil {
 		return err
 	}
@@ -319,9 +338,9 @@ func (st *seat) run(ctx context.Context, m jetstream.Msg, ask Ask, e *Entry, log
 			log.Warn().Str("event", "ended-leftover").Int("pid", e.Child.PID).Msg("ended the command an earlier seat left at work on this prompt")
 		}
 	}
-	turnCtx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	if !st.begin(ask, cancel) {
+	turnCtx, cancel := cursor.GraceContext(ctx, st.s.Grace)
+	defer cancel(nil)
+	if !st.begin(ask, func() { cancel(nil) }) {
 		log.Warn().Str("event", "dropped").Msg("the hub abandoned the turn before its ask came")
 		return a, false
 	}

@@ -26,7 +26,7 @@ func (st *seat) tell(turn, stage string) {
 // begin makes ask the seat's current turn, which cancel ends, unless the
 // hub gave it up before it came: then it reports false, and the turn
 // counts as dropped.
-func (st *seat) begin(ask Ask, cancel context.CancelFunc) bool {
+func (st *seat) begin(ask Ask, cancel func()) bool {
 	st.mu.Lock()
 	defer st.mu.Unlock()
 	if i := slices.Index(st.abandoned, ask.Ask); i >= 0 {

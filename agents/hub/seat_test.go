@@ -65,6 +65,29 @@ func TestSeatStoppedMidTurnResumesWithoutSendingAgain(t *testing.T) {
 	}
 }
 
+// A seat asked to stop mid-turn (its machine shutting down, 'agentctl
+// down') gives the turn its shutdown grace, as a runner does: the turn
+// finishes, the hub gets its reply at once, and nothing is resumed or sent
+// again. A seat stopped that way used to cut the turn off, which an exec
+// seat cannot resume.
+func TestSeatStoppingMidTurnLetsItFinishWithinTheGrace(t *testing.T) {
+	r := newRig(t)
+	r.stopSeat()
+	c := r.chat
+	stop, stopped := startSeatWith(t, testConn(t, r.url), c, r.journal, time.Minute)
+	got := askTurn(context.Background(), r.driver, cursor.Turn{ID: "m1/1", Prompt: "P"})
+	c.waitRunning(t)
+	stop()
+	c.gate <- struct{}{} // the turn ends within the grace
+	if a := result(t, got); a.err != nil || a.reply != "reply to P" {
+		t.Fatalf("Run = %q, %v; want the reply of the turn the seat finished as it stopped", a.reply, a.err)
+	}
+	stopped()
+	if sent, resumed := c.counts("m1/1"); sent != 1 || resumed != 0 {
+		t.Errorf("prompt sent %d times, resumed %d; want sent once, never resumed", sent, resumed)
+	}
+}
+
 // A hub that dies mid-turn (its connection gone, no cancel sent) and asks
 // again once it is back gets the reply the seat finished meanwhile, from
 // the stream or from the journal; the prompt was sent once.

@@ -51,7 +51,8 @@ func runSeat(ctx context.Context, env *cli.Env, cfg config.Config, agent config.
 			others = append(others, name)
 		}
 	}
-	seat := hub.SeatSettings{Root: env.Root, Agent: agent.Name, Machine: me, Driver: driver, Journal: journal, Conn: nc, Log: log}
+	seat := hub.SeatSettings{Root: env.Root, Agent: agent.Name, Machine: me, Driver: driver, Journal: journal, Conn: nc, Log: log,
+		Grace: cfg.Run.ShutdownGrace.D()}
 
 	// The three stop together: a seat that cannot forward, or a forwarder
 	// without its seat, would leave the agent half served.
