@@ -384,6 +384,8 @@ func (r *Runner) failed(ctx context.Context, log zerolog.Logger, cl *claim, caus
 		// waits for the window as for an outage, and the message keeps
 		// its attempts.
 		return r.apiRefused(log, cl, cursor.Failure{Kind: cursor.FailureSeatMissing}, cause)
+	case errors.Is(cause, cursor.ErrPromptRefused):
+		reason = fmt.Sprintf("its prompt cannot be given to the agent: %v; it was not tried again, since it would be refused the same way", cause)
 	case cursor.FailureOf(cause).Kind == cursor.FailureBadOutput:
 		reason = fmt.Sprintf("its turn ran but its output could not be read: %v; it was not run again, to avoid paying for a second turn", cause)
 	case errors.Is(cause, cursor.ErrReplyLost):

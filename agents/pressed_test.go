@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -139,5 +140,30 @@ func TestATurnPressedWhenItsRunnerDiedIsResumed(t *testing.T) {
 	turns := d.taken()
 	if len(turns) != 1 || !turns[0].Resume || turns[0].ID != "m1/1" {
 		t.Fatalf("turns %+v; want m1/1 resumed, the prompt not sent again", turns)
+	}
+}
+
+// A prompt the agent's app or the hub cannot take as it is (VS Code's
+// chat reading a leading / as a command, a prompt over the hub's message
+// size) is dead-lettered at once with the reason: each retry would be
+// refused the same way, only later.
+func TestAPromptRefusedAsItIsIsNotTriedAgain(t *testing.T) {
+	root := newRuntime(t, demoAgents)
+	var turns atomic.Int32
+	s := testSettings(root, "Agent-1", demoAgents, hookDriver(func(cursor.Turn) (string, error) {
+		turns.Add(1)
+		return "", fmt.Errorf("%w: the prompt starts with /; nothing was sent", cursor.ErrPromptRefused)
+	}))
+	s.Log = logOnFailure(t)
+	deliverTo(t, root, mailbox.Message{ID: "m1", From: "Agent-2", To: "Agent-1", Body: "/help"})
+	startRunner(t, s)
+	waitFor(t, 20*time.Second, "m1 to be dead-lettered", func() bool { return counts(t, root, "Agent-1").Dead == 1 })
+	mb, _ := mailbox.Open(root, "Agent-1")
+	dead, err := mb.List(mailbox.StateDead)
+	if err != nil || len(dead) != 1 || !strings.Contains(dead[0].Reason, "its prompt cannot be given to the agent") {
+		t.Fatalf("dead letters %+v, %v; want m1, saying its prompt was refused", dead, err)
+	}
+	if n := turns.Load(); n != 1 {
+		t.Errorf("%d turns, want the one refused", n)
 	}
 }

@@ -32,7 +32,7 @@ const composerMonaco = "monaco"
 func (s *cdpTurn) insert(ctx context.Context) error {
 	s.wait(ErrNotSubmitted, "the prompt to be put into the composer (cdp.composer %q)", s.c.cfg.Composer)
 	if why := s.c.refusal(s.t.Prompt); why != "" {
-		return fmt.Errorf("%w: %s; nothing was sent", ErrNotSubmitted, why)
+		return fmt.Errorf("%w: %s; nothing was sent", ErrPromptRefused, why)
 	}
 	if s.kind == "" { // (prepare may have found it)
 		var k struct {

@@ -269,7 +269,7 @@ func TestCDPVSCodePrompts(t *testing.T) {
 		t.Run("refused "+tc.name, func(t *testing.T) {
 			before := len(v.exchanges(t))
 			_, err := d.Run(context.Background(), cursor.Turn{Prompt: tc.prompt})
-			if !errors.Is(err, cursor.ErrNotSubmitted) || !strings.Contains(err.Error(), tc.says) || !strings.Contains(err.Error(), "nothing was sent") {
+			if !errors.Is(err, cursor.ErrPromptRefused) || !strings.Contains(err.Error(), tc.says) || !strings.Contains(err.Error(), "nothing was sent") {
 				t.Fatalf("err = %v, want the prompt refused, saying %q", err, tc.says)
 			}
 			if n := len(v.exchanges(t)); n != before {

@@ -148,7 +148,12 @@ var (
 	// neither that it took the prompt nor that its input still holds it.
 	// The agent may have the prompt: sending it again could do the work
 	// twice.
-	ErrSubmitUnknown    = errors.New("the send key was pressed, but whether the chat took the prompt is unknown")
+	ErrSubmitUnknown = errors.New("the send key was pressed, but whether the chat took the prompt is unknown")
+	// ErrPromptRefused: the prompt cannot be given to the agent as it is
+	// (the app would take it for a command, it is over the hub's message
+	// size), and nothing was sent; the same prompt would be refused the
+	// same way, so no retry can help.
+	ErrPromptRefused    = errors.New("the prompt cannot be given to the agent as it is")
 	ErrNoReply          = errors.New("no reply")
 	ErrNothingCopied    = errors.New("nothing was copied")
 	ErrInputLockTimeout = errors.New("timed out waiting for the desktop input lock")

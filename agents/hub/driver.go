@@ -95,7 +95,7 @@ func (d *Driver) Run(ctx context.Context, t cursor.Turn) (string, error) {
 
 	data, _ := json.Marshal(ask)
 	if err := overPayload(d.nc, data, "the ask carrying the prompt"); err != nil {
-		return "", fmt.Errorf("cannot ask %s's seat for the turn: %w", d.agent, err)
+		return "", fmt.Errorf("%w: cannot ask %s's seat for the turn: %w", cursor.ErrPromptRefused, d.agent, err)
 	}
 	if err := retry(ctx, func() error {
 		_, err := d.js.Publish(ctx, turnSubject(d.agent), data, jetstream.WithMsgID(ask.Ask))

@@ -105,6 +105,7 @@ var errorKinds = map[string]error{
 	"window_not_confirmed": cursor.ErrWindowNotConfirmed,
 	"not_submitted":        cursor.ErrNotSubmitted,
 	"submit_unknown":       cursor.ErrSubmitUnknown,
+	"prompt_refused":       cursor.ErrPromptRefused,
 	"no_reply":             cursor.ErrNoReply,
 	"nothing_copied":       cursor.ErrNothingCopied,
 	"input_lock_timeout":   cursor.ErrInputLockTimeout,

@@ -231,7 +231,7 @@ func TestTooBigForTheHubIsSaidAtOnce(t *testing.T) {
 		t.Fatalf("Run = %v; want output that cannot be used, too big for the hub", a.err)
 	}
 	a = result(t, askTurn(context.Background(), d, cursor.Turn{ID: "m2/1", Prompt: strings.Repeat("p", 2<<20)}))
-	if a.err == nil || !strings.Contains(a.err.Error(), "the ask carrying the prompt is") {
+	if !errors.Is(a.err, cursor.ErrPromptRefused) || !strings.Contains(a.err.Error(), "the ask carrying the prompt is") {
 		t.Fatalf("Run of a 2 MiB prompt = %v; want it refused as too big", a.err)
 	}
 	if sent, _ := c.counts("m2/1"); sent != 0 {

@@ -129,6 +129,7 @@ func cdpPromptError(agent string, err error) error {
 		{cursor.ErrWindowNotConfirmed, "make cdp.target match exactly one page title; nothing was sent"},
 		{cursor.ErrNotSubmitted, "check cdp.submit (empty: Enter in the composer) and that the chat is not busy"},
 		{cursor.ErrSubmitUnknown, "look in the chat before sending again: it may be at work on the prompt; check cdp.busy with 'agentctl doctor' while the model works"},
+		{cursor.ErrPromptRefused, "the error says why; change the message or its template so that the prompt does not begin that way"},
 		{cursor.ErrNoReply, "the error names the sign that was missing; check cdp.busy and cdp.reply with 'agentctl doctor' while the model works, or raise gui.turn_timeout"},
 		{cursor.ErrReplyLost, "the page reloaded after the prompt was sent; read the reply in the app"},
 	} {
