@@ -1,6 +1,7 @@
 package mailbox
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -99,7 +100,7 @@ func (c *Consumer) ingestFile(name string, now time.Time) error {
 	if err := c.DeliverFound(msg, name); err != nil {
 		return err
 	}
-	if _, err := RemoveRead(path, fi); err != nil {
+	if _, err := RemoveRead(path, fi, data); err != nil {
 		return fmt.Errorf("cannot remove ingested %s: %w", path, err)
 	}
 	return nil
@@ -158,12 +159,14 @@ func MessageExt(ext string) bool {
 	return false
 }
 
-// RemoveRead removes the file at path once what was read of it (the file
-// read described) is delivered or set aside, unless it is no longer that
-// file as it was read: a writer that put a new file under the same name
-// meanwhile, or wrote more into it, keeps what it wrote, for the next look
-// to take. kept reports that.
-func RemoveRead(path string, read fs.FileInfo) (kept bool, err error) {
+// RemoveRead removes the file at path once data, what was read of it (the
+// file read described), is delivered or set aside, unless it holds more
+// than that now: a writer that put a new file under the same name
+// meanwhile, or wrote other text into it, keeps what it wrote, for the
+// next look to take. A file that only gained white space (a newline
+// written after the JSON) is the message read, and goes. kept reports
+// what stayed.
+func RemoveRead(path string, read fs.FileInfo, data []byte) (kept bool, err error) {
 	now, err := os.Lstat(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return false, nil
@@ -171,8 +174,14 @@ func RemoveRead(path string, read fs.FileInfo) (kept bool, err error) {
 	if err != nil {
 		return false, err
 	}
-	if !os.SameFile(read, now) || now.Size() != read.Size() || !now.ModTime().Equal(read.ModTime()) {
+	if !os.SameFile(read, now) {
 		return true, nil
+	}
+	if now.Size() != read.Size() || !now.ModTime().Equal(read.ModTime()) {
+		again, err := ReadRegular(path, now)
+		if err != nil || !bytes.Equal(bytes.TrimSpace(again), bytes.TrimSpace(data)) {
+			return true, nil
+		}
 	}
 	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return false, err

@@ -296,7 +296,7 @@ func TestRemoveReadKeepsWhatAWriterPutThereSince(t *testing.T) {
 		return fi
 	}
 	read := write(`{"body": "first"}`)
-	if kept, err := RemoveRead(path, read); kept || err != nil {
+	if kept, err := RemoveRead(path, read, []byte(`{"body": "first"}`)); kept || err != nil {
 		t.Fatalf("RemoveRead of the file read = kept %v, %v", kept, err)
 	}
 	if _, err := os.Lstat(path); !errors.Is(err, fs.ErrNotExist) {
@@ -313,27 +313,36 @@ func TestRemoveReadKeepsWhatAWriterPutThereSince(t *testing.T) {
 	if err := os.Rename(next, path); err != nil {
 		t.Fatal(err)
 	}
-	if kept, err := RemoveRead(path, read); !kept || err != nil {
+	if kept, err := RemoveRead(path, read, []byte(`{"body": "first"}`)); !kept || err != nil {
 		t.Fatalf("RemoveRead of a replaced file = kept %v, %v; want it kept", kept, err)
 	}
 	if data, _ := os.ReadFile(path); string(data) != `{"body": "second"}` {
 		t.Fatalf("the new message is %q", data)
 	}
 
-	// More written into the same file.
-	read = write(`{"body": "third"}`)
-	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
-	if err != nil {
-		t.Fatal(err)
+	// Other text written into the same file: kept. A newline written
+	// after the JSON read is the same message: removed.
+	appendTo := func(s string) {
+		t.Helper()
+		f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.WriteString(s)
+		f.Close()
 	}
-	f.WriteString("\n")
-	f.Close()
-	if kept, err := RemoveRead(path, read); !kept || err != nil {
+	read = write(`{"body": "third"}`)
+	appendTo(`{"body": "fourth"}`)
+	if kept, err := RemoveRead(path, read, []byte(`{"body": "third"}`)); !kept || err != nil {
 		t.Fatalf("RemoveRead of a file written since = kept %v, %v; want it kept", kept, err)
 	}
+	read = write(`{"body": "fifth"}`)
+	appendTo("\n")
+	if kept, err := RemoveRead(path, read, []byte(`{"body": "fifth"}`)); kept || err != nil {
+		t.Fatalf("RemoveRead of a file that gained a newline = kept %v, %v; want it removed", kept, err)
+	}
 	// Gone meanwhile: nothing to do.
-	os.Remove(path)
-	if kept, err := RemoveRead(path, read); kept || err != nil {
+	if kept, err := RemoveRead(path, read, nil); kept || err != nil {
 		t.Fatalf("RemoveRead of a file gone = kept %v, %v", kept, err)
 	}
 }

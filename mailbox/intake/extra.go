@@ -291,7 +291,7 @@ func (in *Intake) ingestExtra(path string, pl place, now time.Time) error {
 	if err := in.deliverExtra(msg, path); err != nil {
 		return err
 	}
-	if _, err := mailbox.RemoveRead(path, fi); err != nil {
+	if _, err := mailbox.RemoveRead(path, fi, data); err != nil {
 		return fmt.Errorf("cannot remove ingested %s: %w", path, err)
 	}
 	return nil
@@ -523,7 +523,7 @@ func (in *Intake) deadletterExtra(path string, read fs.FileInfo, data []byte, wh
 		Data: data, Origin: path}, why, now); err != nil {
 		return err
 	}
-	if _, err := mailbox.RemoveRead(path, read); err != nil {
+	if _, err := mailbox.RemoveRead(path, read, data); err != nil {
 		return fmt.Errorf("cannot remove dead-lettered %s: %w", path, err)
 	}
 	return nil
@@ -544,12 +544,16 @@ func endsMessage(raw []byte) bool {
 type offsetState struct {
 	Path   string `json:"path"`
 	Offset int64  `json:"offset"`
-	// Read is the digest of the bytes before Offset, and ModTime the
-	// file's time then (unix nanoseconds): a file rewritten since, rather
-	// than appended to, is read again from its start, since its new
-	// messages may lie before the offset. States of earlier releases,
-	// without them, are trusted as they are.
+	// Read is the digest of the bytes before Offset, Last that of the
+	// last message among them, and ModTime the file's time then (unix
+	// nanoseconds). A file rewritten since, rather than appended to, is
+	// read on after its last message read where it still holds it (a
+	// rotation that kept its tail, a note edited above it), else from its
+	// start (emptied and begun again): its new messages may lie before the
+	// offset. States of earlier releases, without them, are trusted as
+	// they are.
 	Read    string `json:"read,omitempty"`
+	Last    string `json:"last,omitempty"`
 	ModTime int64  `json:"mod_time,omitempty"`
 }
 
@@ -572,17 +576,29 @@ func (in *Intake) readOffset(path string) offsetState {
 }
 
 // readOn is where to go on reading data, the file as it is now, from st:
-// its start when the bytes read before are no longer what the file
-// begins with.
+// the offset while the file begins with the bytes read before it; once it
+// does not, after the last message read where the file still holds it,
+// else its start, where what was delivered and stands where it stood is a
+// duplicate.
 func (st offsetState) readOn(data []byte) int64 {
-	switch {
-	case st.Offset > int64(len(data)):
-		return 0 // rewritten shorter: start again, duplicates are recognised
-	case st.Read != "" && Digest(data[:st.Offset]) != st.Read:
-		return 0 // rewritten: start again, duplicates are recognised
+	if st.Offset <= int64(len(data)) && (st.Read == "" || Digest(data[:st.Offset]) == st.Read) {
+		return st.Offset
 	}
-	return st.Offset
+	if st.Last != "" {
+		parts := dreamos.Split(data)
+		for i := len(parts) - 1; i >= 0; i-- {
+			if messageDigest(data[parts[i].Start:parts[i].End]) == st.Last {
+				return int64(parts[i].End)
+			}
+		}
+	}
+	return 0
 }
+
+// messageDigest names a message of an appended file by its text: the
+// blank lines around it go with one message or the next depending on what
+// follows it.
+func messageDigest(raw []byte) string { return Digest(bytes.TrimSpace(raw)) }
 
 // RememberAppended records that the appended text file at path was read
 // as far as read, its first bytes, when its time was mod, for the intake
@@ -590,7 +606,12 @@ func (st offsetState) readOn(data []byte) int64 {
 // imported from an inbox an old writer keeps appending to is not read
 // again, and what it left is.
 func RememberAppended(mailboxDir, path string, read []byte, mod time.Time) error {
-	return rememberAppended(mailboxDir, offsetState{Path: path, Offset: int64(len(read)), Read: Digest(read), ModTime: mod.UnixNano()})
+	st := offsetState{Path: path, Offset: int64(len(read)), Read: Digest(read), ModTime: mod.UnixNano()}
+	if parts := dreamos.Split(read); len(parts) > 0 {
+		last := parts[len(parts)-1]
+		st.Last = messageDigest(read[last.Start:last.End])
+	}
+	return rememberAppended(mailboxDir, st)
 }
 
 func rememberAppended(mailboxDir string, st offsetState) error {
@@ -625,12 +646,12 @@ func (in *Intake) ingestAppended(path string, fi fs.FileInfo, shared bool, now t
 	off := st.readOn(data)
 	// What was read is digested as it goes, not read whole again for each
 	// message.
-	read, readTo := sha256.New(), off
+	read, readTo, last := sha256.New(), off, st.Last
 	read.Write(data[:off])
 	remember := func(to int64) error {
 		read.Write(data[readTo:to])
 		readTo = to
-		err := rememberAppended(in.mb.Dir, offsetState{Path: path, Offset: to, Read: hex.EncodeToString(read.Sum(nil)[:16]), ModTime: fi.ModTime().UnixNano()})
+		err := rememberAppended(in.mb.Dir, offsetState{Path: path, Offset: to, Read: hex.EncodeToString(read.Sum(nil)[:16]), Last: last, ModTime: fi.ModTime().UnixNano()})
 		if err != nil {
 			return fmt.Errorf("cannot record how far %s was read: %w", path, err)
 		}
@@ -669,6 +690,7 @@ func (in *Intake) ingestAppended(path string, fi fs.FileInfo, shared bool, now t
 				return err
 			}
 		}
+		last = messageDigest(raw)
 		if err := remember(off + int64(p.End)); err != nil {
 			return err
 		}
