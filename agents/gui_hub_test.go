@@ -106,8 +106,8 @@ func (h holdAt) Run(ctx context.Context, t cursor.Turn) (string, error) {
 // real chat window over a real X display, with SIGKILL mid-turn, and
 // starts another seat: once while the model is still thinking, right
 // after its journal recorded the prompt as submitted, and once between
-// the send key and its proof (the window took the key but draws nothing
-// of it for a while). The hub's runner must archive the message with the
+// the send key and its proof (the window took the key, and then is stuck
+// for a while). The hub's runner must archive the message with the
 // window's reply, and the window must receive exactly one paste and one
 // prompt.
 func TestGUIHubSeatKilledMidTurnResumes(t *testing.T) {
@@ -126,7 +126,7 @@ func TestGUIHubSeatKilledMidTurnResumes(t *testing.T) {
 		h.check(t)
 	})
 	t.Run("between the key and its proof", func(t *testing.T) {
-		h := newGUIHub(t, 440, "--unseen-submit", "10")
+		h := newGUIHub(t, 440, "--frozen-submit", "10")
 		first := h.startSeat(t, "")
 		h.deliver(t)
 		waitFor(t, 30*time.Second, "the window to take the prompt", func() bool {

@@ -44,7 +44,7 @@ func guiRunnerProcess() int {
 // SIGKILL mid-turn and starts another runner: once while the model is
 // still thinking, right after the runner recorded that its prompt was
 // submitted, and once between the send key and its proof (the window took
-// the key but draws nothing of it for a while). The new runner must read
+// the key, and then is stuck for a while). The new runner must read
 // the reply back without pasting the prompt again: the window receives
 // exactly one paste and one prompt, and the message is archived with its
 // reply.
@@ -62,7 +62,7 @@ func TestGUIRunnerKilledMidTurnResumes(t *testing.T) {
 		})
 	})
 	t.Run("between the key and its proof", func(t *testing.T) {
-		killMidTurn(t, 440, []string{"--think", "0.5", "--unseen-submit", "10"}, func(p mailbox.Progress, windowLog []byte) bool {
+		killMidTurn(t, 440, []string{"--think", "0.5", "--frozen-submit", "10"}, func(p mailbox.Progress, windowLog []byte) bool {
 			if !strings.Contains(string(windowLog), `"event": "prompt"`) {
 				return false
 			}

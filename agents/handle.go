@@ -18,13 +18,10 @@ import (
 
 // Stages of a turn the runner records, besides those of package mailbox.
 const (
-	stageHanded = string(cursor.StageHanded)
-	// stageResumable: what a resume of the turn needs (how the chat
-	// looked before the prompt) is on record.
-	stageResumable = "resumable"
-	stagePressed   = string(cursor.StagePressed)
-	stageSubmit    = string(cursor.StageSubmitted)
-	stageReply     = string(cursor.StageReplied)
+	stageHanded  = string(cursor.StageHanded)
+	stagePressed = string(cursor.StagePressed)
+	stageSubmit  = string(cursor.StageSubmitted)
+	stageReply   = string(cursor.StageReplied)
 )
 
 // handle takes one claimed message through the whole loop and settles it.
@@ -169,10 +166,10 @@ func (r *Runner) takeTurn(ctx context.Context, log zerolog.Logger, cl *claim) (s
 		log.Warn().Str("event", "note").Msg(note)
 	}
 	turn.OnResumeState = func(state string) error {
+		// Written with the press of the key that sends the prompt, which
+		// follows: before it, nothing is to resume.
 		cl.turn.ResumeState = state
-		// Unsynced: the press that follows is recorded synced, and what a
-		// power cut takes before it no resume needs.
-		return r.recordUnsynced(cl, stageResumable, r.now())
+		return nil
 	}
 	turn.OnStage = func(s cursor.Stage) error {
 		now := r.now()

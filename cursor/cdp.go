@@ -411,6 +411,12 @@ func (s *cdpTurn) submit(ctx context.Context, before pageLook) error {
 	}
 	for try := 1; try <= 2; try++ {
 		if err := s.press(ctx); err != nil {
+			if try == 2 && errors.Is(err, ErrNotSubmitted) {
+				// The first press may have gone after the look that
+				// showed the prompt still in the composer (a starved
+				// page swapping its send button for stop).
+				return fmt.Errorf("%w: the second press failed: %w", ErrSubmitUnknown, err)
+			}
 			return err
 		}
 		s.sent = true

@@ -50,10 +50,10 @@ type Turn struct {
 	// OnStage, if set, is called synchronously as the turn passes each
 	// Stage, before the driver goes on; an error from it ends the turn.
 	OnStage func(Stage) error
-	// OnResumeState, if set, is called once the prompt is shown and before
-	// the reply starts, with the state a later Resume of this turn needs.
-	// Callers keep it with the turn's progress. Only drivers that can
-	// resume a turn call it.
+	// OnResumeState, if set, is called before StagePressed with the state
+	// a later Resume of this turn needs (how the chat looked before the
+	// prompt). Callers keep it with the turn's progress, written no later
+	// than the pressed stage. Only drivers that can resume a turn call it.
 	OnResumeState func(state string) error
 	// OnStart, if set, is called with each process the driver starts for
 	// the turn, right after it starts and before the turn goes on, so that

@@ -106,7 +106,7 @@ func (g *GUI) await(ctx context.Context, w windowID, t Turn, st turnState) (stri
 				return "", g.watchError(ctx, err)
 			}
 			if !started && !seen {
-				stillOnly = "the busy indicator never showed the model at work"
+				stillOnly = neverBusy
 			}
 			started = true
 		} else if _, err := watch.finished(ctx, rule); err != nil {
@@ -123,6 +123,9 @@ func (g *GUI) await(ctx context.Context, w windowID, t Turn, st turnState) (stri
 			}
 			if !held {
 				g.logf("the busy indicator left its rest within %s; the copy is dropped", rule.settle)
+				if stillOnly == neverBusy {
+					stillOnly = "" // it showed the model at work after all
+				}
 				continue
 			}
 		}
@@ -172,6 +175,10 @@ func (g *GUI) await(ctx context.Context, w windowID, t Turn, st turnState) (stri
 		rule = &finishRule{idle: rule.idle, settle: rule.settle}
 	}
 }
+
+// neverBusy is why a reply's end was known by stillness alone when the
+// busy indicator never showed the model at work.
+const neverBusy = "the busy indicator never showed the model at work"
 
 // awaitRest waits for the busy indicator to rest once the model worked,
 // and returns since when it rests, and whether it was seen busy: whole

@@ -139,12 +139,20 @@ func (d *Driver) Run(ctx context.Context, t cursor.Turn) (string, error) {
 			if a.Usage != nil && t.OnUsage != nil {
 				t.OnUsage(*a.Usage)
 			}
-			if a.Submitted {
+			err := a.err()
+			switch {
+			case a.Submitted && errors.Is(err, cursor.ErrSubmitUnknown) && !submitted && t.OnStage != nil:
+				// Only the key is known to have gone, as the runner
+				// records it of a local chat.
+				if err := t.OnStage(cursor.StagePressed); err != nil {
+					return "", err
+				}
+			case a.Submitted:
 				if err := markSubmitted(); err != nil {
 					return "", err
 				}
 			}
-			if err := a.err(); err != nil {
+			if err != nil {
 				return "", err
 			}
 			return a.Reply, nil

@@ -278,7 +278,7 @@ func (st *seat) serve(ctx context.Context, ask Ask, m jetstream.Msg, log zerolog
 	}
 	e.Ask, e.Updated = &ask, now
 	// A turn new to the journal is first written when the agent gets its
-	// prompt (started, submitted): until then a crash loses nothing the
+	// prompt (started, pressed): until then a crash loses nothing the
 	// server does not offer again, and the ask it offers is taken afresh,
 	// as a record that says only "received" would have it. A record of a
 	// turn the agent may have takes the new ask now, for recover.
@@ -286,6 +286,11 @@ func (st *seat) serve(ctx context.Context, ask Ask, m jetstream.Msg, log zerolog
 		if err := st.s.Journal.Save(e); err != nil {
 			return a, false, err
 		}
+	}
+	if ctx.Err() != nil {
+		// Stopping: a turn not begun gets no grace; its ask is offered
+		// again when the seat is back.
+		return a, false, nil
 	}
 	a, taken := st.run(ctx, m, ask, &e, log)
 	if !taken {
@@ -382,9 +387,11 @@ func (st *seat) run(ctx context.Context, m jetstream.Msg, ask Ask, e *Entry, log
 			return nil
 		},
 		OnResumeState: func(state string) error {
-			// Kept at the stage the turn is at: the driver asks before
-			// the key that sends the prompt, which records its own.
-			return record(e.Stage, func() { e.ResumeState = state })
+			// Written with the press of the key that sends the prompt,
+			// which follows: a turn cut off before it is taken afresh,
+			// and leaves no record a seat would take up unasked.
+			e.ResumeState = state
+			return nil
 		},
 		OnUsage: func(u cursor.Usage) { a.Usage = &u },
 	}

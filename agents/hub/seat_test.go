@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -263,25 +264,30 @@ func TestSeatFailureKeepsItsKind(t *testing.T) {
 
 // A turn whose send key the seat's driver pressed may be with the agent:
 // failing with nothing to show whether the chat took the prompt, it comes
-// to the hub as submitted, so the runner does not send it again; failing
+// to the hub as pressed, so the runner does not send it again; failing
 // with the prompt seen still in the chat's input, it comes as not
 // submitted, to be tried again.
 func TestSeatTellsWhetherAPressedPromptMayBeWithTheAgent(t *testing.T) {
 	for _, tc := range []struct {
-		err       error
-		submitted bool
+		err   error
+		heard string // the stages the hub's runner hears
 	}{
-		{cursor.ErrSubmitUnknown, true},
-		{cursor.ErrNotSubmitted, false},
+		{cursor.ErrSubmitUnknown, "pressed"},
+		{cursor.ErrNotSubmitted, ""},
 	} {
 		t.Run(kindOf(tc.err), func(t *testing.T) {
 			r := newRig(t)
 			c, d := r.chat, r.driver
 			c.set(func(c *chat) { c.pressedOnly = true })
 			c.failWith(fmt.Errorf("%w: as the driver saw it", tc.err))
-			var submitted atomic.Bool
+			var mu sync.Mutex
+			var heard []string
 			got := askTurn(context.Background(), d, cursor.Turn{ID: "m1/1", Prompt: "P", OnStage: func(s cursor.Stage) error {
-				submitted.Store(submitted.Load() || s == cursor.StageSubmitted)
+				mu.Lock()
+				defer mu.Unlock()
+				if s != cursor.StageHanded {
+					heard = append(heard, string(s))
+				}
 				return nil
 			}})
 			c.waitRunning(t)
@@ -289,8 +295,10 @@ func TestSeatTellsWhetherAPressedPromptMayBeWithTheAgent(t *testing.T) {
 			if a := result(t, got); !errors.Is(a.err, tc.err) {
 				t.Fatalf("Run = %v, want %v", a.err, tc.err)
 			}
-			if submitted.Load() != tc.submitted {
-				t.Errorf("the hub heard the prompt submitted: %v, want %v", submitted.Load(), tc.submitted)
+			mu.Lock()
+			defer mu.Unlock()
+			if got := strings.Join(heard, " "); got != tc.heard {
+				t.Errorf("the hub heard stages %q, want %q", got, tc.heard)
 			}
 		})
 	}
