@@ -1,7 +1,6 @@
 package agents
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/rs/zerolog"
@@ -31,7 +30,7 @@ func promptDelivered(p mailbox.Progress) bool {
 // cause: a driver that pressed the send key and then saw the prompt still
 // in the agent's input says so with cursor.ErrNotSubmitted.
 func promptMayBeDelivered(p mailbox.Progress, cause error) bool {
-	if errors.Is(cause, cursor.ErrNotSubmitted) {
+	if cursor.ProvenUnsent(cause) {
 		_, sent := p.Stages[stageSubmit]
 		return sent
 	}

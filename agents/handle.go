@@ -18,10 +18,13 @@ import (
 
 // Stages of a turn the runner records, besides those of package mailbox.
 const (
-	stageHanded  = string(cursor.StageHanded)
-	stagePressed = string(cursor.StagePressed)
-	stageSubmit  = string(cursor.StageSubmitted)
-	stageReply   = string(cursor.StageReplied)
+	stageHanded = string(cursor.StageHanded)
+	// stageResumable: what a resume of the turn needs is on record (how
+	// the chat looked before the prompt; an ACP prompt stopped).
+	stageResumable = "resumable"
+	stagePressed   = string(cursor.StagePressed)
+	stageSubmit    = string(cursor.StageSubmitted)
+	stageReply     = string(cursor.StageReplied)
 )
 
 // handle takes one claimed message through the whole loop and settles it.
@@ -166,10 +169,11 @@ func (r *Runner) takeTurn(ctx context.Context, log zerolog.Logger, cl *claim) (s
 		log.Warn().Str("event", "note").Msg(note)
 	}
 	turn.OnResumeState = func(state string) error {
-		// Written with the press of the key that sends the prompt, which
-		// follows: before it, nothing is to resume.
 		cl.turn.ResumeState = state
-		return nil
+		// Unsynced: what follows is synced (a chat's press of the send
+		// key, an ACP turn's let-go as its runner stops), and a power cut
+		// before it takes nothing a resume needs.
+		return r.recordUnsynced(cl, stageResumable, r.now())
 	}
 	turn.OnStage = func(s cursor.Stage) error {
 		now := r.now()

@@ -415,7 +415,7 @@ func (s *cdpTurn) submit(ctx context.Context, before pageLook) error {
 				// The first press may have gone after the look that
 				// showed the prompt still in the composer (a starved
 				// page swapping its send button for stop).
-				return fmt.Errorf("%w: the second press failed: %w", ErrSubmitUnknown, err)
+				return fmt.Errorf("%w: the second press failed: %v", ErrSubmitUnknown, err)
 			}
 			return err
 		}

@@ -50,10 +50,11 @@ type Turn struct {
 	// OnStage, if set, is called synchronously as the turn passes each
 	// Stage, before the driver goes on; an error from it ends the turn.
 	OnStage func(Stage) error
-	// OnResumeState, if set, is called before StagePressed with the state
-	// a later Resume of this turn needs (how the chat looked before the
-	// prompt). Callers keep it with the turn's progress, written no later
-	// than the pressed stage. Only drivers that can resume a turn call it.
+	// OnResumeState, if set, is called with the state a later Resume of
+	// this turn needs: by a chat driver before StagePressed (how the chat
+	// looked before the prompt), by the ACP driver when the agent stopped
+	// the prompt unanswered. Callers keep it with the turn's progress.
+	// Only drivers that can resume a turn call it.
 	OnResumeState func(state string) error
 	// OnStart, if set, is called with each process the driver starts for
 	// the turn, right after it starts and before the turn goes on, so that
@@ -77,6 +78,14 @@ type Turn struct {
 	// run a tool during the turn (the ACP driver); it may wait for a
 	// person, as long as ctx lasts. Without it every request is refused.
 	OnPermission func(ctx context.Context, req PermissionRequest) (PermissionVerdict, error)
+}
+
+// ProvenUnsent reports whether a turn that failed with err is known not
+// to have given the agent its prompt, though it may have pressed the send
+// key: the driver saw the prompt still in the agent's input. Unsure beats
+// sure: an error that is ErrSubmitUnknown as well is not proof.
+func ProvenUnsent(err error) bool {
+	return errors.Is(err, ErrNotSubmitted) && !errors.Is(err, ErrSubmitUnknown)
 }
 
 // GraceContext is the context of a turn whose process may be asked to

@@ -3,6 +3,7 @@ package cursor
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -216,6 +217,26 @@ func TestExecOutputPastTheCap(t *testing.T) {
 			t.Errorf("%s: %q, %v; want %q", c.name, reply, err, c.reply)
 		case c.err != "" && (!errors.Is(err, ErrBadOutput) || !strings.Contains(err.Error(), c.err) || FailureOf(err).Kind != FailureBadOutput):
 			t.Errorf("%s: err = %v (%v); want unreadable output, %q", c.name, err, FailureOf(err).Kind, c.err)
+		}
+	}
+}
+
+// Past the send key, only an error that is ErrNotSubmitted alone proves
+// the prompt unsent: one that is ErrSubmitUnknown too (a second press that
+// failed after a first that may have gone) is not proof, and a retry then
+// would paste the prompt again.
+func TestProvenUnsent(t *testing.T) {
+	for _, c := range []struct {
+		err  error
+		want bool
+	}{
+		{fmt.Errorf("%w: the input box still holds the prompt", ErrNotSubmitted), true},
+		{fmt.Errorf("%w: nothing changed", ErrSubmitUnknown), false},
+		{fmt.Errorf("%w: the second press failed: %w", ErrSubmitUnknown, ErrNotSubmitted), false},
+		{ErrNoReply, false},
+	} {
+		if got := ProvenUnsent(c.err); got != c.want {
+			t.Errorf("ProvenUnsent(%v) = %v, want %v", c.err, got, c.want)
 		}
 	}
 }

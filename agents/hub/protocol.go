@@ -5,6 +5,8 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"time"
 
 	"github.com/agentctl/agentctl/agents/hub/hubseats"
@@ -118,10 +120,15 @@ var errorKinds = map[string]error{
 	"bad_output":           cursor.ErrBadOutput,
 }
 
-// kindOf names err's driver error, "" when it is none of them.
+// kindOf names err's driver error, "" when it is none of them. An error
+// that is two of them is named the same every time, an unsure submission
+// before anything else: it says the agent may have the prompt.
 func kindOf(err error) string {
-	for k, e := range errorKinds {
-		if errors.Is(err, e) {
+	if errors.Is(err, cursor.ErrSubmitUnknown) {
+		return "submit_unknown"
+	}
+	for _, k := range slices.Sorted(maps.Keys(errorKinds)) {
+		if errors.Is(err, errorKinds[k]) {
 			return k
 		}
 	}

@@ -210,9 +210,20 @@ func (st *seat) recover(ctx context.Context) error {
 		err = st.publish(sendCtx, ask, a)
 		cancel()
 		if err != nil {
-			return err
+			return st.unsentAtStop(ctx, ask, err)
 		}
 	}
+	return nil
+}
+
+// unsentAtStop is the error of an answer that could not be sent: none
+// when the seat is stopping, since the journal keeps the answer for the
+// hub's ask when the seat is back.
+func (st *seat) unsentAtStop(ctx context.Context, ask Ask, err error) error {
+	if ctx.Err() == nil {
+		return err
+	}
+	st.log.Warn().Str("event", "unsent").Str("turn", ask.Turn).Err(err).Msg("the seat stopped before the hub had the answer; it is sent when the hub asks again")
 	return nil
 }
 
@@ -240,15 +251,15 @@ func (st *seat) take(ctx context.Context, m jetstream.Msg) error {
 	if err != nil || !ok {
 		return err
 	}
-	ctx, cancel := st.afterStop(ctx)
+	sendCtx, cancel := st.afterStop(ctx)
 	defer cancel()
-	if err := st.publish(ctx, ask, a); err != nil {
-		return err
+	if err := st.publish(sendCtx, ask, a); err != nil {
+		return st.unsentAtStop(ctx, ask, err)
 	}
 	// A confirmed ack: one lost with a cluster's leader would leave the
 	// seat idle until the server offers the ask again.
-	ackCtx, cancel := context.WithTimeout(ctx, askAckWait)
-	defer cancel()
+	ackCtx, cancelAck := context.WithTimeout(sendCtx, askAckWait)
+	defer cancelAck()
 	if err := retry(ackCtx, func() error { return m.DoubleAck(ackCtx) }); err != nil {
 		log.Warn().Err(err).Msg("answer sent but the ask not let go; it will be answered again from the journal")
 	}
@@ -409,7 +420,7 @@ func (st *seat) run(ctx context.Context, m jetstream.Msg, ask Ask, e *Entry, log
 	}
 	// A driver that saw the prompt still in the agent's input after the
 	// key says so with ErrNotSubmitted: the turn may be taken again.
-	a.Submitted, a.At = err == nil || (e.Delivered() && !errors.Is(err, cursor.ErrNotSubmitted)), st.s.Clock.Now().UTC()
+	a.Submitted, a.At = err == nil || (e.Delivered() && !cursor.ProvenUnsent(err)), st.s.Clock.Now().UTC()
 	if err != nil {
 		a.Error, a.Kind = err.Error(), kindOf(err)
 		if f := cursor.FailureOf(err); f.Kind != cursor.FailureOther {

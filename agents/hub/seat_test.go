@@ -508,3 +508,15 @@ func turnsOf(t *testing.T, url string) (jetstream.JetStream, func() uint64) {
 		return s.CachedInfo().State.Msgs
 	}
 }
+
+// An error that is two driver errors is named the same every time, an
+// unsure submission first: the hub must hear that the agent may have the
+// prompt.
+func TestKindOfNamesAnUnsureSubmissionFirst(t *testing.T) {
+	err := fmt.Errorf("%w: the second press failed: %w", cursor.ErrSubmitUnknown, cursor.ErrNotSubmitted)
+	for range 20 {
+		if k := kindOf(err); k != "submit_unknown" {
+			t.Fatalf("kindOf = %q, want submit_unknown", k)
+		}
+	}
+}

@@ -544,16 +544,13 @@ func endsMessage(raw []byte) bool {
 type offsetState struct {
 	Path   string `json:"path"`
 	Offset int64  `json:"offset"`
-	// Read is the digest of the bytes before Offset, Last that of the
-	// last message among them, and ModTime the file's time then (unix
-	// nanoseconds). A file rewritten since, rather than appended to, is
-	// read on after its last message read where it still holds it (a
-	// rotation that kept its tail, a note edited above it), else from its
-	// start (emptied and begun again): its new messages may lie before the
-	// offset. States of earlier releases, without them, are trusted as
-	// they are.
+	// Read is the digest of the bytes before Offset, and ModTime the
+	// file's time then (unix nanoseconds): a file rewritten since, rather
+	// than appended to, is read again from its start, since its new
+	// messages may lie before the offset (what was delivered and stands
+	// where it stood is a duplicate). States without them (of notes that
+	// hold no messages, or of earlier releases) are trusted as they are.
 	Read    string `json:"read,omitempty"`
-	Last    string `json:"last,omitempty"`
 	ModTime int64  `json:"mod_time,omitempty"`
 }
 
@@ -576,29 +573,16 @@ func (in *Intake) readOffset(path string) offsetState {
 }
 
 // readOn is where to go on reading data, the file as it is now, from st:
-// the offset while the file begins with the bytes read before it; once it
-// does not, after the last message read where the file still holds it,
-// else its start, where what was delivered and stands where it stood is a
-// duplicate.
+// the offset while the file begins with the bytes read before it, else
+// its start. Reading on after the last message read, where the rewritten
+// file still holds it, would lose a new message written before a copy of
+// it ("ok" again).
 func (st offsetState) readOn(data []byte) int64 {
 	if st.Offset <= int64(len(data)) && (st.Read == "" || Digest(data[:st.Offset]) == st.Read) {
 		return st.Offset
 	}
-	if st.Last != "" {
-		parts := dreamos.Split(data)
-		for i := len(parts) - 1; i >= 0; i-- {
-			if messageDigest(data[parts[i].Start:parts[i].End]) == st.Last {
-				return int64(parts[i].End)
-			}
-		}
-	}
 	return 0
 }
-
-// messageDigest names a message of an appended file by its text: the
-// blank lines around it go with one message or the next depending on what
-// follows it.
-func messageDigest(raw []byte) string { return Digest(bytes.TrimSpace(raw)) }
 
 // RememberAppended records that the appended text file at path was read
 // as far as read, its first bytes, when its time was mod, for the intake
@@ -606,12 +590,15 @@ func messageDigest(raw []byte) string { return Digest(bytes.TrimSpace(raw)) }
 // imported from an inbox an old writer keeps appending to is not read
 // again, and what it left is.
 func RememberAppended(mailboxDir, path string, read []byte, mod time.Time) error {
-	st := offsetState{Path: path, Offset: int64(len(read)), Read: Digest(read), ModTime: mod.UnixNano()}
-	if parts := dreamos.Split(read); len(parts) > 0 {
-		last := parts[len(parts)-1]
-		st.Last = messageDigest(read[last.Start:last.End])
-	}
-	return rememberAppended(mailboxDir, st)
+	return rememberAppended(mailboxDir, offsetState{Path: path, Offset: int64(len(read)), Read: Digest(read), ModTime: mod.UnixNano()})
+}
+
+// RememberNotes records that the text file at path, which holds no
+// messages (notes or history a glob of appended inboxes matches), is read
+// only from its present end, size: what is edited above that is never
+// read as messages.
+func RememberNotes(mailboxDir, path string, size int64) error {
+	return rememberAppended(mailboxDir, offsetState{Path: path, Offset: size})
 }
 
 func rememberAppended(mailboxDir string, st offsetState) error {
@@ -646,12 +633,12 @@ func (in *Intake) ingestAppended(path string, fi fs.FileInfo, shared bool, now t
 	off := st.readOn(data)
 	// What was read is digested as it goes, not read whole again for each
 	// message.
-	read, readTo, last := sha256.New(), off, st.Last
+	read, readTo := sha256.New(), off
 	read.Write(data[:off])
 	remember := func(to int64) error {
 		read.Write(data[readTo:to])
 		readTo = to
-		err := rememberAppended(in.mb.Dir, offsetState{Path: path, Offset: to, Read: hex.EncodeToString(read.Sum(nil)[:16]), Last: last, ModTime: fi.ModTime().UnixNano()})
+		err := rememberAppended(in.mb.Dir, offsetState{Path: path, Offset: to, Read: hex.EncodeToString(read.Sum(nil)[:16]), ModTime: fi.ModTime().UnixNano()})
 		if err != nil {
 			return fmt.Errorf("cannot record how far %s was read: %w", path, err)
 		}
@@ -690,7 +677,6 @@ func (in *Intake) ingestAppended(path string, fi fs.FileInfo, shared bool, now t
 				return err
 			}
 		}
-		last = messageDigest(raw)
 		if err := remember(off + int64(p.End)); err != nil {
 			return err
 		}
