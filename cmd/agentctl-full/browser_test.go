@@ -21,6 +21,7 @@ import (
 
 	"github.com/agentctl/agentctl/agents/missioncontrol"
 	"github.com/agentctl/agentctl/internal/process"
+	"github.com/agentctl/agentctl/internal/testenv/chromium"
 	"github.com/agentctl/agentctl/mailbox"
 )
 
@@ -58,23 +59,21 @@ func startServe(t testing.TB, root string) string {
 }
 
 // headlessChromium starts Debian's chromium for the test, headless, with a
-// profile of its own and nothing that reaches the network.
+// profile of its own and nothing that reaches the network
+// (testenv/chromium), and returns a context that drives its first page.
+// The whole browser, helpers and all, is gone before the profile is
+// removed: a renderer left writing into it made the removal fail.
 func headlessChromium(t testing.TB) context.Context {
 	t.Helper()
-	path, err := exec.LookPath("chromium")
+	profile := t.TempDir()
+	start, cancelStart := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancelStart()
+	b, err := chromium.Start(start, profile)
 	if err != nil {
-		t.Fatal("chromium is not installed: scripts/setup installs it (Debian package chromium)")
+		t.Fatal(err)
 	}
-	opts := []chromedp.ExecAllocatorOption{
-		chromedp.ExecPath(path), chromedp.Headless, chromedp.DisableGPU, chromedp.NoFirstRun,
-		chromedp.UserDataDir(t.TempDir()), chromedp.WindowSize(1400, 1000),
-		chromedp.Flag("disable-background-networking", true), chromedp.Flag("disable-component-update", true),
-		chromedp.Flag("disable-sync", true), chromedp.Flag("disable-quic", true), chromedp.Flag("no-default-browser-check", true),
-	}
-	if os.Geteuid() == 0 {
-		opts = append(opts, chromedp.NoSandbox) // Chromium refuses to run as root with its sandbox
-	}
-	actx, cancelAlloc := chromedp.NewExecAllocator(context.Background(), opts...)
+	t.Cleanup(b.Stop)
+	actx, cancelAlloc := chromedp.NewRemoteAllocator(context.Background(), b.Endpoint)
 	ctx, cancelCtx := chromedp.NewContext(actx, chromedp.WithLogf(func(string, ...any) {}), chromedp.WithErrorf(func(string, ...any) {}))
 	ctx, cancelTime := context.WithTimeout(ctx, 2*time.Minute)
 	t.Cleanup(func() { cancelTime(); cancelCtx(); cancelAlloc() })
