@@ -548,10 +548,14 @@ type offsetState struct {
 	// file's time then (unix nanoseconds): a file rewritten since, rather
 	// than appended to, is read again from its start, since its new
 	// messages may lie before the offset (what was delivered and stands
-	// where it stood is a duplicate). States without them (of notes that
-	// hold no messages, or of earlier releases) are trusted as they are.
+	// where it stood is a duplicate). States of earlier releases, without
+	// them, are trusted as they are.
 	Read    string `json:"read,omitempty"`
 	ModTime int64  `json:"mod_time,omitempty"`
+	// Notes: the file holds notes or history, not messages (migrate says
+	// so of one a glob of appended inboxes matches). Rewritten, it is read
+	// on from its new end: an edit in it is never taken for messages.
+	Notes bool `json:"notes,omitempty"`
 }
 
 func (in *Intake) offsetPath(path string) string { return offsetFile(in.mb.Dir, path) }
@@ -578,8 +582,11 @@ func (in *Intake) readOffset(path string) offsetState {
 // file still holds it, would lose a new message written before a copy of
 // it ("ok" again).
 func (st offsetState) readOn(data []byte) int64 {
-	if st.Offset <= int64(len(data)) && (st.Read == "" || Digest(data[:st.Offset]) == st.Read) {
+	switch {
+	case st.Offset <= int64(len(data)) && (st.Read == "" || Digest(data[:st.Offset]) == st.Read):
 		return st.Offset
+	case st.Notes:
+		return int64(len(data))
 	}
 	return 0
 }
@@ -593,12 +600,13 @@ func RememberAppended(mailboxDir, path string, read []byte, mod time.Time) error
 	return rememberAppended(mailboxDir, offsetState{Path: path, Offset: int64(len(read)), Read: Digest(read), ModTime: mod.UnixNano()})
 }
 
-// RememberNotes records that the text file at path, which holds no
-// messages (notes or history a glob of appended inboxes matches), is read
-// only from its present end, size: what is edited above that is never
-// read as messages.
-func RememberNotes(mailboxDir, path string, size int64) error {
-	return rememberAppended(mailboxDir, offsetState{Path: path, Offset: size})
+// RememberNotes records that the text file at path, which holds notes or
+// history rather than messages (a glob of appended inboxes matches it),
+// is read only from its present end, read being its bytes and mod its
+// time: what is appended to it is read as messages, and what is edited
+// in it never is.
+func RememberNotes(mailboxDir, path string, read []byte, mod time.Time) error {
+	return rememberAppended(mailboxDir, offsetState{Path: path, Offset: int64(len(read)), Read: Digest(read), ModTime: mod.UnixNano(), Notes: true})
 }
 
 func rememberAppended(mailboxDir string, st offsetState) error {
@@ -638,7 +646,7 @@ func (in *Intake) ingestAppended(path string, fi fs.FileInfo, shared bool, now t
 	remember := func(to int64) error {
 		read.Write(data[readTo:to])
 		readTo = to
-		err := rememberAppended(in.mb.Dir, offsetState{Path: path, Offset: to, Read: hex.EncodeToString(read.Sum(nil)[:16]), ModTime: fi.ModTime().UnixNano()})
+		err := rememberAppended(in.mb.Dir, offsetState{Path: path, Offset: to, Read: hex.EncodeToString(read.Sum(nil)[:16]), ModTime: fi.ModTime().UnixNano(), Notes: st.Notes})
 		if err != nil {
 			return fmt.Errorf("cannot record how far %s was read: %w", path, err)
 		}

@@ -206,6 +206,68 @@ func TestAppendedTextFileRewrittenLosesNothing(t *testing.T) {
 	}
 }
 
+// Notes or history that a glob of appended inboxes matches, which
+// migrate recorded as read, are never read as messages when a person
+// edits them: a line deleted had the whole file read from its start, and
+// a line inserted above had its end taken for a message. What is
+// appended to them is still read.
+func TestNotesEditedAreNotReadAsMessages(t *testing.T) {
+	root := newRuntime(t, "Agent-1", "Agent-2")
+	mb := openMailbox(t, root, "Agent-1")
+	// Named as an inbox: a file whose name says notes is never watched.
+	path := filepath.Join(t.TempDir(), "Agent-1.txt")
+	msg := func(n string) string {
+		return "# mailbox.Message\n**From**: Agent-2\n**To**: Agent-1\n---\nnumber " + n + "\n\n"
+	}
+	notes := msg("old 1") + "a line of notes\n\n" + msg("old 2")
+	writeFile(t, path, []byte(notes))
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := RememberNotes(mb.Dir, path, []byte(notes), fi.ModTime()); err != nil {
+		t.Fatal(err)
+	}
+	opts := settings{Known: []string{"Agent-1", "Agent-2"}, Watch: []string{path}, Settle: time.Second}
+	now := time.Now()
+	c := consume(t, mb, opts, now)
+	take := func() []string {
+		t.Helper()
+		now = now.Add(time.Hour)
+		if err := c.Scan(now); err != nil {
+			t.Fatal(err)
+		}
+		// Once more a minute on: the last message is taken once the file
+		// has settled since the scan saw it change.
+		now = now.Add(time.Minute)
+		if err := c.Tick(now); err != nil {
+			t.Fatal(err)
+		}
+		return claimBodies(t, c, now)
+	}
+	if got := take(); len(got) != 0 {
+		t.Fatalf("claimed %q from notes recorded as read", got)
+	}
+	for _, edited := range []string{
+		strings.Replace(notes, "a line of notes\n", "", 1),                               // a line deleted
+		"a line inserted above\n\n" + strings.Replace(notes, "a line of notes\n", "", 1), // then one inserted
+	} {
+		writeFile(t, path, []byte(edited))
+		if got := take(); len(got) != 0 {
+			t.Fatalf("after an edit claimed %q from the notes", got)
+		}
+	}
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString(msg("new"))
+	f.Close()
+	if got := take(); !slices.Equal(got, []string{"number new"}) {
+		t.Fatalf("after an append claimed %q, want the message appended", got)
+	}
+}
+
 func claimBodies(t *testing.T, c consumer, now time.Time) []string {
 	t.Helper()
 	var bodies []string

@@ -130,7 +130,7 @@ func rememberWatched(root string, cfg config.Config, p *Plan, f *File, fail func
 			// Notes or history a glob of appended inboxes matches
 			// ("inboxes/Agent*.txt"): the runner reads a .txt as
 			// appended messages, so from its end, never as work.
-			err = intake.RememberNotes(mb.Dir, f.abs, int64(len(data)))
+			err = intake.RememberNotes(mb.Dir, f.abs, data, f.fi.ModTime())
 		case err == nil:
 			err = intake.RememberWatched(mb.Dir, f.abs, f.fi, data)
 		}
