@@ -141,7 +141,7 @@ func (d *Driver) Run(ctx context.Context, t cursor.Turn) (string, error) {
 			}
 			err := a.err()
 			switch {
-			case a.Submitted && errors.Is(err, cursor.ErrSubmitUnknown) && !submitted && t.OnStage != nil:
+			case a.Submitted && a.OnlyPressed && !submitted && t.OnStage != nil:
 				// Only the key is known to have gone, as the runner
 				// records it of a local chat.
 				if err := t.OnStage(cursor.StagePressed); err != nil {

@@ -69,11 +69,14 @@ type Answer struct {
 	// Usage is what the turn used, as the seat's driver heard it, so
 	// that the hub's runner records its cost as it does its own seats'.
 	Usage *cursor.Usage `json:"usage,omitempty"`
-	// Submitted says the agent got the prompt: a retry must not send it
-	// as new.
-	Submitted bool      `json:"submitted,omitempty"`
-	Machine   string    `json:"machine"`
-	At        time.Time `json:"at"`
+	// Submitted says the agent may have the prompt: a retry must not send
+	// it as new. OnlyPressed says no more is known than that the key that
+	// sends it was pressed, which the hub's runner records as such (seats
+	// of earlier releases, without it, said submitted).
+	Submitted   bool      `json:"submitted,omitempty"`
+	OnlyPressed bool      `json:"only_pressed,omitempty"`
+	Machine     string    `json:"machine"`
+	At          time.Time `json:"at"`
 }
 
 // answerTaken is the hub's word to a seat's answer sent over core NATS

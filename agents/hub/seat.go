@@ -421,6 +421,7 @@ func (st *seat) run(ctx context.Context, m jetstream.Msg, ask Ask, e *Entry, log
 	// A driver that saw the prompt still in the agent's input after the
 	// key says so with ErrNotSubmitted: the turn may be taken again.
 	a.Submitted, a.At = err == nil || (e.Delivered() && !cursor.ProvenUnsent(err)), st.s.Clock.Now().UTC()
+	a.OnlyPressed = err != nil && a.Submitted && e.Stage == stagePressed
 	if err != nil {
 		a.Error, a.Kind = err.Error(), kindOf(err)
 		if f := cursor.FailureOf(err); f.Kind != cursor.FailureOther {
@@ -445,7 +446,7 @@ func (st *seat) publish(ctx context.Context, ask Ask, a Answer) error {
 		// the message with the reason, rather than wait for an answer
 		// that never arrives.
 		st.log.Error().Str("event", "refused").Str("turn", ask.Turn).Err(err).Msg("the reply is too big to send to the hub")
-		a = Answer{Turn: a.Turn, Ask: a.Ask, Machine: a.Machine, At: a.At, Submitted: a.Submitted, Usage: a.Usage,
+		a = Answer{Turn: a.Turn, Ask: a.Ask, Machine: a.Machine, At: a.At, Submitted: a.Submitted, OnlyPressed: a.OnlyPressed, Usage: a.Usage,
 			Error: err.Error(), Kind: "bad_output", Failure: &cursor.Failure{Kind: cursor.FailureBadOutput}}
 		data, _ = json.Marshal(a)
 	}

@@ -263,16 +263,18 @@ func TestSeatFailureKeepsItsKind(t *testing.T) {
 }
 
 // A turn whose send key the seat's driver pressed may be with the agent:
-// failing with nothing to show whether the chat took the prompt, it comes
-// to the hub as pressed, so the runner does not send it again; failing
-// with the prompt seen still in the chat's input, it comes as not
-// submitted, to be tried again.
+// failing with nothing to show whether the chat took the prompt, or with
+// no reply before any proof of it, it comes to the hub as pressed (not as
+// submitted), so the runner does not send it again and says no more than
+// it knows; failing with the prompt seen still in the chat's input, it
+// comes as not submitted, to be tried again.
 func TestSeatTellsWhetherAPressedPromptMayBeWithTheAgent(t *testing.T) {
 	for _, tc := range []struct {
 		err   error
 		heard string // the stages the hub's runner hears
 	}{
 		{cursor.ErrSubmitUnknown, "pressed"},
+		{cursor.ErrNoReply, "pressed"},
 		{cursor.ErrNotSubmitted, ""},
 	} {
 		t.Run(kindOf(tc.err), func(t *testing.T) {
