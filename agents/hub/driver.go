@@ -140,14 +140,16 @@ func (d *Driver) Run(ctx context.Context, t cursor.Turn) (string, error) {
 				t.OnUsage(*a.Usage)
 			}
 			err := a.err()
-			switch {
-			case a.Submitted && a.OnlyPressed && !submitted && t.OnStage != nil:
+			switch a.stage() {
+			case cursor.StagePressed:
 				// Only the key is known to have gone, as the runner
 				// records it of a local chat.
-				if err := t.OnStage(cursor.StagePressed); err != nil {
-					return "", err
+				if !submitted && t.OnStage != nil {
+					if err := t.OnStage(cursor.StagePressed); err != nil {
+						return "", err
+					}
 				}
-			case a.Submitted:
+			case cursor.StageSubmitted:
 				if err := markSubmitted(); err != nil {
 					return "", err
 				}

@@ -79,6 +79,20 @@ type Answer struct {
 	At          time.Time `json:"at"`
 }
 
+// stage is how far the answer says the prompt got: StagePressed when
+// only the key that sends it is known to have gone (a seat of an earlier
+// release says so only by its error), StageSubmitted when the agent may
+// have it otherwise, "" when it does not.
+func (a Answer) stage() cursor.Stage {
+	switch {
+	case !a.Submitted:
+		return ""
+	case a.OnlyPressed || a.Error != "" && errors.Is(a.err(), cursor.ErrSubmitUnknown):
+		return cursor.StagePressed
+	}
+	return cursor.StageSubmitted
+}
+
 // answerTaken is the hub's word to a seat's answer sent over core NATS
 // (answerSubject) that the runner waiting for the turn has it; any other
 // word, or none, and the seat sends it through the replies stream.

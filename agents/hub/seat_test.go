@@ -522,3 +522,23 @@ func TestKindOfNamesAnUnsureSubmissionFirst(t *testing.T) {
 		}
 	}
 }
+
+// How far an answer says the prompt got, as the hub's runner records it,
+// also from a seat of an earlier release, which says "only pressed" by
+// its error alone.
+func TestAnswerStage(t *testing.T) {
+	for _, c := range []struct {
+		a    Answer
+		want cursor.Stage
+	}{
+		{Answer{Reply: "r", Submitted: true}, cursor.StageSubmitted},
+		{Answer{Error: "x", Kind: "no_reply", Submitted: true}, cursor.StageSubmitted},
+		{Answer{Error: "x", Kind: "no_reply", Submitted: true, OnlyPressed: true}, cursor.StagePressed},
+		{Answer{Error: "x", Kind: "submit_unknown", Submitted: true}, cursor.StagePressed},
+		{Answer{Error: "x", Kind: "not_submitted"}, ""},
+	} {
+		if got := c.a.stage(); got != c.want {
+			t.Errorf("%+v: stage %q, want %q", c.a, got, c.want)
+		}
+	}
+}

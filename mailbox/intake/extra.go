@@ -606,7 +606,10 @@ func RememberAppended(mailboxDir, path string, read []byte, mod time.Time) error
 // time: what is appended to it is read as messages, and what is edited
 // in it never is.
 func RememberNotes(mailboxDir, path string, read []byte, mod time.Time) error {
-	return rememberAppended(mailboxDir, offsetState{Path: path, Offset: int64(len(read)), Read: Digest(read), ModTime: mod.UnixNano(), Notes: true})
+	// An empty file has no notes to keep from being read, and may well be
+	// an inbox its writers have not used yet.
+	notes := len(bytes.TrimSpace(read)) > 0
+	return rememberAppended(mailboxDir, offsetState{Path: path, Offset: int64(len(read)), Read: Digest(read), ModTime: mod.UnixNano(), Notes: notes})
 }
 
 func rememberAppended(mailboxDir string, st offsetState) error {
@@ -641,12 +644,14 @@ func (in *Intake) ingestAppended(path string, fi fs.FileInfo, shared bool, now t
 	off := st.readOn(data)
 	// What was read is digested as it goes, not read whole again for each
 	// message.
-	read, readTo := sha256.New(), off
+	// A file that messages are appended to is an inbox from then on,
+	// whatever migrate took it for: rewritten, it is read from its start.
+	read, readTo, notes := sha256.New(), off, st.Notes
 	read.Write(data[:off])
 	remember := func(to int64) error {
 		read.Write(data[readTo:to])
 		readTo = to
-		err := rememberAppended(in.mb.Dir, offsetState{Path: path, Offset: to, Read: hex.EncodeToString(read.Sum(nil)[:16]), ModTime: fi.ModTime().UnixNano(), Notes: st.Notes})
+		err := rememberAppended(in.mb.Dir, offsetState{Path: path, Offset: to, Read: hex.EncodeToString(read.Sum(nil)[:16]), ModTime: fi.ModTime().UnixNano(), Notes: notes})
 		if err != nil {
 			return fmt.Errorf("cannot record how far %s was read: %w", path, err)
 		}
@@ -684,6 +689,7 @@ func (in *Intake) ingestAppended(path string, fi fs.FileInfo, shared bool, now t
 			if err := in.deliverExtra(msg, name); err != nil {
 				return err
 			}
+			notes = false
 		}
 		if err := remember(off + int64(p.End)); err != nil {
 			return err

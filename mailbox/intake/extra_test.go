@@ -266,6 +266,51 @@ func TestNotesEditedAreNotReadAsMessages(t *testing.T) {
 	if got := take(); !slices.Equal(got, []string{"number new"}) {
 		t.Fatalf("after an append claimed %q, want the message appended", got)
 	}
+	// Messages are appended to it: it is an inbox now, and emptied and
+	// begun again, it is read from its start.
+	writeFile(t, path, []byte(msg("after")+msg("the rewrite")+msg("at length")+msg("more than before")))
+	if got := take(); len(got) != 4 {
+		t.Fatalf("after the inbox was rewritten claimed %q, want its four messages", got)
+	}
+}
+
+// An empty file migrate found where a glob of appended inboxes points is
+// an inbox its writers have not used yet, not notes: filled, then emptied
+// and begun again, it is read from its start.
+func TestAnEmptyInboxMigrateFoundIsNoNotes(t *testing.T) {
+	root := newRuntime(t, "Agent-1", "Agent-2")
+	mb := openMailbox(t, root, "Agent-1")
+	path := filepath.Join(t.TempDir(), "Agent-1.txt")
+	writeFile(t, path, nil)
+	if err := RememberNotes(mb.Dir, path, nil, time.Now()); err != nil {
+		t.Fatal(err)
+	}
+	msg := func(n string) string {
+		return "# mailbox.Message\n**From**: Agent-2\n**To**: Agent-1\n---\nnumber " + n + "\n\n"
+	}
+	opts := settings{Known: []string{"Agent-1", "Agent-2"}, Watch: []string{path}, Settle: time.Second}
+	now := time.Now()
+	c := consume(t, mb, opts, now)
+	take := func() []string {
+		t.Helper()
+		now = now.Add(time.Hour)
+		if err := c.Scan(now); err != nil {
+			t.Fatal(err)
+		}
+		now = now.Add(time.Minute)
+		if err := c.Tick(now); err != nil {
+			t.Fatal(err)
+		}
+		return claimBodies(t, c, now)
+	}
+	writeFile(t, path, []byte(msg("1")+msg("2")))
+	if got := take(); len(got) != 2 {
+		t.Fatalf("claimed %q, want numbers 1 and 2", got)
+	}
+	writeFile(t, path, []byte(msg("3")+msg("4")+msg("5")))
+	if got := take(); len(got) != 3 {
+		t.Fatalf("after the inbox was rewritten claimed %q, want numbers 3 to 5", got)
+	}
 }
 
 func claimBodies(t *testing.T, c consumer, now time.Time) []string {
