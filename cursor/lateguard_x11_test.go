@@ -204,13 +204,21 @@ func TestGUIPasteOfATakenClipboardIsNotSubmitted(t *testing.T) {
 		t.Fatalf("the chat received %q", got)
 	}
 
-	// A clipboard manager that keeps the prompt itself did no harm.
+	// A clipboard manager that keeps the prompt itself did no harm. In a
+	// chat and a driver of their own: the first chat's copy from before
+	// its prompt, landing late on a loaded machine, took the clipboard from
+	// the next turn's prompt as it was written, which rightly failed that
+	// turn.
+	g.Close()
+	chat.close()
+	kept := startChat(t, chatOptions{title: "Cursor - clipboard manager"})
+	g = newTestGUI(t, kept.window(), t.TempDir())
 	const prompt = "a prompt a clipboard manager keeps"
 	systemClipboard = func() clipboardBackend { return takenClipboard{real(), prompt} }
 	if _, err := g.Run(context.Background(), Turn{Prompt: prompt}); err != nil {
 		t.Fatalf("Run with the prompt kept by a clipboard manager = %v", err)
 	}
-	if got := chat.prompts(t); len(got) != 1 || got[0] != prompt {
+	if got := kept.prompts(t); len(got) != 1 || got[0] != prompt {
 		t.Fatalf("the chat received %q", got)
 	}
 }
