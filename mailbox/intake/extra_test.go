@@ -106,9 +106,6 @@ func TestAppendedTextFile(t *testing.T) {
 	root := newRuntime(t, "Agent-1", "Agent-2")
 	mb := openMailbox(t, root, "Agent-1")
 	path := filepath.Join(t.TempDir(), "Agent-1.txt")
-	msg := func(n string) string {
-		return "# mailbox.Message\n**From**: Agent-2\n**To**: Agent-1\n---\nnumber " + n + "\n\n"
-	}
 	appendTo := func(s string) {
 		f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o644)
 		if err != nil {
@@ -118,7 +115,7 @@ func TestAppendedTextFile(t *testing.T) {
 		f.Close()
 	}
 	opts := settings{Known: []string{"Agent-1", "Agent-2"}, Watch: []string{path}, Settle: time.Second}
-	appendTo(msg("1") + msg("2") + "# mailbox.Message\n**From**: Agent-2\n")
+	appendTo(numbered("1") + numbered("2") + "# mailbox.Message\n**From**: Agent-2\n")
 	now := time.Now()
 	c := consume(t, mb, opts, now)
 	got := claimBodies(t, c, now)
@@ -143,7 +140,7 @@ func TestAppendedTextFile(t *testing.T) {
 	c.Close()
 
 	os.Remove(filepath.Join(mb.Dir, OffsetsDir, names(t, filepath.Join(mb.Dir, OffsetsDir))[0])) // lost: read again from the start
-	appendTo(msg("4"))
+	appendTo(numbered("4"))
 	c = consume(t, mb, opts, later)
 	if got := claimBodies(t, c, later); !slices.Equal(got, []string{"number 4"}) {
 		t.Fatalf("claimed %q, want only number 4 (the others are duplicates)", got)
@@ -161,12 +158,9 @@ func TestAppendedTextFileRewrittenLosesNothing(t *testing.T) {
 	root := newRuntime(t, "Agent-1", "Agent-2")
 	mb := openMailbox(t, root, "Agent-1")
 	path := filepath.Join(t.TempDir(), "Agent-1.txt")
-	msg := func(n string) string {
-		return "# mailbox.Message\n**From**: Agent-2\n**To**: Agent-1\n---\nnumber " + n + "\n\n"
-	}
 	opts := settings{Known: []string{"Agent-1", "Agent-2"}, Watch: []string{path}, Settle: time.Second}
 	now := time.Now()
-	writeFile(t, path, []byte(msg("1")+msg("2")))
+	writeFile(t, path, []byte(numbered("1")+numbered("2")))
 	c := consume(t, mb, opts, now)
 	// take looks again an hour on, when the last message has settled.
 	take := func() []string {
@@ -186,7 +180,7 @@ func TestAppendedTextFileRewrittenLosesNothing(t *testing.T) {
 		t.Fatalf("claimed %q, want numbers 1 and 2", got)
 	}
 	// Rewritten: the same length, other messages; then longer.
-	for _, text := range []string{msg("3") + msg("4"), msg("5") + msg("6") + msg("7")} {
+	for _, text := range []string{numbered("3") + numbered("4"), numbered("5") + numbered("6") + numbered("7")} {
 		writeFile(t, path, []byte(text))
 		got := take()
 		want := strings.Count(text, "number")
@@ -199,7 +193,7 @@ func TestAppendedTextFileRewrittenLosesNothing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f.WriteString(msg("8"))
+	f.WriteString(numbered("8"))
 	f.Close()
 	if got := take(); !slices.Equal(got, []string{"number 8"}) {
 		t.Fatalf("after an append claimed %q, want number 8 only", got)
@@ -216,10 +210,7 @@ func TestNotesEditedAreNotReadAsMessages(t *testing.T) {
 	mb := openMailbox(t, root, "Agent-1")
 	// Named as an inbox: a file whose name says notes is never watched.
 	path := filepath.Join(t.TempDir(), "Agent-1.txt")
-	msg := func(n string) string {
-		return "# mailbox.Message\n**From**: Agent-2\n**To**: Agent-1\n---\nnumber " + n + "\n\n"
-	}
-	notes := msg("old 1") + "a line of notes\n\n" + msg("old 2")
+	notes := numbered("old 1") + "a line of notes\n\n" + numbered("old 2")
 	writeFile(t, path, []byte(notes))
 	fi, err := os.Stat(path)
 	if err != nil {
@@ -261,14 +252,14 @@ func TestNotesEditedAreNotReadAsMessages(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f.WriteString(msg("new"))
+	f.WriteString(numbered("new"))
 	f.Close()
 	if got := take(); !slices.Equal(got, []string{"number new"}) {
 		t.Fatalf("after an append claimed %q, want the message appended", got)
 	}
 	// Messages are appended to it: it is an inbox now, and emptied and
 	// begun again, it is read from its start.
-	writeFile(t, path, []byte(msg("after")+msg("the rewrite")+msg("at length")+msg("more than before")))
+	writeFile(t, path, []byte(numbered("after")+numbered("the rewrite")+numbered("at length")+numbered("more than before")))
 	if got := take(); len(got) != 4 {
 		t.Fatalf("after the inbox was rewritten claimed %q, want its four messages", got)
 	}
@@ -285,9 +276,6 @@ func TestAnEmptyInboxMigrateFoundIsNoNotes(t *testing.T) {
 	if err := RememberNotes(mb.Dir, path, nil, time.Now()); err != nil {
 		t.Fatal(err)
 	}
-	msg := func(n string) string {
-		return "# mailbox.Message\n**From**: Agent-2\n**To**: Agent-1\n---\nnumber " + n + "\n\n"
-	}
 	opts := settings{Known: []string{"Agent-1", "Agent-2"}, Watch: []string{path}, Settle: time.Second}
 	now := time.Now()
 	c := consume(t, mb, opts, now)
@@ -303,14 +291,20 @@ func TestAnEmptyInboxMigrateFoundIsNoNotes(t *testing.T) {
 		}
 		return claimBodies(t, c, now)
 	}
-	writeFile(t, path, []byte(msg("1")+msg("2")))
+	writeFile(t, path, []byte(numbered("1")+numbered("2")))
 	if got := take(); len(got) != 2 {
 		t.Fatalf("claimed %q, want numbers 1 and 2", got)
 	}
-	writeFile(t, path, []byte(msg("3")+msg("4")+msg("5")))
+	writeFile(t, path, []byte(numbered("3")+numbered("4")+numbered("5")))
 	if got := take(); len(got) != 3 {
 		t.Fatalf("after the inbox was rewritten claimed %q, want numbers 3 to 5", got)
 	}
+}
+
+// numbered is message n from Agent-2 to Agent-1 as the old writers
+// append it to a .txt inbox, its body "number n".
+func numbered(n string) string {
+	return "# mailbox.Message\n**From**: Agent-2\n**To**: Agent-1\n---\nnumber " + n + "\n\n"
 }
 
 func claimBodies(t *testing.T, c consumer, now time.Time) []string {
