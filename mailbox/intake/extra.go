@@ -16,6 +16,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode"
 
 	"github.com/agentctl/agentctl/internal/agentname"
 	"github.com/agentctl/agentctl/internal/atomicfile"
@@ -554,8 +555,22 @@ type offsetState struct {
 	ModTime int64  `json:"mod_time,omitempty"`
 	// Notes: the file holds notes or history, not messages (migrate says
 	// so of one a glob of appended inboxes matches). Rewritten, it is read
-	// on from its new end: an edit in it is never taken for messages.
-	Notes bool `json:"notes,omitempty"`
+	// on from where its last notes (Tail) now end, or else from its new
+	// end: an edit in it is never taken for messages, and a message
+	// appended before the edit, or while agentctl was down, is still read.
+	Notes bool   `json:"notes,omitempty"`
+	Tail  []byte `json:"tail,omitempty"`
+}
+
+// tailLen is how much of a notes file's end its state keeps to find the
+// notes' end again in the file rewritten.
+const tailLen = 256
+
+// notesTail is the end of notes: their last tailLen bytes but white space,
+// which an edit at the end changes most often.
+func notesTail(notes []byte) []byte {
+	notes = bytes.TrimRightFunc(notes, unicode.IsSpace)
+	return bytes.Clone(notes[max(0, len(notes)-tailLen):])
 }
 
 func (in *Intake) offsetPath(path string) string { return offsetFile(in.mb.Dir, path) }
@@ -586,6 +601,11 @@ func (st offsetState) readOn(data []byte) int64 {
 	case st.Offset <= int64(len(data)) && (st.Read == "" || Digest(data[:st.Offset]) == st.Read):
 		return st.Offset
 	case st.Notes:
+		// The first place the notes' end stands again: a copy of it in
+		// what was appended since would have that read as notes.
+		if i := bytes.Index(data, st.Tail); len(st.Tail) > 0 && i >= 0 {
+			return int64(i + len(st.Tail))
+		}
 		return int64(len(data))
 	}
 	return 0
@@ -608,8 +628,11 @@ func RememberAppended(mailboxDir, path string, read []byte, mod time.Time) error
 func RememberNotes(mailboxDir, path string, read []byte, mod time.Time) error {
 	// An empty file has no notes to keep from being read, and may well be
 	// an inbox its writers have not used yet.
-	notes := len(bytes.TrimSpace(read)) > 0
-	return rememberAppended(mailboxDir, offsetState{Path: path, Offset: int64(len(read)), Read: Digest(read), ModTime: mod.UnixNano(), Notes: notes})
+	st := offsetState{Path: path, Offset: int64(len(read)), Read: Digest(read), ModTime: mod.UnixNano()}
+	if len(bytes.TrimSpace(read)) > 0 {
+		st.Notes, st.Tail = true, notesTail(read)
+	}
+	return rememberAppended(mailboxDir, st)
 }
 
 func rememberAppended(mailboxDir string, st offsetState) error {
@@ -651,8 +674,11 @@ func (in *Intake) ingestAppended(path string, fi fs.FileInfo, shared bool, now t
 	remember := func(to int64) error {
 		read.Write(data[readTo:to])
 		readTo = to
-		err := rememberAppended(in.mb.Dir, offsetState{Path: path, Offset: to, Read: hex.EncodeToString(read.Sum(nil)[:16]), ModTime: fi.ModTime().UnixNano(), Notes: notes})
-		if err != nil {
+		st := offsetState{Path: path, Offset: to, Read: hex.EncodeToString(read.Sum(nil)[:16]), ModTime: fi.ModTime().UnixNano()}
+		if notes {
+			st.Notes, st.Tail = true, notesTail(data[:to])
+		}
+		if err := rememberAppended(in.mb.Dir, st); err != nil {
 			return fmt.Errorf("cannot record how far %s was read: %w", path, err)
 		}
 		return nil

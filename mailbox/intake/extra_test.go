@@ -162,20 +162,7 @@ func TestAppendedTextFileRewrittenLosesNothing(t *testing.T) {
 	now := time.Now()
 	writeFile(t, path, []byte(numbered("1")+numbered("2")))
 	c := consume(t, mb, opts, now)
-	// take looks again an hour on, when the last message has settled.
-	take := func() []string {
-		t.Helper()
-		now = now.Add(time.Hour)
-		if err := c.Scan(now); err != nil {
-			t.Fatal(err)
-		}
-		if err := c.Tick(now); err != nil {
-			t.Fatal(err)
-		}
-		got := claimBodies(t, c, now)
-		slices.Sort(got)
-		return got
-	}
+	take := func() []string { return takeLater(t, c, &now) }
 	if got := append(claimBodies(t, c, now), take()...); len(got) != 2 {
 		t.Fatalf("claimed %q, want numbers 1 and 2", got)
 	}
@@ -222,20 +209,7 @@ func TestNotesEditedAreNotReadAsMessages(t *testing.T) {
 	opts := settings{Known: []string{"Agent-1", "Agent-2"}, Watch: []string{path}, Settle: time.Second}
 	now := time.Now()
 	c := consume(t, mb, opts, now)
-	take := func() []string {
-		t.Helper()
-		now = now.Add(time.Hour)
-		if err := c.Scan(now); err != nil {
-			t.Fatal(err)
-		}
-		// Once more a minute on: the last message is taken once the file
-		// has settled since the scan saw it change.
-		now = now.Add(time.Minute)
-		if err := c.Tick(now); err != nil {
-			t.Fatal(err)
-		}
-		return claimBodies(t, c, now)
-	}
+	take := func() []string { return takeLater(t, c, &now) }
 	if got := take(); len(got) != 0 {
 		t.Fatalf("claimed %q from notes recorded as read", got)
 	}
@@ -265,6 +239,53 @@ func TestNotesEditedAreNotReadAsMessages(t *testing.T) {
 	}
 }
 
+// A message appended to notes is read even when the notes are edited
+// before it is: while it was still being written (the scan saw it, not
+// yet settled), or while agentctl was down. The file is read on from
+// where the notes now end; it used to be read on from its new end,
+// past the message.
+func TestAMessageAppendedToNotesOutlivesAnEditAboveIt(t *testing.T) {
+	// The edits are further from the notes' end than the part of it kept
+	// to find it again.
+	notes := numbered("old 1") + "a line of notes\n\n" + numbered("old 2") + numbered("old 3") + numbered("old 4") + numbered("old 5")
+	edited := "a line inserted above\n\n" + strings.Replace(notes, "a line of notes\n", "", 1)
+	for _, down := range []bool{false, true} {
+		root := newRuntime(t, "Agent-1", "Agent-2")
+		mb := openMailbox(t, root, "Agent-1")
+		path := filepath.Join(t.TempDir(), "Agent-1.txt")
+		writeFile(t, path, []byte(notes))
+		fi, err := os.Stat(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := RememberNotes(mb.Dir, path, []byte(notes), fi.ModTime()); err != nil {
+			t.Fatal(err)
+		}
+		opts := settings{Known: []string{"Agent-1", "Agent-2"}, Watch: []string{path}, Settle: time.Second}
+		now := time.Now()
+		if !down {
+			c := consume(t, mb, opts, now)
+			writeFile(t, path, []byte(notes+numbered("new")))
+			if err := c.Scan(now); err != nil {
+				t.Fatal(err)
+			}
+			if got := claimBodies(t, c, now); len(got) != 0 {
+				t.Fatalf("claimed %q before the message settled", got)
+			}
+			writeFile(t, path, []byte(edited+numbered("new")))
+			if got := takeLater(t, c, &now); !slices.Equal(got, []string{"number new"}) {
+				t.Fatalf("notes edited under a message being written: claimed %q, want number new", got)
+			}
+			continue
+		}
+		writeFile(t, path, []byte(edited+numbered("new")))
+		c := consume(t, mb, opts, now)
+		if got := append(claimBodies(t, c, now), takeLater(t, c, &now)...); !slices.Equal(got, []string{"number new"}) {
+			t.Fatalf("notes edited and appended to while agentctl was down: claimed %q, want number new", got)
+		}
+	}
+}
+
 // An empty file migrate found where a glob of appended inboxes points is
 // an inbox its writers have not used yet, not notes: filled, then emptied
 // and begun again, it is read from its start.
@@ -279,18 +300,7 @@ func TestAnEmptyInboxMigrateFoundIsNoNotes(t *testing.T) {
 	opts := settings{Known: []string{"Agent-1", "Agent-2"}, Watch: []string{path}, Settle: time.Second}
 	now := time.Now()
 	c := consume(t, mb, opts, now)
-	take := func() []string {
-		t.Helper()
-		now = now.Add(time.Hour)
-		if err := c.Scan(now); err != nil {
-			t.Fatal(err)
-		}
-		now = now.Add(time.Minute)
-		if err := c.Tick(now); err != nil {
-			t.Fatal(err)
-		}
-		return claimBodies(t, c, now)
-	}
+	take := func() []string { return takeLater(t, c, &now) }
 	writeFile(t, path, []byte(numbered("1")+numbered("2")))
 	if got := take(); len(got) != 2 {
 		t.Fatalf("claimed %q, want numbers 1 and 2", got)
@@ -299,6 +309,24 @@ func TestAnEmptyInboxMigrateFoundIsNoNotes(t *testing.T) {
 	if got := take(); len(got) != 3 {
 		t.Fatalf("after the inbox was rewritten claimed %q, want numbers 3 to 5", got)
 	}
+}
+
+// takeLater looks again an hour past *now, and once more a minute on (the
+// last message is taken once the file has settled since the scan saw it
+// change), and claims what is there, in order of body.
+func takeLater(t *testing.T, c consumer, now *time.Time) []string {
+	t.Helper()
+	*now = now.Add(time.Hour)
+	if err := c.Scan(*now); err != nil {
+		t.Fatal(err)
+	}
+	*now = now.Add(time.Minute)
+	if err := c.Tick(*now); err != nil {
+		t.Fatal(err)
+	}
+	got := claimBodies(t, c, *now)
+	slices.Sort(got)
+	return got
 }
 
 // numbered is message n from Agent-2 to Agent-1 as the old writers
