@@ -249,6 +249,11 @@ func (s *cdpTurn) run(ctx context.Context) (string, error) {
 	}
 	if s.t.Resume {
 		s.sent = true
+		if !prep.Kept {
+			// Its replies from before the prompt are no longer told from
+			// new ones: the last one shown may be any of them.
+			return "", fmt.Errorf("%w: the page reloaded or navigated since the prompt was sent, so its reply cannot be told from older ones", ErrReplyLost)
+		}
 		s.c.logf("resuming: waiting for the reply of a prompt sent before")
 		return s.await(ctx, decodeState(s.t.ResumeState))
 	}
@@ -306,6 +311,9 @@ type prepared struct {
 	// prompt (see mark), and Kind is the composer's.
 	Marked bool   `json:"marked"`
 	Kind   string `json:"kind"`
+	// Kept: the page still holds marks of an earlier turn's; one without
+	// them was reloaded (or is another page) since they were made.
+	Kept bool `json:"kept"`
 }
 
 // prepare checks the seat's selectors (refusing one that is not valid

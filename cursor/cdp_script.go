@@ -107,6 +107,9 @@ if (w.obs) w.obs.disconnect();
 w.token = a.token; w.busySeen = false; w.changes = 0; w.changedAt = performance.now(); w.probe = null; w.enter = null;
 let marked = 0;
 // Marked afresh at each prompt: a new chat numbers its rows from 0 again.
+// w.marked outlives the turn, as the marks do: a turn resumed on a page
+// without it is on a page reloaded since its prompt was sent.
+if (a.mark) w.marked = true;
 if (a.mark && a.reply) { w.seen = null; w.seenRows = null; const m = seenReplies(); for (const e of all(a.reply)) { markSeen(m, e); marked++; } }
 let wasBusy = false, lastReply = null;
 const changed = () => { w.changes++; w.changedAt = performance.now(); };
@@ -231,12 +234,14 @@ return {title: document.title, counts: out};` + "})"
 // a.markNow, where the page is not busy and its last reply is in a
 // numbered row (jsNumbered), jsWatch marking the replies,
 // jsComposerKind and jsLook again. A selector that is not CSS stops it
-// first.
+// first. Kept says whether the page held an earlier turn's marks before
+// this call.
 const jsPrepare = "(a => { const counts = (" + jsCheck + ")(a).counts;\n" +
 	"if (Object.values(counts).includes(-1)) return {counts};\n" +
+	"const kept = !!(window.__agentctl && window.__agentctl.marked);\n" +
 	"(" + jsWatch + ")({...a, mark: false});\n" +
 	"const look = (" + jsLook + ")(a);\n" +
-	"if (look.busy || !a.markNow || !(" + jsNumbered + ")(a)) return {counts, look};\n" +
+	"if (look.busy || !a.markNow || !(" + jsNumbered + ")(a)) return {counts, look, kept};\n" +
 	"(" + jsWatch + ")({...a, mark: true});\n" +
 	"const k = (" + jsComposerKind + ")(a);\n" +
-	"return {counts, look: (" + jsLook + ")(a), marked: true, kind: k.kind || \"\"}; })"
+	"return {counts, look: (" + jsLook + ")(a), marked: true, kind: k.kind || \"\", kept}; })"

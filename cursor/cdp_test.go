@@ -293,6 +293,46 @@ func TestCDPResumedTurnNeverSendsAgain(t *testing.T) {
 	}
 }
 
+// A turn resumed on a page reloaded since its prompt was sent cannot tell
+// the reply from those before it, whose marks went with the reload: its
+// reply is lost, said at once. It used to take the last reply shown, or
+// wait out the turn for one.
+func TestCDPResumeOnAReloadedPageLosesTheReply(t *testing.T) {
+	b := startCDPBrowser(t)
+	c := b.openChatPage(t, "Cursor - reloaded before the resume", shape{name: "classic", think: 1, chunks: 3, pause: 0.2}, 0)
+	d := newTestCDP(t, c.seat())
+	if _, err := d.Run(context.Background(), Turn{Prompt: "before"}); err != nil {
+		t.Fatal(err)
+	}
+	var state string
+	crash := errors.New("killed")
+	_, err := d.Run(context.Background(), Turn{Prompt: "resumed prompt",
+		OnResumeState: func(s string) error { state = s; return nil },
+		OnStage: func(s Stage) error {
+			if s == StageSubmitted {
+				return crash
+			}
+			return nil
+		}})
+	if !errors.Is(err, crash) {
+		t.Fatalf("err = %v", err)
+	}
+	c.awaitPrompts(t, 2)
+	c.script(t, "location.reload()")
+	c.await(t, func(p PageTarget) bool { return p.ID == c.id && p.Title == c.title })
+	c.awaitLoaded(t)
+	// A bound for the old way, which waited for a reply that never came.
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	reply, err := newTestCDP(t, c.seat()).Run(ctx, Turn{Prompt: "resumed prompt", Resume: true, ResumeState: state})
+	if !errors.Is(err, ErrReplyLost) || !strings.Contains(err.Error(), "reloaded") {
+		t.Fatalf("resumed on a reloaded page: %q, %v; want the reply lost to the reload", reply, err)
+	}
+	if got := c.prompts(t); len(got) != 2 {
+		t.Fatalf("the page received %q", got)
+	}
+}
+
 // slowPageTurn takes one turn with prompt on a stand-in page opened with
 // extra (its Enter handling: accept_ms, accept_busy), ignoring its first
 // ignoreSubmits submissions, at gui.submit submit, and requires the
