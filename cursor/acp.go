@@ -49,9 +49,12 @@ const (
 // A loaded session's history may still stream in after session/load
 // answered (Gemini CLI replays it without waiting): the prompt waits
 // until none came for acpReplayQuiet, at most acpReplayWait, so that no
-// replayed word is taken for the reply.
+// replayed word is taken for the reply. It is paid once an agent start,
+// and long enough for a replay starved of CPU on a busy machine; one
+// that pauses longer still fails the turn (errReplayInTurn) rather than
+// have its words taken for the reply.
 var (
-	acpReplayQuiet = 200 * time.Millisecond
+	acpReplayQuiet = time.Second
 	acpReplayWait  = 30 * time.Second
 )
 
@@ -139,14 +142,14 @@ func (d *ACP) Run(ctx context.Context, t Turn) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	session, err := d.open(ctx, conn, t)
+	session, loaded, err := d.open(ctx, conn, t)
 	if err != nil {
 		return "", err
 	}
 	if t.OnSession != nil {
 		t.OnSession(session)
 	}
-	at := &acpTurn{t: t, ctx: ctx, session: session}
+	at := &acpTurn{t: t, ctx: ctx, session: session, afterLoad: loaded}
 	d.turn.Store(at)
 	defer d.turn.Store(nil)
 	if t.OnStart != nil {
@@ -381,15 +384,15 @@ func (d *ACP) ensure(ctx context.Context, t Turn) (*acp.ClientSideConnection, er
 }
 
 // open returns the session the turn goes to: the one the conversation
-// record names (t.Session), loaded into a fresh agent where it can be,
-// or a new one.
-func (d *ACP) open(ctx context.Context, conn *acp.ClientSideConnection, t Turn) (string, error) {
+// record names (t.Session), loaded into a fresh agent where it can be
+// (loaded), or a new one.
+func (d *ACP) open(ctx context.Context, conn *acp.ClientSideConnection, t Turn) (id string, loaded bool, err error) {
 	want := t.Session
 	if t.NewChat {
 		want = ""
 	}
 	if want != "" && want == d.session {
-		return want, nil
+		return want, false, nil
 	}
 	octx, cancel := context.WithTimeout(ctx, acpStartTimeout)
 	defer cancel()
@@ -403,27 +406,27 @@ func (d *ACP) open(ctx context.Context, conn *acp.ClientSideConnection, t Turn) 
 				d.awaitReplay(octx)
 				d.session = want
 				if err := d.chooseModel(octx, conn, want, resp.Models, resp.ConfigOptions); err != nil {
-					return "", err
+					return "", false, err
 				}
-				return want, nil
+				return want, true, nil
 			}
 			if ctx.Err() != nil {
-				return "", fmt.Errorf("turn stopped while session %s loaded: %w", want, context.Cause(ctx))
+				return "", false, fmt.Errorf("turn stopped while session %s loaded: %w", want, context.Cause(ctx))
 			}
 			t.note("the ACP agent %s could not load session %s (%v), so a new one began without the conversation so far", d.s.Command[0], want, err)
 		}
 	}
 	resp, err := conn.NewSession(octx, acp.NewSessionRequest{Cwd: d.dir, McpServers: []acp.McpServer{}})
 	if err != nil && ctx.Err() != nil {
-		return "", fmt.Errorf("turn stopped while a session opened: %w", context.Cause(ctx))
+		return "", false, fmt.Errorf("turn stopped while a session opened: %w", context.Cause(ctx))
 	}
 	if err != nil {
-		return "", fmt.Errorf("%w: the ACP agent %s cannot open a session: %v%s", ErrExecFailed, d.s.Command[0], err, d.child.stderr.quote())
+		return "", false, fmt.Errorf("%w: the ACP agent %s cannot open a session: %v%s", ErrExecFailed, d.s.Command[0], err, d.child.stderr.quote())
 	}
-	id := string(resp.SessionId)
+	id = string(resp.SessionId)
 	d.session = id
 	if err := d.chooseModel(octx, conn, id, resp.Models, resp.ConfigOptions); err != nil {
-		return "", err
+		return "", false, err
 	}
-	return id, nil
+	return id, false, nil
 }

@@ -3,6 +3,7 @@ package cursor
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -28,6 +29,11 @@ type acpTurn struct {
 	// refused are the tools the agent was refused, which may be why it
 	// stopped (Codex ends its turn, cancelled, when refused).
 	refused []string
+	// afterLoad: the turn is the first in a session this agent loaded,
+	// whose replay may run into it; toolSeen: the agent has called a
+	// tool in it (Claude's adapter sends the user's side of a tool's
+	// result as user_message_chunk too).
+	afterLoad, toolSeen bool
 }
 
 func (at *acpTurn) progress(kind, text string) {
@@ -73,6 +79,17 @@ func (c acpClient) SessionUpdate(_ context.Context, n acp.SessionNotification) e
 	}
 	u := n.Update
 	switch {
+	case u.UserMessageChunk != nil:
+		// Early in the first turn after a load, only the replay of the
+		// history says what the user said, and the reply's chunks so far,
+		// and the history's last reply still to come, may be the
+		// history's. The turn's own prompt, echoed, is not the history.
+		at.mu.Lock()
+		early := at.afterLoad && !at.toolSeen
+		at.mu.Unlock()
+		if b := u.UserMessageChunk.Content; early && b.Text != nil && !strings.Contains(at.t.Prompt, b.Text.Text) {
+			at.fail(errReplayInTurn)
+		}
 	case u.AgentMessageChunk != nil:
 		b := u.AgentMessageChunk.Content
 		if b.Text == nil {
@@ -92,6 +109,7 @@ func (c acpClient) SessionUpdate(_ context.Context, n acp.SessionNotification) e
 	case u.ToolCall != nil:
 		tc := u.ToolCall
 		at.mu.Lock()
+		at.toolSeen = true
 		if at.tools == nil {
 			at.tools = map[string]string{}
 		}
@@ -122,6 +140,11 @@ func (c acpClient) SessionUpdate(_ context.Context, n acp.SessionNotification) e
 	}
 	return nil
 }
+
+// errReplayInTurn: the replay of a loaded session went on into the turn
+// (a session/load answered before its replay ended, and a pause in that
+// longer than acpReplayQuiet).
+var errReplayInTurn = errors.New("the agent was still replaying its session's history (session/load) when the prompt went, so the reply cannot be told from the history; its session holds the prompt")
 
 func orPending(s string) string {
 	if s == "" {
