@@ -82,6 +82,37 @@ func (m *Mailbox) lockConsumer(path string, opts Options) (*flock.Flock, time.Du
 	return lock, waited, nil
 }
 
+// keepLock makes sure the consumer still holds the lock its path names
+// (lockfile.Intact): a lock file a person removed is taken afresh, and
+// the consumer goes on; one that another process created and took since
+// ends this consumer, which is then no longer the mailbox's only one.
+func (c *Consumer) keepLock() error {
+	if lockfile.Intact(c.lock) {
+		return nil
+	}
+	path := c.lock.Path()
+	if _, err := lockfile.Take(context.Background(), c.lock, lockfile.Wait{Clock: c.opts.Clock}); err != nil {
+		var busy *lockfile.BusyError
+		if errors.As(err, &busy) {
+			locked := &LockedError{Agent: c.mb.Agent}
+			if busy.Holder.Believed {
+				locked.PID = busy.Holder.Record.PID
+			}
+			return fmt.Errorf("%s was removed while this process held it, and since then %w", path, locked)
+		}
+		return err
+	}
+	role := roleConsumer
+	if c.opts.Runner {
+		role = roleRunner
+	}
+	if err := lockfile.Write(path, lockfile.Self(role)); err != nil {
+		return err
+	}
+	c.emit("lock-lost", "", path, "the consumer lock file was removed or replaced while held; taken afresh")
+	return nil
+}
+
 // describeConsumerHolder is the sentence a waiting runner logs and shows
 // in status.json.
 func describeConsumerHolder(path string, h lockfile.Holder) string {

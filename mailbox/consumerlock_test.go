@@ -270,3 +270,51 @@ func TestConsumerLockWaitsOnItsClock(t *testing.T) {
 		t.Errorf("OnWait was called again: %q", <-waiting)
 	}
 }
+
+// A consumer lock file a person removes no longer keeps a second consumer
+// out: the next one creates the file anew and takes it. The holder looks
+// at its lock before each claim: where the file is gone it takes it
+// afresh, and the second consumer is refused; where another took the new
+// file first, the holder's loop ends before it claims anything more.
+func TestAConsumerLockFileRemovedIsTakenAfreshOrEndsItsHolder(t *testing.T) {
+	mb := openMailbox(t, newRuntime(t, "Agent-1"), "Agent-1")
+	now := time.Now()
+	first := consume(t, mb, Options{Runner: true}, now)
+	path := ConsumerLockPath(mb.Root, mb.Agent)
+	if err := os.Remove(path); err != nil {
+		t.Fatal(err)
+	}
+	if err := first.keepLock(); err != nil {
+		t.Fatalf("the holder could not take its removed lock afresh: %v", err)
+	}
+	var locked *LockedError
+	if _, err := mb.Consume(Options{Known: []string{"Agent-1"}}, now); !errors.As(err, &locked) || locked.PID != os.Getpid() {
+		t.Fatalf("a second consumer after the holder took its lock afresh: %v, want refused naming the holder", err)
+	}
+
+	if err := os.Remove(path); err != nil {
+		t.Fatal(err)
+	}
+	second := consume(t, mb, Options{}, now)
+	if err := mb.Deliver(testMessage("m1", "Agent-1", Normal)); err != nil {
+		t.Fatal(err)
+	}
+	if err := first.Scan(now); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var claimed []string
+	err := Serve(ctx, first, first, nil, clocktest.New(now), Worker{Handle: func(_ context.Context, cl *Claim) error {
+		claimed = append(claimed, cl.Message.ID)
+		cancel()
+		return first.Complete(cl, Receipt{}, now)
+	}})
+	if !errors.Is(err, ErrConsumerRunning) || len(claimed) > 0 {
+		t.Fatalf("the holder whose removed lock another took: Serve gave %v after claiming %q; want it ended before any claim", err, claimed)
+	}
+	if !strings.Contains(err.Error(), "was removed") {
+		t.Errorf("the error %q does not say the lock file was removed", err)
+	}
+	second.Close()
+}

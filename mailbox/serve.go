@@ -96,6 +96,9 @@ func Serve(ctx context.Context, c *Consumer, feed Feed, changes <-chan Change, c
 // drain handles every claimable message. It stops early with the time a
 // hold ends.
 func drain(ctx context.Context, c *Consumer, clk clock.Clock, w Worker) (held time.Time, err error) {
+	if err := c.keepLock(); err != nil {
+		return time.Time{}, err
+	}
 	for ctx.Err() == nil {
 		now := clk.Now()
 		if w.Hold != nil && c.Claimable(now) {

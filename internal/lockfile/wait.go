@@ -117,6 +117,15 @@ func Take(ctx context.Context, lock *flock.Flock, w Wait) (time.Duration, error)
 		if err != nil {
 			return 0, fmt.Errorf("cannot lock %s: %w", path, err)
 		}
+		if ok && !Intact(lock) {
+			// The file was removed or replaced between its opening and
+			// its locking, or since this handle took it: a lock on it
+			// keeps out no one who opens the path now.
+			if err := lock.Unlock(); err != nil {
+				return 0, fmt.Errorf("cannot let go of the lock on a removed %s: %w", path, err)
+			}
+			continue
+		}
 		now := clk.Now()
 		if ok {
 			if try == 0 {
@@ -150,6 +159,20 @@ func Take(ctx context.Context, lock *flock.Flock, w Wait) (time.Duration, error)
 		case <-clk.At(next):
 		}
 	}
+}
+
+// Intact reports whether lock, held, is on the file its path names now. A
+// lock file a person removes (or replaces) leaves its holder locking a
+// file nobody else can open, and the next process to come creates and
+// takes a new one: both would go on as the only holder. Holders look
+// again now and then, and take the lock afresh (Take) when it is not.
+func Intact(lock *flock.Flock) bool {
+	held, err := lock.Stat()
+	if err != nil {
+		return false
+	}
+	now, err := os.Stat(lock.Path())
+	return err == nil && os.SameFile(held, now)
 }
 
 func hostname() string {
