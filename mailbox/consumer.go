@@ -294,18 +294,19 @@ func (c *Consumer) Tick(now time.Time) error {
 // longer than any delivery takes to write one.
 const leftoverAge = time.Hour
 
-// removeLeftover removes the temp file of a delivery that died before
-// linking it in. It never was a message; only its writer could have made
-// it one.
 // restoreWithdrawn puts back, once it is old enough that no delivery is
 // still checking it, a message a delivery moved aside and died before it
-// could put it back.
+// could put it back, or removes it when it is a duplicate.
 func (c *Consumer) restoreWithdrawn(e fs.DirEntry, now time.Time) (restored string) {
 	fi, err := e.Info()
 	if err != nil || now.Sub(fi.ModTime()) < leftoverAge {
 		return ""
 	}
-	name, err := c.mb.restoreWithdrawn(e.Name())
+	name, dup, err := c.mb.restoreWithdrawn(e.Name())
+	if dup && err == nil {
+		c.emit("duplicate", "", name, "a delivery set it aside as a duplicate of a message in flight or handled, and died before removing it; removed")
+		return ""
+	}
 	if name == "" || err != nil {
 		return ""
 	}
@@ -316,6 +317,9 @@ func (c *Consumer) restoreWithdrawn(e fs.DirEntry, now time.Time) (restored stri
 	return name
 }
 
+// removeLeftover removes the temp file of a delivery that died before
+// linking it in. It never was a message; only its writer could have made
+// it one.
 func (c *Consumer) removeLeftover(e fs.DirEntry, now time.Time) {
 	fi, err := e.Info()
 	if err != nil || now.Sub(fi.ModTime()) < leftoverAge {

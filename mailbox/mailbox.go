@@ -214,19 +214,52 @@ func isWithdrawn(name string) bool {
 
 // restoreWithdrawn puts back a file left aside by a delivery that died in
 // withdraw, unless its name has been taken since, and returns that name.
-func (m *Mailbox) restoreWithdrawn(aside string) (string, error) {
+// Such a file is either the delivery's own duplicate, which it died
+// before removing, or a message the consumer had put back under that
+// name (a retry). Only the latter has no copy elsewhere: one whose
+// message is in flight, archived or dead-lettered is the duplicate, and
+// is removed (dup) rather than worked again.
+func (m *Mailbox) restoreWithdrawn(aside string) (name string, dup bool, err error) {
 	rest := strings.TrimSuffix(strings.TrimPrefix(aside, "."), withdrawSuffix)
 	dot := strings.LastIndexByte(rest, '.')
 	if !isWithdrawn(aside) || dot < 0 {
-		return "", nil
+		return "", false, nil
 	}
-	name := rest[:dot]
+	name = rest[:dot]
+	if m.handledElsewhere(aside) {
+		return name, true, os.Remove(m.path(InboxDir, aside))
+	}
 	if err := os.Link(m.path(InboxDir, aside), m.path(InboxDir, name)); errors.Is(err, fs.ErrExist) {
-		return "", nil
+		return "", false, nil
 	} else if err != nil {
-		return "", err
+		return "", false, err
 	}
-	return name, os.Remove(m.path(InboxDir, aside))
+	return name, false, os.Remove(m.path(InboxDir, aside))
+}
+
+// handledElsewhere reports whether the message in inbox/'s file name is
+// also in flight, archived or dead-lettered. A file that is no message,
+// or a search that fails, says no: the file is then put back, and what
+// is not a message dead-lettered as any dropped file is.
+func (m *Mailbox) handledElsewhere(name string) bool {
+	data, err := os.ReadFile(m.path(InboxDir, name))
+	if err != nil {
+		return false
+	}
+	msg, err := Decode(data, Source{Name: name, Owner: m.Agent})
+	if err != nil || msg.ID == "" {
+		return false
+	}
+	found, err := m.Locate(msg.ID)
+	if err != nil {
+		return false
+	}
+	for _, e := range found {
+		if e.State != StatePending {
+			return true
+		}
+	}
+	return false
 }
 
 func (m *Mailbox) seen(stem string) bool {

@@ -85,3 +85,41 @@ func TestWithdrawnMessageIsRestored(t *testing.T) {
 		t.Errorf("the set-aside copy is still there: %v", err)
 	}
 }
+
+// TestWithdrawnDuplicateIsNotWorkedAgain: a duplicate a delivery set aside
+// and died before removing is removed, not put back, when its message is
+// handled already: it used to be restored and worked a second time.
+func TestWithdrawnDuplicateIsNotWorkedAgain(t *testing.T) {
+	root := newRuntime(t, "Agent-1")
+	mb := openMailbox(t, root, "Agent-1")
+	msg := testMessage("once", "Agent-1", Normal)
+	if err := mb.Deliver(msg); err != nil {
+		t.Fatal(err)
+	}
+	c := consume(t, mb, Options{MaxAttempts: 3, Backoff: time.Minute}, t0)
+	cl, err := c.Claim(t0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Complete(cl, Receipt{Outcome: "done"}, t0); err != nil {
+		t.Fatal(err)
+	}
+	aside := inboxPath(mb, ".once.json.00000000000000ff"+withdrawSuffix)
+	writeFile(t, aside, msg.Encode())
+	old := t0.Add(-2 * leftoverAge)
+	if err := os.Chtimes(aside, old, old); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Scan(t0); err != nil {
+		t.Fatal(err)
+	}
+	if cl, err := c.Claim(t0); !errors.Is(err, ErrEmpty) {
+		t.Fatalf("Claim = %v, %v; want nothing: the set-aside copy is a duplicate of a message done", cl, err)
+	}
+	if got := names(t, mb.path(InboxDir)); len(got) != 0 {
+		t.Errorf("inbox = %v, want the duplicate gone", got)
+	}
+	if _, err := os.Stat(aside); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("the set-aside duplicate is still there: %v", err)
+	}
+}
