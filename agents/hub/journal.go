@@ -187,8 +187,11 @@ func (j *Journal) append(path string, data []byte, sync bool) error {
 	return err
 }
 
-// Unanswered lists the turns that were asked and not answered: a seat
-// stopped or killed mid-turn.
+// Unanswered lists the turns that were asked and not answered, and whose
+// prompt the agent may have: a seat stopped or killed mid-turn. A turn
+// still at "received" is left for its ask, which the server offers again
+// (it was never acknowledged): taken up unasked, it could go to an agent
+// the hub no longer asks, or asks elsewhere.
 func (j *Journal) Unanswered() ([]Entry, error) {
 	names, err := j.names()
 	if err != nil {
@@ -203,7 +206,7 @@ func (j *Journal) Unanswered() ([]Entry, error) {
 		// Only a whole record is finished unasked; anything less waits for
 		// the server to offer its ask again, and Load reads it generously.
 		e, whole := lastEntry(data)
-		if whole && e.Answer == nil && e.Ask != nil &&
+		if whole && e.Answer == nil && e.Ask != nil && e.Delivered() &&
 			e.Turn != "" && e.Ask.Turn == e.Turn && e.Ask.Ask != "" && name == filepath.Base(j.file(e.Turn)) {
 			out = append(out, e)
 		}

@@ -125,10 +125,10 @@ func TestUnansweredSkipsRecordsThatAreNotWhole(t *testing.T) {
 		t.Fatal(err)
 	}
 	bad := map[string]string{
-		"a/1": `{"turn": "", "stage": "received", "ask": {"turn": "", "ask": "x", "prompt": "P"}}`,
-		"b/1": `{"turn": "b/1", "stage": "received", "ask": {"turn": "c/1", "ask": "x", "prompt": "P"}}`,
-		"d/1": `{"turn": "e/1", "stage": "received", "ask": {"turn": "e/1", "ask": "x", "prompt": "P"}}`,
-		"f/1": `{"turn": "f/1", "stage": "received", "ask": {"turn": "f/1", "ask": "", "prompt": "P"}}`,
+		"a/1": `{"turn": "", "stage": "started", "ask": {"turn": "", "ask": "x", "prompt": "P"}}`,
+		"b/1": `{"turn": "b/1", "stage": "started", "ask": {"turn": "c/1", "ask": "x", "prompt": "P"}}`,
+		"d/1": `{"turn": "e/1", "stage": "started", "ask": {"turn": "e/1", "ask": "x", "prompt": "P"}}`,
+		"f/1": `{"turn": "f/1", "stage": "started", "ask": {"turn": "f/1", "ask": "", "prompt": "P"}}`,
 		"g/1": `[1, 2`,
 	}
 	for turn, data := range bad {
@@ -136,12 +136,35 @@ func TestUnansweredSkipsRecordsThatAreNotWhole(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if err := j.Save(Entry{Turn: "ok/1", Stage: stageReceived, Ask: &Ask{Turn: "ok/1", Ask: "ok/1@a", Prompt: "P"}}); err != nil {
+	if err := j.Save(Entry{Turn: "ok/1", Stage: stageStarted, Ask: &Ask{Turn: "ok/1", Ask: "ok/1@a", Prompt: "P"}}); err != nil {
 		t.Fatal(err)
 	}
 	open, err := j.Unanswered()
 	if err != nil || len(open) != 1 || open[0].Turn != "ok/1" {
 		t.Fatalf("Unanswered = %+v, %v; want only ok/1", open, err)
+	}
+}
+
+// A turn whose record says only "received" (a seat stopped as it took up
+// again a turn whose agent never had the prompt) waits for its ask, which
+// the server offers again: taken up unasked, its prompt could go to an
+// agent the hub no longer asks.
+func TestUnansweredLeavesATurnTheAgentNeverHad(t *testing.T) {
+	j, err := OpenJournal(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range []Entry{
+		{Turn: "received/1", Stage: stageReceived, Ask: &Ask{Turn: "received/1", Ask: "received/1@b", Prompt: "P"}},
+		{Turn: "pressed/1", Stage: stagePressed, Ask: &Ask{Turn: "pressed/1", Ask: "pressed/1@a", Prompt: "P"}},
+	} {
+		if err := j.Save(e); err != nil {
+			t.Fatal(err)
+		}
+	}
+	open, err := j.Unanswered()
+	if err != nil || len(open) != 1 || open[0].Turn != "pressed/1" {
+		t.Fatalf("Unanswered = %+v, %v; want only the turn the agent may have", open, err)
 	}
 }
 
