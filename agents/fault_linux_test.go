@@ -14,6 +14,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/agentctl/agentctl/cursor"
 	"github.com/agentctl/agentctl/internal/clock/clocktest"
 	"github.com/agentctl/agentctl/internal/testenv/syncbuf"
 	"github.com/agentctl/agentctl/mailbox"
@@ -287,5 +288,96 @@ func remountReadOnly(t *testing.T, dir string) {
 			t.Fatalf("remount read-only (try %d): %v", tries, err)
 		}
 		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+// A press of the send key whose record the disk, full for a moment, could
+// not take never happened: the key goes only once it is on record. The
+// message is taken up again from its record, once the seat has sat the
+// fault out, and its prompt sent as new; it used to be dead-lettered
+// saying the prompt may have been submitted.
+func TestAPressNotRecordedOnAFullDiskIsSentAsNew(t *testing.T) {
+	fsDir := smallFS(t)
+	agents := []string{"Agent-1", "Agent-2"}
+	root := filepath.Join(fsDir, "runtime")
+	for _, a := range append(agents, "human") {
+		if err := mailbox.Create(root, a); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var mu sync.Mutex
+	var turns []cursor.Turn
+	pressErr := make(chan error, 1)
+	s := testSettings(root, "Agent-1", agents, hookDriver(func(turn cursor.Turn) (string, error) {
+		mu.Lock()
+		turns = append(turns, turn)
+		first := len(turns) == 1
+		mu.Unlock()
+		if turn.Resume {
+			return "", errors.New("resumed, but the key never went")
+		}
+		if err := turn.OnStage(cursor.StageInjected); err != nil {
+			return "", err
+		}
+		// A state larger than a page, so that the press's record, which
+		// carries it, needs room the full disk does not have.
+		if err := turn.OnResumeState(strings.Repeat("s", 3*4096)); err != nil {
+			return "", err
+		}
+		var filler string
+		if first {
+			var err error
+			if filler, err = fillQuietly(fsDir); err != nil {
+				return "", err
+			}
+		}
+		err := turn.OnStage(cursor.StagePressed)
+		if first {
+			os.Remove(filler)
+			pressErr <- err
+		}
+		if err != nil {
+			return "", err // the key does not go
+		}
+		if err := turn.OnStage(cursor.StageSubmitted); err != nil {
+			return "", err
+		}
+		return "Done; nothing to send.", nil
+	}))
+	clk := clocktest.New(time.Date(2026, 11, 26, 9, 0, 0, 0, time.UTC))
+	log := &syncbuf.Buffer{}
+	s.People, s.Human = []string{"human"}, "human"
+	s.Clock, s.Log = clk, zerolog.New(log)
+	s.Resend = false // as for any chat window
+	s.TemplatesDir = ""
+	startRunner(t, s)
+	deliverTo(t, root, mailbox.Message{ID: "m1", From: "Agent-2", To: "Agent-1", Body: "Say hello.", CreatedAt: clk.Now()})
+	if err := <-pressErr; !errors.Is(err, syscall.ENOSPC) {
+		t.Fatalf("the press's record on a full disk gave %v; want it refused for want of space", err)
+	}
+	clk.Pump(t, "m1 done", func() bool { return archivedOnce(t, root, "m1") })
+	mu.Lock()
+	defer mu.Unlock()
+	if len(turns) != 2 {
+		t.Fatalf("%d turns, want the failed one and one more", len(turns))
+	}
+}
+
+// fillQuietly is fill for a driver's goroutine: it returns its error.
+func fillQuietly(dir string) (string, error) {
+	p := filepath.Join(dir, "filler")
+	f, err := os.Create(p)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	chunk := make([]byte, 4096)
+	for {
+		if _, err := f.Write(chunk); err != nil {
+			if !errors.Is(err, syscall.ENOSPC) {
+				return "", err
+			}
+			return p, nil
+		}
 	}
 }

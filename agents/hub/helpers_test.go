@@ -71,6 +71,9 @@ type chat struct {
 	// pressedOnly: a turn tells only that the send key was pressed, as a
 	// chat window's whose proof of the submission has not come.
 	pressedOnly bool
+	// afterPress, if set, runs once the turn has told its stage, whatever
+	// came of that.
+	afterPress func()
 
 	mu      sync.Mutex
 	sent    map[string]int
@@ -88,7 +91,7 @@ func (c *chat) Run(ctx context.Context, t cursor.Turn) (string, error) {
 		c.mu.Unlock()
 		return "", early
 	}
-	finishOnStop, stage := c.finishOnStop, cursor.StageSubmitted
+	finishOnStop, stage, afterPress := c.finishOnStop, cursor.StageSubmitted, c.afterPress
 	if c.pressedOnly {
 		stage = cursor.StagePressed
 	}
@@ -99,7 +102,11 @@ func (c *chat) Run(ctx context.Context, t cursor.Turn) (string, error) {
 	}
 	c.mu.Unlock()
 	if !t.Resume && t.OnStage != nil {
-		if err := t.OnStage(stage); err != nil {
+		err := t.OnStage(stage)
+		if afterPress != nil {
+			afterPress()
+		}
+		if err != nil {
 			return "", err
 		}
 	}

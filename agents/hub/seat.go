@@ -384,8 +384,15 @@ func (st *seat) run(ctx context.Context, m jetstream.Msg, ask Ask, e *Entry, log
 			switch {
 			case s == cursor.StagePressed:
 				// The agent may have the prompt from the key on: a seat
-				// started after a crash resumes the turn.
-				return record(stagePressed, func() {})
+				// started after a crash resumes the turn. The key goes only
+				// once that is on record, so a record that fails leaves
+				// the turn where it was: the prompt was not sent.
+				was := e.Stage
+				if err := record(stagePressed, func() {}); err != nil {
+					e.Stage = was
+					return err
+				}
+				return nil
 			case s != cursor.StageSubmitted || e.Stage == stageStarted:
 				// A started command has the prompt already, recorded so
 				// in OnStart: its "submitted" says nothing new.

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -303,6 +305,44 @@ func TestSeatTellsWhetherAPressedPromptMayBeWithTheAgent(t *testing.T) {
 				t.Errorf("the hub heard stages %q, want %q", got, tc.heard)
 			}
 		})
+	}
+}
+
+// A press of the send key whose record the seat could not write (a full
+// disk for a moment) never happened: the key goes only once it is on
+// record. The hub hears that the prompt was not sent, so it may send it
+// again; it used to hear "pressed", which keeps a prompt from being sent
+// again for good.
+func TestSeatWhosePressWasNotRecordedSaysThePromptWasNotSent(t *testing.T) {
+	r := newRig(t)
+	c, d := r.chat, r.driver
+	// A link to nowhere where the turn's record goes: the turn reads as
+	// new, and its first record fails.
+	blocked := (&Journal{dir: r.journal}).file("m1/1")
+	if err := os.Symlink(filepath.Join(t.TempDir(), "gone", "record"), blocked); err != nil {
+		t.Fatal(err)
+	}
+	c.set(func(c *chat) {
+		c.pressedOnly = true
+		c.afterPress = func() { os.Remove(blocked) }
+	})
+	var mu sync.Mutex
+	var heard []string
+	got := askTurn(context.Background(), d, cursor.Turn{ID: "m1/1", Prompt: "P", OnStage: func(s cursor.Stage) error {
+		mu.Lock()
+		defer mu.Unlock()
+		if s != cursor.StageHanded {
+			heard = append(heard, string(s))
+		}
+		return nil
+	}})
+	if a := result(t, got); a.err == nil {
+		t.Fatalf("Run = %q; want the turn failed", a.reply)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(heard) != 0 {
+		t.Errorf("the hub heard stages %q, want none: the key never went", heard)
 	}
 }
 
