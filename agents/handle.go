@@ -401,7 +401,7 @@ func (r *Runner) failed(ctx context.Context, log zerolog.Logger, cl *claim, caus
 	case cursor.FailureOf(cause).Kind == cursor.FailureBadOutput:
 		reason = fmt.Sprintf("its turn ran but its output could not be read: %v; it was not run again, to avoid paying for a second turn", cause)
 	case errors.Is(cause, cursor.ErrReplyLost):
-		reason = fmt.Sprintf("the prompt was submitted but its reply was lost (%v); it was not sent again (run.resend)", cause)
+		reason = fmt.Sprintf("%s but its reply was lost (%v); it was not sent again (run.resend)", submittedWords(cl.Progress), cause)
 	case submitted && !r.s.Resend:
 		reason = fmt.Sprintf("%s but the turn failed: %v; it was not sent again, to avoid a second paste (run.resend)", submittedWords(cl.Progress), cause)
 	case cl.Progress.Attempt >= r.maxAttempts():

@@ -63,6 +63,9 @@ func TestATurnPressedButUnprovenIsNotSentAgain(t *testing.T) {
 		turns int
 	}{
 		{"unknown", fmt.Errorf("%w: nothing changed", cursor.ErrSubmitUnknown), "the prompt may have been submitted (its send key was pressed)", 1},
+		// Its reply lost with no proof of the submission: no more is said
+		// than that the key went.
+		{"reply lost", fmt.Errorf("%w: the page reloaded", cursor.ErrReplyLost), "the prompt may have been submitted (its send key was pressed) but its reply was lost", 1},
 		{"still in the input", fmt.Errorf("%w: the input box still holds the prompt", cursor.ErrNotSubmitted), "", 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
