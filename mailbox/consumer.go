@@ -122,6 +122,9 @@ type Consumer struct {
 	orphans  []string // stems a crashed consumer left in processing/
 	inflight *Claim
 	log      progressLog
+	// lockUnchecked: the lock's file cannot be told as the same from one
+	// look to the next here, so keepLock no longer looks.
+	lockUnchecked bool
 }
 
 // ConsumerLockPath is the lock file that makes a process the consumer of an

@@ -112,18 +112,22 @@ func Take(ctx context.Context, lock *flock.Flock, w Wait) (time.Duration, error)
 	}
 	path := lock.Path()
 	start := clk.Now()
+	reopened := 0
 	for try := 0; ; try++ {
 		ok, err := lock.TryLock()
 		if err != nil {
 			return 0, fmt.Errorf("cannot lock %s: %w", path, err)
 		}
-		if ok && !Intact(lock) {
+		if ok && reopened < maxReopen && !Intact(lock) {
 			// The file was removed or replaced between its opening and
 			// its locking, or since this handle took it: a lock on it
-			// keeps out no one who opens the path now.
+			// keeps out no one who opens the path now. (A file system
+			// that never tells one file as the same twice is not asked
+			// for ever.)
 			if err := lock.Unlock(); err != nil {
 				return 0, fmt.Errorf("cannot let go of the lock on a removed %s: %w", path, err)
 			}
+			reopened++
 			continue
 		}
 		now := clk.Now()
@@ -160,6 +164,10 @@ func Take(ctx context.Context, lock *flock.Flock, w Wait) (time.Duration, error)
 		}
 	}
 }
+
+// maxReopen bounds how often Take opens a lock file afresh because the
+// one it locked is no longer the one at its path.
+const maxReopen = 3
 
 // Intact reports whether lock, held, is on the file its path names now. A
 // lock file a person removes (or replaces) leaves its holder locking a
