@@ -360,11 +360,11 @@ func (e *deadError) Error() string { return e.reason }
 // stopping, leave it in processing/ for the next runner.
 func (r *Runner) failed(ctx context.Context, log zerolog.Logger, cl *claim, cause error) error {
 	now := r.now()
-	if p := errPath(cause); p != "" && within(r.s.Root, p) && classifyFault(cause, r.s.Root, false) != faultNone {
+	var rec *recordError
+	if errors.As(cause, &rec) && classifyFault(rec.err, r.s.Root, false) != faultNone {
 		// The turn was cut off by the runtime itself (a stage that could
-		// not be recorded: a full disk, a read-only file system; not the
-		// agent's own files, whatever their trouble), which says nothing
-		// of the message: it stays in processing/, and once
+		// not be recorded: a full disk, a read-only file system), which
+		// says nothing of the message: it stays in processing/, and once
 		// the loop has sat the fault out it is taken up from what is on
 		// record. What this runner holds in memory may be more than that:
 		// a press of the send key whose record failed, so the key never

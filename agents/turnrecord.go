@@ -208,7 +208,10 @@ func (r *Runner) record(cl *claim, stage string, now time.Time) error {
 	if err := cl.save(); err != nil {
 		return err
 	}
-	return r.c.Record(cl.Claim, stage, now)
+	if err := r.c.Record(cl.Claim, stage, now); err != nil {
+		return &recordError{err}
+	}
+	return nil
 }
 
 // recordUnsynced is record for a stage an earlier record implies, which a
@@ -217,8 +220,19 @@ func (r *Runner) recordUnsynced(cl *claim, stage string, now time.Time) error {
 	if err := cl.save(); err != nil {
 		return err
 	}
-	return r.c.RecordUnsynced(cl.Claim, stage, now)
+	if err := r.c.RecordUnsynced(cl.Claim, stage, now); err != nil {
+		return &recordError{err}
+	}
+	return nil
 }
+
+// recordError is a stage of a turn that its runner could not put on
+// record: handed back through the driver, it tells a turn cut off by the
+// runtime from one that failed on its own (Runner.failed).
+type recordError struct{ err error }
+
+func (e *recordError) Error() string { return e.err.Error() }
+func (e *recordError) Unwrap() error { return e.err }
 
 // complete archives the claim with its receipt; the last record keeps the
 // turn record too, so the archived log tells the whole turn.
