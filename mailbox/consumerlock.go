@@ -8,6 +8,7 @@ import (
 
 	"github.com/gofrs/flock"
 
+	"github.com/agentctl/agentctl/internal/atomicfile"
 	"github.com/agentctl/agentctl/internal/layout"
 	"github.com/agentctl/agentctl/internal/lockfile"
 )
@@ -83,32 +84,32 @@ func (m *Mailbox) lockConsumer(path string, opts Options) (*flock.Flock, time.Du
 }
 
 // keepLock makes sure the consumer still holds the lock its path names
-// (lockfile.Intact): a lock file a person removed is taken afresh, and
-// the consumer goes on; one that another process created and took since
-// ends this consumer, which is then no longer the mailbox's only one.
+// (lockfile.Intact): a lock file a person removed is taken afresh, as
+// Consume takes it (waiting out a passing holder, such as a recovery
+// visit), and the consumer goes on; one that another runner created and
+// took since ends this consumer, which is then no longer the mailbox's
+// only one.
 func (c *Consumer) keepLock() error {
 	if c.lockUnchecked || lockfile.Intact(c.lock) {
 		return nil
 	}
 	path := c.lock.Path()
-	if _, err := lockfile.Take(context.Background(), c.lock, lockfile.Wait{Clock: c.opts.Clock}); err != nil {
-		var busy *lockfile.BusyError
-		if errors.As(err, &busy) {
-			locked := &LockedError{Agent: c.mb.Agent}
-			if busy.Holder.Believed {
-				locked.PID = busy.Holder.Record.PID
-			}
+	// The lock held is on a file nobody else can open any more.
+	if err := c.lock.Unlock(); err != nil {
+		return fmt.Errorf("cannot let go of the lock on a removed %s: %w", path, err)
+	}
+	if err := atomicfile.MkdirAll(LocksDir(c.mb.Root)); err != nil {
+		return err
+	}
+	lock, _, err := c.mb.lockConsumer(path, c.opts)
+	if err != nil {
+		var locked *LockedError
+		if errors.As(err, &locked) {
 			return fmt.Errorf("%s was removed while this process held it, and since then %w", path, locked)
 		}
 		return err
 	}
-	role := roleConsumer
-	if c.opts.Runner {
-		role = roleRunner
-	}
-	if err := lockfile.Write(path, lockfile.Self(role)); err != nil {
-		return err
-	}
+	c.lock = lock
 	if !lockfile.Intact(c.lock) {
 		// A file system that does not tell a file as the same twice: the
 		// check would let go of the lock at every look.

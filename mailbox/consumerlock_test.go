@@ -273,9 +273,10 @@ func TestConsumerLockWaitsOnItsClock(t *testing.T) {
 
 // A consumer lock file a person removes no longer keeps a second consumer
 // out: the next one creates the file anew and takes it. The holder looks
-// at its lock before each claim: where the file is gone it takes it
-// afresh, and the second consumer is refused; where another took the new
-// file first, the holder's loop ends before it claims anything more.
+// at its lock before each claim and at each wake-up: where the file (or
+// its folder) is gone it takes it afresh, and the second consumer is
+// refused; where another took the new file first, the holder's loop ends
+// before it claims anything more.
 func TestAConsumerLockFileRemovedIsTakenAfreshOrEndsItsHolder(t *testing.T) {
 	mb := openMailbox(t, newRuntime(t, "Agent-1"), "Agent-1")
 	now := time.Now()
@@ -290,6 +291,16 @@ func TestAConsumerLockFileRemovedIsTakenAfreshOrEndsItsHolder(t *testing.T) {
 	var locked *LockedError
 	if _, err := mb.Consume(Options{Known: []string{"Agent-1"}}, now); !errors.As(err, &locked) || locked.PID != os.Getpid() {
 		t.Fatalf("a second consumer after the holder took its lock afresh: %v, want refused naming the holder", err)
+	}
+	// The whole locks folder, the same.
+	if err := os.RemoveAll(LocksDir(mb.Root)); err != nil {
+		t.Fatal(err)
+	}
+	if err := first.keepLock(); err != nil {
+		t.Fatalf("the holder could not take its lock afresh in a removed locks folder: %v", err)
+	}
+	if _, err := mb.Consume(Options{Known: []string{"Agent-1"}}, now); !errors.As(err, &locked) {
+		t.Fatalf("a second consumer after the locks folder came back: %v, want refused", err)
 	}
 
 	if err := os.Remove(path); err != nil {

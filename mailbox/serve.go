@@ -96,10 +96,12 @@ func Serve(ctx context.Context, c *Consumer, feed Feed, changes <-chan Change, c
 // drain handles every claimable message. It stops early with the time a
 // hold ends.
 func drain(ctx context.Context, c *Consumer, clk clock.Clock, w Worker) (held time.Time, err error) {
-	if err := c.keepLock(); err != nil {
-		return time.Time{}, err
-	}
 	for ctx.Err() == nil {
+		// Before every claim, and at every wake-up: a backlog keeps the
+		// loop here for hours.
+		if err := c.keepLock(); err != nil {
+			return time.Time{}, err
+		}
 		now := clk.Now()
 		if w.Hold != nil && c.Claimable(now) {
 			until, err := w.Hold(now)
