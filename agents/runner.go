@@ -361,7 +361,7 @@ func (r *Runner) onConsumerWait(holder string) {
 
 func (r *Runner) onMailboxEvent(e mailbox.Event) {
 	ev := r.log.Info()
-	if e.Kind == "deadlettered" || e.Kind == "duplicate" || e.Kind == "lock-busy" || e.Kind == "lock-lost" || e.Kind == "repaired" || e.Kind == "unreadable" {
+	if e.Kind == "deadlettered" || e.Kind == "duplicate" || e.Kind == "lock-busy" || e.Kind == "lock-lost" || e.Kind == "notes-edited" || e.Kind == "repaired" || e.Kind == "unreadable" {
 		ev = r.log.Warn()
 		if e.Kind == "deadlettered" {
 			r.hb.count("deadlettered")

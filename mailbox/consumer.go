@@ -64,7 +64,7 @@ type Options struct {
 
 // Event reports something the consumer did without being asked directly.
 type Event struct {
-	Kind   string // "ingested", "duplicate", "deadlettered", "recovered", "lock-busy", "lock-free", "lock-lost", "unreadable"
+	Kind   string // "ingested", "duplicate", "deadlettered", "recovered", "lock-busy", "lock-free", "lock-lost", "notes-edited", "unreadable"
 	ID     string
 	File   string
 	Reason string

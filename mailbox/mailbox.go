@@ -226,6 +226,9 @@ func (m *Mailbox) restoreWithdrawn(aside string) (name string, dup bool, err err
 		return "", false, nil
 	}
 	name = rest[:dot]
+	if _, err := os.Lstat(m.path(InboxDir, name)); err == nil {
+		return "", false, nil // taken: looked at again by the next scan
+	}
 	if m.handledElsewhere(aside) {
 		return name, true, os.Remove(m.path(InboxDir, aside))
 	}

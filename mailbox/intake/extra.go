@@ -563,8 +563,12 @@ type offsetState struct {
 }
 
 // tailLen is how much of a notes file's end its state keeps to find the
-// notes' end again in the file rewritten.
-const tailLen = 256
+// notes' end again in the file rewritten; a shorter end (a note of a word
+// or two) could be found anywhere, and is not used.
+const (
+	tailLen    = 256
+	minTailLen = 64
+)
 
 // notesTail is the end of notes: their last tailLen bytes but white space,
 // which an edit at the end changes most often.
@@ -596,19 +600,23 @@ func (in *Intake) readOffset(path string) offsetState {
 // its start. Reading on after the last message read, where the rewritten
 // file still holds it, would lose a new message written before a copy of
 // it ("ok" again).
-func (st offsetState) readOn(data []byte) int64 {
+// Notes rewritten where their end cannot be found again are read on from
+// the file's new end: jumped says so, since a message appended to them
+// and not read yet is then skipped.
+func (st offsetState) readOn(data []byte) (off int64, jumped bool) {
 	switch {
 	case st.Offset <= int64(len(data)) && (st.Read == "" || Digest(data[:st.Offset]) == st.Read):
-		return st.Offset
+		return st.Offset, false
 	case st.Notes:
-		// The first place the notes' end stands again: a copy of it in
-		// what was appended since would have that read as notes.
-		if i := bytes.Index(data, st.Tail); len(st.Tail) > 0 && i >= 0 {
-			return int64(i + len(st.Tail))
+		// Where the notes' end stands again, if it stands in one place
+		// only: a history of repeated messages would be read again from
+		// an earlier copy.
+		if i := bytes.Index(data, st.Tail); len(st.Tail) >= minTailLen && i >= 0 && i == bytes.LastIndex(data, st.Tail) {
+			return int64(i + len(st.Tail)), false
 		}
-		return int64(len(data))
+		return int64(len(data)), true
 	}
-	return 0
+	return 0, false
 }
 
 // RememberAppended records that the appended text file at path was read
@@ -664,7 +672,10 @@ func (in *Intake) ingestAppended(path string, fi fs.FileInfo, shared bool, now t
 		in.emit("unreadable", "", path, err.Error())
 		return nil
 	}
-	off := st.readOn(data)
+	off, jumped := st.readOn(data)
+	if jumped {
+		in.emit("notes-edited", "", path, "notes were rewritten where their end cannot be found again; read on from the file's new end, so a message appended to them before the edit and not read yet is skipped")
+	}
 	// What was read is digested as it goes, not read whole again for each
 	// message.
 	// A file that messages are appended to is an inbox from then on,

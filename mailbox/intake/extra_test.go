@@ -286,6 +286,41 @@ func TestAMessageAppendedToNotesOutlivesAnEditAboveIt(t *testing.T) {
 	}
 }
 
+// Notes whose end stands in more than one place (a history of the same
+// message over and over) are not read again from an earlier copy of it
+// when edited: read on from the file's new end, and the log says that a
+// message appended before the edit would have been skipped.
+func TestNotesOfRepeatedTextEditedAreNotReadAgain(t *testing.T) {
+	root := newRuntime(t, "Agent-1", "Agent-2")
+	mb := openMailbox(t, root, "Agent-1")
+	path := filepath.Join(t.TempDir(), "Agent-1.txt")
+	notes := strings.Repeat(numbered("again"), 8)
+	writeFile(t, path, []byte(notes))
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := RememberNotes(mb.Dir, path, []byte(notes), fi.ModTime()); err != nil {
+		t.Fatal(err)
+	}
+	var events []mailbox.Event
+	opts := settings{Known: []string{"Agent-1", "Agent-2"}, Watch: []string{path}, Settle: time.Second,
+		OnEvent: func(e mailbox.Event) { events = append(events, e) }}
+	now := time.Now()
+	c := consume(t, mb, opts, now)
+	writeFile(t, path, []byte("a line inserted above\n\n"+notes))
+	if got := takeLater(t, c, &now); len(got) != 0 {
+		t.Fatalf("after an edit claimed %q from the notes", got)
+	}
+	said := false
+	for _, e := range events {
+		said = said || e.Kind == "notes-edited" && e.File == path
+	}
+	if !said {
+		t.Errorf("events %+v; want one saying the notes were read on from their new end", events)
+	}
+}
+
 // An empty file migrate found where a glob of appended inboxes points is
 // an inbox its writers have not used yet, not notes: filled, then emptied
 // and begun again, it is read from its start.
