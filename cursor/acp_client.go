@@ -109,7 +109,9 @@ func (c acpClient) SessionUpdate(_ context.Context, n acp.SessionNotification) e
 	case u.ToolCall != nil:
 		tc := u.ToolCall
 		at.mu.Lock()
-		at.toolSeen = true
+		// A replay tells of its tool calls as ended; the turn's own begin
+		// pending or under way.
+		at.toolSeen = at.toolSeen || (tc.Status != acp.ToolCallStatusCompleted && tc.Status != acp.ToolCallStatusFailed)
 		if at.tools == nil {
 			at.tools = map[string]string{}
 		}

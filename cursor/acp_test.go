@@ -83,34 +83,40 @@ func TestACPMemorySurvivesARestartThroughSessionLoad(t *testing.T) {
 
 // A replay that goes on into the turn (held past the driver's wait for
 // its end) fails the turn: its words would have been taken for the
-// reply. The turn after has a session loaded whole.
+// reply. So does one whose history ran tools: a tool call the replay
+// tells of, ended, is not the turn's own. The turn after goes on in the
+// session.
 func TestACPReplayRunningIntoTheTurnFailsIt(t *testing.T) {
-	s := acpStandIn(t)
-	s.Env = append(s.Env, "ACPAGENT_LATE_REPLAY=1", "ACPAGENT_REPLAY_HELD=1")
-	sessions := t.TempDir()
-	build := func() Driver {
-		d, err := New(Settings{Name: "Agent-3", Driver: DriverACP, ACP: s, KeepsConversation: true}, Options{Sessions: sessions})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(d.(interface{ Close() }).Close)
-		return d
-	}
-	ctx := turnCtx(t)
-	first := build()
-	for _, p := range []string{"echo:one", "echo:two"} {
-		if _, err := first.Run(ctx, Turn{Prompt: p}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	first.(interface{ Close() }).Close()
-	second := build()
-	got, err := second.Run(ctx, Turn{Prompt: "echo:three"})
-	if !errors.Is(err, ErrExecFailed) || !strings.Contains(err.Error(), "replaying") {
-		t.Fatalf("a turn the replay ran into: %q, %v; want it failed, saying why", got, err)
-	}
-	if got, err := second.Run(ctx, Turn{Prompt: "echo:four"}); err != nil || got != "four" {
-		t.Fatalf("the turn after: %q, %v", got, err)
+	for _, tc := range []struct{ name, env string }{{"text", ""}, {"tools", "ACPAGENT_REPLAY_TOOLS=1"}} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := acpStandIn(t)
+			s.Env = append(s.Env, "ACPAGENT_LATE_REPLAY=1", "ACPAGENT_REPLAY_HELD=1", tc.env)
+			sessions := t.TempDir()
+			build := func() Driver {
+				d, err := New(Settings{Name: "Agent-3", Driver: DriverACP, ACP: s, KeepsConversation: true}, Options{Sessions: sessions})
+				if err != nil {
+					t.Fatal(err)
+				}
+				t.Cleanup(d.(interface{ Close() }).Close)
+				return d
+			}
+			ctx := turnCtx(t)
+			first := build()
+			for _, p := range []string{"echo:one", "echo:two"} {
+				if _, err := first.Run(ctx, Turn{Prompt: p}); err != nil {
+					t.Fatal(err)
+				}
+			}
+			first.(interface{ Close() }).Close()
+			second := build()
+			got, err := second.Run(ctx, Turn{Prompt: "echo:three"})
+			if !errors.Is(err, ErrExecFailed) || !strings.Contains(err.Error(), "replaying") {
+				t.Fatalf("a turn the replay ran into: %q, %v; want it failed, saying why", got, err)
+			}
+			if got, err := second.Run(ctx, Turn{Prompt: "echo:four"}); err != nil || got != "four" {
+				t.Fatalf("the turn after: %q, %v", got, err)
+			}
+		})
 	}
 }
 

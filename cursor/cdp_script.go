@@ -235,10 +235,11 @@ return {title: document.title, counts: out};` + "})"
 // numbered row (jsNumbered), jsWatch marking the replies,
 // jsComposerKind and jsLook again. A selector that is not CSS stops it
 // first. Kept says whether the page held an earlier turn's marks before
-// this call.
+// this call (a watch token: marks made by an earlier release, which did
+// not note them).
 const jsPrepare = "(a => { const counts = (" + jsCheck + ")(a).counts;\n" +
 	"if (Object.values(counts).includes(-1)) return {counts};\n" +
-	"const kept = !!(window.__agentctl && window.__agentctl.marked);\n" +
+	"const kept = !!(window.__agentctl && (window.__agentctl.marked || window.__agentctl.token));\n" +
 	"(" + jsWatch + ")({...a, mark: false});\n" +
 	"const look = (" + jsLook + ")(a);\n" +
 	"if (look.busy || !a.markNow || !(" + jsNumbered + ")(a)) return {counts, look, kept};\n" +
