@@ -19,6 +19,7 @@ package lockfile
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"slices"
@@ -71,13 +72,18 @@ func (r Record) String() string {
 }
 
 // Write records r in the lock file at path, in place: the file must never
-// be replaced while held, since the lock lives on its inode.
+// be replaced while held, since the lock lives on its inode. It goes at
+// recordAt, past the bytes a lock covers where locks cover bytes.
 func Write(path string, r Record) error {
-	f, err := os.OpenFile(path, os.O_WRONLY|os.O_TRUNC, 0)
+	f, err := os.OpenFile(path, os.O_WRONLY, 0)
 	if err != nil {
 		return fmt.Errorf("cannot record the holder of %s: %w", path, err)
 	}
-	_, err = f.WriteString(r.String())
+	text := r.String()
+	_, err = f.WriteAt([]byte(text), recordAt)
+	if err == nil {
+		err = f.Truncate(recordAt + int64(len(text)))
+	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
@@ -87,11 +93,19 @@ func Write(path string, r Record) error {
 	return nil
 }
 
+// maxRecord bounds what Read reads of a lock file: a record is a line.
+const maxRecord = 4096
+
 // Read returns the record in the lock file at path. It reads generously:
 // a bare pid (what older versions wrote) gives a record without start
 // time or role. ok is false when the file holds no pid.
 func Read(path string) (r Record, ok bool) {
-	data, err := os.ReadFile(path)
+	f, err := os.Open(path)
+	if err != nil {
+		return Record{}, false
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.NewSectionReader(f, recordAt, maxRecord))
 	if err != nil {
 		return Record{}, false
 	}
