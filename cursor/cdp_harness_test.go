@@ -127,6 +127,28 @@ func (c *chatPageTab) awaitLoaded(t testing.TB) {
 	}
 }
 
+// reload reloads the page and waits until the new document has loaded: one
+// without the state the driver keeps in a page (a look at the old one,
+// before the reload began, would pass for it).
+func (c *chatPageTab) reload(t testing.TB) {
+	t.Helper()
+	c.script(t, "location.reload()")
+	js := `(() => !window.__agentctl && document.readyState === "complete" ? document.title : "")`
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if p, err := dialPage(context.Background(), c.b.endpoint, PageTarget{ID: c.id, Title: c.title}); err == nil {
+			var title string
+			err := p.eval(context.Background(), js, nil, &title)
+			p.close()
+			if err == nil && title == c.title {
+				return
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("page %q never finished reloading", c.title)
+		}
+	}
+}
+
 // seat is the cdp block for this page, through the fixture's own
 // selectors and its copy button.
 func (c *chatPageTab) seat() CDPSettings {

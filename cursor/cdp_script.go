@@ -108,8 +108,10 @@ w.token = a.token; w.busySeen = false; w.changes = 0; w.changedAt = performance.
 let marked = 0;
 // Marked afresh at each prompt: a new chat numbers its rows from 0 again.
 // w.marked outlives the turn, as the marks do: a turn resumed on a page
-// without it is on a page reloaded since its prompt was sent.
-if (a.mark) w.marked = true;
+// without it is on a page reloaded since its prompt was sent. Set false
+// by a look before any mark, it tells such a page from one an earlier
+// release marked, which has a token and no w.marked at all.
+w.marked = !!(w.marked || a.mark);
 if (a.mark && a.reply) { w.seen = null; w.seenRows = null; const m = seenReplies(); for (const e of all(a.reply)) { markSeen(m, e); marked++; } }
 let wasBusy = false, lastReply = null;
 const changed = () => { w.changes++; w.changedAt = performance.now(); };
@@ -235,11 +237,11 @@ return {title: document.title, counts: out};` + "})"
 // numbered row (jsNumbered), jsWatch marking the replies,
 // jsComposerKind and jsLook again. A selector that is not CSS stops it
 // first. Kept says whether the page held an earlier turn's marks before
-// this call (a watch token: marks made by an earlier release, which did
-// not note them).
+// this call (or a watch token with no word on marks at all: marks made
+// by an earlier release, which did not note them).
 const jsPrepare = "(a => { const counts = (" + jsCheck + ")(a).counts;\n" +
 	"if (Object.values(counts).includes(-1)) return {counts};\n" +
-	"const kept = !!(window.__agentctl && (window.__agentctl.marked || window.__agentctl.token));\n" +
+	"const prev = window.__agentctl, kept = !!(prev && (prev.marked || (prev.token && prev.marked === undefined)));\n" +
 	"(" + jsWatch + ")({...a, mark: false});\n" +
 	"const look = (" + jsLook + ")(a);\n" +
 	"if (look.busy || !a.markNow || !(" + jsNumbered + ")(a)) return {counts, look, kept};\n" +
