@@ -32,7 +32,8 @@ type acpTurn struct {
 	// afterLoad: the turn is the first in a session this agent loaded,
 	// whose replay may run into it; toolSeen: the agent has called a
 	// tool in it (Claude's adapter sends the user's side of a tool's
-	// result as user_message_chunk too).
+	// result as user_message_chunk too): one pending or under way, or
+	// any update of one.
 	afterLoad, toolSeen bool
 }
 
@@ -121,6 +122,7 @@ func (c acpClient) SessionUpdate(_ context.Context, n acp.SessionNotification) e
 	case u.ToolCallUpdate != nil:
 		tu := u.ToolCallUpdate
 		at.mu.Lock()
+		at.toolSeen = true // a replay tells of its tool calls once, ended
 		title := at.tools[string(tu.ToolCallId)]
 		if tu.Title != nil {
 			title = *tu.Title

@@ -120,6 +120,31 @@ func TestACPReplayRunningIntoTheTurnFailsIt(t *testing.T) {
 	}
 }
 
+// An agent's own tool, told of only once ended, with its result handed
+// back as the user's message (Claude's adapter's way), is not a replay
+// running into the first turn after a load.
+func TestACPOwnToolAfterALoadIsNoReplay(t *testing.T) {
+	s := acpStandIn(t)
+	sessions := t.TempDir()
+	build := func() Driver {
+		d, err := New(Settings{Name: "Agent-3", Driver: DriverACP, ACP: s, KeepsConversation: true}, Options{Sessions: sessions})
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(d.(interface{ Close() }).Close)
+		return d
+	}
+	ctx := turnCtx(t)
+	first := build()
+	if _, err := first.Run(ctx, Turn{Prompt: "echo:one"}); err != nil {
+		t.Fatal(err)
+	}
+	first.(interface{ Close() }).Close()
+	if got, err := build().Run(ctx, Turn{Prompt: "ran:ls"}); err != nil || got != "ran ls" {
+		t.Fatalf("the first turn after a load, with a tool of its own: %q, %v", got, err)
+	}
+}
+
 func testMemory(t *testing.T, s ACPSettings) {
 	sessions := t.TempDir()
 	build := func() Driver {
