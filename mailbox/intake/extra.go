@@ -672,8 +672,14 @@ func (in *Intake) ingestAppended(path string, fi fs.FileInfo, shared bool, now t
 		in.emit("unreadable", "", path, err.Error())
 		return nil
 	}
+	settled := in.settling.Settled(path, fi, now)
 	off, jumped := st.readOn(data)
 	if jumped {
+		if !settled {
+			// Perhaps an editor's save seen half done (emptied, then
+			// written): the jump is made from the file as it stays.
+			return nil
+		}
 		in.emit("notes-edited", "", path, "notes were rewritten where their end cannot be found again; read on from the file's new end, so a message appended to them before the edit and not read yet is skipped")
 	}
 	// What was read is digested as it goes, not read whole again for each
@@ -695,7 +701,6 @@ func (in *Intake) ingestAppended(path string, fi fs.FileInfo, shared bool, now t
 		return nil
 	}
 	parts := dreamos.Split(data[off:])
-	settled := in.settling.Settled(path, fi, now)
 	if n := len(parts); settled && n > 0 && !endsMessage(data[off+int64(parts[n-1].Start):off+int64(parts[n-1].End)]) &&
 		now.Sub(fi.ModTime()) < slowWriter*in.store.Settle {
 		// A writer stalled in the middle of a message looks settled too;

@@ -321,6 +321,36 @@ func TestNotesOfRepeatedTextEditedAreNotReadAgain(t *testing.T) {
 	}
 }
 
+// Notes an editor saves by emptying the file and writing it again, seen
+// empty in between, are not read as messages once written: the file is
+// read on from its new end only once it has stayed as it is. A jump made
+// from the empty file used to have the whole of it read as messages.
+func TestNotesSeenEmptiedMidSaveAreNotReadAsMessages(t *testing.T) {
+	root := newRuntime(t, "Agent-1", "Agent-2")
+	mb := openMailbox(t, root, "Agent-1")
+	path := filepath.Join(t.TempDir(), "Agent-1.txt")
+	notes := numbered("old 1") + "a line of notes\n\n" + numbered("old 2")
+	writeFile(t, path, []byte(notes))
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := RememberNotes(mb.Dir, path, []byte(notes), fi.ModTime()); err != nil {
+		t.Fatal(err)
+	}
+	opts := settings{Known: []string{"Agent-1", "Agent-2"}, Watch: []string{path}, Settle: time.Second}
+	now := time.Now()
+	c := consume(t, mb, opts, now)
+	writeFile(t, path, nil)
+	if err := c.Scan(now); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, path, []byte("a line written above\n\n"+notes))
+	if got := takeLater(t, c, &now); len(got) != 0 {
+		t.Fatalf("after a save seen half done claimed %q from the notes", got)
+	}
+}
+
 // An empty file migrate found where a glob of appended inboxes points is
 // an inbox its writers have not used yet, not notes: filled, then emptied
 // and begun again, it is read from its start.
