@@ -351,8 +351,16 @@ func (r *Runner) idle(now time.Time) error {
 }
 
 // onConsumerWait tells, in the log and in status.json, what the runner
-// waits for before it can start.
+// waits for before it can start (or, taking its removed lock afresh, go
+// on), and with "" that the wait is over.
 func (r *Runner) onConsumerWait(holder string) {
+	if holder == "" {
+		r.log.Info().Str("event", "waited").Msg("the wait for the mailbox's consumer lock is over")
+		if err := r.hb.wait(""); err != nil {
+			r.log.Warn().Err(err).Msg("cannot clear the wait in status.json")
+		}
+		return
+	}
 	r.log.Warn().Str("event", "waiting").Str("reason", holder).Msg("waiting for the mailbox's consumer lock")
 	if err := r.hb.wait(holder); err != nil {
 		r.log.Warn().Err(err).Msg("cannot show the wait in status.json")

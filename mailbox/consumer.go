@@ -46,7 +46,8 @@ type Options struct {
 	Wait context.Context
 	// OnWait, if set, is called once when that longer wait begins, with a
 	// sentence saying what holds the lock. Runners log it and show it in
-	// status.json.
+	// status.json. A wait of a consumer that took its removed lock afresh
+	// (keepLock), mid-loop, is also said over: with "".
 	OnWait func(holder string)
 	// Clock times the waits for the consumer lock; clock.System when nil.
 	Clock clock.Clock

@@ -101,7 +101,14 @@ func (c *Consumer) keepLock() error {
 	if err := atomicfile.MkdirAll(LocksDir(c.mb.Root)); err != nil {
 		return err
 	}
-	lock, _, err := c.mb.lockConsumer(path, c.opts)
+	opts, told := c.opts, false
+	if say := opts.OnWait; say != nil {
+		opts.OnWait = func(holder string) { told = true; say(holder) }
+	}
+	lock, _, err := c.mb.lockConsumer(path, opts)
+	if told {
+		c.opts.OnWait("") // the wait is over, however it ended
+	}
 	if err != nil {
 		var locked *LockedError
 		if errors.As(err, &locked) {

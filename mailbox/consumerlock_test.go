@@ -329,3 +329,45 @@ func TestAConsumerLockFileRemovedIsTakenAfreshOrEndsItsHolder(t *testing.T) {
 	}
 	second.Close()
 }
+
+// A consumer that takes its removed lock afresh while something else (not
+// a runner) holds the new file waits for it as Consume does, says so, and
+// says when the wait is over, so that a runner's status.json does not
+// show it waiting for ever after.
+func TestAConsumerWaitingForItsRemovedLockSaysWhenItIsOver(t *testing.T) {
+	root := newRuntime(t, "Agent-1")
+	mb := openMailbox(t, root, "Agent-1")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	said := make(chan string, 4)
+	first := consume(t, mb, Options{Runner: true, Wait: ctx, ConsumerWait: 10 * time.Millisecond,
+		OnWait: func(h string) { said <- h }}, t0)
+	if err := os.Remove(ConsumerLockPath(root, "Agent-1")); err != nil {
+		t.Fatal(err)
+	}
+	_, release := holdInChild(t, root, "stranger")
+	done := make(chan error, 1)
+	go func() { done <- first.keepLock() }()
+	select {
+	case h := <-said:
+		if h == "" || !strings.Contains(h, "waiting") {
+			t.Fatalf("the consumer said %q; want what it waits for", h)
+		}
+	case err := <-done:
+		t.Fatalf("keepLock returned %v while a stranger held the new lock", err)
+	case <-time.After(20 * time.Second):
+		t.Fatal("the consumer neither waited nor returned")
+	}
+	release()
+	if err := <-done; err != nil {
+		t.Fatalf("after the stranger let go: %v", err)
+	}
+	select {
+	case h := <-said:
+		if h != "" {
+			t.Errorf("the consumer said %q after its wait; want \"\", the wait over", h)
+		}
+	default:
+		t.Error("the consumer did not say that its wait was over")
+	}
+}
