@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
 	"time"
 
 	"github.com/gofrs/flock"
@@ -94,6 +96,12 @@ func (c *Consumer) keepLock() error {
 		return nil
 	}
 	path := c.lock.Path()
+	if _, err := os.Stat(c.mb.Root); errors.Is(err, fs.ErrNotExist) {
+		// The whole runtime folder is gone, not the lock: its runner
+		// sits that out, and takes the lock anew once it is back. Made
+		// again here, the folder would hide what happened.
+		return nil
+	}
 	// The lock held is on a file nobody else can open any more.
 	if err := c.lock.Unlock(); err != nil {
 		return fmt.Errorf("cannot let go of the lock on a removed %s: %w", path, err)
