@@ -122,7 +122,10 @@ func (c acpClient) SessionUpdate(_ context.Context, n acp.SessionNotification) e
 	case u.ToolCallUpdate != nil:
 		tu := u.ToolCallUpdate
 		at.mu.Lock()
-		at.toolSeen = true // a replay tells of its tool calls once, ended
+		// Gemini's replay tells of each tool call once, ended, with no
+		// update. (Claude's adapter replays tool calls pending, then
+		// updated, but ends its replay before it answers session/load.)
+		at.toolSeen = true
 		title := at.tools[string(tu.ToolCallId)]
 		if tu.Title != nil {
 			title = *tu.Title

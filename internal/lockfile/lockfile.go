@@ -165,7 +165,15 @@ func HeldBy(path string) (Record, bool) {
 	if !ok || !r.Live() {
 		return Record{}, false
 	}
-	if holders, known := Holders(path); known && !slices.Contains(holders, r.PID) {
+	holders, known := Holders(path)
+	if known && !slices.Contains(holders, r.PID) {
+		return Record{}, false
+	}
+	if !known && r.PID == os.Getpid() {
+		// Records stay after an unlock, and where the kernel names no
+		// holders only this is sure: a process asking who holds a lock
+		// does not hold it (a runner back from a fault would otherwise
+		// refuse to start, taking its own old record for another runner).
 		return Record{}, false
 	}
 	return r, true
