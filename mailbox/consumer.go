@@ -145,9 +145,6 @@ func (m *Mailbox) Consume(opts Options, now time.Time) (*Consumer, error) {
 	if len(opts.Known) == 0 {
 		opts.Known = []string{m.Agent}
 	}
-	if err := atomicfile.MkdirAll(LocksDir(m.Root)); err != nil {
-		return nil, err
-	}
 	lock, waited, err := m.lockConsumer(ConsumerLockPath(m.Root, m.Agent), opts)
 	if err != nil {
 		return nil, err

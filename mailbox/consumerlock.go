@@ -30,8 +30,8 @@ const (
 	consumerWaitPoll  = 100 * time.Millisecond
 )
 
-// lockConsumer takes the consumer lock at path and records this process
-// in it. A lock held by a live runner is refused at once with a
+// lockConsumer takes the consumer lock at path (making the runtime's
+// locks folder, where it is missing) and records this process in it. A lock held by a live runner is refused at once with a
 // *LockedError naming it. Anything else holding it (a recovery visit, a
 // child of a crashed runner, a process that is not agentctl at all) is
 // waited out for opts.ConsumerWait in silence and then, if opts.Wait is
@@ -39,6 +39,9 @@ const (
 // It returns how long it waited, 0 when the lock was free. The waiting is
 // lockfile.Acquire's, on opts.Clock.
 func (m *Mailbox) lockConsumer(path string, opts Options) (*flock.Flock, time.Duration, error) {
+	if err := atomicfile.MkdirAll(LocksDir(m.Root)); err != nil {
+		return nil, 0, err
+	}
 	ctx := opts.Wait
 	if ctx == nil {
 		ctx = context.Background()
@@ -105,9 +108,6 @@ func (c *Consumer) keepLock() error {
 	// The lock held is on a file nobody else can open any more.
 	if err := c.lock.Unlock(); err != nil {
 		return fmt.Errorf("cannot let go of the lock on a removed %s: %w", path, err)
-	}
-	if err := atomicfile.MkdirAll(LocksDir(c.mb.Root)); err != nil {
-		return err
 	}
 	opts, told := c.opts, false
 	if say := opts.OnWait; say != nil {

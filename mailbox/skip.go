@@ -77,9 +77,6 @@ var ErrSettled = errors.New("its runner had already settled it")
 // dead-lettering a turn whose receipt is recorded would have it run again
 // on a retry, effects and all.
 func (m *Mailbox) Abandon(id, reason string, now time.Time) (Message, error) {
-	if err := atomicfile.MkdirAll(LocksDir(m.Root)); err != nil {
-		return Message{}, err
-	}
 	lock, _, err := m.lockConsumer(ConsumerLockPath(m.Root, m.Agent), Options{})
 	if err != nil {
 		return Message{}, err
