@@ -92,14 +92,7 @@ func TestACPReplayRunningIntoTheTurnFailsIt(t *testing.T) {
 			s := acpStandIn(t)
 			s.Env = append(s.Env, "ACPAGENT_LATE_REPLAY=1", "ACPAGENT_REPLAY_HELD=1", tc.env)
 			sessions := t.TempDir()
-			build := func() Driver {
-				d, err := New(Settings{Name: "Agent-3", Driver: DriverACP, ACP: s, KeepsConversation: true}, Options{Sessions: sessions})
-				if err != nil {
-					t.Fatal(err)
-				}
-				t.Cleanup(d.(interface{ Close() }).Close)
-				return d
-			}
+			build := func() Driver { return rememberingACP(t, s, sessions) }
 			ctx := turnCtx(t)
 			first := build()
 			for _, p := range []string{"echo:one", "echo:two"} {
@@ -126,14 +119,7 @@ func TestACPReplayRunningIntoTheTurnFailsIt(t *testing.T) {
 func TestACPOwnToolAfterALoadIsNoReplay(t *testing.T) {
 	s := acpStandIn(t)
 	sessions := t.TempDir()
-	build := func() Driver {
-		d, err := New(Settings{Name: "Agent-3", Driver: DriverACP, ACP: s, KeepsConversation: true}, Options{Sessions: sessions})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(d.(interface{ Close() }).Close)
-		return d
-	}
+	build := func() Driver { return rememberingACP(t, s, sessions) }
 	ctx := turnCtx(t)
 	first := build()
 	if _, err := first.Run(ctx, Turn{Prompt: "echo:one"}); err != nil {
@@ -145,16 +131,22 @@ func TestACPOwnToolAfterALoadIsNoReplay(t *testing.T) {
 	}
 }
 
+// rememberingACP is Agent-3's acp seat on s, keeping its conversation in
+// sessions, as a runner (re)started there has it; closed when the test
+// ends, if not before.
+func rememberingACP(t *testing.T, s ACPSettings, sessions string) Driver {
+	t.Helper()
+	d, err := New(Settings{Name: "Agent-3", Driver: DriverACP, ACP: s, KeepsConversation: true}, Options{Sessions: sessions})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(d.(interface{ Close() }).Close)
+	return d
+}
+
 func testMemory(t *testing.T, s ACPSettings) {
 	sessions := t.TempDir()
-	build := func() Driver {
-		d, err := New(Settings{Name: "Agent-3", Driver: DriverACP, ACP: s, KeepsConversation: true}, Options{Sessions: sessions})
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(d.(interface{ Close() }).Close)
-		return d
-	}
+	build := func() Driver { return rememberingACP(t, s, sessions) }
 	ctx := turnCtx(t)
 	first := build()
 	for _, p := range []string{"echo:one", "echo:two"} {

@@ -111,20 +111,7 @@ func (c *chatPageTab) await(t testing.TB, ok func(PageTarget) bool) string {
 // its title; looks made while it is still reloading may fail.
 func (c *chatPageTab) awaitLoaded(t testing.TB) {
 	t.Helper()
-	js := `(() => document.readyState === "complete" ? document.title : "")`
-	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		if p, err := dialPage(context.Background(), c.b.endpoint, PageTarget{ID: c.id, Title: c.title}); err == nil {
-			var title string
-			err := p.eval(context.Background(), js, nil, &title)
-			p.close()
-			if err == nil && title == c.title {
-				return
-			}
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("page %q never finished loading", c.title)
-		}
-	}
+	c.awaitDocument(t, "true", "loading")
 }
 
 // reload reloads the page and waits until the new document has loaded: one
@@ -133,7 +120,15 @@ func (c *chatPageTab) awaitLoaded(t testing.TB) {
 func (c *chatPageTab) reload(t testing.TB) {
 	t.Helper()
 	c.script(t, "location.reload()")
-	js := `(() => !window.__agentctl && document.readyState === "complete" ? document.title : "")`
+	c.awaitDocument(t, "!window.__agentctl", "reloading")
+}
+
+// awaitDocument waits until the page's document, one of which the
+// JavaScript expression which holds, has loaded and shows the page's
+// title; what names the wait in a failure.
+func (c *chatPageTab) awaitDocument(t testing.TB, which, what string) {
+	t.Helper()
+	js := `(() => (` + which + `) && document.readyState === "complete" ? document.title : "")`
 	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
 		if p, err := dialPage(context.Background(), c.b.endpoint, PageTarget{ID: c.id, Title: c.title}); err == nil {
 			var title string
@@ -144,7 +139,7 @@ func (c *chatPageTab) reload(t testing.TB) {
 			}
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("page %q never finished reloading", c.title)
+			t.Fatalf("page %q never finished %s", c.title, what)
 		}
 	}
 }

@@ -263,15 +263,15 @@ func TestCDPPageThatReloads(t *testing.T) {
 	}
 }
 
-func TestCDPResumedTurnNeverSendsAgain(t *testing.T) {
-	b := startCDPBrowser(t)
-	c := b.openChatPage(t, "Cursor - resumed", shape{name: "classic", think: 1, chunks: 3, pause: 0.2}, 0)
+// promptThenCrash takes a turn on the page, then sends "resumed prompt" and
+// dies, as a runner killed right after it recorded the submission; it
+// returns the turn's resume state.
+func promptThenCrash(t *testing.T, c *chatPageTab) (state string) {
+	t.Helper()
 	d := newTestCDP(t, c.seat())
 	if _, err := d.Run(context.Background(), Turn{Prompt: "before"}); err != nil {
 		t.Fatal(err)
 	}
-	// The runner dies right after recording the submission.
-	var state string
 	crash := errors.New("killed")
 	_, err := d.Run(context.Background(), Turn{Prompt: "resumed prompt",
 		OnResumeState: func(s string) error { state = s; return nil },
@@ -284,6 +284,13 @@ func TestCDPResumedTurnNeverSendsAgain(t *testing.T) {
 	if !errors.Is(err, crash) {
 		t.Fatalf("err = %v", err)
 	}
+	return state
+}
+
+func TestCDPResumedTurnNeverSendsAgain(t *testing.T) {
+	b := startCDPBrowser(t)
+	c := b.openChatPage(t, "Cursor - resumed", shape{name: "classic", think: 1, chunks: 3, pause: 0.2}, 0)
+	state := promptThenCrash(t, c)
 	reply, err := newTestCDP(t, c.seat()).Run(context.Background(), Turn{Prompt: "resumed prompt", Resume: true, ResumeState: state})
 	if err != nil || reply != "You wrote:\nresumed prompt" {
 		t.Fatalf("resumed: %q, %v", reply, err)
@@ -300,23 +307,7 @@ func TestCDPResumedTurnNeverSendsAgain(t *testing.T) {
 func TestCDPResumeOnAReloadedPageLosesTheReply(t *testing.T) {
 	b := startCDPBrowser(t)
 	c := b.openChatPage(t, "Cursor - reloaded before the resume", shape{name: "classic", think: 1, chunks: 3, pause: 0.2}, 0)
-	d := newTestCDP(t, c.seat())
-	if _, err := d.Run(context.Background(), Turn{Prompt: "before"}); err != nil {
-		t.Fatal(err)
-	}
-	var state string
-	crash := errors.New("killed")
-	_, err := d.Run(context.Background(), Turn{Prompt: "resumed prompt",
-		OnResumeState: func(s string) error { state = s; return nil },
-		OnStage: func(s Stage) error {
-			if s == StageSubmitted {
-				return crash
-			}
-			return nil
-		}})
-	if !errors.Is(err, crash) {
-		t.Fatalf("err = %v", err)
-	}
+	state := promptThenCrash(t, c)
 	c.awaitPrompts(t, 2)
 	c.reload(t)
 	// A bound for the old way, which waited for a reply that never came.

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -284,24 +285,14 @@ func TestSeatTellsWhetherAPressedPromptMayBeWithTheAgent(t *testing.T) {
 			c, d := r.chat, r.driver
 			c.set(func(c *chat) { c.pressedOnly = true })
 			c.failWith(fmt.Errorf("%w: as the driver saw it", tc.err))
-			var mu sync.Mutex
-			var heard []string
-			got := askTurn(context.Background(), d, cursor.Turn{ID: "m1/1", Prompt: "P", OnStage: func(s cursor.Stage) error {
-				mu.Lock()
-				defer mu.Unlock()
-				if s != cursor.StageHanded {
-					heard = append(heard, string(s))
-				}
-				return nil
-			}})
+			var heard stagesHeard
+			got := askTurn(context.Background(), d, cursor.Turn{ID: "m1/1", Prompt: "P", OnStage: heard.hear})
 			c.waitRunning(t)
 			c.gate <- struct{}{}
 			if a := result(t, got); !errors.Is(a.err, tc.err) {
 				t.Fatalf("Run = %v, want %v", a.err, tc.err)
 			}
-			mu.Lock()
-			defer mu.Unlock()
-			if got := strings.Join(heard, " "); got != tc.heard {
+			if got := strings.Join(heard.list(), " "); got != tc.heard {
 				t.Errorf("the hub heard stages %q, want %q", got, tc.heard)
 			}
 		})
@@ -326,24 +317,36 @@ func TestSeatWhosePressWasNotRecordedSaysThePromptWasNotSent(t *testing.T) {
 		c.pressedOnly = true
 		c.afterPress = func() { os.Remove(blocked) }
 	})
-	var mu sync.Mutex
-	var heard []string
-	got := askTurn(context.Background(), d, cursor.Turn{ID: "m1/1", Prompt: "P", OnStage: func(s cursor.Stage) error {
-		mu.Lock()
-		defer mu.Unlock()
-		if s != cursor.StageHanded {
-			heard = append(heard, string(s))
-		}
-		return nil
-	}})
+	var heard stagesHeard
+	got := askTurn(context.Background(), d, cursor.Turn{ID: "m1/1", Prompt: "P", OnStage: heard.hear})
 	if a := result(t, got); a.err == nil {
 		t.Fatalf("Run = %q; want the turn failed", a.reply)
 	}
-	mu.Lock()
-	defer mu.Unlock()
-	if len(heard) != 0 {
-		t.Errorf("the hub heard stages %q, want none: the key never went", heard)
+	if got := heard.list(); len(got) != 0 {
+		t.Errorf("the hub heard stages %q, want none: the key never went", got)
 	}
+}
+
+// stagesHeard are the stages the hub's runner hears of a turn (its
+// OnStage), but the hand-overs to the seat.
+type stagesHeard struct {
+	mu    sync.Mutex
+	heard []string
+}
+
+func (h *stagesHeard) hear(s cursor.Stage) error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if s != cursor.StageHanded {
+		h.heard = append(h.heard, string(s))
+	}
+	return nil
+}
+
+func (h *stagesHeard) list() []string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return slices.Clone(h.heard)
 }
 
 // What a seat read from its command's output (a model API's refusal)

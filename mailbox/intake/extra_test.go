@@ -193,19 +193,8 @@ func TestAppendedTextFileRewrittenLosesNothing(t *testing.T) {
 // a line inserted above had its end taken for a message. What is
 // appended to them is still read.
 func TestNotesEditedAreNotReadAsMessages(t *testing.T) {
-	root := newRuntime(t, "Agent-1", "Agent-2")
-	mb := openMailbox(t, root, "Agent-1")
-	// Named as an inbox: a file whose name says notes is never watched.
-	path := filepath.Join(t.TempDir(), "Agent-1.txt")
 	notes := numbered("old 1") + "a line of notes\n\n" + numbered("old 2")
-	writeFile(t, path, []byte(notes))
-	fi, err := os.Stat(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := RememberNotes(mb.Dir, path, []byte(notes), fi.ModTime()); err != nil {
-		t.Fatal(err)
-	}
+	mb, path := rememberedNotes(t, notes)
 	opts := settings{Known: []string{"Agent-1", "Agent-2"}, Watch: []string{path}, Settle: time.Second}
 	now := time.Now()
 	c := consume(t, mb, opts, now)
@@ -250,17 +239,7 @@ func TestAMessageAppendedToNotesOutlivesAnEditAboveIt(t *testing.T) {
 	notes := numbered("old 1") + "a line of notes\n\n" + numbered("old 2") + numbered("old 3") + numbered("old 4") + numbered("old 5")
 	edited := "a line inserted above\n\n" + strings.Replace(notes, "a line of notes\n", "", 1)
 	for _, down := range []bool{false, true} {
-		root := newRuntime(t, "Agent-1", "Agent-2")
-		mb := openMailbox(t, root, "Agent-1")
-		path := filepath.Join(t.TempDir(), "Agent-1.txt")
-		writeFile(t, path, []byte(notes))
-		fi, err := os.Stat(path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := RememberNotes(mb.Dir, path, []byte(notes), fi.ModTime()); err != nil {
-			t.Fatal(err)
-		}
+		mb, path := rememberedNotes(t, notes)
 		opts := settings{Known: []string{"Agent-1", "Agent-2"}, Watch: []string{path}, Settle: time.Second}
 		now := time.Now()
 		if !down {
@@ -291,18 +270,8 @@ func TestAMessageAppendedToNotesOutlivesAnEditAboveIt(t *testing.T) {
 // when edited: read on from the file's new end, and the log says that a
 // message appended before the edit would have been skipped.
 func TestNotesOfRepeatedTextEditedAreNotReadAgain(t *testing.T) {
-	root := newRuntime(t, "Agent-1", "Agent-2")
-	mb := openMailbox(t, root, "Agent-1")
-	path := filepath.Join(t.TempDir(), "Agent-1.txt")
 	notes := strings.Repeat(numbered("again"), 8)
-	writeFile(t, path, []byte(notes))
-	fi, err := os.Stat(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := RememberNotes(mb.Dir, path, []byte(notes), fi.ModTime()); err != nil {
-		t.Fatal(err)
-	}
+	mb, path := rememberedNotes(t, notes)
 	var events []mailbox.Event
 	opts := settings{Known: []string{"Agent-1", "Agent-2"}, Watch: []string{path}, Settle: time.Second,
 		OnEvent: func(e mailbox.Event) { events = append(events, e) }}
@@ -326,18 +295,8 @@ func TestNotesOfRepeatedTextEditedAreNotReadAgain(t *testing.T) {
 // read on from its new end only once it has stayed as it is. A jump made
 // from the empty file used to have the whole of it read as messages.
 func TestNotesSeenEmptiedMidSaveAreNotReadAsMessages(t *testing.T) {
-	root := newRuntime(t, "Agent-1", "Agent-2")
-	mb := openMailbox(t, root, "Agent-1")
-	path := filepath.Join(t.TempDir(), "Agent-1.txt")
 	notes := numbered("old 1") + "a line of notes\n\n" + numbered("old 2")
-	writeFile(t, path, []byte(notes))
-	fi, err := os.Stat(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := RememberNotes(mb.Dir, path, []byte(notes), fi.ModTime()); err != nil {
-		t.Fatal(err)
-	}
+	mb, path := rememberedNotes(t, notes)
 	opts := settings{Known: []string{"Agent-1", "Agent-2"}, Watch: []string{path}, Settle: time.Second}
 	now := time.Now()
 	c := consume(t, mb, opts, now)
@@ -374,6 +333,24 @@ func TestAnEmptyInboxMigrateFoundIsNoNotes(t *testing.T) {
 	if got := take(); len(got) != 3 {
 		t.Fatalf("after the inbox was rewritten claimed %q, want numbers 3 to 5", got)
 	}
+}
+
+// rememberedNotes is Agent-1's mailbox and a .txt inbox of its, named as
+// an inbox (a file whose name says notes is never watched), that holds
+// notes, which migrate recorded as such.
+func rememberedNotes(t *testing.T, notes string) (*mailbox.Mailbox, string) {
+	t.Helper()
+	mb := openMailbox(t, newRuntime(t, "Agent-1", "Agent-2"), "Agent-1")
+	path := filepath.Join(t.TempDir(), "Agent-1.txt")
+	writeFile(t, path, []byte(notes))
+	fi, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := RememberNotes(mb.Dir, path, []byte(notes), fi.ModTime()); err != nil {
+		t.Fatal(err)
+	}
+	return mb, path
 }
 
 // takeLater looks again an hour past *now, and once more a minute on (the
