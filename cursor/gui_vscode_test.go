@@ -15,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentctl/agentctl/config"
 	"github.com/agentctl/agentctl/internal/testenv/codeserver"
 	"github.com/agentctl/agentctl/internal/testenv/syncbuf"
 )
@@ -53,10 +54,11 @@ func startVSCode(t testing.TB, title string, replies string) *vscodeChat {
 // window is the calibration a user records for VS Code's chat, as the
 // driver takes it: with the vscode profile's copy route and composer.
 func (c *vscodeChat) window() WindowSettings {
-	w := c.win.Calibration().WithProfile()
+	cal := c.win.Calibration()
+	w := config.Window{Title: cal.Title, Profile: cal.Profile}.WithProfile()
 	return WindowSettings{
-		Title: w.Title, Input: &Point{X: w.Input.X, Y: w.Input.Y}, Busy: &Point{X: w.Busy.X, Y: w.Busy.Y},
-		Reply:    &Rect{X: w.Reply.X, Y: w.Reply.Y, W: w.Reply.W, H: w.Reply.H},
+		Title: cal.Title, Input: &Point{X: cal.Input.X, Y: cal.Input.Y}, Busy: &Point{X: cal.Busy.X, Y: cal.Busy.Y},
+		Reply:    &Rect{X: cal.Reply.X, Y: cal.Reply.Y, W: cal.Reply.W, H: cal.Reply.H},
 		CopyKeys: w.CopyKeys, CopyFromInput: w.CopyFromInput, CheckKeys: w.CheckKeys, Composer: ComposerKind(w.Composer),
 		ErrorMark: w.ErrorMark,
 	}

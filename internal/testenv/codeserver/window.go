@@ -21,8 +21,6 @@ import (
 	"github.com/jezek/xgb/xproto"
 	"github.com/jezek/xgbutil"
 	"github.com/jezek/xgbutil/ewmh"
-
-	"github.com/agentctl/agentctl/config"
 )
 
 // Window is the server's workbench in a Chromium app window (no tabs, no
@@ -120,18 +118,33 @@ func clientSize(title string) (int, int, error) {
 	return int(geo.Width), int(geo.Height), nil
 }
 
-// Calibration is what a user records for the chat in this window: the
-// title, the composer, the send button (the stop button while the model
-// works) and the transcript, where VS Code 1.100 puts them with its chat
+// Calibration is what a user records for the chat in this window, in
+// plain values that a test spells in agentctl.yaml or in a driver's
+// settings: the window's title (a regular expression), the app's profile
+// (vscode, which brings the copy route), the composer, the send button
+// (the stop button while the model works) and the transcript.
+type Calibration struct {
+	Title, Profile string
+	Input, Busy    Point
+	Reply          Rect
+}
+
+// Point is a spot in the window's client area.
+type Point struct{ X, Y int }
+
+// Rect is a region of the window's client area.
+type Rect struct{ X, Y, W, H int }
+
+// Calibration is where VS Code 1.100 puts the chat's parts with its chat
 // view docked at the right, counted from the client area's bottom-right
-// corner; the vscode profile brings the copy route.
-func (w *Window) Calibration() config.Window {
-	return config.Window{
+// corner.
+func (w *Window) Calibration() Calibration {
+	return Calibration{
 		Title:   "^" + regexp.QuoteMeta(w.title) + "$",
-		Profile: config.ProfileVSCode,
-		Input:   &config.Point{X: w.W - 130, Y: w.H - 83},
-		Busy:    &config.Point{X: w.W - 48, Y: w.H - 54},
-		Reply:   &config.Rect{X: w.W - 240, Y: 76, W: 225, H: w.H - 224},
+		Profile: "vscode",
+		Input:   Point{X: w.W - 130, Y: w.H - 83},
+		Busy:    Point{X: w.W - 48, Y: w.H - 54},
+		Reply:   Rect{X: w.W - 240, Y: 76, W: 225, H: w.H - 224},
 	}
 }
 
