@@ -1,8 +1,9 @@
 // Package agentcli gives tests the real agent command-line tools that
 // scripts/agentclis installs (Claude Code, Codex, Gemini CLI and the ACP
-// adapters), each with an environment of its own that points it at a
-// fixtures/fakemodel server: a fresh home under the test's temporary
-// folder, dummy keys, and no telemetry, update checks or error reports.
+// adapters), each with an environment of its own that points it at the
+// model server whose URL it is given (fixtures/fakemodel's): a fresh home
+// under the test's temporary folder, dummy keys, and no telemetry, update
+// checks or error reports.
 //
 // Where the tools cannot be installed (no Node.js 20, no network on a
 // first run) the tests that need them are skipped with the reason, unless
@@ -18,7 +19,6 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/agentctl/agentctl/fixtures/fakemodel"
 	"github.com/agentctl/agentctl/internal/testenv"
 )
 
@@ -109,11 +109,12 @@ var quiet = []string{
 	"CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC=1", "NO_UPDATE_NOTIFIER=1", "CI=1",
 }
 
-// Get returns tool name set up to talk to srv, with a fresh home.
-func Get(tb testing.TB, name string, srv *fakemodel.Server) Tool {
+// Get returns tool name set up to talk to the fake model server at url,
+// with a fresh home.
+func Get(tb testing.TB, name, url string) Tool {
 	tb.Helper()
 	bin := Bin(tb)
-	t, err := Setup(name, srv.URL, tb.TempDir())
+	t, err := Setup(name, url, tb.TempDir())
 	if err != nil {
 		tb.Fatal(err)
 	}
