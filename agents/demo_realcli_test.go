@@ -58,7 +58,7 @@ func demoReplies(t *testing.T) map[string]string {
 // and can run side by side.
 func realDemoDriver(t *testing.T, root, agent string, s demoSeat, srv *fakemodel.Server) cursor.Driver {
 	t.Helper()
-	return seatDriver(t, root, agent, s, agentcli.Get(t, s.tool,srv.URL))
+	return seatDriver(t, root, agent, s, agentcli.Get(t, s.tool, srv.URL))
 }
 
 // seatDriver is realDemoDriver's work for a tool set up already.

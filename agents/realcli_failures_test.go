@@ -45,7 +45,7 @@ func realFailSetup(t *testing.T, seat demoSeat, directive string) (root string, 
 		t.Fatal(err)
 	}
 	srv = fakemodel.Start(t)
-	tool := agentcli.Get(t, seat.tool,srv.URL)
+	tool := agentcli.Get(t, seat.tool, srv.URL)
 	if err := tool.NoRetries(); err != nil {
 		t.Fatal(err)
 	}

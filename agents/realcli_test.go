@@ -33,7 +33,7 @@ func TestRealToolsRunnerKeepsMemoryAcrossRestart(t *testing.T) {
 			agents := []string{"Agent-1", "Agent-2"}
 			root := newRuntime(t, agents)
 			srv := fakemodel.Start(t)
-			tool := agentcli.Get(t, c.tool,srv.URL)
+			tool := agentcli.Get(t, c.tool, srv.URL)
 			t.Setenv("PATH", filepath.Dir(tool.Path)+string(os.PathListSeparator)+os.Getenv("PATH"))
 			env := map[string]string{}
 			for _, kv := range tool.Env {

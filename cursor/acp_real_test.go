@@ -29,7 +29,7 @@ func realSeat(t *testing.T, preset, tool string, srv *fakemodel.Server) ACPSetti
 	if testing.Short() {
 		t.Skip("the real adapters take seconds a turn; not in -short")
 	}
-	tl := agentcli.Get(t, tool,srv.URL)
+	tl := agentcli.Get(t, tool, srv.URL)
 	return ACPSettings{Preset: preset, Command: []string{tl.Path}, Dir: t.TempDir(), Env: tl.Env}
 }
 

@@ -29,7 +29,7 @@ func TestKilledRunnerLeavesNoProcessOfARealTool(t *testing.T) {
 		t.Run(c.tool, func(t *testing.T) {
 			t.Parallel()
 			srv := fakemodel.Start(t)
-			tool := agentcli.Get(t, c.tool,srv.URL)
+			tool := agentcli.Get(t, c.tool, srv.URL)
 			dir := t.TempDir()
 			root := filepath.Join(dir, "runtime")
 			mustAgentctl(t, root, "init", "--agents", "2")

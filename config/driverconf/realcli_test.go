@@ -40,7 +40,7 @@ const realTurnTimeout = 5 * time.Minute
 // tool is put first on PATH, so that the preset's own command runs it.
 func realAgent(t *testing.T, s realSeat, srv *fakemodel.Server) config.Agent {
 	t.Helper()
-	tool := agentcli.Get(t, s.tool,srv.URL)
+	tool := agentcli.Get(t, s.tool, srv.URL)
 	t.Setenv("PATH", filepath.Dir(tool.Path)+string(os.PathListSeparator)+os.Getenv("PATH"))
 	env := map[string]string{}
 	for _, kv := range tool.Env {
