@@ -11,8 +11,8 @@ import (
 	"time"
 
 	"github.com/agentctl/agentctl/cmd/internal/cli"
+	"github.com/agentctl/agentctl/cmd/internal/migrate"
 	"github.com/agentctl/agentctl/config"
-	"github.com/agentctl/agentctl/mailbox/dreamos/migrate"
 )
 
 const migrateUsage = `

@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentctl/agentctl/cmd/internal/migrate"
 	"github.com/agentctl/agentctl/mailbox/dreamos"
-	"github.com/agentctl/agentctl/mailbox/dreamos/migrate"
 	"github.com/agentctl/agentctl/mailbox/intake"
 )
 

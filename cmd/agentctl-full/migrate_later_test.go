@@ -12,9 +12,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentctl/agentctl/cmd/internal/migrate"
 	"github.com/agentctl/agentctl/config"
 	"github.com/agentctl/agentctl/mailbox"
-	"github.com/agentctl/agentctl/mailbox/dreamos/migrate"
 )
 
 // Per-agent inbox.json files and appended text inboxes are watched by

@@ -12,7 +12,7 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/agentctl/agentctl/mailbox/dreamos/migrate"
+	"github.com/agentctl/agentctl/cmd/internal/migrate"
 )
 
 // A folder migrate cannot open, and a file larger than it reads whole, are

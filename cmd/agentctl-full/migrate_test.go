@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/agentctl/agentctl/mailbox/dreamos/migrate"
+	"github.com/agentctl/agentctl/cmd/internal/migrate"
 )
 
 // buildTree builds the fixture Dream.OS tree in a new folder.
