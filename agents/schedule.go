@@ -7,7 +7,7 @@ import (
 
 	"github.com/robfig/cron/v3"
 
-	"github.com/agentctl/agentctl/config"
+	"github.com/agentctl/agentctl/internal/cronspec"
 )
 
 // Schedule runs the recovery loops on their cron specs. It uses
@@ -33,7 +33,7 @@ func NewSchedule(now time.Time) *Schedule { return &Schedule{start: now} }
 // descriptor such as @every 30s); its first run is the first time the spec
 // names after now.
 func (s *Schedule) Add(name, spec string, run func(now time.Time) error) error {
-	sched, err := config.CronParser.Parse(spec)
+	sched, err := cronspec.Parse(spec)
 	if err != nil {
 		return fmt.Errorf("cron spec of %s: %q: %w", name, spec, err)
 	}

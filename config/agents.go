@@ -6,8 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/robfig/cron/v3"
-
+	"github.com/agentctl/agentctl/internal/cronspec"
 	"github.com/agentctl/agentctl/internal/layout"
 )
 
@@ -95,10 +94,6 @@ const (
 	ResendAlways = "always"
 )
 
-// CronParser reads the cron specs of agentctl.yaml: five fields, an
-// optional leading seconds field, or a descriptor such as @every 30s.
-var CronParser = cron.NewParser(cron.SecondOptional | cron.Minute | cron.Hour | cron.Dom | cron.Month | cron.Dow | cron.Descriptor)
-
 func defaultRun() Run {
 	return Run{
 		Heartbeat:        Duration(30 * time.Second),
@@ -171,7 +166,7 @@ func (c Config) validateRunner() error {
 		{"requeue", c.Recovery.Cron.Requeue}, {"expire", c.Recovery.Cron.Expire},
 		{"stall", c.Recovery.Cron.Stall}, {"rescan", c.Recovery.Cron.Rescan},
 	} {
-		if _, err := CronParser.Parse(s.spec); err != nil {
+		if _, err := cronspec.Parse(s.spec); err != nil {
 			return fmt.Errorf("recovery.cron.%s: %q: %v", s.name, s.spec, err)
 		}
 	}
