@@ -4,6 +4,10 @@
 // No other package reads YAML configuration. Commands load a Config here and
 // hand plain values (durations, names, coordinates) down to the packages that
 // do the work, so those packages never depend on the file's shape.
+//
+// The one file it writes is agentctl.yaml, and only to record what
+// calibrate and migrate found (SetWindows, SetCDP, AddWatch), keeping the
+// file's comments and other settings; it writes no other file.
 package config
 
 import (

@@ -14,5 +14,7 @@
 // Its only files of its own are a sender's idempotency keys, one per key
 // under the folder internal/layout names (Agent.SendKeys): a send repeated
 // with the same key delivers once and answers with the first delivery's
-// ids, for KeyLifetime.
+// ids, for KeyLifetime. Every other write is package actions': it never
+// writes a message, a board or a devlog itself, and never starts a runner
+// or a driver.
 package mcp

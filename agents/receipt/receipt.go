@@ -6,7 +6,9 @@
 //
 // Package mailbox keeps the data as JSON it never looks into; this package
 // sits just above it, below everything that settles or reads messages, so
-// that the hub, which the runner's own tests use, can write it too.
+// that the hub, which the runner's own tests use, can write it too. It
+// opens no file: the store keeps the bytes, and this package only encodes
+// and decodes them.
 package receipt
 
 import (

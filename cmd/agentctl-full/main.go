@@ -1,7 +1,8 @@
 // Command agentctl-full is agentctl with every command in it: 'agentctl',
 // which has only the quick ones (package cli), hands the others over to
 // it, and 'agentctl up' starts its runners with it. Run 'agentctl', not
-// this program: it says 'agentctl' in everything it prints.
+// this program: it says 'agentctl' in everything it prints. It never
+// links the NATS server, which agentctl-hub alone carries (deps_test.go).
 package main
 
 import (

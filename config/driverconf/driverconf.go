@@ -2,6 +2,8 @@
 // them, into the plain settings the drivers of package cursor take. It is
 // the one place where the file's profiles, presets and duration wrappers
 // meet the drivers, so that package cursor knows nothing of the file.
+// It owns that mapping only: it reads no file (package config loads
+// agentctl.yaml) and starts no driver.
 package driverconf
 
 import (

@@ -2,6 +2,11 @@
 // (package cursor's InputLock), which 'agentctl status' and mission
 // control show: apart from cursor, so that reading them does not link the
 // desktop drivers.
+//
+// It owns the record beside each lock (layout.HolderSuffix): its shape,
+// its writer (Record) and its reader (List). It never takes, waits on or
+// releases a lock: cursor's InputLock does, through internal/lockfile,
+// and removes the record as it lets go.
 package lockholder
 
 import (

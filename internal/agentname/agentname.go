@@ -1,6 +1,9 @@
 // Package agentname decides which strings may name an agent. Agent names
 // become folder names under the runtime root, so every name is checked here
-// before any path is built from it.
+// before any path is built from it. It owns that rule alone: it never
+// builds a path or touches the file system (internal/layout builds them,
+// through Valid), and knows the configured agents only as the caller
+// passes them (Resolve).
 //
 // Dream.OS parsed "Agent 1 ..." out of free text and created a mailbox called
 // "Agent"; agentctl refuses any name that is malformed or not configured.

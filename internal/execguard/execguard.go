@@ -4,6 +4,11 @@
 // when its runner dies or asks (SweepSignal), kills all of it. The cursor
 // package's exec driver starts commands through it.
 //
+// It owns the turn's process tree while the command runs: it writes no
+// file, reads nothing of the runtime folder (only /proc, to find what is
+// below it), and signals no process but the command, what is below it and
+// its own group.
+//
 // A guard is started for every turn, so it starts before almost
 // everything else in the program: this package's init runs the guard and
 // exits, and the packages it does not need are never initialized. It

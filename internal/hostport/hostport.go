@@ -3,6 +3,8 @@
 // (config, loopback). Package net itself, built with cgo, makes every
 // program that links it load the C library at start, which 'agentctl
 // status' and 'send' would pay for on every run.
+//
+// It owns that split only: it never resolves a name, dials or listens.
 package hostport
 
 import (

@@ -4,7 +4,8 @@
 // Each value is appended with a single O_APPEND write, so processes that
 // append to the same file at once never interleave their lines. A line cut
 // short by a crash is skipped when read. The package decides no names;
-// callers give whole paths.
+// callers give whole paths. It owns only the line format: it never
+// rewrites, truncates or removes a file.
 package jsonl
 
 import (

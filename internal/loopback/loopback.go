@@ -4,6 +4,9 @@
 // other, by the same rule (CheckEndpoint). The hub may listen without
 // credentials only on loopback, and the command that checks its settings
 // and the server that refuses them judge by the same rule (IsAddress).
+//
+// It owns that rule only: it never resolves a host name (only localhost
+// and loopback addresses pass) and never opens a connection.
 package loopback
 
 import (

@@ -3,6 +3,10 @@
 // a DevTools port (chromium), VS Code's chat served by code-server
 // (codeserver), the Windows build under Wine (wintest), the real agent
 // command-line tools pointed at fixtures/fakemodel (agentcli), the stand-in
-// chats' event logs (standinlog) and checks run under several umasks
-// (umasktest). Nothing in the product imports them.
+// chats' event logs (standinlog), checks run under several umasks
+// (umasktest), a process's log shown when its test fails (syncbuf) and
+// loopback ports for servers a test restarts (freeport); this package
+// itself finds the repository's root (RepoRoot). Nothing in the product
+// imports them (only tests and fixtures do), and they import no agentctl
+// package outside internal/testenv.
 package testenv

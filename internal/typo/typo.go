@@ -1,5 +1,7 @@
 // Package typo finds the name a mistyped word was meant to be, so that an
-// error about an unknown name can say "did you mean".
+// error about an unknown name can say "did you mean". It reads nothing
+// and keeps nothing: the candidates, and the error's words, are the
+// caller's.
 package typo
 
 import "strings"

@@ -3,7 +3,8 @@
 // repository, and every #anchor a heading of the page it points to
 // (anchors made from headings as GitHub makes them). Links to other sites
 // are not followed. It prints each broken link with its file and line, and
-// exits 1 if there is one. Run it from the repository's root:
+// exits 1 if there is one; it changes no file. Run it from the
+// repository's root:
 //
 //	go run ./scripts/doclinks
 package main

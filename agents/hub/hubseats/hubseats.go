@@ -2,6 +2,9 @@
 // hub/seats.json, as package hub writes it and 'agentctl status' and
 // mission control read it. It is apart from package hub so that reading
 // the record does not link the NATS client.
+//
+// It owns the record's shape and its one reader (Read); it never writes
+// the file, which package hub alone does.
 package hubseats
 
 import (

@@ -3,4 +3,9 @@
 // (JudgeSeat). Its functions are pure, and the package is light, so that
 // 'agentctl status' and mission control act on the same verdicts without
 // status linking mission control's server.
+//
+// It owns those judgements and nothing else: it opens no file and writes
+// nothing; its callers hand it what they read (status.json as a
+// mailbox.Status, hub/seats.json as hubseats.Seats) and whether a
+// recorded process still lives.
 package verdict

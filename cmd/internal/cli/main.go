@@ -7,6 +7,12 @@
 // commands, so that it starts about as fast as a Go program can; it hands
 // every other command over to agentctl-full, installed beside it, which
 // has them all (Program).
+//
+// It owns the words of the command line, not the work: it writes no file
+// itself (send and the board's changes go through package actions and
+// projectboard's Store, status and completion only read), and it links
+// none of the drivers, NATS, MCP or mission control's server, as
+// cmd/agentctl's deps test checks.
 package cli
 
 import (

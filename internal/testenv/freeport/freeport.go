@@ -7,7 +7,9 @@
 // port: between the pick and the bind, another process's connection took
 // one (seen with two test runs on one machine). The ports here are drawn
 // below that range, where only explicit binds go, and never twice in one
-// process. It is for tests only; the product never imports it.
+// process. It owns only that draw: it binds a port just long enough to
+// see it free, and keeps nothing open. It is for tests only; the product
+// never imports it.
 package freeport
 
 import (
