@@ -47,7 +47,7 @@ func TestAgentctlLinksOnlyTheQuickCommands(t *testing.T) {
 		cmd.Env = append(os.Environ(), "GOOS="+goos, "CGO_ENABLED=0")
 		out, err := cmd.Output()
 		if err != nil {
-			t.Fatalf("go list for %s: %v", goos, err)
+			t.Fatalf("go list for %s: %v\n%s", goos, err, stderrOf(err))
 		}
 		linked := 0
 		for line := range strings.Lines(string(out)) {

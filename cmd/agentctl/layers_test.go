@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"os"
 	"os/exec"
 	"strings"
@@ -27,7 +28,7 @@ func TestImportsRunDown(t *testing.T) {
 		cmd.Env = append(os.Environ(), "GOOS="+goos, "CGO_ENABLED=0")
 		out, err := cmd.Output()
 		if err != nil {
-			t.Fatalf("go list for %s: %v", goos, err)
+			t.Fatalf("go list for %s: %v\n%s", goos, err, stderrOf(err))
 		}
 		listed := 0
 		for line := range strings.Lines(string(out)) {
@@ -61,4 +62,13 @@ func TestImportsRunDown(t *testing.T) {
 // under says whether pkg is dir or a package below it.
 func under(pkg, dir string) bool {
 	return pkg == dir || strings.HasPrefix(pkg, dir+"/")
+}
+
+// stderrOf is what a command that failed said on stderr.
+func stderrOf(err error) []byte {
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		return ee.Stderr
+	}
+	return nil
 }

@@ -13,6 +13,7 @@
 // writers' places held), boards through projectboard, windows and watched
 // places into agentctl.yaml through config; documents, devlogs and lore
 // are copied as new files, never over one.
+//
 // Nothing in the Dream.OS folder is ever written: the plan reads it, and
 // Execute writes only into the runtime.
 package migrate

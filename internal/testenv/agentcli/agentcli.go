@@ -3,9 +3,10 @@
 // adapters), each with an environment of its own that points it at the
 // model server whose URL it is given (fixtures/fakemodel's): a fresh home
 // under the test's temporary folder, dummy keys, and no telemetry, update
-// checks or error reports. It writes only into the homes it is given
+// checks or error reports. Setup writes only into the home it is given
 // (under the test's temporary folder, for Get), never the user's own home
-// or the tools' settings there; installing the tools is scripts/agentclis'.
+// or the tools' settings there; Bin runs scripts/agentclis once, which
+// installs the tools into agentctl's cache (~/.cache/agentctl).
 //
 // Where the tools cannot be installed (no Node.js 20, no network on a
 // first run) the tests that need them are skipped with the reason, unless
