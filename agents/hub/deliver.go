@@ -17,6 +17,7 @@ import (
 	"github.com/agentctl/agentctl/internal/clock"
 	"github.com/agentctl/agentctl/internal/layout"
 	"github.com/agentctl/agentctl/mailbox"
+	"github.com/agentctl/agentctl/mailbox/intake"
 )
 
 // IntakeSettings are what the hub's intake of forwarded messages needs.
@@ -89,10 +90,11 @@ func Intake(ctx context.Context, s IntakeSettings) error {
 	return nil
 }
 
-// deliverForwarded puts one forwarded message in its mailbox. Bytes that are no
-// message still go to the inbox, as a file dropped there would, so that
-// the consumer dead-letters them with the reason: nothing is dropped here.
-// now stands for the file's modification time a dropped message would have.
+// deliverForwarded puts one forwarded message in its mailbox, through the
+// intake (intake.DeliverForwarded), once its subject names a sender seated
+// on another machine and a mailbox of this runtime; the message must say
+// it is from that sender. now stands for the file's modification time a
+// dropped message would have.
 func deliverForwarded(root string, known, senders []string, now time.Time, m jetstream.Msg) error {
 	token, from, ok := strings.Cut(strings.TrimPrefix(m.Subject(), "agentctl.deliver."), ".")
 	if !ok {
@@ -112,22 +114,16 @@ func deliverForwarded(root string, known, senders []string, now time.Time, m jet
 	if err != nil {
 		return err
 	}
-	msg, derr := mailbox.Decode(m.Data(), mailbox.Source{Name: "forwarded.json", ModTime: now, Owner: agent})
-	if derr != nil {
-		meta, _ := m.Metadata()
-		name := fmt.Sprintf("forwarded-%d.json", now.UnixNano())
-		if meta != nil {
-			name = fmt.Sprintf("forwarded-%d.json", meta.Sequence.Stream)
+	name := fmt.Sprintf("forwarded-%d.json", now.UnixNano())
+	if meta, err := m.Metadata(); err == nil {
+		name = fmt.Sprintf("forwarded-%d.json", meta.Sequence.Stream)
+	}
+	return intake.DeliverForwarded(mb, intake.Forwarded{Data: m.Data(), Name: name, At: now}, func(msg mailbox.Message) error {
+		if claimed, err := agentname.Resolve([]string{sender}, msg.From); err != nil || claimed != sender {
+			return &senderError{subject: m.Subject(), reason: fmt.Sprintf("the message says it is from %q, but its machine may send only as %s", msg.From, sender)}
 		}
-		return mb.DeliverBytes(name, m.Data())
-	}
-	if claimed, err := agentname.Resolve([]string{sender}, msg.From); err != nil || claimed != sender {
-		return &senderError{subject: m.Subject(), reason: fmt.Sprintf("the message says it is from %q, but its machine may send only as %s", msg.From, sender)}
-	}
-	if err := mb.Deliver(msg); err != nil && !errors.Is(err, mailbox.ErrDuplicate) {
-		return err
-	}
-	return nil
+		return nil
+	})
 }
 
 // nowhereError is a forwarded message addressed to no mailbox here.

@@ -27,7 +27,8 @@
 //     record per turn, each step appended and synced before the next: a
 //     turn whose prompt may be with the agent is resumed, never sent
 //     again, and a turn already answered is answered again from the
-//     record. An ask is acknowledged only after its answer, in the
+//     record. Each line carries the version of its shape; a line of a
+//     newer release counts as a turn whose prompt went out. An ask is acknowledged only after its answer, in the
 //     journal, is either taken by the hub's runner waiting for it (sent
 //     over core NATS on agentctl.answer.AGENT, which the runner confirms)
 //     or stored by the server in the replies stream, where it goes when

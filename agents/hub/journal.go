@@ -38,17 +38,29 @@ func JournalDir(root, agent string) (string, error) {
 // the folder). The last line that reads whole is the turn's state: a line
 // cut short by a crash was never synced, so its step was not taken yet.
 // Each line starts on a line of its own, after whatever such a crash left.
+//
+// Every line carries the version of its shape (journalVersion). readEntry
+// is the one reader: it takes the shapes of earlier releases (no version)
+// as they meant, and a line of a newer release as one it cannot read.
+// Whatever is read is written back in this release's shape at the turn's
+// next step.
 type Journal struct {
 	dir string
 }
 
+// journalVersion is the shape of the entries this release writes. Version
+// 0, no version at all, is the shape of earlier releases: a whole file of
+// one entry or lines, the stage "waiting", no "unsent".
+const journalVersion = 1
+
 // Entry is one turn as the journal knows it.
 type Entry struct {
-	Turn string `json:"turn"`
+	// Version is the shape the entry was written in (journalVersion).
+	Version int    `json:"version,omitempty"`
+	Turn    string `json:"turn"`
 	// Stage is the last point the turn passed: received, started (a
 	// command runs the prompt), pressed (the key that sends the prompt to
-	// a chat), submitted, or answered. Seats of earlier releases also
-	// wrote waiting (the chat shows the prompt, the reply not begun).
+	// a chat), submitted, or answered.
 	Stage string `json:"stage"`
 	// Ask is the ask being served: a seat started after a crash finishes
 	// the turn and answers it before the server offers the ask again.
@@ -58,8 +70,7 @@ type Entry struct {
 	// The answer, once there is one.
 	Answer *Answer `json:"answer,omitempty"`
 	// Unsent: the answer has not reached the hub yet, and Prune keeps it
-	// however old, since the hub may still ask for the turn. (Answers
-	// written by seats of earlier releases, without it, count as sent.)
+	// however old, since the hub may still ask for the turn.
 	Unsent   bool      `json:"unsent,omitempty"`
 	Received time.Time `json:"received_at"`
 	Updated  time.Time `json:"updated_at"`
@@ -71,7 +82,6 @@ const (
 	stageStarted   = "started"
 	stagePressed   = string(cursor.StagePressed)
 	stageSubmitted = string(cursor.StageSubmitted)
-	stageWaiting   = "waiting" // read only, as earlier seats wrote it
 	stageAnswered  = "answered"
 )
 
@@ -79,7 +89,7 @@ const (
 // the turn is resumed, never sent again.
 func (e Entry) Delivered() bool {
 	switch e.Stage {
-	case stageStarted, stagePressed, stageSubmitted, stageWaiting, stageAnswered:
+	case stageStarted, stagePressed, stageSubmitted, stageAnswered:
 		return true
 	}
 	return false
@@ -109,7 +119,7 @@ func (j *Journal) Load(turn string) (e Entry, ok bool, err error) {
 	if err != nil {
 		return Entry{}, false, fmt.Errorf("cannot read the journal of turn %s: %w", turn, err)
 	}
-	e, whole := lastEntry(data)
+	e, whole := readEntry(data)
 	if !whole || e.Turn != turn {
 		// A record that cannot be read may still say the prompt went out:
 		// count it as delivered, so the turn resumes rather than pastes.
@@ -118,21 +128,30 @@ func (j *Journal) Load(turn string) (e Entry, ok bool, err error) {
 	return e, true, nil
 }
 
-// lastEntry is the last entry of a turn's file that reads whole: its last
-// line that does, or the file as one entry, as seats of earlier releases
-// wrote it.
-func lastEntry(data []byte) (e Entry, ok bool) {
+// readEntry is the turn's state in a turn's file: its last line that
+// reads whole, or the file as one entry, as seats of earlier releases
+// wrote it, in this release's shape. ok is false when nothing reads whole,
+// or when what does was written by a newer release, whose shape this one
+// cannot be sure it reads right.
+func readEntry(data []byte) (e Entry, ok bool) {
 	lines := bytes.Split(data, []byte("\n"))
-	for i := len(lines) - 1; i >= 0; i-- {
-		var le Entry
-		if len(bytes.TrimSpace(lines[i])) > 0 && json.Unmarshal(lines[i], &le) == nil {
-			return le, true
-		}
+	for i := len(lines) - 1; i >= 0 && !ok; i-- {
+		e = Entry{}
+		ok = len(bytes.TrimSpace(lines[i])) > 0 && json.Unmarshal(lines[i], &e) == nil
 	}
-	if json.Unmarshal(data, &e) == nil {
-		return e, true
+	if !ok {
+		e = Entry{}
+		ok = json.Unmarshal(data, &e) == nil
 	}
-	return Entry{}, false
+	if !ok || e.Version > journalVersion {
+		return Entry{}, false
+	}
+	if e.Version == 0 && e.Stage == "waiting" {
+		// The chat showed the prompt, its reply not begun: submitted.
+		e.Stage = stageSubmitted
+	}
+	e.Version = journalVersion
+	return e, true
 }
 
 // Save appends e to its turn's record durably: a crash right after Save
@@ -152,6 +171,7 @@ func (j *Journal) Sent(turn string) error {
 }
 
 func (j *Journal) save(e Entry, sync bool) error {
+	e.Version = journalVersion
 	data, err := json.Marshal(e)
 	if err != nil {
 		return err
@@ -205,7 +225,7 @@ func (j *Journal) Unanswered() ([]Entry, error) {
 		}
 		// Only a whole record is finished unasked; anything less waits for
 		// the server to offer its ask again, and Load reads it generously.
-		e, whole := lastEntry(data)
+		e, whole := readEntry(data)
 		if whole && e.Answer == nil && e.Ask != nil && e.Delivered() &&
 			e.Turn != "" && e.Ask.Turn == e.Turn && e.Ask.Ask != "" && name == filepath.Base(j.file(e.Turn)) {
 			out = append(out, e)
@@ -253,7 +273,7 @@ func (j *Journal) Prune(cutoff time.Time) (removed int, err error) {
 		if err != nil {
 			continue
 		}
-		if e, whole := lastEntry(data); !whole || e.Answer == nil && e.Delivered() || e.Unsent {
+		if e, whole := readEntry(data); !whole || e.Answer == nil && e.Delivered() || e.Unsent {
 			continue
 		}
 		if os.Remove(path) == nil {

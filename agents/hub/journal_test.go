@@ -3,6 +3,7 @@ package hub
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 )
@@ -220,5 +221,71 @@ func TestJournalReadsARecordOfOnePiece(t *testing.T) {
 	}
 	if e, ok, err := j.Load("m1/1"); err != nil || !ok || e.Answer == nil || e.Answer.Reply != "R" {
 		t.Fatalf("Load = %+v, %v, %v; want the answered turn", e, ok, err)
+	}
+}
+
+// Every step is written in this release's shape, with its version.
+func TestJournalWritesItsVersion(t *testing.T) {
+	j, err := OpenJournal(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := j.Save(Entry{Turn: "m1/1", Stage: stageReceived}); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(j.file("m1/1"))
+	if err != nil || !strings.Contains(string(data), `{"version":1,"turn":"m1/1"`) {
+		t.Fatalf("the record holds %q, %v; want its line to start with version 1", data, err)
+	}
+}
+
+// A turn that a seat of an earlier release left waiting (its chat showed
+// the prompt, the reply not begun) is a submitted turn: it is finished
+// unasked, never sent again, and its next step is written in this
+// release's shape.
+func TestJournalReadsAnEarlierReleasesWaitingTurn(t *testing.T) {
+	j, err := OpenJournal(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	old := `{"turn":"m1/1","stage":"waiting","ask":{"turn":"m1/1","ask":"m1/1@a","prompt":"P"},"received_at":"2026-01-01T00:00:00Z","updated_at":"2026-01-01T00:00:00Z"}` + "\n"
+	if err := os.WriteFile(j.file("m1/1"), []byte(old), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	e, ok, err := j.Load("m1/1")
+	if err != nil || !ok || e.Stage != stageSubmitted || !e.Delivered() || e.Version != journalVersion {
+		t.Fatalf("Load = %+v, %v, %v; want a submitted turn in this release's shape", e, ok, err)
+	}
+	if open, err := j.Unanswered(); err != nil || len(open) != 1 || open[0].Stage != stageSubmitted {
+		t.Fatalf("Unanswered = %+v, %v; want the waiting turn, submitted", open, err)
+	}
+}
+
+// A record a newer release wrote may mean what this one cannot tell: it
+// counts as a turn whose prompt went out, as an unreadable one does, and
+// is neither finished unasked nor pruned.
+func TestJournalDoesNotTrustANewerReleasesRecord(t *testing.T) {
+	j, err := OpenJournal(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	newer := `{"version":2,"turn":"m1/1","stage":"received","ask":{"turn":"m1/1","ask":"m1/1@a","prompt":"P"}}` + "\n"
+	path := j.file("m1/1")
+	if err := os.WriteFile(path, []byte(newer), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	e, ok, err := j.Load("m1/1")
+	if err != nil || !ok || !e.Delivered() || e.Answer != nil {
+		t.Fatalf("Load = %+v, %v, %v; want a delivered turn without answer", e, ok, err)
+	}
+	if open, err := j.Unanswered(); err != nil || len(open) != 0 {
+		t.Fatalf("Unanswered = %+v, %v; want none: its ask is not this release's to read", open, err)
+	}
+	old := time.Now().Add(-365 * 24 * time.Hour)
+	if err := os.Chtimes(path, old, old); err != nil {
+		t.Fatal(err)
+	}
+	if n, err := j.Prune(time.Now()); err != nil || n != 0 {
+		t.Fatalf("Prune removed %d, %v; want the newer record kept", n, err)
 	}
 }

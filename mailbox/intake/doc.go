@@ -3,8 +3,10 @@
 // inbox.json of a mailbox and its inbox.json.lock, the places outside the
 // mailbox where old writers that are still running keep writing (folders,
 // globs and files given as Options.Watch and Options.Shared, inbox.json
-// files there too), and text files to which a writer appends one Markdown
-// message after another. Reading their shapes is package dreamos's job.
+// files there too), text files to which a writer appends one Markdown
+// message after another, and the messages other machines forward to this
+// runtime (DeliverForwarded, which package hub calls with what its server
+// carried). Reading their shapes is package dreamos's job.
 //
 // An Intake wraps one mailbox.Consumer and is what a runner's Serve loop
 // looks at the mailbox through (it is a mailbox.Feed): it takes in
@@ -32,7 +34,8 @@
 // message goes in through Consumer.DeliverFound (or Mailbox.Deliver, for a
 // broadcast's copies to other agents, and for a message addressed to
 // several agents or none, the review item put before the person who
-// routes by hand: review.go), and what cannot be used goes through
+// routes by hand: review.go; Mailbox.Deliver, or DeliverBytes for bytes
+// that are no message, for a forwarded one), and what cannot be used goes through
 // Mailbox.WriteDeadLetter, the store's one writer of dead letters.
 // It never claims, settles or reads a message back, and never reads
 // agentctl.yaml: callers pass the settings in.
