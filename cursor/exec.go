@@ -40,6 +40,8 @@ type Exec struct {
 	// resultGrace is how long a command may run on once its output holds
 	// the turn's result.
 	resultGrace time.Duration
+	// hosts are the hosts kept for the next turns (exec_host_linux.go).
+	hosts execHosts
 }
 
 // defaultResultGrace lets a command that printed its result flush and
@@ -120,54 +122,48 @@ func (e *Exec) Run(ctx context.Context, t Turn) (string, error) {
 	ctx, cancel := context.WithTimeout(ctx, e.timeout)
 	defer cancel()
 
-	cmd, err := command(ctx, args)
+	var env []string
+	if len(e.env) > 0 {
+		// Later entries win, so the seat's own come last.
+		env = append(os.Environ(), e.env...)
+	}
+	var tc turnCommand
+	var lines *lineReader
+	var stdout bytes.Buffer
+	capped := &cappedOutput{w: &stdout, left: maxOutput, over: func() { tc.kill() }}
+	cio := commandIO{stdout: capped, stderr: &tailBuffer{max: stderrKept}}
+	stderr := cio.stderr.(*tailBuffer)
+	if viaStdin {
+		cio.stdin = strings.NewReader(t.Prompt)
+	}
+	if e.preset != "" {
+		lines = newLineReader(newOutputReader(e.preset, e.replyField, e.sessionField))
+		cio.stdout = lines
+	}
+	tc, err = e.setUp(ctx, args, e.dir, env, cio)
 	if err != nil {
 		return "", fmt.Errorf("%w: %v", ErrExecFailed, err)
 	}
-	cmd.Dir = e.dir
-	if len(e.env) > 0 {
-		// Later entries win in exec.Cmd, so the seat's own come last.
-		cmd.Env = append(os.Environ(), e.env...)
-	}
-	setProcessGroup(cmd)
-	cmd.Cancel = func() error { return killProcessGroup(cmd) }
-	cmd.WaitDelay = waitAfterKill
-	if viaStdin {
-		cmd.Stdin = strings.NewReader(t.Prompt)
-	}
-	var lines *lineReader
-	var stdout bytes.Buffer
-	capped := &cappedOutput{w: &stdout, left: maxOutput, over: func() { killProcessGroup(cmd) }}
-	cmd.Stdout = capped
-	if e.preset != "" {
-		lines = newLineReader(newOutputReader(e.preset, e.replyField, e.sessionField))
-		cmd.Stdout = lines
-	}
-	stderr := &tailBuffer{max: stderrKept}
-	cmd.Stderr = stderr
 
-	// On Linux the command dies with the thread that starts it (see
-	// setParentDeathSignal), and Go ends a thread when a goroutine locked
-	// to it returns without unlocking. Left unlocked, this thread could
-	// serve such a goroutine later and kill a healthy command. Locked from
-	// Start until the command is reaped, it serves only this goroutine,
-	// which unlocks before it returns: the thread outlives the command
-	// unless this whole process ends first.
+	// On Linux a command started here dies with the thread that starts it
+	// (see setParentDeathSignal), and Go ends a thread when a goroutine
+	// locked to it returns without unlocking. Left unlocked, this thread
+	// could serve such a goroutine later and kill a healthy command.
+	// Locked from start until the command is reaped, it serves only this
+	// goroutine, which unlocks before it returns: the thread outlives the
+	// command unless this whole process ends first.
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
-	if err := cmd.Start(); err != nil {
-		return "", fmt.Errorf("%w: cannot start %s: %v", ErrExecFailed, args[0], err)
-	}
-	abandon := func(err error) (string, error) {
-		killProcessGroup(cmd)
-		cmd.Wait()
+	if err := tc.start(); err != nil {
 		return "", err
 	}
-	if err := afterStart(cmd); err != nil {
-		return abandon(fmt.Errorf("%w: %s: %v", ErrExecFailed, args[0], err))
+	abandon := func(err error) (string, error) {
+		tc.kill()
+		tc.wait()
+		return "", err
 	}
 	if t.OnStart != nil {
-		child := Child{PID: cmd.Process.Pid, PGID: processGroupOf(cmd)}
+		child := tc.child()
 		// The command is not reaped yet, so its pid is still its own; a
 		// start time the system cannot tell stays 0, and EndChild then
 		// refuses to trust the pid alone.
@@ -183,9 +179,9 @@ func (e *Exec) Run(ctx context.Context, t Turn) (string, error) {
 			return abandon(err)
 		}
 	}
-	err = e.wait(cmd, lines)
+	err = e.wait(tc, lines)
 	// Grandchildren may outlive the command; a turn leaves nothing behind.
-	killProcessGroup(cmd)
+	tc.kill()
 	if capped.cut.Load() {
 		// Read as output that cannot be used: dead-lettered, not run again.
 		cut := fmt.Errorf("%w: %s printed more than %d bytes on stdout, and was stopped there", ErrBadOutput, args[0], maxOutput)
@@ -239,9 +235,9 @@ func (e *Exec) Run(ctx context.Context, t Turn) (string, error) {
 // turn's result, gives it resultGrace to end by itself and then ends it:
 // a tool that lingers after its answer (a hung telemetry flush, a child
 // holding the terminal) does not hold the turn.
-func (e *Exec) wait(cmd *exec.Cmd, lines *lineReader) error {
+func (e *Exec) wait(tc turnCommand, lines *lineReader) error {
 	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
+	go func() { done <- tc.wait() }()
 	var result chan struct{}
 	if lines != nil {
 		result = lines.result
@@ -257,7 +253,7 @@ func (e *Exec) wait(cmd *exec.Cmd, lines *lineReader) error {
 	case err := <-done:
 		return err
 	case <-grace.C:
-		killProcessGroup(cmd)
+		tc.kill()
 		return <-done
 	}
 }
@@ -290,7 +286,7 @@ func (e *Exec) plainReply(ctx context.Context, t Turn, name string, err error, o
 
 // exitWords says how a command that printed its result ended.
 func exitWords(err error) string {
-	var ee *exec.ExitError
+	var ee interface{ Exited() bool }
 	if errors.As(err, &ee) && !ee.Exited() {
 		return "was ended after lingering"
 	}

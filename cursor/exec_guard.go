@@ -19,10 +19,14 @@ func GuardMain(program string) {
 	}
 }
 
-// runGuardIfAsked runs the guard and exits when this process was started
-// as one; test binaries call it alone, and turn the guard on per test.
+// runGuardIfAsked runs the guard, or the host, and exits when this process
+// was started as one; test binaries call it alone, and turn the guard on
+// per test.
 func runGuardIfAsked() {
-	if execguard.IsGuard() {
+	switch {
+	case execguard.IsGuard():
 		os.Exit(execguard.Run(os.Args[2:]))
+	case execguard.IsHost():
+		os.Exit(execguard.Host(os.Args[2:]))
 	}
 }

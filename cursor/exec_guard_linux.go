@@ -17,13 +17,15 @@ import (
 // A parent-death signal reaches one process, and a runner killed by
 // SIGKILL can do nothing after; Codex's native binary and Gemini's node
 // workers, children of the command, would work on. So when the executable
-// can play it (GuardMain), a turn's command is started through a guard:
-// agentctl re-executed with guardArg, the leader of the turn's process
-// group, whose parent-death signal is SIGTERM. It starts the command in its
-// own group, becomes the child subreaper of everything below it, and
-// passes the command's exit status on. When its runner dies it kills every
-// process below it, even one that left the group (setsid), and the group;
-// when the command ends it kills what the command left behind.
+// can play it (GuardMain), a command is started through a guard: agentctl
+// re-executed, whose parent-death signal is SIGTERM, the child subreaper
+// of everything below it. When its runner dies it kills every process
+// below it, even one that left the group (setsid); when the command ends it
+// kills what the command left behind. An exec seat's turns go to the
+// seat's host (exec_host_linux.go), one guard for all of them; an ACP
+// agent, one command for a whole session, has a guard of its own
+// (execguard.Arg), the leader of its process group, which passes the
+// command's exit status on.
 const guardSupported = true
 
 // guardParentDeathSignal is the guard's parent-death signal: one it can

@@ -236,7 +236,7 @@ func TestGuardEndsWhatACutTurnLeft(t *testing.T) {
 }
 
 // BenchmarkExecStart is what the guard adds to a turn: a command that does
-// nothing, started as it is and through the guard.
+// nothing, started as it is and through the seat's host.
 func BenchmarkExecStart(b *testing.B) {
 	for _, guard := range []bool{false, true} {
 		b.Run(fmt.Sprintf("guard=%v", guard), func(b *testing.B) {

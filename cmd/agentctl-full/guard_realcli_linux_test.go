@@ -19,7 +19,7 @@ import (
 // A real agentctl run killed by SIGKILL while the real tool of each exec
 // preset waits on its model leaves no process of the turn: not the tool,
 // not what it started below it (Codex's native binary under its Node.js
-// launcher, Gemini CLI's relaunched Node.js), not the guard.
+// launcher, Gemini CLI's relaunched Node.js), not the seat's host.
 func TestKilledRunnerLeavesNoProcessOfARealTool(t *testing.T) {
 	for _, c := range []struct{ tool, preset string }{
 		{agentcli.Claude, config.PresetClaude},
@@ -66,20 +66,20 @@ func TestKilledRunnerLeavesNoProcessOfARealTool(t *testing.T) {
 					syscall.Kill(pid, syscall.SIGKILL)
 				}
 			})
-			// The guard, which names the tool's path, and the tool below it.
+			// The seat's host, and the tool below it.
 			var names []string
-			guarded, others := false, 0
+			guarded := false
 			for _, pid := range below {
 				name := commandOf(pid)
-				if strings.Contains(name, " __exec-guard ") {
-					guarded = guarded || strings.Contains(name, " "+tool.Path+" ")
-				} else {
-					others++
+				if strings.Contains(name, " __exec-host ") {
+					for _, under := range descendants(pid) {
+						guarded = guarded || strings.Contains(commandOf(under), filepath.Base(tool.Path))
+					}
 				}
 				names = append(names, name[:min(len(name), 100)])
 			}
-			if !guarded || others == 0 {
-				t.Fatalf("the runner's processes %q are not a guard of %s and the tool's", names, tool.Path)
+			if !guarded {
+				t.Fatalf("the runner's processes %q are not a host with %s below it", names, tool.Path)
 			}
 			runner.Process.Kill()
 			runner.Wait()

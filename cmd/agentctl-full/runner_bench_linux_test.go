@@ -13,7 +13,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/agentctl/agentctl/internal/execguard"
 	"github.com/agentctl/agentctl/internal/process"
 	"github.com/agentctl/agentctl/internal/profiling"
 	"github.com/agentctl/agentctl/mailbox"
@@ -78,9 +77,8 @@ const runnerLoopMessages = 200
 // The runner is stopped (SIGSTOP) while 200 messages are delivered, then
 // let go and timed until all are archived; the anchor is a loop that only
 // spawns cat with each message and reads its reply. The target is ≤ 1 ms
-// a message over the anchor (ms/msg-over). Of that, guard-ms/msg is what
-// the turn's guard (exec_guard_linux.go in package cursor) costs: the same
-// loop spawning cat through it.
+// a message over the anchor (ms/msg-over). cursor's BenchmarkExecStart
+// shows what the turn's guard, the seat's host, costs a turn on its own.
 func BenchmarkRunnerLoop(b *testing.B) {
 	dir := b.TempDir()
 	agentctl := buildReleased(b, dir)
@@ -89,7 +87,7 @@ func BenchmarkRunnerLoop(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	var measure, anchor, guarded time.Duration
+	var measure, anchor time.Duration
 	var measureCPU, anchorCPU float64 // ms
 	for range b.N {
 		root := execRuntime(b, agentctl, 2)
@@ -101,7 +99,6 @@ func BenchmarkRunnerLoop(b *testing.B) {
 		self0 := rusageMS(b)
 		anchor += spawnLoop(b, body, catPath)
 		anchorCPU += rusageMS(b) - self0
-		guarded += spawnLoop(b, body, agentctl, execguard.Arg, strconv.Itoa(os.Getpid()), catPath, "--", "cat")
 
 		cpu0 := treeTicks(b, run.Process.Pid)
 		measure += loopThrough(b, run, mb, body, logs)
@@ -126,9 +123,8 @@ func BenchmarkRunnerLoop(b *testing.B) {
 	b.ReportMetric(float64(anchor.Microseconds())/n, "µs/anchor")
 	b.ReportMetric(float64(measure)/float64(anchor), "ratio")
 	b.ReportMetric(float64((measure-anchor).Microseconds())/n/1000, "ms/msg-over")
-	b.ReportMetric(float64((guarded-anchor).Microseconds())/n/1000, "guard-ms/msg")
 	// CPU time is steadier than wall time on a loaded machine: the
-	// runner's own and its turns' (guard and cat), against the CPU the
+	// runner's own and its turns' (host and cat), against the CPU the
 	// spawn-only loop used.
 	b.ReportMetric(measureCPU/n, "CPU-ms/msg")
 	b.ReportMetric(anchorCPU/n, "anchor-CPU-ms/msg")

@@ -55,14 +55,14 @@ func Run(args []string) int {
 	for {
 		select {
 		case w := <-done:
-			killDescendants()
+			killDescendants(nil)
 			return exitLike(w.st, w.err)
 		case s := <-sigs:
 			// The kernel reparents before it sends the parent-death
 			// signal; the runner sends guardSweepSignal when it ends the
 			// turn early (a timeout, a skip).
 			if s == SweepSignal || os.Getppid() != runner {
-				killDescendants()
+				killDescendants(nil)
 				syscall.Kill(0, syscall.SIGKILL)
 			}
 			// Someone else asked: the command decides.
@@ -108,12 +108,13 @@ func goDumps(s syscall.Signal) bool {
 
 // killDescendants kills every process below this one, and reaps those
 // that were handed to it as subreaper, until none is left. A process
-// forked between a look and the kill is found at the next look.
-func killDescendants() {
+// forked between a look and the kill is found at the next look. reaped,
+// if set, hears of every child it reaps.
+func killDescendants(reaped func(pid int, ws syscall.WaitStatus)) {
 	self := os.Getpid()
 	deadline := time.Now().Add(10 * time.Second)
 	for time.Now().Before(deadline) {
-		if !hasChildren() {
+		if !hasChildren(reaped) {
 			return
 		}
 		below := descendants(self)
@@ -124,9 +125,13 @@ func killDescendants() {
 			syscall.Kill(pid, syscall.SIGKILL)
 		}
 		for {
-			pid, err := syscall.Wait4(-1, nil, syscall.WNOHANG, nil)
+			var ws syscall.WaitStatus
+			pid, err := syscall.Wait4(-1, &ws, syscall.WNOHANG, nil)
 			if pid <= 0 || errors.Is(err, syscall.ECHILD) {
 				break
+			}
+			if reaped != nil {
+				reaped(pid, ws)
 			}
 		}
 		time.Sleep(5 * time.Millisecond)
@@ -138,10 +143,11 @@ func killDescendants() {
 // it (an orphan is handed to the guard, its subreaper), so none left means
 // none below, without reading every process's stat in /proc: after most
 // turns the command has ended alone, and that read was most of a turn's
-// cost beyond the command.
-func hasChildren() bool {
+// cost beyond the command. reaped, if set, hears of every child it reaps.
+func hasChildren(reaped func(pid int, ws syscall.WaitStatus)) bool {
 	for {
-		pid, err := syscall.Wait4(-1, nil, syscall.WNOHANG, nil)
+		var ws syscall.WaitStatus
+		pid, err := syscall.Wait4(-1, &ws, syscall.WNOHANG, nil)
 		switch {
 		case errors.Is(err, syscall.ECHILD):
 			return false
@@ -149,6 +155,9 @@ func hasChildren() bool {
 			continue
 		case err != nil || pid == 0:
 			return true // a child lives, or it cannot tell: look
+		}
+		if reaped != nil {
+			reaped(pid, ws)
 		}
 	}
 }

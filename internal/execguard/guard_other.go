@@ -13,3 +13,9 @@ func Run([]string) int {
 	fmt.Fprintln(os.Stderr, "agentctl: the exec guard runs on Linux only")
 	return 2
 }
+
+// Host refuses, as Run does.
+func Host([]string) int {
+	fmt.Fprintln(os.Stderr, "agentctl: the exec host runs on Linux only")
+	return 2
+}
