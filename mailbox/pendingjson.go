@@ -17,6 +17,7 @@ import (
 	"github.com/gofrs/flock"
 
 	"github.com/agentctl/agentctl/internal/atomicfile"
+	"github.com/agentctl/agentctl/internal/layout"
 	"github.com/agentctl/agentctl/internal/lockfile"
 	"github.com/agentctl/agentctl/mailbox/dreamos"
 )
@@ -69,7 +70,7 @@ func IsEmptyInboxJSON(path string) bool {
 func SpoolName(fi fs.FileInfo) string {
 	t := fi.ModTime().UTC()
 	sum := sha256.Sum256(fmt.Appendf(nil, "%d %d", t.UnixNano(), fi.Size()))
-	return t.Format("20060102T150405Z") + "-" + hex.EncodeToString(sum[:6]) + ".json"
+	return t.Format("20060102T150405Z") + "-" + hex.EncodeToString(sum[:6]) + layout.RecordSuffix
 }
 
 // SpoolEntryName names entry i of a spool file in .ingest/ wherever it is
@@ -89,7 +90,7 @@ func (m *Mailbox) spooledEntries() []Entry {
 	}
 	var out []Entry
 	for _, d := range dirents {
-		if name := d.Name(); !atomicfile.IsTemp(name) && strings.HasSuffix(name, ".json") {
+		if name := d.Name(); !atomicfile.IsTemp(name) && strings.HasSuffix(name, layout.RecordSuffix) {
 			out = append(out, m.spooledEntriesOf(name)...)
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/agentctl/agentctl/internal/atomicfile"
+	"github.com/agentctl/agentctl/internal/layout"
 	"github.com/agentctl/agentctl/mailbox"
 	"github.com/agentctl/agentctl/mailbox/dreamos"
 )
@@ -64,7 +65,7 @@ func (in *Intake) copyWatchedInboxJSON(path string, now time.Time) (string, erro
 	h := sha256.New()
 	h.Write(data)
 	fmt.Fprintf(h, "\x00%d", fi.ModTime().UnixNano())
-	spool := "x" + hex.EncodeToString(h.Sum(nil))[:24] + ".json"
+	spool := "x" + hex.EncodeToString(h.Sum(nil))[:24] + layout.RecordSuffix
 	if err := atomicfile.MkdirAll(in.path(mailbox.IngestDir)); err != nil {
 		return "", fmt.Errorf("cannot take %s: %w", path, err)
 	}

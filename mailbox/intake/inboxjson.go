@@ -13,6 +13,7 @@ import (
 	"github.com/gofrs/flock"
 
 	"github.com/agentctl/agentctl/internal/atomicfile"
+	"github.com/agentctl/agentctl/internal/layout"
 	"github.com/agentctl/agentctl/internal/lockfile"
 	"github.com/agentctl/agentctl/mailbox"
 	"github.com/agentctl/agentctl/mailbox/dreamos"
@@ -139,7 +140,7 @@ func uniqueSpoolName(now time.Time) (string, error) {
 	if _, err := rand.Read(b[:]); err != nil {
 		return "", fmt.Errorf("cannot name a spool file: %w", err)
 	}
-	return now.UTC().Format("20060102T150405Z") + "-" + hex.EncodeToString(b[:]) + ".json", nil
+	return now.UTC().Format("20060102T150405Z") + "-" + hex.EncodeToString(b[:]) + layout.RecordSuffix, nil
 }
 
 // isBlank reports a small inbox.json of white space only, which holds

@@ -50,7 +50,7 @@ func Digest(data []byte) string {
 
 func watchedPath(mailboxDir, path string) string {
 	sum := sha256.Sum256([]byte(path))
-	return filepath.Join(mailboxDir, WatchedDir, hex.EncodeToString(sum[:])[:24]+".json")
+	return filepath.Join(mailboxDir, WatchedDir, hex.EncodeToString(sum[:])[:24]+layout.RecordSuffix)
 }
 
 func readWatched(mailboxDir, path string) (watchedState, bool) {
