@@ -55,7 +55,7 @@ func (r *Runner) offerBoardTask(now time.Time) error {
 		}
 		if fresh {
 			r.log.Info().Str("event", "board-offer").Str("task", t.ID).Str("id", m.ID).Msg("idle: a task from the board is next")
-			return r.c.Notice(now, mailbox.Stem(m.ID)+".json")
+			return r.c.Notice(now, mailbox.Stem(m.ID)+mailbox.MessageSuffix)
 		}
 	}
 	return nil

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"text/template"
 
+	"github.com/agentctl/agentctl/internal/layout"
 	"github.com/agentctl/agentctl/internal/sizecap"
 	"github.com/agentctl/agentctl/mailbox"
 	"github.com/agentctl/agentctl/projectboard"
@@ -170,7 +171,7 @@ func (t Templates) lookup(typ string) (name, text string, err error) {
 	candidates = append(candidates, "default")
 	if t.Dir != "" {
 		for _, c := range candidates {
-			path := filepath.Join(t.Dir, c+".tmpl")
+			path := filepath.Join(t.Dir, c+layout.TemplateSuffix)
 			data, err := sizecap.ReadFile(path)
 			if err == nil {
 				return path, string(data), nil

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/agentctl/agentctl/internal/atomicfile"
+	"github.com/agentctl/agentctl/internal/layout"
 )
 
 // ErrBadOutput is a turn whose command printed something its preset cannot
@@ -66,9 +67,9 @@ func keepOutput(dir string, out []byte, now time.Time) (string, error) {
 	}
 	stamp := now.UTC().Format("20060102T150405.000000000Z")
 	for n := 0; ; n++ {
-		name := stamp + ".txt"
+		name := stamp + layout.OutputSuffix
 		if n > 0 {
-			name = fmt.Sprintf("%s-%d.txt", stamp, n)
+			name = fmt.Sprintf("%s-%d%s", stamp, n, layout.OutputSuffix)
 		}
 		path := filepath.Join(dir, name)
 		err := atomicfile.Create(path, out)

@@ -30,8 +30,8 @@ func (m *Mailbox) Locate(ref string) ([]Entry, error) {
 	var found []Entry
 	stem := Stem(ref)
 	for _, dir := range []struct{ state, dir string }{{StatePending, InboxDir}, {StateProcessing, ProcessingDir}} {
-		if fi, err := os.Lstat(m.path(dir.dir, stem+".json")); err == nil && fi.Mode().IsRegular() {
-			found = append(found, m.readEntry(dir.state, dir.dir, stem+".json"))
+		if fi, err := os.Lstat(m.path(dir.dir, stem+MessageSuffix)); err == nil && fi.Mode().IsRegular() {
+			found = append(found, m.readEntry(dir.state, dir.dir, stem+MessageSuffix))
 		}
 	}
 	days, err := os.ReadDir(m.path(ArchiveDir))
@@ -39,7 +39,7 @@ func (m *Mailbox) Locate(ref string) ([]Entry, error) {
 		return nil, fmt.Errorf("cannot search the archive of %s: %w", m.Agent, err)
 	}
 	// A dead letter that never decoded is archived under its own name.
-	names := []string{stem + ".json"}
+	names := []string{stem + MessageSuffix}
 	if fileName(ref) && ref != names[0] {
 		names = append(names, ref)
 	}
@@ -47,7 +47,7 @@ func (m *Mailbox) Locate(ref string) ([]Entry, error) {
 		for _, name := range names {
 			if _, err := os.Lstat(m.path(ArchiveDir, d.Name(), name)); err == nil {
 				e := m.readEntry(StateDone, ArchiveDir+"/"+d.Name(), name)
-				if r, err := readReceipt(m.path(ArchiveDir, d.Name(), strings.TrimSuffix(name, ".json")+ReceiptSuffix)); err == nil {
+				if r, err := readReceipt(m.path(ArchiveDir, d.Name(), strings.TrimSuffix(name, MessageSuffix)+ReceiptSuffix)); err == nil {
 					e.Receipt = &r
 				}
 				found = append(found, e)
@@ -93,7 +93,7 @@ func (m *Mailbox) Settle(e Entry, r Receipt, now time.Time) error {
 	// A file that never decoded keeps its name, so it reads the same way.
 	name := path.Base(e.File)
 	if e.Message.ID != "" {
-		name = Stem(e.Message.ID) + ".json"
+		name = Stem(e.Message.ID) + MessageSuffix
 	}
 	day := m.path(ArchiveDir, now.UTC().Format("2006-01-02"))
 	if err := atomicfile.MkdirAll(day); err != nil {
@@ -122,7 +122,7 @@ func (m *Mailbox) Settle(e Entry, r Receipt, now time.Time) error {
 	if err != nil {
 		return err
 	}
-	if err := atomicfile.Create(filepath.Join(day, strings.TrimSuffix(name, ".json")+ReceiptSuffix), line); err != nil {
+	if err := atomicfile.Create(filepath.Join(day, strings.TrimSuffix(name, MessageSuffix)+ReceiptSuffix), line); err != nil {
 		return fmt.Errorf("cannot write the receipt of %s: %w", e.File, err)
 	}
 	return nil
@@ -234,7 +234,7 @@ func (m *Mailbox) Requeue(dl DeadLetter, to *Mailbox, now time.Time) (Message, e
 			return Message{}, fmt.Errorf("cannot retry %s: %s already has a message with id %s (%s)", dl.File, to.Agent, msg.ID, c.File)
 		}
 	}
-	if err := atomicfile.Create(to.path(InboxDir, Stem(msg.ID)+".json"), msg.Encode()); err != nil {
+	if err := atomicfile.Create(to.path(InboxDir, Stem(msg.ID)+MessageSuffix), msg.Encode()); err != nil {
 		return Message{}, fmt.Errorf("cannot retry %s: %w", dl.File, err)
 	}
 	return msg, m.removeDeadLetter(dl.File)

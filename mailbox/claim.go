@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/agentctl/agentctl/internal/atomicfile"
+	"github.com/agentctl/agentctl/internal/layout"
 )
 
 // Stages a claim records in its progress record. The runner adds its own
@@ -24,7 +25,7 @@ const (
 
 // ReceiptSuffix ends the name of an archived message's receipt: its
 // progress log, whose last line holds the Receipt.
-const ReceiptSuffix = ".receipt.jsonl"
+const ReceiptSuffix = layout.ReceiptSuffix
 
 // Receipt is the outcome of a message, the last record of its log.
 type Receipt struct {
@@ -95,7 +96,7 @@ func (c *Consumer) Claim(now time.Time) (*Claim, error) {
 		if p == nil {
 			return nil, ErrEmpty
 		}
-		err := os.Rename(c.mb.path(InboxDir, p.stem+".json"), c.processing(p.stem, ".json"))
+		err := os.Rename(c.mb.path(InboxDir, p.stem+MessageSuffix), c.processing(p.stem, MessageSuffix))
 		if errors.Is(err, fs.ErrNotExist) {
 			// Either the message was removed by hand since it was
 			// indexed, or processing/ was: then it is put back and the
@@ -105,7 +106,7 @@ func (c *Consumer) Claim(now time.Time) (*Claim, error) {
 				return nil, rerr
 			}
 			if repaired {
-				err = os.Rename(c.mb.path(InboxDir, p.stem+".json"), c.processing(p.stem, ".json"))
+				err = os.Rename(c.mb.path(InboxDir, p.stem+MessageSuffix), c.processing(p.stem, MessageSuffix))
 			}
 		}
 		if errors.Is(err, fs.ErrNotExist) {
@@ -149,7 +150,7 @@ func (c *Consumer) Claim(now time.Time) (*Claim, error) {
 }
 
 func (c *Consumer) readProcessing(stem string) (Message, error) {
-	path := c.processing(stem, ".json")
+	path := c.processing(stem, MessageSuffix)
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return Message{}, err
@@ -158,7 +159,7 @@ func (c *Consumer) readProcessing(stem string) (Message, error) {
 	if err != nil {
 		return Message{}, err
 	}
-	msg, err := Decode(data, Source{Name: stem + ".json", ModTime: fi.ModTime(), Owner: c.mb.Agent})
+	msg, err := Decode(data, Source{Name: stem + MessageSuffix, ModTime: fi.ModTime(), Owner: c.mb.Agent})
 	if err != nil {
 		return Message{}, err
 	}
@@ -200,7 +201,7 @@ func (c *Consumer) finishComplete(stem string, completed time.Time) error {
 	// The message first, the receipt last: the archive counts a message as
 	// done by its receipt, so it never counts one still in processing/.
 	for _, mv := range [][2]string{
-		{c.processing(stem, ".json"), filepath.Join(day, stem+".json")},
+		{c.processing(stem, MessageSuffix), filepath.Join(day, stem+MessageSuffix)},
 		{c.processing(stem, ProgressSuffix), filepath.Join(day, stem+ReceiptSuffix)},
 	} {
 		if err := os.Rename(mv[0], mv[1]); err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -249,10 +250,10 @@ func (c *Consumer) Postpone(cl *Claim, until time.Time) error {
 // requeue replaces the claimed message with msg and moves it back to the
 // inbox.
 func (c *Consumer) requeue(cl *Claim, msg Message) error {
-	if err := atomicfile.WriteFile(c.processing(cl.stem, ".json"), msg.Encode()); err != nil {
+	if err := atomicfile.WriteFile(c.processing(cl.stem, MessageSuffix), msg.Encode()); err != nil {
 		return fmt.Errorf("cannot requeue %s: %w", msg.ID, err)
 	}
-	if err := os.Rename(c.processing(cl.stem, ".json"), c.mb.path(InboxDir, cl.stem+".json")); err != nil {
+	if err := os.Rename(c.processing(cl.stem, MessageSuffix), c.mb.path(InboxDir, cl.stem+MessageSuffix)); err != nil {
 		return fmt.Errorf("cannot requeue %s: %w", msg.ID, err)
 	}
 	if err := c.dropProgress(cl.stem); err != nil {
@@ -293,13 +294,13 @@ func (c *Consumer) settleDead(cl *Claim, reason string, now time.Time) error {
 	if err := c.deadletterProcessing(cl.stem, cl.Message.ID, reason, now); err != nil {
 		return err
 	}
-	c.emit("deadlettered", cl.Message.ID, cl.stem+".json", reason)
+	c.emit("deadlettered", cl.Message.ID, cl.stem+MessageSuffix, reason)
 	return nil
 }
 
 func (c *Consumer) deadletterProcessing(stem, id, reason string, now time.Time) error {
-	_, err := c.mb.WriteDeadLetter(Letter{Name: stem + ".json", Fresh: true, From: c.processing(stem, ".json"),
-		Origin: ProcessingDir + "/" + stem + ".json", ID: id, Reason: reason}, now)
+	_, err := c.mb.WriteDeadLetter(Letter{Name: stem + MessageSuffix, Fresh: true, From: c.processing(stem, MessageSuffix),
+		Origin: ProcessingDir + "/" + stem + MessageSuffix, ID: id, Reason: reason}, now)
 	if err != nil {
 		return err
 	}

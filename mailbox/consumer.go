@@ -245,7 +245,7 @@ func (c *Consumer) Scan(now time.Time) error {
 		}
 	}
 	for stem := range c.q.byStem {
-		if before[stem] && !present[stem+".json"] {
+		if before[stem] && !present[stem+MessageSuffix] {
 			c.q.remove(stem)
 		}
 	}

@@ -9,11 +9,12 @@ import (
 	"time"
 
 	"github.com/agentctl/agentctl/internal/atomicfile"
+	"github.com/agentctl/agentctl/internal/layout"
 )
 
 // ReasonSuffix ends the name of the file that explains why its neighbour
 // is in deadletter/.
-const ReasonSuffix = ".reason.txt"
+const ReasonSuffix = layout.ReasonSuffix
 
 // Letter is one thing going to deadletter/: a file moved there whole, or
 // bytes that never were a file of their own (an entry of inbox.json, the

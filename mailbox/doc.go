@@ -29,6 +29,7 @@
 //	  .seen/              one empty marker per id ever delivered
 //	  .ingest/            inbox.json taken away under its lock, being delivered; package intake's
 //	  .offsets/           how far each watched appended .txt inbox has been read; package intake's
+//	  .watched/           what each watched file outside the mailbox held when delivered; package intake's
 //	  status.json         the runner's heartbeat
 //	  skip.json           a person's request that the runner abandon the turn in flight
 //
@@ -67,6 +68,6 @@
 // claim is kept in its progress log as the caller's own JSON and version
 // (Progress.Data), which this package writes and reads back but never looks
 // into: what a turn is, and how its record changed shape, is the caller's.
-// It never writes inbox.json, .ingest/ or .offsets/, nor anything outside
-// the runtime.
+// It never writes inbox.json, .ingest/, .offsets/ or .watched/, nor
+// anything outside the runtime.
 package mailbox

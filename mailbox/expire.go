@@ -13,7 +13,7 @@ import (
 func (c *Consumer) Expire(now time.Time) ([]Message, error) {
 	var expired []Message
 	for stem := range c.q.byStem {
-		name := stem + ".json"
+		name := stem + MessageSuffix
 		path := c.mb.path(InboxDir, name)
 		fi, err := os.Lstat(path)
 		if err != nil || !fi.Mode().IsRegular() {

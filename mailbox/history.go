@@ -32,7 +32,7 @@ func (m *Mailbox) Record(msg Message, r Receipt, now time.Time) error {
 	if err := atomicfile.MkdirAll(day); err != nil {
 		return err
 	}
-	err := atomicfile.Create(filepath.Join(day, stem+".json"), msg.Encode())
+	err := atomicfile.Create(filepath.Join(day, stem+MessageSuffix), msg.Encode())
 	if errors.Is(err, fs.ErrExist) {
 		return fmt.Errorf("cannot record %s in %s: %w", msg.ID, m.Agent, ErrDuplicate)
 	}

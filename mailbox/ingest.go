@@ -26,7 +26,7 @@ func Ignored(name string) bool {
 			return true
 		}
 	}
-	return strings.HasPrefix(name, "#") || strings.HasSuffix(name, ".reason.txt")
+	return strings.HasPrefix(name, "#") || strings.HasSuffix(name, ReasonSuffix)
 }
 
 // ingestFile looks at one name in inbox/ and leaves it indexed, normalised
@@ -38,14 +38,14 @@ func (c *Consumer) ingestFile(name string, now time.Time) error {
 	path := c.mb.path(InboxDir, name)
 	fi, err := os.Lstat(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		c.q.remove(strings.TrimSuffix(name, ".json"))
+		c.q.remove(strings.TrimSuffix(name, MessageSuffix))
 		c.settling.Forget(name)
 		return nil
 	}
 	if err != nil {
 		return fmt.Errorf("cannot read %s: %w", path, err)
 	}
-	stem, isStem := strings.CutSuffix(name, ".json")
+	stem, isStem := strings.CutSuffix(name, MessageSuffix)
 	if isStem && c.q.has(stem) {
 		return nil // indexed already; canonical files never change in place
 	}
@@ -87,7 +87,7 @@ func (c *Consumer) ingestFile(name string, now time.Time) error {
 	if err != nil {
 		return c.deadletterFile(name, msg.ID, err.Error(), now)
 	}
-	if Stem(msg.ID)+".json" == name {
+	if Stem(msg.ID)+MessageSuffix == name {
 		// Already where and what a delivered message is. Its .seen marker
 		// is not ours to write: the delivering process may be about to, and
 		// would then take ours for an earlier delivery. Claim writes it.

@@ -28,6 +28,8 @@ const (
 	InboxJSON     = layout.InboxJSON
 	InboxJSONLock = layout.InboxJSONLock
 	StatusJSON    = layout.StatusJSON
+	// MessageSuffix ends a message's file name after its stem.
+	MessageSuffix = layout.MessageSuffix
 )
 
 // Dir is the folder of an agent's mailbox under a runtime root. The name must

@@ -207,7 +207,7 @@ func (m *Mailbox) listDone() ([]Entry, error) {
 			return nil, err
 		}
 		for i := range entries {
-			stem := strings.TrimSuffix(entries[i].File, ".json")
+			stem := strings.TrimSuffix(entries[i].File, MessageSuffix)
 			if r, err := readReceipt(m.path(stem + ReceiptSuffix)); err == nil {
 				entries[i].Receipt = &r
 			}

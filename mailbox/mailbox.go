@@ -14,6 +14,7 @@ import (
 
 	"github.com/agentctl/agentctl/internal/agentname"
 	"github.com/agentctl/agentctl/internal/atomicfile"
+	"github.com/agentctl/agentctl/internal/layout"
 )
 
 // Mailbox is one agent's mailbox folder. It is cheap to open; opening does
@@ -131,7 +132,7 @@ func (m *Mailbox) Deliver(msg Message) error {
 	if m.seen(stem) {
 		return fmt.Errorf("cannot deliver %s to %s: %w", msg.ID, m.Agent, ErrDuplicate)
 	}
-	path := m.path(InboxDir, stem+".json")
+	path := m.path(InboxDir, stem+MessageSuffix)
 	data := msg.Encode()
 	err := atomicfile.Create(path, data)
 	if errors.Is(err, fs.ErrExist) {
@@ -183,7 +184,7 @@ func (m *Mailbox) DeliverBytes(name string, data []byte) error {
 
 // withdrawSuffix ends the dot-name under which a delivery that found its
 // id seen checks the file it linked (see withdraw).
-const withdrawSuffix = ".withdrawing"
+const withdrawSuffix = layout.WithdrawingSuffix
 
 // withdraw takes back the file a delivery linked at path once the id
 // turned out to be seen already. The file there may not be ours any more:

@@ -17,6 +17,7 @@ import (
 	"github.com/gofrs/flock"
 
 	"github.com/agentctl/agentctl/internal/atomicfile"
+	"github.com/agentctl/agentctl/internal/layout"
 	"github.com/agentctl/agentctl/internal/lockfile"
 	"github.com/agentctl/agentctl/mailbox/dreamos"
 )
@@ -31,21 +32,16 @@ import (
 // removing it while someone waits on it would let two holders in.
 func (m *Mailbox) lockInboxJSON(wait time.Duration) (*flock.Flock, error) {
 	path := m.path(InboxJSONLock)
-	lock := lockfile.New(path)
-	ctx, cancel := context.WithTimeout(context.Background(), wait)
-	defer cancel()
-	ok, err := lock.TryLockContext(ctx, 5*time.Millisecond)
-	if err != nil && !errors.Is(err, context.DeadlineExceeded) {
-		return nil, fmt.Errorf("cannot lock %s: %w", path, err)
-	}
-	if !ok {
-		holder := lockfile.Describe(path)
+	lock, _, err := lockfile.Acquire(context.Background(), path, lockfile.Wait{For: wait})
+	var busy *lockfile.BusyError
+	if errors.As(err, &busy) {
+		holder := busy.Holder.String()
 		if holder == "" {
 			holder = "another process"
 		}
 		return nil, fmt.Errorf("cannot lock %s: still held by %s after %s", path, holder, wait)
 	}
-	return lock, nil
+	return lock, err
 }
 
 // IsEmptyInboxJSON is the lock-free check that keeps an idle mailbox from
@@ -74,7 +70,7 @@ func IsEmptyInboxJSON(path string) bool {
 func SpoolName(fi fs.FileInfo) string {
 	t := fi.ModTime().UTC()
 	sum := sha256.Sum256(fmt.Appendf(nil, "%d %d", t.UnixNano(), fi.Size()))
-	return t.Format("20060102T150405Z") + "-" + hex.EncodeToString(sum[:6]) + ".json"
+	return t.Format("20060102T150405Z") + "-" + hex.EncodeToString(sum[:6]) + layout.RecordSuffix
 }
 
 // SpoolEntryName names entry i of a spool file in .ingest/ wherever it is
@@ -94,7 +90,7 @@ func (m *Mailbox) spooledEntries() []Entry {
 	}
 	var out []Entry
 	for _, d := range dirents {
-		if name := d.Name(); !atomicfile.IsTemp(name) && strings.HasSuffix(name, ".json") {
+		if name := d.Name(); !atomicfile.IsTemp(name) && strings.HasSuffix(name, layout.RecordSuffix) {
 			out = append(out, m.spooledEntriesOf(name)...)
 		}
 	}

@@ -10,10 +10,11 @@ import (
 	"time"
 
 	"github.com/agentctl/agentctl/internal/atomicfile"
+	"github.com/agentctl/agentctl/internal/layout"
 )
 
 // ProgressSuffix ends the name of a claim's progress log in processing/.
-const ProgressSuffix = ".progress.jsonl"
+const ProgressSuffix = layout.ProgressSuffix
 
 // Progress is the state of a claimed message. It is kept beside the
 // message in processing/ as a log: each step appends one line holding the

@@ -59,7 +59,7 @@ func (m *Mailbox) DonePage(skip, n int) ([]Entry, error) {
 			if err != nil {
 				continue // archived and moved on meanwhile
 			}
-			files = append(files, file{dir, strings.TrimSuffix(e.Name(), ReceiptSuffix) + ".json", fi.ModTime().UnixNano()})
+			files = append(files, file{dir, strings.TrimSuffix(e.Name(), ReceiptSuffix) + MessageSuffix, fi.ModTime().UnixNano()})
 		}
 		sort.Slice(files, func(a, b int) bool {
 			if files[a].mod != files[b].mod {
@@ -83,7 +83,7 @@ func (m *Mailbox) DonePage(skip, n int) ([]Entry, error) {
 
 func (m *Mailbox) doneEntry(dir, name string) Entry {
 	ent := m.readEntry(StateDone, dir, name)
-	if r, err := readReceipt(m.path(strings.TrimSuffix(ent.File, ".json") + ReceiptSuffix)); err == nil {
+	if r, err := readReceipt(m.path(strings.TrimSuffix(ent.File, MessageSuffix) + ReceiptSuffix)); err == nil {
 		ent.Receipt = &r
 	}
 	return ent

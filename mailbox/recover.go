@@ -24,7 +24,7 @@ func (c *Consumer) recover(now time.Time) error {
 			continue
 		}
 		if stem, ok := strings.CutSuffix(name, ProgressSuffix); ok {
-			if _, err := os.Lstat(c.processing(stem, ".json")); !errors.Is(err, fs.ErrNotExist) {
+			if _, err := os.Lstat(c.processing(stem, MessageSuffix)); !errors.Is(err, fs.ErrNotExist) {
 				continue // handled with its message below
 			}
 			// The message has moved on: archive a completed log, drop any other.
@@ -39,7 +39,7 @@ func (c *Consumer) recover(now time.Time) error {
 			}
 			continue
 		}
-		stem, ok := strings.CutSuffix(name, ".json")
+		stem, ok := strings.CutSuffix(name, MessageSuffix)
 		if !ok || strings.Contains(stem, ".") {
 			// Nothing agentctl writes: a person's file. It is kept, where
 			// status counts it as dead rather than forever in flight.
@@ -89,9 +89,9 @@ func (c *Consumer) adoptOrphan(stem string) error {
 	if _, err := c.mb.markSeen(stem); err != nil {
 		return err
 	}
-	err := os.Remove(c.mb.path(InboxDir, stem+".json"))
+	err := os.Remove(c.mb.path(InboxDir, stem+MessageSuffix))
 	if err == nil {
-		c.emit("duplicate", "", stem+".json", "a copy of the message left in flight")
+		c.emit("duplicate", "", stem+MessageSuffix, "a copy of the message left in flight")
 	} else if !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("cannot drop the inbox copy of %s: %w", stem, err)
 	}
@@ -134,7 +134,7 @@ func (c *Consumer) resume(stem string, now time.Time) (*Claim, error) {
 	if err := c.appendProgress(cl, true); err != nil {
 		return nil, err
 	}
-	c.emit("recovered", msg.ID, stem+".json", "left in flight by a stopped consumer")
+	c.emit("recovered", msg.ID, stem+MessageSuffix, "left in flight by a stopped consumer")
 	c.inflight = cl
 	return cl, nil
 }

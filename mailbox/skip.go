@@ -9,12 +9,13 @@ import (
 	"time"
 
 	"github.com/agentctl/agentctl/internal/atomicfile"
+	"github.com/agentctl/agentctl/internal/layout"
 )
 
 // SkipJSON is the request, in the mailbox folder, that the runner abandon
 // the turn in flight (agentctl skip). The runner watches for it during a
 // turn and removes it once the message is settled.
-const SkipJSON = "skip.json"
+const SkipJSON = layout.SkipJSON
 
 // SkipRequest asks the runner to abandon the turn on message ID.
 type SkipRequest struct {

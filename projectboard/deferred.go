@@ -143,7 +143,7 @@ func (s *Store) ApplyDeferred(ctx context.Context) (applied, dropped, waiting []
 func (s *Store) HasDeferred() bool {
 	entries, _ := os.ReadDir(s.deferredDir())
 	for _, e := range entries {
-		if name := e.Name(); !atomicfile.IsTemp(name) && (strings.HasSuffix(name, ".json") || strings.HasSuffix(name, appliedSuffix) || strings.HasSuffix(name, droppedSuffix)) {
+		if name := e.Name(); !atomicfile.IsTemp(name) && (strings.HasSuffix(name, layout.RecordSuffix) || strings.HasSuffix(name, appliedSuffix) || strings.HasSuffix(name, droppedSuffix)) {
 			return true
 		}
 	}
@@ -154,8 +154,8 @@ func (s *Store) HasDeferred() bool {
 // ApplyDeferred reports it: the process that makes it may be a person's
 // command, which tells no agent.
 const (
-	appliedSuffix = ".json.applied"
-	droppedSuffix = ".json.dropped"
+	appliedSuffix = layout.RecordSuffix + layout.AppliedSuffix
+	droppedSuffix = layout.RecordSuffix + layout.DroppedSuffix
 )
 
 // applyDeferred makes, with the lock held, every kept change the boards
@@ -210,7 +210,7 @@ func (s *Store) applyDeferred() (waiting []Change, err error) {
 // settle records a kept change as made or dropped (suffix), with why, for
 // ApplyDeferred to report.
 func (s *Store) settle(path string, c Change, suffix string) error {
-	if err := atomicfile.WriteFile(strings.TrimSuffix(path, ".json")+suffix, encodeChange(c)); err != nil {
+	if err := atomicfile.WriteFile(strings.TrimSuffix(path, layout.RecordSuffix)+suffix, encodeChange(c)); err != nil {
 		return fmt.Errorf("cannot record the kept change of %s as settled: %w", c.Task, err)
 	}
 	if err := os.Remove(path); err != nil && !errors.Is(err, fs.ErrNotExist) {
@@ -269,7 +269,7 @@ func (s *Store) saveDeferred(c Change) error {
 		return fmt.Errorf("cannot keep the change of %s: %w", c.Task, err)
 	}
 	sum := sha256.Sum256([]byte(c.Key))
-	path := filepath.Join(s.deferredDir(), hex.EncodeToString(sum[:12])+".json")
+	path := filepath.Join(s.deferredDir(), hex.EncodeToString(sum[:12])+layout.RecordSuffix)
 	if err := atomicfile.Create(path, encodeChange(c)); err != nil && !errors.Is(err, fs.ErrExist) {
 		return fmt.Errorf("cannot keep the change of %s: %w", c.Task, err)
 	}
@@ -308,7 +308,7 @@ func (s *Store) loadDeferred() ([]loadedChange, error) {
 	var out []loadedChange
 	var errs []error
 	for _, e := range entries {
-		if !strings.HasSuffix(e.Name(), ".json") || atomicfile.IsTemp(e.Name()) {
+		if !strings.HasSuffix(e.Name(), layout.RecordSuffix) || atomicfile.IsTemp(e.Name()) {
 			continue
 		}
 		path := filepath.Join(s.deferredDir(), e.Name())
@@ -321,7 +321,7 @@ func (s *Store) loadDeferred() ([]loadedChange, error) {
 			err = errors.New("it names no task")
 		}
 		if err != nil {
-			if rerr := os.Rename(path, path+".unreadable"); rerr != nil {
+			if rerr := os.Rename(path, path+layout.UnreadableSuffix); rerr != nil {
 				errs = append(errs, fmt.Errorf("deferred board change %s is unreadable (%v) and cannot be set aside: %w", path, err, rerr))
 			}
 			continue

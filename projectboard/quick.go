@@ -132,7 +132,7 @@ func (s *Store) scanBoards(id string) (boards []*scanned, ok bool) {
 	}
 	for _, e := range entries {
 		name := e.Name()
-		if e.IsDir() || atomicfile.IsTemp(name) || !strings.HasSuffix(name, ".yaml") {
+		if e.IsDir() || atomicfile.IsTemp(name) || !strings.HasSuffix(name, Suffix) {
 			continue
 		}
 		path := filepath.Join(Dir(s.Root), name)

@@ -24,6 +24,13 @@ import (
 // BoardsDir is the boards folder's name under a runtime root.
 const BoardsDir = layout.BoardsDir
 
+// Suffix ends a board's file name, and DefaultBoard is the board a task
+// goes on when there are several and none is named.
+const (
+	Suffix       = layout.BoardSuffix
+	DefaultBoard = layout.DefaultBoard
+)
+
 // ErrNoTask is returned for a task id that is on no board.
 var ErrNoTask = errors.New("no such task")
 
@@ -73,7 +80,7 @@ func (s *Store) Boards() ([]*Board, error) {
 	var errs []error
 	for _, e := range entries {
 		name := e.Name()
-		if e.IsDir() || atomicfile.IsTemp(name) || !strings.HasSuffix(name, ".yaml") {
+		if e.IsDir() || atomicfile.IsTemp(name) || !strings.HasSuffix(name, Suffix) {
 			continue
 		}
 		b, err := ReadBoard(filepath.Join(Dir(s.Root), name))
@@ -259,7 +266,7 @@ func (s *Store) update(id string, change func(*Task) error) (Task, error) {
 // empty one gets the next free T-N, chosen under the boards' lock, so
 // that tasks added at once never pick the same.
 func (s *Store) Add(ctx context.Context, board string, t Task) (Task, error) {
-	if board != filepath.Base(board) || !strings.HasSuffix(board, ".yaml") || atomicfile.IsTemp(board) {
+	if board != filepath.Base(board) || !strings.HasSuffix(board, Suffix) || atomicfile.IsTemp(board) {
 		return Task{}, fmt.Errorf("board %q must be a file name ending in .yaml", board)
 	}
 	unlock, err := s.lock(ctx)
@@ -450,7 +457,7 @@ func putBack(path string, theirs, ours []byte) error {
 // CreateBoard writes a new board file (an import) under the lock, refusing
 // a name that exists and ids that are on other boards already.
 func (s *Store) CreateBoard(ctx context.Context, board string, data []byte) error {
-	if board != filepath.Base(board) || !strings.HasSuffix(board, ".yaml") || atomicfile.IsTemp(board) {
+	if board != filepath.Base(board) || !strings.HasSuffix(board, Suffix) || atomicfile.IsTemp(board) {
 		return fmt.Errorf("board %q must be a file name ending in .yaml", board)
 	}
 	path := filepath.Join(Dir(s.Root), board)

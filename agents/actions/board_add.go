@@ -114,14 +114,14 @@ func InvalidBoards(err error) error {
 // pickBoard chooses the board a new task goes to; a board named that does
 // not exist is refused, while others do, unless it is to be made (isNew).
 func (b Board) pickBoard(name string, isNew bool) (string, error) {
-	files, _ := filepath.Glob(filepath.Join(projectboard.Dir(b.Store.Root), "*.yaml"))
+	files, _ := filepath.Glob(filepath.Join(projectboard.Dir(b.Store.Root), "*"+projectboard.Suffix))
 	names := make([]string, len(files))
 	for i, f := range files {
 		names[i] = filepath.Base(f)
 	}
 	if name != "" {
-		if !strings.HasSuffix(name, ".yaml") {
-			name += ".yaml"
+		if !strings.HasSuffix(name, projectboard.Suffix) {
+			name += projectboard.Suffix
 		}
 		// A name that is no file name is the store's to refuse.
 		if !isNew && len(names) > 0 && !slices.Contains(names, name) && name == filepath.Base(name) {
@@ -133,10 +133,10 @@ func (b Board) pickBoard(name string, isNew bool) (string, error) {
 	case len(files) == 1:
 		return filepath.Base(files[0]), nil
 	case len(files) == 0:
-		return "board.yaml", nil
+		return projectboard.DefaultBoard, nil
 	}
-	if slices.Contains(names, "board.yaml") {
-		return "board.yaml", nil
+	if slices.Contains(names, projectboard.DefaultBoard) {
+		return projectboard.DefaultBoard, nil
 	}
 	return "", inputError("board add: there are several boards; say which with --board", "boards: "+strings.Join(names, ", "))
 }

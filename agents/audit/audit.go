@@ -51,7 +51,7 @@ func Dir(root string) string { return layout.Audit(root) }
 
 // Path is the audit log of the day t falls on, in UTC.
 func Path(root string, t time.Time) string {
-	return filepath.Join(Dir(root), t.UTC().Format(layout.DayFormat)+".jsonl")
+	return filepath.Join(Dir(root), t.UTC().Format(layout.DayFormat)+layout.DaySuffix)
 }
 
 // Append adds r to the log of its day in one O_APPEND write.

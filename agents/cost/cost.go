@@ -59,7 +59,7 @@ func (u Usage) Tokens() int64 {
 
 // Path is the ledger of the day t falls on, in UTC.
 func Path(root string, t time.Time) string {
-	return filepath.Join(layout.Costs(root), t.UTC().Format(layout.DayFormat)+".jsonl")
+	return filepath.Join(layout.Costs(root), t.UTC().Format(layout.DayFormat)+layout.DaySuffix)
 }
 
 // Append adds t to the ledger of its day in one O_APPEND write.

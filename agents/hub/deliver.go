@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -147,16 +146,15 @@ func (e *senderError) Error() string { return "refused " + e.subject + ": " + e.
 func UndeliverableDir(root string) string { return layout.HubUndeliverable(root) }
 
 func keepUndeliverable(root string, now time.Time, m jetstream.Msg, reason string) error {
-	dir := UndeliverableDir(root)
-	if err := atomicfile.MkdirAll(dir); err != nil {
+	if err := atomicfile.MkdirAll(UndeliverableDir(root)); err != nil {
 		return err
 	}
 	name := fmt.Sprintf("%d", now.UnixNano())
 	if meta, err := m.Metadata(); err == nil {
 		name = fmt.Sprintf("%d", meta.Sequence.Stream)
 	}
-	if err := atomicfile.WriteFile(filepath.Join(dir, name+".reason.txt"), []byte("subject: "+m.Subject()+"\nreason: "+reason+"\n")); err != nil {
+	if err := atomicfile.WriteFile(layout.HubUndeliverableReason(root, name), []byte("subject: "+m.Subject()+"\nreason: "+reason+"\n")); err != nil {
 		return err
 	}
-	return atomicfile.WriteFile(filepath.Join(dir, name+".json"), m.Data())
+	return atomicfile.WriteFile(layout.HubUndeliverableMessage(root, name), m.Data())
 }

@@ -107,7 +107,7 @@ func OpenJournal(dir string) (*Journal, error) {
 // programs chose, so they are hashed rather than trusted as file names.
 func (j *Journal) file(turn string) string {
 	sum := sha256.Sum256([]byte(turn))
-	return filepath.Join(j.dir, hex.EncodeToString(sum[:12])+".json")
+	return filepath.Join(j.dir, hex.EncodeToString(sum[:12])+layout.RecordSuffix)
 }
 
 // Load returns the entry of turn; ok is false when the journal has none.
@@ -241,7 +241,7 @@ func (j *Journal) names() ([]string, error) {
 	}
 	var names []string
 	for _, de := range entries {
-		if strings.HasSuffix(de.Name(), ".json") && !strings.HasPrefix(de.Name(), ".") {
+		if strings.HasSuffix(de.Name(), layout.RecordSuffix) && !strings.HasPrefix(de.Name(), ".") {
 			names = append(names, de.Name())
 		}
 	}

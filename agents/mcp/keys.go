@@ -17,6 +17,7 @@ import (
 
 	"github.com/agentctl/agentctl/internal/atomicfile"
 	"github.com/agentctl/agentctl/internal/clock"
+	"github.com/agentctl/agentctl/internal/layout"
 	"github.com/agentctl/agentctl/internal/lockfile"
 )
 
@@ -63,7 +64,7 @@ type keyStore struct {
 
 func (k *keyStore) path(key string) string {
 	sum := sha256.Sum256([]byte(key))
-	return filepath.Join(k.dir, hex.EncodeToString(sum[:16])+".json")
+	return filepath.Join(k.dir, hex.EncodeToString(sum[:16])+layout.RecordSuffix)
 }
 
 // locked runs f holding the keys lock.
@@ -164,7 +165,7 @@ func (k *keyStore) prune(now time.Time) {
 	}
 	entries, _ := os.ReadDir(k.dir)
 	for _, e := range entries {
-		if !strings.HasSuffix(e.Name(), ".json") || atomicfile.IsTemp(e.Name()) {
+		if !strings.HasSuffix(e.Name(), layout.RecordSuffix) || atomicfile.IsTemp(e.Name()) {
 			continue
 		}
 		path := filepath.Join(k.dir, e.Name())

@@ -167,7 +167,7 @@ func (f *Feed) classify(ev fsnotify.Event) Changed {
 	root := f.reader.Root
 	switch {
 	case dir == devlog.Dir(root):
-		agent, isLog := strings.CutSuffix(name, ".md")
+		agent, isLog := strings.CutSuffix(name, layout.DevlogSuffix)
 		if !isLog {
 			return Changed{}
 		}

@@ -99,7 +99,7 @@ func (w *Watcher) look(ctx context.Context, person string) error {
 		if m.ID == "" {
 			continue
 		}
-		path := filepath.Join(dir, mailbox.Stem(m.ID)+".json")
+		path := filepath.Join(dir, mailbox.Stem(m.ID)+layout.RecordSuffix)
 		if _, err := os.Stat(path); err == nil {
 			continue
 		}

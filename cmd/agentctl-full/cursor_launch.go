@@ -79,8 +79,7 @@ func runCursor(ctx context.Context, env *cli.Env, args []string) error {
 	if err != nil {
 		return err
 	}
-	home := paths.CursorHome()
-	profile := filepath.Join(home, "profile")
+	profile := paths.CursorProfile()
 	dir := *folder
 	if dir == "" {
 		dir = paths.Workspace()
@@ -90,7 +89,7 @@ func runCursor(ctx context.Context, env *cli.Env, args []string) error {
 			return fmt.Errorf("cannot launch Cursor: %w", err)
 		}
 	}
-	logFile, err := os.OpenFile(filepath.Join(home, "launch.log"), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	logFile, err := os.OpenFile(paths.CursorLaunchLog(), os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
 		return fmt.Errorf("cannot launch Cursor: %w", err)
 	}

@@ -81,7 +81,7 @@ func runHubCredentials(env *cli.Env, args []string) error {
 	if err := atomicfile.WriteSecret(*out, seed); err != nil {
 		return err
 	}
-	fmt.Fprintf(env.Stderr, "%s's credentials written to %s; copy it to %s as hub/credentials/%s.nk under its runtime\n", machine, *out, machine, machine)
+	fmt.Fprintf(env.Stderr, "%s's credentials written to %s; copy it to %s as %s under its runtime\n", machine, *out, machine, filepath.ToSlash(layout.HubMachineSeed("", machine)))
 	return nil
 }
 

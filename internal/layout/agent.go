@@ -55,7 +55,7 @@ func (a Agent) InMailbox(name ...string) string {
 }
 
 // Devlog is the agent's devlog.
-func (a Agent) Devlog() string { return filepath.Join(Devlogs(a.root), a.name+".md") }
+func (a Agent) Devlog() string { return filepath.Join(Devlogs(a.root), a.name+DevlogSuffix) }
 
 // ConsumerLock is the lock whose holder consumes the agent's mailbox.
 func (a Agent) ConsumerLock() string {
@@ -74,6 +74,12 @@ func (a Agent) Journal() string { return filepath.Join(a.root, SeatsDir, a.name)
 
 // CursorHome is the folder of a Cursor started for the agent's seat.
 func (a Agent) CursorHome() string { return filepath.Join(a.root, CursorDir, a.name) }
+
+// CursorProfile is that Cursor's profile (its --user-data-dir).
+func (a Agent) CursorProfile() string { return filepath.Join(a.CursorHome(), "profile") }
+
+// CursorLaunchLog is what that Cursor prints.
+func (a Agent) CursorLaunchLog() string { return filepath.Join(a.CursorHome(), "launch.log") }
 
 // Workspace is the workspace such a Cursor opens when the configuration
 // names none.

@@ -1,7 +1,10 @@
 // Package layout is the one owner of the runtime folder's paths: every
 // file and folder agentctl reads or writes under a runtime root is named
 // here and nowhere else, so the on-disk contract can be read in one place
-// and no package spells a folder its own way.
+// and no package spells a folder its own way. A file named after a key (a
+// message's stem, a digest, a day, an agent) has its folder and the ending
+// after the key named here; the package that writes it chooses only the
+// key.
 //
 // The whole tree, under a root (./runtime by default):
 //
@@ -10,24 +13,29 @@
 //	  <agent>/                       Agent.Mailbox
 //	    inbox.json                   Dream.OS compatibility ingest
 //	    inbox.json.lock              the lock Dream.OS writers take on it
-//	    inbox/                       pending messages, one per file
+//	    inbox/                       pending messages, one <stem>.json each (MessageSuffix)
+//	      .<stem>.json.<n>.withdrawing  a delivery's own copy, checked before it is taken back (WithdrawingSuffix)
 //	    processing/                  the message being worked on, with its <stem>.progress.jsonl
 //	    archive/YYYY-MM-DD/          finished messages, each with its <stem>.receipt.jsonl
 //	    deadletter/                  what could not be processed, each with its <name>.reason.txt
 //	    status.json                  the runner's heartbeat
 //	    skip.json                    a person's request that the runner abandon its turn
 //	    .seen/                       one marker per message id ever delivered
-//	    .ingest/                     what was taken out of inbox.json, not yet delivered
-//	    .offsets/                    how far each appended file outside the mailbox was read
-//	    .watched/                    what each watched file outside the mailbox held when delivered (digests)
-//	devlogs/<agent>.md               append-only devlogs (Agent.Devlog)
+//	    .ingest/<spool>.json         what was taken out of inbox.json, not yet delivered (RecordSuffix)
+//	    .offsets/<digest>.json       how far each appended file outside the mailbox was read
+//	    .watched/<digest>.json       what each watched file outside the mailbox held when delivered (digests)
+//	devlogs/<agent>.md               append-only devlogs (Agent.Devlog, DevlogSuffix)
 //	devlogs/dreamos/                 Dream.OS devlogs `agentctl migrate` copied (MigratedDevlogs)
 //	dreamos/documents/               Dream.OS notes, reports and analyses `agentctl migrate` kept (MigratedDocuments)
-//	project_board/*.yaml             task boards (Boards)
-//	project_board/.deferred/         changes asked while the boards could not take them
+//	project_board/*.yaml             task boards (Boards, BoardSuffix); board.yaml when none is named (DefaultBoard)
+//	project_board/dreamos-*.yaml     Dream.OS boards `agentctl migrate` imported
+//	project_board/.deferred/         changes asked while the boards could not take them (BoardsDeferred):
+//	  <digest>.json                  one waiting, then <digest>.json.applied or .json.dropped until reported,
+//	                                 or <digest>.json.unreadable, set aside
 //	lore/YYYY-MM-DD.md               the day's lore (LoreDay)
 //	lore/dictionary.yaml             a person's lore dictionary, if any
 //	lore/template.md.tmpl            a person's lore template, if any
+//	lore/dreamos/                    Dream.OS lore `agentctl migrate` copied (MigratedLore)
 //	locks/                           cross-process locks (Locks)
 //	  <agent>.consumer.lock          who consumes an agent's mailbox (Agent.ConsumerLock)
 //	  <agent>.by-hand.lock           a person's command acting on its messages (Agent.ByHandLock)
@@ -38,25 +46,28 @@
 //	  <agent>.mcp-keys.lock          writers of the agent's idempotency keys (Agent.SendKeysLock)
 //	  up.stop                        `agentctl down`'s request to it (SupervisorStop)
 //	  hub.lock                       the runtime's one `agentctl hub` (HubLock)
-//	audit/YYYY-MM-DD.jsonl           the audit log of effects (Audit)
+//	audit/YYYY-MM-DD.jsonl           the audit log of effects (Audit, DaySuffix)
 //	costs/YYYY-MM-DD.jsonl           what each turn used: tokens and price (Costs)
 //	sessions/<agent>.json            an agent's conversation between turns (SessionFile)
-//	sessions/<agent>.raw/            what an exec command printed in a turn with no reply
-//	seats/<agent>/                   a seat's journal of its turns (Agent.Journal)
-//	hub/jetstream/                   the embedded hub's store, unless the config moves it
+//	sessions/<agent>.raw/<time>.txt  what an exec command printed in a turn with no reply (RawOutput, OutputSuffix)
+//	seats/<agent>/<digest>.json      a seat's journal of its turns, a record each (Agent.Journal)
+//	hub/jetstream/                   the embedded hub's store, unless the config moves it (HubStore)
 //	hub/seats.json                   the seats the hub last knew (HubSeats)
-//	hub/undeliverable/               forwarded messages for no mailbox here
+//	hub/undeliverable/               forwarded messages for no mailbox here (HubUndeliverable):
+//	  <n>.json, <n>.reason.txt       each with why, <n> its number in the hub's stream
 //	hub/credentials/                 the embedded hub's nkey seeds, 0700 (HubCredentials)
 //	  _hub.nk                        the hub's own identity: its runners and commands
 //	  <machine>.nk                   each seat machine's identity, copied over to it
-//	cursor/<agent>/                  a Cursor started for a cdp seat: profile, launch.log
+//	cursor/<agent>/                  a Cursor started for a cdp seat (Agent.CursorHome):
+//	  profile/                       its profile (Agent.CursorProfile)
+//	  launch.log                     what it prints (Agent.CursorLaunchLog)
 //	workspaces/<agent>/              that Cursor's workspace, unless the config names one
 //	worktrees/<agent>/               an exec seat's git worktree, with worktree: true (Agent.Worktree)
 //	logs/<service>.log               what an installed service prints (ServiceLog)
 //	mcp/<agent>/keys/<hash>.json     `agentctl mcp --as <agent>`'s idempotency keys of its sends (Agent.SendKeys)
 //	mission-control.token            `agentctl serve`'s token, 0600 (Token)
-//	notified/<person>/<stem>         one record per message a person was told of by notify (Notified)
-//	templates/                       prompt templates, unless the config names another folder
+//	notified/<person>/<stem>.json    one record per message a person was told of by notify (Notified)
+//	templates/<type>.tmpl            prompt templates, unless the config names another folder (TemplateSuffix)
 //
 // Agent names become folder and file names, so every path that holds one
 // is made through For, which refuses a name internal/agentname does not
@@ -88,6 +99,9 @@ const (
 	TemplatesDir  = "templates"
 	MCPDir        = "mcp"
 	NotifiedDir   = "notified"
+	// MigratedDir holds what `agentctl migrate` kept of Dream.OS: at the
+	// root (its documents), in devlogs/ and in lore/.
+	MigratedDir = "dreamos"
 )
 
 // Names inside one agent's mailbox folder.
@@ -107,11 +121,46 @@ const (
 )
 
 // Suffixes of the files kept beside a message in the mailbox, after the
-// message's stem (or, for a dead letter, its file name).
+// message's stem (or, for a dead letter, its file name), and beside a
+// message kept in hub/undeliverable/.
 const (
 	ProgressSuffix = ".progress.jsonl"
 	ReceiptSuffix  = ".receipt.jsonl"
 	ReasonSuffix   = ".reason.txt"
+)
+
+// Endings of the names agentctl gives files after a key: a message's
+// stem, a digest, a day, an agent.
+const (
+	// MessageSuffix ends a message's file in inbox/, processing/,
+	// archive/ and hub/undeliverable/: <stem>.json.
+	MessageSuffix = ".json"
+	// RecordSuffix ends a JSON record named by a digest or a stem: in
+	// .ingest/, .watched/, .offsets/, notified/<person>/, mcp/<agent>/keys/,
+	// seats/<agent>/ and project_board/.deferred/.
+	RecordSuffix = ".json"
+	// DaySuffix ends a day of the audit log and of the cost ledger.
+	DaySuffix = ".jsonl"
+	// BoardSuffix ends a task board's file.
+	BoardSuffix = ".yaml"
+	// DevlogSuffix ends an agent's devlog.
+	DevlogSuffix = ".md"
+	// TemplateSuffix ends a prompt template's file.
+	TemplateSuffix = ".tmpl"
+	// OutputSuffix ends what a command printed in a turn that gave no
+	// reply, kept in sessions/<agent>.raw/.
+	OutputSuffix = ".txt"
+	// WithdrawingSuffix ends the dot-name in inbox/ under which a delivery
+	// that found its id seen checks the file it linked.
+	WithdrawingSuffix = ".withdrawing"
+)
+
+// Endings a deferred board change's record takes once it is settled:
+// applied, dropped, or set aside as unreadable.
+const (
+	AppliedSuffix    = ".applied"
+	DroppedSuffix    = ".dropped"
+	UnreadableSuffix = ".unreadable"
 )
 
 // DayFormat names an archive day folder, a day's lore and a day's audit
@@ -135,15 +184,23 @@ func Mailboxes(root string) string { return filepath.Join(root, MailboxesDir) }
 func Devlogs(root string) string { return filepath.Join(root, DevlogsDir) }
 
 // MigratedDevlogs is where the Dream.OS devlogs a migration copied live.
-func MigratedDevlogs(root string) string { return filepath.Join(Devlogs(root), "dreamos") }
+func MigratedDevlogs(root string) string { return filepath.Join(Devlogs(root), MigratedDir) }
 
 // MigratedDocuments is where the Dream.OS documents (notes, reports,
 // analyses found among the messages) a migration kept live: they are read
 // by people, never delivered.
-func MigratedDocuments(root string) string { return filepath.Join(root, "dreamos", "documents") }
+func MigratedDocuments(root string) string { return filepath.Join(root, MigratedDir, "documents") }
+
+// MigratedLore is where the Dream.OS lore files a migration copied live,
+// beside the runtime's own.
+func MigratedLore(root string) string { return filepath.Join(Lore(root), MigratedDir) }
 
 // Boards is the folder of the task boards.
 func Boards(root string) string { return filepath.Join(root, BoardsDir) }
+
+// DefaultBoard is the board a task goes on when there are several and
+// none is named.
+const DefaultBoard = "board" + BoardSuffix
 
 // DeferredDir, inside the boards folder, keeps the changes asked while
 // the boards could not take them.
@@ -207,11 +264,27 @@ func Costs(root string) string { return filepath.Join(root, CostsDir) }
 // Sessions is the folder of the agents' conversations between turns.
 func Sessions(root string) string { return filepath.Join(root, SessionsDir) }
 
+// HubSeatsFile is the hub's record of the seats it last knew relative to
+// the root, written with '/' as messages to people spell it.
+const HubSeatsFile = HubDir + "/seats.json"
+
 // HubSeats is the hub's record of the seats it last knew.
-func HubSeats(root string) string { return filepath.Join(root, HubDir, "seats.json") }
+func HubSeats(root string) string { return filepath.Join(root, filepath.FromSlash(HubSeatsFile)) }
 
 // HubUndeliverable keeps forwarded messages addressed to no mailbox here.
 func HubUndeliverable(root string) string { return filepath.Join(root, HubDir, "undeliverable") }
+
+// HubUndeliverableMessage is the forwarded message kept in
+// HubUndeliverable under name (its number in the hub's stream), and
+// HubUndeliverableReason the reason beside it.
+func HubUndeliverableMessage(root, name string) string {
+	return filepath.Join(HubUndeliverable(root), name+MessageSuffix)
+}
+
+// HubUndeliverableReason: see HubUndeliverableMessage.
+func HubUndeliverableReason(root, name string) string {
+	return filepath.Join(HubUndeliverable(root), name+ReasonSuffix)
+}
 
 // HubCredentials is the folder of the embedded hub's nkey seeds.
 func HubCredentials(root string) string { return filepath.Join(root, HubDir, "credentials") }

@@ -21,6 +21,7 @@ func TestPathsKeepTheirNames(t *testing.T) {
 	session, _ := SessionFile(Sessions(root), "Agent-3")
 	raw, _ := RawOutput(Sessions(root), "Agent-3")
 	logFile, _ := ServiceLog(root, "up")
+	notified, _ := Notified(root, "human")
 	for got, want := range map[string]string{
 		Config(root):                      "agentctl.yaml",
 		Mailboxes(root):                   "agent_mailboxes",
@@ -55,15 +56,45 @@ func TestPathsKeepTheirNames(t *testing.T) {
 		raw:                               "sessions/Agent-3.raw",
 		a.Journal():                       "seats/Agent-3",
 		filepath.Join(root, filepath.FromSlash(HubStore)): "hub/jetstream",
-		HubSeats(root):         "hub/seats.json",
-		HubUndeliverable(root): "hub/undeliverable",
-		a.CursorHome():         "cursor/Agent-3",
-		a.Workspace():          "workspaces/Agent-3",
-		logFile:                "logs/up.log",
-		Token(root):            "mission-control.token",
+		HubSeats(root):                            "hub/seats.json",
+		HubUndeliverable(root):                    "hub/undeliverable",
+		a.CursorHome():                            "cursor/Agent-3",
+		a.CursorProfile():                         "cursor/Agent-3/profile",
+		a.CursorLaunchLog():                       "cursor/Agent-3/launch.log",
+		MigratedDocuments(root):                   "dreamos/documents",
+		MigratedLore(root):                        "lore/dreamos",
+		HubUndeliverableMessage(root, "17"):       "hub/undeliverable/17.json",
+		HubUndeliverableReason(root, "17"):        "hub/undeliverable/17.reason.txt",
+		notified:                                  "notified/human",
+		filepath.Join(Boards(root), DefaultBoard): "project_board/board.yaml",
+		a.InMailbox(WatchedDir):                   "agent_mailboxes/Agent-3/.watched",
+		a.InMailbox(SkipJSON):                     "agent_mailboxes/Agent-3/skip.json",
+		a.Worktree():                              "worktrees/Agent-3",
+		Costs(root):                               "costs",
+		HubCredentials(root):                      "hub/credentials",
+		HubOwnSeed(root):                          "hub/credentials/_hub.nk",
+		HubMachineSeed(root, "box-1"):             "hub/credentials/box-1.nk",
+		HubLock(root):                             "locks/hub.lock",
+		a.ByHandLock():                            "locks/Agent-3.by-hand.lock",
+		a.Workspace():                             "workspaces/Agent-3",
+		logFile:                                   "logs/up.log",
+		Token(root):                               "mission-control.token",
 	} {
 		if w := filepath.Join(root, filepath.FromSlash(want)); got != w {
 			t.Errorf("got %s, want %s", got, w)
+		}
+	}
+	if HubSeatsFile != "hub/seats.json" {
+		t.Errorf("HubSeatsFile = %s", HubSeatsFile)
+	}
+	for _, c := range [][2]string{
+		{MessageSuffix, ".json"}, {RecordSuffix, ".json"}, {DaySuffix, ".jsonl"}, {BoardSuffix, ".yaml"},
+		{DevlogSuffix, ".md"}, {TemplateSuffix, ".tmpl"}, {OutputSuffix, ".txt"}, {WithdrawingSuffix, ".withdrawing"},
+		{ProgressSuffix, ".progress.jsonl"}, {ReceiptSuffix, ".receipt.jsonl"}, {ReasonSuffix, ".reason.txt"},
+		{AppliedSuffix, ".applied"}, {DroppedSuffix, ".dropped"}, {UnreadableSuffix, ".unreadable"},
+	} {
+		if c[0] != c[1] {
+			t.Errorf("a suffix is %q, want %q", c[0], c[1])
 		}
 	}
 	if g, _ := filepath.Match(DesktopLockHolders(Locks(root)), filepath.Join(root, "locks", "desktop-x11_0.lock.holder")); !g {

@@ -1,7 +1,9 @@
 // Package lockfile owns agentctl's cross-process lock files (the consumer,
 // board and desktop input locks under the runtime's locks folder, and the
 // Dream.OS inbox.json.lock): how they are created, so that no other user can
-// open them, and how a waiting process learns who holds one.
+// open them, and how a waiting process learns who holds one. The lock file
+// of another program, beside a place that is only read, it opens
+// read-only and never creates or changes (Open).
 //
 // Another local user who can open a lock file, even read-only, can flock it
 // and stall agentctl, so lock files get no permissions for others at all,
@@ -9,11 +11,16 @@
 // place: the lock lives on the inode) so that others can name it; a record
 // is believed only while its pid still names the same process.
 //
-// It also owns waiting for a held lock: Acquire is agentctl's one loop
-// that does, timed by an injected clock, and its *BusyError says who holds
-// the lock (pid, process name, host where known) and how long it waited.
-// The package never decides what a lock protects, how long to wait for it
-// or which holders not to wait for; callers say so in a Wait.
+// It also owns waiting for a held lock: Take, which Acquire calls once it
+// has opened the file, is agentctl's one loop that does, for a lock taken
+// alone or shared (Wait.Shared), timed by the clock the Wait names (the
+// system clock when it names none), and its *BusyError says who holds the
+// lock (pid, process name, host where known) and how long it waited.
+// Holder is the one way agentctl names a lock's holder to a person: the
+// kernel's list of holders (Holders, Describe), then their Record. The
+// package never decides what a lock protects, how long to wait for it,
+// whether to share it or which holders not to wait for; callers say so in
+// a Wait.
 package lockfile
 
 import (
@@ -43,6 +50,14 @@ func New(path string) *flock.Flock {
 		os.Chmod(path, fi.Mode().Perm()&^0o007) // best effort: see above
 	}
 	return flock.New(path, flock.SetPermissions(Perm))
+}
+
+// Open returns the lock on a lock file another program owns, such as the
+// inbox.json.lock beside a watched inbox.json that is only read: opened
+// read-only, never created and never changed. Taking its lock fails while
+// the file is missing; a reader takes it Shared.
+func Open(path string) *flock.Flock {
+	return flock.New(path, flock.SetFlag(os.O_RDONLY))
 }
 
 // Record says who holds a lock: what its holder wrote into the lock file.

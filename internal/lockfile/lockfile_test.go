@@ -11,13 +11,17 @@ import (
 )
 
 // TestMain lets tests run this binary as another process holding a lock:
-// with LOCKFILE_TEST_HOLD set it locks that file, records itself in it if
-// LOCKFILE_TEST_ROLE is set, says "held" and keeps the lock until its stdin
-// closes.
+// with LOCKFILE_TEST_HOLD set it locks that file (shared if
+// LOCKFILE_TEST_SHARED is set), records itself in it if LOCKFILE_TEST_ROLE
+// is set, says "held" and keeps the lock until its stdin closes.
 func TestMain(m *testing.M) {
 	if path := os.Getenv("LOCKFILE_TEST_HOLD"); path != "" {
 		l := New(path)
-		if err := l.Lock(); err != nil {
+		lock := l.Lock
+		if os.Getenv("LOCKFILE_TEST_SHARED") != "" {
+			lock = l.RLock
+		}
+		if err := lock(); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}

@@ -28,6 +28,10 @@ type Wait struct {
 	Poll time.Duration
 	// Clock times the wait; clock.System when nil.
 	Clock clock.Clock
+	// Shared takes a shared lock, as a reader does: other shared holders
+	// may hold it at the same time, and it keeps out those who take it
+	// alone, the writers. Exclusive when false.
+	Shared bool
 	// Refuse, if set, is shown who holds the lock after every failed try;
 	// an error it returns ends the wait at once (e.g. a holder that will
 	// never let go soon, whom waiting for would only hide).
@@ -91,8 +95,7 @@ func (e *BusyError) Error() string {
 // as w says, and returns it with how long it waited: 0 when it was free at
 // the first try. A lock still held when the wait runs out gives a
 // *BusyError; a context that ends first gives its cause, unwrapped, so
-// callers see context.Canceled as such. This is agentctl's one loop that
-// waits for a lock.
+// callers see context.Canceled as such.
 func Acquire(ctx context.Context, path string, w Wait) (*flock.Flock, time.Duration, error) {
 	lock := New(path)
 	waited, err := Take(ctx, lock, w)
@@ -102,19 +105,24 @@ func Acquire(ctx context.Context, path string, w Wait) (*flock.Flock, time.Durat
 	return lock, waited, nil
 }
 
-// Take is Acquire for a lock its caller keeps (made by New): a handle
-// that already holds its lock takes it again at once.
+// Take is Acquire for a lock its caller keeps (made by New, or by Open
+// for another program's lock file): a handle that already holds its lock
+// takes it again at once. It is agentctl's one loop that waits for a lock.
 func Take(ctx context.Context, lock *flock.Flock, w Wait) (time.Duration, error) {
 	clk := clock.Or(w.Clock)
 	poll := w.Poll
 	if poll <= 0 {
 		poll = DefaultPoll
 	}
+	try := lock.TryLock
+	if w.Shared {
+		try = lock.TryRLock
+	}
 	path := lock.Path()
 	start := clk.Now()
 	reopened := 0
-	for try := 0; ; try++ {
-		ok, err := lock.TryLock()
+	for tries := 0; ; tries++ {
+		ok, err := try()
 		if err != nil {
 			return 0, fmt.Errorf("cannot lock %s: %w", path, err)
 		}
@@ -132,7 +140,7 @@ func Take(ctx context.Context, lock *flock.Flock, w Wait) (time.Duration, error)
 		}
 		now := clk.Now()
 		if ok {
-			if try == 0 {
+			if tries == 0 {
 				return 0, nil
 			}
 			return now.Sub(start), nil

@@ -27,8 +27,9 @@
 // and removes nothing, unless a place is one of Options.Take: only there
 // does it remove a message file once delivered (or dead-lettered) and take
 // an inbox.json under its writers' lock, as an old reader did. Every other
-// place is only read (watched.go), its writers' lock file opened read-only
-// when it is there, and an appended text file is never changed.
+// place is only read (watched.go), under its writers' lock taken shared on
+// a lock file opened read-only when it is there (lockfile.Open), and an
+// appended text file is never changed.
 //
 // What it never touches: inbox/, processing/, archive/ and deadletter/. A
 // message goes in through Consumer.DeliverFound (or Mailbox.Deliver, for a

@@ -20,6 +20,7 @@ import (
 
 	"github.com/agentctl/agentctl/internal/agentname"
 	"github.com/agentctl/agentctl/internal/atomicfile"
+	"github.com/agentctl/agentctl/internal/layout"
 	"github.com/agentctl/agentctl/mailbox"
 	"github.com/agentctl/agentctl/mailbox/dreamos"
 )
@@ -54,7 +55,7 @@ import (
 // Names of extra files are absolute paths, never names in inbox/.
 
 // OffsetsDir keeps, per appended file, how far it has been read.
-const OffsetsDir = ".offsets"
+const OffsetsDir = layout.OffsetsDir
 
 // notMessages are the files of the old system's folders that are no messages.
 var notMessages = []string{"status.json", "claim.json", "heartbeat.json", "cursor_agent_coords.json"}
@@ -581,7 +582,7 @@ func (in *Intake) offsetPath(path string) string { return offsetFile(in.mb.Dir, 
 
 func offsetFile(mailboxDir, path string) string {
 	sum := sha256.Sum256([]byte(path))
-	return filepath.Join(mailboxDir, OffsetsDir, hex.EncodeToString(sum[:])[:24]+".json")
+	return filepath.Join(mailboxDir, OffsetsDir, hex.EncodeToString(sum[:])[:24]+layout.RecordSuffix)
 }
 
 // readOffset is how far path was read; zero (read again from the start:

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/agentctl/agentctl/internal/atomicfile"
+	"github.com/agentctl/agentctl/internal/layout"
 	"github.com/agentctl/agentctl/mailbox"
 	"github.com/agentctl/agentctl/mailbox/dreamos"
 )
@@ -25,7 +26,7 @@ func (in *Intake) ingestWatchedInboxJSON(path string, now time.Time) error {
 	if mailbox.IsEmptyInboxJSON(path) {
 		return nil
 	}
-	lock, err := tryLockPath(path+".lock", in.opts.LockWait)
+	lock, _, err := tryLockPath(path+".lock", in.opts.LockWait)
 	if err != nil || lock == nil {
 		return err // held: the next event or rescan looks again
 	}
@@ -64,7 +65,7 @@ func (in *Intake) copyWatchedInboxJSON(path string, now time.Time) (string, erro
 	h := sha256.New()
 	h.Write(data)
 	fmt.Fprintf(h, "\x00%d", fi.ModTime().UnixNano())
-	spool := "x" + hex.EncodeToString(h.Sum(nil))[:24] + ".json"
+	spool := "x" + hex.EncodeToString(h.Sum(nil))[:24] + layout.RecordSuffix
 	if err := atomicfile.MkdirAll(in.path(mailbox.IngestDir)); err != nil {
 		return "", fmt.Errorf("cannot take %s: %w", path, err)
 	}

@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gofrs/flock"
+
 	"github.com/agentctl/agentctl/internal/atomicfile"
 	"github.com/agentctl/agentctl/internal/clock"
 	"github.com/agentctl/agentctl/internal/lockfile"
@@ -108,6 +110,9 @@ func consumeUntil(mb *mailbox.Mailbox, ready, done string) error {
 // would, from when it creates ready until done appears.
 func holdInboxJSONLock(mb *mailbox.Mailbox, ready, done string) error {
 	lock := lockfile.New(filepath.Join(mb.Dir, mailbox.InboxJSONLock))
+	if path := os.Getenv("MAILBOX_LOCK"); path != "" {
+		lock = flock.New(path) // a watched place's writer, which is not agentctl
+	}
 	if err := lock.Lock(); err != nil {
 		return err
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/gofrs/flock"
 
 	"github.com/agentctl/agentctl/internal/atomicfile"
+	"github.com/agentctl/agentctl/internal/layout"
 	"github.com/agentctl/agentctl/internal/lockfile"
 	"github.com/agentctl/agentctl/mailbox"
 	"github.com/agentctl/agentctl/mailbox/dreamos"
@@ -26,14 +27,15 @@ import (
 
 // tryLockPath takes the flock Dream.OS writers take (py-filelock is flock
 // on inbox.json.lock), trying for up to wait. It returns a nil lock and no
-// error when another process still holds it. The lock file is never
-// removed: removing it while someone waits on it would let two holders in.
-func tryLockPath(path string, wait time.Duration) (*flock.Flock, error) {
+// error when another process still holds it, and then who does. The lock
+// file is never removed: removing it while someone waits on it would let
+// two holders in.
+func tryLockPath(path string, wait time.Duration) (*flock.Flock, lockfile.Holder, error) {
 	lock, _, err := lockfile.Acquire(context.Background(), path, lockfile.Wait{For: wait})
 	if busy := (*lockfile.BusyError)(nil); errors.As(err, &busy) {
-		return nil, nil
+		return nil, busy.Holder, nil
 	}
-	return lock, err
+	return lock, lockfile.Holder{}, err
 }
 
 // ingestInboxJSON finishes what earlier takings left in .ingest/, then takes
@@ -48,12 +50,12 @@ func (in *Intake) ingestInboxJSON(now time.Time) error {
 		in.noteLockFree(now, false)
 		return nil // nothing to do, without taking the writers' lock
 	}
-	lock, err := tryLockPath(in.path(mailbox.InboxJSONLock), in.opts.LockWait)
+	lock, holder, err := tryLockPath(in.path(mailbox.InboxJSONLock), in.opts.LockWait)
 	if err != nil {
 		return err
 	}
 	if lock == nil {
-		in.noteLockBusy(now)
+		in.noteLockBusy(now, holder)
 		return nil
 	}
 	in.noteLockFree(now, true)
@@ -138,7 +140,7 @@ func uniqueSpoolName(now time.Time) (string, error) {
 	if _, err := rand.Read(b[:]); err != nil {
 		return "", fmt.Errorf("cannot name a spool file: %w", err)
 	}
-	return now.UTC().Format("20060102T150405Z") + "-" + hex.EncodeToString(b[:]) + ".json", nil
+	return now.UTC().Format("20060102T150405Z") + "-" + hex.EncodeToString(b[:]) + layout.RecordSuffix, nil
 }
 
 // isBlank reports a small inbox.json of white space only, which holds

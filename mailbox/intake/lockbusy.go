@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/agentctl/agentctl/internal/lockfile"
 	"github.com/agentctl/agentctl/mailbox"
 )
 
@@ -37,11 +38,12 @@ func (b *lockBusy) held() string {
 	return b.holder
 }
 
-// noteLockBusy records a try that found the lock held. Only the first try
-// of a wait is worth an event; Waiting tells how long it has lasted.
-func (in *Intake) noteLockBusy(now time.Time) {
+// noteLockBusy records a try that found the lock held by holder. Only the
+// first try of a wait is worth an event; Waiting tells how long it has
+// lasted.
+func (in *Intake) noteLockBusy(now time.Time, holder lockfile.Holder) {
 	b := &in.lockBusy
-	b.holder = lockHolder(in.path(mailbox.InboxJSONLock))
+	b.holder = holder.String()
 	b.checked = now
 	if !b.since.IsZero() {
 		return

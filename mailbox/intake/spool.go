@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/agentctl/agentctl/internal/atomicfile"
+	"github.com/agentctl/agentctl/internal/layout"
 	"github.com/agentctl/agentctl/mailbox"
 	"github.com/agentctl/agentctl/mailbox/dreamos"
 )
@@ -37,7 +38,7 @@ func (in *Intake) finishSpools(now time.Time) error {
 	}
 	names := make([]string, 0, len(entries))
 	for _, e := range entries {
-		if !atomicfile.IsTemp(e.Name()) && strings.HasSuffix(e.Name(), ".json") {
+		if !atomicfile.IsTemp(e.Name()) && strings.HasSuffix(e.Name(), layout.RecordSuffix) {
 			names = append(names, e.Name())
 		}
 	}
@@ -128,7 +129,7 @@ func (in *Intake) ingestEntry(raw json.RawMessage, i int, spool string, src mail
 		err = handledError(msg)
 	}
 	if err != nil {
-		dst := fmt.Sprintf("%s-%s-%d.json", strings.TrimSuffix(spool, ".json"), mailbox.InboxJSON, i)
+		dst := fmt.Sprintf("%s-%s-%d%s", strings.TrimSuffix(spool, layout.RecordSuffix), mailbox.InboxJSON, i, mailbox.MessageSuffix)
 		// Named after the spool and the entry: found there already, it was
 		// dead-lettered before a crash.
 		return in.refuse(mailbox.Letter{Name: dst, Data: raw, Origin: name, ID: msg.ID}, err, now)
@@ -138,7 +139,7 @@ func (in *Intake) ingestEntry(raw json.RawMessage, i int, spool string, src mail
 
 // deadletterSpool moves a whole spool file to deadletter/, unread.
 func (in *Intake) deadletterSpool(spool, reason string, now time.Time) error {
-	dst := strings.TrimSuffix(spool, ".json") + "-" + mailbox.InboxJSON
+	dst := strings.TrimSuffix(spool, layout.RecordSuffix) + "-" + mailbox.InboxJSON
 	return in.deadletter(mailbox.Letter{Name: dst, From: in.path(mailbox.IngestDir, spool), Origin: mailbox.InboxJSON, Reason: reason}, now)
 }
 
@@ -151,5 +152,5 @@ func (in *Intake) deadletterTail(f *os.File, spool string, tail int64, entries i
 		return err
 	}
 	reason := fmt.Sprintf("data after the end of the JSON array at byte %d, left by an interrupted rewrite; the %d entries before it are delivered or dead-lettered one by one", tail, entries)
-	return in.deadletter(mailbox.Letter{Name: strings.TrimSuffix(spool, ".json") + "-" + mailbox.InboxJSON + "-tail", Data: data, Origin: mailbox.InboxJSON, Reason: reason}, now)
+	return in.deadletter(mailbox.Letter{Name: strings.TrimSuffix(spool, layout.RecordSuffix) + "-" + mailbox.InboxJSON + "-tail", Data: data, Origin: mailbox.InboxJSON, Reason: reason}, now)
 }

@@ -2,6 +2,7 @@ package intake
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -13,10 +14,9 @@ import (
 	"slices"
 	"time"
 
-	"github.com/gofrs/flock"
-
 	"github.com/agentctl/agentctl/internal/atomicfile"
 	"github.com/agentctl/agentctl/internal/layout"
+	"github.com/agentctl/agentctl/internal/lockfile"
 	"github.com/agentctl/agentctl/mailbox"
 	"github.com/agentctl/agentctl/mailbox/dreamos"
 )
@@ -50,7 +50,7 @@ func Digest(data []byte) string {
 
 func watchedPath(mailboxDir, path string) string {
 	sum := sha256.Sum256([]byte(path))
-	return filepath.Join(mailboxDir, WatchedDir, hex.EncodeToString(sum[:])[:24]+".json")
+	return filepath.Join(mailboxDir, WatchedDir, hex.EncodeToString(sum[:])[:24]+layout.RecordSuffix)
 }
 
 func readWatched(mailboxDir, path string) (watchedState, bool) {
@@ -174,8 +174,9 @@ func (in *Intake) ingestReadOnlyInboxJSON(path string, fi fs.FileInfo, shared bo
 	var data []byte
 	var err error
 	if lf, lerr := os.Lstat(path + ".lock"); lerr == nil && lf.Mode().IsRegular() {
-		lock := flock.New(path+".lock", flock.SetFlag(os.O_RDONLY))
-		if !readLock(lock, in.opts.LockWait) {
+		lock := lockfile.Open(path + ".lock")
+		if _, lerr := lockfile.Take(context.Background(), lock, lockfile.Wait{For: in.opts.LockWait, Poll: readLockPoll, Shared: true}); lerr != nil {
+			_ = lock.Close()
 			in.settling.Restart(path, fi, now) // a writer is at it: Tick looks again
 			return nil
 		}
@@ -300,16 +301,6 @@ func (in *Intake) forgetGone() {
 	}
 }
 
-// readLock takes a shared lock on the writers' lock file, opened read-only,
-// trying for up to wait: it keeps the writers out while the file is read.
-func readLock(lock *flock.Flock, wait time.Duration) bool {
-	for end := time.Now().Add(wait); ; time.Sleep(10 * time.Millisecond) {
-		ok, err := lock.TryRLock()
-		if err != nil {
-			return false
-		}
-		if ok || time.Now().After(end) {
-			return ok
-		}
-	}
-}
+// readLockPoll is how often a reader of a watched inbox.json tries its
+// writers' lock again.
+const readLockPoll = 10 * time.Millisecond

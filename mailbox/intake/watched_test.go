@@ -107,6 +107,45 @@ func TestWatchedPlaceIsOnlyRead(t *testing.T) {
 	}
 }
 
+// A watched inbox.json is read under its writers' lock when the lock file
+// is there: while a writer holds it nothing is read, and once it lets go
+// the file is delivered. The lock file stays as the writers left it.
+func TestWatchedInboxJSONWaitsForItsWriter(t *testing.T) {
+	root := newRuntime(t, "Agent-1", "Agent-2")
+	mb := openMailbox(t, root, "Agent-1")
+	place := t.TempDir()
+	writeFile(t, filepath.Join(place, "inbox.json"), []byte(`[{"sender": "Agent-2", "recipient": "Agent-1", "content": "written under the lock"}]`))
+	lockPath := filepath.Join(place, "inbox.json.lock")
+	writeFile(t, lockPath, nil)
+	if err := os.Chmod(lockPath, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ready, release := filepath.Join(root, "held"), filepath.Join(root, "release")
+	writer := startRole(t, "hold-lock", "MAILBOX_ROOT="+root, "MAILBOX_AGENT=Agent-1", "MAILBOX_LOCK="+lockPath, "MAILBOX_READY="+ready, "MAILBOX_DONE="+release)
+	defer writer.Process.Kill()
+	waitForFile(t, ready)
+
+	now := time.Now().Add(time.Minute)
+	c := consume(t, mb, settings{Known: []string{"Agent-1", "Agent-2"}, Watch: []string{place}}, now)
+	if got := claimBodies(t, c, now); len(got) != 0 {
+		t.Fatalf("claimed %q while the writer held its lock", got)
+	}
+	writeFile(t, release, nil)
+	if err := writer.Wait(); err != nil {
+		t.Fatal(err)
+	}
+	now = now.Add(time.Minute)
+	if err := c.Scan(now); err != nil {
+		t.Fatal(err)
+	}
+	if got := claimBodies(t, c, now); !slices.Equal(got, []string{"written under the lock"}) {
+		t.Fatalf("claimed %q once the writer let go", got)
+	}
+	if fi, err := os.Stat(lockPath); err != nil || fi.Mode().Perm() != 0o644 {
+		t.Errorf("the writers' lock file is now %v (%v), want it left 0644", fi.Mode().Perm(), err)
+	}
+}
+
 // What follows the array of a watched inbox.json (the stale end of a
 // rewrite, which may hold whole messages) goes to deadletter/ once, with
 // its reason, and the file stays as it is: it was dropped without a word.

@@ -11,6 +11,7 @@ import (
 	"github.com/agentctl/agentctl/agents/audit"
 	"github.com/agentctl/agentctl/agents/receipt"
 	"github.com/agentctl/agentctl/internal/clock"
+	"github.com/agentctl/agentctl/internal/layout"
 	"github.com/agentctl/agentctl/mailbox"
 	"github.com/agentctl/agentctl/mailbox/intake"
 )
@@ -113,7 +114,7 @@ func (rt Runtime) pendingApproval(ctx context.Context, as, id string) (mb *mailb
 	for _, f := range found {
 		if f.State == mailbox.StateDone && f.Receipt != nil && (f.Receipt.Outcome == "approved" || f.Receipt.Outcome == "denied") {
 			return nil, "", e, p, nil, actions.WithHint(fmt.Errorf("%s was %s already (%s); a request is settled once", id, f.Receipt.Outcome, f.Receipt.CompletedAt.Format(time.RFC3339)),
-				fmt.Sprintf("the audit log says what became of it: grep %s %s", id, filepath.Join(audit.Dir(rt.Root), "*.jsonl")))
+				fmt.Sprintf("the audit log says what became of it: grep %s %s", id, filepath.Join(audit.Dir(rt.Root), "*"+layout.DaySuffix)))
 		}
 	}
 	if e, err = actions.PendingFor(mb, id); err != nil {

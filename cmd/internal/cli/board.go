@@ -251,20 +251,20 @@ func boardImport(ctx context.Context, env *Env, store *projectboard.Store, args 
 	if base == "" {
 		base = strings.TrimSuffix(filepath.Base(rest[0]), filepath.Ext(rest[0]))
 	}
-	base = strings.Trim(unsafeName().ReplaceAllString(strings.TrimSuffix(base, ".yaml"), "_"), "_")
+	base = strings.Trim(unsafeName().ReplaceAllString(strings.TrimSuffix(base, projectboard.Suffix), "_"), "_")
 	if base == "" {
 		return UsageError{Msg: "board import: give the new board a --name"}
 	}
-	if err := store.CreateBoard(ctx, base+".yaml", imp.Data); err != nil {
+	if err := store.CreateBoard(ctx, base+projectboard.Suffix, imp.Data); err != nil {
 		if errors.Is(err, os.ErrExist) {
-			return WithHint(fmt.Errorf("cannot import: board %s.yaml exists already", base), "choose another with --name")
+			return WithHint(fmt.Errorf("cannot import: board %s exists already", base+projectboard.Suffix), "choose another with --name")
 		}
 		return taskError(fmt.Errorf("cannot import: %w", err))
 	}
 	for _, w := range imp.Warnings {
 		Warnf(env, "%s", w)
 	}
-	fmt.Fprintf(env.Stdout, "imported %d tasks into %s\n", len(imp.IDs), filepath.Join(projectboard.Dir(env.Root), base+".yaml"))
+	fmt.Fprintf(env.Stdout, "imported %d tasks into %s\n", len(imp.IDs), filepath.Join(projectboard.Dir(env.Root), base+projectboard.Suffix))
 	return nil
 }
 

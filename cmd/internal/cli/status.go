@@ -135,7 +135,7 @@ func runStatus(ctx context.Context, env *Env, args []string) error {
 	seats, seatsErr := readSeats(env, cfg)
 	if seatsErr != nil {
 		problems = append(problems, "seats: "+seatsErr.Error())
-		hints = append(hints, "hub/seats.json is rewritten by 'agentctl hub' every few seconds; if no hub runs, remove it")
+		hints = append(hints, layout.HubSeatsFile+" is rewritten by 'agentctl hub' every few seconds; if no hub runs, remove it")
 	}
 	for _, name := range cfg.MailboxNames() {
 		row := mailboxStatus(env, cfg, name, host, now)

@@ -372,7 +372,7 @@ func priorityNote(msg mailbox.Message) string {
 }
 
 func planBoard(f *File, data []byte, root string) {
-	name := "dreamos-" + strings.Trim(unsafeChars().ReplaceAllString(strings.TrimSuffix(f.Path, filepath.Ext(f.Path)), "_"), "_") + ".yaml"
+	name := layout.MigratedDir + "-" + strings.Trim(unsafeChars().ReplaceAllString(strings.TrimSuffix(f.Path, filepath.Ext(f.Path)), "_"), "_") + projectboard.Suffix
 	f.To = filepath.Join(projectboard.Dir(root), name)
 	var imp *projectboard.Import
 	var err error
@@ -407,7 +407,7 @@ func planBoard(f *File, data []byte, root string) {
 // translation dictionary the runtime's, which loads it as it is, unless
 // the runtime has a dictionary of its own.
 func planLore(f *File, data []byte, root string) {
-	f.To = filepath.Join(layout.Lore(root), "dreamos", strings.ReplaceAll(f.Path, "/", "__"))
+	f.To = filepath.Join(layout.MigratedLore(root), strings.ReplaceAll(f.Path, "/", "__"))
 	if path.Base(f.Path) == "dream_translation.yaml" {
 		dict := layout.LoreDictionary(root)
 		old, err := os.ReadFile(dict)
