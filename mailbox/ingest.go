@@ -73,7 +73,7 @@ func (c *Consumer) ingestFile(name string, now time.Time) error {
 	}
 	// Complete JSON can be read at once: a file still being written is
 	// never valid JSON. Anything else waits until it stops changing.
-	if ext != ".json" || !IsCompleteJSON(data) {
+	if ext != MessageSuffix || !IsCompleteJSON(data) {
 		if !c.settling.Settled(name, fi, now) {
 			return nil
 		}

@@ -113,9 +113,9 @@ func deliverForwarded(root string, known, senders []string, now time.Time, m jet
 	if err != nil {
 		return err
 	}
-	name := fmt.Sprintf("forwarded-%d.json", now.UnixNano())
+	name := fmt.Sprintf("forwarded-%d%s", now.UnixNano(), layout.MessageSuffix)
 	if meta, err := m.Metadata(); err == nil {
-		name = fmt.Sprintf("forwarded-%d.json", meta.Sequence.Stream)
+		name = fmt.Sprintf("forwarded-%d%s", meta.Sequence.Stream, layout.MessageSuffix)
 	}
 	return intake.DeliverForwarded(mb, intake.Forwarded{Data: m.Data(), Name: name, At: now}, func(msg mailbox.Message) error {
 		if claimed, err := agentname.Resolve([]string{sender}, msg.From); err != nil || claimed != sender {

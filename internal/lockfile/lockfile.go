@@ -11,13 +11,15 @@
 // place: the lock lives on the inode) so that others can name it; a record
 // is believed only while its pid still names the same process.
 //
-// It also owns waiting for a held lock: Take, which Acquire calls once it
-// has opened the file, is agentctl's one loop that does, for a lock taken
+// It also owns waiting for a held lock: Take, which Acquire calls with a
+// new handle, is agentctl's one loop that does, for a lock taken
 // alone or shared (Wait.Shared), timed by the clock the Wait names (the
 // system clock when it names none), and its *BusyError says who holds the
 // lock (pid, process name, host where known) and how long it waited.
-// Holder is the one way agentctl names a lock's holder to a person: the
-// kernel's list of holders (Holders, Describe), then their Record. The
+// Holder is the one way agentctl names the holder of a lock it waits for:
+// the kernel's list of holders (Holders, Describe), then their Record.
+// (The desktop input lock's holder, which status shows, is told by the
+// record beside it: package cursor/lockholder.) The
 // package never decides what a lock protects, how long to wait for it,
 // whether to share it or which holders not to wait for; callers say so in
 // a Wait.

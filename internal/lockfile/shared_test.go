@@ -96,3 +96,22 @@ func TestOpenLeavesAnotherProgramsFileAlone(t *testing.T) {
 		t.Errorf("their lock file is now %v (%v), want it left 0644", fi.Mode().Perm(), err)
 	}
 }
+
+// A handle that holds its lock in one mode is refused the other: flock
+// would convert the lock, and a failed conversion lets go of it.
+func TestTakeRefusesTheOtherMode(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "x.lock")
+	for _, shared := range []bool{false, true} {
+		lock := New(path)
+		if _, err := Take(context.Background(), lock, Wait{Shared: shared}); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Take(context.Background(), lock, Wait{Shared: !shared}); err == nil || !strings.Contains(err.Error(), "other mode") {
+			t.Errorf("held shared=%v, taken shared=%v: err = %v; want it refused", shared, !shared, err)
+		}
+		if lock.Locked() == shared || lock.RLocked() != shared {
+			t.Errorf("held shared=%v: the refusal changed the lock (locked %v, rlocked %v)", shared, lock.Locked(), lock.RLocked())
+		}
+		lock.Unlock()
+	}
+}

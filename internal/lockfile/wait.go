@@ -107,8 +107,14 @@ func Acquire(ctx context.Context, path string, w Wait) (*flock.Flock, time.Durat
 
 // Take is Acquire for a lock its caller keeps (made by New, or by Open
 // for another program's lock file): a handle that already holds its lock
-// takes it again at once. It is agentctl's one loop that waits for a lock.
+// in the mode w asks for takes it again at once. One that holds it in the
+// other mode is refused: flock would convert the lock, and a conversion
+// that fails lets go of the lock held. It is agentctl's one loop that
+// waits for a lock.
 func Take(ctx context.Context, lock *flock.Flock, w Wait) (time.Duration, error) {
+	if w.Shared && lock.Locked() || !w.Shared && lock.RLocked() {
+		return 0, fmt.Errorf("cannot lock %s: this handle holds it in the other mode already", lock.Path())
+	}
 	clk := clock.Or(w.Clock)
 	poll := w.Poll
 	if poll <= 0 {
