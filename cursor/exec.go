@@ -15,6 +15,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/agentctl/agentctl/internal/clock"
 	"github.com/agentctl/agentctl/internal/process"
 )
 
@@ -40,8 +41,10 @@ type Exec struct {
 	// resultGrace is how long a command may run on once its output holds
 	// the turn's result.
 	resultGrace time.Duration
-	// hosts are the hosts kept for the next turns (exec_host_linux.go).
+	// hosts are the hosts kept for the next turns (exec_host_linux.go),
+	// each for hostIdle on clock.
 	hosts execHosts
+	clock clock.Clock
 }
 
 // defaultResultGrace lets a command that printed its result flush and
@@ -60,7 +63,7 @@ func NewExec(s ExecSettings) (*Exec, error) {
 	return &Exec{command: s.Command, timeout: timeout,
 		preset: s.Preset, resume: s.Resume, replyField: s.ReplyField, sessionField: s.SessionField,
 		dir: s.Dir, env: s.Env, modelArgs: s.ModelArgs, permissionArgs: s.PermissionArgs,
-		resultGrace: defaultResultGrace}, nil
+		resultGrace: defaultResultGrace, clock: clock.Or(s.Clock)}, nil
 }
 
 // stderrKept bounds how much of the command's stderr an error quotes.
@@ -145,13 +148,14 @@ func (e *Exec) Run(ctx context.Context, t Turn) (string, error) {
 		return "", fmt.Errorf("%w: %v", ErrExecFailed, err)
 	}
 
-	// On Linux a command started here dies with the thread that starts it
-	// (see setParentDeathSignal), and Go ends a thread when a goroutine
-	// locked to it returns without unlocking. Left unlocked, this thread
-	// could serve such a goroutine later and kill a healthy command.
+	// On Linux a command os/exec starts here dies with the thread that
+	// starts it (see setParentDeathSignal), and Go ends a thread when a
+	// goroutine locked to it returns without unlocking. Left unlocked, this
+	// thread could serve such a goroutine later and kill a healthy command.
 	// Locked from start until the command is reaped, it serves only this
 	// goroutine, which unlocks before it returns: the thread outlives the
-	// command unless this whole process ends first.
+	// command unless this whole process ends first. (A command the seat's
+	// host starts dies with the host's thread instead.)
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	if err := tc.start(); err != nil {
@@ -164,10 +168,13 @@ func (e *Exec) Run(ctx context.Context, t Turn) (string, error) {
 	}
 	if t.OnStart != nil {
 		child := tc.child()
-		// The command is not reaped yet, so its pid is still its own; a
-		// start time the system cannot tell stays 0, and EndChild then
-		// refuses to trust the pid alone.
-		child.StartTime, _ = process.StartTime(child.PID)
+		if child.StartTime == 0 {
+			// Started here, the command is not reaped yet, so its pid is
+			// still its own (a host reads it itself, before it can reap
+			// it); a start time the system cannot tell stays 0, and
+			// EndChild then refuses to trust the pid alone.
+			child.StartTime, _ = process.StartTime(child.PID)
+		}
 		if err := t.OnStart(child); err != nil {
 			return abandon(fmt.Errorf("turn stopped after %s started: %w", args[0], err))
 		}

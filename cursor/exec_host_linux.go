@@ -18,6 +18,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/agentctl/agentctl/internal/clock"
 	"github.com/agentctl/agentctl/internal/execguard"
 )
 
@@ -50,8 +51,17 @@ func (e *Exec) setUp(ctx context.Context, args []string, dir string, env []strin
 	// later of two entries kept, PWD set to dir.
 	like := exec.Command(path)
 	like.Dir, like.Env = dir, env
-	return &hostedCommand{ctx: ctx, hosts: &e.hosts, name: args[0], cio: cio,
-		req: execguard.Start{Path: path, Argv: args, Env: like.Environ(), Dir: dir}}, nil
+	return &hostedCommand{ctx: ctx, hosts: &e.hosts, clock: e.clock, name: args[0], cio: cio,
+		req: execguard.Start{Path: []byte(path), Argv: bytesOf(args), Env: bytesOf(like.Environ()), Dir: []byte(dir)}}, nil
+}
+
+// bytesOf is strings as the bytes a request carries.
+func bytesOf(s []string) [][]byte {
+	b := make([][]byte, len(s))
+	for i, v := range s {
+		b[i] = []byte(v)
+	}
+	return b
 }
 
 // execHosts are one driver's hosts that no turn uses now.
@@ -66,6 +76,9 @@ func (hs *execHosts) take() (h *execHost, fresh bool, err error) {
 	for len(hs.idle) > 0 {
 		h = hs.idle[len(hs.idle)-1]
 		hs.idle = hs.idle[:len(hs.idle)-1]
+		// Taken: its idle spell is over.
+		close(h.idleOver)
+		h.given++
 		if h.alive() {
 			hs.mu.Unlock()
 			return h, false, nil
@@ -78,22 +91,31 @@ func (hs *execHosts) take() (h *execHost, fresh bool, err error) {
 }
 
 // give keeps h for the next turn, and closes it once it has been idle for
-// hostIdle.
-func (hs *execHosts) give(h *execHost) {
+// hostIdle since, by clk.
+func (hs *execHosts) give(h *execHost, clk clock.Clock) {
 	hs.mu.Lock()
 	defer hs.mu.Unlock()
 	hs.idle = append(hs.idle, h)
-	time.AfterFunc(hostIdle, func() {
+	h.given++
+	given, over, due := h.given, make(chan struct{}), clock.After(clk, hostIdle)
+	h.idleOver = over
+	go func() {
+		select {
+		case <-over:
+			return
+		case <-due:
+		}
 		hs.mu.Lock()
 		i := slices.Index(hs.idle, h)
-		if i >= 0 {
+		idle := i >= 0 && h.given == given
+		if idle {
 			hs.idle = slices.Delete(hs.idle, i, i+1)
 		}
 		hs.mu.Unlock()
-		if i >= 0 {
+		if idle {
 			h.close()
 		}
-	})
+	}()
 }
 
 // execHost is one host process and the socket to it.
@@ -104,6 +126,11 @@ type execHost struct {
 	gone chan struct{}
 	// sending keeps a request whole: a kill may come while a turn starts.
 	sending sync.Mutex
+	// idleOver ends the host's idle spell when a turn takes it; given
+	// counts its hand-overs, so the end of an earlier spell does nothing
+	// (both under execHosts.mu).
+	idleOver chan struct{}
+	given    int
 }
 
 // startHost starts a host. It dies with the thread that starts it (its
@@ -219,6 +246,7 @@ func (h *execHost) stop() {
 type hostedCommand struct {
 	ctx   context.Context
 	hosts *execHosts
+	clock clock.Clock
 	name  string
 	req   execguard.Start
 	cio   commandIO
@@ -226,20 +254,27 @@ type hostedCommand struct {
 	// it whole.
 	prompt []byte
 
-	h   *execHost
-	pid int
+	h         *execHost
+	pid       int
+	startTime uint64
 	// ended has the host's word of how the command ended, or why none
 	// will come.
 	ended chan hostEnd
 	// copies are the goroutines that feed the command's stdin and read
-	// its stdout and stderr; readers are the ends of its output pipes.
-	copies  sync.WaitGroup
-	readers []*os.File
-	// killing is set by the first kill; over once the host said the
-	// command ended, after which there is nothing to kill.
-	killing   sync.Once
-	over      chan struct{}
-	stopWatch func() bool
+	// its stdout and stderr; pipes are our ends of those pipes, closed
+	// when the command is over.
+	copies sync.WaitGroup
+	pipes  []*os.File
+
+	// mu orders kill against the turn's start and end: a kill before the
+	// host said the command started is kept for then (killPending), and
+	// the host goes back to the pool only after a kill under way has
+	// been sent (over), so no sweep of this turn reaches the next one's.
+	mu          sync.Mutex
+	killPending bool
+	killed      bool
+	over        bool
+	stopWatch   func() bool
 }
 
 type hostEnd struct {
@@ -247,34 +282,42 @@ type hostEnd struct {
 	err    error
 }
 
+// hostAnswer bounds how long a host may take to say whether it started a
+// command: it answers as soon as it has forked; one that does not is
+// stopped or wedged.
+var hostAnswer = 10 * time.Second
+
 func (c *hostedCommand) start() error {
 	var err error
 	for range 2 {
-		var fresh bool
+		var fresh, sent bool
 		c.h, fresh, err = c.hosts.take()
 		if err != nil {
 			break
 		}
 		var said bool
-		said, err = c.ask()
+		said, sent, err = c.ask()
 		if err == nil {
 			break
 		}
 		if said {
-			c.hosts.give(c.h)
+			c.hosts.give(c.h, c.clock)
 			return fmt.Errorf("%w: cannot start %s: %v", ErrExecFailed, c.name, err)
 		}
 		c.h.stop()
-		if fresh {
+		if fresh || sent && !errors.Is(err, syscall.ECONNRESET) {
+			// A host that read the request may have started the command
+			// before it went: the turn is not tried again here. (One that
+			// died with it unread resets the connection.)
 			break
 		}
-		// A host kept idle may have been killed since: one more try,
-		// with a new one.
+		// A host kept idle may have been killed since: one more try, with
+		// a new one.
 	}
 	if err != nil {
 		return fmt.Errorf("%w: cannot start %s: %v", ErrExecFailed, c.name, err)
 	}
-	c.ended, c.over = make(chan hostEnd, 1), make(chan struct{})
+	c.ended = make(chan hostEnd, 1)
 	go func() {
 		r, err := c.h.receive()
 		switch {
@@ -286,30 +329,45 @@ func (c *hostedCommand) start() error {
 			c.ended <- hostEnd{status: syscall.WaitStatus(r.Exited.Status)}
 		}
 	}()
+	c.mu.Lock()
+	pending := c.killPending
+	c.mu.Unlock()
+	if pending {
+		c.kill()
+	}
 	c.stopWatch = context.AfterFunc(c.ctx, c.kill)
 	return nil
 }
 
 // ask hands the command to the host with its pipes, and reads whether it
 // started. said is true when the host answered, with err its reason for
-// not starting it; otherwise err is the host's failure.
-func (c *hostedCommand) ask() (said bool, err error) {
+// not starting it; sent, when the whole request went out.
+func (c *hostedCommand) ask() (said, sent bool, err error) {
 	stdin, err := c.input()
 	if err != nil {
-		return false, err
+		return false, false, err
 	}
 	stdout, err := c.output(c.cio.stdout)
 	if err != nil {
 		stdin.Close()
-		return false, err
+		c.dropPipes()
+		return false, false, err
 	}
 	stderr, err := c.output(c.cio.stderr)
 	if err != nil {
 		stdin.Close()
 		stdout.Close()
-		return false, err
+		c.dropPipes()
+		return false, false, err
 	}
+	deadline := time.Now().Add(hostAnswer)
+	if d, ok := c.ctx.Deadline(); ok && d.Before(deadline) {
+		deadline = d
+	}
+	c.h.conn.SetDeadline(deadline)
+	defer c.h.conn.SetDeadline(time.Time{})
 	err = c.h.send(execguard.Request{Start: &c.req}, stdin, stdout, stderr)
+	sent = err == nil
 	// The host holds its own copies now; ours would keep the output open
 	// after the command ended.
 	stdin.Close()
@@ -321,17 +379,19 @@ func (c *hostedCommand) ask() (said bool, err error) {
 	}
 	switch {
 	case err != nil:
-		c.dropOutput()
-		return false, err
+		c.dropPipes()
+		return false, sent, err
 	case r.Error != "":
-		c.dropOutput()
-		return true, errors.New(r.Error)
+		c.dropPipes()
+		return true, sent, errors.New(r.Error)
 	case r.Started <= 0:
-		c.dropOutput()
-		return false, fmt.Errorf("the exec host said %+v where it was to say whether %s started", r, c.name)
+		c.dropPipes()
+		return false, sent, fmt.Errorf("the exec host said %+v where it was to say whether %s started", r, c.name)
 	}
-	c.pid = r.Started
-	return true, nil
+	c.mu.Lock()
+	c.pid, c.startTime = r.Started, r.StartTime
+	c.mu.Unlock()
+	return true, sent, nil
 }
 
 // input is the command's stdin: a pipe fed with cio.stdin, or nothing.
@@ -350,6 +410,7 @@ func (c *hostedCommand) input() (*os.File, error) {
 	if err != nil {
 		return nil, err
 	}
+	c.pipes = append(c.pipes, w)
 	c.copies.Add(1)
 	go func() {
 		defer c.copies.Done()
@@ -367,7 +428,7 @@ func (c *hostedCommand) output(w io.Writer) (*os.File, error) {
 	if err != nil {
 		return nil, err
 	}
-	c.readers = append(c.readers, r)
+	c.pipes = append(c.pipes, r)
 	c.copies.Add(1)
 	go func() {
 		defer c.copies.Done()
@@ -376,60 +437,70 @@ func (c *hostedCommand) output(w io.Writer) (*os.File, error) {
 	return pw, nil
 }
 
-// dropOutput ends the copies of a command that never started.
-func (c *hostedCommand) dropOutput() {
-	for _, r := range c.readers {
-		r.Close()
+// dropPipes ends the copies of a command that never started, or whose
+// output is held open past its end (a process the host could not reach):
+// a blocked read or write ends when its pipe is closed.
+func (c *hostedCommand) dropPipes() {
+	for _, p := range c.pipes {
+		p.Close()
 	}
-	c.readers = nil
 	c.copies.Wait()
+	c.pipes = nil
 }
 
-func (c *hostedCommand) child() Child { return Child{PID: c.pid, PGID: c.pid} }
+func (c *hostedCommand) child() Child {
+	return Child{PID: c.pid, PGID: c.pid, StartTime: c.startTime}
+}
 
 // kill asks the host to end the command and all below it. A host that
-// does not answer within waitAfterKill, or cannot be asked, is killed,
-// and so is the command's group: the host has not reaped the command
-// then, so its group is still the command's.
+// does not say the command ended within waitAfterKill, or cannot be
+// asked, is killed: its commands die with it (their parent-death signal),
+// and wait ends what is left of the group.
 func (c *hostedCommand) kill() {
-	select {
-	case <-c.over:
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	switch {
+	case c.over || c.killed:
 		return
-	default:
+	case c.pid == 0:
+		c.killPending = true
+		return
 	}
-	c.killing.Do(func() {
-		force := func() {
+	c.killed = true
+	// A host too stuck to take the request is as good as gone.
+	c.h.conn.SetWriteDeadline(time.Now().Add(waitAfterKill))
+	err := c.h.send(execguard.Request{Sweep: c.pid})
+	c.h.conn.SetWriteDeadline(time.Time{})
+	if err != nil {
+		c.h.stop()
+		return
+	}
+	time.AfterFunc(waitAfterKill, func() {
+		c.mu.Lock()
+		defer c.mu.Unlock()
+		if !c.over {
 			c.h.stop()
-			syscall.Kill(-c.pid, syscall.SIGKILL)
 		}
-		if c.h.send(execguard.Request{Sweep: true}) != nil {
-			force()
-			return
-		}
-		time.AfterFunc(waitAfterKill, func() {
-			select {
-			case <-c.over:
-			default:
-				force()
-			}
-		})
 	})
 }
 
 func (c *hostedCommand) wait() error {
 	end := <-c.ended
-	close(c.over)
 	c.stopWatch()
+	c.mu.Lock()
+	c.over = true
+	c.mu.Unlock()
 	if end.err != nil {
-		// The host is gone without a word, so what the command started is
-		// nobody's to end but ours: the group is all that can be found.
+		// The host is gone without a word: what the command started is
+		// nobody's to end but ours, and its group is all that can be found
+		// of it (a process that left the group is out of reach).
 		c.h.stop()
 		syscall.Kill(-c.pid, syscall.SIGKILL)
 	} else {
-		c.hosts.give(c.h)
+		c.hosts.give(c.h, c.clock)
 	}
-	// Everything below the host has ended, so the output's writers are
-	// closed; a reader still blocked after waitAfterKill is cut loose, as
+	// Everything below the host has ended, so the pipes' other ends are
+	// closed; a copy still blocked after waitAfterKill is cut loose, as
 	// os/exec's WaitDelay does.
 	copied := make(chan struct{})
 	go func() {
@@ -439,14 +510,8 @@ func (c *hostedCommand) wait() error {
 	select {
 	case <-copied:
 	case <-time.After(waitAfterKill):
-		for _, r := range c.readers {
-			r.Close()
-		}
-		<-copied
 	}
-	for _, r := range c.readers {
-		r.Close()
-	}
+	c.dropPipes()
 	if end.err != nil {
 		return end.err
 	}

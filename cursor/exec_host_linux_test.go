@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentctl/agentctl/internal/clock/clocktest"
 	"github.com/agentctl/agentctl/internal/execguard"
 )
 
@@ -79,17 +80,117 @@ func TestTurnsAtOnceHaveAHostEach(t *testing.T) {
 	}
 }
 
-// A host no turn uses for hostIdle ends, and the next turn starts another.
+// A host no turn uses for hostIdle ends, and the next turn starts another;
+// each idle spell is timed from its own start, so a host in steady use is
+// kept.
 func TestIdleHostEnds(t *testing.T) {
 	useGuard(t)
-	was := hostIdle
-	hostIdle = 50 * time.Millisecond
-	t.Cleanup(func() { hostIdle = was })
-	d, _ := NewExec(ExecSettings{Command: []string{"sh", "-c", "echo $PPID"}})
+	clk := clocktest.New(time.Date(2026, 11, 28, 4, 0, 0, 0, time.UTC))
+	d, _ := NewExec(ExecSettings{Command: []string{"sh", "-c", "echo $PPID"}, Clock: clk})
 	first := parentTurn(t, d)
+	clk.Advance(hostIdle * 2 / 3)
+	if again := parentTurn(t, d); again != first {
+		t.Fatalf("a turn two thirds of hostIdle after the last ran below %d, not the kept host %d", again, first)
+	}
+	// Past the first spell's end, inside the second's.
+	clk.Advance(hostIdle * 2 / 3)
+	if again := parentTurn(t, d); again != first {
+		t.Fatalf("the host was let go at the end of an earlier idle spell: the turn ran below %d, not %d", again, first)
+	}
+	clk.Advance(hostIdle)
 	waitUntil(t, 20*time.Second, "the idle host to end", func() bool { return !isHost(first) })
 	if next := parentTurn(t, d); next == first || !isHost(next) {
 		t.Fatalf("the turn after the idle host ended ran below %d", next)
+	}
+}
+
+// A sweep that reaches the host after its command ended, late, is
+// nothing: it never touches the command of the turn after.
+func TestLateSweepSparesTheNextCommand(t *testing.T) {
+	useGuard(t)
+	h, err := startHost()
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(h.stop)
+	run := func(script string) int {
+		t.Helper()
+		null, err := os.OpenFile(os.DevNull, os.O_RDWR, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer null.Close()
+		req := execguard.Start{Path: []byte("/bin/sh"), Argv: bytesOf([]string{"sh", "-c", script}), Env: bytesOf(os.Environ())}
+		if err := h.send(execguard.Request{Start: &req}, null, null, null); err != nil {
+			t.Fatal(err)
+		}
+		r, err := h.receive()
+		if err != nil || r.Started <= 0 {
+			t.Fatalf("start: %+v, %v", r, err)
+		}
+		return r.Started
+	}
+	first := run("exit 0")
+	if r, err := h.receive(); err != nil || r.Exited == nil || r.Exited.Pid != first {
+		t.Fatalf("the first command's end: %+v, %v", r, err)
+	}
+	second := run("sleep 0.5; exit 7")
+	if err := h.send(execguard.Request{Sweep: first}); err != nil {
+		t.Fatal(err)
+	}
+	r, err := h.receive()
+	if err != nil || r.Exited == nil || r.Exited.Pid != second {
+		t.Fatalf("the second command's end: %+v, %v", r, err)
+	}
+	if ws := syscall.WaitStatus(r.Exited.Status); !ws.Exited() || ws.ExitStatus() != 7 {
+		t.Fatalf("the second command ended %v; want exit 7, untouched by the first one's sweep", (&hostExitError{ws}).Error())
+	}
+}
+
+// A kept host that no longer answers (stopped) fails the turn that
+// asks it within hostAnswer, and the turn after has a new host.
+func TestStuckHostFailsTheTurnInTime(t *testing.T) {
+	useGuard(t)
+	was := hostAnswer
+	hostAnswer = 500 * time.Millisecond
+	t.Cleanup(func() { hostAnswer = was })
+	d, _ := NewExec(ExecSettings{Command: []string{"sh", "-c", "echo $PPID"}})
+	first := parentTurn(t, d)
+	syscall.Kill(first, syscall.SIGSTOP)
+	t.Cleanup(func() { syscall.Kill(first, syscall.SIGKILL) })
+	if _, err := d.Run(context.Background(), Turn{Prompt: "x"}); err == nil || !strings.Contains(err.Error(), "cannot start") {
+		t.Fatalf("a turn on a stopped host: err = %v; want it failed", err)
+	}
+	if next := parentTurn(t, d); next == first || !isHost(next) {
+		t.Fatalf("the turn after the stopped host ran below %d", next)
+	}
+}
+
+// Arguments are bytes, as the system takes them: ones that are no UTF-8
+// arrive as they were.
+func TestHostPassesBytesThrough(t *testing.T) {
+	useGuard(t)
+	arg := "caf\xe9 \xff\xfe"
+	d, _ := NewExec(ExecSettings{Command: []string{"sh", "-c", `printf %s "$0"`, arg}})
+	reply, err := d.Run(context.Background(), Turn{Prompt: "x"})
+	if err != nil || reply != arg {
+		t.Fatalf("reply = %q, %v; want %q", reply, err, arg)
+	}
+}
+
+// A command that ends at once is recorded with its start time all the
+// same: the host reads it before it can reap the command.
+func TestQuickCommandIsRecordedWithItsStart(t *testing.T) {
+	useGuard(t)
+	d, _ := NewExec(ExecSettings{Command: []string{"true"}})
+	for range 20 {
+		var c Child
+		if _, err := d.Run(context.Background(), Turn{Prompt: "x", OnStart: func(got Child) error { c = got; return nil }}); err != nil {
+			t.Fatal(err)
+		}
+		if c.PID <= 0 || c.StartTime == 0 {
+			t.Fatalf("the command was recorded as %+v; want its pid and start time", c)
+		}
 	}
 }
 

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"github.com/agentctl/agentctl/internal/clock"
 )
 
 // Settings are what New needs of an agent, in the driver's own terms:
@@ -113,6 +115,9 @@ type ExecSettings struct {
 	// ForksSession says Resume forks the session it continues into a new
 	// one, leaving the one it forked as it was.
 	ForksSession bool
+	// Clock times how long an idle seat keeps its host (hostIdle); nil:
+	// the system clock.
+	Clock clock.Clock
 }
 
 // ACPSettings are the ACP driver's: the program that speaks the Agent

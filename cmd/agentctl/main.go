@@ -14,8 +14,9 @@ import (
 	"os"
 
 	"github.com/agentctl/agentctl/cmd/internal/cli"
-	// agentctl-full starts each exec turn's guard as this program, whose
-	// start is the cheaper: the guard runs from this package's init.
+	// agentctl-full starts an exec seat's host and an ACP agent's guard as
+	// this program, whose start is the cheaper: they run from this
+	// package's init.
 	_ "github.com/agentctl/agentctl/internal/execguard"
 )
 

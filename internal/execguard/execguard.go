@@ -14,8 +14,9 @@
 //
 // A guard or host starts before almost everything else in the program:
 // this package's init runs it and exits, and the packages it does not need
-// are never initialized. It imports nothing but the standard library for
-// that reason.
+// are never initialized. It imports nothing but the standard library and,
+// on Linux, internal/process (the standard library's only there) for that
+// reason.
 package execguard
 
 import "os"

@@ -17,30 +17,36 @@ const HostSocket = 3
 
 // A Request is what the runner asks of its host: to start a turn's
 // command (Start, with its stdin, stdout and stderr passed beside the
-// request), or to end the turn under way (Sweep).
+// request), or to end the command of that pid and everything below the
+// host (Sweep). A sweep that comes after its command ended is nothing: it
+// never touches the next turn's.
 type Request struct {
 	Start *Start `json:"start,omitempty"`
-	Sweep bool   `json:"sweep,omitempty"`
+	Sweep int    `json:"sweep,omitempty"`
 }
 
 // Start is a command to start: its program's path, its arguments (its
-// name first), its whole environment and its working folder ("" for the
-// host's own).
+// name first), its whole environment and its working folder (empty for
+// the host's own). They are bytes, as the system takes them: a name that
+// is no UTF-8 arrives as it was.
 type Start struct {
-	Path string   `json:"path"`
-	Argv []string `json:"argv"`
-	Env  []string `json:"env"`
-	Dir  string   `json:"dir,omitempty"`
+	Path []byte   `json:"path"`
+	Argv [][]byte `json:"argv"`
+	Env  [][]byte `json:"env"`
+	Dir  []byte   `json:"dir,omitempty"`
 }
 
 // A Reply is what the host tells its runner: the pid of the command it
-// started (Started), why it could not (Error), and once the command has
-// ended and everything it left is gone, how it ended (Exited, a wait
-// status as the kernel gives it).
+// started (Started) and when it started (StartTime, process.StartTime's
+// token, read before the host can have reaped it: 0 when unknown), why it
+// could not (Error), and once the command has ended and everything it
+// left is gone, how it ended (Exited, a wait status as the kernel gives
+// it).
 type Reply struct {
-	Started int     `json:"started,omitempty"`
-	Error   string  `json:"error,omitempty"`
-	Exited  *Exited `json:"exited,omitempty"`
+	Started   int     `json:"started,omitempty"`
+	StartTime uint64  `json:"start_time,omitempty"`
+	Error     string  `json:"error,omitempty"`
+	Exited    *Exited `json:"exited,omitempty"`
 }
 
 // Exited is how a command ended.

@@ -9,6 +9,8 @@ import (
 	"runtime"
 	"strconv"
 	"syscall"
+
+	"github.com/agentctl/agentctl/internal/process"
 )
 
 // Host is the guard of every exec turn of one seat, started once and
@@ -108,8 +110,9 @@ func (h *host) serve(r request) bool {
 			return h.say(Reply{Error: fmt.Sprintf("a start needs stdin, stdout and stderr; %d descriptors came", len(r.fds))})
 		}
 		s := r.Start
-		pid, err := syscall.ForkExec(s.Path, s.Argv, &syscall.ProcAttr{
-			Dir: s.Dir, Env: s.Env,
+		path := string(s.Path)
+		pid, err := syscall.ForkExec(path, strs(s.Argv), &syscall.ProcAttr{
+			Dir: string(s.Dir), Env: strs(s.Env),
 			Files: []uintptr{uintptr(r.fds[0]), uintptr(r.fds[1]), uintptr(r.fds[2])},
 			// Killed itself, the host can end nothing: the command goes
 			// with it, when the thread that started it ends (Host keeps
@@ -117,15 +120,27 @@ func (h *host) serve(r request) bool {
 			Sys: &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL},
 		})
 		if err != nil {
-			return h.say(Reply{Error: fmt.Sprintf("fork/exec %s: %v", s.Path, err)})
+			return h.say(Reply{Error: fmt.Sprintf("fork/exec %s: %v", path, err)})
 		}
 		h.cmd = pid
-		return h.say(Reply{Started: pid})
-	case r.Sweep:
+		// Not reaped before this loop comes round again, so the pid is
+		// still the command's.
+		start, _ := process.StartTime(pid)
+		return h.say(Reply{Started: pid, StartTime: start})
+	case r.Sweep != 0 && r.Sweep == h.cmd:
 		killDescendants(h.reaped)
 		return h.finish()
 	}
 	return true
+}
+
+// strs turns bytes back into the strings the system takes.
+func strs(b [][]byte) []string {
+	s := make([]string, len(b))
+	for i, v := range b {
+		s[i] = string(v)
+	}
+	return s
 }
 
 // reaped notes the command's end when pid is the command.
