@@ -42,6 +42,9 @@ func TestRunnerRetriesOnItsClock(t *testing.T) {
 	}))
 	s.Clock, s.Resend = clock, true
 	s.Consumer.Backoff = 30 * time.Second
+	// A beat comes due within the 29 s below: the loop wakes then, looks,
+	// and goes to sleep again with the retry not yet due.
+	s.Heartbeat = 10 * time.Second
 	startRunner(t, s)
 	deliverTo(t, root, mailbox.Message{ID: "m1", From: "Agent-2", To: "Agent-1", Body: "work", CreatedAt: clock.Now()})
 	waitFor(t, 10*time.Second, "the failed message back in the inbox", func() bool {

@@ -316,7 +316,7 @@ func TestAConsumerLockFileRemovedIsTakenAfreshOrEndsItsHolder(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	var claimed []string
-	err := Serve(ctx, first, first, nil, clocktest.New(now), Worker{Handle: func(_ context.Context, cl *Claim) error {
+	err := Serve(ctx, first, first, nil, Worker{Handle: func(_ context.Context, cl *Claim) error {
 		claimed = append(claimed, cl.Message.ID)
 		cancel()
 		return first.Complete(cl, Receipt{}, now)

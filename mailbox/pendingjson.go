@@ -31,21 +31,15 @@ import (
 // removing it while someone waits on it would let two holders in.
 func (m *Mailbox) lockInboxJSON(wait time.Duration) (*flock.Flock, error) {
 	path := m.path(InboxJSONLock)
-	lock := lockfile.New(path)
-	ctx, cancel := context.WithTimeout(context.Background(), wait)
-	defer cancel()
-	ok, err := lock.TryLockContext(ctx, 5*time.Millisecond)
-	if err != nil && !errors.Is(err, context.DeadlineExceeded) {
-		return nil, fmt.Errorf("cannot lock %s: %w", path, err)
-	}
-	if !ok {
-		holder := lockfile.Describe(path)
+	lock, _, err := lockfile.Acquire(context.Background(), path, lockfile.Wait{For: wait, Clock: m.Clock})
+	if busy := (*lockfile.BusyError)(nil); errors.As(err, &busy) {
+		holder := busy.Holder.Kernel
 		if holder == "" {
 			holder = "another process"
 		}
 		return nil, fmt.Errorf("cannot lock %s: still held by %s after %s", path, holder, wait)
 	}
-	return lock, nil
+	return lock, err
 }
 
 // IsEmptyInboxJSON is the lock-free check that keeps an idle mailbox from

@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/agentctl/agentctl/internal/atomicfile"
-	"github.com/agentctl/agentctl/internal/clock"
 	"github.com/agentctl/agentctl/internal/lockfile"
 	"github.com/agentctl/agentctl/mailbox"
 )
@@ -96,7 +95,7 @@ func consumeUntil(mb *mailbox.Mailbox, ready, done string) error {
 			time.Sleep(20 * time.Millisecond)
 		}
 	}()
-	return mailbox.Serve(ctx, c, in, w.C, clock.System, mailbox.Worker{Handle: func(ctx context.Context, cl *mailbox.Claim) error {
+	return mailbox.Serve(ctx, c, in, w.C, mailbox.Worker{Handle: func(ctx context.Context, cl *mailbox.Claim) error {
 		if err := c.Record(cl, "worked", time.Now()); err != nil {
 			return err
 		}

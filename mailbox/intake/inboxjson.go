@@ -28,8 +28,8 @@ import (
 // on inbox.json.lock), trying for up to wait. It returns a nil lock and no
 // error when another process still holds it. The lock file is never
 // removed: removing it while someone waits on it would let two holders in.
-func tryLockPath(path string, wait time.Duration) (*flock.Flock, error) {
-	lock, _, err := lockfile.Acquire(context.Background(), path, lockfile.Wait{For: wait})
+func (in *Intake) tryLockPath(path string) (*flock.Flock, error) {
+	lock, _, err := lockfile.Acquire(context.Background(), path, lockfile.Wait{For: in.opts.LockWait, Clock: in.opts.Clock})
 	if busy := (*lockfile.BusyError)(nil); errors.As(err, &busy) {
 		return nil, nil
 	}
@@ -48,7 +48,7 @@ func (in *Intake) ingestInboxJSON(now time.Time) error {
 		in.noteLockFree(now, false)
 		return nil // nothing to do, without taking the writers' lock
 	}
-	lock, err := tryLockPath(in.path(mailbox.InboxJSONLock), in.opts.LockWait)
+	lock, err := in.tryLockPath(in.path(mailbox.InboxJSONLock))
 	if err != nil {
 		return err
 	}

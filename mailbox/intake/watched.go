@@ -16,6 +16,7 @@ import (
 	"github.com/gofrs/flock"
 
 	"github.com/agentctl/agentctl/internal/atomicfile"
+	"github.com/agentctl/agentctl/internal/clock"
 	"github.com/agentctl/agentctl/internal/layout"
 	"github.com/agentctl/agentctl/mailbox"
 	"github.com/agentctl/agentctl/mailbox/dreamos"
@@ -175,7 +176,7 @@ func (in *Intake) ingestReadOnlyInboxJSON(path string, fi fs.FileInfo, shared bo
 	var err error
 	if lf, lerr := os.Lstat(path + ".lock"); lerr == nil && lf.Mode().IsRegular() {
 		lock := flock.New(path+".lock", flock.SetFlag(os.O_RDONLY))
-		if !readLock(lock, in.opts.LockWait) {
+		if !in.readLock(lock) {
 			in.settling.Restart(path, fi, now) // a writer is at it: Tick looks again
 			return nil
 		}
@@ -301,14 +302,17 @@ func (in *Intake) forgetGone() {
 }
 
 // readLock takes a shared lock on the writers' lock file, opened read-only,
-// trying for up to wait: it keeps the writers out while the file is read.
-func readLock(lock *flock.Flock, wait time.Duration) bool {
-	for end := time.Now().Add(wait); ; time.Sleep(10 * time.Millisecond) {
+// trying for up to LockWait: it keeps the writers out while the file is
+// read. (lockfile's wait takes only exclusive locks, which a file opened
+// read-only cannot have.)
+func (in *Intake) readLock(lock *flock.Flock) bool {
+	clk := clock.Or(in.opts.Clock)
+	for end := clk.Now().Add(in.opts.LockWait); ; <-clock.After(clk, 10*time.Millisecond) {
 		ok, err := lock.TryRLock()
 		if err != nil {
 			return false
 		}
-		if ok || time.Now().After(end) {
+		if ok || !clk.Now().Before(end) {
 			return ok
 		}
 	}
