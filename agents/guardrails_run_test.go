@@ -128,7 +128,7 @@ func TestGuardrailsThroughARunner(t *testing.T) {
 			continue
 		}
 		for range 2 {
-			recs, err := ApplyApproved(context.Background(), root, "human", p, time.Now())
+			recs, err := ApplyApproved(context.Background(), root, "human", p, nil)
 			if err != nil || len(recs) != 1 || recs[0].Verdict != audit.Approved {
 				t.Fatalf("approve: %+v, %v", recs, err)
 			}

@@ -47,7 +47,7 @@ func settle(t *testing.T, root, id string, approve bool, reason string) {
 	}
 	outcome, d := "denied", receipt.Data{By: "human", Reason: reason}
 	if approve {
-		if _, err := ApplyApproved(context.Background(), root, "human", p, time.Now()); err != nil {
+		if _, err := ApplyApproved(context.Background(), root, "human", p, nil); err != nil {
 			t.Fatal(err)
 		}
 		outcome, d = "approved", receipt.Data{By: "human"}
