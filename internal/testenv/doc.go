@@ -3,6 +3,7 @@
 // a DevTools port (chromium), VS Code's chat served by code-server
 // (codeserver), the Windows build under Wine (wintest), the real agent
 // command-line tools pointed at fixtures/fakemodel (agentcli), the stand-in
-// chats' event logs (standinlog) and checks run under several umasks
-// (umasktest). Nothing in the product imports them.
+// chats' event logs (standinlog), checks run under several umasks
+// (umasktest) and the one wait for a condition, with no deadline of its
+// own (poll). Nothing in the product imports them.
 package testenv
