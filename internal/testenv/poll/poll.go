@@ -20,7 +20,10 @@ import (
 	"time"
 )
 
-// every is how often the condition is looked at.
+// every is how often a quick condition is looked at. One that takes time
+// to look at (a listing of many files) is looked at less often: looking
+// takes at most a tenth of the wait, and leaves the machine to the work
+// it waits for.
 const every = 5 * time.Millisecond
 
 // tellEvery is how often a wait says that it still waits.
@@ -32,8 +35,12 @@ func Until(tb testing.TB, what string, cond func() bool) {
 	tb.Helper()
 	start := time.Now()
 	told := start
-	for !cond() {
-		time.Sleep(every)
+	for {
+		look := time.Now()
+		if cond() {
+			return
+		}
+		time.Sleep(max(every, 9*time.Since(look)))
 		if time.Since(told) >= tellEvery {
 			told = time.Now()
 			msg := fmt.Sprintf("%s: still waiting for %s after %s", tb.Name(), what, told.Sub(start).Round(time.Second))
