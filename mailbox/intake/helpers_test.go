@@ -14,6 +14,7 @@ import (
 
 	"github.com/agentctl/agentctl/internal/atomicfile"
 	"github.com/agentctl/agentctl/internal/lockfile"
+	"github.com/agentctl/agentctl/internal/testenv/poll"
 	"github.com/agentctl/agentctl/mailbox"
 )
 
@@ -122,17 +123,13 @@ func holdInboxJSONLock(mb *mailbox.Mailbox, ready, done string) error {
 	}
 }
 
-// waitForFile waits, with a deadline, until path exists.
+// waitForFile waits until path exists.
 func waitForFile(t testing.TB, path string) {
 	t.Helper()
-	for end := time.Now().Add(30 * time.Second); ; time.Sleep(5 * time.Millisecond) {
-		if _, err := os.Stat(path); err == nil {
-			return
-		}
-		if time.Now().After(end) {
-			t.Fatalf("%s did not appear", path)
-		}
-	}
+	poll.Until(t, path+" to appear", func() bool {
+		_, err := os.Stat(path)
+		return err == nil
+	})
 }
 
 // startRole starts this test binary as a child process in role.
