@@ -21,10 +21,13 @@ import (
 )
 
 // every is how often a quick condition is looked at. One that takes time
-// to look at (a listing of many files) is looked at less often: looking
-// takes at most a tenth of the wait, and leaves the machine to the work
-// it waits for.
-const every = 5 * time.Millisecond
+// to look at (a listing of many files) is looked at less often, up to
+// every rarest: looking takes at most a tenth of the wait, and leaves the
+// machine to the work it waits for.
+const (
+	every  = 5 * time.Millisecond
+	rarest = 200 * time.Millisecond
+)
 
 // tellEvery is how often a wait says that it still waits.
 var tellEvery = 30 * time.Second
@@ -40,7 +43,7 @@ func Until(tb testing.TB, what string, cond func() bool) {
 		if cond() {
 			return
 		}
-		time.Sleep(max(every, 9*time.Since(look)))
+		time.Sleep(min(max(every, 9*time.Since(look)), rarest))
 		if time.Since(told) >= tellEvery {
 			told = time.Now()
 			msg := fmt.Sprintf("%s: still waiting for %s after %s", tb.Name(), what, told.Sub(start).Round(time.Second))
