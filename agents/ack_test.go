@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/agentctl/agentctl/internal/clock/clocktest"
+	"github.com/agentctl/agentctl/internal/testenv/poll"
 	"github.com/agentctl/agentctl/mailbox"
 )
 
@@ -21,7 +22,7 @@ func TestReceiptWithNowhereToGoIsSaidSo(t *testing.T) {
 	startRunner(t, s)
 
 	deliverTo(t, root, mailbox.Message{ID: "acked", From: "night-script", To: "Agent-1", Body: "block", RequiresAck: true, CreatedAt: clock.Now()})
-	waitFor(t, 10*time.Second, "acked to be archived", func() bool { return counts(t, root, "Agent-1").Done == 1 })
+	poll.Until(t, "acked to be archived", func() bool { return counts(t, root, "Agent-1").Done == 1 })
 	rc := receiptOf(t, root, "Agent-1", "acked")
 	want := `no receipt sent: the sender "night-script" has no mailbox`
 	if rc.Outcome != "done with errors" || !strings.Contains(strings.Join(rc.Data.Errors, "\n"), want) {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/agentctl/agentctl/cursor"
+	"github.com/agentctl/agentctl/internal/testenv/poll"
 	"github.com/agentctl/agentctl/mailbox"
 )
 
@@ -58,12 +59,12 @@ func TestACPSeatWaitsForThePersonsApproval(t *testing.T) {
 		t.Errorf("the request says:\n%s", req.Body)
 	}
 	settle(t, root, req.ID, true, "")
-	waitFor(t, time.Minute, "m1 to be archived", func() bool { return counts(t, root, "Agent-1").Done == 1 })
+	poll.Until(t, "m1 to be archived", func() bool { return counts(t, root, "Agent-1").Done == 1 })
 	if rc := receiptOf(t, root, "Agent-1", "m1"); rc.Reply != "allowed" {
 		t.Errorf("reply %q, want the agent's word that it was allowed", rc.Reply)
 	}
 	deliverTo(t, root, mailbox.Message{ID: "m2", From: "human", To: "Agent-1", Body: "acpagent> recall"})
-	waitFor(t, time.Minute, "m2 to be archived", func() bool { return counts(t, root, "Agent-1").Done == 2 })
+	poll.Until(t, "m2 to be archived", func() bool { return counts(t, root, "Agent-1").Done == 2 })
 	if rc := receiptOf(t, root, "Agent-1", "m2"); !strings.Contains(rc.Reply, "acpagent> permission:deploy") {
 		t.Errorf("the second turn's session recalls %q, want the first turn's prompt", rc.Reply)
 	}
@@ -83,7 +84,7 @@ func TestACPTurnCutByAStopIsSentAgainByTheNextRunner(t *testing.T) {
 	stop := startRunner(t, s)
 	// Stopped once the agent works on the prompt: the stand-in marks a
 	// hangonce it has begun.
-	waitFor(t, 20*time.Second, "the agent to work on the prompt", func() bool {
+	poll.Until(t, "the agent to work on the prompt", func() bool {
 		marks, _ := filepath.Glob(filepath.Join(state, "hung-*"))
 		return len(marks) == 1
 	})
@@ -97,7 +98,7 @@ func TestACPTurnCutByAStopIsSentAgainByTheNextRunner(t *testing.T) {
 	next.Resend, next.ResendStopped = false, true
 	next.Log = logOnFailure(t)
 	startRunner(t, next)
-	waitFor(t, 20*time.Second, "the message to be settled", func() bool {
+	poll.Until(t, "the message to be settled", func() bool {
 		c := counts(t, root, "Agent-1")
 		return c.Done+c.Dead == 1
 	})
@@ -143,12 +144,12 @@ func TestAToolAskedAgainAfterAWithdrawalIsAskedAnew(t *testing.T) {
 	s.Log = logOnFailure(t)
 	stop := startRunner(t, s)
 	deliverTo(t, root, mailbox.Message{ID: "m1", From: "human", To: "Agent-1", Body: "acpagent> permission:deploy"})
-	waitFor(t, time.Minute, "the first approval request", func() bool { return len(approvals(t, root)) == 1 })
+	poll.Until(t, "the first approval request", func() bool { return len(approvals(t, root)) == 1 })
 	stop()
 	startRunner(t, s)
 	req := awaitApproval(t, root, "a new approval request")
 	settle(t, root, req.ID, true, "")
-	waitFor(t, time.Minute, "m1 to be archived", func() bool { return counts(t, root, "Agent-1").Done == 1 })
+	poll.Until(t, "m1 to be archived", func() bool { return counts(t, root, "Agent-1").Done == 1 })
 	if rc := receiptOf(t, root, "Agent-1", "m1"); rc.Reply != "allowed" {
 		t.Errorf("reply %q, want the agent's word that it was allowed", rc.Reply)
 	}
@@ -159,7 +160,7 @@ func TestAToolAskedAgainAfterAWithdrawalIsAskedAnew(t *testing.T) {
 func awaitApproval(t *testing.T, root, what string) mailbox.Message {
 	t.Helper()
 	var req mailbox.Message
-	waitFor(t, time.Minute, what, func() bool {
+	poll.Until(t, what, func() bool {
 		reqs := approvals(t, root)
 		if len(reqs) == 1 {
 			req = reqs[0]
@@ -190,7 +191,7 @@ func TestAPromptSentAgainLeavesNoStaleStoppedState(t *testing.T) {
 		return tr
 	}
 	stop := startRunner(t, s)
-	waitFor(t, 20*time.Second, "the agent to work on the first prompt", func() bool {
+	poll.Until(t, "the agent to work on the first prompt", func() bool {
 		_, err := os.Stat(filepath.Join(state, "hanging"))
 		return err == nil
 	})
@@ -199,7 +200,7 @@ func TestAPromptSentAgainLeavesNoStaleStoppedState(t *testing.T) {
 		t.Fatal("the stopped turn left no resume state")
 	}
 	startRunner(t, s)
-	waitFor(t, 20*time.Second, "the prompt sent again to be submitted", func() bool {
+	poll.Until(t, "the prompt sent again to be submitted", func() bool {
 		tr := turnOf()
 		return strings.Contains(strings.Join(tr.DriverNotes, "\n"), "sent again") && tr.ResumeState == ""
 	})

@@ -12,6 +12,7 @@ import (
 
 	"github.com/agentctl/agentctl/cursor"
 	"github.com/agentctl/agentctl/internal/clock/clocktest"
+	"github.com/agentctl/agentctl/internal/testenv/poll"
 	"github.com/agentctl/agentctl/mailbox"
 )
 
@@ -127,12 +128,11 @@ func advanceTo(clock *clocktest.Clock, at time.Time, heartbeat time.Duration) {
 // refused again, and the seat shown waiting for the API.
 func expectProbe(t *testing.T, root, dir string, clock *clocktest.Clock, s Settings, probe time.Time, turns int, works bool) {
 	t.Helper()
-	expectTry(t, root, clock, s, probe, turns, works, func() int { return turnsRun(dir) }, 20*time.Second)
+	expectTry(t, root, clock, s, probe, turns, works, func() int { return turnsRun(dir) })
 }
 
-// expectTry is expectProbe for an agent whose turns run counts, each
-// given up to limit.
-func expectTry(t *testing.T, root string, clock *clocktest.Clock, s Settings, probe time.Time, turns int, works bool, turnsRun func() int, limit time.Duration) {
+// expectTry is expectProbe for an agent whose turns run counts.
+func expectTry(t *testing.T, root string, clock *clocktest.Clock, s Settings, probe time.Time, turns int, works bool, turnsRun func() int) {
 	t.Helper()
 	mb, _ := mailbox.Open(root, "Agent-1")
 	msgs, err := mb.List(mailbox.StatePending)
@@ -144,7 +144,7 @@ func expectTry(t *testing.T, root string, clock *clocktest.Clock, s Settings, pr
 		t.Fatalf("the refused message waits until %v with %d attempts, want until %s with none", m.DeliverAfter, m.Attempts, probe.Format(time.TimeOnly))
 	}
 	advanceTo(clock, probe, s.Heartbeat)
-	waitFor(t, limit, "the try due at "+probe.Format(time.TimeOnly), func() bool {
+	poll.Until(t, "the try due at "+probe.Format(time.TimeOnly), func() bool {
 		c := counts(t, root, "Agent-1")
 		if works {
 			return turnsRun() == turns && c.Done == 1
@@ -160,7 +160,7 @@ func TestRunnerWaitsOutARateLimit(t *testing.T) {
 	root, dir, clock, s := apiSetup(t, "gemini-429")
 	t0 := clock.Now()
 	startRunner(t, s)
-	waitFor(t, 20*time.Second, "the refused turn", func() bool {
+	poll.Until(t, "the refused turn", func() bool {
 		return turnsRun(dir) == 1 && counts(t, root, "Agent-1").Pending == 1
 	})
 	if err := os.WriteFile(filepath.Join(dir, "up"), nil, 0o600); err != nil {
@@ -184,7 +184,7 @@ func TestRunnerRidesOutAnOutage(t *testing.T) {
 	root, dir, clock, s := apiSetup(t, "claude-529")
 	t0 := clock.Now()
 	startRunner(t, s)
-	waitFor(t, 20*time.Second, "the refused turn", func() bool {
+	poll.Until(t, "the refused turn", func() bool {
 		return turnsRun(dir) == 1 && counts(t, root, "Agent-1").Pending == 1
 	})
 	probe := t0

@@ -154,8 +154,11 @@ func ParkedOf(m mailbox.Message) (Parked, error) {
 // effect code (deliveries with the ids the reply gave them, the board
 // change under the key of its item), so approving again after a crash
 // sends nothing twice. It returns the audit records of what it did, for
-// the caller to append once the request is archived.
-func ApplyApproved(ctx context.Context, root, person string, p Parked, now time.Time) ([]audit.Record, error) {
+// the caller to append once the request is archived. clk stamps them and
+// the board change, and times the change's wait for the boards' lock.
+func ApplyApproved(ctx context.Context, root, person string, p Parked, clk clock.Clock) ([]audit.Record, error) {
+	clk = clock.Or(clk)
+	now := clk.Now().UTC()
 	var done []audit.Record
 	rec := audit.Record{Time: now, Agent: p.Agent, MessageID: p.Message, Verdict: audit.Approved, Reason: p.Reason, By: person}
 	for _, m := range p.Sends {
@@ -174,7 +177,7 @@ func ApplyApproved(ctx context.Context, root, person string, p Parked, now time.
 		done = append(done, r)
 	}
 	if c := p.Board; c != nil {
-		store := &projectboard.Store{Root: root, Clock: clock.Fixed(now)}
+		store := &projectboard.Store{Root: root, Clock: clk}
 		waited, err := store.Apply(ctx, *c)
 		if err != nil {
 			return done, fmt.Errorf("cannot change task %s: %w", c.Task, err)

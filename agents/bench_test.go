@@ -14,6 +14,7 @@ import (
 
 	"github.com/agentctl/agentctl/cursor"
 	"github.com/agentctl/agentctl/internal/process"
+	"github.com/agentctl/agentctl/internal/testenv/poll"
 	"github.com/agentctl/agentctl/mailbox"
 )
 
@@ -31,11 +32,10 @@ func BenchmarkLoopExec(b *testing.B) {
 	b.ResetTimer()
 	start := time.Now()
 	startRunner(b, testSettings(root, "Agent-1", demoAgents, d))
-	// Look rarely: counting lists folders, and would compete with the runner.
+	// Look rarely, not as poll.Until does: counting lists folders, and
+	// would compete with the runner. A runner that never gets there hangs
+	// the benchmark until -timeout.
 	for counts(b, root, "Agent-1").Done < b.N {
-		if time.Since(start) > 10*time.Minute {
-			b.Fatal("timed out waiting for every message to be archived")
-		}
 		time.Sleep(50 * time.Millisecond)
 	}
 	b.ReportMetric(float64(b.N)/time.Since(start).Seconds(), "msgs/s")
@@ -66,7 +66,7 @@ func BenchmarkPickup(b *testing.B) {
 		id := fmt.Sprintf("pick-%d", i)
 		at := time.Now()
 		deliverTo(b, root, mailbox.Message{ID: id, From: "Agent-2", To: "Agent-1", Body: "ping"})
-		waitFor(b, time.Minute, "the message archived", func() bool { return counts(b, root, "Agent-1").Done == i+1 })
+		poll.Until(b, "the message archived", func() bool { return counts(b, root, "Agent-1").Done == i+1 })
 		done, _ := mb.List(mailbox.StateDone)
 		for _, e := range done {
 			if e.Message.ID == id && e.Receipt != nil {
@@ -97,7 +97,7 @@ func BenchmarkIdleRunner(b *testing.B) {
 		if err := cmd.Start(); err != nil {
 			b.Fatal(err)
 		}
-		waitFor(b, 10*time.Second, "the runner's heartbeat", func() bool {
+		poll.Until(b, "the runner's heartbeat", func() bool {
 			_, err := os.Stat(filepath.Join(root, "agent_mailboxes", "Agent-1", "status.json"))
 			return err == nil
 		})

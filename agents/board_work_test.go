@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/agentctl/agentctl/cursor"
+	"github.com/agentctl/agentctl/internal/testenv/poll"
 	"github.com/agentctl/agentctl/mailbox"
 	"github.com/agentctl/agentctl/projectboard"
 )
@@ -118,7 +119,7 @@ func TestIdleRunnerTakesWorkFromTheBoard(t *testing.T) {
 	}))
 	s.TakeWork, s.WorkLabels = true, []string{"docs"}
 	startRunner(t, s)
-	waitFor(t, 10*time.Second, "three tasks done", func() bool { return counts(t, root, "Agent-1").Done == 3 })
+	poll.Until(t, "three tasks done", func() bool { return counts(t, root, "Agent-1").Done == 3 })
 	stopAfterIdle(t, root, "Agent-1")
 	mu.Lock()
 	defer mu.Unlock()
@@ -142,7 +143,7 @@ func TestIdleRunnerTakesWorkFromTheBoard(t *testing.T) {
 func stopAfterIdle(t *testing.T, root, agent string) {
 	t.Helper()
 	mb, _ := mailbox.Open(root, agent)
-	waitFor(t, 10*time.Second, agent+" idle", func() bool {
+	poll.Until(t, agent+" idle", func() bool {
 		st, err := mb.ReadStatus()
 		c := counts(t, root, agent)
 		return err == nil && st.State == "idle" && c.Pending == 0 && c.Processing == 0
@@ -160,7 +161,7 @@ func TestTakeRefusedWhenSomeoneWasFirst(t *testing.T) {
 		return "done", nil
 	})))
 	deliverTo(t, root, mailbox.Message{ID: "take", From: "Agent-1", To: "Agent-1", Type: typeBoardTask, TaskID: "W-1", Body: "take W-1"})
-	waitFor(t, 10*time.Second, "the offer settled", func() bool { return counts(t, root, "Agent-1").Done == 1 })
+	poll.Until(t, "the offer settled", func() bool { return counts(t, root, "Agent-1").Done == 1 })
 	if r := receiptOf(t, root, "Agent-1", "take"); r.Outcome != "not taken: W-1 is in_progress now" || turns.Load() != 0 {
 		t.Errorf("receipt %+v after %d turns, want not taken without a turn", r, turns.Load())
 	}
@@ -199,7 +200,7 @@ func TestTwoRunnerProcessesNeverTakeOneTask(t *testing.T) {
 		}
 	}()
 	store := projectboard.Store{Root: root}
-	waitFor(t, 60*time.Second, "every task done", func() bool {
+	poll.Until(t, "every task done", func() bool {
 		tasks, err := store.Tasks()
 		if err != nil {
 			return false

@@ -9,6 +9,7 @@ import (
 	"github.com/agentctl/agentctl/agents/cost"
 	"github.com/agentctl/agentctl/cursor"
 	"github.com/agentctl/agentctl/internal/clock/clocktest"
+	"github.com/agentctl/agentctl/internal/testenv/poll"
 	"github.com/agentctl/agentctl/mailbox"
 )
 
@@ -44,11 +45,11 @@ func TestSpentBudgetParksTheSeatUntilTheNextDay(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, 20*time.Second, "status.json to say the budget is spent", func() bool {
+	poll.Until(t, "status.json to say the budget is spent", func() bool {
 		st, err := mb.ReadStatus()
 		return err == nil && st.State == "budget-spent"
 	})
-	waitFor(t, 20*time.Second, "the person's notice", func() bool { return counts(t, root, "Agent-2").Pending == 1 })
+	poll.Until(t, "the person's notice", func() bool { return counts(t, root, "Agent-2").Pending == 1 })
 	if c := counts(t, root, "Agent-1"); turns.Load() != 0 || c.Pending != 1 {
 		t.Fatalf("while the budget is spent: %d turns, counts %+v", turns.Load(), c)
 	}
@@ -62,7 +63,7 @@ func TestSpentBudgetParksTheSeatUntilTheNextDay(t *testing.T) {
 		t.Fatalf("a second before midnight UTC: %d turns, counts %+v", turns.Load(), c)
 	}
 	clock.Advance(time.Second) // midnight UTC: a new day, a new budget
-	waitFor(t, 20*time.Second, "the message worked the next day", func() bool { return counts(t, root, "Agent-1").Done == 1 })
+	poll.Until(t, "the message worked the next day", func() bool { return counts(t, root, "Agent-1").Done == 1 })
 	if n := counts(t, root, "Agent-2").Pending; n != 1 {
 		t.Errorf("the person has %d messages, want the one notice", n)
 	}
@@ -88,7 +89,7 @@ func TestTurnsWriteWhatTheyUsedToTheLedger(t *testing.T) {
 	s.Model, s.Prices = "m1", cost.Prices{"m1": {Input: 3, Output: 15}}
 	startRunner(t, s)
 	deliverTo(t, root, mailbox.Message{ID: "m1", From: "Agent-2", To: "Agent-1", Body: "work", CreatedAt: time.Now()})
-	waitFor(t, 20*time.Second, "the turn", func() bool { return counts(t, root, "Agent-1").Done == 1 })
+	poll.Until(t, "the turn", func() bool { return counts(t, root, "Agent-1").Done == 1 })
 	turns, err := cost.Day(root, time.Now())
 	if err != nil || len(turns) != 1 {
 		t.Fatalf("the ledger holds %v (%v), want the one turn", turns, err)

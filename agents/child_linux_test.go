@@ -16,6 +16,7 @@ import (
 
 	"github.com/agentctl/agentctl/cursor"
 	"github.com/agentctl/agentctl/internal/process"
+	"github.com/agentctl/agentctl/internal/testenv/poll"
 	"github.com/agentctl/agentctl/mailbox"
 )
 
@@ -143,7 +144,7 @@ func running(pid int) bool {
 func killDuringTurn(t *testing.T, dir string, start func(time.Duration) *exec.Cmd) int {
 	t.Helper()
 	runner := start(10 * time.Minute)
-	waitFor(t, 20*time.Second, "the agent to start", func() bool { return len(agentPids(dir, "start")) == 1 })
+	poll.Until(t, "the agent to start", func() bool { return len(agentPids(dir, "start")) == 1 })
 	runner.Process.Kill()
 	runner.Wait()
 	return agentPids(dir, "start")[0]
@@ -155,7 +156,7 @@ func TestKilledRunnerTakesItsCommandAlong(t *testing.T) {
 	agent := killDuringTurn(t, dir, start)
 	// Parent-death signals are delivered at once; the limit only bounds a
 	// failure.
-	waitFor(t, 10*time.Second, fmt.Sprintf("agent %d to end with its runner", agent), func() bool { return !running(agent) })
+	poll.Until(t, fmt.Sprintf("agent %d to end with its runner", agent), func() bool { return !running(agent) })
 }
 
 // When a command outlives its runner (here the agent's worker, which a
@@ -170,7 +171,7 @@ func TestRestartedRunnerEndsTheRecordedCommandFirst(t *testing.T) {
 	}
 
 	start(0)
-	waitFor(t, 30*time.Second, "the message to be settled", func() bool {
+	poll.Until(t, "the message to be settled", func() bool {
 		c := counts(t, root, "Agent-1")
 		return c.Done+c.Dead == 1
 	})
@@ -228,7 +229,7 @@ func TestResumeEndsTheRecordedCommand(t *testing.T) {
 			}
 			reaped := make(chan struct{})
 			go func() { left.Wait(); close(reaped) }()
-			waitFor(t, 20*time.Second, "the command to start", func() bool { return len(agentPids(dir, "start")) == 1 })
+			poll.Until(t, "the command to start", func() bool { return len(agentPids(dir, "start")) == 1 })
 			st, err := process.StartTime(left.Process.Pid)
 			if err != nil {
 				t.Fatal(err)
@@ -243,11 +244,11 @@ func TestResumeEndsTheRecordedCommand(t *testing.T) {
 			s.Resend = resend
 			s.Log = logOnFailure(t)
 			startRunner(t, s)
-			waitFor(t, 20*time.Second, "the message to be settled", func() bool {
+			poll.Until(t, "the message to be settled", func() bool {
 				c := counts(t, root, "Agent-1")
 				return c.Done+c.Dead == 1
 			})
-			waitFor(t, 20*time.Second, "the recorded command to end", func() bool {
+			poll.Until(t, "the recorded command to end", func() bool {
 				select {
 				case <-reaped:
 					return true

@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/agentctl/agentctl/devlog"
-	"github.com/agentctl/agentctl/internal/clock"
 	"github.com/agentctl/agentctl/projectboard"
 )
 
@@ -19,7 +18,7 @@ const deferredLockWait = time.Second
 // asking agent's devlog. Every runner and `agentctl reconcile` run it; the
 // boards' lock makes each change happen once.
 func (rc *Recovery) ApplyDeferred(now time.Time) ([]Finding, error) {
-	store := &projectboard.Store{Root: rc.Root, LockWait: deferredLockWait, Clock: clock.Fixed(now)}
+	store := &projectboard.Store{Root: rc.Root, LockWait: deferredLockWait, Clock: rc.Clock}
 	if !store.HasDeferred() {
 		return nil, nil
 	}

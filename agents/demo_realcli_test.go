@@ -11,6 +11,7 @@ import (
 	"github.com/agentctl/agentctl/cursor"
 	"github.com/agentctl/agentctl/fixtures/fakemodel"
 	"github.com/agentctl/agentctl/internal/testenv/agentcli"
+	"github.com/agentctl/agentctl/internal/testenv/poll"
 	"github.com/agentctl/agentctl/mailbox"
 )
 
@@ -121,7 +122,7 @@ func TestRealToolsDemoFlow(t *testing.T) {
 				startRunner(t, rs)
 			}
 			deliverTo(t, root, demoTask())
-			waitFor(t, realLoopWait, "the task to reach Agent-3's archive", func() bool { return counts(t, root, "Agent-3").Done == 1 })
+			poll.Until(t, "the task to reach Agent-3's archive", func() bool { return counts(t, root, "Agent-3").Done == 1 })
 			checkDemoOutcome(t, root)
 			for _, a := range demoAgents {
 				if got := archivedReplies(t, root, a); len(got) != 1 || got[0] != replies[a] {
@@ -132,10 +133,10 @@ func TestRealToolsDemoFlow(t *testing.T) {
 				}
 			}
 
-			waitFor(t, realLoopWait, "human's dependency notice", func() bool { return len(pendingOfType(t, root, "human", TypeDependencyFulfilled)) == 1 })
+			poll.Until(t, "human's dependency notice", func() bool { return len(pendingOfType(t, root, "human", TypeDependencyFulfilled)) == 1 })
 			deliverTo(t, root, mailbox.Message{ID: "msg_demo_status", From: "human", To: "Agent-2", Type: "status-request",
 				Subject: "how is it going?", Body: "How is it going?"})
-			waitFor(t, realLoopWait, "the status request's archive", func() bool { return counts(t, root, "Agent-2").Done == 2 })
+			poll.Until(t, "the status request's archive", func() bool { return counts(t, root, "Agent-2").Done == 2 })
 			if n := len(pendingOfType(t, root, "human", "status-report")); n != 1 {
 				t.Errorf("human has %d status reports, want Agent-2's one", n)
 			}

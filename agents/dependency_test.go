@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentctl/agentctl/internal/testenv/poll"
 	"github.com/agentctl/agentctl/mailbox"
 )
 
@@ -70,7 +71,7 @@ func TestDependencyNoticeExactlyOnce(t *testing.T) {
 		}()
 	}
 	deliverTo(t, root, mailbox.Message{ID: "finish", From: "human", To: "Agent-1", Type: "task", TaskID: "D-1", Body: "finish the parser"})
-	waitFor(t, 10*time.Second, "both notices worked", func() bool {
+	poll.Until(t, "both notices worked", func() bool {
 		return counts(t, root, "Agent-2").Done == 1 && counts(t, root, "Agent-3").Done == 1
 	})
 	// Every looker sees the done task a few more times.
@@ -78,7 +79,7 @@ func TestDependencyNoticeExactlyOnce(t *testing.T) {
 	for i := range looks {
 		seen[i] = looks[i].Load()
 	}
-	waitFor(t, 10*time.Second, "more looks at the done task", func() bool {
+	poll.Until(t, "more looks at the done task", func() bool {
 		for i := range looks {
 			if looks[i].Load() < seen[i]+3 {
 				return false

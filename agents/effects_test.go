@@ -13,6 +13,7 @@ import (
 	"github.com/agentctl/agentctl/agents/receipt"
 	"github.com/agentctl/agentctl/devlog"
 	"github.com/agentctl/agentctl/internal/clock/clocktest"
+	"github.com/agentctl/agentctl/internal/testenv/poll"
 	"github.com/agentctl/agentctl/mailbox"
 	"github.com/agentctl/agentctl/projectboard"
 )
@@ -85,7 +86,7 @@ func TestBoardChangeOnAnInvalidBoardIsKept(t *testing.T) {
 	s.Log = logOnFailure(t)
 	startRunner(t, s)
 	deliverTo(t, root, mailbox.Message{ID: "m1", From: "Agent-3", To: "Agent-1", Body: "do DEMO-1", TaskID: "DEMO-1"})
-	waitFor(t, 10*time.Second, "m1 to be archived", func() bool { return counts(t, root, "Agent-1").Done == 1 })
+	poll.Until(t, "m1 to be archived", func() bool { return counts(t, root, "Agent-1").Done == 1 })
 
 	rc := receiptOf(t, root, "Agent-1", "m1")
 	if rc.Outcome != "done with errors" || fmt.Sprint(rc.Data.Deferred) != "[DEMO-1]" || rc.Data.Board != nil {
@@ -107,11 +108,11 @@ func TestBoardChangeOnAnInvalidBoardIsKept(t *testing.T) {
 	if err := os.WriteFile(board, good, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, 10*time.Second, "the kept change to be made", func() bool {
+	poll.Until(t, "the kept change to be made", func() bool {
 		clk.Advance(s.Heartbeat)
 		return task(t, root, "DEMO-1").Status == "review"
 	})
-	waitFor(t, 10*time.Second, "the devlog to tell it", func() bool {
+	poll.Until(t, "the devlog to tell it", func() bool {
 		for _, e := range devlogOf(t, root, "Agent-1") {
 			if strings.Contains(strings.Join(e.Actions, " "), "updated task DEMO-1") {
 				return true
@@ -125,7 +126,7 @@ func TestBoardChangeOnAnInvalidBoardIsKept(t *testing.T) {
 		t.Fatal(err)
 	}
 	deliverTo(t, root, mailbox.Message{ID: "m2", From: "Agent-3", To: "Agent-1", Body: "nothing to change"})
-	waitFor(t, 10*time.Second, "m2", func() bool { return counts(t, root, "Agent-1").Done == 2 })
+	poll.Until(t, "m2", func() bool { return counts(t, root, "Agent-1").Done == 2 })
 	for range 3 { // idle wake-ups, each of which looks for kept changes
 		<-clk.Sleeping()
 		clk.Advance(s.Heartbeat)
@@ -177,8 +178,8 @@ func TestHopBudgetEndsAgentsAnsweringEachOther(t *testing.T) {
 		startRunner(t, s)
 	}
 	deliverTo(t, root, mailbox.Message{ID: "start", From: "human", To: "Agent-1", Body: "talk to Agent-2"})
-	waitFor(t, 20*time.Second, "the person to be asked", func() bool { return counts(t, root, "human").Pending == 1 })
-	waitFor(t, 10*time.Second, "the agents to go quiet", func() bool {
+	poll.Until(t, "the person to be asked", func() bool { return counts(t, root, "human").Pending == 1 })
+	poll.Until(t, "the agents to go quiet", func() bool {
 		return counts(t, root, "Agent-1").Pending+counts(t, root, "Agent-2").Pending == 0 &&
 			counts(t, root, "Agent-1").Processing+counts(t, root, "Agent-2").Processing == 0
 	})
@@ -208,7 +209,7 @@ func TestSendsPerReplyAreCapped(t *testing.T) {
 	s := testSettings(root, "Agent-1", demoAgents, replyDriver(func(string) (string, error) { return reply, nil }))
 	startRunner(t, s)
 	deliverTo(t, root, mailbox.Message{ID: "flood", From: "human", To: "Agent-1", Body: "send a lot"})
-	waitFor(t, 20*time.Second, "the flood to be archived", func() bool { return counts(t, root, "Agent-1").Done == 1 })
+	poll.Until(t, "the flood to be archived", func() bool { return counts(t, root, "Agent-1").Done == 1 })
 	if c := counts(t, root, "Agent-2"); c.Pending != DefaultMaxSendsPerReply {
 		t.Errorf("Agent-2 got %d messages, want %d", c.Pending, DefaultMaxSendsPerReply)
 	}
@@ -239,7 +240,7 @@ func TestRepliesReachThePerson(t *testing.T) {
 	startRunner(t, s)
 	deliverTo(t, root, mailbox.Message{ID: "q", From: "Agent-2", To: "Agent-1", Body: "pick a database"})
 	deliverTo(t, root, mailbox.Message{ID: "big", From: "dreamos-script", To: "Agent-1", Body: strings.Repeat("x", 4000)})
-	waitFor(t, 10*time.Second, "both to be settled", func() bool {
+	poll.Until(t, "both to be settled", func() bool {
 		c := counts(t, root, "Agent-1")
 		return c.Done == 1 && c.Dead == 1
 	})
@@ -269,7 +270,7 @@ func TestEffectsShareOneSyncedRecord(t *testing.T) {
 	startRunner(t, s)
 	deliverTo(t, root, mailbox.Message{ID: "board-and-sends", From: "Agent-3", To: "Agent-1", Body: "do DEMO-1", TaskID: "DEMO-1"})
 	deliverTo(t, root, mailbox.Message{ID: "sends", From: "Agent-3", To: "Agent-1", Body: "tell them"})
-	waitFor(t, 10*time.Second, "both to be archived", func() bool { return counts(t, root, "Agent-1").Done == 2 })
+	poll.Until(t, "both to be archived", func() bool { return counts(t, root, "Agent-1").Done == 2 })
 
 	for id, want := range map[string][]string{
 		"board-and-sends": {"board/0", "board/0 devlog/done send/ send/"},

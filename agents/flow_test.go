@@ -3,8 +3,8 @@ package agents
 import (
 	"strings"
 	"testing"
-	"time"
 
+	"github.com/agentctl/agentctl/internal/testenv/poll"
 	"github.com/agentctl/agentctl/mailbox"
 )
 
@@ -56,6 +56,6 @@ func TestExecFlow(t *testing.T) {
 		startRunner(t, testSettings(root, a, demoAgents, demoExecDriver(t, a)))
 	}
 	deliverTo(t, root, demoTask())
-	waitFor(t, 20*time.Second, "the task to reach Agent-3's archive", func() bool { return counts(t, root, "Agent-3").Done == 1 })
+	poll.Until(t, "the task to reach Agent-3's archive", func() bool { return counts(t, root, "Agent-3").Done == 1 })
 	checkDemoOutcome(t, root)
 }

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/agentctl/agentctl/agents/audit"
+	"github.com/agentctl/agentctl/internal/testenv/poll"
 	"github.com/agentctl/agentctl/mailbox"
 	"github.com/agentctl/agentctl/projectboard"
 )
@@ -88,7 +89,7 @@ func TestGuardrailsThroughARunner(t *testing.T) {
 	s.Log = logOnFailure(t)
 	startRunner(t, s)
 	deliverTo(t, root, mailbox.Message{ID: "m1", From: "human", To: "Agent-1", Body: "go", TaskID: "DEMO-1"})
-	waitFor(t, 10*time.Second, "m1 to be archived", func() bool { return counts(t, root, "Agent-1").Done == 1 })
+	poll.Until(t, "m1 to be archived", func() bool { return counts(t, root, "Agent-1").Done == 1 })
 
 	if c2, c3 := counts(t, root, "Agent-2").Pending, counts(t, root, "Agent-3").Pending; c2 != 1 || c3 != 0 {
 		t.Errorf("Agent-2 got %d messages and Agent-3 %d; want only the allowed one, to Agent-2", c2, c3)
@@ -128,7 +129,7 @@ func TestGuardrailsThroughARunner(t *testing.T) {
 			continue
 		}
 		for range 2 {
-			recs, err := ApplyApproved(context.Background(), root, "human", p, time.Now())
+			recs, err := ApplyApproved(context.Background(), root, "human", p, nil)
 			if err != nil || len(recs) != 1 || recs[0].Verdict != audit.Approved {
 				t.Fatalf("approve: %+v, %v", recs, err)
 			}
@@ -149,7 +150,7 @@ func TestAReplyWaitingForApprovalSaysSo(t *testing.T) {
 	s.Guardrails = Guardrails{Broadcast: GuardConfirm}
 	startRunner(t, s)
 	deliverTo(t, root, mailbox.Message{ID: "m1", From: "human", To: "Agent-1", Body: "announce it"})
-	waitFor(t, 10*time.Second, "m1 to be archived", func() bool { return counts(t, root, "Agent-1").Done == 1 })
+	poll.Until(t, "m1 to be archived", func() bool { return counts(t, root, "Agent-1").Done == 1 })
 	if rc := receiptOf(t, root, "Agent-1", "m1"); rc.Outcome != "waiting for approval" {
 		t.Errorf("outcome %q, want waiting for approval", rc.Outcome)
 	}
@@ -165,7 +166,7 @@ func TestAReplyWaitingForApprovalSaysSo(t *testing.T) {
 	s.Root, s.People, s.Human, s.TemplatesDir = root2, nil, "", root2+"/templates"
 	startRunner(t, s)
 	deliverTo(t, root2, mailbox.Message{ID: "m2", From: "Agent-3", To: "Agent-1", Body: "announce it"})
-	waitFor(t, 10*time.Second, "m2 to be archived", func() bool { return counts(t, root2, "Agent-1").Done == 1 })
+	poll.Until(t, "m2 to be archived", func() bool { return counts(t, root2, "Agent-1").Done == 1 })
 	if rc := receiptOf(t, root2, "Agent-1", "m2"); rc.Outcome != "done with errors" || !strings.Contains(fmt.Sprint(rc.Data.Errors), "no person is configured") {
 		t.Errorf("with no person: %q %v", rc.Outcome, rc.Data)
 	}
@@ -203,7 +204,7 @@ func TestAResumedRunnerJudgesAsTheFirstDid(t *testing.T) {
 	}
 	s.Log = logOnFailure(t)
 	startRunner(t, s)
-	waitFor(t, 10*time.Second, "m1 to be archived", func() bool { return counts(t, root, "Agent-1").Done == 1 })
+	poll.Until(t, "m1 to be archived", func() bool { return counts(t, root, "Agent-1").Done == 1 })
 	if n, notes := len(approvals(t, root)), task(t, root, "DEMO-2").Notes; n != 1 || notes != "" {
 		t.Errorf("%d approval requests, DEMO-2 notes %q; want the change held as first judged", n, notes)
 	}
@@ -225,7 +226,7 @@ func TestABoardUpdateIsJudgedAsItsSender(t *testing.T) {
 	startRunner(t, s)
 	deliverTo(t, root, mailbox.Message{ID: "relay", From: "Agent-2", To: "Agent-1", Type: "board-update",
 		Body: block(`{"board": [{"id": "DEMO-1", "status": "done"}], "send": [{"to": "Agent-3", "body": "from Agent-1, really"}], "devlog": "Agent-1 says: all done"}`)})
-	waitFor(t, 10*time.Second, "relay to be archived", func() bool { return counts(t, root, "Agent-1").Done == 1 })
+	poll.Until(t, "relay to be archived", func() bool { return counts(t, root, "Agent-1").Done == 1 })
 	if st := task(t, root, "DEMO-1").Status; st == "done" {
 		t.Error("Agent-2's change of Agent-1's task was made through Agent-1's runner")
 	}
@@ -245,7 +246,7 @@ func TestABoardUpdateIsJudgedAsItsSender(t *testing.T) {
 	// From a person, as before: judged as the runner's agent, the owner.
 	deliverTo(t, root, mailbox.Message{ID: "by-hand", From: "human", To: "Agent-1", Type: "board-update",
 		Body: block(`{"board": [{"id": "DEMO-1", "status": "review"}]}`)})
-	waitFor(t, 10*time.Second, "by-hand to be archived", func() bool { return counts(t, root, "Agent-1").Done == 2 })
+	poll.Until(t, "by-hand to be archived", func() bool { return counts(t, root, "Agent-1").Done == 2 })
 	if st := task(t, root, "DEMO-1").Status; st != "review" {
 		t.Errorf("a person's board-update left DEMO-1 %s, want review", st)
 	}

@@ -26,6 +26,7 @@ import (
 	"github.com/agentctl/agentctl/config"
 	"github.com/agentctl/agentctl/cursor"
 	"github.com/agentctl/agentctl/internal/atomicfile"
+	"github.com/agentctl/agentctl/internal/testenv/poll"
 	"github.com/agentctl/agentctl/mailbox"
 )
 
@@ -129,7 +130,7 @@ func TestGUIHubSeatKilledMidTurnResumes(t *testing.T) {
 		h := newGUIHub(t, 440, "--frozen-submit", "10")
 		first := h.startSeat(t, "")
 		h.deliver(t)
-		waitFor(t, 30*time.Second, "the window to take the prompt", func() bool {
+		poll.Until(t, "the window to take the prompt", func() bool {
 			data, _ := os.ReadFile(h.windowLog)
 			return strings.Contains(string(data), `"event": "prompt"`)
 		})
@@ -268,7 +269,7 @@ func (h *guiHub) waitJournal(t *testing.T, stage string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, 30*time.Second, "the seat's journal to record "+stage, func() bool {
+	poll.Until(t, "the seat's journal to record "+stage, func() bool {
 		got := journalStage(dir)
 		if rank(got) > rank(stage) && stage != "answered" {
 			t.Fatalf("the seat's journal went past %s unseen (it says %s)", stage, got)
@@ -310,7 +311,7 @@ func (h *guiHub) check(t *testing.T) {
 		data, _ := os.ReadFile(h.windowLog)
 		return data, len(regexp.MustCompile(`"event": "paste"`).FindAll(data, -1)), len(regexp.MustCompile(`"event": "prompt"`).FindAll(data, -1))
 	}
-	waitFor(t, 40*time.Second, "the message to be archived on the hub", func() bool {
+	poll.Until(t, "the message to be archived on the hub", func() bool {
 		if data, pasted, sent := pastes(); pasted > 1 || sent > 1 { // no need to wait for what comes of it
 			t.Fatalf("the window received %d pastes and %d prompts, want 1 of each:\n%s", pasted, sent, data)
 		}

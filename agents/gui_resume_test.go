@@ -11,9 +11,9 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/agentctl/agentctl/config"
+	"github.com/agentctl/agentctl/internal/testenv/poll"
 	"github.com/agentctl/agentctl/mailbox"
 )
 
@@ -103,7 +103,7 @@ func killMidTurn(t *testing.T, x int, window []string, kill func(p mailbox.Progr
 	if err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, 20*time.Second, "the moment to kill the runner", func() bool {
+	poll.Until(t, "the moment to kill the runner", func() bool {
 		p, err := mb.ReadProgress(msg.ID)
 		data, _ := os.ReadFile(windowLog)
 		return err == nil && kill(p, data)
@@ -113,7 +113,7 @@ func killMidTurn(t *testing.T, x int, window []string, kill func(p mailbox.Progr
 
 	second := start()
 	t.Cleanup(func() { second.Process.Signal(syscall.SIGTERM); second.Wait() })
-	waitFor(t, 40*time.Second, "the message to be archived", func() bool { return counts(t, root, "Agent-3").Done == 1 })
+	poll.Until(t, "the message to be archived", func() bool { return counts(t, root, "Agent-3").Done == 1 })
 
 	data, _ := os.ReadFile(windowLog)
 	for _, event := range []string{"paste", "prompt"} {

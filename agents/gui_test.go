@@ -17,6 +17,7 @@ import (
 	"github.com/agentctl/agentctl/config"
 	"github.com/agentctl/agentctl/config/driverconf"
 	"github.com/agentctl/agentctl/cursor"
+	"github.com/agentctl/agentctl/internal/testenv/poll"
 	"github.com/agentctl/agentctl/internal/testenv/xvfb"
 )
 
@@ -46,7 +47,7 @@ func TestGUIFlow(t *testing.T) {
 		startRunner(t, s)
 	}
 	deliverTo(t, root, demoTask())
-	waitFor(t, 60*time.Second, "the task to reach Agent-3's archive", func() bool { return counts(t, root, "Agent-3").Done == 1 })
+	poll.Until(t, "the task to reach Agent-3's archive", func() bool { return counts(t, root, "Agent-3").Done == 1 })
 	checkDemoOutcome(t, root)
 	for a, log := range logs {
 		data, _ := os.ReadFile(log)
@@ -122,7 +123,7 @@ func startWindow(t *testing.T, agent string, x int, options ...string) (config.W
 		Reply [4]int `json:"reply"`
 		Busy  [2]int `json:"busy"`
 	}
-	waitFor(t, 15*time.Second, "the window of "+agent+" to show", func() bool {
+	poll.Until(t, "the window of "+agent+" to show", func() bool {
 		data, err := os.ReadFile(layout)
 		return err == nil && json.Unmarshal(data, &l) == nil
 	})

@@ -12,6 +12,7 @@ import (
 
 	"github.com/agentctl/agentctl/agents/receipt"
 	"github.com/agentctl/agentctl/cursor"
+	"github.com/agentctl/agentctl/internal/clock"
 	"github.com/agentctl/agentctl/mailbox"
 	"github.com/agentctl/agentctl/projectboard"
 )
@@ -155,7 +156,7 @@ func (r *Runner) takeTurn(ctx context.Context, log zerolog.Logger, cl *claim) (s
 	// A permission the turn asks for is part of the turn: the turn is over
 	// only once every callback has returned (and withdrawn its request,
 	// if the turn stopped waiting for it).
-	asking := newPermissionCalls()
+	asking := newPermissionCalls(r.s.Clock)
 	defer asking.finish()
 	onPermission := r.onPermission(log, cl)
 	turn.OnPermission = func(ctx context.Context, req cursor.PermissionRequest) (cursor.PermissionVerdict, error) {
@@ -249,16 +250,23 @@ func (r *Runner) takeTurn(ctx context.Context, log zerolog.Logger, cl *claim) (s
 
 // permissionCalls are a turn's permission callbacks under way. Once the
 // turn is over (finish) no new one begins, and finish waits for those
-// under way, a while at most: a driver that left one waiting on a context
-// never ended must not hold the runner.
+// under way, permissionCallsWait at most: a driver that left one waiting
+// on a context never ended must not hold the runner.
 type permissionCalls struct {
-	mu   sync.Mutex
-	n    int
-	over bool
-	idle chan struct{} // closed once over with none under way
+	// Clock times finish's wait; clock.System when nil.
+	Clock clock.Clock
+	mu    sync.Mutex
+	n     int
+	over  bool
+	idle  chan struct{} // closed once over with none under way
 }
 
-func newPermissionCalls() *permissionCalls { return &permissionCalls{idle: make(chan struct{})} }
+// permissionCallsWait bounds finish's wait for the callbacks under way.
+const permissionCallsWait = 15 * time.Second
+
+func newPermissionCalls(clk clock.Clock) *permissionCalls {
+	return &permissionCalls{Clock: clk, idle: make(chan struct{})}
+}
 
 func (p *permissionCalls) begin() bool {
 	p.mu.Lock()
@@ -281,13 +289,17 @@ func (p *permissionCalls) end() {
 func (p *permissionCalls) finish() {
 	p.mu.Lock()
 	p.over = true
-	if p.n == 0 {
+	idle := p.n == 0
+	if idle {
 		close(p.idle)
 	}
 	p.mu.Unlock()
+	if idle {
+		return // no wait set on the clock: a test's clock counts its sleepers
+	}
 	select {
 	case <-p.idle:
-	case <-time.After(15 * time.Second):
+	case <-clock.After(clock.Or(p.Clock), permissionCallsWait):
 	}
 }
 

@@ -15,10 +15,11 @@ import (
 // turn runs on the runner's goroutine, so a second goroutine beats while
 // it lasts (see beatDuring); the mutex keeps the two apart.
 type heartbeat struct {
-	mu  sync.Mutex
-	mb  *mailbox.Mailbox
-	clk clock.Clock
-	st  mailbox.Status
+	mu sync.Mutex
+	mb *mailbox.Mailbox
+	// Clock times the beats and stamps the status; clock.System when nil.
+	Clock clock.Clock
+	st    mailbox.Status
 	// held says set changed st within busyRewriteGap of the last write
 	// and left the write to the turn's next beat.
 	held bool
@@ -29,7 +30,8 @@ type heartbeat struct {
 // before this runner writes anything.
 func newHeartbeat(mb *mailbox.Mailbox, clk clock.Clock) *heartbeat {
 	host, _ := os.Hostname()
-	h := &heartbeat{mb: mb, clk: clk, st: mailbox.Status{
+	clk = clock.Or(clk)
+	h := &heartbeat{mb: mb, Clock: clk, st: mailbox.Status{
 		PID: os.Getpid(), PIDStart: selfStart(), Host: host, StartedAt: clk.Now().UTC(), Counters: map[string]int{},
 	}}
 	if prev, err := mb.ReadStatus(); err == nil {
@@ -64,10 +66,10 @@ func (h *heartbeat) set(state, current, subject string) error {
 	}
 	sameState := state == h.st.State
 	if !sameState || current != h.st.Current {
-		h.st.Since = h.clk.Now().UTC()
+		h.st.Since = h.Clock.Now().UTC()
 	}
 	h.st.State, h.st.Current, h.st.Subject = state, current, subject
-	if sameState && h.clk.Now().Sub(h.st.UpdatedAt) < busyRewriteGap {
+	if sameState && h.Clock.Now().Sub(h.st.UpdatedAt) < busyRewriteGap {
 		h.held = true // written by the turn's beat within busyRewriteGap
 		return nil
 	}
@@ -121,7 +123,7 @@ func (h *heartbeat) setNoBlock(s mailbox.Streak) error {
 		return nil
 	}
 	h.st.NoBlock = s
-	if h.clk.Now().Sub(h.st.UpdatedAt) < busyRewriteGap {
+	if h.Clock.Now().Sub(h.st.UpdatedAt) < busyRewriteGap {
 		return nil
 	}
 	return h.writeLocked()
@@ -135,7 +137,7 @@ func (h *heartbeat) beat() error {
 }
 
 func (h *heartbeat) writeLocked() error {
-	h.st.UpdatedAt = h.clk.Now().UTC()
+	h.st.UpdatedAt = h.Clock.Now().UTC()
 	h.held = false
 	return h.mb.WriteStatus(h.st)
 }
@@ -145,10 +147,10 @@ func (h *heartbeat) writeLocked() error {
 // quick one is shown as the current one in a second, not at the next
 // beat, up to run.heartbeat later.
 func (h *heartbeat) beatDuring(interval time.Duration) (stop func()) {
-	return during(h.clk, min(interval, busyRewriteGap), func() bool {
+	return during(h.Clock, min(interval, busyRewriteGap), func() bool {
 		h.mu.Lock()
 		defer h.mu.Unlock()
-		if h.held || !h.clk.Now().Before(h.st.UpdatedAt.Add(interval)) {
+		if h.held || !h.Clock.Now().Before(h.st.UpdatedAt.Add(interval)) {
 			h.writeLocked() // a failed beat is retried at the next tick
 		}
 		return false

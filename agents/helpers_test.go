@@ -109,19 +109,6 @@ func startRunner(t testing.TB, s Settings) (stop func() error) {
 	return stop
 }
 
-// waitFor polls cond until it holds, failing the test after limit. It
-// waits on real work (processes, files), never on a timeout under test.
-func waitFor(t testing.TB, limit time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(limit)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %s waiting for %s", limit, what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-}
-
 func counts(t testing.TB, root, agent string) mailbox.Counts {
 	t.Helper()
 	mb, err := mailbox.Open(root, agent)

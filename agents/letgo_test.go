@@ -10,6 +10,7 @@ import (
 
 	"github.com/agentctl/agentctl/cursor"
 	"github.com/agentctl/agentctl/internal/clock/clocktest"
+	"github.com/agentctl/agentctl/internal/testenv/poll"
 	"github.com/agentctl/agentctl/mailbox"
 )
 
@@ -63,7 +64,7 @@ func TestMessageThatKeepsKillingItsRunnerIsToldOf(t *testing.T) {
 		c.Close() // dies with it in flight, saying nothing
 	}
 	stop := startRunner(t, testSettings(root, "Agent-1", demoAgents, replyDriver(func(string) (string, error) { return "worked", nil })))
-	waitFor(t, 20*time.Second, "the dead letter", func() bool { return counts(t, root, "Agent-1").Dead == 1 })
+	poll.Until(t, "the dead letter", func() bool { return counts(t, root, "Agent-1").Dead == 1 })
 	stop()
 	var told bool
 	for _, m := range pendingOf(t, root, "Agent-2") {
@@ -101,7 +102,7 @@ func TestHeartbeatShowsTheNextTurnWithinASecond(t *testing.T) {
 	defer stop()
 	clk.BlockUntil(1)
 	clk.Advance(busyRewriteGap)
-	waitFor(t, 10*time.Second, "status.json to name the slow job", func() bool {
+	poll.Until(t, "status.json to name the slow job", func() bool {
 		st, err := mb.ReadStatus()
 		return err == nil && st.Current == "slow"
 	})
@@ -130,7 +131,7 @@ func TestCrashesWhileTheTurnIsAwayCostNoAttempt(t *testing.T) {
 		c.Close() // the hub dies while the seat has the turn
 	}
 	stop := startRunner(t, testSettings(root, "Agent-1", demoAgents, replyDriver(func(string) (string, error) { return "worked", nil })))
-	waitFor(t, 20*time.Second, "the message to be settled", func() bool {
+	poll.Until(t, "the message to be settled", func() bool {
 		c := counts(t, root, "Agent-1")
 		return c.Done+c.Dead == 1
 	})

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentctl/agentctl/internal/testenv/poll"
 	"github.com/agentctl/agentctl/lore"
 	"github.com/agentctl/agentctl/mailbox"
 )
@@ -26,7 +27,7 @@ func TestLoreOnTaskDone(t *testing.T) {
 		t.Fatal("lore written before any task was done")
 	}
 	deliverTo(t, root, mailbox.Message{ID: "finish", From: "human", To: "Agent-1", Type: "task", TaskID: "DEMO-1", Body: "finish it"})
-	waitFor(t, 10*time.Second, "the lore", func() bool { _, err := os.Stat(path); return err == nil })
+	poll.Until(t, "the lore", func() bool { _, err := os.Stat(path); return err == nil })
 	data, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
@@ -45,12 +46,12 @@ func TestLoreEveryNMessages(t *testing.T) {
 	startRunner(t, s)
 	path := lore.Path(root, time.Now().UTC().Format(time.DateOnly))
 	deliverTo(t, root, mailbox.Message{ID: "one", From: "human", To: "Agent-1", Subject: "first", Body: "one"})
-	waitFor(t, 10*time.Second, "the first message", func() bool { return counts(t, root, "Agent-1").Done == 1 })
+	poll.Until(t, "the first message", func() bool { return counts(t, root, "Agent-1").Done == 1 })
 	if _, err := os.Stat(path); err == nil {
 		t.Fatal("lore written after one message")
 	}
 	deliverTo(t, root, mailbox.Message{ID: "two", From: "human", To: "Agent-1", Subject: "second", Body: "two"})
-	waitFor(t, 10*time.Second, "the lore", func() bool { _, err := os.Stat(path); return err == nil })
+	poll.Until(t, "the lore", func() bool { _, err := os.Stat(path); return err == nil })
 	stopAfterIdle(t, root, "Agent-1")
 	got, err := os.ReadFile(path)
 	if err != nil {

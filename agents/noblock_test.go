@@ -10,6 +10,7 @@ import (
 
 	"github.com/agentctl/agentctl/devlog"
 	"github.com/agentctl/agentctl/internal/clock/clocktest"
+	"github.com/agentctl/agentctl/internal/testenv/poll"
 	"github.com/agentctl/agentctl/mailbox"
 )
 
@@ -60,8 +61,8 @@ func work(t *testing.T, root string, clock *clocktest.Clock, id, typ, body strin
 	t.Helper()
 	done := counts(t, root, "Agent-1").Done
 	deliverTo(t, root, mailbox.Message{ID: id, From: "Agent-2", To: "Agent-1", Type: typ, Body: body, CreatedAt: clock.Now()})
-	waitFor(t, 10*time.Second, id+" to be archived", func() bool { return counts(t, root, "Agent-1").Done == done+1 })
-	waitFor(t, 10*time.Second, "the runner to be idle after "+id, func() bool { return statusOf(t, root, "Agent-1").State == "idle" })
+	poll.Until(t, id+" to be archived", func() bool { return counts(t, root, "Agent-1").Done == done+1 })
+	poll.Until(t, "the runner to be idle after "+id, func() bool { return statusOf(t, root, "Agent-1").State == "idle" })
 	return receiptOf(t, root, "Agent-1", id)
 }
 
@@ -98,12 +99,12 @@ func TestReplyWithoutTheBlockEndsDoneWithoutBlock(t *testing.T) {
 	}
 	// The sender who asked for a receipt hears how it ended.
 	deliverTo(t, root, mailbox.Message{ID: "acked", From: "Agent-2", To: "Agent-1", Body: "plain", RequiresAck: true, CreatedAt: clock.Now()})
-	waitFor(t, 10*time.Second, "the receipt of acked", func() bool { return counts(t, root, "Agent-2").Pending == 1 })
+	poll.Until(t, "the receipt of acked", func() bool { return counts(t, root, "Agent-2").Pending == 1 })
 	mb2, _ := mailbox.Open(root, "Agent-2")
 	if p, _ := mb2.List(mailbox.StatePending); len(p) != 1 || !strings.Contains(p[0].Message.Body, "was done without block") || p[0].Message.Meta["outcome"] != "done without block" {
 		t.Errorf("Agent-2's inbox %+v, want the receipt saying done without block", p)
 	}
-	waitFor(t, 10*time.Second, "the runner to be idle after acked", func() bool { return statusOf(t, root, "Agent-1").State == "idle" })
+	poll.Until(t, "the runner to be idle after acked", func() bool { return statusOf(t, root, "Agent-1").State == "idle" })
 	if rc := work(t, root, clock, "with-block", "", "block"); rc.Outcome != "done" || rc.Data.NoBlock != "" {
 		t.Errorf("receipt of a reply with the block: %q %v, want done", rc.Outcome, rc.Data)
 	}
@@ -119,7 +120,7 @@ func TestReplyWithoutTheBlockEndsDoneWithoutBlock(t *testing.T) {
 	if rc := work(t, root, clock, "fenced-template", "fenced", "plain"); rc.Outcome != "done without block" {
 		t.Errorf("receipt of a reply to a template showing the fence: %q %v, want done without block", rc.Outcome, rc.Data)
 	}
-	waitFor(t, 10*time.Second, "the counters in status.json", func() bool {
+	poll.Until(t, "the counters in status.json", func() bool {
 		c := statusOf(t, root, "Agent-1").Counters
 		return c["done without block"] == 3 && c["done"] == 3
 	})
@@ -270,7 +271,7 @@ func TestAnEmptyReplyIsNoted(t *testing.T) {
 	s := testSettings(root, "Agent-1", demoAgents, replyDriver(func(string) (string, error) { return "", nil }))
 	startRunner(t, s)
 	deliverTo(t, root, mailbox.Message{ID: "m1", From: "Agent-2", To: "Agent-1", Body: "say nothing"})
-	waitFor(t, 10*time.Second, "m1 to be archived", func() bool { return counts(t, root, "Agent-1").Done == 1 })
+	poll.Until(t, "m1 to be archived", func() bool { return counts(t, root, "Agent-1").Done == 1 })
 	if rc := receiptOf(t, root, "Agent-1", "m1"); !strings.Contains(strings.Join(rc.Data.DriverNotes, "\n"), "reply was empty") {
 		t.Errorf("receipt notes %q; want the empty reply said", rc.Data.DriverNotes)
 	}

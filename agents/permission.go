@@ -11,6 +11,7 @@ import (
 	"github.com/agentctl/agentctl/agents/audit"
 	"github.com/agentctl/agentctl/agents/receipt"
 	"github.com/agentctl/agentctl/cursor"
+	"github.com/agentctl/agentctl/internal/clock"
 	"github.com/agentctl/agentctl/mailbox"
 )
 
@@ -94,6 +95,7 @@ func (r *Runner) askPerson(ctx context.Context, log zerolog.Logger, msg mailbox.
 	if err != nil {
 		return cursor.PermissionVerdict{}, err
 	}
+	mb.Clock = r.s.Clock
 	// The same tool asked for again after its request was withdrawn (the
 	// turn that asked stopped, and the prompt was sent again): a new
 	// request, the person not having answered the first.
@@ -127,7 +129,7 @@ func (r *Runner) askPerson(ctx context.Context, log zerolog.Logger, msg mailbox.
 // mailbox's by-hand lock, so that a person's approve or deny of the same
 // request comes before it, or finds it settled.
 func (r *Runner) withdraw(log zerolog.Logger, mb *mailbox.Mailbox, id string, cause error) {
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := clock.WithTimeout(context.Background(), r.s.Clock, withdrawWait)
 	defer cancel()
 	release, err := mb.LockByHand(ctx)
 	if err == nil {
@@ -149,6 +151,9 @@ func (r *Runner) withdraw(log zerolog.Logger, mb *mailbox.Mailbox, id string, ca
 		log.Warn().Err(err).Str("request", id).Msg("cannot withdraw the approval request nothing waits for; approving it would run nothing")
 	}
 }
+
+// withdrawWait bounds withdraw's wait for the mailbox's by-hand lock.
+const withdrawWait = 10 * time.Second
 
 // withdrawn reports an approval request archived withdrawn.
 func withdrawn(mb *mailbox.Mailbox, id string) bool {

@@ -8,6 +8,7 @@ import (
 
 	"github.com/agentctl/agentctl/agents/receipt"
 	"github.com/agentctl/agentctl/cursor"
+	"github.com/agentctl/agentctl/internal/testenv/poll"
 	"github.com/agentctl/agentctl/mailbox"
 )
 
@@ -47,7 +48,7 @@ func settle(t *testing.T, root, id string, approve bool, reason string) {
 	}
 	outcome, d := "denied", receipt.Data{By: "human", Reason: reason}
 	if approve {
-		if _, err := ApplyApproved(context.Background(), root, "human", p, time.Now()); err != nil {
+		if _, err := ApplyApproved(context.Background(), root, "human", p, nil); err != nil {
 			t.Fatal(err)
 		}
 		outcome, d = "approved", receipt.Data{By: "human"}
@@ -78,7 +79,7 @@ func TestToolPermissionsFollowTheGuardrail(t *testing.T) {
 		s.Guardrails = Guardrails{ToolPermission: c.level}
 		startRunner(t, s)
 		deliverTo(t, root, mailbox.Message{ID: "m1", From: "human", To: "Agent-1", Body: "ship it"})
-		waitFor(t, 30*time.Second, "m1 to be archived", func() bool { return counts(t, root, "Agent-1").Done == 1 })
+		poll.Until(t, "m1 to be archived", func() bool { return counts(t, root, "Agent-1").Done == 1 })
 		if rc := receiptOf(t, root, "Agent-1", "m1"); rc.Reply != c.reply {
 			t.Errorf("%s: reply %q, want %q", c.level, rc.Reply, c.reply)
 		}
@@ -101,7 +102,7 @@ func TestToolPermissionsFollowTheGuardrail(t *testing.T) {
 	} {
 		deliverTo(t, root, mailbox.Message{ID: c.id, From: "human", To: "Agent-1", Body: "ship it"})
 		var req mailbox.Message
-		waitFor(t, 30*time.Second, "the approval request of "+c.id, func() bool {
+		poll.Until(t, "the approval request of "+c.id, func() bool {
 			reqs := approvals(t, root)
 			if len(reqs) == 1 {
 				req = reqs[0]
@@ -116,7 +117,7 @@ func TestToolPermissionsFollowTheGuardrail(t *testing.T) {
 		}
 		settle(t, root, req.ID, c.approve, "not on a friday")
 		want := int(c.id[1] - '0')
-		waitFor(t, 30*time.Second, c.id+" to be archived", func() bool { return counts(t, root, "Agent-1").Done == want })
+		poll.Until(t, c.id+" to be archived", func() bool { return counts(t, root, "Agent-1").Done == want })
 		if rc := receiptOf(t, root, "Agent-1", c.id); rc.Reply != c.reply {
 			t.Errorf("%s: reply %q, want %q", c.id, rc.Reply, c.reply)
 		}

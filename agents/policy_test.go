@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/agentctl/agentctl/internal/clock/clocktest"
+	"github.com/agentctl/agentctl/internal/testenv/poll"
 	"github.com/agentctl/agentctl/mailbox"
 )
 
@@ -52,7 +53,7 @@ func TestRunnerAnswersWithoutATurn(t *testing.T) {
 	for _, m := range msgs {
 		deliverTo(t, root, m)
 	}
-	waitFor(t, 10*time.Second, "all four archived", func() bool { return counts(t, root, "Agent-1").Done == 4 })
+	poll.Until(t, "all four archived", func() bool { return counts(t, root, "Agent-1").Done == 4 })
 	if turns.Load() != 0 {
 		t.Errorf("%d turns taken, want none", turns.Load())
 	}
@@ -114,20 +115,20 @@ func TestDigestNotesRideTheNextTurn(t *testing.T) {
 		deliverTo(t, root, mailbox.Message{ID: fmt.Sprintf("note-%d", i), From: "Agent-2", To: "Agent-1", Type: "note", Priority: mailbox.Low,
 			Body: fmt.Sprintf("FYI %d: the build is green", i), CreatedAt: clock.Now(), RequiresAck: i == 1})
 	}
-	waitFor(t, 10*time.Second, "the notes to wait", func() bool {
+	poll.Until(t, "the notes to wait", func() bool {
 		c := counts(t, root, "Agent-1")
 		return c.Pending == 3 && c.Processing == 0 && len(pendingOf(t, root, "Agent-1")) == 3 && allPostponed(t, root)
 	})
 	deliverTo(t, root, mailbox.Message{ID: "work", From: "Agent-2", To: "Agent-1", Type: "task", Body: "do the work", CreatedAt: clock.Now()})
 	close(delivered)
-	waitFor(t, 10*time.Second, "the failed turn to be retried later", func() bool {
+	poll.Until(t, "the failed turn to be retried later", func() bool {
 		return counts(t, root, "Agent-1").Pending == 4 && promptCount() == 1
 	})
 	if c := counts(t, root, "Agent-1"); c.Done != 0 {
 		t.Fatalf("after a failed turn: %+v, want the notes still waiting", c)
 	}
 	clock.Advance(time.Minute)
-	waitFor(t, 10*time.Second, "the retried turn", func() bool { return counts(t, root, "Agent-1").Done == 4 })
+	poll.Until(t, "the retried turn", func() bool { return counts(t, root, "Agent-1").Done == 4 })
 	mu.Lock()
 	last := prompts[len(prompts)-1]
 	mu.Unlock()
@@ -152,7 +153,7 @@ func TestDigestNotesRideTheNextTurn(t *testing.T) {
 
 	// A lone note waits out digest_wait, then takes a turn of its own.
 	deliverTo(t, root, mailbox.Message{ID: "lone", From: "Agent-2", To: "Agent-1", Type: "note", Body: "nobody carries me", CreatedAt: clock.Now()})
-	waitFor(t, 10*time.Second, "the lone note to wait", func() bool { return allPostponed(t, root) && counts(t, root, "Agent-1").Pending == 1 })
+	poll.Until(t, "the lone note to wait", func() bool { return allPostponed(t, root) && counts(t, root, "Agent-1").Pending == 1 })
 	due, _ := digestUntil(pendingOf(t, root, "Agent-1")[0])
 	if want := clock.Now().Add(time.Hour); !due.Equal(want) {
 		t.Errorf("the note waits until %s, want %s (digest_wait)", due, want)
@@ -162,7 +163,7 @@ func TestDigestNotesRideTheNextTurn(t *testing.T) {
 	if c := counts(t, root, "Agent-1"); c.Done != 4 {
 		t.Fatalf("before digest_wait: %+v", c)
 	}
-	waitFor(t, 10*time.Second, "the lone note's own turn", func() bool {
+	poll.Until(t, "the lone note's own turn", func() bool {
 		clock.Advance(time.Second)
 		return counts(t, root, "Agent-1").Done == 5
 	})
@@ -211,9 +212,9 @@ func TestMixedRunSavesTurns(t *testing.T) {
 		}
 	}
 	startRunner(t, s)
-	waitFor(t, 30*time.Second, "the tasks and answers", func() bool { return counts(t, root, "Agent-1").Done >= 70 })
+	poll.Until(t, "the tasks and answers", func() bool { return counts(t, root, "Agent-1").Done >= 70 })
 	clock.Advance(2 * DefaultDigestWait) // notes nothing carried take turns of their own
-	waitFor(t, 30*time.Second, "all 100 archived", func() bool { return counts(t, root, "Agent-1").Done == 100 })
+	poll.Until(t, "all 100 archived", func() bool { return counts(t, root, "Agent-1").Done == 100 })
 	if c := counts(t, root, "Agent-1"); c.Dead != 0 || c.Pending != 0 {
 		t.Fatalf("counts %+v", c)
 	}

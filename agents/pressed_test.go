@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/agentctl/agentctl/cursor"
+	"github.com/agentctl/agentctl/internal/testenv/poll"
 	"github.com/agentctl/agentctl/mailbox"
 )
 
@@ -81,7 +82,7 @@ func TestATurnPressedButUnprovenIsNotSentAgain(t *testing.T) {
 			s.Log = logOnFailure(t)
 			deliverTo(t, root, mailbox.Message{ID: "m1", From: "Agent-2", To: "Agent-1", Body: "Say hello."})
 			startRunner(t, s)
-			waitFor(t, 20*time.Second, "m1 to settle", func() bool {
+			poll.Until(t, "m1 to settle", func() bool {
 				c := counts(t, root, "Agent-1")
 				return c.Dead+c.Done == 1
 			})
@@ -139,7 +140,7 @@ func TestATurnPressedWhenItsRunnerDiedIsResumed(t *testing.T) {
 	}
 
 	startRunner(t, s)
-	waitFor(t, 20*time.Second, "m1 to be archived", func() bool { return counts(t, root, "Agent-1").Done == 1 })
+	poll.Until(t, "m1 to be archived", func() bool { return counts(t, root, "Agent-1").Done == 1 })
 	turns := d.taken()
 	if len(turns) != 1 || !turns[0].Resume || turns[0].ID != "m1/1" {
 		t.Fatalf("turns %+v; want m1/1 resumed, the prompt not sent again", turns)
@@ -160,7 +161,7 @@ func TestAPromptRefusedAsItIsIsNotTriedAgain(t *testing.T) {
 	s.Log = logOnFailure(t)
 	deliverTo(t, root, mailbox.Message{ID: "m1", From: "Agent-2", To: "Agent-1", Body: "/help"})
 	startRunner(t, s)
-	waitFor(t, 20*time.Second, "m1 to be dead-lettered", func() bool { return counts(t, root, "Agent-1").Dead == 1 })
+	poll.Until(t, "m1 to be dead-lettered", func() bool { return counts(t, root, "Agent-1").Dead == 1 })
 	mb, _ := mailbox.Open(root, "Agent-1")
 	dead, err := mb.List(mailbox.StateDead)
 	if err != nil || len(dead) != 1 || !strings.Contains(dead[0].Reason, "its prompt cannot be given to the agent") {

@@ -10,6 +10,7 @@ import (
 	"github.com/agentctl/agentctl/fixtures/fakemodel"
 	"github.com/agentctl/agentctl/internal/clock/clocktest"
 	"github.com/agentctl/agentctl/internal/testenv/agentcli"
+	"github.com/agentctl/agentctl/internal/testenv/poll"
 	"github.com/agentctl/agentctl/mailbox"
 )
 
@@ -75,7 +76,7 @@ func tries(srv *fakemodel.Server) []fakemodel.Request {
 // back in the inbox, and the seat to show it waits in state.
 func awaitRefusal(t *testing.T, root string, srv *fakemodel.Server, status int, state string) {
 	t.Helper()
-	waitFor(t, realLoopWait, "the refused turn, and the seat "+state, func() bool {
+	poll.Until(t, "the refused turn, and the seat "+state, func() bool {
 		c := counts(t, root, "Agent-1")
 		return len(tries(srv)) == 1 && c.Pending == 1 && c.Processing == 0 && statusOf(t, root, "Agent-1").State == state
 	})
@@ -99,7 +100,7 @@ func TestRealToolsRateLimitWaitsWhatTheToolSays(t *testing.T) {
 			t0 := clock.Now()
 			startRunner(t, s)
 			awaitRefusal(t, root, srv, 429, "rate-limited")
-			expectTry(t, root, clock, s, t0.Add(waits[seat.tool]), 2, true, func() int { return len(tries(srv)) }, realLoopWait)
+			expectTry(t, root, clock, s, t0.Add(waits[seat.tool]), 2, true, func() int { return len(tries(srv)) })
 			checkWorkedOnce(t, root, srv)
 			if n := counts(t, root, "human").Pending; n != 0 {
 				t.Errorf("the person got %d notices about a rate limit, want none", n)
@@ -136,7 +137,7 @@ func TestRealToolsRideOutAnOutage(t *testing.T) {
 					srv.SetDown(false) // back before the last try
 				}
 				probe = probe.Add(wait)
-				expectTry(t, root, clock, s, probe, i+2, i == len(waits)-1, func() int { return len(tries(srv)) }, realLoopWait)
+				expectTry(t, root, clock, s, probe, i+2, i == len(waits)-1, func() int { return len(tries(srv)) })
 			}
 			checkWorkedOnce(t, root, srv)
 			notices := inboxSubjects(t, root, "human")

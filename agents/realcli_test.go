@@ -12,11 +12,12 @@ import (
 	"github.com/agentctl/agentctl/cursor"
 	"github.com/agentctl/agentctl/fixtures/fakemodel"
 	"github.com/agentctl/agentctl/internal/testenv/agentcli"
+	"github.com/agentctl/agentctl/internal/testenv/poll"
 	"github.com/agentctl/agentctl/mailbox"
 )
 
-// realLoopWait bounds each wait on a runner driving a real tool: a turn
-// takes seconds, but a loaded machine may stretch it.
+// realLoopWait is the turn timeout of a runner driving a real tool: a
+// turn takes seconds, but a loaded machine may stretch it.
 const realLoopWait = 5 * time.Minute
 
 // The whole loop with each real agent tool: a message in the mailbox, a
@@ -63,7 +64,7 @@ func TestRealToolsRunnerKeepsMemoryAcrossRestart(t *testing.T) {
 			deliverTo(t, root, mailbox.Message{ID: "msg_real_1", From: "human", To: "Agent-1", Type: "task",
 				Subject: "a word", Body: "Remember the word kumquat.\nfakemodel: reply-file " + replyFile})
 			start := time.Now()
-			waitFor(t, realLoopWait, "the first message's archive", func() bool { return counts(t, root, "Agent-1").Done == 1 })
+			poll.Until(t, "the first message's archive", func() bool { return counts(t, root, "Agent-1").Done == 1 })
 			t.Logf("first message handled in %s", time.Since(start).Round(time.Millisecond))
 			if err := stop(); err != nil {
 				t.Fatal(err)
@@ -81,7 +82,7 @@ func TestRealToolsRunnerKeepsMemoryAcrossRestart(t *testing.T) {
 			deliverTo(t, root, mailbox.Message{ID: "msg_real_2", From: "human", To: "Agent-1", Type: "task",
 				Subject: "the word", Body: "What was the word?"})
 			start = time.Now()
-			waitFor(t, realLoopWait, "the second message's archive", func() bool { return counts(t, root, "Agent-1").Done == 2 })
+			poll.Until(t, "the second message's archive", func() bool { return counts(t, root, "Agent-1").Done == 2 })
 			t.Logf("second message, after the restart, handled in %s", time.Since(start).Round(time.Millisecond))
 			es := devlogOf(t, root, "Agent-1")
 			if len(es) != 2 || !strings.HasPrefix(es[1].Reply, "fakemodel turn 2;") {

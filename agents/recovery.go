@@ -11,6 +11,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/agentctl/agentctl/devlog"
+	"github.com/agentctl/agentctl/internal/clock"
 	"github.com/agentctl/agentctl/internal/process"
 	"github.com/agentctl/agentctl/mailbox"
 	"github.com/agentctl/agentctl/mailbox/intake"
@@ -48,6 +49,19 @@ type Recovery struct {
 	// that mailbox's runner would; its watched places are its runner's.
 	Intake intake.Options
 	Log    zerolog.Logger
+	// Clock times the checks' waits for locks (a visited mailbox's, its
+	// inbox.json's, the boards') and stamps the board changes they make;
+	// clock.System when nil. It replaces any clock of Consumer and Intake.
+	Clock clock.Clock
+}
+
+// open opens agent's mailbox with the checks' clock.
+func (rc *Recovery) open(agent string) (*mailbox.Mailbox, error) {
+	mb, err := mailbox.Open(rc.Root, agent)
+	if err == nil {
+		mb.Clock = rc.Clock
+	}
+	return mb, err
 }
 
 // visit makes this process the consumer of a mailbox whose runner is not
@@ -57,6 +71,7 @@ func (rc *Recovery) visit(mb *mailbox.Mailbox, now time.Time, found *[]Finding) 
 	// What the start does (messages taken in, dead-lettered, a folder
 	// made again) is found too: a reconcile that did it says so.
 	opts, visiting := rc.Consumer, true
+	opts.Clock = rc.Clock
 	opts.OnEvent = func(e mailbox.Event) {
 		if rc.Consumer.OnEvent != nil {
 			rc.Consumer.OnEvent(e)
@@ -69,7 +84,9 @@ func (rc *Recovery) visit(mb *mailbox.Mailbox, now time.Time, found *[]Finding) 
 	if err != nil {
 		return nil, err
 	}
-	err = intake.New(c, rc.Intake).Scan(now)
+	in := rc.Intake
+	in.Clock = rc.Clock
+	err = intake.New(c, in).Scan(now)
 	visiting = false
 	if err != nil {
 		c.Close()
@@ -107,7 +124,7 @@ func (rc *Recovery) Stalls(now time.Time) ([]Finding, error) {
 	var found []Finding
 	var errs []error
 	for _, agent := range rc.Agents {
-		mb, err := mailbox.Open(rc.Root, agent)
+		mb, err := rc.open(agent)
 		if err != nil {
 			continue // no mailbox yet: nothing can be stalled
 		}
@@ -222,7 +239,7 @@ func (rc *Recovery) Requeue(now time.Time) ([]Finding, error) {
 }
 
 func (rc *Recovery) requeueAgent(agent string, now time.Time) ([]Finding, error) {
-	mb, err := mailbox.Open(rc.Root, agent)
+	mb, err := rc.open(agent)
 	if err != nil {
 		return nil, nil
 	}
@@ -291,7 +308,7 @@ func (rc *Recovery) Expire(now time.Time) ([]Finding, error) {
 		if agent == rc.Self {
 			continue
 		}
-		mb, err := mailbox.Open(rc.Root, agent)
+		mb, err := rc.open(agent)
 		if err != nil {
 			continue
 		}
@@ -329,7 +346,7 @@ func (rc *Recovery) Reconcile(now time.Time) ([]Finding, error) {
 		}
 	}
 	for _, agent := range rc.Agents {
-		if mb, err := mailbox.Open(rc.Root, agent); err == nil {
+		if mb, err := rc.open(agent); err == nil {
 			if st, err := mb.ReadStatus(); err == nil && st.State != "stopped" && process.Alive(st.PID) && now.Sub(st.UpdatedAt) <= rc.S.StaleAfter {
 				all = append(all, Finding{Agent: agent, Kind: "running", Detail: fmt.Sprintf("pid %d, %s", st.PID, strings.TrimSpace(st.State+" "+st.Current))})
 			}

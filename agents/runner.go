@@ -89,8 +89,11 @@ type Settings struct {
 	Lore       LoreSettings
 
 	Log zerolog.Logger
-	// Clock is the runner's time; the wall clock when nil. Tests step a
-	// fake one, so nothing in them waits for a backoff or a heartbeat.
+	// Clock is the runner's time; the wall clock when nil. It replaces any
+	// clock of Consumer, Watch and Intake, so that one clock drives the
+	// loop and the mailbox, consumer, watcher and intake under it: tests
+	// step a fake one, and nothing in them waits for a backoff or a
+	// heartbeat.
 	Clock clock.Clock
 }
 
@@ -134,9 +137,8 @@ func New(s Settings) (*Runner, error) {
 	if s.Driver == nil {
 		return nil, errors.New("the runner has no driver")
 	}
-	if s.Clock == nil {
-		s.Clock = clock.System
-	}
+	s.Clock = clock.Or(s.Clock)
+	s.Consumer.Clock, s.Watch.Clock, s.Intake.Clock = s.Clock, s.Clock, s.Clock
 	if s.Heartbeat <= 0 {
 		s.Heartbeat = 30 * time.Second
 	}
@@ -162,6 +164,7 @@ func New(s Settings) (*Runner, error) {
 	if err != nil {
 		return nil, err
 	}
+	mb.Clock = s.Clock
 	if s.Consumer.Known == nil {
 		s.Consumer.Known = s.Agents
 	}
@@ -176,7 +179,7 @@ func New(s Settings) (*Runner, error) {
 		s.Recovery.Human = s.Human
 	}
 	r.recovery = &Recovery{S: s.Recovery, Root: s.Root, Agents: s.Agents, People: s.People, Self: s.Agent, Consumer: s.Consumer,
-		Intake: intake.Options{MaxInboxJSONBytes: s.Intake.MaxInboxJSONBytes, LockWait: s.Intake.LockWait}, Log: r.log}
+		Intake: intake.Options{MaxInboxJSONBytes: s.Intake.MaxInboxJSONBytes, LockWait: s.Intake.LockWait}, Log: r.log, Clock: s.Clock}
 	return r, nil
 }
 
@@ -267,7 +270,7 @@ func (r *Runner) serve(ctx context.Context) error {
 	}
 	r.log.Info().Str("event", "started").Int("pid", os.Getpid()).Int("pending", c.Pending()).Msg("runner started")
 	nextBeat := r.now().Add(r.s.Heartbeat)
-	return mailbox.Serve(ctx, c, r.in, w.C, r.s.Clock, mailbox.Worker{
+	return mailbox.Serve(ctx, c, r.in, w.C, mailbox.Worker{
 		Handle: func(ctx context.Context, cl *mailbox.Claim) error {
 			r.inFlight = cl.Message.ID
 			err := r.handle(ctx, cl)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/agentctl/agentctl/cursor"
 	"github.com/agentctl/agentctl/internal/clock/clocktest"
+	"github.com/agentctl/agentctl/internal/testenv/poll"
 	"github.com/agentctl/agentctl/mailbox"
 )
 
@@ -73,7 +74,7 @@ func TestASeatWhoseAppIsClosedWaitsForIt(t *testing.T) {
 			app.opened.Store(true) // the person starts the app again
 		}
 		advanceTo(clock, probe, s.Heartbeat)
-		waitFor(t, 20*time.Second, "the look due at "+probe.Format(time.TimeOnly), func() bool {
+		poll.Until(t, "the look due at "+probe.Format(time.TimeOnly), func() bool {
 			c := counts(t, root, "Agent-1")
 			if i == 4 {
 				return c.Done == 1

@@ -6,8 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
-	"time"
 
+	"github.com/agentctl/agentctl/internal/testenv/poll"
 	"github.com/agentctl/agentctl/mailbox"
 )
 
@@ -32,7 +32,7 @@ func TestStopEndsTheStartUpIngest(t *testing.T) {
 	}))
 	stop := startRunner(t, s)
 	inbox := filepath.Join(root, "agent_mailboxes", "Agent-1", "inbox")
-	waitFor(t, 60*time.Second, "the ingest to begin", func() bool { // cheap enough to look often
+	poll.Until(t, "the ingest to begin", func() bool { // cheap enough to look often
 		names, _ := os.ReadDir(inbox)
 		return len(names) >= 5
 	})
@@ -51,7 +51,7 @@ func TestStopEndsTheStartUpIngest(t *testing.T) {
 
 	s = testSettings(root, "Agent-1", demoAgents, replyDriver(func(string) (string, error) { return "done", nil }))
 	startRunner(t, s)
-	waitFor(t, 5*time.Minute, "every entry worked", func() bool { return counts(t, root, "Agent-1").Done == total })
+	poll.Until(t, "every entry worked", func() bool { return counts(t, root, "Agent-1").Done == total })
 	if c := counts(t, root, "Agent-1"); c.Pending+c.Processing+c.Dead != 0 {
 		t.Errorf("once all were worked: %+v", c)
 	}

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/agentctl/agentctl/cursor"
+	"github.com/agentctl/agentctl/internal/testenv/poll"
 	"github.com/agentctl/agentctl/mailbox"
 	"github.com/agentctl/agentctl/projectboard"
 )
@@ -259,7 +260,7 @@ func TestResumesAnEarlierRunnersJournalDuringEffects(t *testing.T) {
 	}
 	fixture := placeJournal(t, root, "effects.progress.jsonl")
 	startRunner(t, s)
-	waitFor(t, 20*time.Second, "m1 and its notes to be archived", func() bool { return counts(t, root, "Agent-1").Done == 3 })
+	poll.Until(t, "m1 and its notes to be archived", func() bool { return counts(t, root, "Agent-1").Done == 3 })
 
 	rc := receiptOf(t, root, "Agent-1", "m1")
 	if rc.Outcome != "done with errors" || !strings.Contains(fmt.Sprint(rc.Data.Errors), `board NOPE-9: no such task "NOPE-9"`) ||
@@ -337,7 +338,7 @@ func TestResumesAnEarlierRunnersSubmittedTurn(t *testing.T) {
 	}
 	fixture := placeJournal(t, root, "submitted.progress.jsonl")
 	startRunner(t, s)
-	waitFor(t, 20*time.Second, "m1 and its notes to be archived", func() bool { return counts(t, root, "Agent-1").Done == 3 })
+	poll.Until(t, "m1 and its notes to be archived", func() bool { return counts(t, root, "Agent-1").Done == 3 })
 
 	mu.Lock()
 	defer mu.Unlock()
@@ -395,7 +396,7 @@ func TestAnUnreadableTurnRecordIsDeadLettered(t *testing.T) {
 	})))
 	s.Log = logOnFailure(t)
 	startRunner(t, s)
-	waitFor(t, 20*time.Second, "m1 to be dead-lettered", func() bool { return counts(t, root, "Agent-1").Dead == 1 })
+	poll.Until(t, "m1 to be dead-lettered", func() bool { return counts(t, root, "Agent-1").Dead == 1 })
 	mb, _ := mailbox.Open(root, "Agent-1")
 	dead, err := mb.List(mailbox.StateDead)
 	if err != nil || len(dead) != 1 || !strings.Contains(dead[0].Reason, "its progress record cannot be read back") {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/agentctl/agentctl/internal/clock/clocktest"
 	"github.com/agentctl/agentctl/internal/testenv/codeserver"
+	"github.com/agentctl/agentctl/internal/testenv/poll"
 	"github.com/agentctl/agentctl/mailbox"
 	"github.com/agentctl/agentctl/projectboard"
 )
@@ -96,7 +97,7 @@ func runVSCodeWholeLoop(t *testing.T, seat *vscodeSeat, ends ...vscodeEnd) {
 		deliverTo(t, seat.root, c.msg)
 	}
 	startRunner(t, s)
-	waitSettled(t, seat.root, clock, len(cases), 15*time.Minute)
+	waitSettled(t, seat.root, clock, len(cases))
 
 	exchanges, err := seat.server.Exchanges()
 	if err != nil {
@@ -124,14 +125,13 @@ func runVSCodeWholeLoop(t *testing.T, seat *vscodeSeat, ends ...vscodeEnd) {
 // nothing waits or runs. A message put back in the inbox for a retry
 // waits for its backoff on the fake clock, which the test then moves past
 // it; each such retry is logged, as it means a turn failed.
-func waitSettled(t *testing.T, root string, clock *clocktest.Clock, n int, guard time.Duration) {
+func waitSettled(t *testing.T, root string, clock *clocktest.Clock, n int) {
 	t.Helper()
-	deadline := time.Now().Add(guard)
 	retried := map[string]int{}
-	for {
+	poll.Until(t, fmt.Sprintf("%d messages settled in Agent-1's mailbox", n), func() bool {
 		c := counts(t, root, "Agent-1")
 		if c.Done+c.Dead == n && c.Pending == 0 && c.Processing == 0 {
-			return
+			return true
 		}
 		mb, err := mailbox.Open(root, "Agent-1")
 		if err != nil {
@@ -145,11 +145,8 @@ func waitSettled(t *testing.T, root string, clock *clocktest.Clock, n int, guard
 				clock.Advance(time.Minute) // past any backoff of testSettings
 			}
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("after %s, Agent-1's mailbox holds %+v, want %d settled", guard, c, n)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		return false
+	})
 }
 
 func settledEntries(t *testing.T, root string) map[string]mailbox.Entry {

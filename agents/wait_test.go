@@ -4,10 +4,10 @@ import (
 	"os"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/gofrs/flock"
 
+	"github.com/agentctl/agentctl/internal/testenv/poll"
 	"github.com/agentctl/agentctl/mailbox"
 )
 
@@ -29,14 +29,14 @@ func TestRunnerWaitsForALockThatIsNotARunners(t *testing.T) {
 		t.Fatal(err)
 	}
 	status := func() mailbox.Status { st, _ := mb.ReadStatus(); return st }
-	waitFor(t, 20*time.Second, "status.json to say what the runner waits for", func() bool {
+	poll.Until(t, "status.json to say what the runner waits for", func() bool {
 		return strings.Contains(status().Waiting, path)
 	})
 	if st := status(); st.PID != os.Getpid() || st.State != "starting" {
 		t.Errorf("while waiting, status.json says pid %d, state %q", st.PID, st.State)
 	}
 	stranger.Unlock()
-	waitFor(t, 20*time.Second, "the runner to start once the lock is free", func() bool {
+	poll.Until(t, "the runner to start once the lock is free", func() bool {
 		st := status()
 		return st.State == "idle" && st.Waiting == ""
 	})
@@ -61,11 +61,11 @@ func TestRunnerOutwaitsAStuckInboxJSONWriter(t *testing.T) {
 	startRunner(t, testSettings(root, "Agent-1", demoAgents, replyDriver(func(string) (string, error) { return "ok", nil })))
 	deliverTo(t, root, mailbox.Message{ID: "direct", From: "Agent-2", To: "Agent-1", Body: "dropped in inbox/"})
 	status := func() mailbox.Status { st, _ := mb.ReadStatus(); return st }
-	waitFor(t, 20*time.Second, "the direct message, and status.json to name the held lock", func() bool {
+	poll.Until(t, "the direct message, and status.json to name the held lock", func() bool {
 		return counts(t, root, "Agent-1").Done == 1 && strings.Contains(status().Waiting, mailbox.InboxJSONLock)
 	})
 	writer.Unlock()
-	waitFor(t, 20*time.Second, "the queued message once the lock is free", func() bool {
+	poll.Until(t, "the queued message once the lock is free", func() bool {
 		return counts(t, root, "Agent-1").Done == 2 && status().Waiting == ""
 	})
 }

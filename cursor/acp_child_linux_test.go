@@ -10,9 +10,9 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/agentctl/agentctl/internal/process"
+	"github.com/agentctl/agentctl/internal/testenv/poll"
 )
 
 func init() {
@@ -37,20 +37,14 @@ func init() {
 	}
 }
 
-// groupGone polls until nothing of c's process group runs.
+// groupGone waits until nothing of c's process group runs. The stand-in
+// outlives its input for ever: a group never ended hangs the test.
 func groupGone(t *testing.T, c Child, what string) {
 	t.Helper()
-	deadline := time.Now().Add(turnTimeout)
-	for {
+	poll.Until(t, fmt.Sprintf("process group %d to end %s", c.PGID, what), func() bool {
 		alive, err := process.GroupAlive(c.PGID)
-		if err == nil && !alive {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s: process group %d still runs after %s", what, c.PGID, turnTimeout)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return err == nil && !alive
+	})
 }
 
 // outliving is the stand-in as Claude's adapter behaves: the end of its

@@ -44,7 +44,7 @@ func TestExecReportsItsCommandBeforeTheStages(t *testing.T) {
 
 func TestExecStartErrorEndsTheCommand(t *testing.T) {
 	pidFile := filepath.Join(t.TempDir(), "grandchild.pid")
-	d, _ := NewExec(ExecSettings{Command: []string{"sh", "-c", "sleep 60 & echo $! > " + pidFile + "; wait"}})
+	d, _ := NewExec(ExecSettings{Command: []string{"sh", "-c", "sleep " + outlasting + " & echo $! > " + pidFile + "; wait"}})
 	boom := errors.New("cannot record")
 	var stages []Stage
 	_, err := d.Run(context.Background(), Turn{Prompt: "x",
@@ -70,7 +70,7 @@ func TestExecStartErrorEndsTheCommand(t *testing.T) {
 func startGroup(t *testing.T, script string) (*exec.Cmd, Child, string) {
 	t.Helper()
 	pidFile := filepath.Join(t.TempDir(), "member.pid")
-	cmd := exec.Command("sh", "-c", script+"; sleep 60 & echo $! > "+pidFile+"; wait")
+	cmd := exec.Command("sh", "-c", script+"; sleep "+outlasting+" & echo $! > "+pidFile+"; wait")
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/agentctl/agentctl/internal/process"
+	"github.com/agentctl/agentctl/internal/testenv/poll"
 )
 
 func init() { helperMains["guard-runner"] = guardRunner }
@@ -24,9 +25,9 @@ func init() { helperMains["guard-runner"] = guardRunner }
 // pids in dir, and works on.
 func leaverScript(dir string) []string {
 	return []string{"sh", "-c", `d="$1"
-(trap "" TERM HUP; exec sleep 600) & echo $! > "$d/grandchild.tmp" && mv "$d/grandchild.tmp" "$d/grandchild"
-setsid sh -c 'trap "" TERM HUP; echo $$ > "$1/escaped.tmp" && mv "$1/escaped.tmp" "$1/escaped"; exec sleep 600' sh "$d" &
-sleep 600`, "sh", dir}
+(trap "" TERM HUP; exec sleep ` + outlasting + `) & echo $! > "$d/grandchild.tmp" && mv "$d/grandchild.tmp" "$d/grandchild"
+setsid sh -c 'trap "" TERM HUP; echo $$ > "$1/escaped.tmp" && mv "$1/escaped.tmp" "$1/escaped"; exec sleep ` + outlasting + `' sh "$d" &
+sleep ` + outlasting, "sh", dir}
 }
 
 // guardRunner is a runner that takes one turn of leaverScript, through the
@@ -50,7 +51,7 @@ func guardRunner() {
 func readPidFile(t *testing.T, path string) int {
 	t.Helper()
 	var pid int
-	waitUntil(t, 20*time.Second, path+" to be written", func() bool {
+	poll.Until(t, path+" to be written", func() bool {
 		b, err := os.ReadFile(path)
 		if err != nil {
 			return false
@@ -59,18 +60,6 @@ func readPidFile(t *testing.T, path string) int {
 		return err == nil
 	})
 	return pid
-}
-
-// waitUntil polls cond until it holds, failing the test after limit.
-func waitUntil(t *testing.T, limit time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(limit)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
 }
 
 // runs reports whether pid is a live process, not a zombie.
@@ -122,7 +111,7 @@ func killedRunner(t *testing.T, guard bool) (c Child, grandchild, escaped int) {
 // even a process deaf to SIGTERM and SIGHUP that left the group.
 func TestGuardEndsEverythingWithTheRunner(t *testing.T) {
 	c, grandchild, escaped := killedRunner(t, true)
-	waitUntil(t, 20*time.Second, "the turn's processes to end with the runner", func() bool {
+	poll.Until(t, "the turn's processes to end with the runner", func() bool {
 		alive, err := process.GroupAlive(c.PGID)
 		return err == nil && !alive && !runs(grandchild) && !runs(escaped)
 	})
@@ -133,7 +122,7 @@ func TestGuardEndsEverythingWithTheRunner(t *testing.T) {
 // the group is out of its reach: the guard is what ends it.
 func TestUnguardedLeftoverGroupIsEndedByTheNextRunner(t *testing.T) {
 	c, grandchild, escaped := killedRunner(t, false)
-	waitUntil(t, 20*time.Second, "the command to die of its parent-death signal", func() bool { return !process.Alive(c.PID) || !runs(c.PID) })
+	poll.Until(t, "the command to die of its parent-death signal", func() bool { return !process.Alive(c.PID) || !runs(c.PID) })
 	if !runs(grandchild) || !runs(escaped) {
 		t.Fatalf("grandchild %d or escaped %d died with an unguarded runner; this test needs them left over", grandchild, escaped)
 	}
@@ -199,13 +188,13 @@ func TestGuardEndsWhatTheCommandLeft(t *testing.T) {
 	useGuard(t)
 	dir := t.TempDir()
 	d, _ := NewExec(ExecSettings{Command: []string{"sh", "-c",
-		`setsid sh -c 'trap "" TERM HUP; echo $$ > "$1/escaped"; exec sleep 600' sh "$0" & while [ ! -s "$0/escaped" ]; do sleep 0.01; done`, dir}})
+		`setsid sh -c 'trap "" TERM HUP; echo $$ > "$1/escaped"; exec sleep ` + outlasting + `' sh "$0" & while [ ! -s "$0/escaped" ]; do sleep 0.01; done`, dir}})
 	if _, err := d.Run(context.Background(), Turn{Prompt: "x"}); err != nil {
 		t.Fatal(err)
 	}
 	escaped := readPidFile(t, filepath.Join(dir, "escaped"))
 	t.Cleanup(func() { syscall.Kill(escaped, syscall.SIGKILL) })
-	waitUntil(t, 10*time.Second, "the process that left the group to end", func() bool { return !runs(escaped) })
+	poll.Until(t, "the process that left the group to end", func() bool { return !runs(escaped) })
 }
 
 // A turn cut short (a timeout, a skip) leaves nothing behind either: the
@@ -216,13 +205,11 @@ func TestGuardEndsWhatACutTurnLeft(t *testing.T) {
 	d, _ := NewExec(ExecSettings{Command: leaverScript(dir)})
 	ctx, cancel := context.WithCancel(context.Background())
 	go func() {
-		for {
-			if _, err := os.Stat(filepath.Join(dir, "escaped")); err == nil {
-				cancel()
-				return
-			}
-			time.Sleep(10 * time.Millisecond)
-		}
+		poll.Until(t, "the process that left the group", func() bool {
+			_, err := os.Stat(filepath.Join(dir, "escaped"))
+			return err == nil
+		})
+		cancel()
 	}()
 	if _, err := d.Run(ctx, Turn{Prompt: "x"}); !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v, want the turn cancelled", err)
@@ -232,7 +219,7 @@ func TestGuardEndsWhatACutTurnLeft(t *testing.T) {
 		syscall.Kill(grandchild, syscall.SIGKILL)
 		syscall.Kill(escaped, syscall.SIGKILL)
 	})
-	waitUntil(t, 10*time.Second, "the cut turn's processes to end", func() bool { return !runs(grandchild) && !runs(escaped) })
+	poll.Until(t, "the cut turn's processes to end", func() bool { return !runs(grandchild) && !runs(escaped) })
 }
 
 // BenchmarkExecStart is what the guard adds to a turn: a command that does

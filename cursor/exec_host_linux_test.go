@@ -13,6 +13,7 @@ import (
 
 	"github.com/agentctl/agentctl/internal/clock/clocktest"
 	"github.com/agentctl/agentctl/internal/execguard"
+	"github.com/agentctl/agentctl/internal/testenv/poll"
 )
 
 // parentTurn is a turn whose reply is the pid of its command's parent.
@@ -98,7 +99,7 @@ func TestIdleHostEnds(t *testing.T) {
 		t.Fatalf("the host was let go at the end of an earlier idle spell: the turn ran below %d, not %d", again, first)
 	}
 	clk.Advance(hostIdle)
-	waitUntil(t, 20*time.Second, "the idle host to end", func() bool { return !isHost(first) })
+	poll.Until(t, "the idle host to end", func() bool { return !isHost(first) })
 	if next := parentTurn(t, d); next == first || !isHost(next) {
 		t.Fatalf("the turn after the idle host ended ran below %d", next)
 	}
@@ -224,7 +225,7 @@ func TestHostKilledMidTurn(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "exec host ended") {
 		t.Fatalf("err = %v; want the turn failed for its host", err)
 	}
-	waitUntil(t, 20*time.Second, "the command to end", func() bool { return !runs(child.PID) })
+	poll.Until(t, "the command to end", func() bool { return !runs(child.PID) })
 	d2, _ := NewExec(ExecSettings{Command: []string{"sh", "-c", "echo $PPID"}})
 	d2.hosts.idle = d.hosts.idle
 	if next := parentTurn(t, d2); !isHost(next) || next == host {

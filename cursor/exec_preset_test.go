@@ -67,7 +67,7 @@ func TestExecResultLineEndsALingeringCommand(t *testing.T) {
 	script := writeScript(t, dir, "claude", `cat >/dev/null
 printf '%s\n' '{"type":"system","subtype":"init","session_id":"s2"}'
 printf '%s\n' '{"type":"result","subtype":"success","is_error":false,"result":"the reply\n","session_id":"s2","usage":{"input_tokens":3,"output_tokens":2},"total_cost_usd":0.5}'
-sleep 600 &
+sleep `+outlasting+` &
 echo $! > `+pidFile+`
 wait
 `)

@@ -3,6 +3,7 @@ package cursor
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"github.com/agentctl/agentctl/internal/process"
+	"github.com/agentctl/agentctl/internal/testenv/poll"
 	"github.com/agentctl/agentctl/internal/testenv/wintest"
 )
 
@@ -29,10 +31,11 @@ func init() {
 		d, _ := NewExec(ExecSettings{Command: []string{os.Getenv("CURSOR_TEST_BAT")}, Timeout: time.Minute})
 		d.Run(context.Background(), Turn{Prompt: "x"})
 	}
-	// sleeper: records its pid in $CURSOR_TEST_PIDFILE and sleeps.
+	// sleeper: records its pid in $CURSOR_TEST_PIDFILE and sleeps a day
+	// (outlasting), longer than any test waits for it to be ended.
 	helperMains["winsleeper"] = func() {
 		os.WriteFile(os.Getenv("CURSOR_TEST_PIDFILE"), []byte(strconv.Itoa(os.Getpid())), 0o644)
-		time.Sleep(time.Minute)
+		time.Sleep(24 * time.Hour)
 	}
 }
 
@@ -147,31 +150,20 @@ func TestWindowsDeadRunnerTakesItsAgentAlong(t *testing.T) {
 
 func awaitPid(t *testing.T, pidFile string) int {
 	t.Helper()
-	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+	var pid int
+	poll.Until(t, "the batch file's child to start", func() bool {
 		data, _ := os.ReadFile(pidFile)
-		if pid, _ := strconv.Atoi(string(data)); pid > 0 {
-			return pid
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the batch file's child never started")
-		}
-	}
+		pid, _ = strconv.Atoi(string(data))
+		return pid > 0
+	})
+	return pid
 }
 
+// awaitGone waits until pid, started by the batch file, has ended since
+// after; one never ended hangs the test until -timeout.
 func awaitGone(t *testing.T, pid int, after string) {
 	t.Helper()
-	defer func() {
-		if process.Alive(pid) {
-			if p, err := os.FindProcess(pid); err == nil {
-				p.Kill()
-			}
-		}
-	}()
-	for deadline := time.Now().Add(5 * time.Second); process.Alive(pid); time.Sleep(20 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("process %d, started by the batch file, still runs after %s", pid, after)
-		}
-	}
+	poll.Until(t, fmt.Sprintf("process %d, started by the batch file, to end now that %s", pid, after), func() bool { return !process.Alive(pid) })
 }
 
 // Windows cannot start a .ps1 by itself. Wine's powershell.exe is an empty

@@ -166,8 +166,6 @@ func (g *GUI) watcher(w windowID, withInput bool) *watcher {
 			}
 			return err
 		},
-		now:   time.Now,
-		sleep: realSleep,
 		every: watchEvery,
 	}
 }

@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"github.com/agentctl/agentctl/internal/clock"
 )
 
 // look is one observation of the chat window.
@@ -65,13 +67,27 @@ type watcher struct {
 	// alive fails when the window is gone, so a closed window ends the
 	// turn at once instead of at its timeout.
 	alive func() error
-	now   func() time.Time
-	sleep func(ctx context.Context, d time.Duration) error
+	// Clock times the looks and says when the chat last changed;
+	// clock.System when nil, the window's own pace.
+	Clock clock.Clock
 	every time.Duration
 }
 
+func (w *watcher) now() time.Time { return clock.Or(w.Clock).Now() }
+
+// sleep waits d on the watcher's clock, or until ctx ends, and returns
+// ctx's error either way.
+func (w *watcher) sleep(ctx context.Context, d time.Duration) error {
+	select {
+	case <-ctx.Done():
+	case <-clock.After(clock.Or(w.Clock), d):
+	}
+	return ctx.Err()
+}
+
 // realSleep waits d or until ctx ends: the drivers' one wait in real
-// time, for the program they poll (see internal/clock).
+// time, for the program they poll (see internal/clock); the GUI's
+// watcher waits on its Clock instead.
 func realSleep(ctx context.Context, d time.Duration) error {
 	t := time.NewTimer(d)
 	defer t.Stop()

@@ -55,13 +55,48 @@ func (f *fakeScreen) watcher() *watcher {
 			}
 			return nil
 		},
-		now: func() time.Time { return f.now },
-		sleep: func(ctx context.Context, d time.Duration) error {
-			f.now = f.now.Add(d)
-			return ctx.Err()
-		},
+		Clock: screenClock{f},
 		every: 40 * time.Millisecond,
 	}
+}
+
+// screenClock is the fake screen's time, which a wait on it moves at once
+// to the time waited for.
+type screenClock struct{ f *fakeScreen }
+
+func (c screenClock) Now() time.Time { return c.f.now }
+
+func (c screenClock) At(t time.Time) <-chan time.Time {
+	if t.After(c.f.now) {
+		c.f.now = t
+	}
+	ch := make(chan time.Time, 1)
+	ch <- c.f.now
+	return ch
+}
+
+// screenDeadline is a context whose deadline is reached once the fake
+// screen's clock has moved past at.
+type screenDeadline struct {
+	context.Context
+	f  *fakeScreen
+	at time.Duration
+}
+
+func (d screenDeadline) Done() <-chan struct{} {
+	if d.Err() == nil {
+		return nil
+	}
+	done := make(chan struct{})
+	close(done)
+	return done
+}
+
+func (d screenDeadline) Err() error {
+	if d.f.elapsed() > d.at {
+		return context.DeadlineExceeded
+	}
+	return nil
 }
 
 func (f *fakeScreen) elapsed() time.Duration { return f.now.Sub(f.start) }
@@ -135,17 +170,8 @@ func TestFinishedIsNotFooledByARestingIndicatorWhileTheRegionMoves(t *testing.T)
 
 func TestTimeoutNamesTheMissingSignal(t *testing.T) {
 	f := newFakeScreen(0*ms, "", "stop")
-	ctx, cancel := context.WithDeadline(context.Background(), time.Now().Add(time.Hour))
-	defer cancel()
-	w := f.watcher()
-	w.sleep = func(c context.Context, d time.Duration) error {
-		f.now = f.now.Add(d)
-		if f.elapsed() > 2*time.Second {
-			return context.DeadlineExceeded
-		}
-		return nil
-	}
-	_, err := w.finished(ctx, withBusy(100*ms))
+	ctx := screenDeadline{Context: context.Background(), f: f, at: 2 * time.Second}
+	_, err := f.watcher().finished(ctx, withBusy(100*ms))
 	if !errors.Is(err, ErrNoReply) || !strings.Contains(err.Error(), "the model still working") {
 		t.Fatalf("err = %v, want ErrNoReply naming the busy indicator", err)
 	}

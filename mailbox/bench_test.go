@@ -10,8 +10,6 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
-
-	"github.com/agentctl/agentctl/internal/clock"
 )
 
 // BenchmarkDeliver measures durable deliveries (fsynced file, link, marker,
@@ -71,7 +69,7 @@ func BenchmarkPickupLatency(b *testing.B) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error)
 	go func() {
-		done <- Serve(ctx, c, c, w.C, clock.System, Worker{Handle: func(ctx context.Context, cl *Claim) error {
+		done <- Serve(ctx, c, c, w.C, Worker{Handle: func(ctx context.Context, cl *Claim) error {
 			claimed <- time.Now()
 			return c.Complete(cl, Receipt{}, time.Now())
 		}})

@@ -34,7 +34,7 @@ func (m *Mailbox) LockByHand(ctx context.Context) (release func(), err error) {
 	if err := atomicfile.MkdirAll(LocksDir(m.Root)); err != nil {
 		return nil, err
 	}
-	lock, _, err := lockfile.Acquire(ctx, path, lockfile.Wait{For: byHandWait})
+	lock, _, err := lockfile.Acquire(ctx, path, lockfile.Wait{For: byHandWait, Clock: m.Clock})
 	var busy *lockfile.BusyError
 	switch {
 	case err == nil:

@@ -49,7 +49,8 @@ type Options struct {
 	// status.json. A wait of a consumer that took its removed lock afresh
 	// (keepLock), mid-loop, is also said over: with "".
 	OnWait func(holder string)
-	// Clock times the waits for the consumer lock; clock.System when nil.
+	// Clock times the waits for the consumer lock and Serve's loop;
+	// clock.System when nil.
 	Clock clock.Clock
 	// Interrupted, if set, says of a message left in processing/, given
 	// its progress record, that its consumer stopped for the runtime (a

@@ -60,8 +60,9 @@
 //
 // Serve is the one consumer loop: claim and hand each message to a Worker,
 // then sleep until a file event, the Feed's next wake-up (a Consumer's, or
-// an intake's that includes its Consumer's) or the worker's. Its time comes
-// from a clock.Clock, so tests step time instead of sleeping.
+// an intake's that includes its Consumer's) or the worker's. Its time is
+// its Consumer's Clock (Options.Clock), so tests step time instead of
+// sleeping, and one clock paces the loop and the consumer's lock waits.
 //
 // The package never reads agentctl.yaml (callers pass the settings in), never
 // prompts agents and never touches boards or devlogs. What a caller did for a

@@ -14,7 +14,6 @@ import (
 	"time"
 
 	"github.com/agentctl/agentctl/internal/atomicfile"
-	"github.com/agentctl/agentctl/internal/clock"
 )
 
 // TestMain lets tests run this binary as real writer and consumer processes:
@@ -87,7 +86,7 @@ func consumeUntil(mb *Mailbox, done string) error {
 			time.Sleep(20 * time.Millisecond)
 		}
 	}()
-	return Serve(ctx, c, c, w.C, clock.System, Worker{Handle: func(ctx context.Context, cl *Claim) error {
+	return Serve(ctx, c, c, w.C, Worker{Handle: func(ctx context.Context, cl *Claim) error {
 		if err := c.Record(cl, "worked", time.Now()); err != nil {
 			return err
 		}

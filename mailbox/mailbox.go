@@ -14,6 +14,7 @@ import (
 
 	"github.com/agentctl/agentctl/internal/agentname"
 	"github.com/agentctl/agentctl/internal/atomicfile"
+	"github.com/agentctl/agentctl/internal/clock"
 	"github.com/agentctl/agentctl/internal/layout"
 )
 
@@ -24,6 +25,10 @@ type Mailbox struct {
 	Root  string
 	Agent string
 	Dir   string
+	// Clock times the waits for the mailbox's own locks (LockByHand's,
+	// inbox.json's for a listing); clock.System when nil. A Consumer's
+	// are timed by its Options.Clock.
+	Clock clock.Clock
 
 	// afterLink runs between a delivery's link into inbox/ and its .seen
 	// marker, so tests can claim the message at the worst moment.

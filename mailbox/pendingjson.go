@@ -32,7 +32,7 @@ import (
 // removing it while someone waits on it would let two holders in.
 func (m *Mailbox) lockInboxJSON(wait time.Duration) (*flock.Flock, error) {
 	path := m.path(InboxJSONLock)
-	lock, _, err := lockfile.Acquire(context.Background(), path, lockfile.Wait{For: wait})
+	lock, _, err := lockfile.Acquire(context.Background(), path, lockfile.Wait{For: wait, Clock: m.Clock})
 	var busy *lockfile.BusyError
 	if errors.As(err, &busy) {
 		holder := busy.Holder.String()

@@ -12,17 +12,15 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/agentctl/agentctl/internal/testenv/poll"
 )
 
-// waitArchived waits, with a deadline, until want receipts are archived.
-// It only counts: a running consumer may be between archiving a message
-// and its receipt.
-func waitArchived(t *testing.T, mb *Mailbox, want int, deadline time.Duration) {
+// waitArchived waits until want receipts are archived. It only counts: a
+// running consumer may be between archiving a message and its receipt.
+func waitArchived(t *testing.T, mb *Mailbox, want int) {
 	t.Helper()
-	end := time.Now().Add(deadline)
-	for countArchived(mb) < want && time.Now().Before(end) {
-		time.Sleep(50 * time.Millisecond)
-	}
+	poll.Until(t, fmt.Sprintf("%d receipts archived", want), func() bool { return countArchived(mb) >= want })
 }
 
 func stopConsumer(t *testing.T, root string, cmd *exec.Cmd) {
@@ -75,7 +73,7 @@ func sendWhileConsuming(t *testing.T, prefixes []string, each int) {
 		}
 	}
 	want := slices.Sorted(maps.Keys(distinct))
-	waitArchived(t, mb, len(want), 60*time.Second)
+	waitArchived(t, mb, len(want))
 	stopConsumer(t, root, consumer)
 	checkExactlyOnce(t, mb, want)
 }
@@ -125,7 +123,7 @@ func TestConsumerKilledAtRandom(t *testing.T) {
 		t.Fatalf("all %d messages were archived before the last kill; the test killed nothing mid-way", n)
 	}
 	c := startRole(t, "consume", env...)
-	waitArchived(t, mb, total, 60*time.Second)
+	waitArchived(t, mb, total)
 	stopConsumer(t, root, c)
 	checkExactlyOnce(t, mb, want)
 }

@@ -45,8 +45,9 @@ type Feed interface {
 // wake-up (a retry coming due, a dropped file settling, a lock to try
 // again), the end of a hold, or the worker's next housekeeping; changes
 // and wake-ups go to feed. It never polls while idle. It returns nil when
-// ctx is done.
-func Serve(ctx context.Context, c *Consumer, feed Feed, changes <-chan Change, clk clock.Clock, w Worker) error {
+// ctx is done. Its time is c's Clock (Options.Clock).
+func Serve(ctx context.Context, c *Consumer, feed Feed, changes <-chan Change, w Worker) error {
+	clk := clock.Or(c.opts.Clock)
 	for {
 		held, err := drain(ctx, c, clk, w)
 		if err != nil || ctx.Err() != nil {

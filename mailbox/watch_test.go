@@ -72,6 +72,7 @@ func TestWatcherPollModeAsksForRescans(t *testing.T) {
 // handled message id.
 func serveInBackground(t *testing.T, mb *Mailbox, opts Options, wopts WatchOptions, clk clock.Clock) <-chan string {
 	t.Helper()
+	opts.Clock = clk
 	c := consume(t, mb, opts, clk.Now())
 	w, err := Watch(mb, wopts)
 	if err != nil {
@@ -81,7 +82,7 @@ func serveInBackground(t *testing.T, mb *Mailbox, opts Options, wopts WatchOptio
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
-		done <- Serve(ctx, c, c, w.C, clk, Worker{Handle: func(ctx context.Context, cl *Claim) error {
+		done <- Serve(ctx, c, c, w.C, Worker{Handle: func(ctx context.Context, cl *Claim) error {
 			handled <- cl.Message.ID
 			return c.Complete(cl, Receipt{}, clk.Now())
 		}})

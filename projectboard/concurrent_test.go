@@ -12,7 +12,6 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/gofrs/flock"
 
@@ -156,8 +155,8 @@ func TestConcurrentProcesses(t *testing.T) {
 	for _, c := range cmds {
 		go func() { done <- c.Wait() }()
 	}
+	// Workers that never finish hang the test until -timeout.
 	observed := 0
-	deadline := time.After(2 * time.Minute)
 	for finished := 0; finished < len(cmds); {
 		select {
 		case err := <-done:
@@ -165,8 +164,6 @@ func TestConcurrentProcesses(t *testing.T) {
 				t.Errorf("worker failed: %v", err)
 			}
 			finished++
-		case <-deadline:
-			t.Fatal("workers did not finish")
 		default:
 			data, err := os.ReadFile(path)
 			if err != nil {

@@ -17,12 +17,12 @@ import (
 )
 
 // A change facing a lock that another process keeps gives up after the
-// store's wait, as its lock clock tells it, with an error naming the lock
+// store's wait, as its clock tells it, with an error naming the lock
 // and, where the system says, its holder; it changes nothing.
 func TestHeldLockFailsNamingItsHolder(t *testing.T) {
 	s, root := newRoot(t, "shared.yaml")
 	clk := clocktest.New(time.Date(2026, 11, 26, 9, 0, 0, 0, time.UTC))
-	s.LockWait, s.LockClock = time.Minute, clk
+	s.LockWait, s.Clock = time.Minute, clk
 	holder := exec.Command(os.Args[0], root)
 	holder.Env = append(os.Environ(), "PROJECTBOARD_WORKER=holder")
 	holder.Stderr = os.Stderr

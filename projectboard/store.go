@@ -45,14 +45,14 @@ func Dir(root string) string { return layout.Boards(root) }
 // Store reads and changes the boards of one runtime root.
 type Store struct {
 	Root string
-	// Clock stamps updated_at; clock.System when nil.
+	// Clock stamps updated_at, times the wait for the boards' lock and
+	// how long a kept change's task may be missing; clock.System when nil.
+	// A change that finds the lock held waits on it: on a clock.Fixed it
+	// would wait for ever.
 	Clock clock.Clock
 	// LockWait is how long a change waits for another writer before it
 	// fails with a *LockError; DefaultLockWait when zero.
 	LockWait time.Duration
-	// LockClock times that wait; clock.System when nil. It is not Clock:
-	// a stamp is often a fixed time, and a wait on a fixed clock never ends.
-	LockClock clock.Clock
 
 	// afterRead runs between reading a board and the check before it is
 	// replaced, and beforeWrite between that check and the write, so tests
@@ -178,7 +178,7 @@ func (s *Store) lock(ctx context.Context) (func(), error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	l, _, err := lockfile.Acquire(ctx, path, lockfile.Wait{For: wait, Clock: s.LockClock})
+	l, _, err := lockfile.Acquire(ctx, path, lockfile.Wait{For: wait, Clock: s.Clock})
 	var busy *lockfile.BusyError
 	switch {
 	case err == nil:

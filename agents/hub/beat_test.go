@@ -11,6 +11,7 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/agentctl/agentctl/internal/clock/clocktest"
+	"github.com/agentctl/agentctl/internal/testenv/poll"
 	"github.com/agentctl/agentctl/mailbox"
 )
 
@@ -102,7 +103,7 @@ func TestSeatShowsTheHubUnreachableLocally(t *testing.T) {
 	}
 	beatUntil := func(want string) {
 		t.Helper()
-		waitFor(t, func() bool {
+		poll.Until(t, "the seat's state "+want+" in status.json", func() bool {
 			if state() == want {
 				return true
 			}

@@ -18,6 +18,7 @@ import (
 	"github.com/agentctl/agentctl/cursor"
 	"github.com/agentctl/agentctl/internal/clock"
 	"github.com/agentctl/agentctl/internal/clock/clocktest"
+	"github.com/agentctl/agentctl/internal/testenv/poll"
 	"github.com/agentctl/agentctl/mailbox"
 )
 
@@ -80,13 +81,13 @@ func TestConnectSaysItWaitsOnItsClock(t *testing.T) {
 	// nats.go waits reconnectWait between rounds over the one URL, so six
 	// failed attempts take longer than two seconds of real time: a
 	// wall-clock timer would have fired by then.
-	waitFor(t, func() bool { return strings.Count(logs.String(), `"level":"debug"`) >= 6 })
+	poll.Until(t, "six failed attempts logged", func() bool { return strings.Count(logs.String(), `"level":"debug"`) >= 6 })
 	if warned() {
 		t.Fatalf("warned before two seconds of the clock:\n%s", logs.String())
 	}
 	clk.BlockUntil(1)
 	clk.Advance(2 * time.Second)
-	waitFor(t, warned)
+	poll.Until(t, "the warning that Connect still waits", warned)
 	cancel()
 	if err := <-done; !errors.Is(err, context.Canceled) {
 		t.Fatalf("Connect = %v, want context.Canceled", err)
@@ -118,7 +119,7 @@ func TestFollowSeatsStampsAndRewritesOnItsClock(t *testing.T) {
 	seat := testConn(t, srv.ClientURL())
 	beat, _ := json.Marshal(Beat{Agent: "Agent-5", Machine: "desk-2", State: "idle", At: start.Add(-time.Hour)})
 	// Beats are core NATS: published until the hub's subscription has one.
-	waitFor(t, func() bool {
+	poll.Until(t, "the hub to hear a beat", func() bool {
 		if err := seat.Publish(beatSubject("Agent-5"), beat); err != nil {
 			t.Fatal(err)
 		}
@@ -139,7 +140,7 @@ func TestFollowSeatsStampsAndRewritesOnItsClock(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	waitFor(t, func() bool { return read().Beats["Agent-5"].State == "working" })
+	poll.Until(t, "Agent-5's beat saying working", func() bool { return read().Beats["Agent-5"].State == "working" })
 	s := read()
 	if _, ok := s.Beats["Agent-7"]; ok || len(s.Beats) != 1 {
 		t.Fatalf("beats %+v; want Agent-5's alone", s.Beats)
@@ -152,7 +153,7 @@ func TestFollowSeatsStampsAndRewritesOnItsClock(t *testing.T) {
 	}
 	clk.BlockUntil(1)
 	clk.Advance(DefaultBeat)
-	waitFor(t, func() bool { return read().UpdatedAt.Equal(start.Add(DefaultBeat)) })
+	poll.Until(t, "the seats file rewritten a beat later", func() bool { return read().UpdatedAt.Equal(start.Add(DefaultBeat)) })
 	if _, present := read().Seen("Agent-5", clk.Now().Add(3*DefaultBeat)); present {
 		t.Error("a seat silent for three beats of the hub's clock still shows as present")
 	}
@@ -181,7 +182,7 @@ func TestFollowSeatsTellsThePersonOfASilentSeat(t *testing.T) {
 	// The seats file is written once the hub listens for beats. One beat
 	// at a time: a copy arriving late would be heard at a later time of
 	// the clock, the hub's, and break the silence the test makes.
-	waitFor(t, func() bool { _, ok, _ := hubseats.Read(dir); return ok })
+	poll.Until(t, "the seats file", func() bool { _, ok, _ := hubseats.Read(dir); return ok })
 	beatOnce := func() {
 		t.Helper()
 		at := clk.Now()
@@ -190,7 +191,7 @@ func TestFollowSeatsTellsThePersonOfASilentSeat(t *testing.T) {
 			t.Fatal(err)
 		}
 		_ = seat.Flush()
-		waitFor(t, func() bool {
+		poll.Until(t, "the beat heard", func() bool {
 			s, _, _ := hubseats.Read(dir)
 			b, ok := s.Beats["Agent-5"]
 			return ok && !b.At.Before(at)
@@ -213,12 +214,12 @@ func TestFollowSeatsTellsThePersonOfASilentSeat(t *testing.T) {
 		clk.BlockUntil(1)
 		clk.Advance(DefaultBeat)
 	}
-	waitFor(t, func() bool { return len(subjects()) == 1 })
+	poll.Until(t, "the notice of the silent seat", func() bool { return len(subjects()) == 1 })
 	if got := subjects(); got[0] != "Agent-5's seat on desk-2 is not heard from" {
 		t.Fatalf("the person got %q", got)
 	}
 	beatOnce()
-	waitFor(t, func() bool { return len(subjects()) == 2 })
+	poll.Until(t, "the notice of the seat heard again", func() bool { return len(subjects()) == 2 })
 	// Heard on time for more than three beats: nothing more to tell. Each
 	// beat says a new state, so the hub writes it down at once and the
 	// test knows it was heard before the clock moves on.
@@ -229,14 +230,14 @@ func TestFollowSeatsTellsThePersonOfASilentSeat(t *testing.T) {
 			t.Fatal(err)
 		}
 		_ = seat.Flush()
-		waitFor(t, func() bool {
+		poll.Until(t, "the beat saying "+state+" heard", func() bool {
 			s, _, _ := hubseats.Read(dir)
 			b := s.Beats["Agent-5"]
 			return b.State == state && !b.At.Before(at)
 		})
 		clk.BlockUntil(1)
 		clk.Advance(DefaultBeat)
-		waitFor(t, func() bool {
+		poll.Until(t, "the seats file rewritten at the clock's time", func() bool {
 			s, _, _ := hubseats.Read(dir)
 			return s.UpdatedAt.Equal(clk.Now())
 		})
@@ -315,7 +316,7 @@ func TestForwardOthersTriesAgainOnItsClock(t *testing.T) {
 	}
 	clk.Advance(othersRetry)
 	hubInbox := filepath.Join(mailbox.Dir(hubRoot, "human"), mailbox.InboxDir)
-	await(t, "the message forwarded to the hub", func() bool {
+	poll.Until(t, "the message forwarded to the hub", func() bool {
 		entries, _ := os.ReadDir(hubInbox)
 		return len(entries) == 1
 	})
@@ -356,7 +357,7 @@ func TestFollowSeatsRemembersTheLastHubsSeats(t *testing.T) {
 			t.Errorf("FollowSeats: %v", err)
 		}
 	}()
-	waitFor(t, func() bool { s, _, _ := hubseats.Read(dir); return s.UpdatedAt.Equal(start) })
+	poll.Until(t, "the new hub's seats file", func() bool { s, _, _ := hubseats.Read(dir); return s.UpdatedAt.Equal(start) })
 	if s, _, _ := hubseats.Read(dir); !s.Beats["Agent-5"].At.Equal(before) {
 		t.Fatalf("the new hub's record %+v forgot Agent-5's last beat", s.Beats)
 	}
@@ -375,5 +376,5 @@ func TestFollowSeatsRemembersTheLastHubsSeats(t *testing.T) {
 		clk.BlockUntil(1)
 		clk.Advance(DefaultBeat)
 	}
-	waitFor(t, func() bool { return told() == 1 })
+	poll.Until(t, "one notice", func() bool { return told() == 1 })
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/agentctl/agentctl/agents/hub/hubconf"
 	"github.com/agentctl/agentctl/agents/hub/hubserver"
 	"github.com/agentctl/agentctl/internal/testenv/freeport"
+	"github.com/agentctl/agentctl/internal/testenv/poll"
 )
 
 // freeAddr returns a loopback address nothing listens on now: a node
@@ -25,29 +26,22 @@ func freeAddr(t *testing.T) string {
 	return freeport.Addr(t)
 }
 
-// waitForJetStream polls until the JetStream cluster has a meta leader
-// and answers js, or fails the test.
+// waitForJetStream waits until the JetStream cluster has a meta leader
+// and answers js. Each ask gives up after 2 s and is asked again: a
+// cluster electing its leader answers nobody for a moment.
 func waitForJetStream(t *testing.T, ctx context.Context, js jetstream.JetStream) {
 	t.Helper()
-	for {
+	poll.Until(t, "JetStream to be available", func() bool {
 		attempt, cancel := context.WithTimeout(ctx, 2*time.Second)
+		defer cancel()
 		_, err := js.AccountInfo(attempt)
-		cancel()
-		if err == nil {
-			return
-		}
-		select {
-		case <-ctx.Done():
-			t.Fatalf("JetStream did not become available: %v", err)
-		case <-time.After(100 * time.Millisecond):
-		}
-	}
+		return err == nil
+	})
 }
 
 func TestThreeNodeCluster(t *testing.T) {
 	const nodes = 3
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
+	ctx := t.Context()
 
 	var routes []string
 	var clientAddrs []string
@@ -103,19 +97,12 @@ func TestThreeNodeCluster(t *testing.T) {
 		t.Helper()
 		for i := from; i < to; i++ {
 			id := fmt.Sprintf("msg-%d", i)
-			for {
+			poll.Until(t, "the publish of "+id+" acknowledged", func() bool {
 				attempt, cancel := context.WithTimeout(ctx, 2*time.Second)
+				defer cancel()
 				_, err := js.Publish(attempt, "work.item", []byte(id), jetstream.WithMsgID(id))
-				cancel()
-				if err == nil {
-					break
-				}
-				select {
-				case <-ctx.Done():
-					t.Fatalf("publish %s: %v", id, err)
-				case <-time.After(50 * time.Millisecond):
-				}
-			}
+				return err == nil
+			})
 		}
 	}
 	publish(0, 50)
@@ -176,19 +163,14 @@ func TestThreeNodeCluster(t *testing.T) {
 	direct := connectTest(t, ClientSettings{URLs: []string{srv.ClientURL()}})
 	djs, _ := jetstream.New(direct)
 	waitForJetStream(t, ctx, djs)
-	for {
+	poll.Until(t, fmt.Sprintf("node %d to catch up with the stream", down), func() bool {
 		info, err := djs.Stream(ctx, "WORK")
-		if err == nil {
-			if st, err := info.Info(ctx); err == nil && st.State.Msgs == 100 && caughtUp(st, settings[down].Name) {
-				return
-			}
+		if err != nil {
+			return false
 		}
-		select {
-		case <-ctx.Done():
-			t.Fatalf("node %d did not catch up with the stream", down)
-		case <-time.After(100 * time.Millisecond):
-		}
-	}
+		st, err := info.Info(ctx)
+		return err == nil && st.State.Msgs == 100 && caughtUp(st, settings[down].Name)
+	})
 }
 
 // caughtUp reports whether the restarted node is a current replica.

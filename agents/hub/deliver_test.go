@@ -10,6 +10,7 @@ import (
 
 	"github.com/nats-io/nats.go/jetstream"
 
+	"github.com/agentctl/agentctl/internal/testenv/poll"
 	"github.com/agentctl/agentctl/mailbox"
 )
 
@@ -23,16 +24,6 @@ func files(dir string) []string {
 		}
 	}
 	return names
-}
-
-func await(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
-		if cond() {
-			return
-		}
-	}
-	t.Fatalf("timed out waiting for %s", what)
 }
 
 // A message dropped into the agent's inbox on the seat's machine lands in
@@ -64,11 +55,12 @@ func TestForwardedMessageLandsAtTheHubOnce(t *testing.T) {
 			Conn: testConn(t, srv.ClientURL())})
 	}()
 
-	mb, err := mailbox.Open(seatRoot, "Agent-5")
-	for err != nil { // Forward creates the mailbox on the seat's machine
-		time.Sleep(10 * time.Millisecond)
+	var mb *mailbox.Mailbox
+	poll.Until(t, "Forward to create the mailbox on the seat's machine", func() bool {
+		var err error
 		mb, err = mailbox.Open(seatRoot, "Agent-5")
-	}
+		return err == nil
+	})
 	msg := mailbox.Message{ID: "msg_dropped_on_desk2", From: "Agent-6", To: "Agent-5", Subject: "s", Body: "b", CreatedAt: time.Now().UTC()}
 	if err := mb.Deliver(msg); err != nil {
 		t.Fatal(err)
@@ -77,12 +69,12 @@ func TestForwardedMessageLandsAtTheHubOnce(t *testing.T) {
 	if err := mb.Deliver(spoof); err != nil {
 		t.Fatal(err)
 	}
-	await(t, "the message from human dead-lettered on desk-2", func() bool {
+	poll.Until(t, "the message from human dead-lettered on desk-2", func() bool {
 		return len(files(filepath.Join(mb.Dir, mailbox.DeadletterDir))) == 2 // the message and its reason
 	})
 	hubInbox := filepath.Join(mailbox.Dir(hubRoot, "Agent-5"), mailbox.InboxDir)
-	await(t, "the message in the hub's inbox", func() bool { return len(files(hubInbox)) == 1 })
-	await(t, "the message archived as forwarded on desk-2", func() bool {
+	poll.Until(t, "the message in the hub's inbox", func() bool { return len(files(hubInbox)) == 1 })
+	poll.Until(t, "the message archived as forwarded on desk-2", func() bool {
 		days, _ := os.ReadDir(filepath.Join(mb.Dir, mailbox.ArchiveDir))
 		return len(days) == 1 && len(files(filepath.Join(mb.Dir, mailbox.ArchiveDir, days[0].Name()))) == 2
 	})
@@ -107,7 +99,7 @@ func TestForwardedMessageLandsAtTheHubOnce(t *testing.T) {
 	if _, err := js.Publish(ctx, deliverSubject("Agent-5", "human"), spoof.Encode(), jetstream.WithMsgID("as human")); err != nil {
 		t.Fatal(err)
 	}
-	await(t, "what cannot be delivered kept with its reason", func() bool { return len(files(UndeliverableDir(hubRoot))) == 6 })
+	poll.Until(t, "what cannot be delivered kept with its reason", func() bool { return len(files(UndeliverableDir(hubRoot))) == 6 })
 	reasons, _ := filepath.Glob(filepath.Join(UndeliverableDir(hubRoot), "*.reason.txt"))
 	var all string
 	for _, r := range reasons {
@@ -118,7 +110,7 @@ func TestForwardedMessageLandsAtTheHubOnce(t *testing.T) {
 			t.Errorf("the reasons kept say:\n%s\nwant %q", all, want)
 		}
 	}
-	await(t, "the bytes kept in the inbox for the consumer to judge", func() bool { return len(files(hubInbox)) == 2 })
+	poll.Until(t, "the bytes kept in the inbox for the consumer to judge", func() bool { return len(files(hubInbox)) == 2 })
 	names := files(hubInbox)
 	if strings.Contains(strings.Join(names, " "), "msg_as_human") {
 		t.Errorf("hub inbox holds %v: the message from human got through", names)
@@ -161,11 +153,12 @@ func TestForwarderDeadLettersAMessageTooBigForTheHub(t *testing.T) {
 	go Intake(ctx, IntakeSettings{Root: hubRoot, Known: known, Senders: known, Conn: testConn(t, srv.ClientURL())})
 	go Forward(ctx, ForwardSettings{Root: seatRoot, Agent: "Agent-5", Senders: known, Consumer: mailbox.Options{Known: known},
 		Conn: testConn(t, srv.ClientURL())})
-	mb, err := mailbox.Open(seatRoot, "Agent-5")
-	for err != nil {
-		time.Sleep(10 * time.Millisecond)
+	var mb *mailbox.Mailbox
+	poll.Until(t, "Forward to create the mailbox on the seat's machine", func() bool {
+		var err error
 		mb, err = mailbox.Open(seatRoot, "Agent-5")
-	}
+		return err == nil
+	})
 	big := mailbox.Message{ID: "msg_big", From: "Agent-6", To: "Agent-5", Body: strings.Repeat("log line\n", 200_000), CreatedAt: time.Now().UTC()}
 	small := mailbox.Message{ID: "msg_small", From: "Agent-6", To: "Agent-5", Body: "b", CreatedAt: time.Now().UTC()}
 	for _, m := range []mailbox.Message{big, small} {
@@ -174,8 +167,8 @@ func TestForwarderDeadLettersAMessageTooBigForTheHub(t *testing.T) {
 		}
 	}
 	hubInbox := filepath.Join(mailbox.Dir(hubRoot, "Agent-5"), mailbox.InboxDir)
-	await(t, "the small message in the hub's inbox", func() bool { return len(files(hubInbox)) == 1 })
-	await(t, "the big message dead-lettered on desk-2", func() bool {
+	poll.Until(t, "the small message in the hub's inbox", func() bool { return len(files(hubInbox)) == 1 })
+	poll.Until(t, "the big message dead-lettered on desk-2", func() bool {
 		dead, err := mb.List(mailbox.StateDead)
 		return err == nil && len(dead) == 1
 	})

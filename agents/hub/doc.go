@@ -60,8 +60,9 @@
 // forwarder's next try at a mailbox another seat holds, Connect's word
 // that it is still waiting) goes through the Clock of its settings, as
 // package clock asks. Waits on the server itself (retries while JetStream
-// is not ready, nats.go's reconnects) are in real time: the server does
-// not move with a test's clock.
+// is not ready, nats.go's reconnects, the bound on the purge of an
+// abandoned turn's ask) are in real time: the server does not move with a
+// test's clock.
 //
 // The package makes the connections (Connect) with the swarm's TLS and
 // credentials, and says what the hub's NATS server is to accept

@@ -177,6 +177,8 @@ func (d *Driver) ended(ctx context.Context, ask Ask) error {
 // now, which the cancel never reaches, would take it when it comes back,
 // and work a turn a person skipped.
 func (d *Driver) withdraw(ask Ask) {
+	// Real time, not d.Clock: this waits on the server alone, which does
+	// not move with a test's clock (see the package doc).
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	if err := d.purgeAsks(ctx); err != nil {

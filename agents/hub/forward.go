@@ -31,10 +31,10 @@ type ForwardSettings struct {
 	Watch    mailbox.WatchOptions
 	Conn     *nats.Conn
 	Log      zerolog.Logger
-	// Clock stamps the claims and receipts, paces the mailbox's consumer
-	// (and its lock and watcher, unless Consumer or Watch name a clock of
-	// their own) and ForwardOthers' tries at a mailbox another seat holds;
-	// clock.System when nil.
+	// Clock stamps the claims and receipts, paces the mailbox's consumer,
+	// its lock, its watcher and its intake (it replaces any clock of
+	// Consumer, Watch or Intake) and ForwardOthers' tries at a mailbox
+	// another seat holds; clock.System when nil.
 	Clock clock.Clock
 
 	shared bool // another seat may forward this mailbox (ForwardOthers)
@@ -58,6 +58,7 @@ func Forward(ctx context.Context, s ForwardSettings) error {
 	if err != nil {
 		return err
 	}
+	mb.Clock = s.Clock
 	js, err := jetstream.New(s.Conn)
 	if err != nil {
 		return err
@@ -65,10 +66,7 @@ func Forward(ctx context.Context, s ForwardSettings) error {
 	log := s.Log.With().Str("agent", s.Agent).Logger()
 	clk := clock.Or(s.Clock)
 	opts := s.Consumer
-	opts.Runner, opts.ConsumerWait = true, 2*time.Second
-	if opts.Clock == nil {
-		opts.Clock = clk
-	}
+	opts.Runner, opts.ConsumerWait, opts.Clock = true, 2*time.Second, clk
 	if !s.shared {
 		opts.Wait = ctx // the agent's own mailbox is waited for, and said so
 		opts.OnWait = func(holder string) {
@@ -84,9 +82,7 @@ func Forward(ctx context.Context, s ForwardSettings) error {
 	}
 	defer c.Close()
 	watch := s.Watch
-	if watch.Clock == nil {
-		watch.Clock = clk
-	}
+	watch.Clock = clk
 	w, err := mailbox.Watch(mb, watch)
 	if err != nil {
 		return err
@@ -94,6 +90,7 @@ func Forward(ctx context.Context, s ForwardSettings) error {
 	defer w.Close()
 	inOpts := s.Intake
 	inOpts.Stop = ctx.Done() // a long ingest stops between two messages
+	inOpts.Clock = clk
 	in := intake.New(c, inOpts)
 	if err := in.Scan(clk.Now()); err != nil {
 		return err
@@ -101,7 +98,7 @@ func Forward(ctx context.Context, s ForwardSettings) error {
 	// A stop while a message is on its way leaves it in flight, to be
 	// sent again (its id keeps the hub from taking it twice): a stop, not
 	// a failure.
-	return stopped(ctx, mailbox.Serve(ctx, c, in, w.C, clk, mailbox.Worker{
+	return stopped(ctx, mailbox.Serve(ctx, c, in, w.C, mailbox.Worker{
 		Handle: func(ctx context.Context, cl *mailbox.Claim) error {
 			msg := cl.Message
 			refuse := func(reason string) error {

@@ -17,6 +17,7 @@ import (
 	"github.com/agentctl/agentctl/agents/hub/hubconf"
 	"github.com/agentctl/agentctl/cursor"
 	"github.com/agentctl/agentctl/internal/layout"
+	"github.com/agentctl/agentctl/internal/testenv/poll"
 	"github.com/agentctl/agentctl/mailbox"
 )
 
@@ -86,7 +87,7 @@ func (r *refusals) add(err error) {
 // await waits until the server refused what names subject.
 func (r *refusals) await(t *testing.T, subject string) {
 	t.Helper()
-	await(t, "the refusal of "+subject, func() bool {
+	poll.Until(t, "the refusal of "+subject, func() bool {
 		r.mu.Lock()
 		defer r.mu.Unlock()
 		for _, e := range r.errs {
@@ -254,8 +255,8 @@ func TestSpoofedSenderIsRefusedAtTheHub(t *testing.T) {
 		}
 	}
 	inbox := filepath.Join(mailbox.Dir(hubRoot, "Agent-1"), mailbox.InboxDir)
-	await(t, "the honest message delivered", func() bool { return len(files(inbox)) == 1 })
-	await(t, "the spoofed one kept with its reason", func() bool { return len(files(UndeliverableDir(hubRoot))) == 2 })
+	poll.Until(t, "the honest message delivered", func() bool { return len(files(inbox)) == 1 })
+	poll.Until(t, "the spoofed one kept with its reason", func() bool { return len(files(UndeliverableDir(hubRoot))) == 2 })
 	if names := strings.Join(files(inbox), " "); !strings.Contains(names, "msg_honest") {
 		t.Errorf("Agent-1's inbox: %s", names)
 	}
@@ -289,7 +290,7 @@ func TestHubAnswersOnlyToInboxes(t *testing.T) {
 		}
 		return s.CachedInfo().State.Msgs
 	}
-	await(t, "the ask in the turns stream", func() bool { return turns() == 1 })
+	poll.Until(t, "the ask in the turns stream", func() bool { return turns() == 1 })
 
 	desk2, _ := rogue(t, url, layout.HubMachineSeed(root, "desk-2"))
 	for _, reply := range []string{"$JS.API.STREAM.PURGE." + TurnsStream, "$JS.API.STREAM.DELETE." + DeliverStream} {
@@ -361,15 +362,16 @@ func TestForwardAsASenderTheHubDoesNotSeatHereIsDeadLettered(t *testing.T) {
 	known := []string{"Agent-5", "Agent-6"}
 	go Forward(ctx, ForwardSettings{Root: seatRoot, Agent: "Agent-5", Senders: known, Consumer: mailbox.Options{Known: known},
 		Conn: connectAs(t, url, layout.HubMachineSeed(root, "desk-2"))})
-	mb, err := mailbox.Open(seatRoot, "Agent-5")
-	for err != nil {
-		time.Sleep(10 * time.Millisecond)
+	var mb *mailbox.Mailbox
+	poll.Until(t, "Forward to create the mailbox on the seat's machine", func() bool {
+		var err error
 		mb, err = mailbox.Open(seatRoot, "Agent-5")
-	}
+		return err == nil
+	})
 	if err := mb.Deliver(mailbox.Message{ID: "msg_as_6", From: "Agent-6", To: "Agent-5", Body: "b", CreatedAt: time.Now().UTC()}); err != nil {
 		t.Fatal(err)
 	}
-	await(t, "the message dead-lettered on desk-2", func() bool {
+	poll.Until(t, "the message dead-lettered on desk-2", func() bool {
 		dead, err := mb.List(mailbox.StateDead)
 		return err == nil && len(dead) == 1
 	})

@@ -21,6 +21,7 @@ import (
 
 	"github.com/agentctl/agentctl/agents/hub/hubconf"
 	"github.com/agentctl/agentctl/agents/hub/hubserver"
+	"github.com/agentctl/agentctl/internal/testenv/poll"
 )
 
 // startServer starts the hub's server with s, as agentctl-hub does; its
@@ -194,7 +195,7 @@ func TestConnectWaitsForTheHub(t *testing.T) {
 		nc, err := Connect(ctx, ClientSettings{URLs: []string{"nats://" + addr}, Log: zerolog.New(&logs)})
 		done <- result{nc, err}
 	}()
-	waitFor(t, func() bool { return strings.Contains(logs.String(), "cannot reach the hub yet") })
+	poll.Until(t, "Connect to say it cannot reach the hub yet", func() bool { return strings.Contains(logs.String(), "cannot reach the hub yet") })
 	startTestServer(t, hubconf.Settings{Listen: addr})
 	r := <-done
 	if r.err != nil {
@@ -269,19 +270,6 @@ func TestStartFailsWhenThePortIsTaken(t *testing.T) {
 	_, err = startServer(hubconf.Settings{Listen: l.Addr().String(), StoreDir: t.TempDir()})
 	if err == nil || !strings.Contains(err.Error(), "Error listening on port") {
 		t.Errorf("err = %v, want the listen error", err)
-	}
-}
-
-// waitFor polls cond until it holds, failing the test after a generous
-// deadline.
-func waitFor(t *testing.T, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(20 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatal("condition not met before the deadline")
-		}
-		time.Sleep(20 * time.Millisecond)
 	}
 }
 

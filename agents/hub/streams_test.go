@@ -12,6 +12,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/agentctl/agentctl/agents/hub/hubconf"
+	"github.com/agentctl/agentctl/internal/testenv/poll"
 )
 
 // TestEnsureStreamsUpdatesOnlyAStreamOfAnotherShape starts the hub twice
@@ -119,7 +120,7 @@ func TestDeliverStreamOfAnOlderHubTakesTheSenderSubjects(t *testing.T) {
 	go func() {
 		done <- Intake(ctx, IntakeSettings{Root: root, Known: []string{"Agent-1", "Agent-5"}, Senders: []string{"Agent-5"}, Conn: nc})
 	}()
-	await(t, "the old message kept as undeliverable", func() bool { return len(files(UndeliverableDir(root))) == 2 })
+	poll.Until(t, "the old message kept as undeliverable", func() bool { return len(files(UndeliverableDir(root))) == 2 })
 	cancel()
 	if err := <-done; err != nil {
 		t.Error(err)

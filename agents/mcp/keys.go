@@ -56,7 +56,9 @@ func (r keyRecord) idFor(recipient string) string {
 type keyStore struct {
 	dir, lock string
 	lifetime  time.Duration
-	clock     clock.Clock
+	// Clock ages the keys and times the wait for the keys lock;
+	// clock.System when nil.
+	Clock clock.Clock
 
 	mu       sync.Mutex
 	prunedAt time.Time
@@ -72,7 +74,7 @@ func (k *keyStore) locked(ctx context.Context, f func() error) error {
 	if err := atomicfile.MkdirAll(filepath.Dir(k.lock)); err != nil {
 		return err
 	}
-	l, _, err := lockfile.Acquire(ctx, k.lock, lockfile.Wait{For: lockWait})
+	l, _, err := lockfile.Acquire(ctx, k.lock, lockfile.Wait{For: lockWait, Clock: k.Clock})
 	if err != nil {
 		return fmt.Errorf("cannot read the idempotency keys: %w", err)
 	}
@@ -87,7 +89,7 @@ const lockWait = 30 * time.Second
 // claim returns the record of key, made now when the key is new or its
 // record expired; request must match the one it was made for.
 func (k *keyStore) claim(ctx context.Context, key, request string) (keyRecord, error) {
-	now := k.clock.Now().UTC()
+	now := clock.Or(k.Clock).Now().UTC()
 	var r keyRecord
 	err := k.locked(ctx, func() error {
 		k.prune(now)

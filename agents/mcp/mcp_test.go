@@ -269,6 +269,9 @@ func TestSendWithAKeyDeliversOnce(t *testing.T) {
 
 func TestConcurrentSendsWithOneKeyDeliverOnce(t *testing.T) {
 	rt, _ := newRuntime(t)
+	// The sends wait for one another at the keys lock: on the wall clock,
+	// which moves while they wait, as a test's clock would not.
+	rt.Clock = nil
 	// Separate servers share the runtime as separate processes would.
 	const n = 8
 	sessions := make([]*sdk.ClientSession, n)
@@ -357,7 +360,7 @@ func TestKeysAreKeptForTheirLifetime(t *testing.T) {
 func TestRetryAfterACrashDelivers(t *testing.T) {
 	rt, _ := newRuntime(t)
 	s := &keyStore{dir: layout.MustFor(rt.Root, "Agent-1").SendKeys(), lock: layout.MustFor(rt.Root, "Agent-1").SendKeysLock(),
-		lifetime: KeyLifetime, clock: rt.Clock}
+		lifetime: KeyLifetime, Clock: rt.Clock}
 	in := SendIn{To: "Agent-2", Body: "after crash", IdempotencyKey: "c"}
 	rec, err := s.claim(context.Background(), in.IdempotencyKey, fingerprint(in))
 	if err != nil {

@@ -45,7 +45,7 @@ func New(opts Options) (*sdk.Server, error) {
 		board: actions.Board{Store: &projectboard.Store{Root: opts.Runtime.Root, Clock: c}, Agents: func() ([]string, error) {
 			return opts.Runtime.Config.AgentNames(), nil
 		}},
-		keys: &keyStore{dir: me.SendKeys(), lock: me.SendKeysLock(), lifetime: opts.KeyLifetime, clock: c},
+		keys: &keyStore{dir: me.SendKeys(), lock: me.SendKeysLock(), lifetime: opts.KeyLifetime, Clock: c},
 	}
 	s := sdk.NewServer(&sdk.Implementation{Name: "agentctl", Title: "agentctl as " + as, Version: opts.Version},
 		&sdk.ServerOptions{Instructions: fmt.Sprintf(instructions, as)})

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -124,9 +125,12 @@ func startFeedWith(t *testing.T, root string, cfg Settings, opts FeedOptions) *F
 	return f
 }
 
+// await waits for a snapshot for which cond holds, looking again only when
+// the feed says it changed: a feed that changes its snapshot unsaid, or
+// never gets there, hangs the test until -timeout. Meanwhile it says now
+// and then what it waits for, and the snapshot it has, as poll.Until does.
 func await(t *testing.T, f *Feed, what string, cond func(Snapshot) bool) Snapshot {
 	t.Helper()
-	deadline := time.After(20 * time.Second)
 	for {
 		s, _, _, changed := f.Current()
 		if cond(s) {
@@ -134,8 +138,10 @@ func await(t *testing.T, f *Feed, what string, cond func(Snapshot) bool) Snapsho
 		}
 		select {
 		case <-changed:
-		case <-deadline:
-			t.Fatalf("timed out waiting for %s; snapshot: %+v", what, s)
+		case <-time.After(30 * time.Second):
+			msg := fmt.Sprintf("%s: still waiting for %s; snapshot: %+v", t.Name(), what, s)
+			t.Log(msg)
+			fmt.Fprintln(os.Stderr, msg)
 		}
 	}
 }

@@ -29,7 +29,8 @@ type combined struct {
 	w     io.Writer
 	width int
 	json  bool
-	clk   clock.Clock
+	// Clock stamps the supervisor's own JSON lines; clock.System when nil.
+	Clock clock.Clock
 }
 
 // line is a line a runner wrote.
@@ -58,7 +59,7 @@ func (c *combined) say(agent, text string) {
 }
 
 func (c *combined) object(fields map[string]any) {
-	fields["level"], fields["time"] = "info", c.clk.Now().UTC().Format(time.RFC3339)
+	fields["level"], fields["time"] = "info", clock.Or(c.Clock).Now().UTC().Format(time.RFC3339)
 	data, _ := json.Marshal(fields) // strings and a time: cannot fail
 	fmt.Fprintf(c.w, "%s\n", data)
 }

@@ -88,7 +88,7 @@ func Run(ctx context.Context, s Settings) error {
 	for i, st := range seats {
 		names[i] = st.agent
 	}
-	out := &combined{w: s.Log, width: longest(names), json: s.JSON, clk: s.Clock}
+	out := &combined{w: s.Log, width: longest(names), json: s.JSON, Clock: s.Clock}
 	var wg sync.WaitGroup
 	for _, seat := range seats {
 		seat.out = out

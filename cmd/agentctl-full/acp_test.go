@@ -8,6 +8,7 @@ import (
 	"syscall"
 	"testing"
 
+	"github.com/agentctl/agentctl/internal/testenv/poll"
 	"github.com/agentctl/agentctl/internal/testenv/syncbuf"
 	"github.com/agentctl/agentctl/mailbox"
 )
@@ -87,7 +88,7 @@ func TestACPSeatThroughTheCommands(t *testing.T) {
 	}{{"approve", "allowed"}, {"deny", "rejected"}} {
 		id := strings.TrimSpace(mustAgentctl(t, root, "send", "--to", "Agent-1", "--from", "human", "acpagent> permission:deploy-"+c.verb))
 		var reqs []mailbox.Message
-		await(t, "the approval request", func() bool { reqs = approvalsOf(t, root); return len(reqs) == 1 })
+		poll.Until(t, "the approval request", func() bool { reqs = approvalsOf(t, root); return len(reqs) == 1 })
 		if !strings.Contains(reqs[0].Body, `run "deploy-`+c.verb+`"`) {
 			t.Errorf("the request says:\n%s", reqs[0].Body)
 		}
@@ -100,7 +101,7 @@ func TestACPSeatThroughTheCommands(t *testing.T) {
 		}
 		out := mustAgentctl(t, root, args...)
 		t.Logf("agentctl %s: %s", c.verb, out)
-		await(t, id+" to be archived", func() bool { return receiptOf(id) != nil })
+		poll.Until(t, id+" to be archived", func() bool { return receiptOf(id) != nil })
 		if rc := receiptOf(id); rc.Reply != c.reply {
 			t.Errorf("%s: the agent said %q, want %q", c.verb, rc.Reply, c.reply)
 		}
@@ -110,15 +111,15 @@ func TestACPSeatThroughTheCommands(t *testing.T) {
 	}
 
 	id := strings.TrimSpace(mustAgentctl(t, root, "send", "--to", "Agent-1", "--from", "human", "acpagent> hang"))
-	await(t, "the turn to start", func() bool { return strings.Contains(runnerLog.String(), `"id":"`+id+`","event":"submitted"`) })
+	poll.Until(t, "the turn to start", func() bool { return strings.Contains(runnerLog.String(), `"id":"`+id+`","event":"submitted"`) })
 	mustAgentctl(t, root, "skip", "Agent-1", "--reason", "stuck")
-	await(t, id+" to be dead-lettered", func() bool {
+	poll.Until(t, id+" to be dead-lettered", func() bool {
 		dead, _ := mb.List(mailbox.StateDead)
 		return len(dead) == 1 && dead[0].Message.ID == id && dead[0].Reason == "skipped by a person: stuck"
 	})
 	// The session goes on after the cancel.
 	id = strings.TrimSpace(mustAgentctl(t, root, "send", "--to", "Agent-1", "--from", "human", "acpagent> recall"))
-	await(t, id+" to be archived", func() bool { return receiptOf(id) != nil })
+	poll.Until(t, id+" to be archived", func() bool { return receiptOf(id) != nil })
 	if rc := receiptOf(id); !strings.Contains(rc.Reply, "permission:deploy-approve") || !strings.Contains(rc.Reply, "acpagent> hang") {
 		t.Errorf("after the skip the agent recalls %q, want the session's earlier prompts", rc.Reply)
 	}

@@ -8,7 +8,8 @@ import (
 	"regexp"
 	"syscall"
 	"testing"
-	"time"
+
+	"github.com/agentctl/agentctl/internal/testenv/poll"
 )
 
 // A runner whose log reader is gone (the tee after 'agentctl up 2>&1 |',
@@ -47,7 +48,7 @@ func TestRunnerOutlivesTheReaderOfItsLog(t *testing.T) {
 	}
 	r.Close()
 	mustAgentctl(t, root, "send", "--to", "Agent-1", "--from", "Agent-2", "a long job")
-	awaitLong(t, time.Minute, "the agent's command to start", func() bool {
+	poll.Until(t, "the agent's command to start", func() bool {
 		select {
 		case err := <-ended:
 			ended <- err

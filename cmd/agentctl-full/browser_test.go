@@ -22,6 +22,7 @@ import (
 	"github.com/agentctl/agentctl/agents/missioncontrol"
 	"github.com/agentctl/agentctl/internal/process"
 	"github.com/agentctl/agentctl/internal/testenv/chromium"
+	"github.com/agentctl/agentctl/internal/testenv/poll"
 	"github.com/agentctl/agentctl/mailbox"
 )
 
@@ -95,28 +96,19 @@ func text(ctx context.Context, t *testing.T, sel string) string {
 func awaitGone(ctx context.Context, t *testing.T, sel string) {
 	t.Helper()
 	js := fmt.Sprintf(`document.querySelector(%q) === null`, sel)
-	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+	poll.Until(t, "the page to show no "+sel, func() bool {
 		var gone bool
 		if err := chromedp.Run(ctx, chromedp.Evaluate(js, &gone)); err != nil {
 			t.Fatalf("looking for %s: %v", sel, err)
 		}
-		if gone {
-			return
-		}
-	}
-	t.Fatalf("the page still shows %s", sel)
+		return gone
+	})
 }
 
 // awaitText waits until the text of sel contains want.
 func awaitText(ctx context.Context, t *testing.T, sel, want string) {
 	t.Helper()
-	var last string
-	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-		if last = text(ctx, t, sel); strings.Contains(last, want) {
-			return
-		}
-	}
-	t.Fatalf("the page's %s shows %q, never %q", sel, last, want)
+	poll.Until(t, fmt.Sprintf("the page's %s to show %q", sel, want), func() bool { return strings.Contains(text(ctx, t, sel), want) })
 }
 
 func TestMissionControlPageInHeadlessChromiumFollowsARunningFlow(t *testing.T) {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/agentctl/agentctl/cursor"
 	"github.com/agentctl/agentctl/internal/testenv/chromium"
+	"github.com/agentctl/agentctl/internal/testenv/poll"
 )
 
 // TestDemoFlowThroughCDPSeats is the demo as a new user would run it with
@@ -84,7 +85,7 @@ func TestDemoFlowThroughCDPSeats(t *testing.T) {
 	}
 	mustAgentctl(t, root, "send", "--to", "Agent-1", "--type", "task", "--task", "DEMO-1", "--priority", "high",
 		"--subject", "DEMO-1: add a greeting", "Add a greet(name) function to the CLI, with a test. Hand it to Agent-2 for review when done.")
-	await(t, "the work to reach Agent-3 and DEMO-1 to be done", func() bool {
+	poll.Until(t, "the work to reach Agent-3 and DEMO-1 to be done", func() bool {
 		done, _ := filepath.Glob(filepath.Join(root, "agent_mailboxes", "Agent-3", "archive", "*", "*.receipt.jsonl"))
 		show, _, _ := agentctl(t, root, "board", "show", "DEMO-1")
 		return len(done) == 1 && strings.Contains(show, "done") && strings.Contains(show, "shipped in v0.1.0 by Agent-3")
@@ -121,7 +122,7 @@ func startRecorder(t *testing.T, log, replyFile string) string {
 // awaitPage waits until the browser lists a page titled title.
 func awaitPage(t *testing.T, endpoint, title string) {
 	t.Helper()
-	await(t, "page "+title, func() bool {
+	poll.Until(t, "page "+title, func() bool {
 		pages, _ := cursor.ListPages(context.Background(), endpoint)
 		for _, p := range pages {
 			if p.Title == title {
@@ -157,7 +158,7 @@ func TestCursorLaunchOpensItsPortOnLoopbackOnly(t *testing.T) {
 	if !strings.Contains(out, "DevTools on http://127.0.0.1:39222") {
 		t.Fatalf("launch said:\n%s", out)
 	}
-	await(t, "the stand-in to record its arguments", func() bool { _, err := os.Stat(args); return err == nil })
+	poll.Until(t, "the stand-in to record its arguments", func() bool { _, err := os.Stat(args); return err == nil })
 	want := "--user-data-dir=" + filepath.Join(root, "cursor", "Agent-1", "profile") + "\n--remote-debugging-port=39222\n--new-window\n" +
 		filepath.Join(root, "workspaces", "Agent-1") + "\n"
 	if got := readFile(t, args); got != want {

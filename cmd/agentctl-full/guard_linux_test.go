@@ -7,15 +7,17 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/agentctl/agentctl/internal/testenv/poll"
 )
 
-// leaverScript works on a turn for long, below a grandchild in its group
-// and one that left it (setsid), both deaf to SIGTERM and SIGHUP, whose
-// pids it notes in $DIR.
+// leaverScript works on a turn for a day, longer than any test's
+// -timeout, below a grandchild in its group and one that left it
+// (setsid), both deaf to SIGTERM and SIGHUP, whose pids it notes in $DIR.
 const leaverScript = `cat >/dev/null
-(trap "" TERM HUP; exec sleep 600) & echo $! > "$DIR/grandchild.tmp" && mv "$DIR/grandchild.tmp" "$DIR/grandchild"
-setsid sh -c 'trap "" TERM HUP; echo $$ > "$DIR/escaped.tmp" && mv "$DIR/escaped.tmp" "$DIR/escaped"; exec sleep 600' &
-sleep 600
+(trap "" TERM HUP; exec sleep 86400) & echo $! > "$DIR/grandchild.tmp" && mv "$DIR/grandchild.tmp" "$DIR/grandchild"
+setsid sh -c 'trap "" TERM HUP; echo $$ > "$DIR/escaped.tmp" && mv "$DIR/escaped.tmp" "$DIR/escaped"; exec sleep 86400' &
+sleep 86400
 `
 
 // A real agentctl run killed by SIGKILL mid-turn takes along every
@@ -34,7 +36,7 @@ func TestKilledRunnerLeavesNoProcessOfItsTurn(t *testing.T) {
 	if err := runner.Start(); err != nil {
 		t.Fatal(err)
 	}
-	await(t, "the turn's processes to start", func() bool {
+	poll.Until(t, "the turn's processes to start", func() bool {
 		_, err1 := os.Stat(filepath.Join(dir, "grandchild"))
 		_, err2 := os.Stat(filepath.Join(dir, "escaped"))
 		return err1 == nil && err2 == nil
@@ -46,7 +48,7 @@ func TestKilledRunnerLeavesNoProcessOfItsTurn(t *testing.T) {
 	})
 	runner.Process.Kill()
 	runner.Wait()
-	await(t, "the turn's processes to end with the runner", func() bool { return gone(grandchild) && gone(escaped) })
+	poll.Until(t, "the turn's processes to end with the runner", func() bool { return gone(grandchild) && gone(escaped) })
 }
 
 // A seat with worktree: true works in its own git worktree, made on its

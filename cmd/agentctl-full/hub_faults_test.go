@@ -17,6 +17,7 @@ import (
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/agentctl/agentctl/agents/hub"
+	"github.com/agentctl/agentctl/internal/testenv/poll"
 	"github.com/agentctl/agentctl/mailbox"
 	"github.com/agentctl/agentctl/projectboard"
 )
@@ -115,7 +116,7 @@ func (s *faultSwarm) strikeMidTurn(agent string, strike func(id string)) string 
 	s.t.Helper()
 	want := len(s.runs(agent)) + 1 + rand.IntN(3)
 	var ids []string
-	waitFor(s.t, 60*time.Second, agent+"'s command to start", func() bool {
+	poll.Until(s.t, agent+"'s command to start", func() bool {
 		ids = s.runs(agent)
 		return len(ids) >= want
 	})
@@ -127,7 +128,7 @@ func (s *faultSwarm) strikeMidTurn(agent string, strike func(id string)) string 
 // processing folders at the hub.
 func (s *faultSwarm) settled() {
 	s.t.Helper()
-	waitFor(s.t, 75*time.Second, "every job to be settled at the hub", func() bool {
+	poll.Until(s.t, "every job to be settled at the hub", func() bool {
 		n := 0
 		for _, a := range []string{"Agent-1", "Agent-2"} {
 			got := mailboxes(s.t, s.hub, a)
@@ -288,7 +289,7 @@ func TestHubFaultsNothingLostNothingDoubled(t *testing.T) {
 		s.strikeMidTurn("Agent-2", func(id string) {
 			hub.kill()
 			replied := regexp.MustCompile(`"turn":"` + id + `/[^"]*","event":"replied"`)
-			waitFor(t, 30*time.Second, "Agent-2's seat to answer "+id, func() bool { return replied.MatchString(readFile(t, seats["Agent-2"].log)) })
+			poll.Until(t, "Agent-2's seat to answer "+id, func() bool { return replied.MatchString(readFile(t, seats["Agent-2"].log)) })
 			hub = startHub(t, s.dir, "hub", s.hub)
 		})
 		// A seat dies while its command works; with run.resend never the
@@ -395,7 +396,7 @@ func TestHubCrashesWhileASeatIsAwayDeadLetterNothing(t *testing.T) {
 	var hub *proc
 	for crash := 1; crash <= 4; crash++ {
 		hub = startHub(t, s.dir, "hub", s.hub)
-		waitFor(t, 60*time.Second, "the hub to hand the turn to the seat", func() bool {
+		poll.Until(t, "the hub to hand the turn to the seat", func() bool {
 			return strings.Count(readFile(t, hub.log), `"event":"handed"`) >= crash
 		})
 		if crash < 4 {
@@ -407,7 +408,7 @@ func TestHubCrashesWhileASeatIsAwayDeadLetterNothing(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, 60*time.Second, id+" to be settled", func() bool {
+	poll.Until(t, id+" to be settled", func() bool {
 		c, err := mb.Count()
 		return err == nil && c.Done+c.Dead == 1
 	})

@@ -11,9 +11,9 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/agentctl/agentctl/internal/testenv/freeport"
+	"github.com/agentctl/agentctl/internal/testenv/poll"
 	"github.com/agentctl/agentctl/mailbox"
 )
 
@@ -101,7 +101,7 @@ func (p *proc) kill() {
 func (p *proc) url() string {
 	p.t.Helper()
 	var line string
-	await(p.t, p.name+" to print its URL", func() bool {
+	poll.Until(p.t, p.name+" to print its URL", func() bool {
 		f, err := os.Open(p.out)
 		if err != nil {
 			return false
@@ -116,7 +116,7 @@ func (p *proc) url() string {
 // awaitLog waits until the process's log says what.
 func (p *proc) awaitLog(what string) {
 	p.t.Helper()
-	await(p.t, p.name+" to log "+what, func() bool { return strings.Contains(readFile(p.t, p.log), what) })
+	poll.Until(p.t, p.name+" to log "+what, func() bool { return strings.Contains(readFile(p.t, p.log), what) })
 }
 
 // startHub starts 'agentctl hub' with args and returns it once it is ready.
@@ -181,16 +181,4 @@ func archivedWithReceipts(t *testing.T, root, agent string) int {
 		t.Fatal(err)
 	}
 	return len(receipts)
-}
-
-// waitFor polls cond for up to limit; await's 20 s are too short for
-// what waits on JetStream's redelivery after a crash (30 s).
-func waitFor(t *testing.T, limit time.Duration, what string, cond func() bool) {
-	t.Helper()
-	for deadline := time.Now().Add(limit); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-		if cond() {
-			return
-		}
-	}
-	t.Fatalf("timed out after %v waiting for %s", limit, what)
 }

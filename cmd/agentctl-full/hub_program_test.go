@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/agentctl/agentctl/internal/process"
+	"github.com/agentctl/agentctl/internal/testenv/poll"
 )
 
 // agentctlIn puts agentctl (this test binary, which runs as agentctl
@@ -92,11 +93,11 @@ func TestHubRunsTheHubProgramBesideIt(t *testing.T) {
 	if err := hub.cmd.Wait(); err != nil {
 		t.Errorf("agentctl hub stopped by SIGTERM: %v, want exit status 0; log:\n%s", err, readFile(t, hub.log))
 	}
-	await(t, "agentctl-hub to stop with the hub", func() bool { return !process.Alive(server) })
+	poll.Until(t, "agentctl-hub to stop with the hub", func() bool { return !process.Alive(server) })
 
 	hub, server = start("killed")
 	hub.kill()
-	await(t, "agentctl-hub to die with the killed hub", func() bool { return !process.Alive(server) })
+	poll.Until(t, "agentctl-hub to die with the killed hub", func() bool { return !process.Alive(server) })
 
 	// And the hub does not outlive its server.
 	hub, server = start("orphaned")
@@ -116,7 +117,7 @@ func TestHubRunsTheHubProgramBesideIt(t *testing.T) {
 func hubServerPID(t *testing.T, pid int) int {
 	t.Helper()
 	var child int
-	await(t, "the hub's agentctl-hub", func() bool {
+	poll.Until(t, "the hub's agentctl-hub", func() bool {
 		// Any of its threads may have started it.
 		files, _ := filepath.Glob("/proc/" + strconv.Itoa(pid) + "/task/*/children")
 		var children []string

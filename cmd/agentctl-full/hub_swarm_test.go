@@ -8,9 +8,9 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/agentctl/agentctl/agents/hub/hubseats"
+	"github.com/agentctl/agentctl/internal/testenv/poll"
 	"github.com/agentctl/agentctl/mailbox"
 )
 
@@ -51,7 +51,7 @@ func TestHubSwarmDemo(t *testing.T) {
 	startAgentctl(t, dir, "runner-1", root, "run", "Agent-1", "--log-format", "json")
 
 	mustAgentctl(t, root, "send", "--to", "Agent-1", "--type", "task", "--task", "DEMO-1", "--subject", "start DEMO-1", "please do DEMO-1")
-	waitFor(t, 60*time.Second, "DEMO-1 to be done by Agent-3", func() bool {
+	poll.Until(t, "DEMO-1 to be done by Agent-3", func() bool {
 		show, _, _ := agentctl(t, root, "board", "show", "DEMO-1")
 		return archivedWithReceipts(t, root, "Agent-3") == 1 && strings.Contains(show, "status: done") && strings.Contains(show, "shipped in v0.1.0 by Agent-3")
 	})
@@ -61,7 +61,7 @@ func TestHubSwarmDemo(t *testing.T) {
 		}
 	}
 	var notice []string
-	await(t, "the dependency notice for human", func() bool {
+	poll.Until(t, "the dependency notice for human", func() bool {
 		notice = nil
 		mb, _ := mailbox.Open(root, "human")
 		pending, _ := mb.List(mailbox.StatePending)
@@ -84,7 +84,7 @@ func TestHubSwarmDemo(t *testing.T) {
 	fromM2 := strings.TrimSpace(mustAgentctl(t, m2, "send", "--to", "Agent-3", "--from", "Agent-2", "--type", "ack", "--subject", "from m2", "thanks for shipping"))
 	fromM3 := strings.TrimSpace(mustAgentctl(t, m3, "send", "--to", "Agent-1", "--from", "Agent-3", "--type", "ack", "--subject", "from m3", "thanks for greet()"))
 	toHuman := strings.TrimSpace(mustAgentctl(t, m3, "send", "--to", "human", "--from", "Agent-3", "--subject", "released", "v0.1.0 is out"))
-	await(t, "the forwarded messages to be settled at the hub", func() bool {
+	poll.Until(t, "the forwarded messages to be settled at the hub", func() bool {
 		return archivedWithReceipts(t, root, "Agent-3") == 2 && archivedWithReceipts(t, root, "Agent-1") == 2 &&
 			strings.Contains(strings.Join(mailboxes(t, root, "human")[mailbox.StatePending], " "), toHuman)
 	})
@@ -102,7 +102,7 @@ func TestHubSwarmDemo(t *testing.T) {
 	// (once the server confirmed them: the hub may have them a moment
 	// before).
 	for _, c := range []struct{ root, agent, id string }{{m2, "Agent-3", fromM2}, {m3, "Agent-1", fromM3}, {m3, "human", toHuman}} {
-		await(t, c.id+" archived on "+filepath.Base(c.root), func() bool {
+		poll.Until(t, c.id+" archived on "+filepath.Base(c.root), func() bool {
 			return len(mailboxes(t, c.root, c.agent)[mailbox.StateProcessing]) == 0
 		})
 		if got := mailboxes(t, c.root, c.agent); len(got[mailbox.StateDone]) != 1 || got[mailbox.StateDone][0] != c.id || len(got[mailbox.StatePending])+len(got[mailbox.StateProcessing])+len(got[mailbox.StateDead]) != 0 {
@@ -115,7 +115,7 @@ func TestHubSwarmDemo(t *testing.T) {
 	if notices := mailboxes(t, root, "human")[mailbox.StatePending]; len(notices) != 2 {
 		t.Errorf("human's inbox: %v, want the dependency notice %v and %s", notices, notice, toHuman)
 	}
-	await(t, "seats.json to show both seats on their machines", func() bool {
+	poll.Until(t, "seats.json to show both seats on their machines", func() bool {
 		seats, _, _ := hubseats.Read(root)
 		return seats.Beats["Agent-2"].Machine == "m2" && seats.Beats["Agent-3"].Machine == "m3"
 	})

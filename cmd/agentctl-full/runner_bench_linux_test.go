@@ -15,6 +15,7 @@ import (
 
 	"github.com/agentctl/agentctl/internal/process"
 	"github.com/agentctl/agentctl/internal/profiling"
+	"github.com/agentctl/agentctl/internal/testenv/poll"
 	"github.com/agentctl/agentctl/mailbox"
 )
 
@@ -59,14 +60,11 @@ func startRunner(b *testing.B, agentctl, root, agent, profiles string) (*exec.Cm
 	if err != nil {
 		b.Fatal(err)
 	}
-	for deadline := time.Now().Add(time.Minute); ; time.Sleep(10 * time.Millisecond) {
-		if st, err := mb.ReadStatus(); err == nil && st.State == "idle" {
-			return run, &logs
-		}
-		if time.Now().After(deadline) {
-			b.Fatalf("the runner of %s was not idle within a minute:\n%s", agent, logs.String())
-		}
-	}
+	poll.Until(b, "the runner of "+agent+" to be idle", func() bool {
+		st, err := mb.ReadStatus()
+		return err == nil && st.State == "idle"
+	})
+	return run, &logs
 }
 
 // runnerLoopMessages is how many messages one run of BenchmarkRunnerLoop
@@ -307,21 +305,19 @@ func loopThrough(b *testing.B, run *exec.Cmd, mb *mailbox.Mailbox, body string, 
 	if err := run.Process.Signal(syscall.SIGCONT); err != nil {
 		b.Fatal(err)
 	}
-	for deadline := start.Add(10 * time.Minute); ; time.Sleep(5 * time.Millisecond) {
-		c, err := mb.Count()
-		if err != nil {
+	var c mailbox.Counts
+	poll.Until(b, fmt.Sprintf("%d messages archived", runnerLoopMessages), func() bool {
+		var err error
+		if c, err = mb.Count(); err != nil {
 			b.Fatal(err)
 		}
-		if c.Done+c.Dead == runnerLoopMessages {
-			if c.Dead > 0 {
-				b.Fatalf("%d messages dead-lettered", c.Dead)
-			}
-			return time.Since(start)
-		}
-		if time.Now().After(deadline) {
-			b.Fatalf("%d of %d messages archived in 10 minutes:\n%s", c.Done, runnerLoopMessages, logs)
-		}
+		return c.Done+c.Dead == runnerLoopMessages
+	})
+	took := time.Since(start)
+	if c.Dead > 0 {
+		b.Fatalf("%d messages dead-lettered:\n%s", c.Dead, logs)
 	}
+	return took
 }
 
 // stopRunner stops a runner as Ctrl+C does and waits for it, so that its

@@ -20,6 +20,7 @@ import (
 	"github.com/agentctl/agentctl/agents"
 	"github.com/agentctl/agentctl/agents/missioncontrol"
 	"github.com/agentctl/agentctl/cmd/internal/cli"
+	"github.com/agentctl/agentctl/internal/testenv/poll"
 	"github.com/agentctl/agentctl/mailbox"
 )
 
@@ -100,10 +101,12 @@ func (mc *missionControl) post(t *testing.T, path string, body any, header map[s
 	return resp.StatusCode, out
 }
 
-// awaitSnapshot waits until the feed's snapshot satisfies cond.
+// awaitSnapshot waits until the feed's snapshot satisfies cond, looking
+// again only when the feed says it changed: a change left unsaid, or one
+// that never comes, hangs the test until -timeout. Meanwhile it says now
+// and then what it waits for, and the snapshot it has, as poll.Until does.
 func (mc *missionControl) awaitSnapshot(t *testing.T, what string, cond func(missioncontrol.Snapshot) bool) missioncontrol.Snapshot {
 	t.Helper()
-	deadline := time.After(20 * time.Second)
 	for {
 		snap, _, _, changed := mc.feed.Current()
 		if cond(snap) {
@@ -111,8 +114,10 @@ func (mc *missionControl) awaitSnapshot(t *testing.T, what string, cond func(mis
 		}
 		select {
 		case <-changed:
-		case <-deadline:
-			t.Fatalf("timed out waiting for %s; last snapshot: %+v", what, snap)
+		case <-time.After(30 * time.Second):
+			msg := fmt.Sprintf("%s: still waiting for %s; snapshot: %+v", t.Name(), what, snap)
+			t.Log(msg)
+			fmt.Fprintln(os.Stderr, msg)
 		}
 	}
 }
@@ -298,20 +303,13 @@ func TestServeStreamsASnapshotWhenAFileMoves(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(mailbox.Dir(mc.root, "Agent-1"), "inbox", "dropped.json"), []byte(msg), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	timeout := time.After(20 * time.Second)
-	for {
-		select {
-		case s, ok := <-events:
-			if !ok {
-				t.Fatal("the stream ended")
-			}
-			if a := agentOf(s, "Agent-1"); a.Pending == 1 && a.Queue["high"] == 1 {
-				return
-			}
-		case <-timeout:
-			t.Fatal("no event showed the dropped message")
+	// A stream that never shows it hangs the test until -timeout.
+	for s := range events {
+		if a := agentOf(s, "Agent-1"); a.Pending == 1 && a.Queue["high"] == 1 {
+			return
 		}
 	}
+	t.Fatal("the stream ended")
 }
 
 // A person with more waiting than a snapshot holds sees the first of them
@@ -472,7 +470,7 @@ func TestServeAnswers503PastItsConnectionCap(t *testing.T) {
 		}
 		return resp.StatusCode
 	}
-	once := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}, Timeout: 30 * time.Second}
+	once := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
 	if code := get(once, mc.token); code != http.StatusOK {
 		t.Fatalf("before the flood: status %d", code)
 	}
@@ -487,38 +485,32 @@ func TestServeAnswers503PastItsConnectionCap(t *testing.T) {
 	}
 	// The person's connection takes the slot of the oldest of them (tried
 	// again while the server is still accepting the flood).
-	deadline := time.Now().Add(30 * time.Second)
-	for code := get(once, mc.token); code != http.StatusOK; code = get(once, mc.token) {
-		if code != http.StatusServiceUnavailable || time.Now().After(deadline) {
+	poll.Until(t, "the person's connection to take a slot of the flood's", func() bool {
+		code := get(once, mc.token)
+		if code != http.StatusOK && code != http.StatusServiceUnavailable {
 			t.Fatalf("with %d connections without the token: status %d, want 200", len(idle), code)
 		}
-		time.Sleep(100 * time.Millisecond)
-	}
+		return code == http.StatusOK
+	})
 	for _, c := range idle {
 		c.Close()
 	}
 	// The person's own kept-alive connections fill every slot, once the
 	// server has closed the connections before them.
 	var mine []*http.Client
-	deadline = time.Now().Add(30 * time.Second)
-	for len(mine) < limit {
-		c := &http.Client{Transport: &http.Transport{MaxConnsPerHost: 1}, Timeout: 30 * time.Second}
+	poll.Until(t, fmt.Sprintf("the person's own %d connections in every slot", limit), func() bool {
+		c := &http.Client{Transport: &http.Transport{MaxConnsPerHost: 1}}
 		switch code := get(c, mc.token); {
 		case code == http.StatusOK:
 			mine = append(mine, c)
-		case code != http.StatusServiceUnavailable || time.Now().After(deadline):
+		case code != http.StatusServiceUnavailable:
 			t.Fatalf("the person's connection %d: status %d", len(mine)+1, code)
 		}
-	}
+		return len(mine) == limit
+	})
 	if code := get(once, mc.token); code != http.StatusServiceUnavailable {
 		t.Fatalf("with every slot the person's: status %d, want 503", code)
 	}
 	mine[0].CloseIdleConnections()
-	deadline = time.Now().Add(30 * time.Second)
-	for get(once, mc.token) != http.StatusOK {
-		if time.Now().After(deadline) {
-			t.Fatal("no slot came back after a connection closed")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	poll.Until(t, "a slot to come back after a connection closed", func() bool { return get(once, mc.token) == http.StatusOK })
 }

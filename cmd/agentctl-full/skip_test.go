@@ -13,17 +13,18 @@ import (
 
 	"github.com/agentctl/agentctl/agents/receipt"
 	"github.com/agentctl/agentctl/internal/process"
+	"github.com/agentctl/agentctl/internal/testenv/poll"
 	"github.com/agentctl/agentctl/internal/testenv/syncbuf"
 	"github.com/agentctl/agentctl/mailbox"
 )
 
 // agentScript is a headless agent that, until the file "fast" exists,
-// starts a child that sleeps and waits for it, recording both pids: a turn
-// that only a skip can end.
+// starts a child that sleeps a day and waits for it, recording both pids:
+// a turn that only a skip can end, before any test's -timeout.
 const agentScript = `cat >/dev/null
 if [ -f "$DIR/fast" ]; then printf 'Done.\n\n` + "```" + `agentctl\n{"devlog": "did the long job"}\n` + "```" + `\n'; exit 0; fi
 echo $$ > "$DIR/agent.pid.tmp" && mv "$DIR/agent.pid.tmp" "$DIR/agent.pid"
-sleep 600 &
+sleep 86400 &
 echo $! > "$DIR/sleep.pid.tmp" && mv "$DIR/sleep.pid.tmp" "$DIR/sleep.pid"
 wait
 `
@@ -94,18 +95,6 @@ func deadLetter(t testing.TB, mb *mailbox.Mailbox, known []string, reason string
 	return msg
 }
 
-// await polls cond for up to 20 s: a runner on a loaded machine is slow,
-// and nothing here measures speed.
-func await(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
-		if cond() {
-			return
-		}
-	}
-	t.Fatalf("timed out waiting for %s", what)
-}
-
 func readPID(t *testing.T, path string) int {
 	t.Helper()
 	data, err := os.ReadFile(path)
@@ -158,7 +147,7 @@ func TestSkipCutsTheTurnOfARunningRunnerAndRetryBringsTheMessageBack(t *testing.
 			t.Logf("runner log:\n%s", runnerLog.String())
 		}
 	}()
-	await(t, "the agent's turn to start", func() bool {
+	poll.Until(t, "the agent's turn to start", func() bool {
 		_, err := os.Stat(filepath.Join(dir, "sleep.pid"))
 		return err == nil
 	})
@@ -172,7 +161,7 @@ func TestSkipCutsTheTurnOfARunningRunnerAndRetryBringsTheMessageBack(t *testing.
 	}
 	// The turn is cut: the agent's command and its child are gone, the
 	// runner is not.
-	await(t, "the agent's processes to end", func() bool { return gone(agentPID) && gone(sleepPID) })
+	poll.Until(t, "the agent's processes to end", func() bool { return gone(agentPID) && gone(sleepPID) })
 	if gone(runner.Process.Pid) {
 		t.Fatal("the runner stopped")
 	}
@@ -194,7 +183,7 @@ func TestSkipCutsTheTurnOfARunningRunnerAndRetryBringsTheMessageBack(t *testing.
 	if !bytes.Contains(devlog, []byte("skipped")) || !bytes.Contains(devlog, []byte("skipped by a person: stuck")) {
 		t.Errorf("devlog:\n%s", devlog)
 	}
-	await(t, "the runner to log the skip", func() bool { return strings.Contains(runnerLog.String(), `"event":"skipped"`) })
+	poll.Until(t, "the runner to log the skip", func() bool { return strings.Contains(runnerLog.String(), `"event":"skipped"`) })
 
 	// Brought back, the message is worked again and completes.
 	if err := os.WriteFile(filepath.Join(dir, "fast"), nil, 0o600); err != nil {
@@ -204,7 +193,7 @@ func TestSkipCutsTheTurnOfARunningRunnerAndRetryBringsTheMessageBack(t *testing.
 	if !strings.Contains(out, id+" is back in Agent-1's inbox (it was dead: skipped by a person: stuck)") {
 		t.Errorf("retry said %q", out)
 	}
-	await(t, "the message to be archived", func() bool {
+	poll.Until(t, "the message to be archived", func() bool {
 		done, _ := mb.List(mailbox.StateDone)
 		return len(done) == 1 && done[0].Receipt != nil
 	})

@@ -3,14 +3,15 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
+	"github.com/agentctl/agentctl/internal/testenv/poll"
 	"github.com/agentctl/agentctl/mailbox"
 )
 
@@ -54,18 +55,15 @@ func (tm *tmuxTerm) keys(keys ...string) { tm.run(append([]string{"send-keys"}, 
 func (tm *tmuxTerm) await(want ...string) string {
 	tm.t.Helper()
 	var s string
-	for deadline := time.Now().Add(30 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+	poll.Until(tm.t, fmt.Sprintf("the terminal to show %q", want), func() bool {
 		s = tm.screen()
 		all := true
 		for _, w := range want {
 			all = all && strings.Contains(s, w)
 		}
-		if all {
-			return s
-		}
-	}
-	tm.t.Fatalf("the terminal never showed %q; it shows:\n%s", want, s)
-	return ""
+		return all
+	})
+	return s
 }
 
 func TestTopInARealTerminalRetriesADeadLetterAndSkipsAStuckTurn(t *testing.T) {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/agentctl/agentctl/internal/process"
 	"github.com/agentctl/agentctl/internal/profiling"
+	"github.com/agentctl/agentctl/internal/testenv/poll"
 	"github.com/agentctl/agentctl/mailbox"
 )
 
@@ -79,15 +80,13 @@ func upMemory(b *testing.B, agentctl string, n int, profiles string) (pss, rss i
 	}()
 	pids := []int{up.Process.Pid}
 	for _, a := range agents {
-		for deadline := time.Now().Add(time.Minute); ; time.Sleep(20 * time.Millisecond) {
-			if pid, ok := mailbox.RunnerPID(root, a); ok {
+		poll.Until(b, "a runner of "+a, func() bool {
+			pid, ok := mailbox.RunnerPID(root, a)
+			if ok {
 				pids = append(pids, pid)
-				break
 			}
-			if time.Now().After(deadline) {
-				b.Fatalf("no runner of %s within a minute", a)
-			}
-		}
+			return ok
+		})
 	}
 	time.Sleep(time.Second) // past start-up
 	for _, pid := range pids {

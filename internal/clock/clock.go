@@ -1,17 +1,26 @@
 // Package clock is the one way agentctl's loops read and wait on time.
 //
 // Whatever decides by time — schedules, heartbeats, stale detection,
-// retries and backoff, a watcher's next look, the consumer loop, restarts —
-// takes a Clock in a field named Clock, and uses System when it is nil. A
-// test hands such a package a clocktest.Clock instead and moves time itself,
-// so it never sleeps to prove that something happened or did not.
+// retries and backoff, waits for a lock, a watcher's next look, the
+// consumer loop, restarts — is a type with one exported field named Clock,
+// which is System when nil; the functions it calls that wait are handed
+// that Clock, and a type that starts others hands it on (a runner its
+// mailbox, consumer, watcher and intake), so that one clock drives it all
+// the way down. A test hands it a clocktest.Clock instead and moves time
+// itself, so it never sleeps to prove that something happened or did not.
 //
-// The package owns only the interface and the wall clock. Drivers that
-// poll a real program (a page, a window, a child process) wait in real
-// time, for the program's sake, and do not go through it.
+// The package owns only the interface, the wall clock and waits on a
+// Clock (After, WithTimeout). Two kinds of wait stay in real time and do
+// not go through it, each saying so where it waits: the drivers of
+// package cursor that poll a real program (a page, a window, a child
+// process) wait for the program's sake, and package hub's waits on its
+// NATS server, which does not move with a test's clock.
 package clock
 
-import "time"
+import (
+	"context"
+	"time"
+)
 
 // Clock is time as a loop sees it.
 type Clock interface {
@@ -41,6 +50,22 @@ func Or(c Clock) Clock {
 
 // After is a channel that receives once c has moved d past now.
 func After(c Clock, d time.Duration) <-chan time.Time { return c.At(c.Now().Add(d)) }
+
+// WithTimeout is context.WithTimeout on c: the context ends, with cause
+// context.DeadlineExceeded, once c has moved d past now, or when parent
+// ends or cancel is called.
+func WithTimeout(parent context.Context, c Clock, d time.Duration) (ctx context.Context, cancel context.CancelFunc) {
+	ctx, stop := context.WithCancelCause(parent)
+	due := After(c, d)
+	go func() {
+		select {
+		case <-ctx.Done():
+		case <-due:
+			stop(context.DeadlineExceeded)
+		}
+	}()
+	return ctx, func() { stop(context.Canceled) }
+}
 
 // Fixed is a clock that always reads the same time, for work stamped with
 // a time its caller already chose. Waiting on it for a later time waits

@@ -7,7 +7,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
+
+	"github.com/agentctl/agentctl/internal/testenv/poll"
 )
 
 // A group outlives its leader while any member runs, and ends when only
@@ -35,7 +36,7 @@ func TestGroupAlive(t *testing.T) {
 	// The member's new parent may be an init that never reaps it: a zombie
 	// must not keep the group alive.
 	syscall.Kill(member, syscall.SIGKILL)
-	waitUntil(t, "the member to end", func() bool { return ended(member) })
+	poll.Until(t, "the member to end", func() bool { return ended(member) })
 	if alive, err := GroupAlive(pgid); alive || err != nil {
 		t.Fatalf("GroupAlive with nothing running = %v, %v", alive, err)
 	}
@@ -50,7 +51,7 @@ func TestGroupAliveIgnoresZombies(t *testing.T) {
 	defer cmd.Wait()
 	cmd.Process.Kill()
 	// Not reaped yet: a zombie.
-	waitUntil(t, "the child to become a zombie", func() bool { return ended(cmd.Process.Pid) })
+	poll.Until(t, "the child to become a zombie", func() bool { return ended(cmd.Process.Pid) })
 	if alive, err := GroupAlive(cmd.Process.Pid); alive || err != nil {
 		t.Errorf("GroupAlive of a zombie's group = %v, %v", alive, err)
 	}
@@ -62,7 +63,7 @@ func TestGroupAliveIgnoresZombies(t *testing.T) {
 func readPid(t *testing.T, path string) int {
 	t.Helper()
 	var pid int
-	waitUntil(t, path, func() bool {
+	poll.Until(t, "a pid in "+path, func() bool {
 		b, _ := os.ReadFile(path)
 		p, err := strconv.Atoi(strings.TrimSpace(string(b)))
 		pid = p
@@ -75,15 +76,6 @@ func readPid(t *testing.T, path string) int {
 func ended(pid int) bool {
 	fields, err := stat(pid)
 	return err != nil || len(fields) == 0 || string(fields[0]) == "Z"
-}
-
-func waitUntil(t *testing.T, what string, cond func() bool) {
-	t.Helper()
-	for deadline := time.Now().Add(10 * time.Second); !cond(); time.Sleep(5 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-	}
 }
 
 // Is tells a process that runs from one that ended and waits to be reaped
@@ -104,7 +96,7 @@ func TestIsTellsAZombieAndAReusedPID(t *testing.T) {
 	}
 	defer cmd.Wait()
 	cmd.Process.Kill()
-	waitUntil(t, "the child to become a zombie", func() bool { return ended(cmd.Process.Pid) })
+	poll.Until(t, "the child to become a zombie", func() bool { return ended(cmd.Process.Pid) })
 	if !Alive(cmd.Process.Pid) || Is(cmd.Process.Pid, 0) {
 		t.Errorf("a zombie: Alive %v, Is %v; want true, false", Alive(cmd.Process.Pid), Is(cmd.Process.Pid, 0))
 	}

@@ -8,8 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
+	"github.com/agentctl/agentctl/internal/testenv/poll"
 	"github.com/agentctl/agentctl/mailbox"
 )
 
@@ -99,9 +99,7 @@ func oldWritersInTheirOwnPlaces(t *testing.T, take bool) {
 	}
 	mb1, mb2 := openMailbox(t, root, "Agent-1"), openMailbox(t, root, "Agent-2")
 	total := (len(writers) + 1) * each
-	for end := time.Now().Add(60 * time.Second); countArchived(mb1)+countArchived(mb2) < total && time.Now().Before(end); {
-		time.Sleep(50 * time.Millisecond)
-	}
+	poll.Until(t, fmt.Sprintf("%d receipts archived", total), func() bool { return countArchived(mb1)+countArchived(mb2) >= total })
 	for _, c := range consumers {
 		stopConsumer(t, root, c)
 	}

@@ -26,7 +26,7 @@ func (in *Intake) ingestWatchedInboxJSON(path string, now time.Time) error {
 	if mailbox.IsEmptyInboxJSON(path) {
 		return nil
 	}
-	lock, _, err := tryLockPath(path+".lock", in.opts.LockWait)
+	lock, _, err := in.tryLockPath(path + ".lock")
 	if err != nil || lock == nil {
 		return err // held: the next event or rescan looks again
 	}

@@ -15,8 +15,8 @@ import (
 	"github.com/gofrs/flock"
 
 	"github.com/agentctl/agentctl/internal/atomicfile"
-	"github.com/agentctl/agentctl/internal/clock"
 	"github.com/agentctl/agentctl/internal/lockfile"
+	"github.com/agentctl/agentctl/internal/testenv/poll"
 	"github.com/agentctl/agentctl/mailbox"
 )
 
@@ -98,7 +98,7 @@ func consumeUntil(mb *mailbox.Mailbox, ready, done string) error {
 			time.Sleep(20 * time.Millisecond)
 		}
 	}()
-	return mailbox.Serve(ctx, c, in, w.C, clock.System, mailbox.Worker{Handle: func(ctx context.Context, cl *mailbox.Claim) error {
+	return mailbox.Serve(ctx, c, in, w.C, mailbox.Worker{Handle: func(ctx context.Context, cl *mailbox.Claim) error {
 		if err := c.Record(cl, "worked", time.Now()); err != nil {
 			return err
 		}
@@ -128,17 +128,13 @@ func holdInboxJSONLock(mb *mailbox.Mailbox, ready, done string) error {
 	}
 }
 
-// waitForFile waits, with a deadline, until path exists.
+// waitForFile waits until path exists.
 func waitForFile(t testing.TB, path string) {
 	t.Helper()
-	for end := time.Now().Add(30 * time.Second); ; time.Sleep(5 * time.Millisecond) {
-		if _, err := os.Stat(path); err == nil {
-			return
-		}
-		if time.Now().After(end) {
-			t.Fatalf("%s did not appear", path)
-		}
-	}
+	poll.Until(t, path+" to appear", func() bool {
+		_, err := os.Stat(path)
+		return err == nil
+	})
 }
 
 // startRole starts this test binary as a child process in role.

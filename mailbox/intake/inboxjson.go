@@ -30,8 +30,8 @@ import (
 // error when another process still holds it, and then who does. The lock
 // file is never removed: removing it while someone waits on it would let
 // two holders in.
-func tryLockPath(path string, wait time.Duration) (*flock.Flock, lockfile.Holder, error) {
-	lock, _, err := lockfile.Acquire(context.Background(), path, lockfile.Wait{For: wait})
+func (in *Intake) tryLockPath(path string) (*flock.Flock, lockfile.Holder, error) {
+	lock, _, err := lockfile.Acquire(context.Background(), path, lockfile.Wait{For: in.opts.LockWait, Clock: in.opts.Clock})
 	if busy := (*lockfile.BusyError)(nil); errors.As(err, &busy) {
 		return nil, busy.Holder, nil
 	}
@@ -50,7 +50,7 @@ func (in *Intake) ingestInboxJSON(now time.Time) error {
 		in.noteLockFree(now, false)
 		return nil // nothing to do, without taking the writers' lock
 	}
-	lock, holder, err := tryLockPath(in.path(mailbox.InboxJSONLock), in.opts.LockWait)
+	lock, holder, err := in.tryLockPath(in.path(mailbox.InboxJSONLock))
 	if err != nil {
 		return err
 	}

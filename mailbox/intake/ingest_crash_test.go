@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/agentctl/agentctl/internal/testenv/poll"
 	"github.com/agentctl/agentctl/mailbox"
 )
 
@@ -64,15 +65,11 @@ func TestIngestKilledAtRandomWhileDreamOSWritersAppend(t *testing.T) {
 	t.Logf("%d kills, %d of them while a spool file was being delivered", kills, midSpool)
 
 	consumer := startRole(t, "consume", env...)
-	end := time.Now().Add(2 * time.Minute)
 	var bodies map[string]int
-	for {
+	poll.Until(t, fmt.Sprintf("%d messages archived", writers*each), func() bool {
 		bodies = archivedBodies(t, mb)
-		if len(bodies) >= writers*each || time.Now().After(end) {
-			break
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+		return len(bodies) >= writers*each
+	})
 	stopConsumer(t, root, consumer)
 	for w := range writers {
 		for n := range each {

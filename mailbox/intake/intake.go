@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/agentctl/agentctl/internal/clock"
 	"github.com/agentctl/agentctl/mailbox"
 )
 
@@ -23,6 +24,9 @@ type Options struct {
 	// (default 100ms). A lock held longer is tried again within a second,
 	// and meanwhile Waiting says so.
 	LockWait time.Duration
+	// Clock times the waits for the writers' locks (inbox.json.lock and
+	// those of the watched inboxes); clock.System when nil.
+	Clock clock.Clock
 	// Watch and Shared are places outside the mailbox where old writers
 	// still write (extra.go): absolute paths of folders, files or globs.
 	// Watch holds this agent's messages; Shared holds every agent's, each

@@ -9,8 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
+	"github.com/agentctl/agentctl/internal/testenv/poll"
 	"github.com/agentctl/agentctl/mailbox"
 )
 
@@ -57,15 +57,11 @@ func testWritersRaceIngest(t *testing.T, python, style string) {
 			t.Fatalf("Dream.OS writer: %v", err)
 		}
 	}
-	end := time.Now().Add(60 * time.Second)
 	var bodies map[string]int
-	for {
+	poll.Until(t, fmt.Sprintf("%d messages archived", writers*each), func() bool {
 		bodies = archivedBodies(t, mb)
-		if len(bodies) >= writers*each || time.Now().After(end) {
-			break
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		return len(bodies) >= writers*each
+	})
 	stopConsumer(t, root, consumer)
 	for w := range writers {
 		for n := range each {

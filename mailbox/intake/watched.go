@@ -175,7 +175,7 @@ func (in *Intake) ingestReadOnlyInboxJSON(path string, fi fs.FileInfo, shared bo
 	var err error
 	if lf, lerr := os.Lstat(path + ".lock"); lerr == nil && lf.Mode().IsRegular() {
 		lock := lockfile.Open(path + ".lock")
-		if _, lerr := lockfile.Take(context.Background(), lock, lockfile.Wait{For: in.opts.LockWait, Poll: readLockPoll, Shared: true}); lerr != nil {
+		if _, lerr := lockfile.Take(context.Background(), lock, lockfile.Wait{For: in.opts.LockWait, Poll: readLockPoll, Shared: true, Clock: in.opts.Clock}); lerr != nil {
 			_ = lock.Close()
 			in.settling.Restart(path, fi, now) // a writer is at it: Tick looks again
 			return nil

@@ -28,8 +28,8 @@ func (rt Runtime) Approve(ctx context.Context, as, id string) ([]string, error) 
 		return nil, err
 	}
 	defer release()
-	now := clock.Or(rt.Clock).Now().UTC()
-	recs, err := agents.ApplyApproved(ctx, rt.Root, person, p, now)
+	clk := clock.Or(rt.Clock)
+	recs, err := agents.ApplyApproved(ctx, rt.Root, person, p, clk)
 	if err != nil {
 		return nil, actions.WithHint(fmt.Errorf("cannot apply what %s holds: %w", id, err),
 			fmt.Sprintf("the request still waits; to refuse it instead: agentctl deny %s --reason ...", id))
@@ -42,7 +42,7 @@ func (rt Runtime) Approve(ctx context.Context, as, id string) ([]string, error) 
 	if err != nil {
 		return done, err
 	}
-	if err := mb.Settle(e, mailbox.Receipt{Outcome: "approved", Data: data}, now); err != nil {
+	if err := mb.Settle(e, mailbox.Receipt{Outcome: "approved", Data: data}, clk.Now().UTC()); err != nil {
 		return done, fmt.Errorf("%s was applied, but the request stays in %s's inbox (approving it again applies nothing twice): %w", id, person, err)
 	}
 	return done, rt.appendAudit(recs...)

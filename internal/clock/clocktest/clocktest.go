@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/agentctl/agentctl/internal/clock"
+	"github.com/agentctl/agentctl/internal/testenv/poll"
 )
 
 // Clock satisfies clock.Clock. The zero value is not usable; use New.
@@ -100,16 +101,15 @@ var _ clock.Clock = (*Clock)(nil)
 
 // Pump moves c a second at a time until cond holds, so that back-offs,
 // heartbeats and probes come due without the test sleeping on them. It
-// fails tb, naming what, after a minute of real time, which only a loop
-// that never gets there reaches.
+// waits as poll.Until does, with no deadline: a loop that never gets there
+// hangs the test until its -timeout, and what says meanwhile what for.
 func (c *Clock) Pump(tb testing.TB, what string, cond func() bool) {
 	tb.Helper()
-	deadline := time.Now().Add(60 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			tb.Fatalf("never saw %s", what)
+	poll.Until(tb, what, func() bool {
+		if cond() {
+			return true
 		}
 		c.Advance(time.Second)
-		time.Sleep(2 * time.Millisecond)
-	}
+		return false
+	})
 }

@@ -1,0 +1,54 @@
+// Package poll is how agentctl's tests wait for what real work makes true:
+// a process started or gone, a file written, a file event handled. Until
+// looks at a condition again and again, with no deadline of its own, so a
+// loaded machine never fails a test that is only slow. A condition that
+// never holds hangs the test until the test binary's -timeout (scripts/test
+// gives each package's run 45 minutes, 25 under -race), whose dump shows
+// where it waits; meanwhile Until says every so often, in the test's log
+// and on standard error (which the dump of a timeout keeps), what it is
+// still waiting for.
+//
+// It moves no clock: what an injected clock drives, a test drives with
+// package clocktest (whose Pump waits here while it moves the clock). It
+// owns nothing and starts nothing.
+package poll
+
+import (
+	"fmt"
+	"os"
+	"testing"
+	"time"
+)
+
+// every is how often a quick condition is looked at. One that takes time
+// to look at (a listing of many files) is looked at less often, up to
+// every rarest: looking takes at most a tenth of the wait, and leaves the
+// machine to the work it waits for.
+const (
+	every  = 5 * time.Millisecond
+	rarest = 200 * time.Millisecond
+)
+
+// tellEvery is how often a wait says that it still waits.
+var tellEvery = 30 * time.Second
+
+// Until returns once cond holds, looking at it every few milliseconds.
+// what names the condition for the messages of a wait that lasts.
+func Until(tb testing.TB, what string, cond func() bool) {
+	tb.Helper()
+	start := time.Now()
+	told := start
+	for {
+		look := time.Now()
+		if cond() {
+			return
+		}
+		time.Sleep(min(max(every, 9*time.Since(look)), rarest))
+		if time.Since(told) >= tellEvery {
+			told = time.Now()
+			msg := fmt.Sprintf("%s: still waiting for %s after %s", tb.Name(), what, told.Sub(start).Round(time.Second))
+			tb.Log(msg)
+			fmt.Fprintln(os.Stderr, msg)
+		}
+	}
+}

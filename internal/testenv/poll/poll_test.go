@@ -1,0 +1,41 @@
+package poll
+
+import (
+	"fmt"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// Until returns only once the condition holds, having looked until then.
+func TestUntilWaitsForTheCondition(t *testing.T) {
+	var looks atomic.Int32
+	Until(t, "the third look", func() bool { return looks.Add(1) == 3 })
+	if n := looks.Load(); n != 3 {
+		t.Fatalf("looked %d times, want 3", n)
+	}
+}
+
+// logged keeps what a wait logs.
+type logged struct {
+	testing.TB
+	lines []string
+}
+
+func (l *logged) Log(args ...any) { l.lines = append(l.lines, fmt.Sprint(args...)) }
+
+// A wait that lasts says, now and then, what it still waits for.
+func TestUntilSaysWhatItStillWaitsFor(t *testing.T) {
+	defer func(d time.Duration) { tellEvery = d }(tellEvery)
+	tellEvery = 0
+	l := &logged{TB: t}
+	var looks atomic.Int32
+	Until(l, "the tenth look", func() bool { return looks.Add(1) == 10 })
+	if len(l.lines) == 0 {
+		t.Fatal("a wait of ten looks said nothing")
+	}
+	if want := t.Name() + ": still waiting for the tenth look after "; !strings.HasPrefix(l.lines[0], want) {
+		t.Errorf("said %q, want it to start %q", l.lines[0], want)
+	}
+}
