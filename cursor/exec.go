@@ -41,10 +41,9 @@ type Exec struct {
 	// resultGrace is how long a command may run on once its output holds
 	// the turn's result.
 	resultGrace time.Duration
-	// hosts are the hosts kept for the next turns (exec_host_linux.go),
-	// each for hostIdle on clock.
-	hosts execHosts
-	clock clock.Clock
+	// starter sets up each turn's command: through the seat's host on
+	// Linux (exec_host_linux.go), which it keeps between turns.
+	starter commandStarter
 }
 
 // defaultResultGrace lets a command that printed its result flush and
@@ -63,7 +62,7 @@ func NewExec(s ExecSettings) (*Exec, error) {
 	return &Exec{command: s.Command, timeout: timeout,
 		preset: s.Preset, resume: s.Resume, replyField: s.ReplyField, sessionField: s.SessionField,
 		dir: s.Dir, env: s.Env, modelArgs: s.ModelArgs, permissionArgs: s.PermissionArgs,
-		resultGrace: defaultResultGrace, clock: clock.Or(s.Clock)}, nil
+		resultGrace: defaultResultGrace, starter: newStarter(clock.Or(s.Clock))}, nil
 }
 
 // stderrKept bounds how much of the command's stderr an error quotes.
@@ -143,7 +142,7 @@ func (e *Exec) Run(ctx context.Context, t Turn) (string, error) {
 		lines = newLineReader(newOutputReader(e.preset, e.replyField, e.sessionField))
 		cio.stdout = lines
 	}
-	tc, err = e.setUp(ctx, args, e.dir, env, cio)
+	tc, err = e.starter.setUp(ctx, args, e.dir, env, cio)
 	if err != nil {
 		return "", fmt.Errorf("%w: %v", ErrExecFailed, err)
 	}

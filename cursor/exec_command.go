@@ -23,6 +23,12 @@ type turnCommand interface {
 	wait() error
 }
 
+// commandStarter sets up a turn's command: args (the program's path first)
+// to run in dir with env (nil: this process's), ended by ctx's end.
+type commandStarter interface {
+	setUp(ctx context.Context, args []string, dir string, env []string, cio commandIO) (turnCommand, error)
+}
+
 // commandIO is what a turn's command reads and writes.
 type commandIO struct {
 	stdin          io.Reader // nil: nothing

@@ -32,10 +32,13 @@ import (
 // turns under way, and closes one that no turn has used for hostIdle.
 var hostIdle = time.Minute
 
+// newStarter keeps a driver's hosts, each idle one for hostIdle on clk.
+func newStarter(clk clock.Clock) commandStarter { return &execHosts{clock: clk} }
+
 // setUp is the turn's command, handed to a host where there is a guard
 // program, or else started by os/exec (a program not found is reported by
 // os/exec as it always was).
-func (e *Exec) setUp(ctx context.Context, args []string, dir string, env []string, cio commandIO) (turnCommand, error) {
+func (hs *execHosts) setUp(ctx context.Context, args []string, dir string, env []string, cio commandIO) (turnCommand, error) {
 	if guardExe == "" {
 		return newExecCommand(ctx, args, dir, env, cio)
 	}
@@ -51,7 +54,7 @@ func (e *Exec) setUp(ctx context.Context, args []string, dir string, env []strin
 	// later of two entries kept, PWD set to dir.
 	like := exec.Command(path)
 	like.Dir, like.Env = dir, env
-	return &hostedCommand{ctx: ctx, hosts: &e.hosts, clock: e.clock, name: args[0], cio: cio,
+	return &hostedCommand{ctx: ctx, hosts: hs, name: args[0], cio: cio,
 		req: execguard.Start{Path: []byte(path), Argv: bytesOf(args), Env: bytesOf(like.Environ()), Dir: []byte(dir)}}, nil
 }
 
@@ -66,8 +69,9 @@ func bytesOf(s []string) [][]byte {
 
 // execHosts are one driver's hosts that no turn uses now.
 type execHosts struct {
-	mu   sync.Mutex
-	idle []*execHost
+	clock clock.Clock
+	mu    sync.Mutex
+	idle  []*execHost
 }
 
 // take is an idle host, or a new one.
@@ -91,13 +95,13 @@ func (hs *execHosts) take() (h *execHost, fresh bool, err error) {
 }
 
 // give keeps h for the next turn, and closes it once it has been idle for
-// hostIdle since, by clk.
-func (hs *execHosts) give(h *execHost, clk clock.Clock) {
+// hostIdle since.
+func (hs *execHosts) give(h *execHost) {
 	hs.mu.Lock()
 	defer hs.mu.Unlock()
 	hs.idle = append(hs.idle, h)
 	h.given++
-	given, over, due := h.given, make(chan struct{}), clock.After(clk, hostIdle)
+	given, over, due := h.given, make(chan struct{}), clock.After(hs.clock, hostIdle)
 	h.idleOver = over
 	go func() {
 		select {
@@ -246,7 +250,6 @@ func (h *execHost) stop() {
 type hostedCommand struct {
 	ctx   context.Context
 	hosts *execHosts
-	clock clock.Clock
 	name  string
 	req   execguard.Start
 	cio   commandIO
@@ -301,7 +304,7 @@ func (c *hostedCommand) start() error {
 			break
 		}
 		if said {
-			c.hosts.give(c.h, c.clock)
+			c.hosts.give(c.h)
 			return fmt.Errorf("%w: cannot start %s: %v", ErrExecFailed, c.name, err)
 		}
 		c.h.stop()
@@ -497,7 +500,7 @@ func (c *hostedCommand) wait() error {
 		c.h.stop()
 		syscall.Kill(-c.pid, syscall.SIGKILL)
 	} else {
-		c.hosts.give(c.h, c.clock)
+		c.hosts.give(c.h)
 	}
 	// Everything below the host has ended, so the pipes' other ends are
 	// closed; a copy still blocked after waitAfterKill is cut loose, as

@@ -226,9 +226,8 @@ func TestHostKilledMidTurn(t *testing.T) {
 		t.Fatalf("err = %v; want the turn failed for its host", err)
 	}
 	poll.Until(t, "the command to end", func() bool { return !runs(child.PID) })
-	d2, _ := NewExec(ExecSettings{Command: []string{"sh", "-c", "echo $PPID"}})
-	d2.hosts.idle = d.hosts.idle
-	if next := parentTurn(t, d2); !isHost(next) || next == host {
+	d.command = []string{"sh", "-c", "echo $PPID"}
+	if next := parentTurn(t, d); !isHost(next) || next == host {
 		t.Fatalf("the next turn ran below %d", next)
 	}
 }

@@ -2,13 +2,18 @@
 
 package cursor
 
-import "context"
+import (
+	"context"
 
-// setUp is the turn's command, started by os/exec: only Linux has the
-// host.
-func (e *Exec) setUp(ctx context.Context, args []string, dir string, env []string, cio commandIO) (turnCommand, error) {
+	"github.com/agentctl/agentctl/internal/clock"
+)
+
+// directStarter starts each turn's command by os/exec: only Linux has the
+// seat's host.
+type directStarter struct{}
+
+func newStarter(clock.Clock) commandStarter { return directStarter{} }
+
+func (directStarter) setUp(ctx context.Context, args []string, dir string, env []string, cio commandIO) (turnCommand, error) {
 	return newExecCommand(ctx, args, dir, env, cio)
 }
-
-// execHosts has nothing to keep where there is no host.
-type execHosts struct{}

@@ -2,9 +2,7 @@ package execguard
 
 import (
 	"encoding/binary"
-	"errors"
 	"fmt"
-	"io"
 )
 
 // HostArg is the hidden subcommand by which agentctl, re-executed, hosts
@@ -72,13 +70,4 @@ func FrameLength(h []byte) (int, error) {
 		return 0, fmt.Errorf("a frame of %d bytes is over the %d the host takes", n, maxFrame)
 	}
 	return n, nil
-}
-
-// readFull is io.ReadFull that says an end of stream inside a frame.
-func readFull(r io.Reader, b []byte) error {
-	_, err := io.ReadFull(r, b)
-	if errors.Is(err, io.ErrUnexpectedEOF) {
-		return fmt.Errorf("the stream ended inside a frame: %w", err)
-	}
-	return err
 }

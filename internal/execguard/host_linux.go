@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/signal"
 	"runtime"
@@ -255,4 +256,13 @@ func descriptors(oob []byte) ([]int, error) {
 		fds = append(fds, got...)
 	}
 	return fds, nil
+}
+
+// readFull is io.ReadFull that says an end of stream inside a frame.
+func readFull(r io.Reader, b []byte) error {
+	_, err := io.ReadFull(r, b)
+	if errors.Is(err, io.ErrUnexpectedEOF) {
+		return fmt.Errorf("the stream ended inside a frame: %w", err)
+	}
+	return err
 }
