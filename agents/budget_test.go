@@ -34,6 +34,8 @@ func TestSpentBudgetParksTheSeatUntilTheNextDay(t *testing.T) {
 		return "done", nil
 	}))
 	s.Clock, s.Human = clock, "Agent-2"
+	// No rescans: the watcher's wake-up would pass for the loop's on Sleeping.
+	s.Watch.RescanInterval = 1000 * time.Hour
 	s.Budget = cost.Budget{AgentDayUSD: 3}
 	// The clock jumps hours at a time, past any heartbeat: the stall
 	// check, not under test here, would take the jump for a hung runner.

@@ -83,6 +83,8 @@ func TestBoardChangeOnAnInvalidBoardIsKept(t *testing.T) {
 	}))
 	clk := clocktest.New(time.Now())
 	s.Clock, s.Heartbeat = clk, time.Minute // how soon an idle runner looks at kept changes
+	// No rescans: the watcher's wake-up would pass for the loop's on Sleeping.
+	s.Watch.RescanInterval = 1000 * time.Hour
 	s.Log = logOnFailure(t)
 	startRunner(t, s)
 	deliverTo(t, root, mailbox.Message{ID: "m1", From: "Agent-3", To: "Agent-1", Body: "do DEMO-1", TaskID: "DEMO-1"})

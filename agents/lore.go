@@ -80,6 +80,7 @@ func narrate(ctx context.Context, s LoreSettings, text []byte) ([]byte, error) {
 	if timeout <= 0 {
 		timeout = 2 * time.Minute
 	}
+	// Real time, not the clock: it bounds a real command.
 	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, s.Narrate[0], s.Narrate[1:]...)

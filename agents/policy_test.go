@@ -108,6 +108,8 @@ func TestDigestNotesRideTheNextTurn(t *testing.T) {
 		return len(prompts)
 	}
 	s.Clock, s.Consumer.Backoff = clock, time.Minute
+	// No rescans: the watcher's wake-up would pass for the loop's on Sleeping.
+	s.Watch.RescanInterval = 1000 * time.Hour
 	s.Policy = map[string]string{"note": PolicyDigest}
 	s.DigestWait = time.Hour
 	startRunner(t, s)

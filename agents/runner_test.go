@@ -42,9 +42,11 @@ func TestRunnerRetriesOnItsClock(t *testing.T) {
 		return "done", nil
 	}))
 	s.Clock, s.Resend = clock, true
-	s.Consumer.Backoff = 30 * time.Second
-	// A beat comes due within the 29 s below: the loop wakes then, looks,
-	// and goes to sleep again with the retry not yet due.
+	// Longer than the test binary's -timeout: a backoff timed by the
+	// wall clock would never come, and the test would fail.
+	s.Consumer.Backoff = time.Hour
+	// A beat comes due within the advance below: the loop wakes then,
+	// looks, and goes to sleep again with the retry not yet due.
 	s.Heartbeat = 10 * time.Second
 	startRunner(t, s)
 	deliverTo(t, root, mailbox.Message{ID: "m1", From: "Agent-2", To: "Agent-1", Body: "work", CreatedAt: clock.Now()})
@@ -55,7 +57,7 @@ func TestRunnerRetriesOnItsClock(t *testing.T) {
 	case <-clock.Sleeping():
 	default:
 	}
-	clock.Advance(29 * time.Second)
+	clock.Advance(time.Hour - time.Second)
 	<-clock.Sleeping()
 	if c := counts(t, root, "Agent-1"); turns.Load() != 1 || c.Done != 0 {
 		t.Fatalf("before its backoff: %d turns, counts %+v", turns.Load(), c)

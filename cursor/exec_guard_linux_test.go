@@ -204,12 +204,22 @@ func TestGuardEndsWhatACutTurnLeft(t *testing.T) {
 	dir := t.TempDir()
 	d, _ := NewExec(ExecSettings{Command: leaverScript(dir)})
 	ctx, cancel := context.WithCancel(context.Background())
+	// Not poll.Until: a wait in a goroutine of its own outlives a test
+	// that fails first, and must not report to it.
+	stop := make(chan struct{})
+	defer close(stop)
 	go func() {
-		poll.Until(t, "the process that left the group", func() bool {
-			_, err := os.Stat(filepath.Join(dir, "escaped"))
-			return err == nil
-		})
-		cancel()
+		for {
+			if _, err := os.Stat(filepath.Join(dir, "escaped")); err == nil {
+				cancel()
+				return
+			}
+			select {
+			case <-stop:
+				return
+			case <-time.After(10 * time.Millisecond):
+			}
+		}
 	}()
 	if _, err := d.Run(ctx, Turn{Prompt: "x"}); !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v, want the turn cancelled", err)

@@ -75,7 +75,13 @@ func TestExecTimeoutKillsProcessTree(t *testing.T) {
 	pidFile := filepath.Join(dir, "grandchild.pid")
 	script := "sleep " + outlasting + " & echo $! > " + pidFile + "; echo started >&2; wait"
 	d, _ := NewExec(ExecSettings{Command: []string{"sh", "-c", script}, Timeout: 300 * time.Millisecond})
+	start := time.Now()
 	_, err := d.Run(context.Background(), Turn{Prompt: "x"})
+	// The timeout's timing is what is under test: a minute, far past the
+	// 300 ms asked and far short of the default ten.
+	if elapsed := time.Since(start); elapsed > time.Minute {
+		t.Errorf("Run returned after %s: the timeout asked for was not kept", elapsed)
+	}
 	if !errors.Is(err, ErrExecTimeout) {
 		t.Fatalf("err = %v, want ErrExecTimeout", err)
 	}
@@ -171,6 +177,12 @@ func assertGone(t *testing.T, pidFile string) {
 	if err != nil {
 		t.Fatalf("bad pid file: %q", b)
 	}
+	// Should the test fail, the grandchild must not sleep on for a day.
+	t.Cleanup(func() {
+		if p, err := os.FindProcess(pid); err == nil {
+			p.Kill()
+		}
+	})
 	poll.Until(t, fmt.Sprintf("grandchild %d to end with its turn", pid), func() bool {
 		stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
 		return err != nil || strings.Contains(string(stat), ") Z ")

@@ -163,6 +163,14 @@ func awaitPid(t *testing.T, pidFile string) int {
 // after; one never ended hangs the test until -timeout.
 func awaitGone(t *testing.T, pid int, after string) {
 	t.Helper()
+	// Should the test fail, the sleeper must not sleep on for a day.
+	t.Cleanup(func() {
+		if process.Alive(pid) {
+			if p, err := os.FindProcess(pid); err == nil {
+				p.Kill()
+			}
+		}
+	})
 	poll.Until(t, fmt.Sprintf("process %d, started by the batch file, to end now that %s", pid, after), func() bool { return !process.Alive(pid) })
 }
 

@@ -49,6 +49,7 @@ const timeout = 10 * time.Second
 // command killed after it told would leave no record, and the person
 // would be told again.
 func (s Settings) tell(ctx context.Context, way string, m mailbox.Message) error {
+	// Real time, not the clock: it bounds a real command or request.
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), timeout)
 	defer cancel()
 	switch way {

@@ -470,7 +470,9 @@ func TestServeAnswers503PastItsConnectionCap(t *testing.T) {
 		}
 		return resp.StatusCode
 	}
-	once := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
+	// A request to the real server that never answers fails, rather than
+	// hang the wait it is looked at from.
+	once := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}, Timeout: 30 * time.Second}
 	if code := get(once, mc.token); code != http.StatusOK {
 		t.Fatalf("before the flood: status %d", code)
 	}
@@ -499,7 +501,7 @@ func TestServeAnswers503PastItsConnectionCap(t *testing.T) {
 	// server has closed the connections before them.
 	var mine []*http.Client
 	poll.Until(t, fmt.Sprintf("the person's own %d connections in every slot", limit), func() bool {
-		c := &http.Client{Transport: &http.Transport{MaxConnsPerHost: 1}}
+		c := &http.Client{Transport: &http.Transport{MaxConnsPerHost: 1}, Timeout: 30 * time.Second}
 		switch code := get(c, mc.token); {
 		case code == http.StatusOK:
 			mine = append(mine, c)

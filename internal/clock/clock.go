@@ -10,11 +10,12 @@
 // itself, so it never sleeps to prove that something happened or did not.
 //
 // The package owns only the interface, the wall clock and waits on a
-// Clock (After, WithTimeout). Two kinds of wait stay in real time and do
-// not go through it, each saying so where it waits: the drivers of
-// package cursor that poll a real program (a page, a window, a child
-// process) wait for the program's sake, and package hub's waits on its
-// NATS server, which does not move with a test's clock.
+// Clock (After, WithTimeout). Some waits stay in real time and do not go
+// through it, each saying so where it waits: the drivers of package
+// cursor that poll a real program (a page, a window, a child process)
+// wait for the program's sake; package hub's waits on its NATS server,
+// which does not move with a test's clock; and the bounds on a command
+// agentctl runs for a person (notify's tell, lore's narration).
 package clock
 
 import (
@@ -51,9 +52,11 @@ func Or(c Clock) Clock {
 // After is a channel that receives once c has moved d past now.
 func After(c Clock, d time.Duration) <-chan time.Time { return c.At(c.Now().Add(d)) }
 
-// WithTimeout is context.WithTimeout on c: the context ends, with cause
-// context.DeadlineExceeded, once c has moved d past now, or when parent
-// ends or cancel is called.
+// WithTimeout is context.WithTimeout on c, but for what its context says:
+// it ends once c has moved d past now, or when parent ends or cancel is
+// called, with context.Cause DeadlineExceeded when it timed out; its Err
+// is then Canceled, not DeadlineExceeded, and it has no Deadline. Ask the
+// cause.
 func WithTimeout(parent context.Context, c Clock, d time.Duration) (ctx context.Context, cancel context.CancelFunc) {
 	ctx, stop := context.WithCancelCause(parent)
 	due := After(c, d)

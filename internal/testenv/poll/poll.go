@@ -2,11 +2,11 @@
 // a process started or gone, a file written, a file event handled. Until
 // looks at a condition again and again, with no deadline of its own, so a
 // loaded machine never fails a test that is only slow. A condition that
-// never holds hangs the test until the test binary's -timeout (scripts/test
-// gives each package's run 45 minutes, 25 under -race), whose dump shows
-// where it waits; meanwhile Until says every so often, in the test's log
-// and on standard error (which the dump of a timeout keeps), what it is
-// still waiting for.
+// never holds fails the test shortly before the test binary's -timeout
+// (scripts/test gives each package's run 45 minutes, 25 under -race and
+// 10 under Wine), so that its cleanups run and its logs show; meanwhile
+// Until says every so often, in the test's log and on standard error,
+// what it is still waiting for.
 //
 // It moves no clock: what an injected clock drives, a test drives with
 // package clocktest (whose Pump waits here while it moves the clock). It
@@ -29,19 +29,45 @@ const (
 	rarest = 200 * time.Millisecond
 )
 
+// giveUpBefore is how long before the test binary's -timeout a wait gives
+// up, at most: a tenth of the time left when it starts, if that is less.
+const giveUpBefore = 2 * time.Minute
+
+// giveUpAt is when a wait of tb gives up, if the test has a deadline (a
+// test binary run with -timeout, as scripts/test runs every package).
+func giveUpAt(tb testing.TB) (time.Time, bool) {
+	d, ok := tb.(interface{ Deadline() (time.Time, bool) })
+	if !ok {
+		return time.Time{}, false
+	}
+	deadline, ok := d.Deadline()
+	if !ok {
+		return time.Time{}, false
+	}
+	return deadline.Add(-min(giveUpBefore, time.Until(deadline)/10)), true
+}
+
 // tellEvery is how often a wait says that it still waits.
 var tellEvery = 30 * time.Second
 
 // Until returns once cond holds, looking at it every few milliseconds.
-// what names the condition for the messages of a wait that lasts.
+// what names the condition for the messages of a wait that lasts. It
+// gives up, failing tb, only shortly before the test binary's own
+// -timeout would end it (giveUpBefore): a test that fails runs its
+// cleanups, which end the processes it started, and shows its logs,
+// where a binary that times out only panics.
 func Until(tb testing.TB, what string, cond func() bool) {
 	tb.Helper()
 	start := time.Now()
 	told := start
+	giveUp, bounded := giveUpAt(tb)
 	for {
 		look := time.Now()
 		if cond() {
 			return
+		}
+		if bounded && look.After(giveUp) {
+			tb.Fatalf("gave up waiting for %s after %s, shortly before the test binary's -timeout", what, look.Sub(start).Round(time.Second))
 		}
 		time.Sleep(min(max(every, 9*time.Since(look)), rarest))
 		if time.Since(told) >= tellEvery {

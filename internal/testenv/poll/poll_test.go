@@ -2,6 +2,7 @@ package poll
 
 import (
 	"fmt"
+	"runtime"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -37,5 +38,30 @@ func TestUntilSaysWhatItStillWaitsFor(t *testing.T) {
 	}
 	if want := t.Name() + ": still waiting for the tenth look after "; !strings.HasPrefix(l.lines[0], want) {
 		t.Errorf("said %q, want it to start %q", l.lines[0], want)
+	}
+}
+
+// deadlined is a test whose binary's -timeout is near, and whose Fatalf
+// ends the wait as testing's does.
+type deadlined struct {
+	testing.TB
+	deadline time.Time
+	fatal    chan string
+}
+
+func (d *deadlined) Deadline() (time.Time, bool) { return d.deadline, true }
+func (d *deadlined) Fatalf(format string, args ...any) {
+	d.fatal <- fmt.Sprintf(format, args...)
+	runtime.Goexit()
+}
+
+// A condition that never holds fails the test shortly before the test
+// binary's -timeout, so that its cleanups run, rather than let the binary
+// panic.
+func TestUntilGivesUpBeforeTheBinarysTimeout(t *testing.T) {
+	d := &deadlined{TB: t, deadline: time.Now().Add(time.Second), fatal: make(chan string, 1)}
+	go Until(d, "what never comes", func() bool { return false })
+	if msg := <-d.fatal; !strings.Contains(msg, "gave up waiting for what never comes") {
+		t.Fatalf("failed with %q", msg)
 	}
 }
