@@ -114,14 +114,12 @@ type result struct {
 }
 
 // applyEffects plans the effects of a reply and applies those not yet
-// recorded, recording each before going on. The record of the last ones
-// is not synced: the claim's completion, which comes next, syncs it, and
-// the caller audits them then (audit).
-func (r *Runner) applyEffects(ctx context.Context, log zerolog.Logger, cl *claim, reply string, p Parsed) (o outcome, audit func(), err error) {
+// recorded, recording each before going on.
+func (r *Runner) applyEffects(ctx context.Context, log zerolog.Logger, cl *claim, reply string, p Parsed) (outcome, error) {
 	store := &projectboard.Store{Root: r.s.Root, Clock: r.s.Clock}
 	owners, err := r.taskOwners(cl, store, p)
 	if err != nil {
-		return outcome{}, nil, err
+		return outcome{}, err
 	}
 	pl := r.plan(cl.Message, p, owners)
 	if p.BlockError != "" {
@@ -132,8 +130,8 @@ func (r *Runner) applyEffects(ctx context.Context, log zerolog.Logger, cl *claim
 	}
 	results := recordedResults(cl)
 	out := func() outcome { return outcomeOf(cl, p, pl, results) }
-	audit, err = r.applyInOrder(log, cl, r.effectsOf(ctx, log, cl, store, reply, p, pl, out), results)
-	return out(), audit, err
+	err = r.applyInOrder(log, cl, r.effectsOf(ctx, log, cl, store, reply, p, pl, out), results)
+	return out(), err
 }
 
 // outcomeOf is what the effects applied so far did, in the order they
@@ -256,16 +254,9 @@ func (r *Runner) effectsOf(ctx context.Context, log zerolog.Logger, cl *claim, s
 // applyInOrder applies the effects not yet in results, in order, adding
 // what each did to results and to the turn's record. Each effect is
 // audited once its record is synced: a crash in between loses the line,
-// never writes it twice. The last ones' record is left to the next synced
-// one, the claim's completion, after which the caller calls audit.
-func (r *Runner) applyInOrder(log zerolog.Logger, cl *claim, effects []effect, results map[string]result) (audit func(), err error) {
+// never writes it twice.
+func (r *Runner) applyInOrder(log zerolog.Logger, cl *claim, effects []effect, results map[string]result) error {
 	var unaudited []string
-	auditApplied := func() {
-		for _, key := range unaudited {
-			r.audit(log, cl.Message, key, results[key])
-		}
-		unaudited = nil
-	}
 	recordApplied := func() error {
 		if len(unaudited) == 0 {
 			return nil
@@ -273,7 +264,10 @@ func (r *Runner) applyInOrder(log zerolog.Logger, cl *claim, effects []effect, r
 		if err := r.record(cl, "effects", r.now()); err != nil {
 			return err
 		}
-		auditApplied()
+		for _, key := range unaudited {
+			r.audit(log, cl.Message, key, results[key])
+		}
+		unaudited = unaudited[:0]
 		return nil
 	}
 	for _, e := range effects {
@@ -285,7 +279,7 @@ func (r *Runner) applyInOrder(log zerolog.Logger, cl *claim, effects []effect, r
 			if rerr := recordApplied(); rerr != nil {
 				err = errors.Join(err, rerr)
 			}
-			return nil, fmt.Errorf("cannot apply %s of %s: %w", e.key, cl.Message.ID, err)
+			return fmt.Errorf("cannot apply %s of %s: %w", e.key, cl.Message.ID, err)
 		}
 		results[e.key] = res
 		cl.turn.Effects = append(cl.turn.Effects, e.key)
@@ -293,20 +287,11 @@ func (r *Runner) applyInOrder(log zerolog.Logger, cl *claim, effects []effect, r
 		unaudited = append(unaudited, e.key)
 		if e.recordAlone {
 			if err := recordApplied(); err != nil {
-				return nil, err
+				return err
 			}
 		}
 	}
-	if len(unaudited) == 0 {
-		return func() {}, nil
-	}
-	// Lost in a power cut with what it records, these effects are applied
-	// again, each as its own key says (the devlog entry is looked for
-	// first), and audited once.
-	if err := r.recordUnsynced(cl, "effects", r.now()); err != nil {
-		return nil, err
-	}
-	return auditApplied, nil
+	return recordApplied()
 }
 
 // blockNote says what became of the block as a whole: refused, or missing

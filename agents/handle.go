@@ -94,7 +94,7 @@ func (r *Runner) handle(ctx context.Context, mcl *mailbox.Claim) error {
 		}
 	}
 	parsed := ParseReply(reply)
-	out, auditApplied, err := r.applyEffects(ctx, log, cl, reply, parsed)
+	out, err := r.applyEffects(ctx, log, cl, reply, parsed)
 	if err != nil {
 		return err
 	}
@@ -116,7 +116,6 @@ func (r *Runner) handle(ctx context.Context, mcl *mailbox.Claim) error {
 	if err := r.complete(cl, rc, now); err != nil {
 		return err
 	}
-	auditApplied()
 	r.hb.count(rc.Outcome)
 	if err := r.noteNoBlock(log, msg, out); err != nil {
 		return err
