@@ -2,7 +2,6 @@ package poll
 
 import (
 	"fmt"
-	"runtime"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -42,26 +41,29 @@ func TestUntilSaysWhatItStillWaitsFor(t *testing.T) {
 }
 
 // deadlined is a test whose binary's -timeout is near, and whose Fatalf
-// ends the wait as testing's does.
+// ends the wait, as testing's does, by leaving it (here by a panic that
+// the test recovers).
 type deadlined struct {
 	testing.TB
 	deadline time.Time
-	fatal    chan string
 }
 
 func (d *deadlined) Deadline() (time.Time, bool) { return d.deadline, true }
 func (d *deadlined) Fatalf(format string, args ...any) {
-	d.fatal <- fmt.Sprintf(format, args...)
-	runtime.Goexit()
+	panic(fmt.Sprintf(format, args...))
 }
 
 // A condition that never holds fails the test shortly before the test
 // binary's -timeout, so that its cleanups run, rather than let the binary
 // panic.
 func TestUntilGivesUpBeforeTheBinarysTimeout(t *testing.T) {
-	d := &deadlined{TB: t, deadline: time.Now().Add(time.Second), fatal: make(chan string, 1)}
-	go Until(d, "what never comes", func() bool { return false })
-	if msg := <-d.fatal; !strings.Contains(msg, "gave up waiting for what never comes") {
+	d := &deadlined{TB: t, deadline: time.Now().Add(time.Second)}
+	msg := func() (msg string) {
+		defer func() { msg, _ = recover().(string) }()
+		Until(d, "what never comes", func() bool { return false })
+		return ""
+	}()
+	if !strings.Contains(msg, "gave up waiting for what never comes") {
 		t.Fatalf("failed with %q", msg)
 	}
 }
