@@ -6,11 +6,11 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"runtime"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/agentctl/agentctl/internal/childthread"
 	"github.com/agentctl/agentctl/internal/process"
 )
 
@@ -28,10 +28,8 @@ type acpChild struct {
 }
 
 // startACPChild starts the agent in its own process group, dying with this
-// process. The goroutine that starts it keeps its OS thread locked until
-// the agent is reaped: on Linux the agent dies with the thread that
-// started it (see setParentDeathSignal), and a thread left to serve other
-// goroutines could end while the agent works.
+// process: on Linux it dies with the thread that started it (see
+// setParentDeathSignal), which childthread keeps until it is reaped.
 func startACPChild(args []string, dir string, env []string) (*acpChild, error) {
 	cmd, err := command(context.Background(), args)
 	if err != nil {
@@ -57,23 +55,16 @@ func startACPChild(args []string, dir string, env []string) (*acpChild, error) {
 	c := &acpChild{cmd: cmd, stdin: inW, stdout: outR, stderr: &lockedTail{t: tailBuffer{max: stderrKept}}, exited: make(chan struct{})}
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, c.stderr
 	cmd.WaitDelay = waitAfterKill
-	started := make(chan error, 1)
-	go func() {
-		runtime.LockOSThread()
-		defer runtime.UnlockOSThread()
-		if err := cmd.Start(); err != nil {
-			started <- err
-			return
-		}
+	err = childthread.Start(cmd, func() error {
 		if err := afterStart(cmd); err != nil {
 			killProcessGroup(cmd)
 			cmd.Wait()
-			started <- err
-			return
+			return err
 		}
 		c.child = Child{PID: cmd.Process.Pid, PGID: processGroupOf(cmd)}
 		c.child.StartTime, _ = process.StartTime(c.child.PID)
-		started <- nil
+		return nil
+	}, func() {
 		c.err = cmd.Wait()
 		// What the agent spawned goes with it, after a grace to finish
 		// its own writes (Claude Code, under Claude's adapter, writes the
@@ -82,8 +73,7 @@ func startACPChild(args []string, dir string, env []string) (*acpChild, error) {
 			killProcessGroup(cmd)
 		}
 		close(c.exited)
-	}()
-	err = <-started
+	})
 	// The agent holds its ends now; ours would keep its stdout open
 	// after it died.
 	inR.Close()

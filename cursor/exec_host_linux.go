@@ -10,7 +10,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -18,6 +17,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/agentctl/agentctl/internal/childthread"
 	"github.com/agentctl/agentctl/internal/clock"
 	"github.com/agentctl/agentctl/internal/execguard"
 )
@@ -138,8 +138,7 @@ type execHost struct {
 }
 
 // startHost starts a host. It dies with the thread that starts it (its
-// parent-death signal), so that thread serves nothing else until the
-// host is reaped.
+// parent-death signal), which childthread keeps until the host is reaped.
 func startHost() (*execHost, error) {
 	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
 	if err != nil {
@@ -162,23 +161,15 @@ func startHost() (*execHost, error) {
 	// handle, which ends the turn through the host.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: guardParentDeathSignal}
 	h := &execHost{conn: conn.(*net.UnixConn), gone: make(chan struct{})}
-	started := make(chan error, 1)
-	go func() {
-		runtime.LockOSThread()
-		defer runtime.UnlockOSThread()
-		if err := cmd.Start(); err != nil {
-			started <- err
-			return
-		}
-		h.proc = cmd.Process
-		started <- nil
+	err = childthread.Start(cmd, nil, func() {
 		cmd.Wait()
 		close(h.gone)
-	}()
-	if err := <-started; err != nil {
+	})
+	if err != nil {
 		conn.Close()
 		return nil, fmt.Errorf("cannot start the exec host: %w", err)
 	}
+	h.proc = cmd.Process
 	return h, nil
 }
 

@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/agentctl/agentctl/internal/childthread"
 	"github.com/agentctl/agentctl/internal/clock"
 	"github.com/agentctl/agentctl/mailbox"
 )
@@ -242,12 +243,13 @@ func (st *seat) runOnce(ctx context.Context) (ending, error) {
 	}
 	cmd.Env = append(cmd.Env, EnvSupervised+"=1")
 	ownProcessGroup(cmd)
-	if err := cmd.Start(); err != nil {
+	done := make(chan error, 1)
+	// On Linux the child dies with the thread that starts it (parentDeath),
+	// which childthread keeps until the child is reaped.
+	if err := childthread.Start(cmd, nil, func() { done <- cmd.Wait() }); err != nil {
 		return ending{}, err
 	}
 	st.logf("started %s, pid %d", st.kind, cmd.Process.Pid)
-	done := make(chan error, 1)
-	go func() { done <- cmd.Wait() }()
 	ended := func(err error) ending {
 		lw.flush()
 		var ee *exec.ExitError

@@ -7,11 +7,11 @@ import (
 	"io"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"strings"
 
 	"github.com/agentctl/agentctl/agents/hub/hubconf"
 	"github.com/agentctl/agentctl/cmd/internal/cli"
+	"github.com/agentctl/agentctl/internal/childthread"
 )
 
 // hubProgram runs the hub's NATS server. It is a program of its own so
@@ -61,19 +61,10 @@ func startHubServer(env *cli.Env, path string, s hubconf.Settings, logFormat str
 	if err != nil {
 		return nil, err
 	}
-	started := make(chan error, 1)
 	urls := make(chan string, 1)
-	go func() {
-		// A child that dies with this process (Linux) is tied to the
-		// thread that started it: that thread must live as long as the
-		// child, so this goroutine keeps it until the child has exited.
-		runtime.LockOSThread()
-		defer runtime.UnlockOSThread()
-		if err := p.cmd.Start(); err != nil {
-			started <- err
-			return
-		}
-		started <- nil
+	// The server dies with the thread that starts it (dieWithParent), which
+	// childthread keeps until the server has exited.
+	err = childthread.Start(p.cmd, nil, func() {
 		out := bufio.NewReader(stdout)
 		if line, err := out.ReadString('\n'); err == nil {
 			urls <- strings.TrimSpace(line)
@@ -82,8 +73,8 @@ func startHubServer(env *cli.Env, path string, s hubconf.Settings, logFormat str
 		close(urls)
 		p.err = p.cmd.Wait()
 		close(p.done)
-	}()
-	if err := <-started; err != nil {
+	})
+	if err != nil {
 		return nil, fmt.Errorf("cannot start %s: %w", path, err)
 	}
 	if err := hubconf.Write(p.stdin, s); err != nil {
