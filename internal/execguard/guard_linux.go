@@ -17,6 +17,22 @@ const SweepSignal = syscall.SIGUSR1
 // prSetChildSubreaper is PR_SET_CHILD_SUBREAPER of prctl(2).
 const prSetChildSubreaper = 36
 
+// takeOver makes a guard or host (role), which listens for signals by
+// now, the child subreaper of all it will start, and returns its runner's
+// pid (runnerArg); false ends it: the runner died before it listened (a
+// race, said nowhere), or the system refused (said on stderr).
+func takeOver(runnerArg, role string) (runner int, ok bool) {
+	runner, err := strconv.Atoi(runnerArg)
+	if err != nil || os.Getppid() != runner {
+		return 0, false
+	}
+	if _, _, e := syscall.RawSyscall(syscall.SYS_PRCTL, prSetChildSubreaper, 1, 0); e != 0 {
+		fmt.Fprintf(os.Stderr, "agentctl: exec %s: cannot become a child subreaper: %v\n", role, e)
+		return 0, false
+	}
+	return runner, true
+}
+
 // Run is the guard: args are the runner's pid, the program's path,
 // "--" and the command's arguments (its name first).
 func Run(args []string) int {
@@ -28,12 +44,8 @@ func Run(args []string) int {
 	// has started nothing yet.
 	sigs := make(chan os.Signal, 4)
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, SweepSignal)
-	runner, err := strconv.Atoi(args[0])
-	if err != nil || os.Getppid() != runner {
-		return 1 // the runner died before the guard listened
-	}
-	if _, _, e := syscall.RawSyscall(syscall.SYS_PRCTL, prSetChildSubreaper, 1, 0); e != 0 {
-		fmt.Fprintf(os.Stderr, "agentctl: exec guard: cannot become a child subreaper: %v\n", e)
+	runner, ok := takeOver(args[0], "guard")
+	if !ok {
 		return 1
 	}
 	// os.StartProcess, not os/exec: this package is initialized, and the

@@ -8,7 +8,6 @@ import (
 	"os"
 	"os/signal"
 	"runtime"
-	"strconv"
 	"syscall"
 
 	"github.com/agentctl/agentctl/internal/process"
@@ -34,12 +33,8 @@ func Host(args []string) int {
 	runtime.LockOSThread()
 	sigs := make(chan os.Signal, 16)
 	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT, syscall.SIGHUP, syscall.SIGCHLD)
-	runner, err := strconv.Atoi(args[0])
-	if err != nil || os.Getppid() != runner {
-		return 1 // the runner died before the host listened
-	}
-	if _, _, e := syscall.RawSyscall(syscall.SYS_PRCTL, prSetChildSubreaper, 1, 0); e != 0 {
-		fmt.Fprintf(os.Stderr, "agentctl: exec host: cannot become a child subreaper: %v\n", e)
+	runner, ok := takeOver(args[0], "host")
+	if !ok {
 		return 1
 	}
 	// The commands must not inherit the socket: one that did would keep
