@@ -44,18 +44,6 @@ func logTurn(t *testing.T, prompt string) Turn {
 
 func directive(reply string) string { return "fakemodel: reply " + strconv.Quote(reply) }
 
-// rememberingSeat builds the seat's driver as agentctl run does, with its
-// conversation record in sessions.
-func rememberingSeat(t *testing.T, s ACPSettings, sessions string) Driver {
-	t.Helper()
-	d, err := New(Settings{Name: "Agent-3", Driver: DriverACP, ACP: s, KeepsConversation: true}, Options{Sessions: sessions})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(d.(interface{ Close() }).Close)
-	return d
-}
-
 func TestRealClaudeACP(t *testing.T) {
 	srv := fakemodel.Start(t)
 	s := realSeat(t, "claude", agentcli.ClaudeACP, srv)
@@ -63,7 +51,7 @@ func TestRealClaudeACP(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 4*realTurnTimeout)
 	defer cancel()
 
-	d := rememberingSeat(t, s, sessions)
+	d := rememberingACP(t, s, sessions)
 	exact := "Done.\r\n\r\n```agentctl\nreport: done\nsend:\n  - to: Agent-2\n    body: \"ünïcode ✓\"\n```\n"
 	got, err := d.Run(ctx, logTurn(t, "hello\n"+directive(exact)))
 	if err != nil || got != exact {
@@ -87,7 +75,7 @@ func TestRealClaudeACP(t *testing.T) {
 
 	// A runner restart: a new adapter loads the session and remembers.
 	d.(interface{ Close() }).Close()
-	d = rememberingSeat(t, s, sessions)
+	d = rememberingACP(t, s, sessions)
 	remembers("after a restart", "after the restart", 3)
 }
 
@@ -207,7 +195,7 @@ func TestRealCodexACP(t *testing.T) {
 	sessions := t.TempDir()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*realTurnTimeout)
 	defer cancel()
-	d := rememberingSeat(t, s, sessions)
+	d := rememberingACP(t, s, sessions)
 	exact := "Done.\r\n\r\n```agentctl\nreport: done\n```\n"
 	got, err := d.Run(ctx, logTurn(t, "hello\n"+directive(exact)))
 	if err != nil || got != exact {
@@ -217,7 +205,7 @@ func TestRealCodexACP(t *testing.T) {
 		t.Errorf("the model asked was %q, want the seat's gpt-5.4", m)
 	}
 	d.(interface{ Close() }).Close()
-	d = rememberingSeat(t, s, sessions)
+	d = rememberingACP(t, s, sessions)
 	got, err = d.Run(ctx, logTurn(t, "after the restart"))
 	if want := `fakemodel turn 2; first prompt: "hello"`; err != nil || got != want {
 		t.Errorf("after a restart: reply %q, %v; want %q", got, err, want)
@@ -234,7 +222,7 @@ func TestRealGeminiACP(t *testing.T) {
 	sessions := t.TempDir()
 	ctx, cancel := context.WithTimeout(context.Background(), 3*realTurnTimeout)
 	defer cancel()
-	d := rememberingSeat(t, s, sessions)
+	d := rememberingACP(t, s, sessions)
 	exact := "Done.\r\n\r\n```agentctl\nreport: done\n```\n"
 	got, err := d.Run(ctx, logTurn(t, "hello\n"+directive(exact)))
 	if err != nil || got != exact {
@@ -245,7 +233,7 @@ func TestRealGeminiACP(t *testing.T) {
 		t.Errorf("turn 2: reply %q, %v; want %q", got, err, want)
 	}
 	d.(interface{ Close() }).Close()
-	d = rememberingSeat(t, s, sessions)
+	d = rememberingACP(t, s, sessions)
 	var notes []string
 	tn := logTurn(t, "after the restart")
 	tn.OnNote = func(n string) { notes = append(notes, n) }
