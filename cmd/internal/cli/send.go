@@ -3,9 +3,12 @@ package cli
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"github.com/agentctl/agentctl/agents/actions"
+	"github.com/agentctl/agentctl/config"
+	"github.com/agentctl/agentctl/internal/agentname"
 	"github.com/agentctl/agentctl/internal/sizecap"
 )
 
@@ -40,7 +43,7 @@ func runSend(ctx context.Context, env *Env, args []string) error {
 		return err
 	}
 	if *to == "" {
-		return UsageError{Msg: "send: --to is required", Fix: "name an agent, e.g. --to Agent-3, or --to all"}
+		return UsageError{Msg: "send: --to is required", Fix: toHint(env, rest)}
 	}
 	body, err := MessageText(env, "send", rest)
 	if err != nil {
@@ -58,6 +61,19 @@ func runSend(ctx context.Context, env *Env, args []string) error {
 		fmt.Fprintln(env.Stdout, msg.ID)
 	}
 	return err
+}
+
+// toHint is the fix for a missing --to: the command meant, when the first
+// word of rest names a mailbox (send Agent-3 "text"), or else an example.
+func toHint(env *Env, rest []string) string {
+	if len(rest) >= 2 {
+		if cfg, err := config.Load(env.Root); err == nil {
+			if name, err := agentname.Resolve(cfg.MailboxNames(), rest[0]); err == nil {
+				return fmt.Sprintf("the recipient goes after --to: agentctl send --to %s %s", name, strconv.Quote(strings.Join(rest[1:], " ")))
+			}
+		}
+	}
+	return "name an agent, e.g. --to Agent-3, or --to all"
 }
 
 // MessageText is the body: the arguments joined, or stdin for "-".
