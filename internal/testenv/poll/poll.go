@@ -14,6 +14,7 @@
 package poll
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"testing"
@@ -77,4 +78,17 @@ func Until(tb testing.TB, what string, cond func() bool) {
 			fmt.Fprintln(os.Stderr, msg)
 		}
 	}
+}
+
+// Context is tb's context (cancelled as the test ends), ended too when a
+// wait of tb would give up: shortly before the test binary's -timeout. A
+// test hands it to a call into real work (a server, a client, a page)
+// that takes a context, where a deadline of its own would fail a test
+// that a loaded machine only slows.
+func Context(tb testing.TB) (context.Context, context.CancelFunc) {
+	giveUp, bounded := giveUpAt(tb)
+	if !bounded {
+		return context.WithCancel(tb.Context())
+	}
+	return context.WithDeadline(tb.Context(), giveUp)
 }

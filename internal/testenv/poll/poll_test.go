@@ -67,3 +67,17 @@ func TestUntilGivesUpBeforeTheBinarysTimeout(t *testing.T) {
 		t.Fatalf("failed with %q", msg)
 	}
 }
+
+// A test's context ends when its waits would give up, and no sooner.
+func TestContextEndsWhenWaitsGiveUp(t *testing.T) {
+	deadline := time.Now().Add(time.Hour)
+	ctx, cancel := Context(&deadlined{TB: t, deadline: deadline})
+	defer cancel()
+	got, ok := ctx.Deadline()
+	if want, _ := giveUpAt(&deadlined{TB: t, deadline: deadline}); !ok || !got.Equal(want) {
+		t.Fatalf("the context ends at %v (%v), want %v", got, ok, want)
+	}
+	if !got.Before(deadline) {
+		t.Fatalf("the context ends at %v, not before the binary's -timeout at %v", got, deadline)
+	}
+}
