@@ -17,6 +17,7 @@ import (
 	"github.com/agentctl/agentctl/agents/hub/hubconf"
 	"github.com/agentctl/agentctl/agents/hub/hubserver"
 	"github.com/agentctl/agentctl/cursor"
+	"github.com/agentctl/agentctl/internal/testenv/poll"
 	"github.com/agentctl/agentctl/internal/testenv/syncbuf"
 )
 
@@ -34,7 +35,7 @@ func testServer(t *testing.T, listen, store string) *hubserver.Server {
 // testConn connects to url with the streams in place.
 func testConn(t *testing.T, url string) *nats.Conn {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	ctx, cancel := poll.Context(t)
 	defer cancel()
 	nc, err := Connect(ctx, ClientSettings{URLs: []string{url}, Name: t.Name()})
 	if err != nil {

@@ -12,7 +12,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
@@ -54,7 +53,7 @@ func startTestServer(t *testing.T, s hubconf.Settings) *hubserver.Server {
 // connectTest connects or fails the test, and closes after the test.
 func connectTest(t *testing.T, c ClientSettings) *nats.Conn {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := poll.Context(t)
 	defer cancel()
 	nc, err := Connect(ctx, c)
 	if err != nil {
@@ -65,10 +64,10 @@ func connectTest(t *testing.T, c ClientSettings) *nats.Conn {
 }
 
 // refused connects expecting a refusal that comes at once rather than
-// when the context ends.
+// when the context ends, shortly before the test binary's -timeout.
 func refused(t *testing.T, c ClientSettings) error {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := poll.Context(t)
 	defer cancel()
 	nc, err := Connect(ctx, c)
 	if err == nil {
@@ -189,9 +188,9 @@ func TestConnectWaitsForTheHub(t *testing.T) {
 		err error
 	}
 	done := make(chan result, 1)
+	ctx, cancel := poll.Context(t)
+	defer cancel()
 	go func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
 		nc, err := Connect(ctx, ClientSettings{URLs: []string{"nats://" + addr}, Log: zerolog.New(&logs)})
 		done <- result{nc, err}
 	}()
@@ -227,7 +226,7 @@ func TestRestartKeepsStream(t *testing.T) {
 	if !strings.Contains(logs.String(), "Starting nats-server") {
 		t.Errorf("the server's notices did not reach the log: %q", logs.String())
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := poll.Context(t)
 	defer cancel()
 	nc, err := Connect(ctx, ClientSettings{URLs: []string{srv.ClientURL()}})
 	if err != nil {
