@@ -3,17 +3,16 @@
 package hub
 
 import (
-	"context"
 	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/agentctl/agentctl/agents/hub/hubconf"
+	"github.com/agentctl/agentctl/internal/testenv/poll"
 	"github.com/agentctl/agentctl/internal/testenv/umasktest"
 )
 
@@ -25,7 +24,7 @@ func TestStoreDirIsPrivate(t *testing.T) {
 		srv := startTestServer(t, hubconf.Settings{StoreDir: store})
 		nc := connectTest(t, ClientSettings{URLs: []string{srv.ClientURL()}})
 		js, _ := jetstream.New(nc)
-		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		ctx, cancel := poll.Context(t)
 		defer cancel()
 		if _, err := js.CreateStream(ctx, jetstream.StreamConfig{Name: "S", Subjects: []string{"s"}}); err != nil {
 			t.Fatal(err)

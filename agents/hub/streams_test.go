@@ -27,7 +27,7 @@ func TestEnsureStreamsUpdatesOnlyAStreamOfAnotherShape(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := poll.Context(t)
 	defer cancel()
 	// The deliver stream as an older hub left it: another duplicate window.
 	old := streamConfigs(1)[2]
@@ -95,7 +95,7 @@ func TestDeliverStreamOfAnOlderHubTakesTheSenderSubjects(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	ctx, cancel := poll.Context(t)
 	defer cancel()
 	old := streamConfigs(1)[2]
 	old.Subjects = []string{"agentctl.deliver.*"}
