@@ -41,7 +41,7 @@ func identityServer(t *testing.T) (root, url string) {
 // connectAs connects with the seed file, as agentctl does.
 func connectAs(t *testing.T, url, seed string) *nats.Conn {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	ctx, cancel := poll.Context(t)
 	defer cancel()
 	nc, err := Connect(ctx, ClientSettings{URLs: []string{url}, Name: t.Name(), Log: zerolog.Nop(), Credentials: Credentials{NKeySeedFile: seed}})
 	if err != nil {
@@ -52,7 +52,8 @@ func connectAs(t *testing.T, url, seed string) *nats.Conn {
 }
 
 // rogue connects with the seed as any NATS client could, keeping the
-// server's refusals.
+// server's refusals. An attempt gives up after the dial timeout of
+// agentctl's own clients and is made again; a refused key fails at once.
 func rogue(t *testing.T, url, seed string) (*nats.Conn, *refusals) {
 	t.Helper()
 	r := &refusals{}
@@ -64,11 +65,18 @@ func rogue(t *testing.T, url, seed string) (*nats.Conn, *refusals) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	nc, err := nats.Connect(url, opt, nats.CustomInboxPrefix(InboxPrefix(pub)), nats.Timeout(30*time.Second),
-		nats.ErrorHandler(func(_ *nats.Conn, _ *nats.Subscription, err error) { r.add(err) }))
-	if err != nil {
-		t.Fatal(err)
-	}
+	var nc *nats.Conn
+	poll.Until(t, "a connection with "+filepath.Base(seed), func() bool {
+		nc, err = nats.Connect(url, opt, nats.CustomInboxPrefix(InboxPrefix(pub)), nats.Timeout(dialTimeout),
+			nats.ErrorHandler(func(_ *nats.Conn, _ *nats.Subscription, err error) { r.add(err) }))
+		if err != nil {
+			if isAuthError(err) {
+				t.Fatal(err)
+			}
+			t.Logf("connecting with %s: %v; trying again", seed, err)
+		}
+		return err == nil
+	})
 	t.Cleanup(nc.Close)
 	return nc, r
 }
@@ -130,7 +138,7 @@ func TestIdentitiesArePrivateAndKept(t *testing.T) {
 // refused at once.
 func TestHubRefusesAnonymousConnections(t *testing.T) {
 	_, url := identityServer(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	ctx, cancel := poll.Context(t)
 	defer cancel()
 	if nc, err := Connect(ctx, ClientSettings{URLs: []string{url}}); err == nil {
 		nc.Close()
@@ -144,7 +152,7 @@ func TestHubRefusesAnonymousConnections(t *testing.T) {
 		t.Errorf("anonymous: %v does not say a person must mend it, so up would restart into it", err)
 	}
 	if ctx.Err() != nil {
-		t.Fatal("the refusal took until the deadline")
+		t.Fatal("the refusal took until the context ended")
 	}
 	elsewhere := t.TempDir()
 	if _, err := Identities(elsewhere, nil); err != nil {
@@ -164,7 +172,7 @@ func TestHubRefusesAnonymousConnections(t *testing.T) {
 func TestMachineIdentityKeepsToItsSeats(t *testing.T) {
 	root, url := identityServer(t)
 	hubConn, js := hubStreams(t, url, root)
-	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
+	ctx, cancel := poll.Context(t)
 	defer cancel()
 
 	// desk-3 listens to everything it may try to.
@@ -234,7 +242,7 @@ func TestSpoofedSenderIsRefusedAtTheHub(t *testing.T) {
 	}
 	hubConn := connectAs(t, url, layout.HubOwnSeed(root))
 	js, _ := jetstream.New(hubConn)
-	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
+	ctx, cancel := poll.Context(t)
 	defer cancel()
 	if err := EnsureStreams(ctx, js, 1, nil); err != nil {
 		t.Fatal(err)
@@ -300,7 +308,9 @@ func TestHubAnswersOnlyToInboxes(t *testing.T) {
 	}
 	// Answered in order: once this request has its response, the two
 	// before it were handled.
-	if _, err := desk2.Request(answerSubject("Agent-5"), []byte(`{"turn":"other"}`), 30*time.Second); err != nil {
+	answered, cancelAnswered := poll.Context(t)
+	defer cancelAnswered()
+	if _, err := desk2.RequestWithContext(answered, answerSubject("Agent-5"), []byte(`{"turn":"other"}`)); err != nil {
 		t.Fatal(err)
 	}
 	if n := turns(); n != 1 {
@@ -341,7 +351,7 @@ func hubStreams(t *testing.T, url, root string) (*nats.Conn, jetstream.JetStream
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 120*time.Second)
+	ctx, cancel := poll.Context(t)
 	defer cancel()
 	if err := EnsureStreams(ctx, js, 1, nil); err != nil {
 		t.Fatal(err)
