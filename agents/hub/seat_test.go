@@ -485,12 +485,14 @@ func TestASeatThatComesBackTakesOnlyTheTurnAskedNow(t *testing.T) {
 	stopped()
 	result(t, left)
 	now := askTurn(context.Background(), r.driver, cursor.Turn{ID: "m3/1", Prompt: "now"})
+	look, cancelLook := poll.Context(t)
+	defer cancelLook()
 	poll.Until(t, "the newer ask in place of the older", func() bool {
-		s, err := js.Stream(context.Background(), TurnsStream)
+		s, err := js.Stream(look, TurnsStream)
 		if err != nil {
 			t.Fatal(err)
 		}
-		last, err := s.GetLastMsgForSubject(context.Background(), turnSubject("Agent-5"))
+		last, err := s.GetLastMsgForSubject(look, turnSubject("Agent-5"))
 		return err == nil && asks() == 1 && strings.Contains(string(last.Data), `"m3/1"`)
 	})
 
@@ -544,8 +546,10 @@ func turnsOf(t *testing.T, url string) (jetstream.JetStream, func() uint64) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	ctx, cancel := poll.Context(t)
+	t.Cleanup(cancel)
 	return js, func() uint64 {
-		s, err := js.Stream(context.Background(), TurnsStream)
+		s, err := js.Stream(ctx, TurnsStream)
 		if err != nil {
 			t.Fatal(err)
 		}
