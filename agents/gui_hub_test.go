@@ -190,7 +190,7 @@ func newGUIHub(t *testing.T, x int, window ...string) *guiHub {
 	}
 	h.listen = u.Host
 
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	ctx, cancel := poll.Context(t)
 	defer cancel()
 	nc, err := hub.Connect(ctx, hub.ClientSettings{URLs: []string{h.url}, Name: "hub " + t.Name(), Log: zerolog.Nop()})
 	if err != nil {
