@@ -3,7 +3,6 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -11,9 +10,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
-	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 
 	"github.com/agentctl/agentctl/agents/hub"
@@ -310,7 +307,9 @@ func TestHubFaultsNothingLostNothingDoubled(t *testing.T) {
 // turns stream.
 func turnsLeader(t *testing.T, urls string) int {
 	t.Helper()
-	nc, err := nats.Connect(urls, nats.UserInfo("swarm", "s3cret-of-the-swarm"))
+	ctx, cancel := poll.Context(t)
+	defer cancel()
+	nc, err := hub.Connect(ctx, hub.ClientSettings{URLs: strings.Split(urls, ","), Credentials: hub.Credentials{User: "swarm", Password: "s3cret-of-the-swarm"}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -319,8 +318,6 @@ func turnsLeader(t *testing.T, urls string) int {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
 	st, err := js.Stream(ctx, hub.TurnsStream)
 	if err != nil {
 		t.Fatal(err)
