@@ -3,12 +3,11 @@
 package agents
 
 import (
-	"context"
 	"fmt"
 	"testing"
-	"time"
 
 	"github.com/agentctl/agentctl/internal/testenv/codeserver"
+	"github.com/agentctl/agentctl/internal/testenv/poll"
 	"github.com/agentctl/agentctl/internal/testenv/xvfb"
 )
 
@@ -37,7 +36,7 @@ func TestVSCodeChatWholeLoopGUI(t *testing.T) {
 // calibrates, the vscode profile bringing the copy route.
 func startVSCodeGUISeat(t *testing.T, replies string) *vscodeSeat {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	ctx, cancel := poll.Context(t)
 	defer cancel()
 	s := startCodeServer(t, ctx, replies)
 	win, err := s.OpenWindow(ctx, t.TempDir(), 10, 10)

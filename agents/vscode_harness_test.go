@@ -10,7 +10,6 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/agentctl/agentctl/config"
 	"github.com/agentctl/agentctl/config/driverconf"
@@ -18,6 +17,7 @@ import (
 	"github.com/agentctl/agentctl/internal/clock"
 	"github.com/agentctl/agentctl/internal/testenv/chromium"
 	"github.com/agentctl/agentctl/internal/testenv/codeserver"
+	"github.com/agentctl/agentctl/internal/testenv/poll"
 	"github.com/agentctl/agentctl/mailbox"
 	"github.com/agentctl/agentctl/projectboard"
 )
@@ -40,7 +40,7 @@ const vscodeTitle = "Agent-1 — VS Code chat"
 // cursor.New as `agentctl run` does.
 func startVSCodeSeat(t *testing.T, replies string) *vscodeSeat {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute) // code-server's start is slow on a loaded machine
+	ctx, cancel := poll.Context(t)
 	defer cancel()
 	s := startCodeServer(t, ctx, replies)
 	b, err := chromium.Start(ctx, t.TempDir())

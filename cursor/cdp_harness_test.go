@@ -5,6 +5,7 @@ package cursor
 import (
 	"bufio"
 	"context"
+	"fmt"
 	"net/url"
 	"os"
 	"os/exec"
@@ -16,6 +17,7 @@ import (
 	"time"
 
 	"github.com/agentctl/agentctl/internal/testenv/chromium"
+	"github.com/agentctl/agentctl/internal/testenv/poll"
 )
 
 // cdpBrowser is a headless Chromium with a DevTools port on loopback, as
@@ -27,7 +29,7 @@ type cdpBrowser struct {
 
 func startCDPBrowser(t testing.TB) *cdpBrowser {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := poll.Context(t)
 	defer cancel()
 	b, err := chromium.Start(ctx, t.TempDir())
 	if err != nil {
@@ -91,20 +93,21 @@ func (b *cdpBrowser) openChatPageWith(t testing.TB, title string, s shape, ignor
 // its id.
 func (c *chatPageTab) await(t testing.TB, ok func(PageTarget) bool) string {
 	t.Helper()
-	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+	var id string
+	poll.Until(t, fmt.Sprintf("the browser to show page %q", c.title), func() bool {
 		pages, err := ListPages(context.Background(), c.b.endpoint)
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, p := range pages {
 			if ok(p) {
-				return p.ID
+				id = p.ID
+				return true
 			}
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the browser never showed page %q", c.title)
-		}
-	}
+		return false
+	})
+	return id
 }
 
 // awaitLoaded waits until the page's own document has loaded and shows
@@ -129,19 +132,15 @@ func (c *chatPageTab) reload(t testing.TB) {
 func (c *chatPageTab) awaitDocument(t testing.TB, which, what string) {
 	t.Helper()
 	js := `(() => (` + which + `) && document.readyState === "complete" ? document.title : "")`
-	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		if p, err := dialPage(context.Background(), c.b.endpoint, PageTarget{ID: c.id, Title: c.title}); err == nil {
-			var title string
-			err := p.eval(context.Background(), js, nil, &title)
-			p.close()
-			if err == nil && title == c.title {
-				return
-			}
+	poll.Until(t, fmt.Sprintf("page %q to finish %s", c.title, what), func() bool {
+		p, err := dialPage(context.Background(), c.b.endpoint, PageTarget{ID: c.id, Title: c.title})
+		if err != nil {
+			return false
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("page %q never finished %s", c.title, what)
-		}
-	}
+		defer p.close()
+		var title string
+		return p.eval(context.Background(), js, nil, &title) == nil && title == c.title
+	})
 }
 
 // seat is the cdp block for this page, through the fixture's own
@@ -167,11 +166,7 @@ func (c *chatPageTab) replies(t testing.TB) []string {
 // awaitPrompts waits until the page has received n prompts.
 func (c *chatPageTab) awaitPrompts(t testing.TB, n int) {
 	t.Helper()
-	for deadline := time.Now().Add(30 * time.Second); len(c.prompts(t)) < n; time.Sleep(10 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("page %q never received prompt %d", c.title, n)
-		}
-	}
+	poll.Until(t, fmt.Sprintf("page %q to receive prompt %d", c.title, n), func() bool { return len(c.prompts(t)) >= n })
 }
 
 // script runs JavaScript in the page, as a person at the app could.

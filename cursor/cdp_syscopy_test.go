@@ -3,13 +3,12 @@
 package cursor
 
 import (
-	"context"
 	"testing"
-	"time"
 
 	"github.com/atotto/clipboard"
 
 	"github.com/agentctl/agentctl/internal/testenv/chromium"
+	"github.com/agentctl/agentctl/internal/testenv/poll"
 )
 
 // An app whose copy goes to the desktop's clipboard, out of the page's
@@ -19,7 +18,7 @@ import (
 // person's clipboard is given back.
 func TestCDPSystemClipboardReadsAnAppThatCopiesOutsideThePage(t *testing.T) {
 	needDisplay(t)
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := poll.Context(t)
 	defer cancel()
 	shown, err := chromium.StartShown(ctx, t.TempDir())
 	if err != nil {

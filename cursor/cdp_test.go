@@ -11,6 +11,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/agentctl/agentctl/internal/testenv/poll"
 )
 
 // cdpRoundTrips runs two turns on one page (the second must not take the
@@ -311,7 +313,7 @@ func TestCDPResumeOnAReloadedPageLosesTheReply(t *testing.T) {
 	c.awaitPrompts(t, 2)
 	c.reload(t)
 	// A bound for the old way, which waited for a reply that never came.
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := poll.Context(t)
 	defer cancel()
 	// Twice: the first resume's look at the page leaves it watched, not
 	// marked.

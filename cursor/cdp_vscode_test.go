@@ -19,6 +19,7 @@ import (
 	"github.com/agentctl/agentctl/cursor"
 	"github.com/agentctl/agentctl/internal/testenv/chromium"
 	"github.com/agentctl/agentctl/internal/testenv/codeserver"
+	"github.com/agentctl/agentctl/internal/testenv/poll"
 	"github.com/agentctl/agentctl/internal/testenv/syncbuf"
 	"github.com/agentctl/agentctl/mailbox"
 	"github.com/chromedp/chromedp"
@@ -43,7 +44,7 @@ type vscodeChat struct {
 func startVSCodeChat(t testing.TB) *vscodeChat {
 	t.Helper()
 	command := codeserver.Need(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	ctx, cancel := poll.Context(t)
 	defer cancel()
 	v := &vscodeChat{replies: t.TempDir()}
 	var err error

@@ -5,6 +5,7 @@ package cursor
 import (
 	"bufio"
 	"encoding/json"
+	"fmt"
 	"net/url"
 	"os"
 	"os/exec"
@@ -12,7 +13,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
+
+	"github.com/agentctl/agentctl/internal/testenv/poll"
 )
 
 var chatPage = filepath.Join("..", "fixtures", "chatpage")
@@ -54,18 +56,16 @@ func startChromium(t testing.TB, o chatOptions) *chatWindow {
 	if err := c.cmd.Start(); err != nil {
 		t.Fatalf("cannot start Chromium: %v", err)
 	}
-	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(50 * time.Millisecond) {
-		data, err := os.ReadFile(layout)
-		if err == nil {
-			if err := json.Unmarshal(data, &c.layout); err != nil {
-				t.Fatalf("bad layout from the chat page: %v", err)
-			}
-			return c
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the Chromium window %q never showed", o.title)
-		}
+	var data []byte
+	poll.Until(t, fmt.Sprintf("the Chromium window %q to show", o.title), func() bool {
+		var err error
+		data, err = os.ReadFile(layout)
+		return err == nil
+	})
+	if err := json.Unmarshal(data, &c.layout); err != nil {
+		t.Fatalf("bad layout from the chat page: %v", err)
 	}
+	return c
 }
 
 // chromiumArgs open url as an app window (no tabs, no address bar) with a

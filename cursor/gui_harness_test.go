@@ -5,6 +5,7 @@ package cursor
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/atotto/clipboard"
 
+	"github.com/agentctl/agentctl/internal/testenv/poll"
 	"github.com/agentctl/agentctl/internal/testenv/xvfb"
 )
 
@@ -31,7 +33,10 @@ var (
 func needDisplay(t testing.TB) {
 	t.Helper()
 	displayOnce.Do(func() {
-		display, displayErr = xvfb.Start(context.Background(), xvfb.Options{WindowManager: xvfb.Openbox})
+		// The display outlives t; ctx bounds only its start.
+		ctx, cancel := poll.Context(t)
+		defer cancel()
+		display, displayErr = xvfb.Start(ctx, xvfb.Options{WindowManager: xvfb.Openbox})
 		if displayErr == nil {
 			displayErr = display.Setenv()
 			afterTests = func() { display.Stop() }
@@ -117,18 +122,16 @@ func startChat(t testing.TB, o chatOptions) *chatWindow {
 		t.Fatalf("cannot start the stand-in window: %v", err)
 	}
 	t.Cleanup(c.close)
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
-		data, err := os.ReadFile(layout)
-		if err == nil {
-			if err := json.Unmarshal(data, &c.layout); err != nil {
-				t.Fatalf("bad layout from the stand-in: %v", err)
-			}
-			return c
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the stand-in window %q never showed", o.title)
-		}
+	var data []byte
+	poll.Until(t, fmt.Sprintf("the stand-in window %q to show", o.title), func() bool {
+		var err error
+		data, err = os.ReadFile(layout)
+		return err == nil
+	})
+	if err := json.Unmarshal(data, &c.layout); err != nil {
+		t.Fatalf("bad layout from the stand-in: %v", err)
 	}
+	return c
 }
 
 func geometry(x, y int) string { return "400x360+" + itoa(x) + "+" + itoa(y) }

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/agentctl/agentctl/internal/testenv/poll"
 )
 
 // bigPrompt is about 20 KB of what prompts contain: Unicode, emoji, tabs,
@@ -83,11 +85,8 @@ func neverTypesIntoADecoy(t *testing.T, start func(testing.TB, chatOptions) *cha
 	assertClipboard(t, "before")
 	// The decoy does notice keys: press one into it on purpose.
 	pressInto(t, decoy.layout.Title, "x")
-	for deadline := time.Now().Add(5 * time.Second); keys() == 0; time.Sleep(20 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatal("the decoy did not log a key pressed into it, so it proves nothing")
-		}
-	}
+	// A decoy that never logs one proves nothing.
+	poll.Until(t, "the decoy to log a key pressed into it", func() bool { return keys() > 0 })
 }
 
 // pressInto activates the window with exactly this title and presses key.
@@ -102,7 +101,7 @@ func pressInto(t *testing.T, title, key string) {
 	if err != nil || len(found) != 1 {
 		t.Fatalf("windows titled %q: %v, %v", title, found, err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), activateWait)
+	ctx, cancel := poll.Context(t)
 	defer cancel()
 	if err := d.activate(ctx, found[0].ID); err != nil {
 		t.Fatal(err)

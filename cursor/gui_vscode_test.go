@@ -17,6 +17,7 @@ import (
 
 	"github.com/agentctl/agentctl/config"
 	"github.com/agentctl/agentctl/internal/testenv/codeserver"
+	"github.com/agentctl/agentctl/internal/testenv/poll"
 	"github.com/agentctl/agentctl/internal/testenv/syncbuf"
 )
 
@@ -35,7 +36,7 @@ func startVSCode(t testing.TB, title string, replies string) *vscodeChat {
 	t.Helper()
 	needDisplay(t)
 	command := codeserver.Need(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	ctx, cancel := poll.Context(t)
 	defer cancel()
 	s, err := codeserver.Start(ctx, command, codeserver.Options{Dir: t.TempDir(),
 		Fixture: filepath.Join("..", "fixtures", "vscodechat"), Title: title, Replies: []string{replies}})

@@ -67,17 +67,16 @@ func startServe(t testing.TB, root string) string {
 func headlessChromium(t testing.TB) context.Context {
 	t.Helper()
 	profile := t.TempDir()
-	start, cancelStart := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancelStart()
-	b, err := chromium.Start(start, profile)
+	tctx, cancelTest := poll.Context(t)
+	b, err := chromium.Start(tctx, profile)
 	if err != nil {
+		cancelTest()
 		t.Fatal(err)
 	}
 	t.Cleanup(b.Stop)
-	actx, cancelAlloc := chromedp.NewRemoteAllocator(context.Background(), b.Endpoint)
+	actx, cancelAlloc := chromedp.NewRemoteAllocator(tctx, b.Endpoint)
 	ctx, cancelCtx := chromedp.NewContext(actx, chromedp.WithLogf(func(string, ...any) {}), chromedp.WithErrorf(func(string, ...any) {}))
-	ctx, cancelTime := context.WithTimeout(ctx, 2*time.Minute)
-	t.Cleanup(func() { cancelTime(); cancelCtx(); cancelAlloc() })
+	t.Cleanup(func() { cancelCtx(); cancelAlloc(); cancelTest() })
 	return ctx
 }
 

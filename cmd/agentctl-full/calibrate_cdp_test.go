@@ -3,18 +3,17 @@
 package main
 
 import (
-	"context"
 	"net/url"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/agentctl/agentctl/config"
 	"github.com/agentctl/agentctl/internal/testenv/chromium"
 	"github.com/agentctl/agentctl/internal/testenv/codeserver"
+	"github.com/agentctl/agentctl/internal/testenv/poll"
 )
 
 // chatPageSeat opens the stand-in chat page titled title in a headless
@@ -22,7 +21,7 @@ import (
 // returns the browser's DevTools endpoint.
 func chatPageSeat(t *testing.T, dir, title, replyFile string, extra url.Values) string {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := poll.Context(t)
 	defer cancel()
 	b, err := chromium.Start(ctx, filepath.Join(dir, "profile-"+title))
 	if err != nil {
@@ -157,7 +156,7 @@ func TestCalibrateCDPKeepsHandWrittenSelectors(t *testing.T) {
 // prompt gets the participant's exact Markdown reply.
 func TestCalibrateCDPRecognisesVSCodesChat(t *testing.T) {
 	command := codeserver.Need(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	ctx, cancel := poll.Context(t)
 	defer cancel()
 	dir, root := demoRuntime(t)
 	replies := filepath.Join(dir, "replies")
@@ -228,7 +227,7 @@ func TestCalibrateCDPRecognisesVSCodesChat(t *testing.T) {
 // unresolved, and calibrate says so and exits non-zero.
 func TestCalibrateCDPProposesOnlyTheChatsInput(t *testing.T) {
 	dir, root := demoRuntime(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := poll.Context(t)
 	defer cancel()
 	b, err := chromium.Start(ctx, filepath.Join(dir, "profile"))
 	if err != nil {

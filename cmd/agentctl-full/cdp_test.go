@@ -12,7 +12,6 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/agentctl/agentctl/cursor"
 	"github.com/agentctl/agentctl/internal/testenv/chromium"
@@ -27,7 +26,7 @@ import (
 // the pages' copy buttons or, for Agent-2, from the rendered reply.
 func TestDemoFlowThroughCDPSeats(t *testing.T) {
 	dir, root := demoRuntime(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := poll.Context(t)
 	defer cancel()
 	b, err := chromium.Start(ctx, filepath.Join(dir, "profile"))
 	if err != nil {
@@ -165,7 +164,7 @@ func TestCursorLaunchOpensItsPortOnLoopbackOnly(t *testing.T) {
 		t.Fatalf("Cursor was given:\n%s\nwant:\n%s", got, want)
 	}
 
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := poll.Context(t)
 	defer cancel()
 	b, err := chromium.Start(ctx, filepath.Join(dir, "profile"))
 	if err != nil {

@@ -13,6 +13,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/agentctl/agentctl/internal/testenv/chromium"
+	"github.com/agentctl/agentctl/internal/testenv/poll"
 )
 
 // The fixture itself: VS Code's chat view opens with the workbench, a
@@ -20,7 +21,7 @@ import (
 // exactly, and the participant records the reply it streamed.
 func TestScriptedChatAnswersAPastedPrompt(t *testing.T) {
 	command := Need(t)
-	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
+	ctx, cancel := poll.Context(t)
 	defer cancel()
 	replies := t.TempDir()
 	reply := "## Hello\n\n- one\n- *two*\n\n```agentctl\n{\"devlog\": \"hi {{message_id}}\"}\n```\n"

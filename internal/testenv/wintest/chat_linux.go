@@ -9,8 +9,8 @@ import (
 	"regexp"
 	"strconv"
 	"testing"
-	"time"
 
+	"github.com/agentctl/agentctl/internal/testenv/poll"
 	"github.com/agentctl/agentctl/internal/testenv/standinlog"
 )
 
@@ -49,17 +49,16 @@ func (w *Wine) StartChat(t testing.TB, title string, x, y int, flags ...string) 
 		c.cmd.Process.Kill()
 		c.cmd.Wait()
 	})
-	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(50 * time.Millisecond) {
-		if data, err := os.ReadFile(layout); err == nil {
-			if err := json.Unmarshal(data, &c.Layout); err != nil {
-				t.Fatalf("bad layout from the stand-in: %v", err)
-			}
-			return c
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the stand-in window %q never showed", title)
-		}
+	var data []byte
+	poll.Until(t, fmt.Sprintf("the stand-in window %q to show", title), func() bool {
+		var err error
+		data, err = os.ReadFile(layout)
+		return err == nil
+	})
+	if err := json.Unmarshal(data, &c.Layout); err != nil {
+		t.Fatalf("bad layout from the stand-in: %v", err)
 	}
+	return c
 }
 
 // CalibrateArgs are the arguments of `agentctl calibrate AGENT` that record

@@ -5,7 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
+
+	"github.com/agentctl/agentctl/internal/testenv/poll"
 )
 
 func TestMain(m *testing.M) {
@@ -40,14 +41,12 @@ func (s swarm) path(rel string) string {
 // awaitGlob waits until pattern (under the runtime) matches a file.
 func (s swarm) awaitGlob(t *testing.T, pattern string) string {
 	t.Helper()
-	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(50 * time.Millisecond) {
-		if m, _ := filepath.Glob(s.path(pattern)); len(m) > 0 {
-			return m[0]
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("nothing matched %s", pattern)
-		}
-	}
+	var m []string
+	poll.Until(t, "a file matching "+pattern, func() bool {
+		m, _ = filepath.Glob(s.path(pattern))
+		return len(m) > 0
+	})
+	return m[0]
 }
 
 func TestWindowsInitSendInboxStatusOnADriveWithSpaces(t *testing.T) {
@@ -122,12 +121,14 @@ func TestWindowsRunWithABatchAgent(t *testing.T) {
 
 	// Ctrl+C in the runner's console.
 	CtrlC(runner)
+	ctx, cancel := poll.Context(t)
+	defer cancel()
 	select {
 	case err := <-done:
 		if err != nil {
 			t.Errorf("the runner ended with %v after Ctrl+C\n%s", err, stderr.String())
 		}
-	case <-time.After(30 * time.Second):
+	case <-ctx.Done():
 		t.Fatalf("the runner did not stop on Ctrl+C\n%s", stderr.String())
 	}
 	for _, event := range []string{`"event":"claimed"`, `"event":"replied"`, `"event":"archived"`} {

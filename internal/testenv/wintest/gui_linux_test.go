@@ -2,6 +2,7 @@ package wintest
 
 import (
 	"bufio"
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -9,7 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
+
+	"github.com/agentctl/agentctl/internal/testenv/poll"
 )
 
 // guiPrompt carries what prompts contain: Unicode, emoji, tabs, CRLF,
@@ -76,9 +78,11 @@ func TestWindowsGUISeat(t *testing.T) {
 	go func() { done <- runner.Wait() }()
 	defer func() {
 		CtrlC(runner)
+		ctx, cancel := poll.Context(t)
+		defer cancel()
 		select {
 		case <-done:
-		case <-time.After(30 * time.Second):
+		case <-ctx.Done():
 			runner.Process.Kill()
 			t.Error("the runner did not stop on Ctrl+C")
 		}
@@ -192,9 +196,11 @@ func TestWindowsGuidedCalibration(t *testing.T) {
 		t.Fatal(err)
 	}
 	// A calibration that asks for more than the test answers would wait
-	// for ever; the test ends it instead.
-	watchdog := time.AfterFunc(2*time.Minute, func() { cmd.Process.Kill() })
-	defer watchdog.Stop()
+	// for ever; the test ends it instead, when its waits would give up.
+	ctx, cancel := poll.Context(t)
+	defer cancel()
+	watchdog := context.AfterFunc(ctx, func() { cmd.Process.Kill() })
+	defer watchdog()
 	out := bufio.NewReader(stdout)
 	var said strings.Builder
 	for _, p := range points {

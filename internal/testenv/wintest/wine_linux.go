@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/agentctl/agentctl/internal/testenv"
+	"github.com/agentctl/agentctl/internal/testenv/poll"
 	"github.com/agentctl/agentctl/internal/testenv/xvfb"
 )
 
@@ -47,7 +48,12 @@ func Need(t testing.TB) *Wine {
 		}
 		t.Skip("Wine is not installed (scripts/setup installs it)")
 	}
-	once.Do(func() { shared, needErr = prepare() })
+	once.Do(func() {
+		// The display outlives t; ctx bounds only its start.
+		ctx, cancel := poll.Context(t)
+		defer cancel()
+		shared, needErr = prepare(ctx)
+	})
 	if needErr != nil {
 		t.Fatalf("cannot prepare Wine: %v", needErr)
 	}
@@ -75,7 +81,7 @@ func Close() {
 	}
 }
 
-func prepare() (*Wine, error) {
+func prepare(ctx context.Context) (*Wine, error) {
 	repo, err := testenv.RepoRoot()
 	if err != nil {
 		return nil, err
@@ -104,7 +110,7 @@ func prepare() (*Wine, error) {
 			return fail(fmt.Errorf("cannot build %s: %v: %s", exe, err, out))
 		}
 	}
-	if w.display, err = xvfb.Start(context.Background(), xvfb.Options{}); err != nil {
+	if w.display, err = xvfb.Start(ctx, xvfb.Options{}); err != nil {
 		return fail(err)
 	}
 	return w, nil

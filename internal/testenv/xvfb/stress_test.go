@@ -1,10 +1,11 @@
 package xvfb
 
 import (
-	"context"
 	"runtime"
 	"sync"
 	"testing"
+
+	"github.com/agentctl/agentctl/internal/testenv/poll"
 )
 
 // Test packages run in parallel and each starts and stops displays; no
@@ -14,13 +15,15 @@ func TestParallelStartsGetTheirOwnDisplays(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("Xvfb runs on Linux only")
 	}
+	ctx, cancel := poll.Context(t)
+	defer cancel()
 	var wg sync.WaitGroup
 	for range 3 {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			for range 4 {
-				d, err := Start(context.Background(), Options{})
+				d, err := Start(ctx, Options{})
 				if err != nil {
 					t.Error(err)
 					continue

@@ -117,10 +117,10 @@ func startOn(ctx context.Context, d *Display, opts Options, number int) error {
 		err2 = waitForWM(ctx, d, wmDone)
 		if err2 == nil {
 			stopped = true
-			d.stop = func() error {
+			d.stop = func() {
 				defer close(thread)
 				terminate(wm, wmDone)
-				return terminate(server, serverDone)
+				terminate(server, serverDone)
 			}
 			return nil
 		}
@@ -180,17 +180,13 @@ func waitForWM(ctx context.Context, d *Display, wmDone chan error) error {
 	}
 }
 
-// terminate sends SIGTERM and waits; SIGKILL only if the process ignores it.
-func terminate(cmd *exec.Cmd, done chan error) error {
+// terminate sends SIGTERM and waits for the process to end, however long
+// a loaded machine makes that: Xvfb and the window managers honour it, and
+// a SIGKILL sent to one only slow to exit would leave Xvfb's socket and
+// lock files behind.
+func terminate(cmd *exec.Cmd, done chan error) {
 	cmd.Process.Signal(syscall.SIGTERM)
-	select {
-	case <-done:
-		return nil
-	case <-time.After(5 * time.Second):
-		cmd.Process.Kill()
-		<-done
-		return fmt.Errorf("%s ignored SIGTERM and was killed", cmd.Path)
-	}
+	<-done
 }
 
 func withHint(err error) error {

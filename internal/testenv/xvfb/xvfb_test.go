@@ -1,19 +1,22 @@
 package xvfb
 
 import (
-	"context"
 	"os"
 	"os/exec"
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/agentctl/agentctl/internal/testenv/poll"
 )
 
 func TestStartStop(t *testing.T) {
 	if runtime.GOOS != "linux" {
 		t.Skip("Xvfb runs on Linux only")
 	}
-	d, err := Start(context.Background(), Options{})
+	ctx, cancel := poll.Context(t)
+	defer cancel()
+	d, err := Start(ctx, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
