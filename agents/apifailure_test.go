@@ -2,7 +2,6 @@ package agents
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"os"
 	"path/filepath"
@@ -222,7 +221,7 @@ func TestRunnerStopsOnBadCredentials(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	ctx, cancel := poll.Context(t)
 	defer cancel()
 	err = r.Run(ctx)
 	var h interface{ Hint() string }

@@ -13,15 +13,12 @@ import (
 
 	"github.com/agentctl/agentctl/fixtures/fakemodel"
 	"github.com/agentctl/agentctl/internal/testenv/agentcli"
+	"github.com/agentctl/agentctl/internal/testenv/poll"
 )
 
 // The real ACP adapters, installed by scripts/agentclis, against the fake
 // model API: they skip with the reason where the tools cannot be had,
 // unless AGENTCTL_REQUIRE_AGENT_CLIS is set.
-
-// realTurnTimeout bounds a turn of a real adapter: its start and first
-// session take seconds on a busy machine.
-const realTurnTimeout = 3 * time.Minute
 
 // realSeat is an acp seat running tool against srv, in a fresh folder.
 func realSeat(t *testing.T, preset, tool string, srv *fakemodel.Server) ACPSettings {
@@ -48,7 +45,7 @@ func TestRealClaudeACP(t *testing.T) {
 	srv := fakemodel.Start(t)
 	s := realSeat(t, "claude", agentcli.ClaudeACP, srv)
 	sessions := t.TempDir()
-	ctx, cancel := context.WithTimeout(context.Background(), 4*realTurnTimeout)
+	ctx, cancel := poll.Context(t)
 	defer cancel()
 
 	d := rememberingACP(t, s, sessions)
@@ -82,7 +79,7 @@ func TestRealClaudeACP(t *testing.T) {
 func TestRealClaudeACPPermissionsAndCancel(t *testing.T) {
 	srv := fakemodel.Start(t)
 	s := realSeat(t, "claude", agentcli.ClaudeACP, srv)
-	ctx, cancel := context.WithTimeout(context.Background(), 4*realTurnTimeout)
+	ctx, cancel := poll.Context(t)
 	defer cancel()
 	d := newACP(t, s)
 	a := &askedSession{t: t}
@@ -193,7 +190,7 @@ func TestRealCodexACP(t *testing.T) {
 	s := realSeat(t, "codex", agentcli.CodexACP, srv)
 	s.Model = "gpt-5.4"
 	sessions := t.TempDir()
-	ctx, cancel := context.WithTimeout(context.Background(), 3*realTurnTimeout)
+	ctx, cancel := poll.Context(t)
 	defer cancel()
 	d := rememberingACP(t, s, sessions)
 	exact := "Done.\r\n\r\n```agentctl\nreport: done\n```\n"
@@ -220,7 +217,7 @@ func TestRealGeminiACP(t *testing.T) {
 	s := realSeat(t, "gemini", agentcli.Gemini, srv)
 	s.Command = append(s.Command, "--experimental-acp")
 	sessions := t.TempDir()
-	ctx, cancel := context.WithTimeout(context.Background(), 3*realTurnTimeout)
+	ctx, cancel := poll.Context(t)
 	defer cancel()
 	d := rememberingACP(t, s, sessions)
 	exact := "Done.\r\n\r\n```agentctl\nreport: done\n```\n"
@@ -254,7 +251,7 @@ func TestRealCodexACPPermissionsAndCancel(t *testing.T) {
 	srv := fakemodel.Start(t)
 	s := realSeat(t, "codex", agentcli.CodexACP, srv)
 	s.Model = "gpt-5.4"
-	ctx, cancel := context.WithTimeout(context.Background(), 3*realTurnTimeout)
+	ctx, cancel := poll.Context(t)
 	defer cancel()
 	d := newACP(t, s)
 	a := &askedSession{t: t}
@@ -287,7 +284,7 @@ func TestRealGeminiACPPermissionsAndCancel(t *testing.T) {
 	srv := fakemodel.Start(t)
 	s := realSeat(t, "gemini", agentcli.Gemini, srv)
 	s.Command = append(s.Command, "--experimental-acp")
-	ctx, cancel := context.WithTimeout(context.Background(), 3*realTurnTimeout)
+	ctx, cancel := poll.Context(t)
 	defer cancel()
 	d := newACP(t, s)
 	a := &askedSession{t: t}

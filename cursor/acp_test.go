@@ -9,13 +9,14 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/agentctl/agentctl/internal/testenv/poll"
 )
 
-// turnTimeout bounds a stand-in turn generously: the machine may be busy.
-const turnTimeout = 2 * time.Minute
-
+// turnCtx is the context of a stand-in's turns: the test's, with no
+// deadline of its own, for a busy machine only slows a turn.
 func turnCtx(t *testing.T) context.Context {
-	ctx, cancel := context.WithTimeout(context.Background(), turnTimeout)
+	ctx, cancel := poll.Context(t)
 	t.Cleanup(cancel)
 	return ctx
 }
@@ -273,7 +274,6 @@ func TestACPCancelStopsTheTurnAndTheSessionGoesOn(t *testing.T) {
 	working := make(chan struct{})
 	var once sync.Once
 	go func() { <-working; cancel(ErrAbandoned) }()
-	start := time.Now()
 	got, err := d.Run(tctx, Turn{Prompt: "hang", Session: session, OnProgress: func(p Progress) {
 		if p.Kind == "message" {
 			once.Do(func() { close(working) })
@@ -282,8 +282,10 @@ func TestACPCancelStopsTheTurnAndTheSessionGoesOn(t *testing.T) {
 	if !errors.Is(err, ErrAbandoned) || !strings.Contains(err.Error(), "cancelled") {
 		t.Fatalf("cancelled turn: reply %q, %v; want ErrAbandoned and the agent's cancelled stop", got, err)
 	}
-	if took := time.Since(start); took > acpCancelWait {
-		t.Errorf("the cancelled turn took %s: the agent was killed rather than cancelled", took)
+	// The agent's own answer to session/cancel, not the kill of one that
+	// did not stop within acpCancelWait.
+	if !errors.Is(err, errStoppedByAgent) {
+		t.Errorf("the cancelled turn: %v; the agent was killed rather than cancelled", err)
 	}
 	pid := d.child.child.PID
 	got, err = d.Run(ctx, Turn{Prompt: "recall", Session: session})

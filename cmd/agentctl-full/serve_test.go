@@ -454,8 +454,12 @@ func TestServeAnswers503PastItsConnectionCap(t *testing.T) {
 	go srv.Serve(missioncontrol.LimitListener(ln, limit))
 	t.Cleanup(func() { srv.Close() })
 	url := "http://" + ln.Addr().String() + "/api/snapshot"
+	// A request to the real server that never answers fails, rather than
+	// hang the wait it is looked at from, once the test's waits give up.
+	ctx, cancel := poll.Context(t)
+	defer cancel()
 	get := func(client *http.Client, token string) int {
-		req, _ := http.NewRequest("GET", url, nil)
+		req, _ := http.NewRequestWithContext(ctx, "GET", url, nil)
 		if token != "" {
 			req.Header.Set("Authorization", "Bearer "+token)
 		}
@@ -470,9 +474,7 @@ func TestServeAnswers503PastItsConnectionCap(t *testing.T) {
 		}
 		return resp.StatusCode
 	}
-	// A request to the real server that never answers fails, rather than
-	// hang the wait it is looked at from.
-	once := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}, Timeout: 30 * time.Second}
+	once := &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
 	if code := get(once, mc.token); code != http.StatusOK {
 		t.Fatalf("before the flood: status %d", code)
 	}
@@ -501,7 +503,7 @@ func TestServeAnswers503PastItsConnectionCap(t *testing.T) {
 	// server has closed the connections before them.
 	var mine []*http.Client
 	poll.Until(t, fmt.Sprintf("the person's own %d connections in every slot", limit), func() bool {
-		c := &http.Client{Transport: &http.Transport{MaxConnsPerHost: 1}, Timeout: 30 * time.Second}
+		c := &http.Client{Transport: &http.Transport{MaxConnsPerHost: 1}}
 		switch code := get(c, mc.token); {
 		case code == http.StatusOK:
 			mine = append(mine, c)
