@@ -3,7 +3,6 @@
 package agents
 
 import (
-	"context"
 	"encoding/json"
 	"os"
 	"os/exec"
@@ -65,7 +64,9 @@ func usePrivateDisplay(t *testing.T) { usePrivateDisplayWith(t, xvfb.Options{}) 
 // usePrivateDisplayWith is usePrivateDisplay with the display's options.
 func usePrivateDisplayWith(t *testing.T, o xvfb.Options) {
 	t.Helper()
-	d, err := xvfb.Start(context.Background(), o)
+	ctx, cancel := poll.Context(t)
+	defer cancel()
+	d, err := xvfb.Start(ctx, o)
 	if err != nil {
 		t.Fatalf("cannot start the private X display: %v", err)
 	}
