@@ -158,6 +158,12 @@ func (e *Exec) Run(ctx context.Context, t Turn) (string, error) {
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	if err := tc.start(); err != nil {
+		// A turn whose time ran out while its command was being started
+		// (a host slow to answer on a loaded machine) timed out, whatever
+		// the start then said.
+		if cerr := e.stopped(ctx, args[0], stderr); cerr != nil {
+			return "", cerr
+		}
 		return "", err
 	}
 	abandon := func(err error) (string, error) {

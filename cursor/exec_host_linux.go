@@ -209,7 +209,7 @@ func (h *execHost) receive() (execguard.Reply, error) {
 	var r execguard.Reply
 	header := make([]byte, 4)
 	if _, err := io.ReadFull(h.conn, header); err != nil {
-		return r, fmt.Errorf("the exec host ended: %w", err)
+		return r, unanswered(err)
 	}
 	n, err := execguard.FrameLength(header)
 	if err != nil {
@@ -217,12 +217,21 @@ func (h *execHost) receive() (execguard.Reply, error) {
 	}
 	body := make([]byte, n)
 	if _, err := io.ReadFull(h.conn, body); err != nil {
-		return r, fmt.Errorf("the exec host ended: %w", err)
+		return r, unanswered(err)
 	}
 	if err := json.Unmarshal(body, &r); err != nil {
 		return r, fmt.Errorf("the exec host said what is no reply: %w", err)
 	}
 	return r, nil
+}
+
+// unanswered is the error of a reply that did not come: the host ended,
+// or the wait for it ran out (hostAnswer, or the turn's own time).
+func unanswered(err error) error {
+	if errors.Is(err, os.ErrDeadlineExceeded) {
+		return fmt.Errorf("the exec host did not answer in time: %w", err)
+	}
+	return fmt.Errorf("the exec host ended: %w", err)
 }
 
 // close ends the host: it hears its socket end, ends what is below it,

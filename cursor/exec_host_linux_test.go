@@ -2,6 +2,7 @@ package cursor
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"strconv"
@@ -164,6 +165,22 @@ func TestStuckHostFailsTheTurnInTime(t *testing.T) {
 	}
 	if next := parentTurn(t, d); next == first || !isHost(next) {
 		t.Fatalf("the turn after the stopped host ran below %d", next)
+	}
+}
+
+// A turn whose own time runs out while its host has not yet said whether
+// it started the command (a host slow to answer on a loaded machine, here
+// a stopped one) timed out; it did not fail to start.
+func TestTurnTimingOutBeforeItsHostAnswersTimedOut(t *testing.T) {
+	useGuard(t)
+	d, _ := NewExec(ExecSettings{Command: []string{"sh", "-c", "echo $PPID"}})
+	first := parentTurn(t, d)
+	syscall.Kill(first, syscall.SIGSTOP)
+	t.Cleanup(func() { syscall.Kill(first, syscall.SIGKILL) })
+	d.timeout = 300 * time.Millisecond // well within hostAnswer
+	_, err := d.Run(context.Background(), Turn{Prompt: "x"})
+	if !errors.Is(err, ErrExecTimeout) {
+		t.Fatalf("a turn that timed out waiting for its host: err = %v; want ErrExecTimeout", err)
 	}
 }
 
