@@ -160,7 +160,11 @@ func (e *Exec) Run(ctx context.Context, t Turn) (string, error) {
 	if err := tc.start(); err != nil {
 		// A turn whose time ran out while its command was being started
 		// (a host slow to answer on a loaded machine) timed out, whatever
-		// the start then said.
+		// the start then said. The wait for the host ends on the same
+		// deadline as ctx, whose own timer may not have run yet.
+		if d, ok := ctx.Deadline(); ok && !time.Now().Before(d) {
+			<-ctx.Done()
+		}
 		if cerr := e.stopped(ctx, args[0], stderr); cerr != nil {
 			return "", cerr
 		}
