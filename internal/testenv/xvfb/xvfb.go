@@ -48,7 +48,7 @@ type Display struct {
 
 	dir    string
 	cookie []byte
-	stop   func()
+	stop   func() error
 }
 
 // Env returns the environment entries a client needs to reach the display.
@@ -72,9 +72,9 @@ func (d *Display) Stop() error {
 	if d.stop == nil {
 		return nil
 	}
-	d.stop()
+	err := d.stop()
 	d.stop = nil
-	return os.RemoveAll(d.dir)
+	return errors.Join(err, os.RemoveAll(d.dir))
 }
 
 // ErrUnsupported is returned by Start on systems without Xvfb.

@@ -95,12 +95,12 @@ func startOn(ctx context.Context, d *Display, opts Options, number int) error {
 	select {
 	case n := <-reported:
 		if _, err := strconv.Atoi(n); err != nil {
-			terminate(server, serverDone)
+			stopServer(server, serverDone, number)
 			return fmt.Errorf("cannot start Xvfb: it reported no display number: %s", strings.TrimSpace(serverLog.String()))
 		}
 		d.Name = ":" + n
 	case <-ctx.Done():
-		terminate(server, serverDone)
+		stopServer(server, serverDone, number)
 		return fmt.Errorf("cannot start Xvfb: %w", ctx.Err())
 	}
 
@@ -111,16 +111,19 @@ func startOn(ctx context.Context, d *Display, opts Options, number int) error {
 	for attempt := 1; attempt <= wmStarts; attempt++ {
 		wm, wmDone, wmLog, err := startWM(thread, d, opts)
 		if err != nil {
-			terminate(server, serverDone)
+			stopServer(server, serverDone, number)
 			return err
 		}
 		err2 = waitForWM(ctx, d, wmDone)
 		if err2 == nil {
 			stopped = true
-			d.stop = func() {
+			d.stop = func() error {
 				defer close(thread)
-				terminate(wm, wmDone)
-				terminate(server, serverDone)
+				wmErr := error(nil)
+				if terminate(wm, wmDone) {
+					wmErr = fmt.Errorf("xvfb: the window manager ignored SIGTERM for %s and was killed", stopGrace)
+				}
+				return errors.Join(wmErr, stopServer(server, serverDone, number))
 			}
 			return nil
 		}
@@ -132,7 +135,7 @@ func startOn(ctx context.Context, d *Display, opts Options, number int) error {
 			break
 		}
 	}
-	terminate(server, serverDone)
+	stopServer(server, serverDone, number)
 	return err2
 }
 
@@ -180,13 +183,36 @@ func waitForWM(ctx context.Context, d *Display, wmDone chan error) error {
 	}
 }
 
-// terminate sends SIGTERM and waits for the process to end, however long
-// a loaded machine makes that: Xvfb and the window managers honour it, and
-// a SIGKILL sent to one only slow to exit would leave Xvfb's socket and
-// lock files behind.
-func terminate(cmd *exec.Cmd, done chan error) {
+// stopGrace is how long Xvfb or a window manager may take to honour
+// SIGTERM: on a loaded machine they take their time, and one killed while
+// only slow leaves Xvfb's socket and lock files behind. One that takes
+// longer is wedged, and would hang the test's cleanup until the binary's
+// -timeout.
+const stopGrace = time.Minute
+
+// terminate sends SIGTERM and waits for the process to end, and kills it
+// after stopGrace; killed reports that it had to.
+func terminate(cmd *exec.Cmd, done chan error) (killed bool) {
 	cmd.Process.Signal(syscall.SIGTERM)
-	<-done
+	select {
+	case <-done:
+		return false
+	case <-time.After(stopGrace):
+		cmd.Process.Kill()
+		<-done
+		return true
+	}
+}
+
+// stopServer ends Xvfb on display number and, if it had to be killed,
+// removes the lock and socket files it could not.
+func stopServer(server *exec.Cmd, done chan error, number int) error {
+	if !terminate(server, done) {
+		return nil
+	}
+	os.Remove(fmt.Sprintf("/tmp/.X%d-lock", number))
+	os.Remove(fmt.Sprintf("/tmp/.X11-unix/X%d", number))
+	return fmt.Errorf("xvfb: Xvfb ignored SIGTERM for %s and was killed", stopGrace)
 }
 
 func withHint(err error) error {
