@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"fmt"
-	"strconv"
 	"strings"
 
 	"github.com/agentctl/agentctl/agents/actions"
@@ -69,11 +68,17 @@ func toHint(env *Env, rest []string) string {
 	if len(rest) >= 2 {
 		if cfg, err := config.Load(env.Root); err == nil {
 			if name, err := agentname.Resolve(cfg.MailboxNames(), rest[0]); err == nil {
-				return fmt.Sprintf("the recipient goes after --to: agentctl send --to %s %s", name, strconv.Quote(strings.Join(rest[1:], " ")))
+				return fmt.Sprintf("the recipient goes after --to: agentctl send --to %s %s", name, shellQuoted(strings.Join(rest[1:], " ")))
 			}
 		}
 	}
 	return "name an agent, e.g. --to Agent-3, or --to all"
+}
+
+// shellQuoted is s as a shell reads it back: in single quotes, which
+// leave $, backquotes, ! and line ends as they are.
+func shellQuoted(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 // MessageText is the body: the arguments joined, or stdin for "-".
