@@ -4,7 +4,6 @@ package cursor
 
 import (
 	"bufio"
-	"encoding/json"
 	"fmt"
 	"net/url"
 	"os"
@@ -13,8 +12,6 @@ import (
 	"strings"
 	"syscall"
 	"testing"
-
-	"github.com/agentctl/agentctl/internal/testenv/poll"
 )
 
 var chatPage = filepath.Join("..", "fixtures", "chatpage")
@@ -56,15 +53,7 @@ func startChromium(t testing.TB, o chatOptions) *chatWindow {
 	if err := c.cmd.Start(); err != nil {
 		t.Fatalf("cannot start Chromium: %v", err)
 	}
-	var data []byte
-	poll.Until(t, fmt.Sprintf("the Chromium window %q to show", o.title), func() bool {
-		var err error
-		data, err = os.ReadFile(layout)
-		return err == nil
-	})
-	if err := json.Unmarshal(data, &c.layout); err != nil {
-		t.Fatalf("bad layout from the chat page: %v", err)
-	}
+	awaitLayout(t, fmt.Sprintf("the Chromium window %q", o.title), layout, &c.layout)
 	return c
 }
 

@@ -122,16 +122,23 @@ func startChat(t testing.TB, o chatOptions) *chatWindow {
 		t.Fatalf("cannot start the stand-in window: %v", err)
 	}
 	t.Cleanup(c.close)
+	awaitLayout(t, fmt.Sprintf("the stand-in window %q", o.title), layout, &c.layout)
+	return c
+}
+
+// awaitLayout waits for the layout a stand-in window (what) writes to
+// path once it shows, and reads it into layout.
+func awaitLayout(t testing.TB, what, path string, layout any) {
+	t.Helper()
 	var data []byte
-	poll.Until(t, fmt.Sprintf("the stand-in window %q to show", o.title), func() bool {
+	poll.Until(t, what+" to show", func() bool {
 		var err error
-		data, err = os.ReadFile(layout)
+		data, err = os.ReadFile(path)
 		return err == nil
 	})
-	if err := json.Unmarshal(data, &c.layout); err != nil {
-		t.Fatalf("bad layout from the stand-in: %v", err)
+	if err := json.Unmarshal(data, layout); err != nil {
+		t.Fatalf("bad layout from %s: %v", what, err)
 	}
-	return c
 }
 
 func geometry(x, y int) string { return "400x360+" + itoa(x) + "+" + itoa(y) }
