@@ -35,11 +35,40 @@ const guardParentDeathSignal = syscall.SIGTERM
 // guardExe is the executable that can play the guard; empty: commands
 // are started as they are. guardName is the name it was started by, the
 // guard's argv[0] (a multi-call binary, such as a test's, tells its roles
-// by it). Both are set once, before any turn, by GuardMain.
-var guardExe, guardName string
+// by it). guardFile is the file guardExe named then. All are set once,
+// before any turn, by GuardMain.
+var (
+	guardExe, guardName string
+	guardFile           os.FileInfo
+)
 
 // enableGuard lets the exec driver start its commands through exe.
-func enableGuard(exe, name string) { guardExe, guardName = exe, name }
+func enableGuard(exe, name string) {
+	guardExe, guardName = exe, name
+	guardFile, _ = os.Stat(exe)
+}
+
+// ownImage names this process's own program, even once an upgrade has
+// replaced or removed its file.
+const ownImage = "/proc/self/exe"
+
+// guardProgram is the program a guard or a host is started from: guardExe
+// while it is the file it was at start-up, else this process's own image,
+// which can play the guard too (GuardMain). An upgrade that replaced
+// guardExe while this runner runs installed a program of another release,
+// whose guard may speak another protocol to this runner's driver.
+func guardProgram() string {
+	if now, err := os.Stat(guardExe); err == nil && sameProgram(now, guardFile) {
+		return guardExe
+	}
+	return ownImage
+}
+
+// sameProgram reports whether now is still the file was: the same file,
+// not written over since.
+func sameProgram(now, was os.FileInfo) bool {
+	return was != nil && os.SameFile(now, was) && now.Size() == was.Size() && now.ModTime().Equal(was.ModTime())
+}
 
 // guardedCommandContext is the command args name, started through the
 // guard, or as it is when no guard is set or the program cannot be found,
@@ -53,7 +82,7 @@ func guardedCommandContext(ctx context.Context, args []string) *exec.Cmd {
 	if guardExe == "" || path == "" {
 		return exec.CommandContext(ctx, args[0], args[1:]...)
 	}
-	cmd := exec.CommandContext(ctx, guardExe, append([]string{execguard.Arg, strconv.Itoa(os.Getpid()), path, "--"}, args...)...)
+	cmd := exec.CommandContext(ctx, guardProgram(), append([]string{execguard.Arg, strconv.Itoa(os.Getpid()), path, "--"}, args...)...)
 	if guardName != "" {
 		cmd.Args[0] = guardName
 	}

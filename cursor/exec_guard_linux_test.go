@@ -36,7 +36,7 @@ sleep ` + outlasting, "sh", dir}
 func guardRunner() {
 	dir := os.Getenv("GUARD_TEST_DIR")
 	if os.Getenv("GUARD_TEST_ON") == "1" {
-		guardExe, guardName = os.Args[0], os.Args[0]
+		enableGuard(os.Args[0], os.Args[0])
 	}
 	d, _ := NewExec(ExecSettings{Command: leaverScript(dir), Timeout: time.Hour})
 	_, err := d.Run(context.Background(), Turn{Prompt: "x", OnStart: func(c Child) error {
@@ -137,8 +137,8 @@ func TestUnguardedLeftoverGroupIsEndedByTheNextRunner(t *testing.T) {
 
 // useGuard starts this test's commands through the guard.
 func useGuard(t *testing.T) {
-	guardExe, guardName = os.Args[0], os.Args[0]
-	t.Cleanup(func() { guardExe, guardName = "", "" })
+	enableGuard(os.Args[0], os.Args[0])
+	t.Cleanup(func() { enableGuard("", "") })
 }
 
 // Through the guard, a command gets its prompt and arguments, and ends as
@@ -238,8 +238,8 @@ func BenchmarkExecStart(b *testing.B) {
 	for _, guard := range []bool{false, true} {
 		b.Run(fmt.Sprintf("guard=%v", guard), func(b *testing.B) {
 			if guard {
-				guardExe, guardName = os.Args[0], os.Args[0]
-				defer func() { guardExe, guardName = "", "" }()
+				enableGuard(os.Args[0], os.Args[0])
+				defer func() { enableGuard("", "") }()
 			}
 			d, _ := NewExec(ExecSettings{Command: []string{"true"}})
 			start := time.Now()

@@ -151,7 +151,7 @@ func startHost() (*execHost, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cannot make the exec host's socket: %w", err)
 	}
-	cmd := exec.Command(guardExe, execguard.HostArg, strconv.Itoa(os.Getpid()))
+	cmd := exec.Command(guardProgram(), execguard.HostArg, strconv.Itoa(os.Getpid()))
 	if guardName != "" {
 		cmd.Args[0] = guardName
 	}

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -246,5 +247,59 @@ func TestHostKilledMidTurn(t *testing.T) {
 	d.command = []string{"sh", "-c", "echo $PPID"}
 	if next := parentTurn(t, d); !isHost(next) || next == host {
 		t.Fatalf("the next turn ran below %d", next)
+	}
+}
+
+// An upgrade that installs a new release over the guard program while a
+// runner runs must not give that runner hosts of the new program, whose
+// protocol may differ from its own: they are of the runner's own image.
+// A guard program left as it was is the one used.
+func TestAReplacedGuardProgramGivesWayToTheRunnersOwnImage(t *testing.T) {
+	for _, upgraded := range []bool{false, true} {
+		t.Run(fmt.Sprintf("upgraded=%v", upgraded), func(t *testing.T) {
+			dir := t.TempDir()
+			program := filepath.Join(dir, "agentctl")
+			copyProgram(t, os.Args[0], program)
+			enableGuard(program, os.Args[0])
+			t.Cleanup(func() { enableGuard("", "") })
+			if upgraded {
+				// Installed as installers do: written beside, renamed over.
+				next := filepath.Join(dir, "agentctl.next")
+				if err := os.WriteFile(next, []byte("#!/bin/sh\nexit 3\n"), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.Rename(next, program); err != nil {
+					t.Fatal(err)
+				}
+			}
+			d, _ := NewExec(ExecSettings{Command: []string{"sh", "-c", "echo $PPID"}})
+			host := parentTurn(t, d)
+			if !isHost(host) {
+				t.Fatalf("the command's parent %d is no exec host", host)
+			}
+			exe, err := os.Readlink(fmt.Sprintf("/proc/%d/exe", host))
+			if err != nil {
+				t.Fatal(err)
+			}
+			want := program
+			if upgraded {
+				want, _ = os.Readlink(ownImage)
+			}
+			if exe != want {
+				t.Errorf("the host runs %s, want %s", exe, want)
+			}
+		})
+	}
+}
+
+// copyProgram copies the executable from to a new file to.
+func copyProgram(t *testing.T, from, to string) {
+	t.Helper()
+	data, err := os.ReadFile(from)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(to, data, 0o755); err != nil {
+		t.Fatal(err)
 	}
 }
