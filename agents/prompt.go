@@ -145,22 +145,65 @@ func (t Templates) render(d PromptData) (renderedPrompt, error) {
 	if err != nil {
 		return renderedPrompt{}, err
 	}
-	tmpl, err := template.New(name).Funcs(funcs).Option("missingkey=error").Parse(taskPart)
-	if err == nil {
-		tmpl, err = tmpl.Parse(text)
-	}
+	p, err := parseTemplate(name, text)
 	if err != nil {
-		return renderedPrompt{}, fmt.Errorf("cannot parse prompt template %s: %w", name, err)
+		return renderedPrompt{}, err
 	}
 	if d.Protocol == "" {
 		d.Protocol = Protocol
 	}
 	var buf bytes.Buffer
-	if err := tmpl.Execute(&buf, d); err != nil {
+	if err := p.tmpl.Execute(&buf, d); err != nil {
 		return renderedPrompt{}, fmt.Errorf("cannot render prompt template %s: %w", name, err)
 	}
 	out := buf.String()
-	return renderedPrompt{Text: out, AsksForBlock: strings.Contains(out, d.Protocol) || agentctlFence().MatchString(text)}, nil
+	return renderedPrompt{Text: out, AsksForBlock: strings.Contains(out, d.Protocol) || p.showsFence}, nil
+}
+
+// parsedTemplate is a template ready to execute, and whether its text
+// shows an agentctl fence.
+type parsedTemplate struct {
+	tmpl       *template.Template
+	showsFence bool
+}
+
+// parsedTemplates keeps the templates parsed so far by name and text, so
+// that a message costs a read of its template file, not a parse: parsing
+// was a twentieth of a runner's CPU a message. Edits make new entries; the
+// few a runner meets stay well under maxParsedTemplates, and past it the
+// cache starts again.
+var parsedTemplates = struct {
+	sync.Mutex
+	byText map[[2]string]parsedTemplate
+}{byText: map[[2]string]parsedTemplate{}}
+
+const maxParsedTemplates = 64
+
+// parseTemplate parses text, the template called name, with the task part
+// every template may use.
+func parseTemplate(name, text string) (parsedTemplate, error) {
+	key := [2]string{name, text}
+	parsedTemplates.Lock()
+	p, ok := parsedTemplates.byText[key]
+	parsedTemplates.Unlock()
+	if ok {
+		return p, nil
+	}
+	tmpl, err := template.New(name).Funcs(funcs).Option("missingkey=error").Parse(taskPart)
+	if err == nil {
+		tmpl, err = tmpl.Parse(text)
+	}
+	if err != nil {
+		return parsedTemplate{}, fmt.Errorf("cannot parse prompt template %s: %w", name, err)
+	}
+	p = parsedTemplate{tmpl: tmpl, showsFence: agentctlFence().MatchString(text)}
+	parsedTemplates.Lock()
+	if len(parsedTemplates.byText) >= maxParsedTemplates {
+		clear(parsedTemplates.byText)
+	}
+	parsedTemplates.byText[key] = p
+	parsedTemplates.Unlock()
+	return p, nil
 }
 
 func (t Templates) lookup(typ string) (name, text string, err error) {

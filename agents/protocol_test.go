@@ -94,6 +94,11 @@ func TestTemplates(t *testing.T) {
 	if out, _ := tm.Render(PromptData{Agent: "Agent-1", Message: msg}); out != "TASK do it for Agent-1" {
 		t.Errorf("task override: %q", out)
 	}
+	// An edit applies to the next prompt: templates are read each time.
+	os.WriteFile(filepath.Join(dir, "task.tmpl"), []byte("EDITED {{.Message.Body}}"), 0o600)
+	if out, _ := tm.Render(PromptData{Agent: "Agent-1", Message: msg}); out != "EDITED do it" {
+		t.Errorf("edited task override: %q", out)
+	}
 	msg.Type = "../../etc/passwd"
 	if out, _ := tm.Render(PromptData{Agent: "Agent-1", Message: msg}); out != "DEFAULT s" {
 		t.Errorf("odd type must fall back to default.tmpl: %q", out)
