@@ -48,8 +48,8 @@
 // message that caused them, so delivering one again is refused as a
 // duplicate; board changes set values; a devlog entry is looked for before
 // it is written again. That is why a reply's effects share one synced
-// record, taken after the last of them; only a board change is recorded
-// before the next effect, so that a resumed runner never replays it over
+// record, the receipt's, after the last of them, and are audited once it
+// is on disk; only a board change is recorded before the next effect, so that a resumed runner never replays it over
 // work the messages sent after it started. What the runner did is one typed, versioned turn
 // record (turnrecord.go), which package mailbox keeps in the progress
 // record as JSON it never looks into: the record is this package's, and so

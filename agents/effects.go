@@ -93,11 +93,11 @@ func (o outcome) receiptData() receipt.Data {
 // between applying and recording it (deliveries have derived ids, board
 // changes are kept under their key, the devlog entry is looked for).
 //
-// Being safe to run again, most effects share one synced record, taken
-// after the last of them. A board change is recorded before the next
-// effect runs (recordAlone): a message sent after it starts work
-// elsewhere that may change the same task, which a resumed runner must
-// not replay the older change over.
+// Being safe to run again, most effects share one synced record: the
+// receipt's, which comes next (Runner.complete). A board change is
+// recorded before the next effect runs (recordAlone): a message sent
+// after it starts work elsewhere that may change the same task, which a
+// resumed runner must not replay the older change over.
 type effect struct {
 	key         string
 	apply       func() (result, error)
@@ -254,7 +254,10 @@ func (r *Runner) effectsOf(ctx context.Context, log zerolog.Logger, cl *claim, s
 // applyInOrder applies the effects not yet in results, in order, adding
 // what each did to results and to the turn's record. Each effect is
 // audited once its record is synced: a crash in between loses the line,
-// never writes it twice.
+// never writes it twice. Those applied after the last record it takes are
+// left in cl.unaudited for the receipt's record: one sync here would only
+// shorten the time in which a crash makes a resumed runner apply them
+// again, which each is safe to.
 func (r *Runner) applyInOrder(log zerolog.Logger, cl *claim, effects []effect, results map[string]result) error {
 	var unaudited []string
 	recordApplied := func() error {
@@ -291,7 +294,8 @@ func (r *Runner) applyInOrder(log zerolog.Logger, cl *claim, effects []effect, r
 			}
 		}
 	}
-	return recordApplied()
+	cl.unaudited = unaudited
+	return nil
 }
 
 // blockNote says what became of the block as a whole: refused, or missing

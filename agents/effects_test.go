@@ -258,8 +258,8 @@ func TestRepliesReachThePerson(t *testing.T) {
 }
 
 // TestEffectsShareOneSyncedRecord: the effects of a reply are recorded
-// together, after the last of them, except a board change, which is
-// recorded before the messages sent after it go out.
+// together with the receipt, after the last of them, except a board
+// change, which is recorded before the messages sent after it go out.
 func TestEffectsShareOneSyncedRecord(t *testing.T) {
 	root := newRuntime(t, demoAgents)
 	s := testSettings(root, "Agent-1", demoAgents, replyDriver(func(prompt string) (string, error) {
@@ -275,8 +275,8 @@ func TestEffectsShareOneSyncedRecord(t *testing.T) {
 	poll.Until(t, "both to be archived", func() bool { return counts(t, root, "Agent-1").Done == 2 })
 
 	for id, want := range map[string][]string{
-		"board-and-sends": {"board/0", "board/0 devlog/done send/ send/"},
-		"sends":           {"devlog/done send/ send/"},
+		"board-and-sends": {"effects: board/0", "done: board/0 devlog/done send/ send/"},
+		"sends":           {"done: devlog/done send/ send/"},
 	} {
 		// An archived message's progress log is its receipt.
 		logs, err := filepath.Glob(filepath.Join(mailbox.Dir(root, "Agent-1"), mailbox.ArchiveDir, "*", id+mailbox.ReceiptSuffix))
@@ -289,7 +289,7 @@ func TestEffectsShareOneSyncedRecord(t *testing.T) {
 			if err := json.Unmarshal(line, &p); err != nil {
 				t.Fatal(err)
 			}
-			if p.Stage != "effects" {
+			if p.Stage != "effects" && p.Stage != mailbox.StageDone {
 				continue
 			}
 			var turn struct{ Effects []string }
@@ -304,7 +304,7 @@ func TestEffectsShareOneSyncedRecord(t *testing.T) {
 				keys = append(keys, k)
 			}
 			slices.Sort(keys)
-			got = append(got, strings.Join(keys, " "))
+			got = append(got, p.Stage+": "+strings.Join(keys, " "))
 		}
 		if !slices.Equal(got, want) {
 			t.Errorf("%s's effects records hold %q, want %q", id, got, want)

@@ -87,7 +87,8 @@ func hopAgent() int {
 // moments and restarts them while hundreds of messages flow between their
 // agents. Afterwards every message must be archived exactly once, every
 // message a reply asked for delivered exactly once, every devlog entry
-// written once, and every board task finished.
+// written once, every board task finished, and no audit line written
+// twice (a kill may lose one, never repeat it).
 func TestCrashTorture(t *testing.T) {
 	if testing.Short() {
 		t.Skip("the crash torture runs real processes for several seconds")
@@ -192,6 +193,12 @@ func TestCrashTorture(t *testing.T) {
 	}
 	for id, n := range seen {
 		t.Errorf("unexpected %s (%d times)", id, n)
+	}
+	lines := map[string]int{}
+	for _, line := range auditOf(t, root) {
+		if lines[line]++; lines[line] == 2 {
+			t.Errorf("audited twice: %s", line)
+		}
 	}
 	for k := 1; k <= chains; k++ {
 		if tk := task(t, root, fmt.Sprintf("C-%d", k)); tk.Status != "done" || tk.Notes != "hop 0" {

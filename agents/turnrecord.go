@@ -76,6 +76,9 @@ type claim struct {
 	// unreadable is set when the record on disk could not be read back: it
 	// is then left as it is, for a person to look at, and never overwritten.
 	unreadable bool
+	// unaudited are the effects applied since the last record, which the
+	// receipt records: they are audited once it is on disk (complete).
+	unaudited []string
 }
 
 // readTurn is the one reader of a turn record: the current version, and
@@ -235,12 +238,24 @@ func (e *recordError) Error() string { return e.err.Error() }
 func (e *recordError) Unwrap() error { return e.err }
 
 // complete archives the claim with its receipt; the last record keeps the
-// turn record too, so the archived log tells the whole turn.
+// turn record too, so the archived log tells the whole turn, and the
+// effects applied since the record before it are audited once it is on
+// disk, before the message is archived.
 func (r *Runner) complete(cl *claim, rc mailbox.Receipt, now time.Time) error {
 	if err := cl.save(); err != nil {
 		return err
 	}
-	return r.c.Complete(cl.Claim, rc, now)
+	if err := r.c.Commit(cl.Claim, rc, now); err != nil {
+		return err
+	}
+	if len(cl.unaudited) > 0 {
+		log := r.log.With().Str("id", cl.Message.ID).Logger()
+		for _, key := range cl.unaudited {
+			r.audit(log, cl.Message, key, cl.turn.Results[key])
+		}
+		cl.unaudited = nil
+	}
+	return r.c.Archive(cl.Claim)
 }
 
 // deadletterClaim moves the claim to deadletter/ with reason.

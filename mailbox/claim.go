@@ -167,13 +167,19 @@ func (c *Consumer) readProcessing(stem string) (Message, error) {
 }
 
 // Complete archives the message and its progress log, which ends with the
-// receipt, under archive/YYYY-MM-DD/.
-//
-// Recording the receipt is the commit point: a message whose log ends with
-// a receipt is finished by recovery, never redone. The moves after it need
-// no fsync of their own, and no file is created, which here costs more than
-// an fsync.
+// receipt, under archive/YYYY-MM-DD/: Commit, then Archive.
 func (c *Consumer) Complete(cl *Claim, r Receipt, now time.Time) error {
+	if err := c.Commit(cl, r, now); err != nil {
+		return err
+	}
+	return c.Archive(cl)
+}
+
+// Commit records the receipt, the commit point: a message whose log ends
+// with a receipt is finished by recovery, never redone. The claim stays in
+// flight until Archive, so that what must follow the commit and precede
+// the archive (a caller's audit) can go in between.
+func (c *Consumer) Commit(cl *Claim, r Receipt, now time.Time) error {
 	r.ID, r.Agent, r.ClaimedAt, r.CompletedAt, r.Attempts = cl.Message.ID, c.mb.Agent, cl.Progress.ClaimedAt, now, cl.Progress.Attempt
 	if r.Outcome == "" {
 		r.Outcome = "done"
@@ -182,7 +188,17 @@ func (c *Consumer) Complete(cl *Claim, r Receipt, now time.Time) error {
 	if err := c.Record(cl, StageDone, now); err != nil {
 		return fmt.Errorf("cannot archive %s: %w", r.ID, err)
 	}
-	if err := c.finishComplete(cl.stem, r.CompletedAt); err != nil {
+	return nil
+}
+
+// Archive moves a committed claim into the archive. The moves need no
+// fsync of their own (recovery repeats them after a power cut), and no
+// file is created, which here costs more than an fsync.
+func (c *Consumer) Archive(cl *Claim) error {
+	if cl.Progress.Receipt == nil {
+		return fmt.Errorf("cannot archive %s: it has no receipt (Commit)", cl.Message.ID)
+	}
+	if err := c.finishComplete(cl.stem, cl.Progress.Receipt.CompletedAt); err != nil {
 		return err
 	}
 	c.inflight = nil
