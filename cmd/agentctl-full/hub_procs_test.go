@@ -46,6 +46,10 @@ type proc struct {
 	cmd  *exec.Cmd
 	out  string // stdout's file
 	log  string // stderr's file
+	// exited is closed once the process has ended and been reaped, with
+	// waitErr its end.
+	exited  chan struct{}
+	waitErr error
 }
 
 // startAgentctl starts agentctl with args on root; name names its output
@@ -79,6 +83,11 @@ func startProc(t *testing.T, p *proc) {
 	if err := p.cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
+	p.exited = make(chan struct{})
+	go func() {
+		p.waitErr = p.cmd.Wait()
+		close(p.exited)
+	}()
 	t.Cleanup(func() {
 		p.kill()
 		if t.Failed() {
@@ -89,11 +98,26 @@ func startProc(t *testing.T, p *proc) {
 
 // kill ends the process at once, as a crash or a pulled plug would.
 func (p *proc) kill() {
-	if p.cmd.ProcessState != nil {
-		return
+	if !p.ended() {
+		_ = p.cmd.Process.Kill()
 	}
-	_ = p.cmd.Process.Kill()
-	_ = p.cmd.Wait()
+	<-p.exited
+}
+
+// wait waits for the process to end and returns how it ended.
+func (p *proc) wait() error {
+	<-p.exited
+	return p.waitErr
+}
+
+// ended reports whether the process has ended.
+func (p *proc) ended() bool {
+	select {
+	case <-p.exited:
+		return true
+	default:
+		return false
+	}
 }
 
 // url waits for the first line a hub or server prints on stdout: its
@@ -101,7 +125,7 @@ func (p *proc) kill() {
 func (p *proc) url() string {
 	p.t.Helper()
 	var line string
-	poll.Until(p.t, p.name+" to print its URL", func() bool {
+	p.await("print its URL", func() bool {
 		f, err := os.Open(p.out)
 		if err != nil {
 			return false
@@ -116,7 +140,17 @@ func (p *proc) url() string {
 // awaitLog waits until the process's log says what.
 func (p *proc) awaitLog(what string) {
 	p.t.Helper()
-	poll.Until(p.t, p.name+" to log "+what, func() bool { return strings.Contains(readFile(p.t, p.log), what) })
+	p.await("log "+what, func() bool { return strings.Contains(readFile(p.t, p.log), what) })
+}
+
+// await waits until done, failing the test at once if the process ends
+// first: nothing it has not done by then will come.
+func (p *proc) await(what string, done func() bool) {
+	p.t.Helper()
+	poll.Until(p.t, p.name+" to "+what, func() bool { return done() || p.ended() })
+	if !done() {
+		p.t.Fatalf("%s ended (%v) before it could %s; its log:\n%s", p.name, p.waitErr, what, readFile(p.t, p.log))
+	}
 }
 
 // startHub starts 'agentctl hub' with args and returns it once it is ready.

@@ -90,7 +90,7 @@ func TestHubRunsTheHubProgramBesideIt(t *testing.T) {
 	if err := hub.cmd.Process.Signal(syscall.SIGTERM); err != nil {
 		t.Fatal(err)
 	}
-	if err := hub.cmd.Wait(); err != nil {
+	if err := hub.wait(); err != nil {
 		t.Errorf("agentctl hub stopped by SIGTERM: %v, want exit status 0; log:\n%s", err, readFile(t, hub.log))
 	}
 	poll.Until(t, "agentctl-hub to stop with the hub", func() bool { return !process.Alive(server) })
@@ -104,7 +104,7 @@ func TestHubRunsTheHubProgramBesideIt(t *testing.T) {
 	if err := syscall.Kill(server, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
-	err := hub.cmd.Wait()
+	err := hub.wait()
 	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 {
 		t.Errorf("agentctl hub whose server was killed: %v, want exit status 1", err)
 	}
