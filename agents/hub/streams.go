@@ -45,7 +45,8 @@ func streamConfigs(replicas int) []jetstream.StreamConfig {
 // The hub calls it; seats only wait for the streams (WaitStreams), so that
 // a seat with different settings never reshapes them. While the servers
 // cannot place a stream yet (a cluster electing its leader, or a node it
-// needs not back yet), it waits, calling waiting once with the reason.
+// needs not back yet), it waits, calling waiting with the reason, once
+// for each reason in a row.
 //
 // A stream that already has its shape is left alone: the server takes a
 // create of the same configuration as a no-op, and only a stream of
@@ -53,16 +54,18 @@ func streamConfigs(replicas int) []jetstream.StreamConfig {
 // store while seats make their consumers on it, which the NATS server
 // (2.15) does without holding the lock those read.
 func EnsureStreams(ctx context.Context, js jetstream.JetStream, replicas int, waiting func(error)) error {
-	told := false
+	told := ""
 	for _, cfg := range streamConfigs(replicas) {
 		if err := retry(ctx, func() error {
 			_, err := js.CreateStream(ctx, cfg)
 			if errors.Is(err, jetstream.ErrStreamNameAlreadyInUse) {
 				_, err = js.UpdateStream(ctx, cfg)
 			}
-			if err != nil && !told && waiting != nil && transient(err) {
-				waiting(fmt.Errorf("cannot create stream %s yet: %w", cfg.Name, err))
-				told = true
+			if err != nil && waiting != nil && transient(err) {
+				if why := fmt.Errorf("cannot create stream %s on %d servers yet: %w", cfg.Name, cfg.Replicas, err); why.Error() != told {
+					waiting(why)
+					told = why.Error()
+				}
 			}
 			return err
 		}); err != nil {
@@ -124,11 +127,13 @@ func transient(err error) bool {
 		// 503s, "cluster not available" (10008) and "insufficient
 		// resources" (10023) while a cluster forms or loses a node, and
 		// "no suitable peers for placement" (10005) while a node the
-		// stream needs is offline: the leader may know every node before
-		// each has said it runs JetStream, most of all on a busy machine.
-		// Its other reasons (tags, storage) are the settings'.
+		// stream needs is offline (the leader may know every node before
+		// each has said it runs JetStream) or, with no reason given, not
+		// known to the leader yet: it knows fewer servers than the
+		// stream's replicas, most of all on a busy machine. Its other
+		// reasons (tags, storage) are the settings'.
 		return apiErr.Code == 503 || apiErr.ErrorCode == 10008 || apiErr.ErrorCode == 10023 ||
-			apiErr.ErrorCode == 10005 && strings.Contains(apiErr.Description, "peer offline")
+			apiErr.ErrorCode == 10005 && (apiErr.Description == noPeersYet || strings.Contains(apiErr.Description, "peer offline"))
 	}
 	// A message over the server's maximum, a bad subject, or a connection
 	// this process closed (or that gave up) fail the same way each time.
@@ -137,6 +142,10 @@ func transient(err error) bool {
 	}
 	return true // timeouts, no responders, a connection being restored
 }
+
+// noPeersYet is the NATS server's refusal to place a stream on more
+// servers than its cluster's leader knows of.
+const noPeersYet = "no suitable peers for placement"
 
 // headerRoom is what the headers of a published message (its id, for the
 // stream's duplicate window) may take of the server's maximum payload.

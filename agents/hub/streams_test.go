@@ -141,6 +141,9 @@ func TestTransientErrors(t *testing.T) {
 		// A leader that knows every node before each has said it runs
 		// JetStream: seen starting a hub on three nodes on a busy machine.
 		{apiErr(400, 10005, "no suitable peers for placement, peer offline"), true},
+		// A leader that knows fewer servers than the replicas: seen
+		// starting a hub on three nodes still finding each other.
+		{apiErr(400, 10005, "no suitable peers for placement"), true},
 		{apiErr(400, 10005, "no suitable peers for placement, peer offline, insufficient storage"), true},
 		{apiErr(400, 10005, "no suitable peers for placement, tags not matched ['ssd']"), false},
 		{apiErr(400, 10005, "no suitable peers for placement, insufficient storage"), false},

@@ -343,29 +343,12 @@ func turnsLeader(t *testing.T, urls string) int {
 func TestHubClusterLosesANode(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	var clients, routes []string
-	for range 3 {
-		clients, routes = append(clients, freeAddr(t)), append(routes, freeAddr(t))
-	}
-	nodes := make([]*proc, 3)
-	var urls []string
-	for i := range nodes {
-		var others []string
-		for j, r := range routes {
-			if j != i {
-				others = append(others, "nats-route://"+r)
-			}
-		}
-		root := filepath.Join(dir, fmt.Sprintf("n%d", i+1))
-		machine(t, root, fmt.Sprintf("hub: {machine: n%d, listen: %s, user: swarm, password_file: pw, cluster: {name: swarm, listen: %s, routes: [%s]}}\n",
-			i+1, clients[i], routes[i], strings.Join(others, ", ")))
-		swarmLogin(t, root)
-		nodes[i] = startAgentctl(t, dir, filepath.Base(root), root, "hub", "--server-only", "--log-format", "json")
-	}
+	c := newCluster(t, dir)
+	nodes := []*proc{c.start(0), c.start(1), c.start(2)}
 	for _, n := range nodes {
-		urls = append(urls, n.url())
+		n.url()
 	}
-	list := strings.Join(urls, ",")
+	list := c.urls()
 	s := newFaultSwarm(t, "hub: {machine: hubm, nats: '"+list+"', replicas: 3, user: swarm, password_file: pw}\n", "never")
 	swarmLogin(t, s.hub, s.m1, s.m2)
 	startHub(t, s.dir, "hub", s.hub)
@@ -378,6 +361,68 @@ func TestHubClusterLosesANode(t *testing.T) {
 	s.strikeMidTurn("Agent-1", func(string) { nodes[turnsLeader(t, list)].kill() })
 	s.settled()
 	s.check(func(string, string) bool { return false }, nil)
+}
+
+// A hub started while its cluster is still forming, here with two of its
+// three servers up, waits for the third, saying why, rather than failing:
+// the swarm's streams keep three replicas, one on every server.
+func TestHubWaitsForItsClusterToForm(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	c := newCluster(t, dir)
+	c.start(0).url()
+	c.start(1).url()
+	root := filepath.Join(dir, "hub")
+	machine(t, root, "hub: {machine: hubm, nats: '"+c.urls()+"', replicas: 3, user: swarm, password_file: pw}\n")
+	swarmLogin(t, root)
+	hub := startAgentctl(t, dir, "hub", root, "hub", "--log-format", "json")
+	hub.awaitLog(`on 3 servers yet: nats: API error: code=400 err_code=10005 description=no suitable peers for placement"`)
+	if hub.ended() {
+		t.Fatalf("the hub ended while its cluster formed:\n%s", readFile(t, hub.log))
+	}
+	c.start(2).url()
+	hub.url()
+}
+
+// cluster is three NATS servers (agentctl hub --server-only) on loopback,
+// each a machine of its own under a folder, routed to each other.
+type cluster struct {
+	t               *testing.T
+	dir             string
+	clients, routes []string
+}
+
+func newCluster(t *testing.T, dir string) *cluster {
+	c := &cluster{t: t, dir: dir}
+	for range 3 {
+		c.clients, c.routes = append(c.clients, freeAddr(t)), append(c.routes, freeAddr(t))
+	}
+	return c
+}
+
+// start starts server i (0, 1 or 2).
+func (c *cluster) start(i int) *proc {
+	c.t.Helper()
+	var others []string
+	for j, r := range c.routes {
+		if j != i {
+			others = append(others, "nats-route://"+r)
+		}
+	}
+	root := filepath.Join(c.dir, fmt.Sprintf("n%d", i+1))
+	machine(c.t, root, fmt.Sprintf("hub: {machine: n%d, listen: %s, user: swarm, password_file: pw, cluster: {name: swarm, listen: %s, routes: [%s]}}\n",
+		i+1, c.clients[i], c.routes[i], strings.Join(others, ", ")))
+	swarmLogin(c.t, root)
+	return startAgentctl(c.t, c.dir, filepath.Base(root), root, "hub", "--server-only", "--log-format", "json")
+}
+
+// urls is the servers' client URLs, as a hub's nats setting lists them.
+func (c *cluster) urls() string {
+	var urls []string
+	for _, a := range c.clients {
+		urls = append(urls, "nats://"+a)
+	}
+	return strings.Join(urls, ",")
 }
 
 // TestHubCrashesWhileASeatIsAwayDeadLetterNothing kills the hub with
