@@ -56,7 +56,9 @@ const ownImage = "/proc/self/exe"
 // while it is the file it was at start-up, else this process's own image,
 // which can play the guard too (GuardMain). An upgrade that replaced
 // guardExe while this runner runs installed a program of another release,
-// whose guard may speak another protocol to this runner's driver.
+// whose guard may speak another protocol to this runner's driver. (One
+// that lands between this look and the start is not seen: installers
+// replace a program in one rename, which leaves a microsecond's window.)
 func guardProgram() string {
 	if now, err := os.Stat(guardExe); err == nil && sameProgram(now, guardFile) {
 		return guardExe
@@ -65,9 +67,15 @@ func guardProgram() string {
 }
 
 // sameProgram reports whether now is still the file was: the same file,
-// not written over since.
+// its status not changed since (a write, even one that keeps the size and
+// the modification time, as cp -p does, changes it).
 func sameProgram(now, was os.FileInfo) bool {
-	return was != nil && os.SameFile(now, was) && now.Size() == was.Size() && now.ModTime().Equal(was.ModTime())
+	if was == nil || !os.SameFile(now, was) {
+		return false
+	}
+	n, nok := now.Sys().(*syscall.Stat_t)
+	w, wok := was.Sys().(*syscall.Stat_t)
+	return nok && wok && n.Ctim == w.Ctim && n.Size == w.Size
 }
 
 // guardedCommandContext is the command args name, started through the

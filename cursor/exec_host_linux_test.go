@@ -255,20 +255,32 @@ func TestHostKilledMidTurn(t *testing.T) {
 // protocol may differ from its own: they are of the runner's own image.
 // A guard program left as it was is the one used.
 func TestAReplacedGuardProgramGivesWayToTheRunnersOwnImage(t *testing.T) {
-	for _, upgraded := range []bool{false, true} {
-		t.Run(fmt.Sprintf("upgraded=%v", upgraded), func(t *testing.T) {
+	for _, how := range []string{"left", "renamed over", "written over"} {
+		t.Run(how, func(t *testing.T) {
 			dir := t.TempDir()
 			program := filepath.Join(dir, "agentctl")
 			copyProgram(t, os.Args[0], program)
 			enableGuard(program, os.Args[0])
 			t.Cleanup(func() { enableGuard("", "") })
-			if upgraded {
-				// Installed as installers do: written beside, renamed over.
+			upgraded := how != "left"
+			switch how {
+			case "renamed over": // as installers do: written beside, renamed over
 				next := filepath.Join(dir, "agentctl.next")
 				if err := os.WriteFile(next, []byte("#!/bin/sh\nexit 3\n"), 0o755); err != nil {
 					t.Fatal(err)
 				}
 				if err := os.Rename(next, program); err != nil {
+					t.Fatal(err)
+				}
+			case "written over": // in place, size and times kept, as cp -p may
+				was, err := os.Stat(program)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := os.WriteFile(program, make([]byte, was.Size()), 0o755); err != nil {
+					t.Fatal(err)
+				}
+				if err := os.Chtimes(program, was.ModTime(), was.ModTime()); err != nil {
 					t.Fatal(err)
 				}
 			}
