@@ -45,8 +45,10 @@ func streamConfigs(replicas int) []jetstream.StreamConfig {
 // The hub calls it; seats only wait for the streams (WaitStreams), so that
 // a seat with different settings never reshapes them. While the servers
 // cannot place a stream yet (a cluster electing its leader, or a node it
-// needs not back yet), it waits, calling waiting with the reason, once
-// for each reason in a row.
+// needs not back yet), it waits, calling waiting once for each reason. A
+// cluster whose leader knows fewer servers than replicas for
+// placementAttempts tries in a row is taken for one that has fewer: that
+// is an error, with a hint.
 //
 // A stream that already has its shape is left alone: the server takes a
 // create of the same configuration as a no-op, and only a stream of
@@ -54,17 +56,24 @@ func streamConfigs(replicas int) []jetstream.StreamConfig {
 // store while seats make their consumers on it, which the NATS server
 // (2.15) does without holding the lock those read.
 func EnsureStreams(ctx context.Context, js jetstream.JetStream, replicas int, waiting func(error)) error {
-	told := ""
+	told := map[string]bool{}
 	for _, cfg := range streamConfigs(replicas) {
+		tooFew := 0
 		if err := retry(ctx, func() error {
 			_, err := js.CreateStream(ctx, cfg)
 			if errors.Is(err, jetstream.ErrStreamNameAlreadyInUse) {
 				_, err = js.UpdateStream(ctx, cfg)
 			}
+			tooFew++
+			if !knowsTooFewServers(err) {
+				tooFew = 0
+			} else if tooFew >= placementAttempts {
+				return tooFewServers{err, cfg.Replicas}
+			}
 			if err != nil && waiting != nil && transient(err) {
-				if why := fmt.Errorf("cannot create stream %s on %d servers yet: %w", cfg.Name, cfg.Replicas, err); why.Error() != told {
+				if why := fmt.Errorf("cannot create stream %s on %d servers yet: %w", cfg.Name, cfg.Replicas, err); !told[why.Error()] {
 					waiting(why)
-					told = why.Error()
+					told[why.Error()] = true
 				}
 			}
 			return err
@@ -116,10 +125,36 @@ func retry(ctx context.Context, f func() error) error {
 	}
 }
 
+// placementAttempts is how many tries in a row a cluster's leader may
+// know fewer servers than a stream's replicas: about two minutes of
+// retry's backoff. A forming cluster knows them all within seconds, even on
+// a busy machine; one with fewer servers than replicas never will.
+var placementAttempts = 64
+
+// knowsTooFewServers reports whether err is the NATS server's refusal to
+// place a stream on more servers than its cluster's leader knows of.
+func knowsTooFewServers(err error) bool {
+	var apiErr *jetstream.APIError
+	return errors.As(err, &apiErr) && apiErr.ErrorCode == 10005 && apiErr.Description == noPeersYet
+}
+
+// tooFewServers is a cluster that kept knowing fewer servers than the
+// streams' replicas.
+type tooFewServers struct {
+	error
+	replicas int
+}
+
+func (e tooFewServers) Unwrap() error { return e.error }
+func (e tooFewServers) Hint() string {
+	return fmt.Sprintf("hub.replicas is %d: the hub's cluster needs that many servers, each up and routed to the others; start the missing ones, or lower hub.replicas", e.replicas)
+}
+
 // transient tells the errors that go away by themselves.
 func transient(err error) bool {
 	var refused refusal
-	if errors.As(err, &refused) {
+	var few tooFewServers
+	if errors.As(err, &refused) || errors.As(err, &few) {
 		return false
 	}
 	var apiErr *jetstream.APIError

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -144,6 +145,7 @@ func TestTransientErrors(t *testing.T) {
 		// A leader that knows fewer servers than the replicas: seen
 		// starting a hub on three nodes still finding each other.
 		{apiErr(400, 10005, "no suitable peers for placement"), true},
+		{tooFewServers{apiErr(400, 10005, "no suitable peers for placement"), 3}, false},
 		{apiErr(400, 10005, "no suitable peers for placement, peer offline, insufficient storage"), true},
 		{apiErr(400, 10005, "no suitable peers for placement, tags not matched ['ssd']"), false},
 		{apiErr(400, 10005, "no suitable peers for placement, insufficient storage"), false},
@@ -158,5 +160,36 @@ func TestTransientErrors(t *testing.T) {
 		if got := transient(c.err); got != c.want {
 			t.Errorf("transient(%v) = %v, want %v", c.err, got, c.want)
 		}
+	}
+}
+
+// A cluster of two servers never holds streams of three replicas: the hub
+// waits, saying why, for a while, as it would for a cluster still forming,
+// and then says what to change, rather than wait for ever.
+func TestEnsureStreamsGivesUpOnAClusterSmallerThanItsReplicas(t *testing.T) {
+	defer func(n int) { placementAttempts = n }(placementAttempts)
+	placementAttempts = 3
+	ctx, cancel := poll.Context(t)
+	defer cancel()
+	routes := []string{"nats-route://" + freeAddr(t), "nats-route://" + freeAddr(t)}
+	var urls []string
+	for i, r := range routes {
+		srv := startTestServer(t, hubconf.Settings{Name: fmt.Sprintf("node-%d", i), Listen: freeAddr(t),
+			Cluster: hubconf.Cluster{Name: "hubs", Listen: strings.TrimPrefix(r, "nats-route://"), Routes: routes, User: "route", Password: "route-secret"}})
+		urls = append(urls, srv.ClientURL())
+	}
+	js, err := jetstream.New(connectTest(t, ClientSettings{URLs: urls, Name: "too few"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitForJetStream(t, ctx, js)
+	var said []string
+	err = EnsureStreams(ctx, js, 3, func(err error) { said = append(said, err.Error()) })
+	var few tooFewServers
+	if !errors.As(err, &few) || !strings.Contains(few.Hint(), "hub.replicas is 3") {
+		t.Fatalf("EnsureStreams = %v, want a cluster too small for 3 replicas, with a hint", err)
+	}
+	if want := "cannot create stream " + TurnsStream + " on 3 servers yet: nats: API error: code=400 err_code=10005 description=" + noPeersYet; !slices.Contains(said, want) {
+		t.Errorf("waiting said %q, want %q among it", said, want)
 	}
 }
