@@ -114,7 +114,7 @@ type result struct {
 }
 
 // applyEffects plans the effects of a reply and applies those not yet
-// recorded, recording each before going on.
+// recorded (applyInOrder says which records it takes).
 func (r *Runner) applyEffects(ctx context.Context, log zerolog.Logger, cl *claim, reply string, p Parsed) (outcome, error) {
 	store := &projectboard.Store{Root: r.s.Root, Clock: r.s.Clock}
 	owners, err := r.taskOwners(cl, store, p)

@@ -186,7 +186,11 @@ func (c *Consumer) Commit(cl *Claim, r Receipt, now time.Time) error {
 	}
 	cl.Progress.Receipt = &r
 	if err := c.Record(cl, StageDone, now); err != nil {
-		return fmt.Errorf("cannot archive %s: %w", r.ID, err)
+		// Not committed as far as this consumer knows: no later record of
+		// the claim may carry the receipt. (One written but not synced
+		// may still be read back; recovery then archives the message.)
+		cl.Progress.Receipt = nil
+		return fmt.Errorf("cannot record the receipt of %s: %w", r.ID, err)
 	}
 	return nil
 }
