@@ -240,7 +240,10 @@ func (e *recordError) Unwrap() error { return e.err }
 // complete archives the claim with its receipt; the last record keeps the
 // turn record too, so the archived log tells the whole turn, and the
 // effects applied since the record before it are audited once it is on
-// disk, before the message is archived.
+// disk, before the message is archived. A receipt whose sync failed may
+// still be read back after a crash, and recovery archives its message:
+// their audit lines are then lost, as the audit log allows, never written
+// twice.
 func (r *Runner) complete(cl *claim, rc mailbox.Receipt, now time.Time) error {
 	if err := cl.save(); err != nil {
 		return err
