@@ -49,8 +49,9 @@
 // duplicate; board changes set values; a devlog entry is looked for before
 // it is written again. That is why a reply's effects share one synced
 // record, the receipt's, after the last of them, and are audited once it
-// is on disk; only a board change is recorded before the next effect, so that a resumed runner never replays it over
-// work the messages sent after it started. What the runner did is one typed, versioned turn
+// is on disk; only a board change is recorded before the next effect, so
+// that a resumed runner never replays it over work the messages sent
+// after it started. What the runner did is one typed, versioned turn
 // record (turnrecord.go), which package mailbox keeps in the progress
 // record as JSON it never looks into: the record is this package's, and so
 // is its one reader, which also reads the untyped records of earlier

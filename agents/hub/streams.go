@@ -167,8 +167,8 @@ func transient(err error) bool {
 		// known to the leader yet: it knows fewer servers than the
 		// stream's replicas, most of all on a busy machine. Its other
 		// reasons (tags, storage) are the settings'.
-		return apiErr.Code == 503 || apiErr.ErrorCode == 10008 || apiErr.ErrorCode == 10023 ||
-			apiErr.ErrorCode == 10005 && (apiErr.Description == noPeersYet || strings.Contains(apiErr.Description, "peer offline"))
+		return apiErr.Code == 503 || apiErr.ErrorCode == 10008 || apiErr.ErrorCode == 10023 || knowsTooFewServers(err) ||
+			apiErr.ErrorCode == 10005 && strings.Contains(apiErr.Description, "peer offline")
 	}
 	// A message over the server's maximum, a bad subject, or a connection
 	// this process closed (or that gave up) fail the same way each time.

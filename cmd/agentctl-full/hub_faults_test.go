@@ -377,11 +377,8 @@ func TestHubWaitsForItsClusterToForm(t *testing.T) {
 	swarmLogin(t, root)
 	hub := startAgentctl(t, dir, "hub", root, "hub", "--log-format", "json")
 	hub.awaitLog(`on 3 servers yet: nats: API error: code=400 err_code=10005 description=no suitable peers for placement"`)
-	if hub.ended() {
-		t.Fatalf("the hub ended while its cluster formed:\n%s", readFile(t, hub.log))
-	}
 	c.start(2).url()
-	hub.url()
+	hub.url() // fails at once, with the hub's log, had the hub ended
 }
 
 // cluster is three NATS servers (agentctl hub --server-only) on loopback,
